@@ -1,0 +1,164 @@
+//! Benchmark of the three scans of the seed paper's Section 5.5 (Default, LATE,
+//! Hierarchical over Default) on one stage of 10^3 to 10^6 running maps, beside a "floor"
+//! pass that only reads two of the columns the scans read (the sum of progress and start
+//! times) and so bounds from below what any scan of that size can cost.
+//!
+//! Cluster size: 100 nodes up to 10^5 attempts, 10 000 nodes at 10^6 (100 attempts per
+//! node, as on a cluster of 10 000 nodes with 100 containers each; 10^6 attempts on 100
+//! nodes would be 10 000 containers per node).
+//!
+//! Data, from a fixed SplitMix64 stream: start times uniform over `0..now` (a continuous
+//! stream of maps, so progress is about uniform over `[0, 1]`), progress = elapsed time x
+//! usual rate x a +-10% jitter, capped at 0.999; the rows of one node in 20 and 1% of the
+//! other rows run at a third of the usual rate; inputs 64 MB +-10%.
+//!
+//! The detectors run with their default parameters, hence `Parallelism::Auto`: sequential
+//! below 32 768 rows, on rayon's pool from there (10^5 and 10^6). The floor is always one
+//! thread, with eight accumulators so that it runs at memory speed rather than at the
+//! latency of one chain of additions. Criterion reports elements (attempts) per second.
+//!
+//! Run with `cargo bench -p straggler-detect --bench scans`; about a minute.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use straggler_detect::{
+    DefaultDetector, Detector, Findings, Hierarchical, HierarchicalParams, LateDetector,
+};
+use straggler_model::{
+    AttemptId, AttemptRole, JobId, NodeId, Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
+};
+
+/// The instant of every snapshot, seconds since the start of the run.
+const NOW_SECS: f64 = 600.0;
+
+/// Sizes benchmarked, with the cluster size of each.
+const SIZES: [(usize, u32); 4] = [
+    (1_000, 100),
+    (10_000, 100),
+    (100_000, 100),
+    (1_000_000, 10_000),
+];
+
+/// SplitMix64: a tiny deterministic generator.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `[0, 1)`.
+    fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Uniform in `0..n`.
+    fn below(&mut self, n: u32) -> u32 {
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
+    }
+}
+
+/// `attempts` running maps of one job on `nodes` nodes; see the module docs.
+fn snapshot(attempts: usize, nodes: u32) -> Snapshot {
+    let stages = vec![Stage {
+        job: JobId(0),
+        kind: TaskKind::Map,
+    }];
+    let mut snapshot = Snapshot::new(NOW_SECS, nodes, stages).expect("finite now");
+    let mut rng = SplitMix64(0x00be_ac4e_d5ca_4500 ^ attempts as u64);
+    let usual_rate_per_sec = 1.0 / NOW_SECS;
+    for i in 0..attempts {
+        let node = rng.below(nodes);
+        let start_secs = rng.unit() * NOW_SECS;
+        let slow = node % 20 == 0 || rng.below(100) == 0;
+        let rate = usual_rate_per_sec * (0.9 + 0.2 * rng.unit()) / if slow { 3.0 } else { 1.0 };
+        let progress = ((NOW_SECS - start_secs) * rate).min(0.999);
+        snapshot
+            .push(SnapshotRow {
+                attempt: AttemptId(i as u32),
+                task: TaskId(i as u32),
+                stage: StageId(0),
+                node: NodeId(node),
+                role: AttemptRole::Original,
+                start_secs,
+                progress,
+                input_bytes: 64e6 * (0.9 + 0.2 * rng.unit()),
+            })
+            .expect("valid row");
+    }
+    snapshot
+}
+
+/// Reads the progress and start columns and nothing else.
+fn floor(snapshot: &Snapshot) -> f64 {
+    let (progress, start) = (snapshot.progress(), snapshot.start_secs());
+    let mut lanes = [0.0f64; 8];
+    let (progress_chunks, start_chunks) = (progress.chunks_exact(8), start.chunks_exact(8));
+    let tail: f64 = progress_chunks
+        .remainder()
+        .iter()
+        .chain(start_chunks.remainder())
+        .sum();
+    for (p, s) in progress_chunks.zip(start_chunks) {
+        for ((lane, p), s) in lanes.iter_mut().zip(p).zip(s) {
+            *lane += p + s;
+        }
+    }
+    lanes.iter().sum::<f64>() + tail
+}
+
+fn bench_detector(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    mut detector: impl Detector,
+    snapshot: &Snapshot,
+) {
+    let name = detector.name().to_owned();
+    let mut findings = Findings::default();
+    group.bench_with_input(
+        BenchmarkId::new(name, snapshot.len()),
+        snapshot,
+        |b, snapshot| {
+            b.iter(|| {
+                findings.clear();
+                detector.scan(black_box(snapshot), &mut findings);
+                black_box(findings.rows().len())
+            });
+        },
+    );
+}
+
+fn scans(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scans");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for (attempts, nodes) in SIZES {
+        let snapshot = snapshot(attempts, nodes);
+        group.throughput(Throughput::Elements(attempts as u64));
+        group.bench_with_input(
+            BenchmarkId::new("floor", attempts),
+            &snapshot,
+            |b, snapshot| {
+                b.iter(|| floor(black_box(snapshot)));
+            },
+        );
+        bench_detector(&mut group, DefaultDetector::default(), &snapshot);
+        bench_detector(&mut group, LateDetector::default(), &snapshot);
+        let hierarchical = Hierarchical::new(
+            DefaultDetector::default(),
+            HierarchicalParams::default()
+                .check()
+                .expect("default parameters are valid"),
+        );
+        bench_detector(&mut group, hierarchical, &snapshot);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, scans);
+criterion_main!(benches);

@@ -1,0 +1,85 @@
+//! Default: Dean and Ghemawat's progress-gap rule (seed paper, Section 5.5, Eq. 6).
+//!
+//! An attempt is a straggler iff its progress score is below the mean progress score of the
+//! running attempts of its stage minus a gap (0.2 by default):
+//!
+//! ```text
+//! PS_j < (1/N) sum_i PS_i - gap
+//! ```
+
+use serde::{Deserialize, Serialize};
+use straggler_model::Snapshot;
+
+use crate::error::check_param;
+use crate::scan::{filter_rows, group_sums};
+use crate::{DetectError, Detector, Findings, Parallelism};
+
+/// Parameters of [`DefaultDetector`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DefaultParams {
+    /// The progress gap below the stage mean (paper and Hadoop 1: 0.2). In `[0, 1]`.
+    pub gap: f64,
+    /// How the scan uses threads.
+    pub parallelism: Parallelism,
+}
+
+impl Default for DefaultParams {
+    fn default() -> Self {
+        DefaultParams { gap: 0.2, parallelism: Parallelism::default() }
+    }
+}
+
+impl DefaultParams {
+    /// Checks the parameters: `gap` finite and in `[0, 1]`.
+    pub fn check(self) -> Result<CheckedDefaultParams, DetectError> {
+        check_param("gap", self.gap, "in [0, 1]", |g| (0.0..=1.0).contains(&g))?;
+        Ok(CheckedDefaultParams(self))
+    }
+}
+
+/// [`DefaultParams`] that passed [`DefaultParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedDefaultParams(DefaultParams);
+
+/// The Default detector (Dean and Ghemawat; Hadoop 1).
+#[derive(Debug, Clone, Default)]
+pub struct DefaultDetector {
+    params: DefaultParams,
+}
+
+impl DefaultDetector {
+    /// A detector with checked parameters.
+    pub fn new(params: CheckedDefaultParams) -> Self {
+        DefaultDetector { params: params.0 }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &DefaultParams {
+        &self.params
+    }
+}
+
+impl Detector for DefaultDetector {
+    fn name(&self) -> &str {
+        "default"
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let progress = snapshot.progress();
+        let stages = snapshot.stage_indices();
+        let parallelism = self.params.parallelism;
+        let sums = group_sums(stages, snapshot.stages().len(), parallelism, |row| {
+            Some(progress[row])
+        });
+        let thresholds: Vec<f64> = sums
+            .iter()
+            .map(|s| s.mean().map_or(f64::NEG_INFINITY, |mean| mean - self.params.gap))
+            .collect();
+        filter_rows(
+            progress.len(),
+            parallelism,
+            |row| progress[row] < thresholds[stages[row] as usize],
+            findings.rows_mut(),
+        );
+    }
+}

@@ -1,0 +1,119 @@
+//! LATE's slow-task rule as the seed paper uses it (Section 5.5, Eqs. 7-10).
+//!
+//! The progress rate of an attempt is `PR = PS / (t_now - t_start)` (Eq. 7). With the mean
+//! `mean(PR)` (Eq. 8) and the population standard deviation `SD` (Eq. 9) of the rates of
+//! the running attempts of its stage, an attempt is a straggler iff
+//!
+//! ```text
+//! PR_j < mean(PR) - alpha * SD
+//! ```
+//!
+//! Erratum: the paper prints `PR_j < mean(PR) (1 - alpha * SD)` (Eq. 10), which adds a
+//! rate to a pure number. Its own remark that `alpha = 1` flags about 16% of normally
+//! distributed tasks only holds for `mean - alpha * SD`, Hadoop 0.21's rule, which is what
+//! is implemented here (see `framework-spec.md`).
+//!
+//! An attempt that started at the snapshot's instant has no rate yet: it is left out of
+//! the statistics and never flagged.
+
+use serde::{Deserialize, Serialize};
+use straggler_model::Snapshot;
+
+use crate::error::check_param;
+use crate::scan::{elapsed_secs, filter_rows, group_sums};
+use crate::{DetectError, Detector, Findings, Parallelism};
+
+/// Parameters of [`LateDetector`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LateParams {
+    /// Standard deviations below the mean rate (`alpha`, the slow task threshold; 1.0 in
+    /// the paper and Hadoop). Finite, `>= 0`.
+    pub alpha: f64,
+    /// How the scan uses threads.
+    pub parallelism: Parallelism,
+}
+
+impl Default for LateParams {
+    fn default() -> Self {
+        LateParams { alpha: 1.0, parallelism: Parallelism::default() }
+    }
+}
+
+impl LateParams {
+    /// Checks the parameters: `alpha` finite and `>= 0`.
+    pub fn check(self) -> Result<CheckedLateParams, DetectError> {
+        check_param("alpha", self.alpha, "finite and >= 0", |a| a >= 0.0)?;
+        Ok(CheckedLateParams(self))
+    }
+}
+
+/// [`LateParams`] that passed [`LateParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedLateParams(LateParams);
+
+/// The LATE detector's slow-task rule.
+#[derive(Debug, Clone, Default)]
+pub struct LateDetector {
+    params: LateParams,
+    rates: Vec<f64>,
+}
+
+impl LateDetector {
+    /// A detector with checked parameters.
+    pub fn new(params: CheckedLateParams) -> Self {
+        LateDetector { params: params.0, rates: Vec::new() }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &LateParams {
+        &self.params
+    }
+}
+
+/// Marks a row without a progress rate.
+const NO_RATE: f64 = f64::NAN;
+
+impl Detector for LateDetector {
+    fn name(&self) -> &str {
+        "late"
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let now = snapshot.now_secs();
+        let (progress, start) = (snapshot.progress(), snapshot.start_secs());
+        let stages = snapshot.stage_indices();
+        let parallelism = self.params.parallelism;
+        // Eq. 7, once per row; NaN marks "no rate" and fails every comparison below.
+        self.rates.clear();
+        self.rates.extend(
+            progress
+                .iter()
+                .zip(start)
+                .map(|(&p, &s)| elapsed_secs(now, s).map_or(NO_RATE, |e| p / e)),
+        );
+        let rates = &self.rates;
+        let rate = |row: usize| Some(rates[row]).filter(|r| !r.is_nan());
+        let group_count = snapshot.stages().len();
+        // Eq. 8, then Eq. 9 in a second pass (more accurate than E[x^2] - mean^2).
+        let means: Vec<Option<f64>> =
+            group_sums(stages, group_count, parallelism, rate).iter().map(|s| s.mean()).collect();
+        let squares = group_sums(stages, group_count, parallelism, |row| {
+            let mean = means[stages[row] as usize]?;
+            rate(row).map(|r| (r - mean) * (r - mean))
+        });
+        let thresholds: Vec<f64> = means
+            .iter()
+            .zip(&squares)
+            .map(|(mean, sq)| match (mean, sq.mean()) {
+                (Some(mean), Some(variance)) => mean - self.params.alpha * variance.sqrt(),
+                _ => f64::NEG_INFINITY,
+            })
+            .collect();
+        filter_rows(
+            rates.len(),
+            parallelism,
+            |row| rates[row] < thresholds[stages[row] as usize],
+            findings.rows_mut(),
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! Straggler detectors: the [`Detector`] trait and the detectors of the seed paper's
+//! Section 5.5: [`DefaultDetector`] (Dean and Ghemawat's progress-gap rule),
+//! [`LateDetector`] (progress rate against mean minus `alpha` standard deviations) and
+//! [`Hierarchical`] (keeps another detector's detections on slow nodes only).
+//!
+//! A detector looks at a [`Snapshot`] of the running attempts and flags rows of it; what
+//! the engine does with a flag (launch a copy, when, where) is not the detector's business.
+//! Stateful detectors (estimators that learn from successive progress reports or finished
+//! tasks, node-level detectors that rank nodes) receive every [`Observation`] before the
+//! scan at the same instant through [`Detector::observe`].
+//!
+//! Scans over large snapshots run in parallel with rayon (see [`Parallelism`]). Sums are
+//! taken chunk by chunk in a fixed order whatever the number of threads, so a parallel
+//! scan flags exactly the rows a sequential scan flags.
+//!
+//! ```
+//! use straggler_detect::{DefaultDetector, DefaultParams, Detector, Findings};
+//! use straggler_model::*;
+//!
+//! let stages = vec![Stage { job: JobId(0), kind: TaskKind::Map }];
+//! let mut snapshot = Snapshot::new(100.0, 2, stages)?;
+//! for (i, progress) in [0.9, 0.85, 0.4].into_iter().enumerate() {
+//!     snapshot.push(SnapshotRow {
+//!         attempt: AttemptId(i as u32),
+//!         task: TaskId(i as u32),
+//!         stage: StageId(0),
+//!         node: NodeId(i as u32 % 2),
+//!         role: AttemptRole::Original,
+//!         start_secs: 0.0,
+//!         progress,
+//!         input_bytes: 64e6,
+//!     })?;
+//! }
+//! let mut detector = DefaultDetector::new(DefaultParams::default().check()?);
+//! let mut findings = Findings::default();
+//! detector.scan(&snapshot, &mut findings);
+//! // mean progress 0.7167; 0.4 < 0.7167 - 0.2
+//! assert_eq!(findings.rows(), &[2]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod conformance;
+mod default;
+mod error;
+mod hierarchical;
+mod late;
+mod scan;
+
+pub use default::{DefaultDetector, DefaultParams};
+pub use error::DetectError;
+pub use hierarchical::{Hierarchical, HierarchicalParams};
+pub use late::{LateDetector, LateParams};
+pub use scan::Parallelism;
+
+use straggler_model::{NodeId, Observation, Snapshot};
+
+/// What one scan found: the snapshot rows flagged as stragglers and, for node-level
+/// detectors, the nodes judged slow.
+///
+/// Rows are indices into the scanned [`Snapshot`], in increasing order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Findings {
+    rows: Vec<u32>,
+    slow_nodes: Vec<NodeId>,
+}
+
+impl Findings {
+    /// Empties the findings, keeping their allocations.
+    pub fn clear(&mut self) {
+        self.rows.clear();
+        self.slow_nodes.clear();
+    }
+    /// Flags a row. Rows must be pushed in increasing order.
+    pub fn push_row(&mut self, row: u32) {
+        debug_assert!(self.rows.last().is_none_or(|&last| last < row), "rows out of order");
+        self.rows.push(row);
+    }
+    /// Reports a node as slow.
+    pub fn push_slow_node(&mut self, node: NodeId) {
+        self.slow_nodes.push(node);
+    }
+    /// The flagged rows, in increasing order.
+    pub fn rows(&self) -> &[u32] {
+        &self.rows
+    }
+    /// The nodes judged slow.
+    pub fn slow_nodes(&self) -> &[NodeId] {
+        &self.slow_nodes
+    }
+    /// Keeps only the rows for which `keep` is true.
+    pub fn retain_rows(&mut self, keep: impl FnMut(&u32) -> bool) {
+        self.rows.retain(keep);
+    }
+    /// Mutable access to the rows, for detectors that compute them in bulk. The caller
+    /// keeps them in increasing order.
+    pub fn rows_mut(&mut self) -> &mut Vec<u32> {
+        &mut self.rows
+    }
+}
+
+/// A straggler detector.
+///
+/// The engine calls [`observe`](Detector::observe) with every progress report and every
+/// ended attempt, in time order, then [`scan`](Detector::scan) with a snapshot of the
+/// running attempts; the detector adds the rows it judges stragglers to `findings` (which
+/// the engine has cleared). A detection means "this attempt is a straggler now"; the
+/// engine decides whether to launch a copy.
+///
+/// Implementations must be deterministic: the same observations and snapshots give the
+/// same findings, whatever the number of threads.
+pub trait Detector: Send {
+    /// A short lower-case name, used in results (`"default"`, `"late"`).
+    fn name(&self) -> &str;
+
+    /// Flags the straggling rows of `snapshot`.
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings);
+
+    /// Learns from an event. Stateless detectors ignore it (the default).
+    fn observe(&mut self, observation: &Observation) {
+        let _ = observation;
+    }
+
+    /// Forgets everything learnt, ready for a new run. Stateless detectors have nothing to
+    /// forget (the default).
+    fn reset(&mut self) {}
+}
+
+impl<D: Detector + ?Sized> Detector for &mut D {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        (**self).scan(snapshot, findings);
+    }
+    fn observe(&mut self, observation: &Observation) {
+        (**self).observe(observation);
+    }
+    fn reset(&mut self) {
+        (**self).reset();
+    }
+}
+
+impl<D: Detector + ?Sized> Detector for Box<D> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        (**self).scan(snapshot, findings);
+    }
+    fn observe(&mut self, observation: &Observation) {
+        (**self).observe(observation);
+    }
+    fn reset(&mut self) {
+        (**self).reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn trait_objects_are_send() {
+        assert_send::<Box<dyn Detector>>();
+        assert_send::<&mut dyn Detector>();
+        assert_send::<Hierarchical<Box<dyn Detector>>>();
+    }
+}

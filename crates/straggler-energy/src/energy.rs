@@ -1,0 +1,94 @@
+//! Energy of a node and of a run: the exact integral of the power over a piecewise-constant
+//! load.
+
+use straggler_model::{LoadTimeline, Node, Run};
+
+use crate::error::check_range;
+use crate::{EnergyError, PowerModel};
+
+/// The energy, in joules, that `node` draws over `[0, end_secs]` under `load`:
+///
+/// ```text
+/// E = sum over segments [a, b) of constant load n:  P(n) * (b - a)
+/// ```
+///
+/// with `P` from [`PowerModel::power_watts`]. The whole interval is covered: before the
+/// first load change and wherever the load is 0 the node draws `idle_watts`; changes at or
+/// after `end_secs` are ignored.
+///
+/// # Errors
+///
+/// An invalid `power` (see [`PowerModel::check`]), an `end_secs` that is not finite or
+/// negative, or a load change at a time that is not finite, negative or before the
+/// previous change.
+pub fn node_energy_joules(
+    node: &Node,
+    load: &LoadTimeline,
+    end_secs: f64,
+    power: &PowerModel,
+) -> Result<f64, EnergyError> {
+    let power = power.check()?;
+    check_range("end_secs", end_secs, 0.0, f64::MAX, ">= 0")?;
+    check_timeline(node, load)?;
+    Ok(integrate(node, load, end_secs, &power))
+}
+
+/// The energy, in joules, of every node of `run` over `[0, run.end_secs]`: the sum of
+/// [`node_energy_joules`] over `run.nodes`, each with its timeline `run.load[i]`. A node
+/// without a timeline (`run.load` shorter than `run.nodes`) is idle the whole run.
+///
+/// # Errors
+///
+/// As [`node_energy_joules`], plus [`EnergyError::LoadWithoutNode`] if `run.load` has more
+/// timelines than `run.nodes` has nodes.
+pub fn run_energy_joules(run: &Run, power: &PowerModel) -> Result<f64, EnergyError> {
+    let power = power.check()?;
+    check_range("end_secs", run.end_secs, 0.0, f64::MAX, ">= 0")?;
+    if run.load.len() > run.nodes.len() {
+        return Err(EnergyError::LoadWithoutNode {
+            timelines: run.load.len(),
+            nodes: run.nodes.len(),
+        });
+    }
+    let idle = LoadTimeline::default();
+    let mut total = 0.0;
+    for (i, node) in run.nodes.iter().enumerate() {
+        let load = run.load.get(i).unwrap_or(&idle);
+        check_timeline(node, load)?;
+        total += integrate(node, load, run.end_secs, &power);
+    }
+    Ok(total)
+}
+
+fn check_timeline(node: &Node, load: &LoadTimeline) -> Result<(), EnergyError> {
+    let mut previous = 0.0;
+    for (change, step) in load.changes.iter().enumerate() {
+        let value = step.time_secs;
+        if !value.is_finite() || value < previous {
+            return Err(EnergyError::BadLoadChange {
+                node: node.id,
+                change,
+                value,
+            });
+        }
+        previous = value;
+    }
+    Ok(())
+}
+
+/// Integrates over a checked timeline and a checked `end_secs >= 0`.
+fn integrate(node: &Node, load: &LoadTimeline, end_secs: f64, power: &PowerModel) -> f64 {
+    let mut covered = 0.0;
+    let mut energy = 0.0;
+    for (from, to, running) in load.segments(end_secs) {
+        if from > covered {
+            energy += power.idle_watts * (from - covered);
+        }
+        energy += power.power_watts(node, running) * (to - from);
+        covered = to;
+    }
+    if end_secs > covered {
+        energy += power.idle_watts * (end_secs - covered);
+    }
+    energy
+}

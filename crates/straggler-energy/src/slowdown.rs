@@ -1,0 +1,235 @@
+//! The speed of tasks sharing a node: an explicit model of Section 4.1's two bottlenecks.
+
+use serde::{Deserialize, Serialize};
+use straggler_model::Node;
+
+use crate::EnergyError;
+use crate::error::check_range;
+
+/// How fast each task runs when `n` tasks share a node (seed paper, Section 4.1,
+/// "Execution time").
+///
+/// The paper names two bottlenecks without a formula: tasks on the same *core* share its
+/// processing power (the compute part of a task slows down), tasks on the same *node*
+/// share memory and high-level cache (the data-access part slows down). This model makes
+/// both explicit. For a node with `c` active cores of `t` threads each and `n` running
+/// tasks (`n = 0` is treated as 1):
+///
+/// ```text
+/// h             = min(n, c*t)                              hardware threads in use
+/// capacity      = c + smt_gain * max(h - c, 0)             compute, in core-equivalents
+/// compute_rate  = min(1, capacity / n)                     fair share per task
+/// data_slowdown = 1 + memory_contention * (n - 1)
+/// time_per_work = compute_fraction / compute_rate + (1 - compute_fraction) * data_slowdown
+/// rate          = 1 / time_per_work                        work-seconds per second
+/// ```
+///
+/// Assumptions: the operating system spreads threads evenly over the cores (the paper's
+/// "scattered-thread strategy") and shares compute fairly among tasks; a second hardware
+/// thread on a core adds `smt_gain` of a core; beyond `c*t` tasks time-share the threads;
+/// memory contention grows linearly with the number of co-running tasks. A task alone on
+/// an idle node runs at rate 1.
+///
+/// The defaults (`compute_fraction = 0.9`, `smt_gain = 0.25`, `memory_contention = 0.02`)
+/// are *assumptions* for a CPU-bound WordCount, not values measured in the paper. The
+/// presets [`SlowdownModel::compute_bound`] and [`SlowdownModel::data_bound`] are the two
+/// ends the paper contrasts.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SlowdownModel {
+    /// Share of a task's time spent computing when it runs alone, in `[0, 1]`.
+    pub compute_fraction: f64,
+    /// Extra compute a second hardware thread gives a core, in `[0, 1]` of a core.
+    pub smt_gain: f64,
+    /// Slowdown of the data-access part per extra task on the node, `>= 0`.
+    pub memory_contention: f64,
+}
+
+impl Default for SlowdownModel {
+    fn default() -> Self {
+        SlowdownModel {
+            compute_fraction: 0.9,
+            smt_gain: 0.25,
+            memory_contention: 0.02,
+        }
+    }
+}
+
+impl SlowdownModel {
+    /// Preset: a purely compute-bound task (`compute_fraction = 1`,
+    /// `memory_contention = 0`, `smt_gain = 0.25`): only core sharing slows it down.
+    pub fn compute_bound() -> Self {
+        SlowdownModel {
+            compute_fraction: 1.0,
+            smt_gain: 0.25,
+            memory_contention: 0.0,
+        }
+    }
+
+    /// Preset: a data-bound task (`compute_fraction = 0.3`, `memory_contention = 0.1`,
+    /// `smt_gain = 0.25`): node sharing dominates the slowdown.
+    pub fn data_bound() -> Self {
+        SlowdownModel {
+            compute_fraction: 0.3,
+            smt_gain: 0.25,
+            memory_contention: 0.1,
+        }
+    }
+
+    /// Checks `compute_fraction` and `smt_gain` in `[0, 1]` and `memory_contention`
+    /// finite and `>= 0`; returns the checked model.
+    pub fn check(self) -> Result<Self, EnergyError> {
+        check_range(
+            "compute_fraction",
+            self.compute_fraction,
+            0.0,
+            1.0,
+            "in [0, 1]",
+        )?;
+        check_range("smt_gain", self.smt_gain, 0.0, 1.0, "in [0, 1]")?;
+        check_range(
+            "memory_contention",
+            self.memory_contention,
+            0.0,
+            f64::MAX,
+            ">= 0",
+        )?;
+        Ok(self)
+    }
+
+    /// The speed (work-seconds per second) of each of the `running` tasks on `node`.
+    ///
+    /// For a checked model and a node with at least one active core, the rate is finite,
+    /// positive and at most 1. A node with no active core computes nothing: rate 0 unless
+    /// `compute_fraction = 0`.
+    pub fn rate(&self, node: &Node, running: u32) -> f64 {
+        let n = f64::from(running.max(1));
+        let cores = f64::from(node.active_cores);
+        let threads = f64::from(node.active_cores.saturating_mul(node.threads_per_core));
+        let in_use = n.min(threads);
+        let capacity = cores + self.smt_gain * (in_use - cores).max(0.0);
+        let compute_rate = (capacity / n).min(1.0);
+        let data_slowdown = 1.0 + self.memory_contention * (n - 1.0);
+        let compute_time = if self.compute_fraction == 0.0 {
+            0.0
+        } else {
+            self.compute_fraction / compute_rate
+        };
+        let time_per_work = compute_time + (1.0 - self.compute_fraction) * data_slowdown;
+        if time_per_work.is_infinite() {
+            0.0
+        } else {
+            1.0 / time_per_work
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+    use straggler_model::NodeId;
+
+    fn node(active_cores: u32) -> Node {
+        Node::new(NodeId(0), 4, 2, 8).with_active_cores(active_cores)
+    }
+
+    #[test]
+    fn a_task_alone_runs_at_full_speed() {
+        // n = 1: h = 1, capacity = 4, compute_rate = 1, data = 1, time = 0.9 + 0.1 = 1.
+        assert_relative_eq!(SlowdownModel::default().rate(&node(4), 1), 1.0);
+        // n = 0 is treated as 1.
+        assert_relative_eq!(SlowdownModel::default().rate(&node(4), 0), 1.0);
+    }
+
+    #[test]
+    fn one_task_per_core_pays_only_memory_contention() {
+        // n = 4, c = 4: compute_rate = 1, data = 1 + 0.02 * 3 = 1.06,
+        // time = 0.9 + 0.1 * 1.06 = 1.006.
+        assert_relative_eq!(SlowdownModel::default().rate(&node(4), 4), 1.0 / 1.006);
+    }
+
+    #[test]
+    fn hyper_threads_add_a_quarter_core() {
+        // n = 8, c = 4, t = 2: h = 8, capacity = 4 + 0.25 * 4 = 5, compute_rate = 5/8 =
+        // 0.625, data = 1 + 0.02 * 7 = 1.14, time = 0.9 / 0.625 + 0.1 * 1.14 = 1.44 +
+        // 0.114 = 1.554.
+        assert_relative_eq!(SlowdownModel::default().rate(&node(4), 8), 1.0 / 1.554);
+    }
+
+    #[test]
+    fn beyond_all_threads_tasks_time_share() {
+        // n = 12, c = 4, t = 2: h = 8, capacity = 5, compute_rate = 5/12,
+        // data = 1 + 0.02 * 11 = 1.22, time = 0.9 * 12 / 5 + 0.122 = 2.16 + 0.122 = 2.282.
+        assert_relative_eq!(SlowdownModel::default().rate(&node(4), 12), 1.0 / 2.282);
+    }
+
+    #[test]
+    fn a_one_core_node_full_of_tasks_is_slow() {
+        // G1 node, c = 1, t = 2, n = 8: h = 2, capacity = 1.25, compute_rate = 0.15625,
+        // time = 0.9 / 0.15625 + 0.1 * 1.14 = 5.76 + 0.114 = 5.874.
+        assert_relative_eq!(SlowdownModel::default().rate(&node(1), 8), 1.0 / 5.874);
+    }
+
+    #[test]
+    fn presets() {
+        // Compute-bound, n = 8 on 4x2: rate = capacity / n = 5 / 8.
+        assert_relative_eq!(SlowdownModel::compute_bound().rate(&node(4), 8), 0.625);
+        // Data-bound, n = 4 on 4x2: compute_rate = 1, data = 1 + 0.1 * 3 = 1.3,
+        // time = 0.3 + 0.7 * 1.3 = 1.21.
+        assert_relative_eq!(SlowdownModel::data_bound().rate(&node(4), 4), 1.0 / 1.21);
+        assert!(SlowdownModel::compute_bound().check().is_ok());
+        assert!(SlowdownModel::data_bound().check().is_ok());
+    }
+
+    #[test]
+    fn zero_compute_fraction_never_divides_zero_by_zero() {
+        // No compute part: time = data_slowdown = 1 + 0.02 * 7 = 1.14, even with 0 cores.
+        let model = SlowdownModel {
+            compute_fraction: 0.0,
+            ..SlowdownModel::default()
+        };
+        assert_relative_eq!(model.rate(&node(4).with_active_cores(0), 8), 1.0 / 1.14);
+        // With a compute part and no core the task does not progress.
+        assert_eq!(
+            SlowdownModel::default().rate(&node(4).with_active_cores(0), 8),
+            0.0
+        );
+    }
+
+    #[test]
+    fn check_rejects_out_of_range() {
+        let bad = SlowdownModel {
+            compute_fraction: 1.5,
+            ..SlowdownModel::default()
+        };
+        assert!(matches!(
+            bad.check(),
+            Err(EnergyError::OutOfRange {
+                field: "compute_fraction",
+                ..
+            })
+        ));
+        let bad = SlowdownModel {
+            smt_gain: f64::NAN,
+            ..SlowdownModel::default()
+        };
+        assert!(matches!(
+            bad.check(),
+            Err(EnergyError::NotFinite {
+                field: "smt_gain",
+                ..
+            })
+        ));
+        let bad = SlowdownModel {
+            memory_contention: -0.1,
+            ..SlowdownModel::default()
+        };
+        assert!(matches!(
+            bad.check(),
+            Err(EnergyError::OutOfRange {
+                field: "memory_contention",
+                ..
+            })
+        ));
+    }
+}

@@ -1,0 +1,316 @@
+//! Integration tests of the energy crate: energy integrals, the first-order predictor and
+//! properties of the power and slowdown models, each against a case worked by hand.
+
+use approx::assert_relative_eq;
+use proptest::prelude::*;
+use straggler_energy::{
+    EnergyError, FirstOrderInputs, PowerModel, SlowdownModel, node_energy_joules, run_energy_joules,
+};
+use straggler_model::{LoadTimeline, Node, NodeId, Run};
+
+fn node(id: u32) -> Node {
+    Node::new(NodeId(id), 4, 2, 8)
+}
+
+fn timeline(changes: &[(f64, u32)]) -> LoadTimeline {
+    let mut load = LoadTimeline::default();
+    for &(time_secs, running) in changes {
+        load.record(time_secs, running);
+    }
+    load
+}
+
+fn powered(idle_watts: f64) -> PowerModel {
+    PowerModel {
+        idle_watts,
+        ..PowerModel::default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Energy integrals
+// ---------------------------------------------------------------------------------------
+
+/// Load: 0 tasks on [0, 10), 2 on [10, 30), 0 on [30, 40), 8 on [40, 50].
+const LOAD: &[(f64, u32)] = &[(10.0, 2), (30.0, 0), (40.0, 8)];
+
+fn check_node_energy(load: &[(f64, u32)], end_secs: f64, idle_watts: f64, expected: f64) {
+    let energy = node_energy_joules(&node(0), &timeline(load), end_secs, &powered(idle_watts));
+    assert_relative_eq!(
+        energy.expect("valid inputs"),
+        expected,
+        max_relative = 1e-12
+    );
+}
+
+#[test]
+fn node_energy_over_a_piecewise_load() {
+    // Idle 0 W: (65 + 2*17) * 20 + (65 + 4*17) * 10 = 99 * 20 + 133 * 10 = 1980 + 1330 = 3310.
+    check_node_energy(LOAD, 50.0, 0.0, 3310.0);
+    // Idle 65 W (node stays on): + 65 * 10 (before the first change) + 65 * 10 (load 0)
+    // = 3310 + 1300 = 4610.
+    check_node_energy(LOAD, 50.0, 65.0, 4610.0);
+}
+
+#[test]
+fn node_energy_covers_idle_time_after_the_last_task() {
+    // Load drops to 0 at 30 and the run ends at 35, idle 7 W:
+    // 7 * 10 + 99 * 20 + 7 * 5 = 70 + 1980 + 35 = 2085.
+    check_node_energy(&[(10.0, 2), (30.0, 0)], 35.0, 7.0, 2085.0);
+    // The run ends while 2 tasks run: 7 * 10 + 99 * 10 = 70 + 990 = 1060.
+    check_node_energy(LOAD, 20.0, 7.0, 1060.0);
+    // Changes after the end are ignored: [0, 5) idle only, 7 * 5 = 35.
+    check_node_energy(LOAD, 5.0, 7.0, 35.0);
+}
+
+#[test]
+fn node_energy_of_degenerate_inputs() {
+    // No load at all: idle the whole run, 3 * 100 = 300; with the paper's 0 W, 0.
+    check_node_energy(&[], 100.0, 3.0, 300.0);
+    check_node_energy(&[], 100.0, 0.0, 0.0);
+    // A run of zero length draws nothing.
+    check_node_energy(LOAD, 0.0, 65.0, 0.0);
+    // One task from 0 to the end: (65 + 17) * 10 = 820.
+    check_node_energy(&[(0.0, 1)], 10.0, 0.0, 820.0);
+}
+
+#[test]
+fn run_energy_sums_nodes_and_idles_nodes_without_timeline() {
+    // Node 0 with LOAD, idle 5 W: 3310 + 5 * 10 + 5 * 10 = 3410. Node 1 has no timeline:
+    // 5 * 50 = 250. Total 3660.
+    let run = Run {
+        nodes: vec![node(0), node(1)],
+        load: vec![timeline(LOAD)],
+        end_secs: 50.0,
+        ..Run::default()
+    };
+    let energy = run_energy_joules(&run, &powered(5.0)).expect("valid run");
+    assert_relative_eq!(energy, 3660.0, max_relative = 1e-12);
+    // An empty run draws nothing.
+    assert_eq!(
+        run_energy_joules(&Run::default(), &PowerModel::default()),
+        Ok(0.0)
+    );
+}
+
+#[test]
+fn energy_rejects_invalid_inputs() {
+    let load = timeline(LOAD);
+    let power = PowerModel::default();
+    assert!(matches!(
+        node_energy_joules(&node(0), &load, f64::NAN, &power),
+        Err(EnergyError::NotFinite {
+            field: "end_secs",
+            ..
+        })
+    ));
+    assert!(matches!(
+        node_energy_joules(&node(0), &load, -1.0, &power),
+        Err(EnergyError::OutOfRange {
+            field: "end_secs",
+            ..
+        })
+    ));
+    let bad_power = PowerModel {
+        dynamic_watts: f64::INFINITY,
+        ..power
+    };
+    assert!(matches!(
+        node_energy_joules(&node(0), &load, 10.0, &bad_power),
+        Err(EnergyError::NotFinite {
+            field: "dynamic_watts",
+            ..
+        })
+    ));
+    let mut unordered = timeline(LOAD);
+    unordered.changes[2].time_secs = 5.0;
+    assert_eq!(
+        node_energy_joules(&node(3), &unordered, 50.0, &power),
+        Err(EnergyError::BadLoadChange {
+            node: NodeId(3),
+            change: 2,
+            value: 5.0
+        })
+    );
+    let run = Run {
+        nodes: vec![node(0)],
+        load: vec![load.clone(), load],
+        ..Run::default()
+    };
+    assert_eq!(
+        run_energy_joules(&run, &power),
+        Err(EnergyError::LoadWithoutNode {
+            timelines: 2,
+            nodes: 1
+        })
+    );
+    let run = Run {
+        nodes: vec![node(0)],
+        end_secs: f64::INFINITY,
+        ..Run::default()
+    };
+    assert!(matches!(
+        run_energy_joules(&run, &power),
+        Err(EnergyError::NotFinite {
+            field: "end_secs",
+            ..
+        })
+    ));
+}
+
+// ---------------------------------------------------------------------------------------
+// First-order predictor (Section 4.2)
+// ---------------------------------------------------------------------------------------
+
+fn inputs(alpha: f64, p: f64, r: f64, dl: f64, ut: f64) -> FirstOrderInputs {
+    FirstOrderInputs {
+        straggler_ratio: alpha,
+        precision: p,
+        recall: r,
+        detection_latency: dl,
+        undetected_time: ut,
+    }
+}
+
+fn check_prediction(input: FirstOrderInputs, time: f64, energy: f64) {
+    let prediction = input.predict().expect("valid inputs");
+    assert_relative_eq!(prediction.time_per_task, time, max_relative = 1e-12);
+    assert_relative_eq!(prediction.energy_per_task, energy, max_relative = 1e-12);
+    assert_relative_eq!(prediction.time_overhead, time - 1.0, epsilon = 1e-12);
+    assert_relative_eq!(prediction.energy_overhead, energy - 1.0, epsilon = 1e-12);
+}
+
+#[test]
+fn first_order_worked_example() {
+    // alpha = 0.1, p = 0.5, r = 0.5, DL = 0.4, UT = 2:
+    // P1 = 0.05, P2 = 0.05, P3 = 0.05 * 0.5 / 0.5 = 0.05, P4 = 1 - 0.1 - 0.05 = 0.85.
+    // time   = 0.05 * 1.4 + 0.05 * 2 + 0.05 + 0.85 = 0.07 + 0.1 + 0.05 + 0.85 = 1.07.
+    // energy = 0.05 * 2.4 + 0.05 * 2 + 0.05 * 1.5 + 0.85 = 0.12 + 0.1 + 0.075 + 0.85 = 1.145.
+    check_prediction(inputs(0.1, 0.5, 0.5, 0.4, 2.0), 1.07, 1.145);
+}
+
+#[test]
+fn first_order_degenerate_cases() {
+    // No stragglers: every task takes its usual time, whatever p (even 0).
+    check_prediction(inputs(0.0, 0.0, 0.7, 0.5, 3.0), 1.0, 1.0);
+    // No detection (r = 0): P2 = alpha = 0.1, P4 = 0.9; time = energy = 0.1 * 3 + 0.9 = 1.2.
+    check_prediction(inputs(0.1, 0.0, 0.0, 0.5, 3.0), 1.2, 1.2);
+    // Perfect detector, alpha = 0.2, DL = 0.5: time = 0.2 * 1.5 + 0.8 = 1.1,
+    // energy = 0.2 * 2.5 + 0.8 = 1.3.
+    check_prediction(inputs(0.2, 1.0, 1.0, 0.5, 9.0), 1.1, 1.3);
+    // Every task a straggler, all detected: time = 1 + DL = 1.25, energy = 2 + DL = 2.25.
+    check_prediction(inputs(1.0, 1.0, 1.0, 0.25, 9.0), 1.25, 2.25);
+    // P4 exactly 0: alpha = 0.5, r = 1, p = 0.5: P1 = 0.5, P3 = 0.5, P4 = 0;
+    // time = 0.5 * 1.4 + 0.5 = 1.2, energy = 0.5 * 2.4 + 0.5 * 1.5 = 1.2 + 0.75 = 1.95.
+    check_prediction(inputs(0.5, 0.5, 1.0, 0.4, 9.0), 1.2, 1.95);
+}
+
+#[test]
+fn first_order_rejects_impossible_inputs() {
+    // True positives with precision 0.
+    assert!(matches!(
+        inputs(0.1, 0.0, 0.5, 0.4, 2.0).predict(),
+        Err(EnergyError::Impossible {
+            field: "precision",
+            ..
+        })
+    ));
+    // alpha = 0.5, r = 1, p = 0.25: P3 = 0.5 * 3 = 1.5, P4 = 1 - 0.5 - 1.5 = -1.
+    match inputs(0.5, 0.25, 1.0, 0.4, 2.0).predict() {
+        Err(EnergyError::Impossible { field, value, .. }) => {
+            assert!(field.starts_with("P(!stg & !det)"));
+            assert_relative_eq!(value, -1.0);
+        }
+        other => panic!("expected an impossible P4, got {other:?}"),
+    }
+    assert!(matches!(
+        inputs(0.1, 0.5, f64::NAN, 0.4, 2.0).predict(),
+        Err(EnergyError::NotFinite {
+            field: "recall",
+            ..
+        })
+    ));
+    assert!(matches!(
+        inputs(1.1, 0.5, 0.5, 0.4, 2.0).check(),
+        Err(EnergyError::OutOfRange {
+            field: "straggler_ratio",
+            ..
+        })
+    ));
+    assert!(matches!(
+        inputs(0.1, 0.5, 0.5, -0.4, 2.0).check(),
+        Err(EnergyError::OutOfRange {
+            field: "detection_latency",
+            ..
+        })
+    ));
+    assert!(matches!(
+        inputs(0.1, 0.5, 0.5, 0.4, f64::INFINITY).check(),
+        Err(EnergyError::NotFinite {
+            field: "undetected_time",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn results_serialise_with_their_field_names() {
+    let prediction = inputs(0.0, 1.0, 1.0, 0.0, 0.0).predict().expect("valid");
+    let json = serde_json::to_value(prediction).expect("serialisable");
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "time_per_task": 1.0, "energy_per_task": 1.0,
+            "time_overhead": 0.0, "energy_overhead": 0.0
+        })
+    );
+    let power: PowerModel = serde_json::from_value(
+        serde_json::json!({"static_watts": 65.0, "dynamic_watts": 17.0, "idle_watts": 0.0}),
+    )
+    .expect("deserialisable");
+    assert_eq!(power, PowerModel::default());
+}
+
+// ---------------------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------------------
+
+fn any_node() -> impl Strategy<Value = Node> {
+    (1u32..=8, 1u32..=4, 1u32..=16).prop_flat_map(|(cores, threads, containers)| {
+        (1..=cores).prop_map(move |active| {
+            Node::new(NodeId(0), cores, threads, containers).with_active_cores(active)
+        })
+    })
+}
+
+fn any_slowdown() -> impl Strategy<Value = SlowdownModel> {
+    (0.0..=1.0f64, 0.0..=1.0f64, 0.0..=1.0f64).prop_map(|(cf, smt, mc)| SlowdownModel {
+        compute_fraction: cf,
+        smt_gain: smt,
+        memory_contention: mc,
+    })
+}
+
+proptest! {
+    #[test]
+    fn rate_is_in_zero_one_and_never_rises_with_load(
+        node in any_node(), model in any_slowdown(), running in 1u32..64,
+    ) {
+        let here = model.rate(&node, running);
+        let next = model.rate(&node, running + 1);
+        prop_assert!(here > 0.0 && here <= 1.0, "rate {here}");
+        prop_assert!(next <= here + 1e-12, "rate rose from {here} to {next}");
+    }
+
+    #[test]
+    fn constant_load_energy_is_power_times_time(
+        node in any_node(), running in 1u32..64, end_secs in 0.0..1e6f64,
+    ) {
+        // One change at 0 to `running` tasks: E = P(running) * end.
+        let power = PowerModel::default();
+        let load = timeline(&[(0.0, running)]);
+        let energy = node_energy_joules(&node, &load, end_secs, &power).expect("valid");
+        let watts = 65.0 + 17.0 * f64::from(running.min(node.active_cores));
+        prop_assert!((energy - watts * end_secs).abs() <= 1e-9 * watts * end_secs.max(1.0));
+    }
+}

@@ -1,0 +1,509 @@
+//! Integration tests of the metrics crate, each metric against a case worked by hand.
+
+use approx::{assert_abs_diff_eq, assert_relative_eq};
+use proptest::prelude::*;
+use straggler_metrics::{
+    DetectionMetrics, EfficiencyMetrics, MetricsError, Summary, TaskRecord, detection_metrics,
+    efficiency_metrics, summarize,
+};
+use straggler_model::{
+    Attempt, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Run, StageId, Task, TaskId,
+    TaskKey, TaskKind,
+};
+
+// ---------------------------------------------------------------------------------------
+// Detection metrics
+// ---------------------------------------------------------------------------------------
+
+fn record(start: f64, exec: f64, usual: f64, straggler: bool, detected: Option<f64>) -> TaskRecord {
+    TaskRecord {
+        start_secs: start,
+        exec_secs: exec,
+        usual_secs: usual,
+        straggler,
+        first_detection_secs: detected,
+    }
+}
+
+fn assert_option_eq(got: Option<f64>, want: Option<f64>, what: &str) {
+    match (got, want) {
+        (Some(g), Some(w)) => assert_relative_eq!(g, w, max_relative = 1e-12),
+        (g, w) => assert_eq!(g, w, "{what}"),
+    }
+}
+
+/// Checks every ratio of `metrics`: [precision, precision_raw, recall, DL, UT, fake].
+fn check_ratios(metrics: &DetectionMetrics, expected: [Option<f64>; 6]) {
+    let got = [
+        metrics.precision,
+        metrics.precision_raw,
+        metrics.recall,
+        metrics.detection_latency,
+        metrics.undetected_time,
+        metrics.fake_positive,
+    ];
+    let names = [
+        "precision",
+        "precision_raw",
+        "recall",
+        "detection_latency",
+        "undetected_time",
+        "fake_positive",
+    ];
+    for ((g, w), name) in got.into_iter().zip(expected).zip(names) {
+        assert_option_eq(g, w, name);
+    }
+}
+
+#[test]
+fn detection_metrics_by_hand() {
+    let records = [
+        // TP: detected 5 s after start, usual 10: latency 0.5; remaining 0 + 30 - 5 = 25 >= 10.
+        record(0.0, 30.0, 10.0, true, Some(5.0)),
+        // TP, fake: latency (25 - 10) / 10 = 1.5; remaining 10 + 20 - 25 = 5 < 10.
+        record(10.0, 20.0, 10.0, true, Some(25.0)),
+        // FN: exec / usual = 25 / 10 = 2.5.
+        record(0.0, 25.0, 10.0, true, None),
+        // FP.
+        record(0.0, 10.0, 10.0, false, Some(4.0)),
+        // TN.
+        record(0.0, 10.0, 10.0, false, None),
+    ];
+    let metrics = detection_metrics(&records).expect("valid records");
+    assert_eq!(
+        (
+            metrics.tasks,
+            metrics.true_positives,
+            metrics.false_positives
+        ),
+        (5, 2, 1)
+    );
+    assert_eq!((metrics.false_negatives, metrics.fake_positives), (1, 1));
+    // precision = (2 - 1) / 3, raw = 2 / 3, recall = 2 / 3, DL = (0.5 + 1.5) / 2 = 1,
+    // UT = 2.5, fake = 1 / 3.
+    check_ratios(
+        &metrics,
+        [
+            Some(1.0 / 3.0),
+            Some(2.0 / 3.0),
+            Some(2.0 / 3.0),
+            Some(1.0),
+            Some(2.5),
+            Some(1.0 / 3.0),
+        ],
+    );
+}
+
+#[test]
+fn fakes_lower_precision_as_in_section_6_2() {
+    // 100 detections: 50 stragglers (14 detected too late) and 50 non-stragglers.
+    // precision_raw = 50 / 100 = 0.5, fake = 14 / 100 = 0.14, precision = 36 / 100 = 0.36.
+    let mut records = Vec::new();
+    for i in 0..50 {
+        // Detected at 95 s of a 100 s task of usual time 50: remaining 5 < 50 for the
+        // first 14; detected at 10 s (remaining 90) for the others.
+        let detected = if i < 14 { 95.0 } else { 10.0 };
+        records.push(record(0.0, 100.0, 50.0, true, Some(detected)));
+        records.push(record(0.0, 50.0, 50.0, false, Some(10.0)));
+    }
+    let metrics = detection_metrics(&records).expect("valid");
+    assert_relative_eq!(metrics.precision_raw.expect("defined"), 0.5);
+    assert_relative_eq!(metrics.fake_positive.expect("defined"), 0.14);
+    assert_relative_eq!(
+        metrics.precision.expect("defined"),
+        0.36,
+        max_relative = 1e-12
+    );
+    // Fakes stay true positives for recall: 50 / 50.
+    assert_eq!(metrics.recall, Some(1.0));
+}
+
+#[test]
+fn remaining_time_equal_to_usual_is_not_fake() {
+    // Start 0, exec 30, detected at 20: remaining 10 = usual, not fake (strictly smaller).
+    let metrics = detection_metrics(&[record(0.0, 30.0, 10.0, true, Some(20.0))]).expect("valid");
+    assert_eq!(metrics.fake_positives, 0);
+    // One task: DL = 20 / 10 = 2, precision = recall = 1, no FN so UT undefined.
+    check_ratios(
+        &metrics,
+        [Some(1.0), Some(1.0), Some(1.0), Some(2.0), None, Some(0.0)],
+    );
+}
+
+#[test]
+fn detection_metrics_of_degenerate_inputs() {
+    // No task: everything undefined.
+    let empty = detection_metrics(&[]).expect("valid");
+    assert_eq!(empty.tasks, 0);
+    check_ratios(&empty, [None; 6]);
+    // All tasks identical, no straggler, no detection: everything undefined.
+    let calm = detection_metrics(&[record(0.0, 10.0, 10.0, false, None); 4]).expect("valid");
+    check_ratios(&calm, [None; 6]);
+    // One straggler, never detected: recall 0, UT = 30 / 10 = 3, precision undefined.
+    let missed = detection_metrics(&[record(0.0, 30.0, 10.0, true, None)]).expect("valid");
+    check_ratios(&missed, [None, None, Some(0.0), None, Some(3.0), None]);
+    // Only false positives: precision 0, recall undefined.
+    let noisy = detection_metrics(&[record(0.0, 10.0, 10.0, false, Some(3.0)); 3]).expect("valid");
+    check_ratios(&noisy, [Some(0.0), Some(0.0), None, None, None, Some(0.0)]);
+}
+
+#[test]
+fn detection_metrics_reject_bad_records() {
+    let good = record(0.0, 10.0, 10.0, false, None);
+    let cases = [
+        (record(f64::NAN, 10.0, 10.0, false, None), "start_secs"),
+        (record(0.0, -1.0, 10.0, false, None), "exec_secs"),
+        (record(0.0, 10.0, 0.0, false, None), "usual_secs"),
+        (
+            record(5.0, 10.0, 10.0, true, Some(4.0)),
+            "first_detection_secs",
+        ),
+        (
+            record(0.0, 10.0, 10.0, true, Some(f64::INFINITY)),
+            "first_detection_secs",
+        ),
+    ];
+    for (bad, field) in cases {
+        match detection_metrics(&[good, bad]) {
+            Err(MetricsError::BadRecord {
+                index: 1,
+                field: got,
+                ..
+            }) => assert_eq!(got, field),
+            other => panic!("expected records[1].{field} to be rejected, got {other:?}"),
+        }
+    }
+    let message = detection_metrics(&[record(0.0, 10.0, 0.0, false, None)])
+        .expect_err("usual 0")
+        .to_string();
+    assert_eq!(
+        message,
+        "records[0].usual_secs must be finite and > 0, got 0"
+    );
+}
+
+#[test]
+fn detection_metrics_serialise_undefined_as_null() {
+    let json = serde_json::to_value(detection_metrics(&[]).expect("valid")).expect("serialisable");
+    assert_eq!(json["precision"], serde_json::Value::Null);
+    assert_eq!(json["fake_positive"], serde_json::Value::Null);
+    assert_eq!(json["tasks"], 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Efficiency metrics (Table 2)
+// ---------------------------------------------------------------------------------------
+
+fn attempt(
+    id: u32,
+    task: u32,
+    role: AttemptRole,
+    start: f64,
+    end: Option<f64>,
+    status: AttemptStatus,
+) -> Attempt {
+    Attempt {
+        id: AttemptId(id),
+        task: TaskId(task),
+        node: NodeId(0),
+        role,
+        start_secs: start,
+        end_secs: end,
+        status,
+        progress_at_end: if status == AttemptStatus::Succeeded {
+            1.0
+        } else {
+            0.5
+        },
+    }
+}
+
+fn run(tasks: u32, attempts: Vec<Attempt>, end_secs: f64) -> Run {
+    let task = |i: u32| Task {
+        id: TaskId(i),
+        key: TaskKey {
+            job: JobId(0),
+            kind: TaskKind::Map,
+            index: i,
+        },
+        stage: StageId(0),
+        input_bytes: 1,
+    };
+    Run {
+        tasks: (0..tasks).map(task).collect(),
+        attempts,
+        end_secs,
+        ..Run::default()
+    }
+}
+
+#[test]
+fn efficiency_metrics_by_hand() {
+    use AttemptRole::{Original, Speculative};
+    use AttemptStatus::{Failed, Killed, Running, Succeeded};
+    let run = run(
+        5,
+        vec![
+            // Task 0: original 0-10 succeeds; a copy 5-8 fails.       task time 10
+            attempt(0, 0, Original, 0.0, Some(10.0), Succeeded),
+            attempt(1, 0, Speculative, 5.0, Some(8.0), Failed),
+            // Task 1: original 0-30 killed, its copy 12-30 wins.      task time 30
+            attempt(2, 1, Original, 0.0, Some(30.0), Killed),
+            attempt(3, 1, Speculative, 12.0, Some(30.0), Succeeded),
+            // Task 2: original 5-25 wins, its copy 15-25 is killed.   task time 20
+            attempt(4, 2, Original, 5.0, Some(25.0), Succeeded),
+            attempt(5, 2, Speculative, 15.0, Some(25.0), Killed),
+            // Task 3: original 0-4 fails, re-run 4-14 succeeds.       task time 14 - 0 = 14
+            attempt(6, 3, Original, 0.0, Some(4.0), Failed),
+            attempt(7, 3, Original, 4.0, Some(14.0), Succeeded),
+            // Task 4: still running at the end (30), started at 20: incomplete.
+            attempt(8, 4, Original, 20.0, None, Running),
+        ],
+        30.0,
+    );
+    // container = 10 + 3 + 30 + 18 + 20 + 10 + 4 + 10 + 10 = 115;
+    // wasted = 3 (failed copy) + 10 (killed copy) = 13;
+    // heavy tail = 30 / ((10 + 30 + 20 + 14) / 4) = 30 / 18.5.
+    let metrics = efficiency_metrics(&run).expect("valid run");
+    assert_eq!(
+        metrics,
+        EfficiencyMetrics {
+            execution_time_secs: 30.0,
+            heavy_tail_ratio: Some(30.0 / 18.5),
+            container_secs: 115.0,
+            wasted_container_secs: 13.0,
+            speculative_copies: 3,
+            successful_copies: 1,
+            unsuccessful_copies: 2,
+            incomplete_tasks: 1,
+        }
+    );
+}
+
+#[test]
+fn efficiency_metrics_of_degenerate_runs() {
+    use AttemptRole::Original;
+    use AttemptStatus::Succeeded;
+    // Empty run: nothing, heavy-tail undefined.
+    let empty = efficiency_metrics(&Run::default()).expect("valid");
+    assert_eq!(empty.heavy_tail_ratio, None);
+    assert_eq!(
+        (
+            empty.container_secs,
+            empty.speculative_copies,
+            empty.incomplete_tasks
+        ),
+        (0.0, 0, 0)
+    );
+    // One task of 8 s: ratio 8 / 8 = 1, no copies, nothing wasted.
+    let one = efficiency_metrics(&run(
+        1,
+        vec![attempt(0, 0, Original, 2.0, Some(10.0), Succeeded)],
+        10.0,
+    ))
+    .expect("valid");
+    assert_eq!(one.heavy_tail_ratio, Some(1.0));
+    assert_eq!((one.container_secs, one.wasted_container_secs), (8.0, 0.0));
+    // Three identical tasks: ratio 1.
+    let same = run(
+        3,
+        (0..3)
+            .map(|i| attempt(i, i, Original, 0.0, Some(5.0), Succeeded))
+            .collect(),
+        5.0,
+    );
+    let same = efficiency_metrics(&same).expect("valid");
+    assert_abs_diff_eq!(
+        same.heavy_tail_ratio.expect("defined"),
+        1.0,
+        epsilon = 1e-12
+    );
+    // Zero-length tasks: mean 0, ratio undefined rather than NaN.
+    let instant = efficiency_metrics(&run(
+        1,
+        vec![attempt(0, 0, Original, 3.0, Some(3.0), Succeeded)],
+        3.0,
+    ))
+    .expect("valid");
+    assert_eq!(instant.heavy_tail_ratio, None);
+}
+
+#[test]
+fn efficiency_metrics_reject_bad_runs() {
+    use AttemptRole::Original;
+    use AttemptStatus::Succeeded;
+    let backwards = run(
+        1,
+        vec![attempt(0, 0, Original, 5.0, Some(3.0), Succeeded)],
+        5.0,
+    );
+    assert_eq!(
+        efficiency_metrics(&backwards),
+        Err(MetricsError::BadAttempt {
+            attempt: AttemptId(0),
+            field: "end_secs",
+            value: 3.0,
+            range: "finite and >= start_secs",
+        })
+    );
+    let nan_start = run(
+        1,
+        vec![attempt(0, 0, Original, f64::NAN, Some(3.0), Succeeded)],
+        5.0,
+    );
+    assert!(matches!(
+        efficiency_metrics(&nan_start),
+        Err(MetricsError::BadAttempt {
+            field: "start_secs",
+            ..
+        })
+    ));
+    let orphan = run(
+        1,
+        vec![attempt(0, 7, Original, 0.0, Some(3.0), Succeeded)],
+        5.0,
+    );
+    assert_eq!(
+        efficiency_metrics(&orphan),
+        Err(MetricsError::UnknownTask {
+            attempt: AttemptId(0),
+            task: TaskId(7),
+            tasks: 1
+        })
+    );
+    assert!(matches!(
+        efficiency_metrics(&run(0, vec![], f64::NAN)),
+        Err(MetricsError::BadRun {
+            field: "end_secs",
+            ..
+        })
+    ));
+}
+
+// ---------------------------------------------------------------------------------------
+// Summary over repetitions
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn summary_by_hand() {
+    // [1, 2, 3]: mean 2, s = sqrt((1 + 0 + 1) / 2) = 1, t_{0.975, 2} = 4.302652729911275,
+    // ci = 4.302652729911275 * 1 / sqrt(3) = 2.48413771175...
+    let summary = summarize(&[Some(1.0), None, Some(2.0), Some(3.0)]);
+    assert_eq!(summary.n, 3);
+    assert_relative_eq!(summary.mean.expect("defined"), 2.0);
+    let expected = 4.302_652_729_911_275 / 3f64.sqrt();
+    assert_relative_eq!(
+        summary.ci95.expect("defined"),
+        expected,
+        max_relative = 1e-9
+    );
+    assert_relative_eq!(
+        summary.ci95.expect("defined"),
+        2.484_137_7,
+        max_relative = 1e-7
+    );
+    // [2, 4]: mean 3, s = sqrt(2), t_{0.975, 1} = 12.706204736174698,
+    // ci = 12.706204736174698 * sqrt(2) / sqrt(2) = 12.706204736174698.
+    let summary = summarize(&[Some(2.0), Some(4.0)]);
+    assert_relative_eq!(
+        summary.ci95.expect("defined"),
+        12.706_204_736_174_698,
+        max_relative = 1e-9
+    );
+}
+
+#[test]
+fn summary_of_degenerate_inputs() {
+    assert_eq!(
+        summarize(&[]),
+        Summary {
+            mean: None,
+            ci95: None,
+            n: 0
+        }
+    );
+    assert_eq!(
+        summarize(&[None, None]),
+        Summary {
+            mean: None,
+            ci95: None,
+            n: 0
+        }
+    );
+    assert_eq!(
+        summarize(&[Some(5.0)]),
+        Summary {
+            mean: Some(5.0),
+            ci95: None,
+            n: 1
+        }
+    );
+    // All equal: exactly the value, ci 0 (0.1 * 3 / 3 would not be exactly 0.1).
+    assert_eq!(
+        summarize(&[Some(0.1); 3]),
+        Summary {
+            mean: Some(0.1),
+            ci95: Some(0.0),
+            n: 3
+        }
+    );
+    // Non-finite values count as undefined.
+    assert_eq!(
+        summarize(&[Some(f64::NAN), Some(4.0)]),
+        Summary {
+            mean: Some(4.0),
+            ci95: None,
+            n: 1
+        }
+    );
+}
+
+#[test]
+fn summary_serialises_as_mean_ci95_n() {
+    let json = serde_json::to_string(&summarize(&[Some(5.0)])).expect("serialisable");
+    assert_eq!(json, r#"{"mean":5.0,"ci95":null,"n":1}"#);
+}
+
+// ---------------------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------------------
+
+fn any_record() -> impl Strategy<Value = TaskRecord> {
+    (
+        0.0..100.0f64,
+        0.0..100.0f64,
+        0.1..50.0f64,
+        any::<bool>(),
+        proptest::option::of(0.0..150.0f64),
+    )
+        .prop_map(|(start, exec, usual, straggler, after)| {
+            record(start, exec, usual, straggler, after.map(|a| start + a))
+        })
+}
+
+proptest! {
+    #[test]
+    fn ratios_are_bounded_and_precision_is_raw_minus_fake(
+        records in proptest::collection::vec(any_record(), 0..40),
+    ) {
+        let m = detection_metrics(&records).expect("valid");
+        for r in [m.precision, m.precision_raw, m.recall, m.fake_positive].into_iter().flatten() {
+            prop_assert!((0.0..=1.0).contains(&r));
+        }
+        if let (Some(p), Some(raw), Some(fake)) = (m.precision, m.precision_raw, m.fake_positive) {
+            prop_assert!((p - (raw - fake)).abs() < 1e-12);
+        }
+        prop_assert_eq!(m.tasks, records.len());
+    }
+
+    #[test]
+    fn summary_mean_lies_within_the_values(values in proptest::collection::vec(-1e6..1e6f64, 1..20)) {
+        let s = summarize(&values.iter().map(|&v| Some(v)).collect::<Vec<_>>());
+        let mean = s.mean.expect("defined");
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        prop_assert!(mean >= lo - 1e-6 && mean <= hi + 1e-6);
+        prop_assert_eq!(s.ci95.is_some(), values.len() > 1);
+        prop_assert!(s.ci95.is_none_or(|ci| ci >= 0.0));
+    }
+}

@@ -1,0 +1,200 @@
+//! A finished run: everything that happened, from which ground truth, metrics and energy
+//! are computed.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Attempt, AttemptId, AttemptRole, AttemptStatus, Node, NodeId, Stage, Task, TaskId};
+
+/// The first time a detector flagged a task's original attempt as a straggler.
+///
+/// The seed paper counts a task detected several times once, at its first detection
+/// (Section 3.2); a [`Run`] keeps only that one.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Detection {
+    /// The task detected.
+    pub task: TaskId,
+    /// The attempt that was flagged.
+    pub attempt: AttemptId,
+    /// When, seconds since the start of the run.
+    pub time_secs: f64,
+}
+
+/// From `time_secs` on (until the next change), `running` attempts run on the node.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LoadChange {
+    /// When the load changed.
+    pub time_secs: f64,
+    /// Attempts running from then on.
+    pub running: u32,
+}
+
+/// The piecewise-constant number of running attempts on one node over a run. Before the
+/// first change the node runs nothing.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct LoadTimeline {
+    /// Changes in time order.
+    pub changes: Vec<LoadChange>,
+}
+
+impl LoadTimeline {
+    /// Records that `running` attempts run from `time_secs` on. A change at the same time as
+    /// the last one replaces it; a change to the count already in force is not recorded, so
+    /// consecutive changes always differ.
+    pub fn record(&mut self, time_secs: f64, running: u32) {
+        if self
+            .changes
+            .last()
+            .is_some_and(|last| last.time_secs == time_secs)
+        {
+            self.changes.pop();
+        }
+        let before = self.changes.last().map_or(0, |last| last.running);
+        if before != running {
+            self.changes.push(LoadChange { time_secs, running });
+        }
+    }
+
+    /// The piecewise-constant segments `(from_secs, to_secs, running)` up to `end_secs`,
+    /// zero-length segments left out.
+    pub fn segments(&self, end_secs: f64) -> impl Iterator<Item = (f64, f64, u32)> + '_ {
+        self.changes
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, change)| {
+                let to = self
+                    .changes
+                    .get(i + 1)
+                    .map_or(end_secs, |next| next.time_secs)
+                    .min(end_secs);
+                (to > change.time_secs).then_some((change.time_secs, to, change.running))
+            })
+    }
+}
+
+/// Where a task's execution time comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeSource {
+    /// The original attempt finished: its time was measured.
+    Measured,
+    /// The original was killed (its copy won): its time is estimated from the progress it
+    /// reached, as in the seed paper's Table 7 (see [`Attempt::estimated_exec_secs`]).
+    EstimatedFromProgress,
+}
+
+/// The execution time of a task's original attempt, used to label it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct OriginalTime {
+    /// The original attempt.
+    pub attempt: AttemptId,
+    /// Its launch time.
+    pub start_secs: f64,
+    /// Its (measured or estimated) execution time.
+    pub exec_secs: f64,
+    /// Where `exec_secs` comes from.
+    pub source: TimeSource,
+}
+
+/// Everything that happened in one run of a job on a cluster.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Run {
+    /// The worker nodes, indexed by [`NodeId`].
+    pub nodes: Vec<Node>,
+    /// The stages, indexed by [`StageId`](crate::StageId).
+    pub stages: Vec<Stage>,
+    /// The tasks, indexed by [`TaskId`].
+    pub tasks: Vec<Task>,
+    /// Every attempt, indexed by [`AttemptId`].
+    pub attempts: Vec<Attempt>,
+    /// First detection of each detected task, in time order, at most one per task.
+    pub detections: Vec<Detection>,
+    /// Load of each node over time, indexed by [`NodeId`].
+    pub load: Vec<LoadTimeline>,
+    /// When the last task finished (the job's execution time; the run starts at 0).
+    pub end_secs: f64,
+}
+
+impl Run {
+    /// The job's execution time (makespan) in seconds.
+    pub fn makespan_secs(&self) -> f64 {
+        self.end_secs
+    }
+
+    /// For each task, the execution time of its original attempt: the last original
+    /// attempt that did not fail (a failed original is re-run as a new original). `None`
+    /// for a task whose original never ended.
+    pub fn original_times(&self) -> Vec<Option<OriginalTime>> {
+        let mut times = vec![None; self.tasks.len()];
+        for attempt in &self.attempts {
+            if attempt.role != AttemptRole::Original || attempt.status == AttemptStatus::Failed {
+                continue;
+            }
+            let Some(exec_secs) = attempt.estimated_exec_secs() else {
+                continue;
+            };
+            let source = if attempt.status == AttemptStatus::Succeeded {
+                TimeSource::Measured
+            } else {
+                TimeSource::EstimatedFromProgress
+            };
+            if let Some(slot) = times.get_mut(attempt.task.index()) {
+                *slot = Some(OriginalTime {
+                    attempt: attempt.id,
+                    start_secs: attempt.start_secs,
+                    exec_secs,
+                    source,
+                });
+            }
+        }
+        times
+    }
+
+    /// For each task, the time of its first detection, if any.
+    pub fn first_detection_secs(&self) -> Vec<Option<f64>> {
+        let mut first = vec![None; self.tasks.len()];
+        for detection in &self.detections {
+            if let Some(slot) = first.get_mut(detection.task.index()) {
+                let earlier = slot.is_none_or(|t: f64| detection.time_secs < t);
+                if earlier {
+                    *slot = Some(detection.time_secs);
+                }
+            }
+        }
+        first
+    }
+
+    /// The speculative attempts of the run.
+    pub fn speculative_attempts(&self) -> impl Iterator<Item = &Attempt> {
+        self.attempts
+            .iter()
+            .filter(|a| a.role == AttemptRole::Speculative)
+    }
+
+    /// The node with the given id.
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id.index())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_changes_at_one_instant_collapse() {
+        let mut load = LoadTimeline::default();
+        load.record(0.0, 2);
+        load.record(20.0, 1);
+        load.record(20.0, 0);
+        load.record(20.0, 2); // back to the count in force: no change at 20
+        load.record(28.0, 0);
+        let changes: Vec<(f64, u32)> = load
+            .changes
+            .iter()
+            .map(|c| (c.time_secs, c.running))
+            .collect();
+        assert_eq!(changes, [(0.0, 2), (28.0, 0)]);
+        let segments: Vec<_> = load.segments(30.0).collect();
+        assert_eq!(segments, [(0.0, 28.0, 2), (28.0, 30.0, 0)]);
+    }
+}

@@ -1,0 +1,381 @@
+//! What a simulation runs: the platform, the straggler scenario, the job, the per-task
+//! noise, the speculation policy and the slowdown and power models. Defaults are the seed
+//! paper's (Sections 5.2-5.5, 6.2, 7.1) where it gives a value; the others are assumptions
+//! documented in `docs/simulation.md`.
+
+use serde::{Deserialize, Serialize};
+use straggler_energy::{PowerModel, SlowdownModel};
+
+use crate::SimError;
+use crate::error::check;
+
+/// The cluster: identical workers (the paper's Grid'5000 nodes, Sections 5.1-5.2).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Platform {
+    /// Worker nodes (20).
+    pub workers: u32,
+    /// Cores per worker (4, Intel Xeon X3440).
+    pub cores: u32,
+    /// Hardware threads per core (2).
+    pub threads_per_core: u32,
+    /// Containers per worker (8).
+    pub containers: u32,
+}
+
+impl Default for Platform {
+    fn default() -> Self {
+        Platform {
+            workers: 20,
+            cores: 4,
+            threads_per_core: 2,
+            containers: 8,
+        }
+    }
+}
+
+/// A straggler-injection scenario (Section 5.4): `group_percent[i]` percent of the workers
+/// belong to group G_(i+1) and have `i + 1` active cores. There are as many groups as cores.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// Name used in results (`"C1"`).
+    pub name: String,
+    /// Percent of workers in each group, summing to 100.
+    pub group_percent: Vec<f64>,
+}
+
+impl Scenario {
+    /// A scenario from its name and group percentages.
+    pub fn new(name: &str, group_percent: &[f64]) -> Self {
+        Scenario {
+            name: name.to_owned(),
+            group_percent: group_percent.to_vec(),
+        }
+    }
+    /// Every worker with all its cores: the platform of the baseline runs.
+    pub fn homogeneous() -> Self {
+        Scenario::new("homogeneous", &[0.0, 0.0, 0.0, 100.0])
+    }
+    /// C1 = (35, 35, 5, 25).
+    pub fn c1() -> Self {
+        Scenario::new("C1", &[35.0, 35.0, 5.0, 25.0])
+    }
+    /// C2 = (25, 25, 25, 25).
+    pub fn c2() -> Self {
+        Scenario::new("C2", &[25.0, 25.0, 25.0, 25.0])
+    }
+    /// C3 = (10, 10, 5, 75).
+    pub fn c3() -> Self {
+        Scenario::new("C3", &[10.0, 10.0, 5.0, 75.0])
+    }
+    /// C4 = (5, 5, 0, 90).
+    pub fn c4() -> Self {
+        Scenario::new("C4", &[5.0, 5.0, 0.0, 90.0])
+    }
+    /// The paper's four scenarios, C1 to C4.
+    pub fn paper() -> Vec<Scenario> {
+        vec![
+            Scenario::c1(),
+            Scenario::c2(),
+            Scenario::c3(),
+            Scenario::c4(),
+        ]
+    }
+
+    /// The number of active cores of each worker, group by group (G1 first), with group
+    /// sizes rounded by largest remainder so that they sum to `platform.workers`.
+    pub fn active_cores(&self, platform: &Platform) -> Result<Vec<u32>, SimError> {
+        let field = format!("scenario {}.group_percent", self.name);
+        if self.group_percent.len() != platform.cores as usize {
+            return Err(SimError::InvalidConfig {
+                field,
+                value: format!("{} groups", self.group_percent.len()),
+                expected: "one group per core of the platform",
+            });
+        }
+        for &p in &self.group_percent {
+            check(&field, p, "in [0, 100]", |p| (0.0..=100.0).contains(&p))?;
+        }
+        let total: f64 = self.group_percent.iter().sum();
+        check(&field, total, "summing to 100", |t| {
+            (t - 100.0).abs() < 1e-9
+        })?;
+        let workers = f64::from(platform.workers);
+        let exact: Vec<f64> = self
+            .group_percent
+            .iter()
+            .map(|p| p / 100.0 * workers)
+            .collect();
+        let mut counts: Vec<u32> = exact.iter().map(|e| e.floor() as u32).collect();
+        let mut by_remainder: Vec<usize> = (0..exact.len()).collect();
+        by_remainder.sort_by(|&a, &b| {
+            let (ra, rb) = (exact[a] - exact[a].floor(), exact[b] - exact[b].floor());
+            rb.total_cmp(&ra).then(a.cmp(&b))
+        });
+        let missing = platform.workers - counts.iter().sum::<u32>();
+        for &group in by_remainder.iter().take(missing as usize) {
+            counts[group] += 1;
+        }
+        Ok(counts
+            .iter()
+            .enumerate()
+            .flat_map(|(group, &count)| std::iter::repeat_n(group as u32 + 1, count as usize))
+            .collect())
+    }
+}
+
+/// The job: a WordCount-like, CPU-bound MapReduce job (Section 5.3, Table 4).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// Map tasks (320: two waves on 160 containers).
+    pub maps: u32,
+    /// Reduce tasks (160).
+    pub reduces: u32,
+    /// Work of a map, in seconds of a task running alone on a core (assumption: 40 s,
+    /// about 62 s on a fully loaded node with the default slowdown model).
+    pub map_work_secs: f64,
+    /// Work of a reduce (assumption: 15 s).
+    pub reduce_work_secs: f64,
+    /// Input of a map in bytes (20 GB / 320 = 64 MiB blocks).
+    pub map_input_bytes: u64,
+    /// Input of a reduce in bytes (400 MB shuffle / 160).
+    pub reduce_input_bytes: u64,
+    /// Fraction of maps completed before reduces are scheduled (1.0: after the map phase).
+    pub reduce_slowstart: f64,
+}
+
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            maps: 320,
+            reduces: 160,
+            map_work_secs: 40.0,
+            reduce_work_secs: 15.0,
+            map_input_bytes: 64 << 20,
+            reduce_input_bytes: 2_500_000,
+            reduce_slowstart: 1.0,
+        }
+    }
+}
+
+/// Per-attempt variation of the work, independent of the node: a log-normal factor
+/// `exp(sigma * N(0, 1))` and, with a small probability, an outlier slowdown drawn
+/// uniformly in `[outlier_min, outlier_max]` (the outliers of the paper's Figure 2).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Noise {
+    /// Standard deviation of the log of the work factor (0.08, chosen so that the baseline
+    /// runs give a Table 5 of the paper's shape; see `docs/simulation.md`).
+    pub sigma: f64,
+    /// Probability that an attempt is an outlier.
+    pub outlier_probability: f64,
+    /// Smallest outlier slowdown.
+    pub outlier_min: f64,
+    /// Largest outlier slowdown.
+    pub outlier_max: f64,
+}
+
+impl Default for Noise {
+    fn default() -> Self {
+        Noise {
+            sigma: 0.08,
+            outlier_probability: 0.005,
+            outlier_min: 1.3,
+            outlier_max: 2.0,
+        }
+    }
+}
+
+/// Where speculative copies may run (Section 7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// Regular tasks use `regular_percent` percent of every node's containers; copies run on
+    /// the rest as soon as they are detected, and on free regular containers once no
+    /// regular task waits. At 100, copies start only when slots free up at the end and
+    /// detection waits until no task of the stage waits to be scheduled.
+    Reserved {
+        /// The share `x` of containers for regular tasks, in percent.
+        regular_percent: u32,
+    },
+    /// Copies and regular tasks share free containers from the start; copies first.
+    Shared,
+}
+
+impl Policy {
+    /// The paper's default: no reservation.
+    pub const X100: Policy = Policy::Reserved {
+        regular_percent: 100,
+    };
+
+    /// The name used in results: `"x100"`, `"x50"`, `"shared"`.
+    pub fn name(&self) -> String {
+        match self {
+            Policy::Reserved { regular_percent } => format!("x{regular_percent}"),
+            Policy::Shared => "shared".to_owned(),
+        }
+    }
+
+    /// Containers of a node of `containers` that regular tasks may use.
+    pub(crate) fn regular_limit(&self, containers: u32) -> u32 {
+        match self {
+            Policy::Reserved { regular_percent } => {
+                (u64::from(containers) * u64::from(*regular_percent) / 100) as u32
+            }
+            Policy::Shared => containers,
+        }
+    }
+
+    /// Whether detection waits until no task of the stage waits to be scheduled (the
+    /// paper's Table 1 condition (i)); only without reserved resources.
+    pub(crate) fn waits_for_pending(&self) -> bool {
+        matches!(
+            self,
+            Policy::Reserved {
+                regular_percent: 100
+            }
+        )
+    }
+
+    /// Whether copies take free containers before waiting regular tasks.
+    pub(crate) fn copies_first(&self) -> bool {
+        matches!(self, Policy::Shared)
+    }
+}
+
+/// How the engine runs detection and acts on it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Speculation {
+    /// No detection before the job has run this long (Hadoop's default 60 s; the paper
+    /// uses 20 s, Section 6.2).
+    pub lag_secs: f64,
+    /// Time between two scans (Hadoop's speculator: 1 s).
+    pub scan_interval_secs: f64,
+    /// Time between two progress reports of a node (Hadoop's task progress interval: 3 s).
+    pub heartbeat_secs: f64,
+    /// Where copies run.
+    pub policy: Policy,
+}
+
+impl Default for Speculation {
+    fn default() -> Self {
+        Speculation {
+            lag_secs: 20.0,
+            scan_interval_secs: 1.0,
+            heartbeat_secs: 3.0,
+            policy: Policy::X100,
+        }
+    }
+}
+
+/// Everything a simulation needs but the scenario, the detector and the seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimConfig {
+    /// The cluster.
+    pub platform: Platform,
+    /// The job.
+    pub workload: Workload,
+    /// Per-attempt variation.
+    pub noise: Noise,
+    /// Detection and copies.
+    pub speculation: Speculation,
+    /// How tasks sharing a node slow each other down.
+    pub slowdown: SlowdownModel,
+    /// Power drawn by a node.
+    pub power: PowerModel,
+    /// Simulated time after which a run is abandoned with an error.
+    pub time_limit_secs: f64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            platform: Platform::default(),
+            workload: Workload::default(),
+            noise: Noise::default(),
+            speculation: Speculation::default(),
+            slowdown: SlowdownModel::default(),
+            power: PowerModel::default(),
+            time_limit_secs: 1e6,
+        }
+    }
+}
+
+impl SimConfig {
+    /// The paper's setting with the given policy.
+    pub fn paper(policy: Policy) -> Self {
+        let mut config = SimConfig::default();
+        config.speculation.policy = policy;
+        config
+    }
+
+    /// Checks every value; the error names the first bad key.
+    pub fn check(&self) -> Result<(), SimError> {
+        let positive = |field: &str, v: u32| check(field, f64::from(v), ">= 1", |v| v >= 1.0);
+        let p = &self.platform;
+        positive("platform.workers", p.workers)?;
+        positive("platform.cores", p.cores)?;
+        positive("platform.threads_per_core", p.threads_per_core)?;
+        positive("platform.containers", p.containers)?;
+        let w = &self.workload;
+        positive("workload.maps", w.maps)?;
+        check("workload.map_work_secs", w.map_work_secs, "> 0", |v| {
+            v > 0.0
+        })?;
+        check(
+            "workload.reduce_work_secs",
+            w.reduce_work_secs,
+            "> 0",
+            |v| v > 0.0,
+        )?;
+        check(
+            "workload.reduce_slowstart",
+            w.reduce_slowstart,
+            "in [0, 1]",
+            |v| (0.0..=1.0).contains(&v),
+        )?;
+        let n = &self.noise;
+        check("noise.sigma", n.sigma, ">= 0", |v| v >= 0.0)?;
+        check(
+            "noise.outlier_probability",
+            n.outlier_probability,
+            "in [0, 1]",
+            |v| (0.0..=1.0).contains(&v),
+        )?;
+        check("noise.outlier_min", n.outlier_min, ">= 1", |v| v >= 1.0)?;
+        check(
+            "noise.outlier_max",
+            n.outlier_max,
+            ">= noise.outlier_min",
+            |v| v >= n.outlier_min,
+        )?;
+        let s = &self.speculation;
+        check("speculation.lag_secs", s.lag_secs, ">= 0", |v| v >= 0.0)?;
+        check(
+            "speculation.scan_interval_secs",
+            s.scan_interval_secs,
+            "> 0",
+            |v| v > 0.0,
+        )?;
+        check("speculation.heartbeat_secs", s.heartbeat_secs, "> 0", |v| {
+            v > 0.0
+        })?;
+        if let Policy::Reserved { regular_percent } = s.policy {
+            check(
+                "speculation.policy.regular_percent",
+                f64::from(regular_percent),
+                "in [1, 100]",
+                |v| (1.0..=100.0).contains(&v),
+            )?;
+            if s.policy.regular_limit(p.containers) == 0 {
+                return Err(SimError::InvalidConfig {
+                    field: "speculation.policy.regular_percent".to_owned(),
+                    value: regular_percent.to_string(),
+                    expected: "large enough to leave regular tasks at least one container per node",
+                });
+            }
+        }
+        check("time_limit_secs", self.time_limit_secs, "> 0", |v| v > 0.0)?;
+        self.slowdown.check()?;
+        self.power.check()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,577 @@
+//! The event-driven engine: from one event to the next (an attempt finishing, a heartbeat,
+//! a scan), every running attempt progresses at a constant rate given by its node's load,
+//! so the state at the next event is computed exactly, without stepping through time.
+//!
+//! At each instant, in this order: attempts that finished are completed (and their sibling
+//! killed), nodes report progress if it is a heartbeat, free containers are filled, and if
+//! it is a scan the detector runs and copies are launched.
+
+use std::collections::VecDeque;
+
+use straggler_detect::{Detector, Findings};
+use straggler_model::{
+    Attempt, AttemptEnd, AttemptId, AttemptRole, AttemptStatus, Detection, JobId, LoadTimeline,
+    Node, NodeId, Observation, ProgressReport, Run, Snapshot, SnapshotRow, Stage, StageId, Task,
+    TaskId, TaskKey, TaskKind,
+};
+
+use crate::rng::{Stream, label};
+use crate::{Policy, Scenario, SimConfig, SimError};
+
+/// The job simulated always has this id, so that task keys match across runs.
+const JOB: JobId = JobId(0);
+const MAP_STAGE: StageId = StageId(0);
+const REDUCE_STAGE: StageId = StageId(1);
+/// Relative slack under which an attempt counts as finished (rounding of `rate * dt`).
+const FINISH_SLACK: f64 = 1e-12;
+/// Marks an attempt that is not running.
+const NOT_LIVE: u32 = u32::MAX;
+
+/// Simulates one run of the job on `scenario` with the given seed. With a detector,
+/// detection and speculation run as `config.speculation` says; without, no task is ever
+/// detected or copied (the baseline runs).
+///
+/// The same arguments give the same [`Run`], bit for bit.
+pub fn simulate(
+    config: &SimConfig,
+    scenario: &Scenario,
+    seed: u64,
+    detector: Option<&mut dyn Detector>,
+) -> Result<Run, SimError> {
+    config.check()?;
+    let mut engine = Engine::new(config, scenario, seed)?;
+    let mut detector = detector;
+    if let Some(d) = detector.as_deref_mut() {
+        d.reset();
+    }
+    engine.run(detector)?;
+    Ok(engine.finish())
+}
+
+#[derive(Debug)]
+struct NodeState {
+    node: Node,
+    regular: u32,
+    copies: u32,
+    regular_limit: u32,
+    rate: f64,
+}
+
+impl NodeState {
+    fn used(&self) -> u32 {
+        self.regular + self.copies
+    }
+}
+
+#[derive(Debug, Default)]
+struct TaskState {
+    original_work: f64,
+    original: Option<AttemptId>,
+    copy: Option<AttemptId>,
+    done: bool,
+    detected: bool,
+}
+
+#[derive(Debug)]
+struct Live {
+    attempt: AttemptId,
+    node: usize,
+    work_total: f64,
+    work_done: f64,
+    reported: f64,
+}
+
+#[derive(Debug)]
+struct Engine<'a> {
+    config: &'a SimConfig,
+    nodes: Vec<NodeState>,
+    node_order: Vec<usize>,
+    stages: Vec<Stage>,
+    tasks: Vec<Task>,
+    state: Vec<TaskState>,
+    attempts: Vec<Attempt>,
+    live: Vec<Live>,
+    live_slot: Vec<u32>,
+    pending_maps: VecDeque<TaskId>,
+    pending_reduces: VecDeque<TaskId>,
+    reduces_released: bool,
+    maps_done: u32,
+    tasks_done: usize,
+    candidates: Vec<TaskId>,
+    detections: Vec<Detection>,
+    load: Vec<LoadTimeline>,
+    copy_noise: Stream,
+    snapshot: Snapshot,
+    findings: Findings,
+    now: f64,
+}
+
+impl<'a> Engine<'a> {
+    fn new(config: &'a SimConfig, scenario: &Scenario, seed: u64) -> Result<Self, SimError> {
+        let platform = &config.platform;
+        let workload = &config.workload;
+        let mut layout = Stream::new(seed, &[label("layout")]);
+        let active = scenario.active_cores(platform)?;
+        let placement = layout.permutation(active.len());
+        let regular_limit = config.speculation.policy.regular_limit(platform.containers);
+        let nodes: Vec<NodeState> = (0..platform.workers)
+            .map(|i| {
+                let node = Node::new(
+                    NodeId(i),
+                    platform.cores,
+                    platform.threads_per_core,
+                    platform.containers,
+                )
+                .with_active_cores(active[placement[i as usize]]);
+                NodeState {
+                    node,
+                    regular: 0,
+                    copies: 0,
+                    regular_limit,
+                    rate: 0.0,
+                }
+            })
+            .collect();
+        let node_order = layout.permutation(nodes.len());
+
+        let stages = vec![
+            Stage {
+                job: JOB,
+                kind: TaskKind::Map,
+            },
+            Stage {
+                job: JOB,
+                kind: TaskKind::Reduce,
+            },
+        ];
+        let mut noise = Stream::new(seed, &[label("noise")]);
+        let mut tasks = Vec::new();
+        let mut state = Vec::new();
+        let kinds = [
+            (
+                TaskKind::Map,
+                MAP_STAGE,
+                workload.maps,
+                workload.map_work_secs,
+                workload.map_input_bytes,
+            ),
+            (
+                TaskKind::Reduce,
+                REDUCE_STAGE,
+                workload.reduces,
+                workload.reduce_work_secs,
+                workload.reduce_input_bytes,
+            ),
+        ];
+        for (kind, stage, count, work, input_bytes) in kinds {
+            for index in 0..count {
+                let id = TaskId(tasks.len() as u32);
+                tasks.push(Task {
+                    id,
+                    key: TaskKey {
+                        job: JOB,
+                        kind,
+                        index,
+                    },
+                    stage,
+                    input_bytes,
+                });
+                let original_work = work * work_factor(config, &mut noise);
+                state.push(TaskState {
+                    original_work,
+                    ..TaskState::default()
+                });
+            }
+        }
+        let pending_maps = (0..workload.maps).map(TaskId).collect();
+        let pending_reduces = (workload.maps..workload.maps + workload.reduces)
+            .map(TaskId)
+            .collect();
+        let snapshot = Snapshot::new(0.0, platform.workers, stages.clone())?;
+        Ok(Engine {
+            config,
+            load: vec![LoadTimeline::default(); nodes.len()],
+            nodes,
+            node_order,
+            stages,
+            tasks,
+            state,
+            attempts: Vec::new(),
+            live: Vec::new(),
+            live_slot: Vec::new(),
+            pending_maps,
+            pending_reduces,
+            reduces_released: false,
+            maps_done: 0,
+            tasks_done: 0,
+            candidates: Vec::new(),
+            detections: Vec::new(),
+            copy_noise: Stream::new(seed, &[label("copies")]),
+            snapshot,
+            findings: Findings::default(),
+            now: 0.0,
+        })
+    }
+
+    fn run<D: Detector + ?Sized>(&mut self, mut detector: Option<&mut D>) -> Result<(), SimError> {
+        let speculation = self.config.speculation;
+        let (mut heartbeats, mut scans) = (1u64, 1u64);
+        self.release_reduces();
+        self.fill();
+        while self.tasks_done < self.tasks.len() {
+            let next_heartbeat = heartbeats as f64 * speculation.heartbeat_secs;
+            let next_scan = match detector.is_some() {
+                true => scans as f64 * speculation.scan_interval_secs,
+                false => f64::INFINITY,
+            };
+            let next_tick = next_heartbeat.min(next_scan);
+            if next_tick > self.config.time_limit_secs {
+                return Err(SimError::DidNotFinish {
+                    limit_secs: self.config.time_limit_secs,
+                    done: self.tasks_done,
+                    total: self.tasks.len(),
+                });
+            }
+            let next = self
+                .next_completion()
+                .map_or(next_tick, |t| t.min(next_tick));
+            self.advance_to(next);
+            self.complete_finished(detector.as_deref_mut());
+            if next == next_heartbeat {
+                heartbeats += 1;
+                self.report_progress(detector.as_deref_mut());
+            }
+            self.fill();
+            if next == next_scan {
+                scans += 1;
+                if let Some(d) = detector.as_deref_mut() {
+                    self.scan(d)?;
+                    self.fill();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// When the first running attempt finishes at the current rates.
+    fn next_completion(&mut self) -> Option<f64> {
+        for node in &mut self.nodes {
+            node.rate = self.config.slowdown.rate(&node.node, node.used());
+        }
+        self.live
+            .iter()
+            .map(|l| self.now + (l.work_total - l.work_done) / self.nodes[l.node].rate)
+            .min_by(f64::total_cmp)
+    }
+
+    fn advance_to(&mut self, time: f64) {
+        let dt = time - self.now;
+        for l in &mut self.live {
+            l.work_done += self.nodes[l.node].rate * dt;
+        }
+        self.now = time;
+    }
+
+    fn complete_finished<D: Detector + ?Sized>(&mut self, mut detector: Option<&mut D>) {
+        let mut finished: Vec<AttemptId> = self
+            .live
+            .iter()
+            .filter(|l| l.work_done >= l.work_total * (1.0 - FINISH_SLACK))
+            .map(|l| l.attempt)
+            .collect();
+        finished.sort_unstable();
+        for attempt in finished {
+            let task = self.attempts[attempt.index()].task;
+            if self.state[task.index()].done {
+                continue; // its sibling finished at the same instant and won
+            }
+            self.end_attempt(attempt, AttemptStatus::Succeeded, detector.as_deref_mut());
+            let state = &mut self.state[task.index()];
+            state.done = true;
+            let sibling = [state.original, state.copy]
+                .into_iter()
+                .flatten()
+                .find(|&a| a != attempt);
+            if let Some(sibling) = sibling {
+                if self.live_slot[sibling.index()] != NOT_LIVE {
+                    self.end_attempt(sibling, AttemptStatus::Killed, detector.as_deref_mut());
+                }
+            }
+            self.tasks_done += 1;
+            if self.tasks[task.index()].key.kind == TaskKind::Map {
+                self.maps_done += 1;
+                self.release_reduces();
+            }
+        }
+    }
+
+    fn release_reduces(&mut self) {
+        let workload = &self.config.workload;
+        let needed = (workload.reduce_slowstart * f64::from(workload.maps)).ceil() as u32;
+        if !self.reduces_released && self.maps_done >= needed {
+            self.reduces_released = true;
+        }
+    }
+
+    fn end_attempt<D: Detector + ?Sized>(
+        &mut self,
+        id: AttemptId,
+        status: AttemptStatus,
+        detector: Option<&mut D>,
+    ) {
+        let slot = self.live_slot[id.index()] as usize;
+        let live = self.live.swap_remove(slot);
+        if let Some(moved) = self.live.get(slot) {
+            self.live_slot[moved.attempt.index()] = slot as u32;
+        }
+        self.live_slot[id.index()] = NOT_LIVE;
+        let attempt = &mut self.attempts[id.index()];
+        attempt.end_secs = Some(self.now);
+        attempt.status = status;
+        attempt.progress_at_end = match status {
+            AttemptStatus::Succeeded => 1.0,
+            _ => (live.work_done / live.work_total).clamp(0.0, 1.0),
+        };
+        let node = &mut self.nodes[live.node];
+        match attempt.role {
+            AttemptRole::Original => node.regular -= 1,
+            AttemptRole::Speculative => node.copies -= 1,
+        }
+        self.load[live.node].record(self.now, node.used());
+        if let Some(d) = detector {
+            let task = &self.tasks[attempt.task.index()];
+            d.observe(&Observation::AttemptEnded(AttemptEnd {
+                attempt: id,
+                task: task.id,
+                stage: task.stage,
+                node: attempt.node,
+                role: attempt.role,
+                start_secs: attempt.start_secs,
+                end_secs: self.now,
+                status,
+                input_bytes: task.input_bytes,
+            }));
+        }
+    }
+
+    fn report_progress<D: Detector + ?Sized>(&mut self, detector: Option<&mut D>) {
+        for l in &mut self.live {
+            l.reported = (l.work_done / l.work_total).clamp(0.0, 1.0);
+        }
+        if let Some(d) = detector {
+            for l in &self.live {
+                let attempt = &self.attempts[l.attempt.index()];
+                d.observe(&Observation::Progress(ProgressReport {
+                    attempt: l.attempt,
+                    task: attempt.task,
+                    stage: self.tasks[attempt.task.index()].stage,
+                    node: attempt.node,
+                    time_secs: self.now,
+                    progress: l.reported,
+                }));
+            }
+        }
+    }
+
+    fn regular_waiting(&self) -> bool {
+        !self.pending_maps.is_empty() || (self.reduces_released && !self.pending_reduces.is_empty())
+    }
+
+    fn fill(&mut self) {
+        if self.config.speculation.policy.copies_first() {
+            self.launch_copies();
+            self.launch_regular();
+        } else {
+            self.launch_regular();
+            self.launch_copies();
+        }
+    }
+
+    fn launch_regular(&mut self) {
+        for i in 0..self.node_order.len() {
+            let n = self.node_order[i];
+            loop {
+                let node = &self.nodes[n];
+                if node.regular >= node.regular_limit || node.used() >= node.node.containers {
+                    break;
+                }
+                let next = match self.pending_maps.pop_front() {
+                    Some(task) => task,
+                    None if self.reduces_released => match self.pending_reduces.pop_front() {
+                        Some(task) => task,
+                        None => return,
+                    },
+                    None => return,
+                };
+                let work = self.state[next.index()].original_work;
+                let id = self.start(next, n, AttemptRole::Original, work);
+                self.state[next.index()].original = Some(id);
+            }
+        }
+    }
+
+    /// Whether node `n` can host a copy now.
+    fn copy_room(&self, n: usize) -> bool {
+        let node = &self.nodes[n];
+        let reserved = node.node.containers - node.regular_limit;
+        let room = match self.config.speculation.policy {
+            Policy::Shared => true,
+            Policy::Reserved { .. } => node.copies < reserved || !self.regular_waiting(),
+        };
+        room && node.used() < node.node.containers
+    }
+
+    fn launch_copies(&mut self) {
+        let mut launched = 0;
+        for c in 0..self.candidates.len() {
+            let task = self.candidates[c];
+            let state = &self.state[task.index()];
+            if state.done || state.copy.is_some() {
+                launched += 1; // nothing left to do for it
+                continue;
+            }
+            // The node with the most free containers, first in node order on a tie.
+            let target = self
+                .node_order
+                .iter()
+                .copied()
+                .filter(|&n| self.copy_room(n))
+                .max_by_key(|&n| {
+                    (
+                        self.nodes[n].node.containers - self.nodes[n].used(),
+                        std::cmp::Reverse(n),
+                    )
+                });
+            let Some(n) = target else { break };
+            let base = match self.tasks[task.index()].key.kind {
+                TaskKind::Map => self.config.workload.map_work_secs,
+                TaskKind::Reduce => self.config.workload.reduce_work_secs,
+            };
+            let work = base * work_factor(self.config, &mut self.copy_noise);
+            let id = self.start(task, n, AttemptRole::Speculative, work);
+            self.state[task.index()].copy = Some(id);
+            launched += 1;
+        }
+        self.candidates.drain(..launched);
+    }
+
+    fn start(&mut self, task: TaskId, n: usize, role: AttemptRole, work: f64) -> AttemptId {
+        let id = AttemptId(self.attempts.len() as u32);
+        self.attempts.push(Attempt {
+            id,
+            task,
+            node: NodeId(n as u32),
+            role,
+            start_secs: self.now,
+            end_secs: None,
+            status: AttemptStatus::Running,
+            progress_at_end: 0.0,
+        });
+        self.live_slot.push(self.live.len() as u32);
+        self.live.push(Live {
+            attempt: id,
+            node: n,
+            work_total: work,
+            work_done: 0.0,
+            reported: 0.0,
+        });
+        let node = &mut self.nodes[n];
+        match role {
+            AttemptRole::Original => node.regular += 1,
+            AttemptRole::Speculative => node.copies += 1,
+        }
+        self.load[n].record(self.now, node.used());
+        id
+    }
+
+    fn scan<D: Detector + ?Sized>(&mut self, detector: &mut D) -> Result<(), SimError> {
+        if self.now < self.config.speculation.lag_secs {
+            return Ok(());
+        }
+        self.snapshot.clear(self.now)?;
+        self.snapshot
+            .set_pending(MAP_STAGE, self.pending_maps.len() as u32)?;
+        self.snapshot
+            .set_pending(REDUCE_STAGE, self.pending_reduces.len() as u32)?;
+        for l in &self.live {
+            let attempt = &self.attempts[l.attempt.index()];
+            let task = &self.tasks[attempt.task.index()];
+            self.snapshot.push(SnapshotRow {
+                attempt: l.attempt,
+                task: task.id,
+                stage: task.stage,
+                node: attempt.node,
+                role: attempt.role,
+                start_secs: attempt.start_secs,
+                progress: l.reported,
+                input_bytes: task.input_bytes as f64,
+            })?;
+        }
+        self.findings.clear();
+        detector.scan(&self.snapshot, &mut self.findings);
+
+        let waits = self.config.speculation.policy.waits_for_pending();
+        let mut flagged: Vec<(f64, TaskId)> = Vec::new();
+        for &row in self.findings.rows() {
+            let Some(row) = self.snapshot.row(row as usize) else {
+                continue;
+            };
+            if row.role != AttemptRole::Original || (waits && self.snapshot.pending(row.stage) > 0)
+            {
+                continue;
+            }
+            let state = &mut self.state[row.task.index()];
+            if !state.detected {
+                state.detected = true;
+                self.detections.push(Detection {
+                    task: row.task,
+                    attempt: row.attempt,
+                    time_secs: self.now,
+                });
+            }
+            if state.copy.is_none() {
+                flagged.push((
+                    estimated_remaining_secs(self.now, row.start_secs, row.progress),
+                    row.task,
+                ));
+            }
+        }
+        // Longest estimated time to end first (LATE's order), task id on a tie.
+        flagged.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.candidates.clear();
+        self.candidates
+            .extend(flagged.into_iter().map(|(_, task)| task));
+        Ok(())
+    }
+
+    fn finish(self) -> Run {
+        Run {
+            nodes: self.nodes.iter().map(|n| n.node).collect(),
+            stages: self.stages,
+            tasks: self.tasks,
+            attempts: self.attempts,
+            detections: self.detections,
+            load: self.load,
+            end_secs: self.now,
+        }
+    }
+}
+
+/// Remaining time by Hadoop's legacy estimator: `elapsed * (1 - p) / max(p, 1e-4)`.
+fn estimated_remaining_secs(now: f64, start: f64, progress: f64) -> f64 {
+    (now - start) * (1.0 - progress) / progress.max(1e-4)
+}
+
+/// One draw of the per-attempt work factor (see [`Noise`](crate::Noise)).
+fn work_factor(config: &SimConfig, stream: &mut Stream) -> f64 {
+    let noise = &config.noise;
+    let lognormal = (noise.sigma * stream.normal()).exp();
+    let outlier = if stream.uniform() < noise.outlier_probability {
+        noise.outlier_min + (noise.outlier_max - noise.outlier_min) * stream.uniform()
+    } else {
+        // Keep the stream aligned whether or not the attempt is an outlier.
+        let _ = stream.uniform();
+        1.0
+    };
+    lognormal * outlier
+}

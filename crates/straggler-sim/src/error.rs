@@ -1,0 +1,62 @@
+//! The error type of the simulator.
+
+/// Why a simulation or an experiment could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// A configuration value cannot be used.
+    #[error("invalid configuration: {field} = {value}: must be {expected}")]
+    InvalidConfig {
+        /// The configuration key, dotted (`speculation.lag_secs`).
+        field: String,
+        /// The value given, as text.
+        value: String,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// The simulated job did not finish within the time limit.
+    #[error(
+        "the job did not finish within {limit_secs} simulated seconds ({done} of {total} tasks done)"
+    )]
+    DidNotFinish {
+        /// The limit.
+        limit_secs: f64,
+        /// Tasks finished.
+        done: usize,
+        /// Tasks in all.
+        total: usize,
+    },
+    /// A model invariant was broken while building a snapshot (a bug in the engine).
+    #[error(transparent)]
+    Model(#[from] straggler_model::ModelError),
+    /// Ground truth could not be computed.
+    #[error(transparent)]
+    Truth(#[from] straggler_truth::TruthError),
+    /// Metrics could not be computed.
+    #[error(transparent)]
+    Metrics(#[from] straggler_metrics::MetricsError),
+    /// An energy or slowdown parameter cannot be used.
+    #[error(transparent)]
+    Energy(#[from] straggler_energy::EnergyError),
+    /// A detector parameter cannot be used.
+    #[error(transparent)]
+    Detect(#[from] straggler_detect::DetectError),
+}
+
+/// Checks that `value` is finite and satisfies `ok`, or names `field` in the error.
+pub(crate) fn check(
+    field: &str,
+    value: f64,
+    expected: &'static str,
+    ok: impl FnOnce(f64) -> bool,
+) -> Result<(), SimError> {
+    if value.is_finite() && ok(value) {
+        Ok(())
+    } else {
+        Err(SimError::InvalidConfig {
+            field: field.to_owned(),
+            value: value.to_string(),
+            expected,
+        })
+    }
+}

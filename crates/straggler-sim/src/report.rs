@@ -1,0 +1,296 @@
+//! Renders [`EvalResults`] as the paper prints its tables (Table 5, Table 6), in plain text
+//! for a terminal or in Markdown, with the paper's published values beside the simulated
+//! ones for comparison.
+
+use straggler_metrics::Summary;
+
+use crate::EvalResults;
+
+/// Table 5 as published (seed paper, Section 6.1): quantile, ratio of stragglers.
+pub const PAPER_TABLE5: [(f64, f64); 5] = [
+    (0.25, 0.0816),
+    (0.5, 0.0066),
+    (0.6, 0.0031),
+    (0.7, 0.0016),
+    (0.9, 0.0006),
+];
+
+/// Table 6 as published (seed paper, Section 6.3): scenario, detector, and Precision,
+/// Recall, Detection Latency, Fake Positive, Undetected Time.
+pub const PAPER_TABLE6: [(&str, &str, [f64; 5]); 12] = [
+    ("C1", "default", [0.64, 0.48, 0.55, 0.05, 2.10]),
+    ("C1", "hierarchical", [1.00, 0.47, 0.65, 0.00, 2.10]),
+    ("C1", "late", [0.83, 0.61, 0.44, 0.04, 1.80]),
+    ("C2", "default", [0.64, 0.46, 0.41, 0.02, 1.80]),
+    ("C2", "hierarchical", [1.00, 0.33, 0.57, 0.01, 1.80]),
+    ("C2", "late", [0.82, 0.60, 0.38, 0.04, 1.60]),
+    ("C3", "default", [0.22, 0.41, 0.49, 0.07, 1.90]),
+    ("C3", "hierarchical", [0.88, 0.37, 0.55, 0.04, 1.90]),
+    ("C3", "late", [0.24, 0.55, 0.48, 0.06, 1.80]),
+    ("C4", "default", [0.12, 0.50, 0.51, 0.01, 2.10]),
+    ("C4", "hierarchical", [0.98, 0.38, 0.53, 0.02, 2.10]),
+    ("C4", "late", [0.31, 0.62, 0.48, 0.03, 2.00]),
+];
+
+/// The Table 6 metrics, in the paper's column order, with their headers.
+pub const TABLE6_METRICS: [(&str, &str); 5] = [
+    ("precision", "Precision"),
+    ("recall", "Recall"),
+    ("detection_latency", "DL"),
+    ("fake_positive", "FP"),
+    ("undetected_time", "UT"),
+];
+
+/// The efficiency metrics (the paper's Table 2 and Section 7), with their headers.
+pub const EFFICIENCY_METRICS: [(&str, &str); 6] = [
+    ("straggler_ratio", "Stragglers"),
+    ("execution_time_secs", "Time (s)"),
+    ("energy_joules", "Energy (kJ)"),
+    ("speculative_copies", "Copies"),
+    ("successful_copies", "Successful"),
+    ("precision_raw", "Precision raw"),
+];
+
+/// A table: a header row and rows of cells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    /// The title printed above it.
+    pub title: String,
+    /// Column headers.
+    pub headers: Vec<String>,
+    /// Rows, each as long as `headers`.
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// Plain text with aligned columns.
+    pub fn to_text(&self) -> String {
+        let widths: Vec<usize> = (0..self.headers.len())
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .map(|r| r[c].chars().count())
+                    .chain([self.headers[c].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: &[String]| {
+            let padded: Vec<String> = cells
+                .iter()
+                .zip(&widths)
+                .map(|(cell, &w)| format!("{cell:<w$}"))
+                .collect();
+            padded.join("  ").trim_end().to_owned()
+        };
+        let mut out = format!("{}\n", self.title);
+        out += &line(&self.headers);
+        out.push('\n');
+        out += &widths
+            .iter()
+            .map(|&w| "-".repeat(w))
+            .collect::<Vec<_>>()
+            .join("  ");
+        out.push('\n');
+        for row in &self.rows {
+            out += &line(row);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// A Markdown table under a `###` heading.
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!("### {}\n\n| {} |\n|", self.title, self.headers.join(" | "));
+        out += &"---|".repeat(self.headers.len());
+        out.push('\n');
+        for row in &self.rows {
+            out += &format!("| {} |\n", row.join(" | "));
+        }
+        out
+    }
+}
+
+/// `mean ± ci95` with `digits` decimals; `n/a` when undefined.
+pub fn format_summary(summary: Option<&Summary>, digits: usize) -> String {
+    match summary {
+        Some(Summary {
+            mean: Some(mean),
+            ci95: Some(ci),
+            ..
+        }) => format!("{mean:.digits$} ± {ci:.digits$}"),
+        Some(Summary {
+            mean: Some(mean), ..
+        }) => format!("{mean:.digits$}"),
+        _ => "n/a".to_owned(),
+    }
+}
+
+/// Table 5: ratio of stragglers among the baseline executions per quantile, simulated and
+/// published.
+pub fn table5(results: &EvalResults) -> Table {
+    let rows = results
+        .baseline
+        .quantiles
+        .iter()
+        .map(|q| {
+            let paper = PAPER_TABLE5
+                .iter()
+                .find(|(x, _)| (x - q.quantile).abs() < 1e-9);
+            vec![
+                format!("{}", q.quantile),
+                q.straggler_ratio
+                    .map_or("n/a".to_owned(), |r| format!("{:.2}%", r * 100.0)),
+                format!("{} / {}", q.stragglers, q.executions),
+                paper.map_or("-".to_owned(), |(_, r)| format!("{:.2}%", r * 100.0)),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!(
+            "Table 5. Ratio of stragglers on the homogeneous platform ({} runs), by the quantile X taken as usual time",
+            results.baseline.runs
+        ),
+        headers: [
+            "Quantile X",
+            "Ratio of stragglers",
+            "Stragglers / executions",
+            "Paper",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    }
+}
+
+/// Table 6 under `policy`: the detection metrics of every scenario and detector, mean ±
+/// 95% confidence half-width, with the paper's value in brackets where it has one (it
+/// measured x100 only).
+pub fn table6(results: &EvalResults, policy: &str) -> Table {
+    let mut headers = vec!["Scenario".to_owned(), "Mechanism".to_owned()];
+    headers.extend(TABLE6_METRICS.iter().map(|(_, h)| (*h).to_owned()));
+    let rows = results
+        .cells
+        .iter()
+        .filter(|c| c.experiment == "table6" && c.policy == policy)
+        .map(|cell| {
+            let paper = PAPER_TABLE6
+                .iter()
+                .find(|(s, d, _)| *s == cell.scenario && *d == cell.detector && policy == "x100");
+            let mut row = vec![cell.scenario.clone(), cell.detector.clone()];
+            row.extend(TABLE6_METRICS.iter().enumerate().map(|(i, (name, _))| {
+                let value = format_summary(cell.metrics.get(*name), 2);
+                match paper {
+                    Some((_, _, published)) => format!("{value} ({:.2})", published[i]),
+                    None => value,
+                }
+            }));
+            row
+        })
+        .collect();
+    Table {
+        title: format!(
+            "Table 6. Characteristics of the detectors, policy {policy}, {} repetitions (mean ± 95% CI{})",
+            results.config.repetitions,
+            if policy == "x100" {
+                "; paper in brackets"
+            } else {
+                ""
+            }
+        ),
+        headers,
+        rows,
+    }
+}
+
+/// Execution time, energy and copies of every scenario, policy and detector.
+pub fn efficiency(results: &EvalResults) -> Table {
+    let mut headers = vec![
+        "Scenario".to_owned(),
+        "Policy".to_owned(),
+        "Mechanism".to_owned(),
+    ];
+    headers.extend(EFFICIENCY_METRICS.iter().map(|(_, h)| (*h).to_owned()));
+    let rows = results
+        .cells
+        .iter()
+        .map(|cell| {
+            let mut row = vec![
+                cell.scenario.clone(),
+                cell.policy.clone(),
+                cell.detector.clone(),
+            ];
+            row.extend(EFFICIENCY_METRICS.iter().map(|(name, _)| {
+                let summary = cell.metrics.get(*name).map(|s| match *name {
+                    "energy_joules" => scaled(s, 1e-3),
+                    _ => *s,
+                });
+                let digits = match *name {
+                    "straggler_ratio" | "precision_raw" => 2,
+                    "speculative_copies" | "successful_copies" => 1,
+                    _ => 0,
+                };
+                format_summary(summary.as_ref(), digits)
+            }));
+            row
+        })
+        .collect();
+    Table {
+        title: "Efficiency. Job execution time, energy and speculative copies (mean ± 95% CI)"
+            .to_owned(),
+        headers,
+        rows,
+    }
+}
+
+fn scaled(summary: &Summary, factor: f64) -> Summary {
+    Summary {
+        mean: summary.mean.map(|m| m * factor),
+        ci95: summary.ci95.map(|c| c * factor),
+        n: summary.n,
+    }
+}
+
+/// Every table of the results, for the terminal.
+pub fn text(results: &EvalResults) -> String {
+    let mut out = table5(results).to_text();
+    for policy in policies(results) {
+        out.push('\n');
+        out += &table6(results, &policy).to_text();
+    }
+    out.push('\n');
+    out += &efficiency(results).to_text();
+    out
+}
+
+/// Every table of the results, as a Markdown report.
+pub fn markdown(results: &EvalResults) -> String {
+    let mut out = format!(
+        "# Evaluation report\n\nSchema `{}`, seed {}, {} repetitions per cell, {} baseline runs, usual time = {}-quantile, straggler factor {}.\n\n",
+        results.schema,
+        results.config.seed,
+        results.config.repetitions,
+        results.baseline.runs,
+        results.config.usual_quantile,
+        results.config.straggler_factor,
+    );
+    out += &table5(results).to_markdown();
+    for policy in policies(results) {
+        out.push('\n');
+        out += &table6(results, &policy).to_markdown();
+    }
+    out.push('\n');
+    out += &efficiency(results).to_markdown();
+    out
+}
+
+/// The policies present in the results, in order of first appearance.
+fn policies(results: &EvalResults) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for cell in &results.cells {
+        if !seen.contains(&cell.policy) {
+            seen.push(cell.policy.clone());
+        }
+    }
+    seen
+}

@@ -1,0 +1,369 @@
+//! Tests of the simulator and of the evaluation built on it: hand-worked runs, policies,
+//! determinism, and configuration errors.
+
+use approx::assert_relative_eq;
+use straggler_detect::{DefaultDetector, Detector, Findings, LateDetector};
+use straggler_energy::SlowdownModel;
+use straggler_model::{AttemptRole, AttemptStatus, Run, Snapshot, TaskKind};
+use straggler_sim::{
+    DetectorSpec, EvalConfig, Evaluation, Noise, Platform, Policy, Scenario, SimConfig, SimError,
+    Workload, simulate,
+};
+
+/// A platform of `workers` one-core nodes with `containers` slots, a compute-bound job
+/// without noise: every time in it can be worked out by hand.
+fn exact(workers: u32, containers: u32, maps: u32, reduces: u32) -> SimConfig {
+    SimConfig {
+        platform: Platform {
+            workers,
+            cores: 1,
+            threads_per_core: 1,
+            containers,
+        },
+        workload: Workload {
+            maps,
+            reduces,
+            map_work_secs: 10.0,
+            reduce_work_secs: 4.0,
+            ..Workload::default()
+        },
+        noise: Noise {
+            sigma: 0.0,
+            outlier_probability: 0.0,
+            ..Noise::default()
+        },
+        slowdown: SlowdownModel::compute_bound(),
+        ..SimConfig::default()
+    }
+}
+
+fn one_core() -> Scenario {
+    Scenario::new("one-core", &[100.0])
+}
+
+#[test]
+fn one_task_alone_takes_its_work() {
+    let run = simulate(&exact(1, 1, 1, 0), &one_core(), 1, None).unwrap();
+    assert_eq!(run.attempts.len(), 1);
+    assert_relative_eq!(run.makespan_secs(), 10.0, max_relative = 1e-12);
+    assert_eq!(run.attempts[0].status, AttemptStatus::Succeeded);
+}
+
+#[test]
+fn two_tasks_sharing_a_core_take_twice_as_long_then_reduces_follow() {
+    // Two maps share one core: each runs at rate 1/2, both end at 20 s. Then the two
+    // reduces (slowstart 1.0) share it: 2 x 4 = 8 s more, 28 s in all.
+    let run = simulate(&exact(1, 2, 2, 2), &one_core(), 1, None).unwrap();
+    let ends: Vec<f64> = run.attempts.iter().map(|a| a.end_secs.unwrap()).collect();
+    assert_relative_eq!(ends[0], 20.0, max_relative = 1e-12);
+    assert_relative_eq!(ends[1], 20.0, max_relative = 1e-12);
+    assert_relative_eq!(run.makespan_secs(), 28.0, max_relative = 1e-12);
+    // The load timeline: 2 attempts from 0, then 2 reduces from 20, 0 at 28.
+    let changes: Vec<(f64, u32)> = run.load[0]
+        .changes
+        .iter()
+        .map(|c| (c.time_secs, c.running))
+        .collect();
+    assert_eq!(changes.len(), 2, "{changes:?}");
+    assert_eq!(changes[0], (0.0, 2));
+    assert_eq!(changes[1].1, 0);
+}
+
+#[test]
+fn energy_of_a_hand_worked_run() {
+    // One node, one core, one task of 10 s: P = 65 + 1 x 17 = 82 W for 10 s = 820 J.
+    let config = exact(1, 1, 1, 0);
+    let run = simulate(&config, &one_core(), 1, None).unwrap();
+    let joules = straggler_energy::run_energy_joules(&run, &config.power).unwrap();
+    assert_relative_eq!(joules, 820.0, max_relative = 1e-9);
+}
+
+#[test]
+fn scenarios_give_the_papers_group_sizes() {
+    let platform = Platform::default();
+    let count = |s: Scenario| {
+        let cores = s.active_cores(&platform).unwrap();
+        (1..=4)
+            .map(|i| cores.iter().filter(|&&c| c == i).count())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(count(Scenario::c1()), [7, 7, 1, 5]);
+    assert_eq!(count(Scenario::c2()), [5, 5, 5, 5]);
+    assert_eq!(count(Scenario::c3()), [2, 2, 1, 15]);
+    assert_eq!(count(Scenario::c4()), [1, 1, 0, 18]);
+    // 10 nodes at (35, 35, 5, 25): 3.5, 3.5, 0.5, 2.5 -> largest remainders, ties to G1 first.
+    let small = Platform {
+        workers: 10,
+        ..platform
+    };
+    let cores = Scenario::c1().active_cores(&small).unwrap();
+    assert_eq!(cores.len(), 10);
+}
+
+#[test]
+fn bad_configuration_names_the_key() {
+    let mut config = SimConfig::default();
+    config.speculation.lag_secs = f64::NAN;
+    let err = simulate(&config, &Scenario::c1(), 1, None).unwrap_err();
+    assert!(err.to_string().contains("speculation.lag_secs"), "{err}");
+
+    let mut config = SimConfig::default();
+    config.workload.reduce_slowstart = 1.5;
+    let err = simulate(&config, &Scenario::c1(), 1, None).unwrap_err();
+    assert!(
+        err.to_string().contains("workload.reduce_slowstart"),
+        "{err}"
+    );
+
+    let err = simulate(
+        &SimConfig::default(),
+        &Scenario::new("bad", &[50.0, 50.0, 10.0, 0.0]),
+        1,
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, SimError::InvalidConfig { .. }) && err.to_string().contains("summing to 100"),
+        "{err}"
+    );
+}
+
+#[test]
+fn baseline_run_is_complete_and_never_speculates() {
+    let run = simulate(&SimConfig::default(), &Scenario::homogeneous(), 3, None).unwrap();
+    assert_eq!(run.tasks.len(), 480);
+    assert_eq!(run.attempts.len(), 480);
+    assert!(run.detections.is_empty());
+    assert!(
+        run.attempts
+            .iter()
+            .all(|a| a.status == AttemptStatus::Succeeded)
+    );
+    // Two map waves then one reduce wave: the makespan is a few map times.
+    assert!(
+        run.makespan_secs() > 100.0 && run.makespan_secs() < 300.0,
+        "{}",
+        run.makespan_secs()
+    );
+    assert!(
+        run.load
+            .iter()
+            .all(|l| l.changes.last().is_some_and(|c| c.running == 0))
+    );
+}
+
+#[test]
+fn same_seed_same_run_other_seed_other_run() {
+    let run = |seed| {
+        let mut d = DefaultDetector::default();
+        simulate(&SimConfig::default(), &Scenario::c2(), seed, Some(&mut d)).unwrap()
+    };
+    assert_eq!(run(5), run(5));
+    assert_ne!(run(5), run(6));
+}
+
+/// Checks the invariants of a run with speculation: at most one copy per task, every
+/// finished task has exactly one succeeded attempt, a killed sibling ends when the winner
+/// does, and detections are first detections in time order.
+fn check_invariants(run: &Run) {
+    for task in &run.tasks {
+        let attempts: Vec<_> = run.attempts.iter().filter(|a| a.task == task.id).collect();
+        let copies = attempts
+            .iter()
+            .filter(|a| a.role == AttemptRole::Speculative)
+            .count();
+        assert!(copies <= 1, "task {} has {copies} copies", task.key);
+        let winners: Vec<_> = attempts
+            .iter()
+            .filter(|a| a.status == AttemptStatus::Succeeded)
+            .collect();
+        assert_eq!(winners.len(), 1, "task {}", task.key);
+        for loser in attempts
+            .iter()
+            .filter(|a| a.status == AttemptStatus::Killed)
+        {
+            assert_eq!(loser.end_secs, winners[0].end_secs);
+        }
+    }
+    assert!(
+        run.detections
+            .windows(2)
+            .all(|w| w[0].time_secs <= w[1].time_secs)
+    );
+    let mut tasks: Vec<_> = run.detections.iter().map(|d| d.task).collect();
+    tasks.sort_unstable();
+    tasks.dedup();
+    assert_eq!(tasks.len(), run.detections.len());
+}
+
+#[test]
+fn x100_detects_and_copies_only_once_no_map_waits() {
+    let mut detector = DefaultDetector::default();
+    let run = simulate(
+        &SimConfig::paper(Policy::X100),
+        &Scenario::c2(),
+        9,
+        Some(&mut detector),
+    )
+    .unwrap();
+    check_invariants(&run);
+    let last_map_start = run
+        .attempts
+        .iter()
+        .filter(|a| {
+            a.role == AttemptRole::Original && run.tasks[a.task.index()].key.kind == TaskKind::Map
+        })
+        .map(|a| a.start_secs)
+        .fold(0.0, f64::max);
+    assert!(!run.detections.is_empty());
+    assert!(
+        run.detections
+            .iter()
+            .all(|d| d.time_secs >= last_map_start && d.time_secs >= 20.0)
+    );
+    assert!(run.speculative_attempts().count() > 0);
+    assert!(
+        run.speculative_attempts()
+            .all(|c| c.start_secs >= last_map_start)
+    );
+}
+
+#[test]
+fn shared_launches_copies_during_the_first_wave() {
+    let mut detector = LateDetector::default();
+    let run = simulate(
+        &SimConfig::paper(Policy::Shared),
+        &Scenario::c2(),
+        9,
+        Some(&mut detector),
+    )
+    .unwrap();
+    check_invariants(&run);
+    let last_map_start = run
+        .attempts
+        .iter()
+        .filter(|a| {
+            a.role == AttemptRole::Original && run.tasks[a.task.index()].key.kind == TaskKind::Map
+        })
+        .map(|a| a.start_secs)
+        .fold(0.0, f64::max);
+    let first_copy = run
+        .speculative_attempts()
+        .map(|a| a.start_secs)
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        first_copy < last_map_start,
+        "first copy {first_copy}, last map start {last_map_start}"
+    );
+    assert!(run.detections[0].time_secs >= 20.0);
+}
+
+#[test]
+fn a_detector_that_flags_everything_copies_every_task_once() {
+    struct All;
+    impl Detector for All {
+        fn name(&self) -> &str {
+            "all"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            (0..snapshot.len() as u32).for_each(|row| findings.push_row(row));
+        }
+    }
+    let mut config = exact(2, 2, 4, 0);
+    config.speculation.policy = Policy::Shared;
+    config.speculation.lag_secs = 0.0;
+    let run = simulate(&config, &Scenario::new("two", &[100.0]), 1, Some(&mut All)).unwrap();
+    check_invariants(&run);
+    assert_eq!(run.detections.len(), 4);
+}
+
+fn small_eval() -> Evaluation {
+    Evaluation::paper().with_config(EvalConfig {
+        repetitions: 3,
+        baseline_runs: 3,
+        scenarios: vec![Scenario::c2(), Scenario::c4()],
+        ..EvalConfig::default()
+    })
+}
+
+#[test]
+fn evaluation_is_the_same_on_one_thread_and_on_two() {
+    let on = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let results = pool.install(|| small_eval().run()).unwrap();
+        serde_json::to_string(&results).unwrap()
+    };
+    assert_eq!(on(1), on(2));
+}
+
+#[test]
+fn evaluation_results_have_the_schema_and_every_cell() {
+    let results = small_eval().run().unwrap();
+    assert_eq!(results.schema, "stragglers.eval/1");
+    assert_eq!(results.cells.len(), 2 * 2 * 3);
+    assert_eq!(results.baseline.quantiles.len(), 5);
+    let json = serde_json::to_value(&results).unwrap();
+    let cell = &json["cells"][0];
+    for key in [
+        "experiment",
+        "scenario",
+        "policy",
+        "detector",
+        "params",
+        "repetitions",
+        "metrics",
+    ] {
+        assert!(cell.get(key).is_some(), "cell lacks {key}");
+    }
+    for name in [
+        "precision",
+        "precision_raw",
+        "recall",
+        "detection_latency",
+        "undetected_time",
+        "fake_positive",
+        "execution_time_secs",
+        "energy_joules",
+        "speculative_copies",
+        "successful_copies",
+    ] {
+        let metric = &cell["metrics"][name];
+        assert!(
+            metric.get("mean").is_some() && metric.get("ci95").is_some(),
+            "{name}: {metric}"
+        );
+    }
+    assert_eq!(cell["params"]["speculative_lag_secs"], 20.0);
+    // Hierarchical keeps a subset of Default's detections on the same draws, so it never
+    // detects more tasks.
+    for scenario in ["C2", "C4"] {
+        let detected = |d| {
+            results.cell("table6", scenario, "x100", d).unwrap().metrics["detected"]
+                .mean
+                .unwrap()
+        };
+        assert!(detected("hierarchical") <= detected("default"));
+    }
+}
+
+#[test]
+fn custom_detectors_run_through_the_evaluation() {
+    let never = DetectorSpec::new("never", "flags nothing", || {
+        struct Never;
+        impl Detector for Never {
+            fn name(&self) -> &str {
+                "never"
+            }
+            fn scan(&mut self, _: &Snapshot, _: &mut Findings) {}
+        }
+        Box::new(Never)
+    });
+    let results = small_eval().with_detectors(vec![never]).run().unwrap();
+    let cell = results.cell("table6", "C2", "x100", "never").unwrap();
+    assert_eq!(cell.metrics["recall"].mean, Some(0.0));
+    assert_eq!(cell.metrics["precision"].mean, None);
+    assert_eq!(cell.metrics["speculative_copies"].mean, Some(0.0));
+}

@@ -1,0 +1,116 @@
+//! Reference times from sibling tasks, for runs without homogeneous baselines (seeds 002
+//! and 004).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use crate::TruthError;
+use crate::quantile::interpolate;
+
+/// Which statistic of the siblings is the reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SiblingReference {
+    /// The median (linear interpolation, the mean of the two middle values for an even
+    /// count), as Garraghan et al. (seed 004) label stragglers against the job median.
+    Median,
+    /// The mean, as Yang et al. (seed 002) normalise durations by the job mean.
+    Mean,
+}
+
+/// The reference (usual) time of each task from its siblings: the tasks with the same
+/// group id (the same job and stage), the task itself included.
+///
+/// Without `normalise_by`:
+///
+/// ```text
+/// usual_i = median or mean of { exec_j : group_j = group_i }
+/// ```
+///
+/// With `normalise_by` (input sizes), per unit of input:
+///
+/// ```text
+/// Median:  usual_i = size_i * median { exec_j / size_j : group_j = group_i }
+/// Mean:    usual_i = size_i * (sum exec_j) / (sum size_j)        over the group
+/// ```
+///
+/// The `Mean` form is the denominator of Garraghan et al.'s DoS-index (seed 004, Eq. 1),
+/// `DoS_i = (Dur_i / Inp_i) / (mean Dur / mean Inp)`, so that `exec_i / usual_i` is
+/// exactly the DoS-index. Label with [`StragglerRule`](crate::StragglerRule) as usual
+/// (seeds 002 and 004 use factor 1.5).
+///
+/// # Errors
+///
+/// Slices of different lengths; an execution time that is NaN, infinite or negative; a
+/// size that is NaN, infinite or not positive.
+pub fn sibling_usual_times(
+    groups: &[u32],
+    exec_secs: &[f64],
+    reference: SiblingReference,
+    normalise_by: Option<&[f64]>,
+) -> Result<Vec<f64>, TruthError> {
+    let expected = groups.len();
+    if exec_secs.len() != expected {
+        return Err(TruthError::LengthMismatch {
+            field: "exec_secs",
+            len: exec_secs.len(),
+            expected,
+        });
+    }
+    for (index, &value) in exec_secs.iter().enumerate() {
+        if !value.is_finite() || value < 0.0 {
+            return Err(TruthError::BadElement {
+                field: "exec_secs",
+                index,
+                value,
+                range: "finite and >= 0",
+            });
+        }
+    }
+    if let Some(sizes) = normalise_by {
+        if sizes.len() != expected {
+            return Err(TruthError::LengthMismatch {
+                field: "normalise_by",
+                len: sizes.len(),
+                expected,
+            });
+        }
+        for (index, &value) in sizes.iter().enumerate() {
+            if !value.is_finite() || value <= 0.0 {
+                return Err(TruthError::BadElement {
+                    field: "normalise_by",
+                    index,
+                    value,
+                    range: "finite and > 0",
+                });
+            }
+        }
+    }
+    let size = |i: usize| normalise_by.map_or(1.0, |sizes| sizes[i]);
+
+    let mut members: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, &group) in groups.iter().enumerate() {
+        members.entry(group).or_default().push(i);
+    }
+    let mut per_unit: BTreeMap<u32, f64> = BTreeMap::new();
+    for (group, tasks) in &members {
+        let value = match reference {
+            SiblingReference::Median => {
+                let mut rates: Vec<f64> = tasks.iter().map(|&i| exec_secs[i] / size(i)).collect();
+                rates.sort_by(f64::total_cmp);
+                interpolate(&rates, 0.5).unwrap_or(0.0)
+            }
+            SiblingReference::Mean => {
+                let total_exec: f64 = tasks.iter().map(|&i| exec_secs[i]).sum();
+                let total_size: f64 = tasks.iter().map(|&i| size(i)).sum();
+                total_exec / total_size
+            }
+        };
+        per_unit.insert(*group, value);
+    }
+    Ok(groups
+        .iter()
+        .enumerate()
+        .map(|(i, group)| per_unit[group] * size(i))
+        .collect())
+}
