@@ -36,6 +36,26 @@ enum Mode {
     Bless,
 }
 
+/// The page that shows the evaluation's report between the two markers below.
+const DOCS_WITH_REPORT: &str = "docs/simulation.md";
+const REPORT_START: &str = "<!-- eval-report:start (cargo xtask eval --bless writes this part) -->";
+const REPORT_END: &str = "<!-- eval-report:end -->";
+
+/// `docs` with the part between the report markers replaced by `report`.
+fn with_report(docs: &str, report: &str) -> anyhow::Result<String> {
+    let (Some(start), Some(end)) = (docs.find(REPORT_START), docs.find(REPORT_END)) else {
+        bail!("{DOCS_WITH_REPORT} lacks the markers {REPORT_START} and {REPORT_END}");
+    };
+    let body = report
+        .strip_prefix("# Evaluation report\n\n")
+        .unwrap_or(report);
+    Ok(format!(
+        "{}{REPORT_START}\n\n{body}\n{}",
+        &docs[..start],
+        &docs[end..]
+    ))
+}
+
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -70,15 +90,30 @@ fn eval(mode: Mode) -> anyhow::Result<()> {
     );
 
     let golden_path = root.join("fixtures/golden/eval.json");
+    let docs_path = root.join(DOCS_WITH_REPORT);
+    let docs = std::fs::read_to_string(&docs_path)
+        .with_context(|| format!("reading {}", docs_path.display()))?;
+    let docs_now = with_report(&docs, &report::markdown(&results))?;
     match mode {
         Mode::Run => Ok(()),
         Mode::Bless => {
             std::fs::write(&golden_path, &text)
                 .with_context(|| format!("writing {}", golden_path.display()))?;
-            eprintln!("blessed {}", golden_path.display());
+            std::fs::write(&docs_path, &docs_now)
+                .with_context(|| format!("writing {}", docs_path.display()))?;
+            eprintln!(
+                "blessed {} and the report in {DOCS_WITH_REPORT}",
+                golden_path.display()
+            );
             Ok(())
         }
         Mode::Check => {
+            if docs_now != docs {
+                bail!(
+                    "the report in {DOCS_WITH_REPORT} is not the one the evaluation prints now.\n\
+                     If the change is intended, run `cargo xtask eval --bless` and commit the result."
+                );
+            }
             let golden_text = std::fs::read_to_string(&golden_path).with_context(|| {
                 format!(
                     "reading {} (run `cargo xtask eval --bless` to create it)",

@@ -111,6 +111,13 @@ fn floor(snapshot: &Snapshot) -> f64 {
     lanes.iter().sum::<f64>() + tail
 }
 
+/// How many rows `detector` flags in `snapshot`, for the record.
+fn flagged(mut detector: impl Detector, snapshot: &Snapshot) -> usize {
+    let mut findings = Findings::default();
+    detector.scan(snapshot, &mut findings);
+    findings.rows().len()
+}
+
 fn bench_detector(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     mut detector: impl Detector,
@@ -139,6 +146,20 @@ fn scans(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3));
     for (attempts, nodes) in SIZES {
         let snapshot = snapshot(attempts, nodes);
+        let hierarchical = || {
+            Hierarchical::new(
+                DefaultDetector::default(),
+                HierarchicalParams::default()
+                    .check()
+                    .expect("default parameters are valid"),
+            )
+        };
+        eprintln!(
+            "{attempts} attempts on {nodes} nodes: default flags {}, late {}, hierarchical {}",
+            flagged(DefaultDetector::default(), &snapshot),
+            flagged(LateDetector::default(), &snapshot),
+            flagged(hierarchical(), &snapshot),
+        );
         group.throughput(Throughput::Elements(attempts as u64));
         group.bench_with_input(
             BenchmarkId::new("floor", attempts),
@@ -149,13 +170,7 @@ fn scans(c: &mut Criterion) {
         );
         bench_detector(&mut group, DefaultDetector::default(), &snapshot);
         bench_detector(&mut group, LateDetector::default(), &snapshot);
-        let hierarchical = Hierarchical::new(
-            DefaultDetector::default(),
-            HierarchicalParams::default()
-                .check()
-                .expect("default parameters are valid"),
-        );
-        bench_detector(&mut group, hierarchical, &snapshot);
+        bench_detector(&mut group, hierarchical(), &snapshot);
     }
     group.finish();
 }

@@ -25,7 +25,7 @@
 //!   every stage holds only its two levels, started together, so that half of the
 //!   rows sit exactly at Default's threshold (gap 0.2) and at LATE's (alpha 1) up to
 //!   rounding; in the third, three levels `c - 0.2, c, c + 0.2`, so that a third of the
-//!   rows sit at the stage mean (gap 0, alpha 0). Rounding is where a parallel sum split
+//!   rows sit at Default's threshold and a third at the stage mean (gap 0, alpha 0). Rounding is where a parallel sum split
 //!   differently from the sequential one would show. The data
 //!   come from a fixed SplitMix64 stream, so the scenarios are the same on every machine.
 //!
@@ -480,7 +480,8 @@ fn generated(rng: &mut SplitMix64, mix: Mix) -> Snapshot {
     // The centre `c` of each stage. With two levels in turn the stage mean is `c` and the
     // population SD 0.2 (up to rounding), so the rows at `c - 0.2` sit at Default's
     // threshold (gap 0.2) and, sharing one start time, at LATE's (alpha 1). With three
-    // levels the rows at `c` sit at the mean (gap 0, alpha 0).
+    // levels the rows at `c` sit at the mean (gap 0, alpha 0), those at `c - 0.2` still at
+    // Default's threshold.
     const CENTRES: [f64; STAGES as usize] = [0.5, 0.3, 0.7, 0.45];
     let mut turn = [0usize; STAGES as usize];
     let rows: Vec<Row> = (0..GENERATED_ROWS)

@@ -25,7 +25,10 @@ pub struct DefaultParams {
 
 impl Default for DefaultParams {
     fn default() -> Self {
-        DefaultParams { gap: 0.2, parallelism: Parallelism::default() }
+        DefaultParams {
+            gap: 0.2,
+            parallelism: Parallelism::default(),
+        }
     }
 }
 
@@ -73,7 +76,10 @@ impl Detector for DefaultDetector {
         });
         let thresholds: Vec<f64> = sums
             .iter()
-            .map(|s| s.mean().map_or(f64::NEG_INFINITY, |mean| mean - self.params.gap))
+            .map(|s| {
+                s.mean()
+                    .map_or(f64::NEG_INFINITY, |mean| mean - self.params.gap)
+            })
             .collect();
         filter_rows(
             progress.len(),

@@ -26,6 +26,10 @@ pub(crate) fn check_param(
     if value.is_finite() && ok(value) {
         Ok(value)
     } else {
-        Err(DetectError::InvalidParam { param, value, expected })
+        Err(DetectError::InvalidParam {
+            param,
+            value,
+            expected,
+        })
     }
 }

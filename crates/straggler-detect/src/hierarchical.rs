@@ -32,14 +32,22 @@ pub struct HierarchicalParams {
 
 impl Default for HierarchicalParams {
     fn default() -> Self {
-        HierarchicalParams { node_threshold: 0.9, parallelism: Parallelism::default() }
+        HierarchicalParams {
+            node_threshold: 0.9,
+            parallelism: Parallelism::default(),
+        }
     }
 }
 
 impl HierarchicalParams {
     /// Checks the parameters: `node_threshold` finite and `> 0`.
     pub fn check(self) -> Result<CheckedHierarchicalParams, DetectError> {
-        check_param("node_threshold", self.node_threshold, "finite and > 0", |t| t > 0.0)?;
+        check_param(
+            "node_threshold",
+            self.node_threshold,
+            "finite and > 0",
+            |t| t > 0.0,
+        )?;
         Ok(CheckedHierarchicalParams(self))
     }
 }
@@ -65,7 +73,12 @@ impl<D: Detector> Hierarchical<D> {
             "default" => "hierarchical".to_owned(),
             other => format!("hierarchical({other})"),
         };
-        Hierarchical { inner, params: params.0, name, slow: Vec::new() }
+        Hierarchical {
+            inner,
+            params: params.0,
+            name,
+            slow: Vec::new(),
+        }
     }
 
     /// The wrapped detector.
@@ -76,8 +89,11 @@ impl<D: Detector> Hierarchical<D> {
     /// Marks in `self.slow` the nodes whose performance is below the threshold.
     fn mark_slow_nodes(&mut self, snapshot: &Snapshot) {
         let now = snapshot.now_secs();
-        let (progress, start, input) =
-            (snapshot.progress(), snapshot.start_secs(), snapshot.input_bytes());
+        let (progress, start, input) = (
+            snapshot.progress(),
+            snapshot.start_secs(),
+            snapshot.input_bytes(),
+        );
         let node_count = snapshot.node_count() as usize;
         let perf: Vec<Option<f64>> = group_sums(
             snapshot.node_indices(),
@@ -100,7 +116,8 @@ impl<D: Detector> Hierarchical<D> {
         // Within the nodes' range despite rounding, as `GroupSum::mean`.
         let average = (sum / f64::from(nodes)).max(min).min(max);
         let bar = self.params.node_threshold * average;
-        self.slow.extend(perf.iter().map(|p| p.is_some_and(|p| p < bar)));
+        self.slow
+            .extend(perf.iter().map(|p| p.is_some_and(|p| p < bar)));
     }
 }
 
@@ -119,8 +136,11 @@ impl<D: Detector> Detector for Hierarchical<D> {
         let nodes = snapshot.node_indices();
         let slow = &self.slow;
         let rows = findings.rows_mut();
-        let kept: Vec<u32> =
-            rows[first..].iter().copied().filter(|&row| slow[nodes[row as usize] as usize]).collect();
+        let kept: Vec<u32> = rows[first..]
+            .iter()
+            .copied()
+            .filter(|&row| slow[nodes[row as usize] as usize])
+            .collect();
         rows.truncate(first);
         rows.extend(kept);
     }

@@ -35,7 +35,10 @@ pub struct LateParams {
 
 impl Default for LateParams {
     fn default() -> Self {
-        LateParams { alpha: 1.0, parallelism: Parallelism::default() }
+        LateParams {
+            alpha: 1.0,
+            parallelism: Parallelism::default(),
+        }
     }
 }
 
@@ -61,7 +64,10 @@ pub struct LateDetector {
 impl LateDetector {
     /// A detector with checked parameters.
     pub fn new(params: CheckedLateParams) -> Self {
-        LateDetector { params: params.0, rates: Vec::new() }
+        LateDetector {
+            params: params.0,
+            rates: Vec::new(),
+        }
     }
 
     /// The parameters.
@@ -85,18 +91,20 @@ impl Detector for LateDetector {
         let parallelism = self.params.parallelism;
         // Eq. 7, once per row; NaN marks "no rate" and fails every comparison below.
         self.rates.clear();
-        self.rates.extend(
-            progress
-                .iter()
-                .zip(start)
-                .map(|(&p, &s)| elapsed_secs(now, s).map_or(NO_RATE, |e| p / e)),
-        );
+        self.rates
+            .extend(progress.iter().zip(start).map(|(&p, &s)| {
+                // A sub-normal elapsed time can overflow the rate: no rate then.
+                let rate = elapsed_secs(now, s).map_or(NO_RATE, |e| p / e);
+                if rate.is_finite() { rate } else { NO_RATE }
+            }));
         let rates = &self.rates;
         let rate = |row: usize| Some(rates[row]).filter(|r| !r.is_nan());
         let group_count = snapshot.stages().len();
         // Eq. 8, then Eq. 9 in a second pass (more accurate than E[x^2] - mean^2).
-        let means: Vec<Option<f64>> =
-            group_sums(stages, group_count, parallelism, rate).iter().map(|s| s.mean()).collect();
+        let means: Vec<Option<f64>> = group_sums(stages, group_count, parallelism, rate)
+            .iter()
+            .map(|s| s.mean())
+            .collect();
         let squares = group_sums(stages, group_count, parallelism, |row| {
             let mean = means[stages[row] as usize]?;
             rate(row).map(|r| (r - mean) * (r - mean))

@@ -73,7 +73,10 @@ impl Findings {
     }
     /// Flags a row. Rows must be pushed in increasing order.
     pub fn push_row(&mut self, row: u32) {
-        debug_assert!(self.rows.last().is_none_or(|&last| last < row), "rows out of order");
+        debug_assert!(
+            self.rows.last().is_none_or(|&last| last < row),
+            "rows out of order"
+        );
         self.rows.push(row);
     }
     /// Reports a node as slow.

@@ -4,14 +4,22 @@
 //! Floating-point addition is not associative, so a parallel sum whose split depends on the
 //! number of threads could flag a row that a sequential scan does not (a task whose
 //! progress sits exactly at the threshold). Here both paths split the rows into the same
-//! fixed chunks of [`CHUNK`] rows, sum each chunk from zero, and add the chunk sums in chunk
+//! fixed chunks (of [`chunk_len`] rows, which depends on the data only), sum each chunk from
+//! zero, and add the chunk sums in chunk
 //! order. Only who computes a chunk differs.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// Rows per chunk. Fixed, so that sums do not depend on the number of threads.
+/// The smallest number of rows per chunk.
 pub(crate) const CHUNK: usize = 4096;
+
+/// Rows per chunk for `group_count` groups: at least [`CHUNK`], and 16 rows per group so
+/// that the per-chunk arrays of group sums stay small beside the rows they summarise. It
+/// depends on the data only, never on the number of threads, so sums do not either.
+pub(crate) fn chunk_len(group_count: usize) -> usize {
+    CHUNK.max(16 * group_count)
+}
 
 /// Whether a scan runs on one thread or on rayon's pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,7 +66,12 @@ pub(crate) struct GroupSum {
 
 impl Default for GroupSum {
     fn default() -> Self {
-        GroupSum { sum: 0.0, count: 0, min: f64::INFINITY, max: f64::NEG_INFINITY }
+        GroupSum {
+            sum: 0.0,
+            count: 0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        }
     }
 }
 
@@ -81,21 +94,28 @@ pub(crate) fn group_sums(
     parallelism: Parallelism,
     value: impl Fn(usize) -> Option<f64> + Sync,
 ) -> Vec<GroupSum> {
+    let len = chunk_len(group_count);
     let chunk_sums = |chunk: usize| {
         let mut sums = vec![GroupSum::default(); group_count];
-        let end = ((chunk + 1) * CHUNK).min(groups.len());
-        for row in chunk * CHUNK..end {
+        let end = ((chunk + 1) * len).min(groups.len());
+        for row in chunk * len..end {
             if let Some(v) = value(row) {
                 let group = &mut sums[groups[row] as usize];
                 group.sum += v;
                 group.count += 1;
-                group.min = group.min.min(v);
-                group.max = group.max.max(v);
+                // Branches, not `f64::min`: after a chunk's first rows they are seldom
+                // taken, and they add no dependency chain to the sums.
+                if v < group.min {
+                    group.min = v;
+                }
+                if v > group.max {
+                    group.max = v;
+                }
             }
         }
         sums
     };
-    let chunks = groups.len().div_ceil(CHUNK);
+    let chunks = groups.len().div_ceil(len);
     let mut total = vec![GroupSum::default(); group_count];
     let mut add = |sums: Vec<GroupSum>| {
         for (t, s) in total.iter_mut().zip(sums) {
@@ -122,8 +142,11 @@ pub(crate) fn filter_rows(
     out: &mut Vec<u32>,
 ) {
     if parallelism.is_parallel(len) {
-        let kept: Vec<u32> =
-            (0..len).into_par_iter().filter(|&row| keep(row)).map(|row| row as u32).collect();
+        let kept: Vec<u32> = (0..len)
+            .into_par_iter()
+            .filter(|&row| keep(row))
+            .map(|row| row as u32)
+            .collect();
         out.extend(kept);
     } else {
         out.extend((0..len).filter(|&row| keep(row)).map(|row| row as u32));
@@ -157,9 +180,22 @@ mod tests {
     #[test]
     fn undefined_values_are_not_counted() {
         let groups = [0, 0, 0];
-        let sums = group_sums(&groups, 1, Parallelism::Sequential, |r| (r != 1).then_some(1.0));
-        assert_eq!(sums[0], GroupSum { sum: 2.0, count: 2, min: 1.0, max: 1.0 });
-        assert_eq!(group_sums(&[], 1, Parallelism::Parallel, |_| Some(1.0))[0].mean(), None);
+        let sums = group_sums(&groups, 1, Parallelism::Sequential, |r| {
+            (r != 1).then_some(1.0)
+        });
+        assert_eq!(
+            sums[0],
+            GroupSum {
+                sum: 2.0,
+                count: 2,
+                min: 1.0,
+                max: 1.0
+            }
+        );
+        assert_eq!(
+            group_sums(&[], 1, Parallelism::Parallel, |_| Some(1.0))[0].mean(),
+            None
+        );
     }
 
     #[test]

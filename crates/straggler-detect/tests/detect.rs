@@ -756,11 +756,13 @@ enum ProgressMix {
     Uniform,
     /// From a few repeated values, most of them not exact in binary (0.1, 0.7, 1/3).
     Repeated,
-    /// Alternating `c - 0.2` and `c + 0.2` per stage: the stage mean is `c` up to rounding,
-    /// so half the rows sit at Default's threshold (gap 0.2) and, with equal start times,
-    /// at LATE's (alpha 1); with gap 0 or alpha 0 the `c` rows of a third level would sit
-    /// at the mean.
-    Pairs,
+    /// `c - 0.2, c + 0.2` in turn within each stage: the stage mean is `c` and the
+    /// population SD 0.2 up to rounding, so half the rows sit at Default's threshold (gap
+    /// 0.2) and, with equal start times, at LATE's (alpha 1).
+    TwoLevels,
+    /// `c - 0.2, c, c + 0.2` in turn: a third of the rows at Default's threshold (gap 0.2),
+    /// a third at the mean (gap 0; alpha 0 with equal start times).
+    ThreeLevels,
     /// A row-by-row mixture of the above and a few slow rows.
     Mixed,
 }
@@ -794,7 +796,8 @@ fn shapes() -> impl Strategy<Value = Shape> {
         prop_oneof![
             Just(ProgressMix::Uniform),
             Just(ProgressMix::Repeated),
-            Just(ProgressMix::Pairs),
+            Just(ProgressMix::TwoLevels),
+            Just(ProgressMix::ThreeLevels),
             Just(ProgressMix::Mixed),
         ],
         prop_oneof![
@@ -838,32 +841,28 @@ fn generate(shape: Shape) -> Snapshot {
     const REPEATED: [f64; 9] = [0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0 / 3.0, 1.0];
     const CENTRES: [f64; 5] = [0.5, 0.3, 0.7, 0.45, 0.6];
     let mut rng = SplitMix64(shape.seed);
-    let mut pair_side = [0u8; 5];
+    let mut turns = [0usize; 5];
     let rows: Vec<Row> = (0..shape.rows)
         .map(|_| {
             let stage = rng.below(shape.stages);
             let node = rng.below(shape.nodes);
             let mix = match shape.progress {
-                ProgressMix::Mixed => rng.below(4),
+                ProgressMix::Mixed => rng.below(5),
                 ProgressMix::Uniform => 0,
                 ProgressMix::Repeated => 1,
-                ProgressMix::Pairs => 2,
+                ProgressMix::TwoLevels => 2,
+                ProgressMix::ThreeLevels => 3,
             };
             let progress = match mix {
                 0 => rng.unit(),
                 1 => REPEATED[rng.below(REPEATED.len() as u32) as usize],
-                2 => {
-                    // c - 0.2, c + 0.2, c - 0.2, c + 0.2, c: mean c, rows at c - 0.2.
-                    let side = &mut pair_side[stage as usize];
-                    *side = (*side + 1) % 5;
+                2 | 3 => {
+                    let levels = if mix == 2 { 2 } else { 3 };
+                    let turn = &mut turns[stage as usize];
+                    *turn = (*turn + 1) % levels;
                     let centre = CENTRES[stage as usize];
-                    [
-                        centre - 0.2,
-                        centre + 0.2,
-                        centre - 0.2,
-                        centre + 0.2,
-                        centre,
-                    ][usize::from(*side)]
+                    // 2 levels: c - 0.2, c + 0.2; 3 levels: c - 0.2, c + 0.2, c.
+                    [centre - 0.2, centre + 0.2, centre][*turn]
                 }
                 _ => rng.unit() * 0.05,
             };

@@ -190,13 +190,15 @@ impl Default for Noise {
 pub enum Policy {
     /// Regular tasks use `regular_percent` percent of every node's containers; copies run on
     /// the rest as soon as they are detected, and on free regular containers once no
-    /// regular task waits. At 100, copies start only when slots free up at the end and
-    /// detection waits until no task of the stage waits to be scheduled.
+    /// regular task waits. At 100 (the paper's default), copies start only when containers
+    /// free up at the end of a stage.
     Reserved {
         /// The share `x` of containers for regular tasks, in percent.
         regular_percent: u32,
     },
-    /// Copies and regular tasks share free containers from the start; copies first.
+    /// Copies and regular tasks share every container from the start; a detected task's
+    /// copy takes the next free container before waiting regular tasks (Section 7.1: copies
+    /// are launched as soon as they are detected).
     Shared,
 }
 
@@ -222,17 +224,6 @@ impl Policy {
             }
             Policy::Shared => containers,
         }
-    }
-
-    /// Whether detection waits until no task of the stage waits to be scheduled (the
-    /// paper's Table 1 condition (i)); only without reserved resources.
-    pub(crate) fn waits_for_pending(&self) -> bool {
-        matches!(
-            self,
-            Policy::Reserved {
-                regular_percent: 100
-            }
-        )
     }
 
     /// Whether copies take free containers before waiting regular tasks.

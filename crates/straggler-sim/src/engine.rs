@@ -78,7 +78,8 @@ struct Live {
     node: usize,
     work_total: f64,
     work_done: f64,
-    reported: f64,
+    /// Last reported progress, `None` before the first report.
+    reported: Option<f64>,
 }
 
 #[derive(Debug)]
@@ -356,7 +357,7 @@ impl<'a> Engine<'a> {
 
     fn report_progress<D: Detector + ?Sized>(&mut self, detector: Option<&mut D>) {
         for l in &mut self.live {
-            l.reported = (l.work_done / l.work_total).clamp(0.0, 1.0);
+            l.reported = Some((l.work_done / l.work_total).clamp(0.0, 1.0));
         }
         if let Some(d) = detector {
             for l in &self.live {
@@ -367,7 +368,7 @@ impl<'a> Engine<'a> {
                     stage: self.tasks[attempt.task.index()].stage,
                     node: attempt.node,
                     time_secs: self.now,
-                    progress: l.reported,
+                    progress: l.reported.unwrap_or(0.0),
                 }));
             }
         }
@@ -377,6 +378,7 @@ impl<'a> Engine<'a> {
         !self.pending_maps.is_empty() || (self.reduces_released && !self.pending_reduces.is_empty())
     }
 
+    /// Gives free containers to waiting regular tasks and to copies, in the policy's order.
     fn fill(&mut self) {
         if self.config.speculation.policy.copies_first() {
             self.launch_copies();
@@ -473,7 +475,7 @@ impl<'a> Engine<'a> {
             node: n,
             work_total: work,
             work_done: 0.0,
-            reported: 0.0,
+            reported: None,
         });
         let node = &mut self.nodes[n];
         match role {
@@ -484,6 +486,18 @@ impl<'a> Engine<'a> {
         id
     }
 
+    /// Runs the detector and records its first detections of original attempts.
+    ///
+    /// Detection starts once the job has run longer than the speculative lag (condition
+    /// (ii) of the paper's Table 1). Condition (i), "no waiting unscheduled task", holds
+    /// from the start in Hadoop 2, whose application master schedules (asks containers
+    /// for) every map at job start and the reduces at slowstart; here a reduce has no row
+    /// before it runs. Tasks waiting for a *container* do not hold detection back; they
+    /// hold copies back under the `x100` policy (see [`Policy`]).
+    ///
+    /// The snapshot holds the running attempts that have reported progress at least once:
+    /// the master knows an attempt's progress only from its reports, and a detector cannot
+    /// judge the speed of an attempt it has not heard from.
     fn scan<D: Detector + ?Sized>(&mut self, detector: &mut D) -> Result<(), SimError> {
         if self.now < self.config.speculation.lag_secs {
             return Ok(());
@@ -494,6 +508,7 @@ impl<'a> Engine<'a> {
         self.snapshot
             .set_pending(REDUCE_STAGE, self.pending_reduces.len() as u32)?;
         for l in &self.live {
+            let Some(progress) = l.reported else { continue };
             let attempt = &self.attempts[l.attempt.index()];
             let task = &self.tasks[attempt.task.index()];
             self.snapshot.push(SnapshotRow {
@@ -503,21 +518,19 @@ impl<'a> Engine<'a> {
                 node: attempt.node,
                 role: attempt.role,
                 start_secs: attempt.start_secs,
-                progress: l.reported,
+                progress,
                 input_bytes: task.input_bytes as f64,
             })?;
         }
         self.findings.clear();
         detector.scan(&self.snapshot, &mut self.findings);
 
-        let waits = self.config.speculation.policy.waits_for_pending();
         let mut flagged: Vec<(f64, TaskId)> = Vec::new();
         for &row in self.findings.rows() {
             let Some(row) = self.snapshot.row(row as usize) else {
                 continue;
             };
-            if row.role != AttemptRole::Original || (waits && self.snapshot.pending(row.stage) > 0)
-            {
+            if row.role != AttemptRole::Original {
                 continue;
             }
             let state = &mut self.state[row.task.index()];

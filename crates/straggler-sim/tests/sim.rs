@@ -196,8 +196,19 @@ fn check_invariants(run: &Run) {
     assert_eq!(tasks.len(), run.detections.len());
 }
 
+/// When the last original map started: from then on no map waits for a container.
+fn last_map_start(run: &Run) -> f64 {
+    run.attempts
+        .iter()
+        .filter(|a| {
+            a.role == AttemptRole::Original && run.tasks[a.task.index()].key.kind == TaskKind::Map
+        })
+        .map(|a| a.start_secs)
+        .fold(0.0, f64::max)
+}
+
 #[test]
-fn x100_detects_and_copies_only_once_no_map_waits() {
+fn x100_detects_after_the_lag_but_copies_only_once_no_map_waits() {
     let mut detector = DefaultDetector::default();
     let run = simulate(
         &SimConfig::paper(Policy::X100),
@@ -207,19 +218,11 @@ fn x100_detects_and_copies_only_once_no_map_waits() {
     )
     .unwrap();
     check_invariants(&run);
-    let last_map_start = run
-        .attempts
-        .iter()
-        .filter(|a| {
-            a.role == AttemptRole::Original && run.tasks[a.task.index()].key.kind == TaskKind::Map
-        })
-        .map(|a| a.start_secs)
-        .fold(0.0, f64::max);
-    assert!(!run.detections.is_empty());
+    let last_map_start = last_map_start(&run);
+    let first_detection = run.detections[0].time_secs;
     assert!(
-        run.detections
-            .iter()
-            .all(|d| d.time_secs >= last_map_start && d.time_secs >= 20.0)
+        first_detection >= 20.0 && first_detection < last_map_start,
+        "{first_detection} {last_map_start}"
     );
     assert!(run.speculative_attempts().count() > 0);
     assert!(
@@ -239,23 +242,21 @@ fn shared_launches_copies_during_the_first_wave() {
     )
     .unwrap();
     check_invariants(&run);
-    let last_map_start = run
-        .attempts
-        .iter()
-        .filter(|a| {
-            a.role == AttemptRole::Original && run.tasks[a.task.index()].key.kind == TaskKind::Map
-        })
-        .map(|a| a.start_secs)
-        .fold(0.0, f64::max);
     let first_copy = run
         .speculative_attempts()
         .map(|a| a.start_secs)
         .fold(f64::INFINITY, f64::min);
-    assert!(
-        first_copy < last_map_start,
-        "first copy {first_copy}, last map start {last_map_start}"
-    );
-    assert!(run.detections[0].time_secs >= 20.0);
+    assert!(first_copy < last_map_start(&run), "first copy {first_copy}");
+}
+
+#[test]
+fn no_detection_before_the_lag() {
+    let mut config = SimConfig::paper(Policy::Shared);
+    config.speculation.lag_secs = 45.0;
+    let mut detector = DefaultDetector::default();
+    let run = simulate(&config, &Scenario::c1(), 2, Some(&mut detector)).unwrap();
+    assert!(!run.detections.is_empty());
+    assert!(run.detections.iter().all(|d| d.time_secs >= 45.0));
 }
 
 #[test]
@@ -366,4 +367,49 @@ fn custom_detectors_run_through_the_evaluation() {
     assert_eq!(cell.metrics["recall"].mean, Some(0.0));
     assert_eq!(cell.metrics["precision"].mean, None);
     assert_eq!(cell.metrics["speculative_copies"].mean, Some(0.0));
+}
+
+#[test]
+fn default_slowdown_ratios_between_groups_match_the_docs() {
+    // docs/simulation.md: with 8 attempts, G1, G2, G3 run 3.8, 1.9 and 1.3 times slower
+    // than G4 (one decimal).
+    let model = SlowdownModel::default();
+    let node = |active| {
+        straggler_model::Node::new(straggler_model::NodeId(0), 4, 2, 8).with_active_cores(active)
+    };
+    let g4 = model.rate(&node(4), 8);
+    let ratios: Vec<String> = [1, 2, 3]
+        .iter()
+        .map(|&c| format!("{:.1}", g4 / model.rate(&node(c), 8)))
+        .collect();
+    assert_eq!(ratios, ["3.8", "1.9", "1.3"]);
+}
+
+#[test]
+fn detectors_see_only_attempts_that_have_reported_progress() {
+    // Heartbeats every 3 s: at a scan at time t every row started at or before the last
+    // heartbeat, floor(t / 3) * 3.
+    struct Ages(Vec<(f64, f64)>);
+    impl Detector for Ages {
+        fn name(&self) -> &str {
+            "ages"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, _: &mut Findings) {
+            let latest = snapshot
+                .start_secs()
+                .iter()
+                .copied()
+                .fold(f64::NEG_INFINITY, f64::max);
+            self.0.push((snapshot.now_secs(), latest));
+        }
+    }
+    let mut ages = Ages(Vec::new());
+    simulate(&SimConfig::default(), &Scenario::c2(), 4, Some(&mut ages)).unwrap();
+    assert!(ages.0.len() > 100);
+    for (now, latest_start) in ages.0 {
+        assert!(
+            latest_start <= (now / 3.0).floor() * 3.0,
+            "scan at {now} sees an attempt started at {latest_start}"
+        );
+    }
 }

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use stragglers::sim::{DetectorSpec, Evaluation, report};
+use stragglers::sim::{DetectorSpec, EvalConfig, Evaluation, Policy, report};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -41,9 +41,83 @@ enum Command {
         /// Worker threads (default: one per core). Results do not depend on it.
         #[arg(long)]
         threads: Option<usize>,
+        #[command(flatten)]
+        overrides: Overrides,
     },
     /// List the detectors the evaluation runs.
     Detectors,
+}
+
+/// Changes to the paper's setting, for ablations (see docs/simulation.md).
+#[derive(Debug, clap::Args)]
+struct Overrides {
+    /// Speculation policies to run, comma-separated: x100, x95, ..., x50, shared.
+    #[arg(long, value_delimiter = ',', default_value = "x100,shared")]
+    policies: Vec<String>,
+    /// Speculative lag in seconds (paper: 20).
+    #[arg(long)]
+    lag_secs: Option<f64>,
+    /// Time between two progress reports, in seconds (default 3).
+    #[arg(long)]
+    heartbeat_secs: Option<f64>,
+    /// Map tasks of the job (paper: 320, two waves).
+    #[arg(long)]
+    maps: Option<u32>,
+    /// Reduce tasks of the job (paper: 160).
+    #[arg(long)]
+    reduces: Option<u32>,
+    /// Standard deviation of the log of the per-attempt work factor (default 0.08).
+    #[arg(long)]
+    noise_sigma: Option<f64>,
+    /// Probability that an attempt is an outlier (default 0.005).
+    #[arg(long)]
+    outlier_probability: Option<f64>,
+}
+
+impl Overrides {
+    /// Applies the overrides to an evaluation's configuration.
+    fn apply(&self, config: &mut EvalConfig) -> anyhow::Result<()> {
+        config.policies = self
+            .policies
+            .iter()
+            .map(|p| parse_policy(p))
+            .collect::<anyhow::Result<_>>()?;
+        let sim = &mut config.sim;
+        if let Some(v) = self.lag_secs {
+            sim.speculation.lag_secs = v;
+        }
+        if let Some(v) = self.heartbeat_secs {
+            sim.speculation.heartbeat_secs = v;
+        }
+        if let Some(v) = self.maps {
+            sim.workload.maps = v;
+        }
+        if let Some(v) = self.reduces {
+            sim.workload.reduces = v;
+        }
+        if let Some(v) = self.noise_sigma {
+            sim.noise.sigma = v;
+        }
+        if let Some(v) = self.outlier_probability {
+            sim.noise.outlier_probability = v;
+        }
+        Ok(())
+    }
+}
+
+/// `x100` .. `x1` or `shared`.
+fn parse_policy(text: &str) -> anyhow::Result<Policy> {
+    if text == "shared" {
+        return Ok(Policy::Shared);
+    }
+    let percent = text
+        .strip_prefix('x')
+        .and_then(|p| p.parse::<u32>().ok())
+        .filter(|p| (1..=100).contains(p))
+        .with_context(|| format!("unknown policy {text:?}: expected x1 .. x100 or shared"))?;
+    Ok(Policy::Reserved {
+        regular_percent: percent,
+    })
 }
 
 fn main() -> anyhow::Result<()> {
@@ -55,6 +129,7 @@ fn main() -> anyhow::Result<()> {
             json,
             markdown,
             threads,
+            overrides,
         } => {
             if let Some(threads) = threads {
                 rayon::ThreadPoolBuilder::new()
@@ -67,6 +142,7 @@ fn main() -> anyhow::Result<()> {
             config.repetitions = repetitions;
             config.baseline_runs = baseline_runs;
             config.seed = seed;
+            overrides.apply(config)?;
             let started = Instant::now();
             let results = evaluation.run().context("running the evaluation")?;
             let elapsed = started.elapsed();
