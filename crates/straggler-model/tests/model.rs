@@ -1,0 +1,262 @@
+//! Tests of the model's validation and derived quantities, with cases worked by hand.
+
+use straggler_model::*;
+
+fn stages() -> Vec<Stage> {
+    vec![
+        Stage {
+            job: JobId(0),
+            kind: TaskKind::Map,
+        },
+        Stage {
+            job: JobId(0),
+            kind: TaskKind::Reduce,
+        },
+    ]
+}
+
+fn row(progress: f64, start_secs: f64) -> SnapshotRow {
+    SnapshotRow {
+        attempt: AttemptId(0),
+        task: TaskId(0),
+        stage: StageId(0),
+        node: NodeId(1),
+        role: AttemptRole::Original,
+        start_secs,
+        progress,
+        input_bytes: 64.0,
+    }
+}
+
+#[test]
+fn snapshot_accepts_valid_rows_and_keeps_columns_aligned() {
+    let mut snapshot = Snapshot::new(10.0, 2, stages()).unwrap();
+    assert!(snapshot.is_empty());
+    assert_eq!(snapshot.push(row(0.0, 10.0)).unwrap(), 0); // started now, no progress yet
+    assert_eq!(snapshot.push(row(1.0, 0.0)).unwrap(), 1);
+    assert_eq!(snapshot.len(), 2);
+    assert_eq!(snapshot.progress(), &[0.0, 1.0]);
+    assert_eq!(snapshot.start_secs(), &[10.0, 0.0]);
+    assert_eq!(snapshot.row(1), Some(row(1.0, 0.0)));
+    assert_eq!(snapshot.row(2), None);
+    snapshot.set_pending(StageId(1), 7).unwrap();
+    assert_eq!(snapshot.pending(StageId(1)), 7);
+    assert_eq!(snapshot.pending(StageId(9)), 0);
+    snapshot.clear(12.0).unwrap();
+    assert!(snapshot.is_empty());
+    assert_eq!(snapshot.now_secs(), 12.0);
+    assert_eq!(snapshot.pending(StageId(1)), 0);
+    assert_eq!(snapshot.stages().len(), 2);
+}
+
+#[test]
+fn snapshot_rejects_bad_rows_naming_the_field() {
+    let mut snapshot = Snapshot::new(10.0, 2, stages()).unwrap();
+    let field = |err: ModelError| match err {
+        ModelError::NotFinite { field, .. } | ModelError::OutOfRange { field, .. } => field,
+        ModelError::UnknownId { field, .. } => field,
+        other => panic!("unexpected error {other:?}"),
+    };
+    assert_eq!(
+        field(snapshot.push(row(f64::NAN, 0.0)).unwrap_err()),
+        "progress"
+    );
+    assert_eq!(field(snapshot.push(row(1.5, 0.0)).unwrap_err()), "progress");
+    assert_eq!(
+        field(snapshot.push(row(-0.1, 0.0)).unwrap_err()),
+        "progress"
+    );
+    assert_eq!(
+        field(snapshot.push(row(0.5, 11.0)).unwrap_err()),
+        "start_secs"
+    );
+    assert_eq!(
+        field(snapshot.push(row(0.5, f64::NEG_INFINITY)).unwrap_err()),
+        "start_secs"
+    );
+    assert_eq!(
+        field(
+            snapshot
+                .push(SnapshotRow {
+                    input_bytes: -1.0,
+                    ..row(0.5, 0.0)
+                })
+                .unwrap_err()
+        ),
+        "input_bytes"
+    );
+    assert_eq!(
+        field(
+            snapshot
+                .push(SnapshotRow {
+                    stage: StageId(2),
+                    ..row(0.5, 0.0)
+                })
+                .unwrap_err()
+        ),
+        "stage"
+    );
+    assert_eq!(
+        field(
+            snapshot
+                .push(SnapshotRow {
+                    node: NodeId(2),
+                    ..row(0.5, 0.0)
+                })
+                .unwrap_err()
+        ),
+        "node"
+    );
+    assert_eq!(
+        field(snapshot.set_pending(StageId(5), 1).unwrap_err()),
+        "stage"
+    );
+    assert!(snapshot.is_empty(), "a rejected row leaves nothing behind");
+    assert!(Snapshot::new(f64::NAN, 1, vec![]).is_err());
+    let err = snapshot.push(row(2.0, 0.0)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "progress = 2 is outside its allowed range [0, 1]"
+    );
+}
+
+#[test]
+fn node_check() {
+    let node = Node::new(NodeId(0), 4, 2, 8);
+    assert_eq!(node.active_cores, 4);
+    assert!(node.check().is_ok());
+    assert!(node.with_active_cores(1).check().is_ok());
+    assert!(node.with_active_cores(0).check().is_err());
+    assert!(node.with_active_cores(5).check().is_err());
+    assert!(Node::new(NodeId(0), 4, 2, 0).check().is_err());
+}
+
+fn attempt(
+    id: u32,
+    task: u32,
+    role: AttemptRole,
+    start: f64,
+    end: Option<f64>,
+    status: AttemptStatus,
+    progress: f64,
+) -> Attempt {
+    Attempt {
+        id: AttemptId(id),
+        task: TaskId(task),
+        node: NodeId(0),
+        role,
+        start_secs: start,
+        end_secs: end,
+        status,
+        progress_at_end: progress,
+    }
+}
+
+#[test]
+fn estimated_exec_time_of_killed_and_finished_attempts() {
+    use AttemptRole::*;
+    use AttemptStatus::*;
+    // Succeeded from 10 to 70: measured 60 s.
+    assert_eq!(
+        attempt(0, 0, Original, 10.0, Some(70.0), Succeeded, 1.0).estimated_exec_secs(),
+        Some(60.0)
+    );
+    // Killed at 50 after starting at 10, having done 40%: 40 / 0.4 = 100 s.
+    assert_eq!(
+        attempt(0, 0, Original, 10.0, Some(50.0), Killed, 0.4).estimated_exec_secs(),
+        Some(100.0)
+    );
+    // Killed with no progress: Hadoop's floor 1e-4, 40 / 1e-4 = 400 000 s.
+    let est = attempt(0, 0, Original, 10.0, Some(50.0), Killed, 0.0)
+        .estimated_exec_secs()
+        .unwrap();
+    assert!((est - 400_000.0).abs() < 1e-6, "{est}");
+    // Still running: no estimate.
+    assert_eq!(
+        attempt(0, 0, Original, 10.0, None, Running, 0.0).estimated_exec_secs(),
+        None
+    );
+}
+
+#[test]
+fn original_times_and_first_detections_of_a_run() {
+    use AttemptRole::*;
+    use AttemptStatus::*;
+    let key = |index| TaskKey {
+        job: JobId(0),
+        kind: TaskKind::Map,
+        index,
+    };
+    let task = |id: u32| Task {
+        id: TaskId(id),
+        key: key(id),
+        stage: StageId(0),
+        input_bytes: 64,
+    };
+    let run = Run {
+        tasks: vec![task(0), task(1), task(2)],
+        attempts: vec![
+            // Task 0: finished normally in 30 s.
+            attempt(0, 0, Original, 0.0, Some(30.0), Succeeded, 1.0),
+            // Task 1: original killed at 40 s at 50% because its copy won: 80 s estimated.
+            attempt(1, 1, Original, 0.0, Some(40.0), Killed, 0.5),
+            attempt(2, 1, Speculative, 20.0, Some(40.0), Succeeded, 1.0),
+            // Task 2: first original failed, re-run as a new original that took 25 s.
+            attempt(3, 2, Original, 0.0, Some(10.0), Failed, 0.2),
+            attempt(4, 2, Original, 10.0, Some(35.0), Succeeded, 1.0),
+        ],
+        detections: vec![
+            Detection {
+                task: TaskId(1),
+                attempt: AttemptId(1),
+                time_secs: 15.0,
+            },
+            Detection {
+                task: TaskId(1),
+                attempt: AttemptId(1),
+                time_secs: 12.0,
+            },
+        ],
+        end_secs: 40.0,
+        ..Run::default()
+    };
+    let times = run.original_times();
+    let t0 = times[0].unwrap();
+    assert_eq!((t0.exec_secs, t0.source), (30.0, TimeSource::Measured));
+    let t1 = times[1].unwrap();
+    assert_eq!(
+        (t1.attempt, t1.exec_secs, t1.source),
+        (AttemptId(1), 80.0, TimeSource::EstimatedFromProgress)
+    );
+    let t2 = times[2].unwrap();
+    assert_eq!(
+        (t2.attempt, t2.start_secs, t2.exec_secs),
+        (AttemptId(4), 10.0, 25.0)
+    );
+    assert_eq!(run.first_detection_secs(), vec![None, Some(12.0), None]);
+    assert_eq!(run.speculative_attempts().count(), 1);
+    assert_eq!(run.makespan_secs(), 40.0);
+}
+
+#[test]
+fn an_empty_run_has_nothing() {
+    let run = Run::default();
+    assert!(run.original_times().is_empty());
+    assert!(run.first_detection_secs().is_empty());
+    assert_eq!(run.node(NodeId(0)), None);
+}
+
+#[test]
+fn ids_and_keys_serialise_plainly() {
+    let key = TaskKey {
+        job: JobId(3),
+        kind: TaskKind::Reduce,
+        index: 17,
+    };
+    assert_eq!(
+        serde_json::to_string(&key).unwrap(),
+        r#"{"job":3,"kind":"reduce","index":17}"#
+    );
+    assert_eq!(key.to_string(), "job 3 reduce #17");
+    assert_eq!(TaskId(5).index(), 5);
+}
