@@ -23,6 +23,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use straggler_detect::conformance::SplitMix64;
 use straggler_detect::{
     DefaultDetector, Detector, Findings, Hierarchical, HierarchicalParams, LateDetector,
 };
@@ -40,27 +41,6 @@ const SIZES: [(usize, u32); 4] = [
     (100_000, 100),
     (1_000_000, 10_000),
 ];
-
-/// SplitMix64: a tiny deterministic generator.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Uniform in `0..n`.
-    fn below(&mut self, n: u32) -> u32 {
-        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
-    }
-}
 
 /// `attempts` running maps of one job on `nodes` nodes; see the module docs.
 fn snapshot(attempts: usize, nodes: u32) -> Snapshot {

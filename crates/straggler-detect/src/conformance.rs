@@ -523,12 +523,14 @@ fn generated(rng: &mut SplitMix64, mix: Mix) -> Snapshot {
 }
 
 /// Sebastiano Vigna's SplitMix64: a tiny deterministic generator, the same on every
-/// platform.
+/// platform. The kit builds its snapshots with it; tests and benchmarks of detectors can
+/// use it to expand a seed into many rows.
 #[derive(Debug, Clone)]
-struct SplitMix64(u64);
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -537,12 +539,12 @@ impl SplitMix64 {
     }
 
     /// Uniform in `[0, 1)`, a multiple of 2^-53.
-    fn unit(&mut self) -> f64 {
+    pub fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Uniform in `0..n` (`n > 0`), by multiply-shift.
-    fn below(&mut self, n: u32) -> u32 {
+    pub fn below(&mut self, n: u32) -> u32 {
         (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 }

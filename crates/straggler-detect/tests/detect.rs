@@ -9,7 +9,7 @@
 //! (powers of two) or far from the threshold, except where a case is about the threshold.
 
 use proptest::prelude::*;
-use straggler_detect::conformance::{Conformance, check_detector};
+use straggler_detect::conformance::{Conformance, SplitMix64, check_detector};
 use straggler_detect::{
     DefaultDetector, DefaultParams, DetectError, Detector, Findings, Hierarchical,
     HierarchicalParams, LateDetector, LateParams, Parallelism,
@@ -815,25 +815,6 @@ fn shapes() -> impl Strategy<Value = Shape> {
             starts,
             seed,
         })
-}
-
-/// SplitMix64, to expand a seed into thousands of rows cheaply.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
-    }
 }
 
 fn generate(shape: Shape) -> Snapshot {
