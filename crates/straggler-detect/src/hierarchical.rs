@@ -11,7 +11,10 @@
 //! The cluster's average performance is the mean of `Perf_N` over the nodes running at
 //! least one attempt with a speed. A detection of the wrapped detector is kept iff its
 //! node's `Perf_N` is below `node_threshold` (0.9) times that average. Attempts of all
-//! stages count, as in the paper ("the performance information of all tasks running").
+//! stages count, as in the paper ("the performance information of all tasks running");
+//! since speed is measured in input bytes per second, a node running tasks of a stage with
+//! small inputs (reduces, say) beside another stage's looks slower. In the paper's job the
+//! reduces start after the last map, so the stages never mix on a node.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
@@ -139,7 +142,13 @@ impl<D: Detector> Detector for Hierarchical<D> {
         let kept: Vec<u32> = rows[first..]
             .iter()
             .copied()
-            .filter(|&row| slow[nodes[row as usize] as usize])
+            .filter(|&row| {
+                // A row the wrapped detector flagged past the snapshot is dropped, not a panic.
+                let node = nodes.get(row as usize).copied();
+                node.and_then(|n| slow.get(n as usize))
+                    .copied()
+                    .unwrap_or(false)
+            })
             .collect();
         rows.truncate(first);
         rows.extend(kept);

@@ -244,6 +244,12 @@ pub struct Speculation {
     pub heartbeat_secs: f64,
     /// Where copies run.
     pub policy: Policy,
+    /// Whether detection in a stage also waits until none of its tasks waits for a
+    /// container: a literal reading of the paper's Table 1, condition (i). Off by default:
+    /// in Hadoop 2 every map is scheduled at job start, so the condition holds from the
+    /// start, and the paper's Figure 3 and Detection Latencies need detection to start at
+    /// the lag (see `docs/simulation.md`).
+    pub wait_for_pending_tasks: bool,
 }
 
 impl Default for Speculation {
@@ -253,6 +259,7 @@ impl Default for Speculation {
             scan_interval_secs: 1.0,
             heartbeat_secs: 3.0,
             policy: Policy::X100,
+            wait_for_pending_tasks: false,
         }
     }
 }
@@ -324,7 +331,10 @@ impl SimConfig {
             |v| (0.0..=1.0).contains(&v),
         )?;
         let n = &self.noise;
-        check("noise.sigma", n.sigma, ">= 0", |v| v >= 0.0)?;
+        // Up to 1, so that exp(sigma * N(0, 1)) stays finite and positive for every draw.
+        check("noise.sigma", n.sigma, "in [0, 1]", |v| {
+            (0.0..=1.0).contains(&v)
+        })?;
         check(
             "noise.outlier_probability",
             n.outlier_probability,

@@ -226,17 +226,20 @@ impl<'a> Engine<'a> {
                 false => f64::INFINITY,
             };
             let next_tick = next_heartbeat.min(next_scan);
-            if next_tick > self.config.time_limit_secs {
+            // The attempt due first finishes at `next` whatever the rounding of `rate * dt`:
+            // a remainder smaller than an ulp of `now` must not stop time.
+            let (next, due) = match self.next_completion() {
+                Some((time, attempt)) if time <= next_tick => (time.max(self.now), Some(attempt)),
+                _ => (next_tick, None),
+            };
+            if next > self.config.time_limit_secs {
                 return Err(SimError::DidNotFinish {
                     limit_secs: self.config.time_limit_secs,
                     done: self.tasks_done,
                     total: self.tasks.len(),
                 });
             }
-            let next = self
-                .next_completion()
-                .map_or(next_tick, |t| t.min(next_tick));
-            self.advance_to(next);
+            self.advance_to(next, due);
             self.complete_finished(detector.as_deref_mut());
             if next == next_heartbeat {
                 heartbeats += 1;
@@ -254,21 +257,32 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    /// When the first running attempt finishes at the current rates.
-    fn next_completion(&mut self) -> Option<f64> {
+    /// When the first running attempt finishes at the current rates, and which one (the
+    /// lowest attempt id on a tie).
+    fn next_completion(&mut self) -> Option<(f64, AttemptId)> {
         for node in &mut self.nodes {
             node.rate = self.config.slowdown.rate(&node.node, node.used());
         }
         self.live
             .iter()
-            .map(|l| self.now + (l.work_total - l.work_done) / self.nodes[l.node].rate)
-            .min_by(f64::total_cmp)
+            .map(|l| {
+                (
+                    self.now + (l.work_total - l.work_done) / self.nodes[l.node].rate,
+                    l.attempt,
+                )
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
     }
 
-    fn advance_to(&mut self, time: f64) {
+    /// Moves time to `time`; every attempt progresses at its node's rate, and `due`, the
+    /// attempt whose completion defines `time`, is exactly done.
+    fn advance_to(&mut self, time: f64, due: Option<AttemptId>) {
         let dt = time - self.now;
         for l in &mut self.live {
             l.work_done += self.nodes[l.node].rate * dt;
+            if Some(l.attempt) == due {
+                l.work_done = l.work_done.max(l.work_total);
+            }
         }
         self.now = time;
     }
@@ -432,7 +446,7 @@ impl<'a> Engine<'a> {
                 launched += 1; // nothing left to do for it
                 continue;
             }
-            // The node with the most free containers, first in node order on a tie.
+            // The node with the most free containers, the lowest index on a tie.
             let target = self
                 .node_order
                 .iter()
@@ -492,8 +506,9 @@ impl<'a> Engine<'a> {
     /// (ii) of the paper's Table 1). Condition (i), "no waiting unscheduled task", holds
     /// from the start in Hadoop 2, whose application master schedules (asks containers
     /// for) every map at job start and the reduces at slowstart; here a reduce has no row
-    /// before it runs. Tasks waiting for a *container* do not hold detection back; they
-    /// hold copies back under the `x100` policy (see [`Policy`]).
+    /// before it runs. Tasks waiting for a *container* do not hold detection back (unless
+    /// `wait_for_pending_tasks` is set); they hold copies back under the `x100` policy (see
+    /// [`Policy`]).
     ///
     /// The snapshot holds the running attempts that have reported progress at least once:
     /// the master knows an attempt's progress only from its reports, and a detector cannot
@@ -530,7 +545,9 @@ impl<'a> Engine<'a> {
             let Some(row) = self.snapshot.row(row as usize) else {
                 continue;
             };
-            if row.role != AttemptRole::Original {
+            let waits = self.config.speculation.wait_for_pending_tasks
+                && self.snapshot.pending(row.stage) > 0;
+            if row.role != AttemptRole::Original || waits {
                 continue;
             }
             let state = &mut self.state[row.task.index()];

@@ -26,6 +26,14 @@ pub enum SimError {
         /// Tasks in all.
         total: usize,
     },
+    /// A task of a run could not be labelled straggler or not.
+    #[error("task {key} cannot be labelled: {reason}")]
+    Unlabelled {
+        /// The task.
+        key: straggler_model::TaskKey,
+        /// Why.
+        reason: &'static str,
+    },
     /// A model invariant was broken while building a snapshot (a bug in the engine).
     #[error(transparent)]
     Model(#[from] straggler_model::ModelError),

@@ -10,11 +10,12 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use straggler_detect::{DefaultDetector, Detector, Hierarchical, HierarchicalParams, LateDetector};
 use straggler_metrics::{Summary, TaskRecord, detection_metrics, efficiency_metrics, summarize};
-use straggler_model::{Run, TimeSource};
+use straggler_model::{Run, TaskKind, TimeSource};
 use straggler_truth::{
     QuantileRatio, StragglerRule, UsualTimes, baseline_samples, straggler_ratios,
 };
 
+use crate::error::check;
 use crate::rng::label;
 use crate::{Policy, Scenario, SimConfig, SimError, simulate};
 
@@ -177,12 +178,22 @@ impl Evaluation {
             factor: config.straggler_factor,
         }
         .check()?;
-        if config.repetitions == 0 || config.baseline_runs == 0 {
-            return Err(SimError::InvalidConfig {
-                field: "repetitions / baseline_runs".to_owned(),
-                value: format!("{} / {}", config.repetitions, config.baseline_runs),
-                expected: ">= 1",
-            });
+        check("repetitions", f64::from(config.repetitions), ">= 1", |v| {
+            v >= 1.0
+        })?;
+        check(
+            "baseline_runs",
+            f64::from(config.baseline_runs),
+            ">= 1",
+            |v| v >= 1.0,
+        )?;
+        check("usual_quantile", config.usual_quantile, "in [0, 1]", |q| {
+            (0.0..=1.0).contains(&q)
+        })?;
+        for &q in &config.table5_quantiles {
+            check("table5_quantiles", q, "in [0, 1]", |q| {
+                (0.0..=1.0).contains(&q)
+            })?;
         }
 
         let homogeneous = Scenario::homogeneous();
@@ -198,7 +209,11 @@ impl Evaluation {
             })
             .collect::<Result<_, _>>()?;
         let usual = UsualTimes::from_runs(&baseline_runs, config.usual_quantile)?;
-        let samples = baseline_samples(&baseline_runs)?;
+        // Table 5 is over map executions, as in the paper (21 outliers among 3200 maps).
+        let samples: Vec<_> = baseline_samples(&baseline_runs)?
+            .into_iter()
+            .filter(|(key, _)| key.kind == TaskKind::Map)
+            .collect();
         let quantiles = straggler_ratios(&samples, &config.table5_quantiles, rule)?;
         drop(baseline_runs);
 
@@ -252,6 +267,14 @@ impl Evaluation {
                     (
                         "scan_interval_secs".to_owned(),
                         serde_json::json!(config.sim.speculation.scan_interval_secs),
+                    ),
+                    (
+                        "heartbeat_secs".to_owned(),
+                        serde_json::json!(config.sim.speculation.heartbeat_secs),
+                    ),
+                    (
+                        "wait_for_pending_tasks".to_owned(),
+                        serde_json::json!(config.sim.speculation.wait_for_pending_tasks),
                     ),
                     (
                         "straggler_factor".to_owned(),
@@ -308,18 +331,14 @@ impl RunMetrics {
         for ((task, original), first_detection_secs) in
             run.tasks.iter().zip(run.original_times()).zip(detections)
         {
-            let original = original.ok_or_else(|| SimError::InvalidConfig {
-                field: format!("task {}", task.key),
-                value: "no ended original attempt".to_owned(),
-                expected: "every task's original attempt to end",
+            let original = original.ok_or(SimError::Unlabelled {
+                key: task.key,
+                reason: "its original attempt never ended",
             })?;
-            let usual_secs = usual
-                .get(&task.key)
-                .ok_or_else(|| SimError::InvalidConfig {
-                    field: format!("task {}", task.key),
-                    value: "no usual time".to_owned(),
-                    expected: "a task key present in the baseline runs",
-                })?;
+            let usual_secs = usual.get(&task.key).ok_or(SimError::Unlabelled {
+                key: task.key,
+                reason: "the baseline runs have no usual time for it",
+            })?;
             estimated += usize::from(original.source == TimeSource::EstimatedFromProgress);
             records.push(TaskRecord {
                 start_secs: original.start_secs,

@@ -148,7 +148,7 @@ pub fn table5(results: &EvalResults) -> Table {
         .collect();
     Table {
         title: format!(
-            "Table 5. Ratio of stragglers on the homogeneous platform ({} runs), by the quantile X taken as usual time",
+            "Table 5. Ratio of stragglers among map executions on the homogeneous platform ({} runs), by the quantile X taken as usual time",
             results.baseline.runs
         ),
         headers: [

@@ -72,6 +72,10 @@ struct Overrides {
     /// Probability that an attempt is an outlier (default 0.005).
     #[arg(long)]
     outlier_probability: Option<f64>,
+    /// Start detection in a stage only once none of its tasks waits for a container (a
+    /// literal reading of the paper's Table 1; see docs/simulation.md).
+    #[arg(long)]
+    wait_for_pending_tasks: bool,
 }
 
 impl Overrides {
@@ -101,6 +105,7 @@ impl Overrides {
         if let Some(v) = self.outlier_probability {
             sim.noise.outlier_probability = v;
         }
+        sim.speculation.wait_for_pending_tasks |= self.wait_for_pending_tasks;
         Ok(())
     }
 }
