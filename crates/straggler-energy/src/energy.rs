@@ -1,9 +1,8 @@
 //! Energy of a node and of a run: the exact integral of the power over a piecewise-constant
 //! load.
 
-use straggler_model::{LoadTimeline, Node, Run};
+use straggler_model::{LoadTimeline, Node, Run, check_range};
 
-use crate::error::check_range;
 use crate::{EnergyError, PowerModel};
 
 /// The energy, in joules, that `node` draws over `[0, end_secs]` under `load`:

@@ -1,29 +1,14 @@
 //! The error type of the energy crate.
 
-use straggler_model::NodeId;
+use straggler_model::{NodeId, ValueError};
 
 /// An input of the energy model that is invalid, with the field that holds it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EnergyError {
-    /// A number that must be finite is NaN or infinite.
-    #[error("{field} must be a finite number, got {value}")]
-    NotFinite {
-        /// The field that holds the value.
-        field: &'static str,
-        /// The offending value.
-        value: f64,
-    },
-    /// A number lies outside its allowed range.
-    #[error("{field} must be {range}, got {value}")]
-    OutOfRange {
-        /// The field that holds the value.
-        field: &'static str,
-        /// The offending value.
-        value: f64,
-        /// The allowed range, for the message.
-        range: &'static str,
-    },
+    /// A number is NaN, infinite or outside its allowed range.
+    #[error(transparent)]
+    Value(#[from] ValueError),
     /// The inputs of the first-order predictor describe an impossible detector.
     #[error("{field} = {value} is impossible: {reason}")]
     Impossible {
@@ -55,25 +40,4 @@ pub enum EnergyError {
         /// Number of nodes.
         nodes: usize,
     },
-}
-
-/// Checks that `value` is finite and within `[min, max]`.
-pub(crate) fn check_range(
-    field: &'static str,
-    value: f64,
-    min: f64,
-    max: f64,
-    range: &'static str,
-) -> Result<(), EnergyError> {
-    if !value.is_finite() {
-        return Err(EnergyError::NotFinite { field, value });
-    }
-    if value < min || value > max {
-        return Err(EnergyError::OutOfRange {
-            field,
-            value,
-            range,
-        });
-    }
-    Ok(())
 }

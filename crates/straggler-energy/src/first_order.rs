@@ -2,9 +2,9 @@
 //! the straggler ratio and the detection metrics.
 
 use serde::{Deserialize, Serialize};
+use straggler_model::check_range;
 
 use crate::EnergyError;
-use crate::error::check_range;
 
 /// Rounding slack below zero tolerated in the probability of the last case before it
 /// counts as negative.

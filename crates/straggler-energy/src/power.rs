@@ -1,10 +1,9 @@
 //! The power drawn by a node as a function of the number of tasks it runs (Section 4.1).
 
 use serde::{Deserialize, Serialize};
-use straggler_model::Node;
+use straggler_model::{Node, check_range};
 
 use crate::EnergyError;
-use crate::error::check_range;
 
 /// Power of a node running `n` tasks (seed paper, Section 4.1):
 ///
@@ -64,7 +63,7 @@ impl PowerModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use straggler_model::NodeId;
+    use straggler_model::{NodeId, ValueError};
 
     #[test]
     fn paper_power_curve_on_a_four_core_node() {
@@ -94,10 +93,10 @@ mod tests {
         };
         assert!(matches!(
             nan.check(),
-            Err(EnergyError::NotFinite {
+            Err(EnergyError::Value(ValueError::NotFinite {
                 field: "static_watts",
                 ..
-            })
+            }))
         ));
         let negative = PowerModel {
             idle_watts: -1.0,
@@ -105,10 +104,10 @@ mod tests {
         };
         assert!(matches!(
             negative.check(),
-            Err(EnergyError::OutOfRange {
+            Err(EnergyError::Value(ValueError::OutOfRange {
                 field: "idle_watts",
                 ..
-            })
+            }))
         ));
         assert_eq!(PowerModel::default().check(), Ok(PowerModel::default()));
     }

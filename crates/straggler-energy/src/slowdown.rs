@@ -1,10 +1,9 @@
 //! The speed of tasks sharing a node: an explicit model of Section 4.1's two bottlenecks.
 
 use serde::{Deserialize, Serialize};
-use straggler_model::Node;
+use straggler_model::{Node, check_range};
 
 use crate::EnergyError;
-use crate::error::check_range;
 
 /// How fast each task runs when `n` tasks share a node (seed paper, Section 4.1,
 /// "Execution time").
@@ -127,7 +126,7 @@ impl SlowdownModel {
 mod tests {
     use super::*;
     use approx::assert_relative_eq;
-    use straggler_model::NodeId;
+    use straggler_model::{NodeId, ValueError};
 
     fn node(active_cores: u32) -> Node {
         Node::new(NodeId(0), 4, 2, 8).with_active_cores(active_cores)
@@ -204,10 +203,10 @@ mod tests {
         };
         assert!(matches!(
             bad.check(),
-            Err(EnergyError::OutOfRange {
+            Err(EnergyError::Value(ValueError::OutOfRange {
                 field: "compute_fraction",
                 ..
-            })
+            }))
         ));
         let bad = SlowdownModel {
             smt_gain: f64::NAN,
@@ -215,10 +214,10 @@ mod tests {
         };
         assert!(matches!(
             bad.check(),
-            Err(EnergyError::NotFinite {
+            Err(EnergyError::Value(ValueError::NotFinite {
                 field: "smt_gain",
                 ..
-            })
+            }))
         ));
         let bad = SlowdownModel {
             memory_contention: -0.1,
@@ -226,10 +225,10 @@ mod tests {
         };
         assert!(matches!(
             bad.check(),
-            Err(EnergyError::OutOfRange {
+            Err(EnergyError::Value(ValueError::OutOfRange {
                 field: "memory_contention",
                 ..
-            })
+            }))
         ));
     }
 }

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use straggler_energy::{
     EnergyError, FirstOrderInputs, PowerModel, SlowdownModel, node_energy_joules, run_energy_joules,
 };
-use straggler_model::{LoadTimeline, Node, NodeId, Run};
+use straggler_model::{LoadTimeline, Node, NodeId, Run, ValueError};
 
 fn node(id: u32) -> Node {
     Node::new(NodeId(id), 4, 2, 8)
@@ -99,17 +99,17 @@ fn energy_rejects_invalid_inputs() {
     let power = PowerModel::default();
     assert!(matches!(
         node_energy_joules(&node(0), &load, f64::NAN, &power),
-        Err(EnergyError::NotFinite {
+        Err(EnergyError::Value(ValueError::NotFinite {
             field: "end_secs",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         node_energy_joules(&node(0), &load, -1.0, &power),
-        Err(EnergyError::OutOfRange {
+        Err(EnergyError::Value(ValueError::OutOfRange {
             field: "end_secs",
             ..
-        })
+        }))
     ));
     let bad_power = PowerModel {
         dynamic_watts: f64::INFINITY,
@@ -117,10 +117,10 @@ fn energy_rejects_invalid_inputs() {
     };
     assert!(matches!(
         node_energy_joules(&node(0), &load, 10.0, &bad_power),
-        Err(EnergyError::NotFinite {
+        Err(EnergyError::Value(ValueError::NotFinite {
             field: "dynamic_watts",
             ..
-        })
+        }))
     ));
     let mut unordered = timeline(LOAD);
     unordered.changes[2].time_secs = 5.0;
@@ -151,10 +151,10 @@ fn energy_rejects_invalid_inputs() {
     };
     assert!(matches!(
         run_energy_joules(&run, &power),
-        Err(EnergyError::NotFinite {
+        Err(EnergyError::Value(ValueError::NotFinite {
             field: "end_secs",
             ..
-        })
+        }))
     ));
 }
 
@@ -225,31 +225,31 @@ fn first_order_rejects_impossible_inputs() {
     }
     assert!(matches!(
         inputs(0.1, 0.5, f64::NAN, 0.4, 2.0).predict(),
-        Err(EnergyError::NotFinite {
+        Err(EnergyError::Value(ValueError::NotFinite {
             field: "recall",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         inputs(1.1, 0.5, 0.5, 0.4, 2.0).check(),
-        Err(EnergyError::OutOfRange {
+        Err(EnergyError::Value(ValueError::OutOfRange {
             field: "straggler_ratio",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         inputs(0.1, 0.5, 0.5, -0.4, 2.0).check(),
-        Err(EnergyError::OutOfRange {
+        Err(EnergyError::Value(ValueError::OutOfRange {
             field: "detection_latency",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         inputs(0.1, 0.5, 0.5, 0.4, f64::INFINITY).check(),
-        Err(EnergyError::NotFinite {
+        Err(EnergyError::Value(ValueError::NotFinite {
             field: "undetected_time",
             ..
-        })
+        }))
     ));
 }
 

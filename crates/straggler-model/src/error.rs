@@ -1,9 +1,14 @@
-//! The error type of the model crate.
+//! The error types of the model crate, and the range check that every crate of the
+//! workspace uses for its numeric inputs.
 
-/// A value that breaks one of the model's invariants, with the field that holds it.
+/// A number that is NaN, infinite or outside its allowed range, with the field that holds
+/// it.
+///
+/// Shared by the error types of the other crates of the workspace, which wrap it in a
+/// transparent `Value` variant.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
-pub enum ModelError {
+pub enum ValueError {
     /// A number that must be finite is NaN or infinite.
     #[error("{field} must be a finite number, got {value}")]
     NotFinite {
@@ -13,7 +18,7 @@ pub enum ModelError {
         value: f64,
     },
     /// A number lies outside its allowed range.
-    #[error("{field} = {value} is outside its allowed range {range}")]
+    #[error("{field} must be {range}, got {value}")]
     OutOfRange {
         /// The field that holds the value.
         field: &'static str,
@@ -22,6 +27,15 @@ pub enum ModelError {
         /// The allowed range, for the message.
         range: &'static str,
     },
+}
+
+/// A value that breaks one of the model's invariants, with the field that holds it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// A number is NaN, infinite or outside its allowed range.
+    #[error(transparent)]
+    Value(#[from] ValueError),
     /// An identifier points at nothing (a stage or node index past the end, say).
     #[error("{field} = {value} refers to nothing (there are {len})")]
     UnknownId {
@@ -35,18 +49,34 @@ pub enum ModelError {
 }
 
 /// Checks that `value` is finite and within `[min, max]`.
-pub(crate) fn check_range(
+///
+/// `field` names the value in the error and `range` describes `[min, max]` for the
+/// message (`"in [0, 1]"`, `">= 0"`). NaN and infinities are rejected whatever the bounds.
+///
+/// ```
+/// use straggler_model::{ValueError, check_range};
+///
+/// assert_eq!(check_range("recall", 0.5, 0.0, 1.0, "in [0, 1]"), Ok(()));
+/// let err = check_range("recall", 2.0, 0.0, 1.0, "in [0, 1]").unwrap_err();
+/// assert!(matches!(err, ValueError::OutOfRange { field: "recall", .. }));
+/// assert_eq!(err.to_string(), "recall must be in [0, 1], got 2");
+/// assert!(matches!(
+///     check_range("recall", f64::NAN, 0.0, 1.0, "in [0, 1]"),
+///     Err(ValueError::NotFinite { field: "recall", .. })
+/// ));
+/// ```
+pub fn check_range(
     field: &'static str,
     value: f64,
     min: f64,
     max: f64,
     range: &'static str,
-) -> Result<(), ModelError> {
+) -> Result<(), ValueError> {
     if !value.is_finite() {
-        return Err(ModelError::NotFinite { field, value });
+        return Err(ValueError::NotFinite { field, value });
     }
     if value < min || value > max {
-        return Err(ModelError::OutOfRange {
+        return Err(ValueError::OutOfRange {
             field,
             value,
             range,

@@ -21,7 +21,7 @@ mod run;
 mod snapshot;
 mod task;
 
-pub use error::ModelError;
+pub use error::{ModelError, ValueError, check_range};
 pub use event::{AttemptEnd, Observation, ProgressReport};
 pub use ids::{AttemptId, JobId, NodeId, StageId, TaskId};
 pub use node::Node;

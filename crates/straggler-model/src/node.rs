@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ModelError, NodeId};
+use crate::{ModelError, NodeId, ValueError};
 
 /// A worker node: `cores` physical cores of which `active_cores` are enabled, each running
 /// `threads_per_core` hardware threads, and `containers` task slots.
@@ -46,7 +46,7 @@ impl Node {
     pub fn check(&self) -> Result<(), ModelError> {
         let positive = |field: &'static str, value: u32| {
             if value == 0 {
-                Err(ModelError::OutOfRange {
+                Err(ValueError::OutOfRange {
                     field,
                     value: 0.0,
                     range: ">= 1",
@@ -60,11 +60,12 @@ impl Node {
         positive("containers", self.containers)?;
         positive("active_cores", self.active_cores)?;
         if self.active_cores > self.cores {
-            return Err(ModelError::OutOfRange {
+            return Err(ValueError::OutOfRange {
                 field: "active_cores",
                 value: f64::from(self.active_cores),
                 range: "<= cores",
-            });
+            }
+            .into());
         }
         Ok(())
     }

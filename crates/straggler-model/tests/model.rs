@@ -53,7 +53,9 @@ fn snapshot_accepts_valid_rows_and_keeps_columns_aligned() {
 fn snapshot_rejects_bad_rows_naming_the_field() {
     let mut snapshot = Snapshot::new(10.0, 2, stages()).unwrap();
     let field = |err: ModelError| match err {
-        ModelError::NotFinite { field, .. } | ModelError::OutOfRange { field, .. } => field,
+        ModelError::Value(
+            ValueError::NotFinite { field, .. } | ValueError::OutOfRange { field, .. },
+        ) => field,
         ModelError::UnknownId { field, .. } => field,
         other => panic!("unexpected error {other:?}"),
     };
@@ -114,10 +116,7 @@ fn snapshot_rejects_bad_rows_naming_the_field() {
     assert!(snapshot.is_empty(), "a rejected row leaves nothing behind");
     assert!(Snapshot::new(f64::NAN, 1, vec![]).is_err());
     let err = snapshot.push(row(2.0, 0.0)).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "progress = 2 is outside its allowed range [0, 1]"
-    );
+    assert_eq!(err.to_string(), "progress must be [0, 1], got 2");
 }
 
 #[test]

@@ -1,29 +1,14 @@
 //! The error type of the ground-truth crate.
 
-use straggler_model::TaskKey;
+use straggler_model::{TaskKey, ValueError};
 
 /// An invalid input of the ground-truth computations, with the field or task that holds it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TruthError {
-    /// A parameter that must be finite is NaN or infinite.
-    #[error("{field} must be a finite number, got {value}")]
-    NotFinite {
-        /// The parameter.
-        field: &'static str,
-        /// The offending value.
-        value: f64,
-    },
-    /// A parameter lies outside its allowed range.
-    #[error("{field} must be {range}, got {value}")]
-    OutOfRange {
-        /// The parameter.
-        field: &'static str,
-        /// The offending value.
-        value: f64,
-        /// The allowed range, for the message.
-        range: &'static str,
-    },
+    /// A number is NaN, infinite or outside its allowed range.
+    #[error(transparent)]
+    Value(#[from] ValueError),
     /// One element of an input slice is invalid.
     #[error("{field}[{index}] must be {range}, got {value}")]
     BadElement {
@@ -62,25 +47,4 @@ pub enum TruthError {
         /// The length it must have.
         expected: usize,
     },
-}
-
-/// Checks that `value` is finite and within `[min, max]`.
-pub(crate) fn check_range(
-    field: &'static str,
-    value: f64,
-    min: f64,
-    max: f64,
-    range: &'static str,
-) -> Result<(), TruthError> {
-    if !value.is_finite() {
-        return Err(TruthError::NotFinite { field, value });
-    }
-    if value < min || value > max {
-        return Err(TruthError::OutOfRange {
-            field,
-            value,
-            range,
-        });
-    }
-    Ok(())
 }

@@ -28,8 +28,9 @@
 //! a factor satisfies `1 + eps_setting <= factor <= s_min (1 - eps_setting)`, that is iff
 //! `eps_setting <= (s_min - 1) / (s_min + 1)`: the paper's existence condition.
 
+use straggler_model::{ValueError, check_range};
+
 use crate::TruthError;
-use crate::error::check_range;
 
 /// The largest relative error `eps_guess` allowed in the guessed usual time so that Eq. 11
 /// and 12 hold:
@@ -72,11 +73,12 @@ fn check_inputs(s_min: f64, eps_setting: f64) -> Result<(), TruthError> {
     check_range("s_min", s_min, 1.0, f64::MAX, ">= 1")?;
     check_range("eps_setting", eps_setting, 0.0, 1.0, "in [0, 1)")?;
     if eps_setting == 1.0 {
-        return Err(TruthError::OutOfRange {
+        return Err(ValueError::OutOfRange {
             field: "eps_setting",
             value: eps_setting,
             range: "in [0, 1)",
-        });
+        }
+        .into());
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! Quantiles by linear interpolation (numpy's default).
 
+use straggler_model::check_range;
+
 use crate::TruthError;
-use crate::error::check_range;
 
 /// The `q`-quantile of `sorted` (ascending, finite) by linear interpolation between order
 /// statistics, numpy's default method ("linear", Hyndman and Fan type 7):
@@ -67,6 +68,7 @@ pub(crate) fn interpolate(sorted: &[f64], q: f64) -> Option<f64> {
 mod tests {
     use super::*;
     use approx::assert_relative_eq;
+    use straggler_model::ValueError;
 
     fn q(sorted: &[f64], q: f64) -> f64 {
         quantile(sorted, q).expect("valid").expect("non-empty")
@@ -95,11 +97,11 @@ mod tests {
     fn rejects_bad_inputs() {
         assert!(matches!(
             quantile(&[1.0], 1.5),
-            Err(TruthError::OutOfRange { field: "q", .. })
+            Err(TruthError::Value(ValueError::OutOfRange { field: "q", .. }))
         ));
         assert!(matches!(
             quantile(&[1.0], f64::NAN),
-            Err(TruthError::NotFinite { field: "q", .. })
+            Err(TruthError::Value(ValueError::NotFinite { field: "q", .. }))
         ));
         assert!(matches!(
             quantile(&[1.0, f64::NAN], 0.5),

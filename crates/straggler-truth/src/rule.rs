@@ -1,9 +1,8 @@
 //! The straggler rule and the straggler ratios of Table 5.
 
 use serde::{Deserialize, Serialize};
-use straggler_model::TaskKey;
+use straggler_model::{TaskKey, check_range};
 
-use crate::error::check_range;
 use crate::usual::group_samples;
 use crate::{TruthError, UsualTimes};
 

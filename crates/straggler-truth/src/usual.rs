@@ -2,10 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use straggler_model::{Run, TaskKey};
+use straggler_model::{Run, TaskKey, check_range};
 
 use crate::TruthError;
-use crate::error::check_range;
 use crate::quantile::interpolate;
 
 /// The usual execution time of each task key: the X-quantile of its execution times over

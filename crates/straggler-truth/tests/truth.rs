@@ -4,7 +4,7 @@ use approx::{assert_abs_diff_eq, assert_relative_eq};
 use proptest::prelude::*;
 use straggler_model::{
     Attempt, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Run, StageId, Task, TaskId,
-    TaskKey, TaskKind,
+    TaskKey, TaskKind, ValueError,
 };
 use straggler_truth::{
     QuantileRatio, SiblingReference, StragglerRule, TruthError, UsualTimes, baseline_samples,
@@ -98,10 +98,10 @@ fn usual_times_reject_bad_samples() {
     ));
     assert!(matches!(
         UsualTimes::from_samples([(key(4), 1.0)], 1.5),
-        Err(TruthError::OutOfRange {
+        Err(TruthError::Value(ValueError::OutOfRange {
             field: "quantile",
             ..
-        })
+        }))
     ));
 }
 
@@ -209,17 +209,17 @@ fn straggler_rule_is_strict() {
     assert!(!rule.is_straggler(f64::NAN, 10.0));
     assert!(matches!(
         StragglerRule { factor: 0.9 }.check(),
-        Err(TruthError::OutOfRange {
+        Err(TruthError::Value(ValueError::OutOfRange {
             field: "factor",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         StragglerRule { factor: f64::NAN }.check(),
-        Err(TruthError::NotFinite {
+        Err(TruthError::Value(ValueError::NotFinite {
             field: "factor",
             ..
-        })
+        }))
     ));
 }
 
@@ -300,17 +300,17 @@ fn table5_degenerate_inputs() {
 fn table5_rejects_bad_inputs_and_serialises() {
     assert!(matches!(
         straggler_ratios(&two_keys(), &[0.5, -0.1], StragglerRule::default()),
-        Err(TruthError::OutOfRange {
+        Err(TruthError::Value(ValueError::OutOfRange {
             field: "quantile",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         straggler_ratios(&two_keys(), &[0.5], StragglerRule { factor: 0.5 }),
-        Err(TruthError::OutOfRange {
+        Err(TruthError::Value(ValueError::OutOfRange {
             field: "factor",
             ..
-        })
+        }))
     ));
     let json = serde_json::to_value(ratio(0.5, 0, 0)).expect("serialisable");
     assert_eq!(
@@ -358,32 +358,38 @@ fn factor_existence_by_hand() {
 fn guess_error_rejects_bad_inputs() {
     assert!(matches!(
         max_guess_error(0.5, 2.0, 0.1),
-        Err(TruthError::OutOfRange {
+        Err(TruthError::Value(ValueError::OutOfRange {
             field: "factor",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         max_guess_error(1.2, 0.9, 0.1),
-        Err(TruthError::OutOfRange { field: "s_min", .. })
+        Err(TruthError::Value(ValueError::OutOfRange {
+            field: "s_min",
+            ..
+        }))
     ));
     assert!(matches!(
         factor_exists(2.0, 1.0),
-        Err(TruthError::OutOfRange {
+        Err(TruthError::Value(ValueError::OutOfRange {
             field: "eps_setting",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         factor_exists(2.0, -0.1),
-        Err(TruthError::OutOfRange {
+        Err(TruthError::Value(ValueError::OutOfRange {
             field: "eps_setting",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         factor_exists(f64::NAN, 0.1),
-        Err(TruthError::NotFinite { field: "s_min", .. })
+        Err(TruthError::Value(ValueError::NotFinite {
+            field: "s_min",
+            ..
+        }))
     ));
 }
 

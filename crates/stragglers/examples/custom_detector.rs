@@ -1,10 +1,11 @@
-//! A detector written outside the workspace's detect crate, evaluated on the paper's
-//! scenarios beside Default.
+//! A detector written outside the workspace's detect crate, run through the conformance
+//! kit, then evaluated on the paper's scenarios beside Default.
 //!
 //! `SlowRate` flags an attempt whose progress rate is below half the mean rate of the
 //! running attempts of its stage. Run it with
 //! `cargo run --release -p stragglers --example custom_detector`.
 
+use stragglers::detect::conformance::Conformance;
 use stragglers::prelude::*;
 use stragglers::sim::report;
 
@@ -44,6 +45,11 @@ impl Detector for SlowRate {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // It compares an attempt with its peers, so identical attempts must not be flagged.
+    Conformance::new(|_parallelism| SlowRate { fraction: 0.5 })
+        .peer_relative()
+        .run()?;
+
     let detectors = vec![
         DetectorSpec::new("default", "the paper's Default", || {
             Box::new(DefaultDetector::default())
