@@ -69,7 +69,8 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use straggler_model::{
-    AttemptId, AttemptRole, JobId, NodeId, Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
+    AttemptId, AttemptRole, JobId, ModelError, NodeId, Snapshot, SnapshotRow, Stage, StageId,
+    TaskId, TaskKind,
 };
 
 use crate::{Detector, Findings, Parallelism};
@@ -312,16 +313,18 @@ struct Scenario {
 }
 
 /// One row in compact form: stage, node, start (s), progress, input (bytes).
-type Row = (u32, u32, f64, f64, f64);
+pub type Row = (u32, u32, f64, f64, f64);
 
-/// A snapshot at `now_secs` of `node_count` nodes running `stage_count` stages (maps and
-/// reduces of successive jobs).
-fn build(
+/// A snapshot at `now_secs` of `node_count` nodes running `stage_count` stages (stage 0
+/// the maps of job 0, stage 1 its reduces, stage 2 the maps of job 1...), with one original
+/// attempt per row, attempt and task ids numbered from 0 in row order. For tests and
+/// benchmarks of detectors; an invalid row gives the snapshot's error.
+pub fn build_snapshot(
     now_secs: f64,
     node_count: u32,
     stage_count: u32,
     rows: impl IntoIterator<Item = Row>,
-) -> Snapshot {
+) -> Result<Snapshot, ModelError> {
     let stages = (0..stage_count)
         .map(|s| Stage {
             job: JobId(s / 2),
@@ -332,23 +335,30 @@ fn build(
             },
         })
         .collect();
-    let mut snapshot =
-        Snapshot::new(now_secs, node_count, stages).expect("the kit's instants are finite");
+    let mut snapshot = Snapshot::new(now_secs, node_count, stages)?;
     for (i, (stage, node, start_secs, progress, input_bytes)) in rows.into_iter().enumerate() {
-        snapshot
-            .push(SnapshotRow {
-                attempt: AttemptId(i as u32),
-                task: TaskId(i as u32),
-                stage: StageId(stage),
-                node: NodeId(node),
-                role: AttemptRole::Original,
-                start_secs,
-                progress,
-                input_bytes,
-            })
-            .expect("the kit's rows are valid");
+        snapshot.push(SnapshotRow {
+            attempt: AttemptId(i as u32),
+            task: TaskId(i as u32),
+            stage: StageId(stage),
+            node: NodeId(node),
+            role: AttemptRole::Original,
+            start_secs,
+            progress,
+            input_bytes,
+        })?;
     }
-    snapshot
+    Ok(snapshot)
+}
+
+/// [`build_snapshot`] on the kit's own rows, which are valid.
+fn build(
+    now_secs: f64,
+    node_count: u32,
+    stage_count: u32,
+    rows: impl IntoIterator<Item = Row>,
+) -> Snapshot {
+    build_snapshot(now_secs, node_count, stage_count, rows).expect("the kit's rows are valid")
 }
 
 /// `count` copies of one attempt, spread round-robin over `node_count` nodes.

@@ -9,18 +9,12 @@
 //! (powers of two) or far from the threshold, except where a case is about the threshold.
 
 use proptest::prelude::*;
-use straggler_detect::conformance::{Conformance, SplitMix64, check_detector};
+use straggler_detect::conformance::{Conformance, Row, SplitMix64, build_snapshot, check_detector};
 use straggler_detect::{
     DefaultDetector, DefaultParams, DetectError, Detector, Findings, Hierarchical,
     HierarchicalParams, LateDetector, LateParams, Parallelism,
 };
-use straggler_model::{
-    AttemptId, AttemptRole, JobId, NodeId, Observation, ProgressReport, Snapshot, SnapshotRow,
-    Stage, StageId, TaskId, TaskKind,
-};
-
-/// One running attempt: stage, node, start (s), progress, input (bytes).
-type Row = (u32, u32, f64, f64, f64);
+use straggler_model::{AttemptId, NodeId, Observation, ProgressReport, Snapshot, StageId, TaskId};
 
 /// A snapshot at `now` with as many stages and nodes as the rows use.
 fn snapshot(now: f64, rows: &[Row]) -> Snapshot {
@@ -32,32 +26,7 @@ fn snapshot(now: f64, rows: &[Row]) -> Snapshot {
 /// A snapshot at `now` of `stage_count` stages (stage 0 the maps of job 0, stage 1 its
 /// reduces, stage 2 the maps of job 1...) on `node_count` nodes.
 fn sized_snapshot(now: f64, stage_count: u32, node_count: u32, rows: &[Row]) -> Snapshot {
-    let stages = (0..stage_count)
-        .map(|s| Stage {
-            job: JobId(s / 2),
-            kind: if s % 2 == 0 {
-                TaskKind::Map
-            } else {
-                TaskKind::Reduce
-            },
-        })
-        .collect();
-    let mut snapshot = Snapshot::new(now, node_count, stages).expect("finite now");
-    for (i, &(stage, node, start_secs, progress, input_bytes)) in rows.iter().enumerate() {
-        snapshot
-            .push(SnapshotRow {
-                attempt: AttemptId(i as u32),
-                task: TaskId(i as u32),
-                stage: StageId(stage),
-                node: NodeId(node),
-                role: AttemptRole::Original,
-                start_secs,
-                progress,
-                input_bytes,
-            })
-            .expect("valid row");
-    }
-    snapshot
+    build_snapshot(now, node_count, stage_count, rows.iter().copied()).expect("valid rows")
 }
 
 fn scan(detector: &mut impl Detector, snapshot: &Snapshot) -> Findings {

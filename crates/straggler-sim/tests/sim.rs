@@ -37,6 +37,18 @@ fn exact(workers: u32, containers: u32, maps: u32, reduces: u32) -> SimConfig {
     }
 }
 
+/// Flags every attempt it sees.
+struct All;
+
+impl Detector for All {
+    fn name(&self) -> &str {
+        "all"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        (0..snapshot.len() as u32).for_each(|row| findings.push_row(row));
+    }
+}
+
 fn one_core() -> Scenario {
     Scenario::new("one-core", &[100.0])
 }
@@ -265,15 +277,6 @@ fn no_detection_before_the_lag() {
 
 #[test]
 fn a_detector_that_flags_everything_copies_every_task_once() {
-    struct All;
-    impl Detector for All {
-        fn name(&self) -> &str {
-            "all"
-        }
-        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-            (0..snapshot.len() as u32).for_each(|row| findings.push_row(row));
-        }
-    }
     let mut config = exact(2, 2, 4, 0);
     config.speculation.policy = Policy::Shared;
     config.speculation.lag_secs = 0.0;
@@ -415,15 +418,6 @@ fn a_copy_that_loses_is_killed_with_the_progress_it_reached() {
     // the scan at 3 s detects it and its copy starts then. Two attempts share the core at
     // rate 1/2: the original's last 7 s of work take 14 s, it ends at 17 s; the copy has
     // done 14 x 1/2 = 7 s of its 10 s and is killed then, at progress 0.7.
-    struct All;
-    impl Detector for All {
-        fn name(&self) -> &str {
-            "all"
-        }
-        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-            (0..snapshot.len() as u32).for_each(|row| findings.push_row(row));
-        }
-    }
     let mut config = exact(1, 2, 1, 0);
     config.speculation.policy = Policy::Shared;
     config.speculation.lag_secs = 0.0;
