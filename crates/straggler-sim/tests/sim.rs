@@ -380,6 +380,9 @@ fn default_slowdown_ratios_between_groups_match_the_docs() {
         .map(|&c| format!("{:.1}", g4 / model.rate(&node(c), 8)))
         .collect();
     assert_eq!(ratios, ["3.8", "1.9", "1.3"]);
+    // docs/simulation.md: a map of 40 s of work takes about 62 s on a full G4 node.
+    let map_secs = straggler_sim::Workload::default().map_work_secs / g4;
+    assert_eq!(format!("{map_secs:.0}"), "62");
 }
 
 #[test]
