@@ -216,7 +216,15 @@ impl StageHistory {
     }
 }
 
-/// Spark's speculation rule (see the [module docs](self)).
+/// Spark's speculation rule (`TaskSetManager.checkSpeculatableTasks`).
+///
+/// Once `max(floor(quantile * numTasks), 1)` tasks of a stage have succeeded, flags the lone
+/// original attempts of unfinished tasks whose runtime exceeds
+/// `max(multiplier * median successful duration, min_task_runtime)` and, with the
+/// efficiency check, that run more than twice that long or process their input bytes
+/// slower than 0.75 times the stage's mean rate. `numTasks` counts the tasks seen so far
+/// (snapshots carry no stage totals), and rates are input bytes per second where Spark uses
+/// records per second; `src/spark.rs` documents these substitutions.
 #[derive(Debug, Clone, Default)]
 pub struct SparkDetector {
     params: SparkParams,
