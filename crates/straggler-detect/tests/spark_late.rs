@@ -9,7 +9,10 @@
 //! binary64 or far from the threshold, except where a case is about the threshold.
 
 use straggler_detect::conformance::{Conformance, SplitMix64};
-use straggler_detect::{DetectError, Detector, Findings, Parallelism, SparkDetector, SparkParams};
+use straggler_detect::{
+    DetectError, Detector, Findings, Parallelism, SparkDetector, SparkParams, ZahariaLate,
+    ZahariaLateParams,
+};
 use straggler_model::{
     AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, ProgressReport,
     Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
@@ -506,4 +509,229 @@ fn spark_parallel_equals_sequential_with_history() {
     assert!(!sequential.rows().is_empty());
     assert!(sequential.rows().len() < rows.len());
     assert_eq!(sequential, run(Parallelism::Parallel));
+}
+
+// ---------------------------------------------------------------------------------------
+// LATE as Zaharia et al. published it
+
+fn zaharia(params: ZahariaLateParams) -> ZahariaLate {
+    ZahariaLate::new(params.check().expect("valid late-zaharia parameters"))
+}
+
+fn zaharia_cap(speculative_cap: f64) -> ZahariaLate {
+    zaharia(ZahariaLateParams {
+        speculative_cap,
+        ..ZahariaLateParams::default()
+    })
+}
+
+/// Eight originals of stage 0 started at 0, two per node on nodes 0..3, at now = 64: six at
+/// progress 0.75, then 0.25 (row 6) and 0.5 (row 7), both on node 3. Rates `p / 64`.
+fn eight_rows() -> Vec<Row> {
+    let progress = [0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.25, 0.5];
+    (0..8u32)
+        .map(|i| (i, 0, i / 2, O, 0.0, progress[i as usize], 64.0 * MB))
+        .collect()
+}
+
+#[test]
+fn zaharia_flags_the_longest_time_left_below_the_percentile() {
+    // Rates in units of 1/64: sorted 0.25, 0.5, 0.75 x 6. 25th percentile: h = 7 * 0.25 =
+    // 1.75, 0.5 + 0.75 * (0.75 - 0.5) = 0.6875: rows 6 and 7 are slow. Time left: row 6
+    // (1 - 0.25) / (0.25 / 64) = 192 s, row 7 (1 - 0.5) / (0.5 / 64) = 64 s. Cap
+    // max(floor(0.1 * 8), 1) = 1: row 6 only.
+    let mut detector = zaharia(ZahariaLateParams::default());
+    let findings = scan(&mut detector, &snapshot(64.0, 1, 4, &eight_rows()));
+    assert_eq!(findings.rows(), &[6]);
+    // Node scores: stage mean (6 * 0.75 + 0.25 + 0.5) / 8 = 0.65625 (units); nodes 0..2
+    // 0.75 / 0.65625 = 1.143, node 3 (0.25 + 0.5) / 2 / 0.65625 = 0.571. 25th percentile
+    // of (0.571, 1.143, 1.143, 1.143): h = 0.75, 0.571 + 0.75 * 0.571 = 1.0: node 3.
+    assert_eq!(findings.slow_nodes(), &[NodeId(3)]);
+    // Cap 0.25: floor(0.25 * 8) = 2 copies: rows 6 and 7, reported in row order.
+    check(&mut zaharia_cap(0.25), 64.0, &eight_rows(), &[6, 7]);
+    // Cap 1: still only the two slow rows.
+    check(&mut zaharia_cap(1.0), 64.0, &eight_rows(), &[6, 7]);
+}
+
+#[test]
+fn zaharia_counts_running_copies_against_the_cap() {
+    // Row 8: a copy of task 0 on node 1, started at 32 at progress 0.5: rate 0.5 / 32 =
+    // 1.0 unit. Sorted units 0.25, 0.5, 0.75 x 6, 1.0: h = 8 * 0.25 = 2, threshold 0.75:
+    // rows 6 and 7 still slow (row 0 has a copy, and 0.75 is not < 0.75).
+    let mut rows = eight_rows();
+    rows.push((0, 0, 1, S, 32.0, 0.5, 64.0 * MB));
+    // Default cap: max(floor(0.1 * 9), 1) = 1, one copy running: no room.
+    check(&mut zaharia(ZahariaLateParams::default()), 64.0, &rows, &[]);
+    // Cap 0.25: floor(2.25) = 2, one running: room for one, row 6 (192 s left).
+    check(&mut zaharia_cap(0.25), 64.0, &rows, &[6]);
+    // Cap 0.5: floor(4.5) = 4, room 3; candidates rows 6 and 7 only.
+    check(&mut zaharia_cap(0.5), 64.0, &rows, &[6, 7]);
+    // A task with a running copy is never a candidate: copy task 6 instead of task 0.
+    rows[8].0 = 6;
+    check(&mut zaharia_cap(0.5), 64.0, &rows, &[7]);
+}
+
+#[test]
+fn zaharia_ranks_across_stages_and_thresholds_per_stage() {
+    // Stage 1: four originals at 0.5, 0.5, 0.5, 0.125 on nodes 4..7 (rows 8..11). Units
+    // sorted 0.125, 0.5, 0.5, 0.5: h = 0.75, 0.125 + 0.75 * 0.375 = 0.40625: row 11 slow,
+    // time left (1 - 0.125) / (0.125 / 64) = 448 s > row 6's 192 s. Cap
+    // max(floor(0.1 * 12), 1) = 1: row 11.
+    let mut rows = eight_rows();
+    for (i, p) in [0.5, 0.5, 0.5, 0.125].into_iter().enumerate() {
+        rows.push((100 + i as u32, 1, 4 + i as u32, O, 0.0, p, 64.0 * MB));
+    }
+    check(
+        &mut zaharia(ZahariaLateParams::default()),
+        64.0,
+        &rows,
+        &[11],
+    );
+    // Cap 0.25: floor(3) = 3: rows 6, 7 and 11.
+    check(&mut zaharia_cap(0.25), 64.0, &rows, &[6, 7, 11]);
+    // Stage 1 identical at 0.25 (slower than all of stage 0 but like its peers): only
+    // stage 0's rows.
+    for row in &mut rows[8..] {
+        row.5 = 0.25;
+    }
+    check(&mut zaharia_cap(0.5), 64.0, &rows, &[6, 7]);
+}
+
+#[test]
+fn zaharia_zero_rate_first_and_started_now_left_out() {
+    // Row 6 at progress 0: rate 0, time left infinite, ranked first. Units sorted 0, 0.5,
+    // 0.75 x 6: threshold 0.5 + 0.75 * 0.25 = 0.6875.
+    let mut rows = eight_rows();
+    rows[6].5 = 0.0;
+    rows[7].5 = 0.125; // time left (0.875) / (0.125 / 64) = 448 s, finite
+    // Row 8 started now: no rate, out of the statistics, never flagged; cap
+    // max(floor(0.9), 1) = 1.
+    rows.push((8, 0, 0, O, 64.0, 0.0, 64.0 * MB));
+    check(
+        &mut zaharia(ZahariaLateParams::default()),
+        64.0,
+        &rows,
+        &[6],
+    );
+    check(&mut zaharia_cap(1.0), 64.0, &rows, &[6, 7]);
+}
+
+#[test]
+fn zaharia_percentile_extremes() {
+    // Percentile 0: the threshold is the slowest rate, and nothing is strictly below it.
+    let lowest = ZahariaLateParams {
+        slow_task_percentile: 0.0,
+        speculative_cap: 1.0,
+        ..ZahariaLateParams::default()
+    };
+    check(&mut zaharia(lowest), 64.0, &eight_rows(), &[]);
+    // Percentile 100: the threshold is the fastest rate (0.75 units): rows 6 and 7.
+    let highest = ZahariaLateParams {
+        slow_task_percentile: 100.0,
+        ..lowest
+    };
+    check(&mut zaharia(highest), 64.0, &eight_rows(), &[6, 7]);
+    // Slow-node percentile 0: no node is below the lowest score.
+    let mut no_slow_nodes = zaharia(ZahariaLateParams {
+        slow_node_percentile: 0.0,
+        ..ZahariaLateParams::default()
+    });
+    let findings = scan(&mut no_slow_nodes, &snapshot(64.0, 1, 4, &eight_rows()));
+    assert_eq!(findings.slow_nodes(), &[] as &[NodeId]);
+}
+
+#[test]
+fn zaharia_degenerate_snapshots() {
+    let mut detector = zaharia(ZahariaLateParams::default());
+    // Empty, one task, identical tasks, zero progress everywhere, all started now.
+    check(&mut detector, 64.0, &[], &[]);
+    check(&mut detector, 64.0, &[(0, 0, 0, O, 0.0, 0.1, MB)], &[]);
+    let identical: Vec<Row> = (0..10).map(|i| (i, 0, i % 3, O, 3.0, 0.1, MB)).collect();
+    let findings = scan(&mut detector, &snapshot(64.0, 1, 3, &identical));
+    assert_eq!(findings, Findings::default());
+    let zero: Vec<Row> = (0..10)
+        .map(|i| (i, 0, i % 3, O, f64::from(i), 0.0, MB))
+        .collect();
+    let findings = scan(&mut detector, &snapshot(64.0, 1, 3, &zero));
+    assert_eq!(findings, Findings::default());
+    let now: Vec<Row> = (0..10)
+        .map(|i| (i, 0, i % 3, O, 64.0, f64::from(i) / 10.0, MB))
+        .collect();
+    check(&mut detector, 64.0, &now, &[]);
+    // A cap of zero fraction still allows one copy; only copies: nothing to flag.
+    check(&mut zaharia_cap(0.0), 64.0, &eight_rows(), &[6]);
+    let copies: Vec<Row> = eight_rows()
+        .into_iter()
+        .map(|r| (r.0, r.1, r.2, S, r.4, r.5, r.6))
+        .collect();
+    check(&mut zaharia_cap(1.0), 64.0, &copies, &[]);
+}
+
+#[test]
+fn zaharia_name_defaults_and_invalid_parameters() {
+    let detector = zaharia(ZahariaLateParams::default());
+    assert_eq!(detector.name(), "late-zaharia");
+    assert_eq!(
+        *detector.params(),
+        ZahariaLateParams {
+            slow_task_percentile: 25.0,
+            speculative_cap: 0.1,
+            slow_node_percentile: 25.0,
+        }
+    );
+    let base = ZahariaLateParams::default();
+    let cases = [
+        (
+            "slow_task_percentile",
+            ZahariaLateParams {
+                slow_task_percentile: 101.0,
+                ..base
+            },
+        ),
+        (
+            "slow_task_percentile",
+            ZahariaLateParams {
+                slow_task_percentile: f64::NAN,
+                ..base
+            },
+        ),
+        (
+            "speculative_cap",
+            ZahariaLateParams {
+                speculative_cap: -0.1,
+                ..base
+            },
+        ),
+        (
+            "slow_node_percentile",
+            ZahariaLateParams {
+                slow_node_percentile: f64::INFINITY,
+                ..base
+            },
+        ),
+    ];
+    for (name, params) in cases {
+        match params.check() {
+            Err(DetectError::InvalidParam { param, .. }) => assert_eq!(param, name),
+            other => panic!("{name}: expected an invalid parameter, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn zaharia_passes_the_conformance_kit() {
+    // Sequential whatever the parallelism: the constructor ignores it.
+    for params in [
+        ZahariaLateParams::default(),
+        ZahariaLateParams {
+            slow_task_percentile: 100.0,
+            speculative_cap: 1.0,
+            slow_node_percentile: 100.0,
+        },
+    ] {
+        Conformance::new(|_parallelism| zaharia(params))
+            .peer_relative()
+            .run()
+            .expect("late-zaharia conformance");
+    }
 }
