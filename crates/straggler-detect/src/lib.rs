@@ -1,7 +1,10 @@
 //! Straggler detectors: the [`Detector`] trait and the detectors of the seed paper's
 //! Section 5.5: [`DefaultDetector`] (Dean and Ghemawat's progress-gap rule),
 //! [`LateDetector`] (progress rate against mean minus `alpha` standard deviations) and
-//! [`Hierarchical`] (keeps another detector's detections on slow nodes only).
+//! [`Hierarchical`] (keeps another detector's detections on slow nodes only); and two
+//! more rules for comparison: [`SparkDetector`] (Spark's `checkSpeculatableTasks`,
+//! against the median duration of finished tasks) and [`ZahariaLate`] (LATE as published
+//! at OSDI 2008, with its percentile threshold, speculative cap and slow-node threshold).
 //!
 //! A detector looks at a [`Snapshot`] of the running attempts and flags rows of it; what
 //! the engine does with a flag (launch a copy, when, where) is not the detector's business.
@@ -46,12 +49,16 @@ mod error;
 mod hierarchical;
 mod late;
 mod scan;
+mod spark;
+mod zaharia;
 
 pub use default::{DefaultDetector, DefaultParams};
 pub use error::DetectError;
 pub use hierarchical::{Hierarchical, HierarchicalParams};
 pub use late::{LateDetector, LateParams};
 pub use scan::Parallelism;
+pub use spark::{SparkDetector, SparkParams};
+pub use zaharia::{ZahariaLate, ZahariaLateParams};
 
 use straggler_model::{NodeId, Observation, Snapshot};
 

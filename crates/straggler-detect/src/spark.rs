@@ -1,0 +1,337 @@
+//! Spark's speculation rule (`TaskSetManager.checkSpeculatableTasks`, Apache Spark; facts
+//! in `speculators.md`, "Spark").
+//!
+//! Spark judges a running task against the *finished* tasks of its stage, not against its
+//! running peers. For a stage of `numTasks` tasks, once
+//!
+//! ```text
+//! successes >= max(floor(quantile * numTasks), 1)
+//! ```
+//!
+//! tasks have succeeded, with `median` the median duration of the successful tasks (the
+//! mean of the two middle values for an even count, as Spark's `MedianHeap`):
+//!
+//! ```text
+//! threshold = max(multiplier * median, min_task_runtime)          (min_task_runtime = 0.1 s)
+//! ```
+//!
+//! and a running attempt is a straggler iff it is the original attempt of a task that has
+//! not succeeded, the only running attempt of its task (no copy of it in the snapshot),
+//! `runtime = now - start > threshold`, and, when the efficiency check is on (the default
+//! since Spark 3.4),
+//!
+//! ```text
+//! runtime > long_run_task_factor * threshold                       (factor 2.0)
+//!   or  rate < process_rate_multiplier * mean stage rate           (multiplier 0.75)
+//! ```
+//!
+//! Presets: [`SparkParams::spark4`] (quantile 0.9, multiplier 3, Spark 4.0's defaults, also
+//! [`Default`]) and [`SparkParams::legacy`] (0.75 and 1.5, the defaults before 4.0).
+//!
+//! # Where this differs from Spark
+//!
+//! - **Processing rate.** Spark compares records read per second. Snapshots carry no record
+//!   counts, so the rate here is input bytes processed per second: a running attempt's is
+//!   `progress * input_bytes / runtime`, and the stage's average is the mean, over its
+//!   successful tasks, of `input_bytes / duration` (successes of zero duration left out).
+//!   Spark's average is a ratio of totals (records over run time); with equal inputs the
+//!   two agree up to the spread of durations. When no success has a rate, only the
+//!   `long_run_task_factor` clause can pass the efficiency check.
+//! - **Number of tasks.** A snapshot has no stage totals, so `numTasks` is the number of
+//!   distinct tasks of the stage seen so far, running (in a snapshot or a progress report)
+//!   or ended. Tasks still waiting for a container are not counted; the engine starts
+//!   detection once none waits, so by then every task of a stage has been seen.
+//! - **Marking.** Spark marks a task speculatable once and never checks it again; this
+//!   detector flags it at every scan while the rule holds (the engine counts the first
+//!   detection only).
+//! - Left out: the absolute `task.duration.threshold` for small stages, the check interval
+//!   (the engine's scan period plays that role), and where a copy may run (the engine's
+//!   policy). Spark has no cap on copies, and neither has this detector.
+//!
+//! Durations are learnt from [`Observation::AttemptEnded`] with status `Succeeded`, each
+//! task once (its first success); an end with a negative or non-finite duration marks the
+//! task succeeded but adds no duration. The per-row decision reads per-stage values fixed
+//! before the filter and sums nothing over rows, so the parallel filter flags exactly the
+//! rows the sequential one flags.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, TaskId};
+
+use crate::error::check_param;
+use crate::scan::filter_rows;
+use crate::{DetectError, Detector, Findings, Parallelism};
+
+/// Parameters of [`SparkDetector`], named after Spark's `spark.speculation.*` keys.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SparkParams {
+    /// Fraction of a stage's tasks that must have succeeded before it is checked
+    /// (`spark.speculation.quantile`: 0.9 since Spark 4.0, 0.75 before). In `[0, 1]`.
+    pub quantile: f64,
+    /// Times the median successful duration a task must run to be slow
+    /// (`spark.speculation.multiplier`: 3 since Spark 4.0, 1.5 before). Finite, `>= 0`.
+    pub multiplier: f64,
+    /// Floor of the threshold, in seconds (`spark.speculation.minTaskRuntime`, 100 ms).
+    /// Finite, `>= 0`.
+    pub min_task_runtime_secs: f64,
+    /// Whether the efficiency check applies (`spark.speculation.efficiency.enabled`, on).
+    pub efficiency_enabled: bool,
+    /// An attempt running longer than this times the threshold passes the efficiency
+    /// check whatever its rate (`spark.speculation.efficiency.longRunTaskFactor`, 2.0).
+    /// Finite, `>= 0`.
+    pub long_run_task_factor: f64,
+    /// An attempt processing slower than this times the stage's average rate passes the
+    /// efficiency check (`spark.speculation.efficiency.processRateMultiplier`, 0.75).
+    /// Finite, `>= 0`.
+    pub process_rate_multiplier: f64,
+    /// How the row filter uses threads.
+    pub parallelism: Parallelism,
+}
+
+impl Default for SparkParams {
+    /// [`SparkParams::spark4`].
+    fn default() -> Self {
+        SparkParams::spark4()
+    }
+}
+
+impl SparkParams {
+    /// Spark 4.0's defaults: quantile 0.9, multiplier 3.
+    pub fn spark4() -> Self {
+        SparkParams {
+            quantile: 0.9,
+            multiplier: 3.0,
+            min_task_runtime_secs: 0.1,
+            efficiency_enabled: true,
+            long_run_task_factor: 2.0,
+            process_rate_multiplier: 0.75,
+            parallelism: Parallelism::default(),
+        }
+    }
+
+    /// The defaults before Spark 4.0: quantile 0.75, multiplier 1.5.
+    pub fn legacy() -> Self {
+        SparkParams {
+            quantile: 0.75,
+            multiplier: 1.5,
+            ..SparkParams::spark4()
+        }
+    }
+
+    /// Whether the gate and multiplier are the legacy preset's.
+    fn is_legacy(&self) -> bool {
+        let legacy = SparkParams::legacy();
+        self.quantile == legacy.quantile && self.multiplier == legacy.multiplier
+    }
+
+    /// Checks the parameters: `quantile` in `[0, 1]`, the others finite and `>= 0`.
+    pub fn check(self) -> Result<CheckedSparkParams, DetectError> {
+        check_param("quantile", self.quantile, "in [0, 1]", |q| {
+            (0.0..=1.0).contains(&q)
+        })?;
+        let non_negative =
+            |param, value| check_param(param, value, "finite and >= 0", |v| v >= 0.0);
+        non_negative("multiplier", self.multiplier)?;
+        non_negative("min_task_runtime_secs", self.min_task_runtime_secs)?;
+        non_negative("long_run_task_factor", self.long_run_task_factor)?;
+        non_negative("process_rate_multiplier", self.process_rate_multiplier)?;
+        Ok(CheckedSparkParams(self))
+    }
+}
+
+/// [`SparkParams`] that passed [`SparkParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedSparkParams(SparkParams);
+
+/// What the detector has learnt about one stage.
+#[derive(Debug, Clone, Default)]
+struct StageHistory {
+    /// Every task seen, running or ended: `numTasks`.
+    seen: HashSet<TaskId>,
+    /// Tasks with a success.
+    succeeded: HashSet<TaskId>,
+    /// Durations of the first successes, in seconds, sorted.
+    durations_secs: Vec<f64>,
+    /// Sum and count of `input_bytes / duration` over those successes with a duration > 0.
+    rate_sum: f64,
+    rate_count: u64,
+}
+
+/// The values a stage's rows are judged against at one scan.
+#[derive(Debug, Clone, Copy)]
+struct StageBar {
+    threshold_secs: f64,
+    long_run_secs: f64,
+    /// `process_rate_multiplier` times the mean rate, if any success has a rate.
+    min_rate: Option<f64>,
+}
+
+impl StageHistory {
+    fn learn_success(&mut self, task: TaskId, duration_secs: f64, input_bytes: f64) {
+        self.seen.insert(task);
+        let first_success = self.succeeded.insert(task);
+        if !(first_success && duration_secs >= 0.0 && duration_secs.is_finite()) {
+            return;
+        }
+        let at = self
+            .durations_secs
+            .partition_point(|d| d.total_cmp(&duration_secs).is_le());
+        self.durations_secs.insert(at, duration_secs);
+        if duration_secs > 0.0 {
+            let rate = input_bytes / duration_secs;
+            if rate.is_finite() {
+                self.rate_sum += rate;
+                self.rate_count += 1;
+            }
+        }
+    }
+
+    /// Spark's `MedianHeap::median`: the middle value, or the mean of the two middle ones.
+    fn median_secs(&self) -> Option<f64> {
+        let d = &self.durations_secs;
+        let n = d.len();
+        match n {
+            0 => None,
+            _ if n % 2 == 1 => Some(d[n / 2]),
+            _ => Some((d[n / 2 - 1] + d[n / 2]) / 2.0),
+        }
+    }
+
+    fn bar(&self, params: &SparkParams) -> Option<StageBar> {
+        let successes = self.durations_secs.len();
+        let gate = ((params.quantile * self.seen.len() as f64).floor() as usize).max(1);
+        if successes < gate {
+            return None;
+        }
+        let threshold_secs =
+            (params.multiplier * self.median_secs()?).max(params.min_task_runtime_secs);
+        let min_rate = (self.rate_count > 0)
+            .then(|| params.process_rate_multiplier * (self.rate_sum / self.rate_count as f64));
+        Some(StageBar {
+            threshold_secs,
+            long_run_secs: params.long_run_task_factor * threshold_secs,
+            min_rate,
+        })
+    }
+}
+
+/// Spark's speculation rule (`TaskSetManager.checkSpeculatableTasks`).
+///
+/// Once `max(floor(quantile * numTasks), 1)` tasks of a stage have succeeded, flags the lone
+/// original attempts of unfinished tasks whose runtime exceeds
+/// `max(multiplier * median successful duration, min_task_runtime)` and, with the
+/// efficiency check, that run more than twice that long or process their input bytes
+/// slower than 0.75 times the stage's mean rate. `numTasks` counts the tasks seen so far
+/// (snapshots carry no stage totals), and rates are input bytes per second where Spark uses
+/// records per second; `src/spark.rs` documents these substitutions.
+#[derive(Debug, Clone, Default)]
+pub struct SparkDetector {
+    params: SparkParams,
+    /// By stage index.
+    stages: HashMap<u32, StageHistory>,
+    /// Running attempts per task in the current snapshot.
+    running: HashMap<TaskId, u32>,
+}
+
+impl SparkDetector {
+    /// A detector with checked parameters.
+    pub fn new(params: CheckedSparkParams) -> Self {
+        SparkDetector {
+            params: params.0,
+            stages: HashMap::new(),
+            running: HashMap::new(),
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &SparkParams {
+        &self.params
+    }
+}
+
+impl Detector for SparkDetector {
+    /// `"spark-legacy"` with the legacy quantile and multiplier, `"spark"` otherwise.
+    fn name(&self) -> &str {
+        if self.params.is_legacy() {
+            "spark-legacy"
+        } else {
+            "spark"
+        }
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let (tasks, stages) = (snapshot.tasks(), snapshot.stage_indices());
+        for (&task, &stage) in tasks.iter().zip(stages) {
+            self.stages.entry(stage).or_default().seen.insert(task);
+        }
+        let params = self.params;
+        let bars: Vec<Option<(StageBar, &StageHistory)>> = (0..snapshot.stages().len() as u32)
+            .map(|stage| {
+                let history = self.stages.get(&stage)?;
+                Some((history.bar(&params)?, history))
+            })
+            .collect();
+        if bars.iter().all(Option::is_none) {
+            return;
+        }
+        self.running.clear();
+        for &task in tasks {
+            *self.running.entry(task).or_default() += 1;
+        }
+        let running = &self.running;
+        let now = snapshot.now_secs();
+        let (roles, start) = (snapshot.roles(), snapshot.start_secs());
+        let (progress, input) = (snapshot.progress(), snapshot.input_bytes());
+        let keep = |row: usize| {
+            let Some((bar, history)) = bars[stages[row] as usize] else {
+                return false;
+            };
+            let task = tasks[row];
+            let runtime = now - start[row];
+            if roles[row] != AttemptRole::Original
+                || running.get(&task) != Some(&1)
+                || history.succeeded.contains(&task)
+                || runtime <= bar.threshold_secs
+            {
+                return false;
+            }
+            !params.efficiency_enabled
+                || runtime > bar.long_run_secs
+                || bar
+                    .min_rate
+                    .is_some_and(|min| progress[row] * input[row] / runtime < min)
+        };
+        filter_rows(tasks.len(), params.parallelism, keep, findings.rows_mut());
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        match observation {
+            Observation::Progress(report) => {
+                self.stages
+                    .entry(report.stage.0)
+                    .or_default()
+                    .seen
+                    .insert(report.task);
+            }
+            Observation::AttemptEnded(end) => {
+                let history = self.stages.entry(end.stage.0).or_default();
+                if end.status == AttemptStatus::Succeeded {
+                    history.learn_success(
+                        end.task,
+                        end.end_secs - end.start_secs,
+                        end.input_bytes as f64,
+                    );
+                } else {
+                    history.seen.insert(end.task);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn reset(&mut self) {
+        self.stages.clear();
+        self.running.clear();
+    }
+}

@@ -1,0 +1,280 @@
+//! LATE as Zaharia et al. published it (Zaharia, Konwinski, Joseph, Katz, Stoica,
+//! "Improving MapReduce Performance in Heterogeneous Environments", OSDI 2008, Section 4),
+//! with its three knobs: SlowTaskThreshold, SpeculativeCap and SlowNodeThreshold.
+//!
+//! For a running attempt `j` that started before the snapshot's instant, its progress rate
+//! and its estimated time left are
+//!
+//! ```text
+//! PR_j        = PS_j / (t_now - t_start)
+//! time_left_j = (1 - PS_j) / PR_j                (+infinity when PR_j = 0)
+//! ```
+//!
+//! - **SlowTaskThreshold** (a percentile, 25 by default): an attempt is slow iff
+//!   `PR_j < quantile(PR of the running attempts of its stage, p / 100)`, with the quantile
+//!   taken by linear interpolation between order statistics (numpy's default: with the
+//!   rates sorted, `h = (n - 1) q`, `x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h])`).
+//! - **SpeculativeCap** (10% by default): at most
+//!   `cap = max(floor(fraction * running attempts), 1)` copies run at once; the running
+//!   copies of the snapshot count against it, so a scan flags at most
+//!   `cap - running copies` attempts.
+//! - Candidates are the original attempts of tasks without a running copy that are slow;
+//!   they are ranked by `time_left`, longest first (ties by row), and the first ones, up to
+//!   the room left under the cap, are flagged.
+//! - **SlowNodeThreshold** (a percentile, 25 by default): a node's score is the mean, over
+//!   its running attempts with a rate, of `PR_j / mean(PR of j's stage)`; a node is slow iff
+//!   its score is below that percentile of the scores of the nodes that have one. In LATE
+//!   this threshold decides where a copy may *launch* (never on a slow node), not which
+//!   tasks are stragglers, so it filters no row here: slow nodes are reported with
+//!   [`Findings::push_slow_node`] for the engine's placement policy.
+//!
+//! # Where this differs from the OSDI paper
+//!
+//! - LATE decides when a node asks for work, one copy per request; here each scan flags up
+//!   to the room left under the cap at once, and the launch (when, where) is the engine's.
+//! - The paper's cap is 10% of the cluster's task slots; a snapshot has no slot count, so
+//!   the cap is a fraction of the running attempts (originals and copies, all stages).
+//! - The paper scores a node by the total progress of its finished and running tasks; a
+//!   snapshot holds running attempts only, so the score is the mean rate of the node's
+//!   running attempts relative to their stage's mean, which makes nodes running different
+//!   stages comparable.
+//! - The percentile of rates is taken per stage (maps apart from reduces, jobs apart);
+//!   the ranking and the cap span the whole snapshot.
+//!
+//! # Where this differs from [`LateDetector`](crate::LateDetector)
+//!
+//! `late` is the seed paper's reading (Hadoop 0.21): every attempt with
+//! `PR_j < mean(PR) - alpha * SD` is flagged, with no cap, no ranking and no node
+//! threshold. `late-zaharia` flags below a percentile instead, and at most as many
+//! attempts as the cap leaves room for, those with the longest time left first.
+//!
+//! The scan is sequential: the ranking is one sort over the candidates of every stage and
+//! the percentiles need sorted copies of each stage's rates, so there is no per-row work
+//! worth handing out; the [`Parallelism`](crate::Parallelism) a caller may have is not
+//! needed. Sums run in row order, so the result does not depend on threads.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use straggler_model::{AttemptRole, NodeId, Snapshot, TaskId};
+
+use crate::error::check_param;
+use crate::scan::elapsed_secs;
+use crate::{DetectError, Detector, Findings};
+
+/// Parameters of [`ZahariaLate`], the knobs of LATE's Section 4.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ZahariaLateParams {
+    /// SlowTaskThreshold: the percentile of the stage's progress rates below which an
+    /// attempt is slow (25). In `[0, 100]`.
+    pub slow_task_percentile: f64,
+    /// SpeculativeCap: the fraction of running attempts that may be copies (0.1, the
+    /// paper's 10% of slots), at least one copy. In `[0, 1]`.
+    pub speculative_cap: f64,
+    /// SlowNodeThreshold: the percentile of node scores below which a node is slow (25).
+    /// In `[0, 100]`.
+    pub slow_node_percentile: f64,
+}
+
+impl Default for ZahariaLateParams {
+    fn default() -> Self {
+        ZahariaLateParams {
+            slow_task_percentile: 25.0,
+            speculative_cap: 0.1,
+            slow_node_percentile: 25.0,
+        }
+    }
+}
+
+impl ZahariaLateParams {
+    /// Checks the parameters: percentiles in `[0, 100]`, the cap in `[0, 1]`.
+    pub fn check(self) -> Result<CheckedZahariaLateParams, DetectError> {
+        let percentile =
+            |param, value| check_param(param, value, "in [0, 100]", |p| (0.0..=100.0).contains(&p));
+        percentile("slow_task_percentile", self.slow_task_percentile)?;
+        check_param("speculative_cap", self.speculative_cap, "in [0, 1]", |c| {
+            (0.0..=1.0).contains(&c)
+        })?;
+        percentile("slow_node_percentile", self.slow_node_percentile)?;
+        Ok(CheckedZahariaLateParams(self))
+    }
+}
+
+/// [`ZahariaLateParams`] that passed [`ZahariaLateParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedZahariaLateParams(ZahariaLateParams);
+
+/// LATE with Zaharia's knobs (OSDI 2008).
+///
+/// An original attempt without a running copy is slow iff its progress rate
+/// `PS / (now - start)` is below the `slow_task_percentile` of its stage's rates; the slow
+/// ones with the longest estimated time left `(1 - PS) / rate` are flagged, at most
+/// `max(floor(speculative_cap * running attempts), 1)` minus the running copies. Nodes
+/// whose mean rate relative to their attempts' stage means is below the
+/// `slow_node_percentile` of the node scores are reported as slow (LATE launches no copy
+/// there); no row is filtered on them. `src/zaharia.rs` documents the formulas and the
+/// differences with the paper and with [`LateDetector`](crate::LateDetector).
+#[derive(Debug, Clone, Default)]
+pub struct ZahariaLate {
+    params: ZahariaLateParams,
+}
+
+impl ZahariaLate {
+    /// A detector with checked parameters.
+    pub fn new(params: CheckedZahariaLateParams) -> Self {
+        ZahariaLate { params: params.0 }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &ZahariaLateParams {
+        &self.params
+    }
+}
+
+/// The `q`-quantile (`q` in `[0, 1]`) of sorted values by linear interpolation (numpy's
+/// default), kept between the two order statistics it interpolates; `None` when empty.
+fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let h = last as f64 * q;
+    let lo = (h.floor() as usize).min(last);
+    let hi = (lo + 1).min(last);
+    let (a, b) = (sorted[lo], sorted[hi]);
+    Some((a + (h - lo as f64) * (b - a)).max(a).min(b))
+}
+
+/// Mean of values summed in order, kept within their range; `None` when there are none.
+#[derive(Debug, Clone, Copy)]
+struct Mean {
+    sum: f64,
+    count: u32,
+    min: f64,
+    max: f64,
+}
+
+impl Default for Mean {
+    fn default() -> Self {
+        Mean {
+            sum: 0.0,
+            count: 0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Mean {
+    fn add(&mut self, v: f64) {
+        self.sum += v;
+        self.count += 1;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+    fn get(self) -> Option<f64> {
+        (self.count > 0).then(|| {
+            (self.sum / f64::from(self.count))
+                .max(self.min)
+                .min(self.max)
+        })
+    }
+}
+
+impl Detector for ZahariaLate {
+    fn name(&self) -> &str {
+        "late-zaharia"
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let now = snapshot.now_secs();
+        let (progress, start) = (snapshot.progress(), snapshot.start_secs());
+        let (stages, nodes) = (snapshot.stage_indices(), snapshot.node_indices());
+        let (tasks, roles) = (snapshot.tasks(), snapshot.roles());
+        let stage_count = snapshot.stages().len();
+        // PR_j, None for an attempt started now (or a rate that overflows).
+        let rates: Vec<Option<f64>> = progress
+            .iter()
+            .zip(start)
+            .map(|(&p, &s)| {
+                elapsed_secs(now, s)
+                    .map(|e| p / e)
+                    .filter(|r| r.is_finite())
+            })
+            .collect();
+        // SlowTaskThreshold, per stage.
+        let mut by_stage: Vec<Vec<f64>> = vec![Vec::new(); stage_count];
+        for (rate, &stage) in rates.iter().zip(stages) {
+            if let Some(rate) = *rate {
+                by_stage[stage as usize].push(rate);
+            }
+        }
+        let q_task = self.params.slow_task_percentile / 100.0;
+        let thresholds: Vec<f64> = by_stage
+            .iter_mut()
+            .map(|rates| {
+                rates.sort_by(f64::total_cmp);
+                quantile(rates, q_task).unwrap_or(f64::NEG_INFINITY)
+            })
+            .collect();
+        // SpeculativeCap.
+        let copied: HashSet<TaskId> = tasks
+            .iter()
+            .zip(roles)
+            .filter(|(_, role)| **role == AttemptRole::Speculative)
+            .map(|(&task, _)| task)
+            .collect();
+        let running_copies = roles
+            .iter()
+            .filter(|&&r| r == AttemptRole::Speculative)
+            .count();
+        let cap = ((self.params.speculative_cap * tasks.len() as f64).floor() as usize).max(1);
+        let room = cap.saturating_sub(running_copies);
+        if room > 0 {
+            let mut candidates: Vec<(f64, u32)> = (0..tasks.len())
+                .filter_map(|row| {
+                    let rate = rates[row]?;
+                    let eligible = roles[row] == AttemptRole::Original
+                        && !copied.contains(&tasks[row])
+                        && rate < thresholds[stages[row] as usize];
+                    let time_left = if rate > 0.0 {
+                        (1.0 - progress[row]) / rate
+                    } else {
+                        f64::INFINITY
+                    };
+                    eligible.then_some((time_left, row as u32))
+                })
+                .collect();
+            candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            candidates.truncate(room);
+            let mut flagged: Vec<u32> = candidates.into_iter().map(|(_, row)| row).collect();
+            flagged.sort_unstable();
+            findings.rows_mut().extend(flagged);
+        }
+        // SlowNodeThreshold: report the slow nodes.
+        let mut stage_means = vec![Mean::default(); stage_count];
+        for (rate, &stage) in rates.iter().zip(stages) {
+            if let Some(rate) = *rate {
+                stage_means[stage as usize].add(rate);
+            }
+        }
+        let stage_means: Vec<Option<f64>> = stage_means.into_iter().map(Mean::get).collect();
+        let mut node_scores = vec![Mean::default(); snapshot.node_count() as usize];
+        for row in 0..tasks.len() {
+            let relative = rates[row]
+                .zip(stage_means[stages[row] as usize])
+                .filter(|&(_, mean)| mean > 0.0)
+                .map(|(rate, mean)| rate / mean);
+            if let Some(relative) = relative {
+                node_scores[nodes[row] as usize].add(relative);
+            }
+        }
+        let node_scores: Vec<Option<f64>> = node_scores.into_iter().map(Mean::get).collect();
+        let mut sorted: Vec<f64> = node_scores.iter().flatten().copied().collect();
+        sorted.sort_by(f64::total_cmp);
+        if let Some(bar) = quantile(&sorted, self.params.slow_node_percentile / 100.0) {
+            for (node, score) in node_scores.iter().enumerate() {
+                if score.is_some_and(|s| s < bar) {
+                    findings.push_slow_node(NodeId(node as u32));
+                }
+            }
+        }
+    }
+}
