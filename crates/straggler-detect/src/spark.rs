@@ -39,8 +39,8 @@
 //!   `long_run_task_factor` clause can pass the efficiency check.
 //! - **Number of tasks.** A snapshot has no stage totals, so `numTasks` is the number of
 //!   distinct tasks of the stage seen so far, running (in a snapshot or a progress report)
-//!   or ended. Tasks still waiting for a container are not counted; the engine starts
-//!   detection once none waits, so by then every task of a stage has been seen.
+//!   or ended, plus the snapshot's count of the stage's tasks still waiting for a container
+//!   ([`Snapshot::pending`]).
 //! - **Marking.** Spark marks a task speculatable once and never checks it again; this
 //!   detector flags it at every scan while the rule holds (the engine counts the first
 //!   detection only).
@@ -198,9 +198,11 @@ impl StageHistory {
         }
     }
 
-    fn bar(&self, params: &SparkParams) -> Option<StageBar> {
+    /// The stage's bar, `pending` of its tasks still waiting for a container.
+    fn bar(&self, params: &SparkParams, pending: u32) -> Option<StageBar> {
         let successes = self.durations_secs.len();
-        let gate = ((params.quantile * self.seen.len() as f64).floor() as usize).max(1);
+        let num_tasks = self.seen.len() + pending as usize;
+        let gate = ((params.quantile * num_tasks as f64).floor() as usize).max(1);
         if successes < gate {
             return None;
         }
@@ -222,7 +224,7 @@ impl StageHistory {
 /// original attempts of unfinished tasks whose runtime exceeds
 /// `max(multiplier * median successful duration, min_task_runtime)` and, with the
 /// efficiency check, that run more than twice that long or process their input bytes
-/// slower than 0.75 times the stage's mean rate. `numTasks` counts the tasks seen so far
+/// slower than 0.75 times the stage's mean rate. `numTasks` counts the tasks seen so far and those waiting
 /// (snapshots carry no stage totals), and rates are input bytes per second where Spark uses
 /// records per second; `src/spark.rs` documents these substitutions.
 #[derive(Debug, Clone, Default)]
@@ -269,7 +271,8 @@ impl Detector for SparkDetector {
         let bars: Vec<Option<(StageBar, &StageHistory)>> = (0..snapshot.stages().len() as u32)
             .map(|stage| {
                 let history = self.stages.get(&stage)?;
-                Some((history.bar(&params)?, history))
+                let pending = snapshot.pending(straggler_model::StageId(stage));
+                Some((history.bar(&params, pending)?, history))
             })
             .collect();
         if bars.iter().all(Option::is_none) {
