@@ -735,3 +735,21 @@ fn zaharia_passes_the_conformance_kit() {
             .expect("late-zaharia conformance");
     }
 }
+
+#[test]
+fn spark_counts_tasks_waiting_for_a_container() {
+    // Nine successes, task 9 running at 31 s (slow and inefficient, flagged above when the
+    // stage has ten tasks). With ten more tasks of the stage waiting for a container,
+    // numTasks = 10 + 10 = 20 and the gate is floor(0.9 * 20) = 18 successes: not reached.
+    let mut detector = spark_after(SparkParams::spark4(), 9);
+    let mut waiting = snapshot(31.0, 1, 8, &[(9, 0, 0, O, 0.0, 0.5, 64.0 * MB)]);
+    waiting.set_pending(StageId(0), 10).unwrap();
+    assert_eq!(scan(&mut detector, &waiting).rows(), &[] as &[u32]);
+    // Once none waits, the same attempt is flagged.
+    check(
+        &mut detector,
+        31.0,
+        &[(9, 0, 0, O, 0.0, 0.5, 64.0 * MB)],
+        &[0],
+    );
+}
