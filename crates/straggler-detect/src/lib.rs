@@ -1,7 +1,8 @@
 //! Straggler detectors: the [`Detector`] trait and the detectors of the seed paper's
 //! Section 5.5: [`DefaultDetector`] (Dean and Ghemawat's progress-gap rule),
 //! [`LateDetector`] (progress rate against mean minus `alpha` standard deviations) and
-//! [`Hierarchical`] (keeps another detector's detections on slow nodes only).
+//! [`Hierarchical`] (keeps another detector's detections on slow nodes only); and Hadoop's
+//! speculators in [`hadoop`] ([`HadoopSpeculator`] over three runtime estimators, [`Hadoop1`]).
 //!
 //! A detector looks at a [`Snapshot`] of the running attempts and flags rows of it; what
 //! the engine does with a flag (launch a copy, when, where) is not the detector's business.
@@ -43,12 +44,14 @@
 pub mod conformance;
 mod default;
 mod error;
+pub mod hadoop;
 mod hierarchical;
 mod late;
 mod scan;
 
 pub use default::{DefaultDetector, DefaultParams};
 pub use error::DetectError;
+pub use hadoop::{Hadoop1, Hadoop1Params, HadoopParams, HadoopSpeculator};
 pub use hierarchical::{Hierarchical, HierarchicalParams};
 pub use late::{LateDetector, LateParams};
 pub use scan::Parallelism;
