@@ -1,10 +1,12 @@
 //! Straggler detectors: the [`Detector`] trait and the detectors of the seed paper's
 //! Section 5.5: [`DefaultDetector`] (Dean and Ghemawat's progress-gap rule),
 //! [`LateDetector`] (progress rate against mean minus `alpha` standard deviations) and
-//! [`Hierarchical`] (keeps another detector's detections on slow nodes only); and two
-//! more rules for comparison: [`SparkDetector`] (Spark's `checkSpeculatableTasks`,
-//! against the median duration of finished tasks) and [`ZahariaLate`] (LATE as published
-//! at OSDI 2008, with its percentile threshold, speculative cap and slow-node threshold).
+//! [`Hierarchical`] (keeps another detector's detections on slow nodes only); and the
+//! engines' rules for comparison: Hadoop's speculators in [`hadoop`] ([`HadoopSpeculator`]
+//! over three runtime estimators, and [`Hadoop1`]), [`SparkDetector`] (Spark's
+//! `checkSpeculatableTasks`, against the median duration of finished tasks) and
+//! [`ZahariaLate`] (LATE as published at OSDI 2008, with its percentile threshold,
+//! speculative cap and slow-node threshold).
 //!
 //! A detector looks at a [`Snapshot`] of the running attempts and flags rows of it; what
 //! the engine does with a flag (launch a copy, when, where) is not the detector's business.
@@ -46,6 +48,7 @@
 pub mod conformance;
 mod default;
 mod error;
+pub mod hadoop;
 mod hierarchical;
 mod late;
 mod scan;
@@ -54,6 +57,7 @@ mod zaharia;
 
 pub use default::{DefaultDetector, DefaultParams};
 pub use error::DetectError;
+pub use hadoop::{Hadoop1, Hadoop1Params, HadoopParams, HadoopSpeculator};
 pub use hierarchical::{Hierarchical, HierarchicalParams};
 pub use late::{LateDetector, LateParams};
 pub use scan::Parallelism;

@@ -1,0 +1,159 @@
+//! Hadoop's `ExponentiallySmoothedTaskRuntimeEstimator`: the progress rate smoothed over
+//! successive progress reports with a time constant `lambda`.
+//!
+//! For two successive reports `(t0, p0)` and `(t1, p1)` of an attempt, with `t1 > t0` and
+//! `p1 >= p0`:
+//!
+//! ```text
+//! sample = (p1 - p0) / (t1 - t0)
+//! w      = exp(-(t1 - t0) / lambda)                  (lambda = 60 s by default)
+//! rate   = w * rate + (1 - w) * sample               (rate = sample for the first sample)
+//! est    = (t_last - start) + (1 - p_last) / rate    (no estimate while rate <= 0)
+//! ```
+//!
+//! Source: `org.apache.hadoop.mapreduce.v2.app.speculate.ExponentiallySmoothedTaskRuntimeEstimator`
+//! (its `EstimateVector.incorporate` and `estimatedRuntime`, smoothing the rate, Hadoop's
+//! default `SmoothedValue.RATE`; `reference/speculators.md`, "Hadoop MapReduce v2").
+//!
+//! Choices where the source leaves room:
+//! - The first report of an attempt only anchors `(t0, p0)`: a progress report does not
+//!   carry the attempt's start, so the first rate sample comes from the second report.
+//! - A report not later than the previous one, or with a lower progress, is ignored (as in
+//!   Hadoop's `incorporate`).
+//! - `est` is the elapsed time at the last report plus the time left at the smoothed rate
+//!   from there, so `start + est` is the forecast end. An attempt without two reports has
+//!   no estimate, and the speculator skips it.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use straggler_model::{AttemptId, ProgressReport};
+
+use super::{DataStatistics, RuntimeEstimator};
+use crate::DetectError;
+use crate::error::check_param;
+
+/// Parameters of [`ExponentiallySmoothed`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ExpSmoothedParams {
+    /// The smoothing time constant `lambda`, seconds (Hadoop: 60 s). Finite, `> 0`.
+    pub lambda_secs: f64,
+}
+
+impl Default for ExpSmoothedParams {
+    fn default() -> Self {
+        ExpSmoothedParams { lambda_secs: 60.0 }
+    }
+}
+
+impl ExpSmoothedParams {
+    /// Checks the parameters: `lambda_secs` finite and `> 0`.
+    pub fn check(self) -> Result<CheckedExpSmoothedParams, DetectError> {
+        check_param("lambda_secs", self.lambda_secs, "finite and > 0", |l| {
+            l > 0.0
+        })?;
+        Ok(CheckedExpSmoothedParams(self))
+    }
+}
+
+/// [`ExpSmoothedParams`] that passed [`ExpSmoothedParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedExpSmoothedParams(ExpSmoothedParams);
+
+/// What the estimator knows of one running attempt.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Smoothed {
+    /// Time of the last report used, seconds.
+    at_secs: f64,
+    /// Progress at that report.
+    progress: f64,
+    /// The smoothed rate (progress per second), `None` before the second report.
+    rate: Option<f64>,
+}
+
+/// The exponentially smoothed rate estimator.
+#[derive(Debug, Clone, Default)]
+pub struct ExponentiallySmoothed {
+    params: ExpSmoothedParams,
+    attempts: HashMap<AttemptId, Smoothed>,
+}
+
+impl ExponentiallySmoothed {
+    /// An estimator with checked parameters.
+    pub fn new(params: CheckedExpSmoothedParams) -> Self {
+        ExponentiallySmoothed {
+            params: params.0,
+            attempts: HashMap::new(),
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &ExpSmoothedParams {
+        &self.params
+    }
+
+    /// The smoothed rate of an attempt (progress per second), if it has one.
+    pub fn rate(&self, attempt: AttemptId) -> Option<f64> {
+        self.attempts.get(&attempt).and_then(|s| s.rate)
+    }
+}
+
+impl RuntimeEstimator for ExponentiallySmoothed {
+    fn detector_name(&self) -> &'static str {
+        "hadoop-exp-smoothed"
+    }
+
+    fn observe_progress(&mut self, report: &ProgressReport) {
+        let (t1, p1) = (report.time_secs, report.progress);
+        if !(t1.is_finite() && p1.is_finite()) {
+            return;
+        }
+        let lambda = self.params.lambda_secs;
+        self.attempts
+            .entry(report.attempt)
+            .and_modify(|s| {
+                if t1 <= s.at_secs || p1 < s.progress {
+                    return;
+                }
+                let dt = t1 - s.at_secs;
+                let sample = (p1 - s.progress) / dt;
+                if !sample.is_finite() {
+                    return;
+                }
+                let w = (-dt / lambda).exp();
+                s.rate = Some(s.rate.map_or(sample, |rate| w * rate + (1.0 - w) * sample));
+                s.at_secs = t1;
+                s.progress = p1;
+            })
+            .or_insert(Smoothed {
+                at_secs: t1,
+                progress: p1,
+                rate: None,
+            });
+    }
+
+    fn forget(&mut self, attempt: AttemptId) {
+        self.attempts.remove(&attempt);
+    }
+
+    fn reset(&mut self) {
+        self.attempts.clear();
+    }
+
+    fn estimated_runtime_secs(
+        &self,
+        attempt: AttemptId,
+        start_secs: f64,
+        _now_secs: f64,
+        _progress: f64,
+    ) -> Option<f64> {
+        let s = self.attempts.get(&attempt)?;
+        let rate = s.rate.filter(|&r| r > 0.0)?;
+        let remaining = (1.0 - s.progress).clamp(0.0, 1.0) / rate;
+        Some((s.at_secs - start_secs).max(0.0) + remaining)
+    }
+
+    fn new_attempt_runtime_secs(&self, stats: &DataStatistics) -> Option<f64> {
+        stats.mean()
+    }
+}

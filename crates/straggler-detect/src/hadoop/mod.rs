@@ -1,0 +1,68 @@
+//! Hadoop's speculators as detectors: MapReduce v2's `DefaultSpeculator` over three task
+//! runtime estimators ([`HadoopSpeculator`] with [`Legacy`], [`ExponentiallySmoothed`] or
+//! [`SimpleExponential`]), and Hadoop 1's progress-gap rule ([`Hadoop1`]).
+//!
+//! An estimator forecasts the total runtime `est` of a running attempt from its progress
+//! reports, and the runtime of a new attempt of its stage from the durations of the
+//! stage's finished tasks ([`DataStatistics`]). The speculator flags, per stage and scan,
+//! the original attempt whose forecast end `start + est` lies furthest after the end
+//! `now + new attempt runtime` a copy launched now would reach.
+//!
+//! | estimator | `est` | new attempt | source |
+//! |---|---|---|---|
+//! | [`Legacy`] | `(now - start) / max(progress, 1e-4)` | mean | `LegacyTaskRuntimeEstimator` |
+//! | [`ExponentiallySmoothed`] | `elapsed + (1 - progress) / rate`, rate smoothed with `lambda = 60 s` | mean | `ExponentiallySmoothedTaskRuntimeEstimator` |
+//! | [`SimpleExponential`] | seed 003's Algorithms 1-2, `tau = 120 s`, 24 skip-initials, stagnation `max(2 tau, 360 s)` | `meanCI + min(0.25 meanCI, sd / 2)` | `SimpleExponentialTaskRuntimeEstimator`, seed 003 |
+//!
+//! Sources: `reference/speculators.md` ("Hadoop MapReduce v2", "Hadoop 1"), facts gathered
+//! from the Apache Hadoop sources; seed 003 (a review of Hadoop's speculation, its
+//! Algorithms 1 and 2). Each file documents its formula and its choices.
+
+mod exp_smoothed;
+mod hadoop1;
+mod legacy;
+mod simple_exp;
+mod speculator;
+mod stats;
+
+pub use exp_smoothed::{CheckedExpSmoothedParams, ExpSmoothedParams, ExponentiallySmoothed};
+pub use hadoop1::{CheckedHadoop1Params, Hadoop1, Hadoop1Params};
+pub use legacy::Legacy;
+pub use simple_exp::{CheckedSimpleExpParams, SimpleExpParams, SimpleExponential};
+pub use speculator::{CheckedHadoopParams, HadoopParams, HadoopSpeculator};
+pub use stats::DataStatistics;
+
+use straggler_model::{AttemptId, ProgressReport};
+
+/// A task runtime estimator of Hadoop's speculator (`TaskRuntimeEstimator`).
+///
+/// [`HadoopSpeculator`] feeds it every progress report, tells it which attempts ended, and
+/// asks it at each scan for the runtime of its running attempts and of a new attempt.
+pub trait RuntimeEstimator: Send {
+    /// The name of the speculator over this estimator (`"hadoop-legacy"`...).
+    fn detector_name(&self) -> &'static str;
+
+    /// Learns from a progress report.
+    fn observe_progress(&mut self, report: &ProgressReport);
+
+    /// Forgets an attempt that ended.
+    fn forget(&mut self, attempt: AttemptId);
+
+    /// Forgets everything.
+    fn reset(&mut self);
+
+    /// The estimated total runtime of a running attempt, seconds from its start:
+    /// `None` without an estimate (the speculator skips the attempt), `+inf` for an
+    /// attempt judged never to finish. `progress` is the snapshot's (the last reported).
+    fn estimated_runtime_secs(
+        &self,
+        attempt: AttemptId,
+        start_secs: f64,
+        now_secs: f64,
+        progress: f64,
+    ) -> Option<f64>;
+
+    /// The runtime expected of a new attempt of a stage whose finished tasks took `stats`;
+    /// `None` when it cannot say.
+    fn new_attempt_runtime_secs(&self, stats: &DataStatistics) -> Option<f64>;
+}

@@ -1,0 +1,321 @@
+//! Hadoop MapReduce v2's `DefaultSpeculator` as a detector, over a [`RuntimeEstimator`].
+//!
+//! At each scan, for each stage (the maps or the reduces of a job, Hadoop's task kind):
+//!
+//! ```text
+//! gate:      finished >= 1 and finished >= 0.05 * total        (StartEndTimesBase)
+//! allowed  = max(10, 0.01 * total, 0.1 * running)              (DefaultSpeculator)
+//!            nothing is flagged unless copies running < allowed
+//! replEnd  = now + estimatedNewAttemptRuntime                  (mean of finished durations,
+//!                                                               or the estimator's own)
+//! for each running original attempt of a task without a running copy:
+//!   estEnd = start + est                                       (the estimator's runtime)
+//!   skip if there is no estimate, estEnd < now or replEnd >= estEnd
+//!   value  = estEnd - replEnd
+//! flag the attempt with the largest value (ties: the lowest row)
+//! ```
+//!
+//! Source: `org.apache.hadoop.mapreduce.v2.app.speculate.DefaultSpeculator`
+//! (`speculationValue`, `maybeScheduleASpeculation`, `computeSpeculations`) and
+//! `StartEndTimesBase` (`reference/speculators.md`, "Hadoop MapReduce v2").
+//!
+//! How the snapshot maps to Hadoop's counts:
+//! - `finished` is the number of succeeded attempts of the stage observed since the last
+//!   reset (one per task); their durations `end - start` feed the stage's
+//!   [`DataStatistics`].
+//! - The snapshot carries no stage totals, so `total = finished + running + pending`:
+//!   `running` counts the distinct tasks of the stage with a row in the snapshot and
+//!   `pending` is [`Snapshot::pending`] (tasks waiting for a container). Tasks the master
+//!   has not heard from and that are not pending are not counted.
+//! - A task has a running copy when a speculative row of the same task is in the snapshot;
+//!   `copies running` counts the speculative rows of the stage.
+//!
+//! What is left to the engine, whose policy it is: how often scans run (Hadoop waits 1 s,
+//! or 15 s after a launch), skipping jobs with containers waiting, and where a copy runs.
+//!
+//! The scan is one sequential pass over the rows plus per-stage bookkeeping, with a map of
+//! the tasks of the snapshot; it takes no [`Parallelism`](crate::Parallelism), so a
+//! parallel build flags exactly what a sequential one flags. Its cost is dominated by the
+//! estimator's per-attempt lookups, which are not worth spreading over threads at the
+//! sizes of one job's snapshot.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, StageId, TaskId};
+
+use super::{DataStatistics, ExponentiallySmoothed, Legacy, RuntimeEstimator, SimpleExponential};
+use crate::error::check_param;
+use crate::{DetectError, Detector, Findings};
+
+/// Parameters of [`HadoopSpeculator`] (Hadoop's defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct HadoopParams {
+    /// `minimum-allowed-tasks`: copies always allowed per stage (10). Finite, `>= 0`.
+    pub min_allowed_copies: f64,
+    /// `speculative-cap-total-tasks`: allowed copies per task of the stage (0.01). In
+    /// `[0, 1]`.
+    pub copies_per_task: f64,
+    /// `speculative-cap-running-tasks`: allowed copies per running task of the stage
+    /// (0.1). In `[0, 1]`.
+    pub copies_per_running_task: f64,
+    /// Finished tasks a stage needs before speculation (1). `>= 1`.
+    pub min_finished_tasks: u32,
+    /// Fraction of the stage's tasks that must have finished before speculation (0.05).
+    /// In `[0, 1]`.
+    pub min_finished_fraction: f64,
+}
+
+impl Default for HadoopParams {
+    fn default() -> Self {
+        HadoopParams {
+            min_allowed_copies: 10.0,
+            copies_per_task: 0.01,
+            copies_per_running_task: 0.1,
+            min_finished_tasks: 1,
+            min_finished_fraction: 0.05,
+        }
+    }
+}
+
+impl HadoopParams {
+    /// Checks the parameters: `min_allowed_copies` finite and `>= 0`, the fractions in
+    /// `[0, 1]`, `min_finished_tasks >= 1`.
+    pub fn check(self) -> Result<CheckedHadoopParams, DetectError> {
+        let unit = |v: f64| (0.0..=1.0).contains(&v);
+        check_param(
+            "min_allowed_copies",
+            self.min_allowed_copies,
+            "finite and >= 0",
+            |v| v >= 0.0,
+        )?;
+        check_param("copies_per_task", self.copies_per_task, "in [0, 1]", unit)?;
+        check_param(
+            "copies_per_running_task",
+            self.copies_per_running_task,
+            "in [0, 1]",
+            unit,
+        )?;
+        check_param(
+            "min_finished_tasks",
+            f64::from(self.min_finished_tasks),
+            ">= 1",
+            |v| v >= 1.0,
+        )?;
+        check_param(
+            "min_finished_fraction",
+            self.min_finished_fraction,
+            "in [0, 1]",
+            unit,
+        )?;
+        Ok(CheckedHadoopParams(self))
+    }
+}
+
+/// [`HadoopParams`] that passed [`HadoopParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedHadoopParams(HadoopParams);
+
+/// Per-stage counts of one scan.
+#[derive(Debug, Clone, Copy, Default)]
+struct StageScan {
+    running_tasks: u64,
+    copies: u64,
+    best: Option<(f64, u32)>,
+}
+
+/// Hadoop MapReduce v2's speculator over the estimator `E`.
+#[derive(Debug, Clone)]
+pub struct HadoopSpeculator<E> {
+    estimator: E,
+    params: HadoopParams,
+    /// Durations of the succeeded attempts, per stage index.
+    finished: HashMap<u32, DataStatistics>,
+    /// Per task of the snapshot: (stage, has a running original, has a running copy).
+    tasks: HashMap<TaskId, (u32, bool, bool)>,
+    stages: Vec<StageScan>,
+}
+
+impl<E: RuntimeEstimator> HadoopSpeculator<E> {
+    /// A speculator over `estimator` with checked parameters.
+    pub fn new(estimator: E, params: CheckedHadoopParams) -> Self {
+        HadoopSpeculator {
+            estimator,
+            params: params.0,
+            finished: HashMap::new(),
+            tasks: HashMap::new(),
+            stages: Vec::new(),
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &HadoopParams {
+        &self.params
+    }
+
+    /// The estimator.
+    pub fn estimator(&self) -> &E {
+        &self.estimator
+    }
+
+    /// The durations of the succeeded attempts of a stage observed so far.
+    pub fn finished(&self, stage: u32) -> DataStatistics {
+        self.finished.get(&stage).copied().unwrap_or_default()
+    }
+}
+
+impl HadoopSpeculator<Legacy> {
+    /// `"hadoop-legacy"`: the speculator over [`Legacy`] with Hadoop's defaults.
+    pub fn legacy() -> Self {
+        Self::default()
+    }
+}
+
+impl HadoopSpeculator<ExponentiallySmoothed> {
+    /// `"hadoop-exp-smoothed"`: the speculator over [`ExponentiallySmoothed`] with
+    /// Hadoop's defaults.
+    pub fn exp_smoothed() -> Self {
+        Self::default()
+    }
+}
+
+impl HadoopSpeculator<SimpleExponential> {
+    /// `"hadoop-simple-exp"`: the speculator over [`SimpleExponential`] with Hadoop's
+    /// defaults.
+    pub fn simple_exp() -> Self {
+        Self::default()
+    }
+}
+
+impl<E: RuntimeEstimator + Default> Default for HadoopSpeculator<E> {
+    fn default() -> Self {
+        HadoopSpeculator {
+            estimator: E::default(),
+            params: HadoopParams::default(),
+            finished: HashMap::new(),
+            tasks: HashMap::new(),
+            stages: Vec::new(),
+        }
+    }
+}
+
+impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
+    fn name(&self) -> &str {
+        self.estimator.detector_name()
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        match observation {
+            Observation::Progress(report) => self.estimator.observe_progress(report),
+            Observation::AttemptEnded(end) => {
+                self.estimator.forget(end.attempt);
+                if end.status == AttemptStatus::Succeeded {
+                    self.finished
+                        .entry(end.stage.0)
+                        .or_default()
+                        .add(end.end_secs - end.start_secs);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn reset(&mut self) {
+        self.estimator.reset();
+        self.finished.clear();
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let now = snapshot.now_secs();
+        let (tasks, stages, roles) = (snapshot.tasks(), snapshot.stage_indices(), snapshot.roles());
+        let (starts, progress, attempts) = (
+            snapshot.start_secs(),
+            snapshot.progress(),
+            snapshot.attempts(),
+        );
+        self.tasks.clear();
+        self.stages.clear();
+        self.stages
+            .resize(snapshot.stages().len(), StageScan::default());
+        for row in 0..snapshot.len() {
+            let entry = self
+                .tasks
+                .entry(tasks[row])
+                .or_insert((stages[row], false, false));
+            match roles[row] {
+                AttemptRole::Original => entry.1 = true,
+                AttemptRole::Speculative => {
+                    entry.2 = true;
+                    self.stages[stages[row] as usize].copies += 1;
+                }
+            }
+        }
+        for &(stage, _, _) in self.tasks.values() {
+            self.stages[stage as usize].running_tasks += 1;
+        }
+        let params = self.params;
+        // Per stage: the new attempt's end, or None when the stage may not speculate.
+        let replacement_end: Vec<Option<f64>> = self
+            .stages
+            .iter()
+            .enumerate()
+            .map(|(stage, counts)| {
+                let stats = self
+                    .finished
+                    .get(&(stage as u32))
+                    .copied()
+                    .unwrap_or_default();
+                let finished = stats.count() as f64;
+                let pending = snapshot.pending(StageId(stage as u32));
+                let total = finished + counts.running_tasks as f64 + f64::from(pending);
+                let gate = stats.count() >= u64::from(params.min_finished_tasks)
+                    && finished >= params.min_finished_fraction * total;
+                let allowed = params
+                    .min_allowed_copies
+                    .max(params.copies_per_task * total)
+                    .max(params.copies_per_running_task * counts.running_tasks as f64);
+                if !gate || (counts.copies as f64) >= allowed {
+                    return None;
+                }
+                let runtime = self.estimator.new_attempt_runtime_secs(&stats)?;
+                Some(now + runtime).filter(|end| end.is_finite())
+            })
+            .collect();
+        for row in 0..snapshot.len() {
+            let stage = stages[row] as usize;
+            let Some(repl_end) = replacement_end[stage] else {
+                continue;
+            };
+            if roles[row] != AttemptRole::Original || self.tasks[&tasks[row]].2 {
+                continue;
+            }
+            let Some(est) = self.estimator.estimated_runtime_secs(
+                attempts[row],
+                starts[row],
+                now,
+                progress[row],
+            ) else {
+                continue;
+            };
+            let est_end = starts[row] + est;
+            // `!(a >= b)` also skips a NaN.
+            if est_end.is_nan() || est_end < now || repl_end >= est_end {
+                continue;
+            }
+            let value = est_end - repl_end;
+            let best = &mut self.stages[stage].best;
+            if best.is_none_or(|(v, _)| value > v) {
+                *best = Some((value, row as u32));
+            }
+        }
+        let mut flagged: Vec<u32> = self
+            .stages
+            .iter()
+            .filter_map(|s| s.best.map(|(_, row)| row))
+            .collect();
+        flagged.sort_unstable();
+        for row in flagged {
+            findings.push_row(row);
+        }
+    }
+}

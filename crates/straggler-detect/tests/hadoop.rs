@@ -1,0 +1,638 @@
+//! The tests of the `hadoop` module: Hadoop MapReduce v2's speculator over its three
+//! runtime estimators and Hadoop 1's rule, on cases worked by hand (arithmetic in the
+//! comments), degenerate inputs, parameter checks and the conformance kit.
+//!
+//! A snapshot is written as `(task, stage, role, start_secs, progress)` tuples; row `i`
+//! is attempt `i`. Finished attempts are observed with ids from 1000 on.
+
+use straggler_detect::conformance::Conformance;
+use straggler_detect::hadoop::{
+    DataStatistics, ExpSmoothedParams, ExponentiallySmoothed, Legacy, RuntimeEstimator,
+    SimpleExpParams, SimpleExponential,
+};
+use straggler_detect::{
+    DetectError, Detector, Findings, Hadoop1, Hadoop1Params, HadoopParams, HadoopSpeculator,
+    Parallelism,
+};
+use straggler_model::{
+    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, ProgressReport,
+    Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
+};
+
+const O: AttemptRole = AttemptRole::Original;
+const S: AttemptRole = AttemptRole::Speculative;
+
+type Row = (u32, u32, AttemptRole, f64, f64);
+
+fn snapshot(now: f64, stage_count: u32, rows: &[Row]) -> Snapshot {
+    let stages = (0..stage_count)
+        .map(|s| Stage {
+            job: JobId(0),
+            kind: if s % 2 == 0 {
+                TaskKind::Map
+            } else {
+                TaskKind::Reduce
+            },
+        })
+        .collect();
+    let mut snapshot = Snapshot::new(now, 1, stages).expect("valid snapshot");
+    for (i, &(task, stage, role, start_secs, progress)) in rows.iter().enumerate() {
+        snapshot
+            .push(SnapshotRow {
+                attempt: AttemptId(i as u32),
+                task: TaskId(task),
+                stage: StageId(stage),
+                node: NodeId(0),
+                role,
+                start_secs,
+                progress,
+                input_bytes: 64e6,
+            })
+            .expect("valid row");
+    }
+    snapshot
+}
+
+fn scan(detector: &mut impl Detector, snapshot: &Snapshot) -> Vec<u32> {
+    let mut findings = Findings::default();
+    detector.scan(snapshot, &mut findings);
+    findings.rows().to_vec()
+}
+
+fn ended(attempt: u32, stage: u32, start: f64, end: f64, status: AttemptStatus) -> Observation {
+    Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(attempt),
+        task: TaskId(attempt),
+        stage: StageId(stage),
+        node: NodeId(0),
+        role: O,
+        start_secs: start,
+        end_secs: end,
+        status,
+        input_bytes: 64_000_000,
+    })
+}
+
+fn succeeded(attempt: u32, stage: u32, start: f64, end: f64) -> Observation {
+    ended(attempt, stage, start, end, AttemptStatus::Succeeded)
+}
+
+fn report(attempt: u32, time_secs: f64, progress: f64) -> ProgressReport {
+    ProgressReport {
+        attempt: AttemptId(attempt),
+        task: TaskId(attempt),
+        stage: StageId(0),
+        node: NodeId(0),
+        time_secs,
+        progress,
+    }
+}
+
+fn legacy_with(params: HadoopParams) -> HadoopSpeculator<Legacy> {
+    HadoopSpeculator::new(Legacy, params.check().expect("valid"))
+}
+
+// ---------------------------------------------------------------------------------------
+// HadoopSpeculator over Legacy: est = (now - start) / max(progress, 1e-4).
+
+/// One finished map of 100 s (mean 100, so replEnd = now + 100 = 300) and four running.
+fn legacy_rows() -> Vec<Row> {
+    vec![
+        // est = 100 / 0.5 = 200, estEnd = 300 = replEnd: skipped (replEnd >= estEnd).
+        (0, 0, O, 100.0, 0.5),
+        // est = 100 / 0.25 = 400, estEnd = 500, value 200.
+        (1, 0, O, 100.0, 0.25),
+        // est = 50 / 0.125 = 400, estEnd = 550, value 250: the largest.
+        (2, 0, O, 150.0, 0.125),
+        // est = 200 / 0.8 = 250, estEnd = 250 < replEnd: skipped.
+        (3, 0, O, 0.0, 0.8),
+    ]
+}
+
+#[test]
+fn legacy_flags_the_largest_value_of_the_stage() {
+    let mut detector = HadoopSpeculator::legacy();
+    assert_eq!(detector.name(), "hadoop-legacy");
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    // Gate: 1 finished of 1 + 4 = 5 tasks, 1 >= 0.05 * 5.
+    assert_eq!(
+        scan(&mut detector, &snapshot(200.0, 1, &legacy_rows())),
+        [2]
+    );
+}
+
+#[test]
+fn a_task_with_a_running_copy_is_not_flagged() {
+    let mut detector = HadoopSpeculator::legacy();
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    let mut rows = legacy_rows();
+    // A copy of task 2 (its row is never a candidate either): row 1 (value 200) wins.
+    rows.push((2, 0, S, 190.0, 0.0));
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 1, &rows)), [1]);
+}
+
+#[test]
+fn nothing_before_a_finished_task_and_only_succeeded_attempts_count() {
+    let mut detector = HadoopSpeculator::legacy();
+    let snapshot = snapshot(200.0, 1, &legacy_rows());
+    assert_eq!(scan(&mut detector, &snapshot), [] as [u32; 0]);
+    detector.observe(&ended(1000, 0, 0.0, 100.0, AttemptStatus::Killed));
+    detector.observe(&ended(1001, 0, 0.0, 100.0, AttemptStatus::Failed));
+    assert_eq!(scan(&mut detector, &snapshot), [] as [u32; 0]);
+    assert_eq!(detector.finished(0).count(), 0);
+    detector.observe(&succeeded(1002, 0, 0.0, 100.0));
+    assert_eq!(scan(&mut detector, &snapshot), [2]);
+    // reset forgets the finished tasks.
+    detector.reset();
+    assert_eq!(scan(&mut detector, &snapshot), [] as [u32; 0]);
+}
+
+#[test]
+fn the_five_percent_gate_counts_running_and_pending_tasks() {
+    // 1 finished + 19 running = 20 tasks: 1 >= 0.05 * 20 = 1.0, the gate opens; the
+    // slowest, row 0 (est = 100 / 0.125 = 800, estEnd 900, replEnd 300), is flagged.
+    let mut rows: Vec<Row> = (1..19).map(|t| (t, 0, O, 100.0, 0.5)).collect();
+    rows.insert(0, (0, 0, O, 100.0, 0.125));
+    let mut detector = HadoopSpeculator::legacy();
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 1, &rows)), [0]);
+    // 21 tasks: 1 < 0.05 * 21 = 1.05, closed.
+    rows.push((20, 0, O, 100.0, 0.5));
+    assert_eq!(
+        scan(&mut detector, &snapshot(200.0, 1, &rows)),
+        [] as [u32; 0]
+    );
+    // 1 finished + 2 running + 18 pending = 21 tasks: closed too.
+    let mut small = snapshot(200.0, 1, &rows[..2]);
+    small.set_pending(StageId(0), 18).expect("stage 0");
+    assert_eq!(scan(&mut detector, &small), [] as [u32; 0]);
+    small.set_pending(StageId(0), 17).expect("stage 0");
+    assert_eq!(scan(&mut detector, &small), [0]);
+}
+
+#[test]
+fn the_cap_on_running_copies() {
+    // Stage 0: task 0 has a copy (1 copy running), rows 2 and 3 are candidates;
+    // row 2: est = 100 / 0.25 = 400, estEnd 500, value 200.
+    let rows = [
+        (0, 0, O, 100.0, 0.5),
+        (0, 0, S, 150.0, 0.5),
+        (1, 0, O, 100.0, 0.25),
+        (2, 0, O, 100.0, 0.5),
+    ];
+    let snapshot = snapshot(200.0, 1, &rows);
+    let cap = |min_allowed_copies: f64| {
+        let mut detector = legacy_with(HadoopParams {
+            min_allowed_copies,
+            ..HadoopParams::default()
+        });
+        detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+        scan(&mut detector, &snapshot)
+    };
+    // allowed = max(m, 0.01 * (1 + 3) = 0.04, 0.1 * 3 = 0.3); flag while 1 copy < allowed.
+    assert_eq!(cap(10.0), [2]);
+    assert_eq!(cap(2.0), [2]);
+    assert_eq!(cap(1.0), [] as [u32; 0]);
+    assert_eq!(cap(0.0), [] as [u32; 0]);
+}
+
+#[test]
+fn one_attempt_per_stage_and_ties_go_to_the_lowest_row() {
+    // Stage 0 (finished mean 100, replEnd 300): rows 0 and 2 both est = 100 / 0.25 = 400,
+    // estEnd 500, value 200: a tie, row 0 wins. Stage 1 (finished mean (40 + 60) / 2 =
+    // 50, replEnd 250): row 1 est = 100 / 0.5 = 200, estEnd 300, value 50; row 3 est =
+    // 200 / 0.5 = 400, estEnd 400, value 150: row 3.
+    let rows = [
+        (0, 0, O, 100.0, 0.25),
+        (1, 1, O, 100.0, 0.5),
+        (2, 0, O, 100.0, 0.25),
+        (3, 1, O, 0.0, 0.5),
+    ];
+    let mut detector = HadoopSpeculator::legacy();
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    detector.observe(&succeeded(1001, 1, 0.0, 40.0));
+    detector.observe(&succeeded(1002, 1, 10.0, 70.0));
+    assert_eq!(detector.finished(1).mean(), Some(50.0));
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 2, &rows)), [0, 3]);
+}
+
+#[test]
+fn legacy_degenerate_rows() {
+    // Zero progress: est = elapsed / 1e-4 (row 0: 1e6, flagged). Started now: est 0, estEnd
+    // = now < replEnd (row 1 skipped). A copy alone (row 2): never flagged.
+    let rows = [
+        (0, 0, O, 100.0, 0.0),
+        (1, 0, O, 200.0, 0.3),
+        (2, 0, S, 100.0, 0.0),
+    ];
+    let mut detector = HadoopSpeculator::legacy();
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 1, &rows)), [0]);
+    // Observations of unknown stages, and NaN durations, are harmless.
+    detector.observe(&succeeded(1001, 4_000_000_000, 0.0, 1.0));
+    detector.observe(&succeeded(1002, 0, f64::NAN, 1.0));
+    assert_eq!(detector.finished(0).count(), 1);
+    assert_eq!(
+        scan(&mut detector, &snapshot(200.0, 1, &[])),
+        [] as [u32; 0]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// ExponentiallySmoothed: rate = w rate + (1 - w) sample, w = exp(-dt / lambda).
+
+#[test]
+fn exp_smoothed_rate_and_estimate() {
+    let mut estimator = ExponentiallySmoothed::default();
+    estimator.observe_progress(&report(0, 10.0, 0.1));
+    // One report: no rate, no estimate.
+    assert_eq!(estimator.rate(AttemptId(0)), None);
+    assert_eq!(
+        estimator.estimated_runtime_secs(AttemptId(0), 0.0, 10.0, 0.1),
+        None
+    );
+    // Sample (0.2 - 0.1) / 10 = 0.01: the first rate.
+    estimator.observe_progress(&report(0, 20.0, 0.2));
+    let first = estimator.rate(AttemptId(0)).expect("rate");
+    assert!((first - 0.01).abs() < 1e-15);
+    // Ignored: an earlier report, and a lower progress.
+    estimator.observe_progress(&report(0, 15.0, 0.3));
+    estimator.observe_progress(&report(0, 25.0, 0.15));
+    assert_eq!(estimator.rate(AttemptId(0)), Some(first));
+    // Sample (0.4 - 0.2) / 10 = 0.02, w = exp(-10 / 60): rate = 0.01 w + 0.02 (1 - w).
+    estimator.observe_progress(&report(0, 30.0, 0.4));
+    let w = (-10.0f64 / 60.0).exp();
+    let rate = 0.01 * w + 0.02 * (1.0 - w);
+    assert!((estimator.rate(AttemptId(0)).expect("rate") - rate).abs() < 1e-15);
+    // est = (30 - 0) + (1 - 0.4) / rate, about 30 + 0.6 / 0.01846 = 62.5.
+    let est = estimator
+        .estimated_runtime_secs(AttemptId(0), 0.0, 35.0, 0.4)
+        .expect("estimate");
+    assert!((est - (30.0 + 0.6 / rate)).abs() < 1e-9);
+    // Zero progress rate: no estimate.
+    estimator.observe_progress(&report(1, 10.0, 0.0));
+    estimator.observe_progress(&report(1, 20.0, 0.0));
+    assert_eq!(estimator.rate(AttemptId(1)), Some(0.0));
+    assert_eq!(
+        estimator.estimated_runtime_secs(AttemptId(1), 0.0, 20.0, 0.0),
+        None
+    );
+    estimator.forget(AttemptId(0));
+    assert_eq!(estimator.rate(AttemptId(0)), None);
+}
+
+#[test]
+fn exp_smoothed_speculator_learns_from_reports_and_forgets_ended_attempts() {
+    // Attempt 0: reports 0.1 at 10 s, 0.2 at 20 s: rate 0.01, est = 20 + 0.8 / 0.01 = 100,
+    // estEnd 100. Attempt 1: 0.1 at 10 s, 0.5 at 20 s: rate 0.04, est = 20 + 0.5 / 0.04 =
+    // 32.5, estEnd 32.5 < replEnd. Finished mean 50: replEnd = 20 + 50 = 70; row 0's value
+    // 30.
+    let mut detector = HadoopSpeculator::exp_smoothed();
+    assert_eq!(detector.name(), "hadoop-exp-smoothed");
+    for r in [
+        report(0, 10.0, 0.1),
+        report(1, 10.0, 0.1),
+        report(0, 20.0, 0.2),
+        report(1, 20.0, 0.5),
+    ] {
+        detector.observe(&Observation::Progress(r));
+    }
+    detector.observe(&succeeded(1000, 0, 0.0, 50.0));
+    let rows = [(0, 0, O, 0.0, 0.2), (1, 0, O, 0.0, 0.5)];
+    let snapshot = snapshot(20.0, 1, &rows);
+    assert_eq!(scan(&mut detector, &snapshot), [0]);
+    detector.observe(&ended(0, 0, 0.0, 21.0, AttemptStatus::Killed));
+    assert_eq!(detector.estimator().rate(AttemptId(0)), None);
+    assert_eq!(scan(&mut detector, &snapshot), [] as [u32; 0]);
+}
+
+// ---------------------------------------------------------------------------------------
+// SimpleExponential: seed 003's Algorithms 1-2.
+
+fn simple_exp(tau_secs: f64, skip_initials: u32) -> SimpleExponential {
+    let params = SimpleExpParams {
+        tau_secs,
+        skip_initials,
+        ..SimpleExpParams::default()
+    };
+    SimpleExponential::new(params.check().expect("valid"))
+}
+
+#[test]
+fn simple_exp_forecast_skip_initials_and_tau() {
+    let mut estimator = simple_exp(10.0, 3);
+    let a = AttemptId(0);
+    // Reading 1 at 0 s, progress 0: forecast 0, index 1.
+    estimator.observe_progress(&report(0, 0.0, 0.0));
+    assert_eq!(estimator.forecast(a), Some((0.0, 1)));
+    // Reading 2: rate 0.01, alpha = 1 - e^-1, forecast = 0.01 (1 - e^-1).
+    estimator.observe_progress(&report(0, 10.0, 0.1));
+    let alpha = 1.0 - (-1.0f64).exp();
+    let (forecast, index) = estimator.forecast(a).expect("record");
+    assert!((forecast - 0.01 * alpha).abs() < 1e-15);
+    assert_eq!(index, 2);
+    // Fewer than 3 readings: no estimate.
+    assert_eq!(estimator.estimated_runtime_secs(a, 0.0, 10.0, 0.1), None);
+    // Reading 3 (the skip-initials-th): forecast = 0.01 alpha + (1 - alpha) 0.01 alpha
+    // = 0.01 (1 - e^-2); tau = max(10, 20 - 0) = 20.
+    estimator.observe_progress(&report(0, 20.0, 0.2));
+    let forecast = 0.01 * (1.0 - (-2.0f64).exp());
+    assert!((estimator.forecast(a).expect("record").0 - forecast).abs() < 1e-15);
+    assert_eq!(estimator.tau_secs(a), Some(20.0));
+    // est = (1 - 0.2) / forecast + 20 - 0 = 0.8 / 0.0086466 + 20, about 112.5.
+    let est = estimator
+        .estimated_runtime_secs(a, 0.0, 25.0, 0.2)
+        .expect("estimate");
+    assert!((est - (0.8 / forecast + 20.0)).abs() < 1e-9);
+    // Reading 4 uses tau 20: alpha = 1 - e^(-10 / 20).
+    estimator.observe_progress(&report(0, 30.0, 0.3));
+    let alpha = 1.0 - (-0.5f64).exp();
+    let next = alpha * 0.01 + (1.0 - alpha) * forecast;
+    assert!((estimator.forecast(a).expect("record").0 - next).abs() < 1e-15);
+    // A reading at the same instant (dt = 0) is ignored.
+    estimator.observe_progress(&report(0, 30.0, 0.9));
+    assert_eq!(estimator.forecast(a).expect("record").1, 4);
+}
+
+#[test]
+fn simple_exp_stagnation() {
+    // Default window floor 360 s; tau 10, raised at reading 3 to max(10, 20) = 20:
+    // window = max(40, 360) = 360. Progress last changed at 30 s.
+    let mut estimator = simple_exp(10.0, 3);
+    let a = AttemptId(0);
+    for (t, p) in [
+        (0.0, 0.0),
+        (10.0, 0.1),
+        (20.0, 0.2),
+        (30.0, 0.3),
+        (60.0, 0.3),
+    ] {
+        estimator.observe_progress(&report(0, t, p));
+    }
+    assert!(!estimator.is_stagnated(a, 389.0));
+    assert!(estimator.is_stagnated(a, 390.0));
+    assert_eq!(
+        estimator.estimated_runtime_secs(a, 0.0, 390.0, 0.3),
+        Some(f64::INFINITY)
+    );
+    // Progress 1 never stagnates; an unknown attempt neither.
+    estimator.observe_progress(&report(1, 0.0, 1.0));
+    assert!(!estimator.is_stagnated(AttemptId(1), 1e6));
+    assert!(!estimator.is_stagnated(AttemptId(9), 1e6));
+}
+
+#[test]
+fn simple_exp_new_attempt_runtime() {
+    let estimator = SimpleExponential::default();
+    let mut stats = DataStatistics::default();
+    assert_eq!(estimator.new_attempt_runtime_secs(&stats), None);
+    // n = 1: meanCI = 100, sd = 0: 100 + min(25, 0) = 100.
+    stats.add(100.0);
+    assert_eq!(estimator.new_attempt_runtime_secs(&stats), Some(100.0));
+    // 100..400: mean 250, sd = sqrt(12 500) = 111.80, meanCI = 250 + 1.96 * 111.80 / 2
+    // = 359.57; min(0.25 * 359.57 = 89.89, 111.80 / 2 = 55.90): 359.57 + 55.90 = 415.47.
+    for secs in [200.0, 300.0, 400.0] {
+        stats.add(secs);
+    }
+    let sd = 12_500f64.sqrt();
+    let mean_ci = 250.0 + 1.96 * sd / 2.0;
+    let expected = mean_ci + sd / 2.0;
+    let got = estimator.new_attempt_runtime_secs(&stats).expect("runtime");
+    assert!((got - expected).abs() < 1e-9, "{got} != {expected}");
+    assert!((got - 415.47).abs() < 0.01);
+}
+
+#[test]
+fn simple_exp_speculator_flags_a_stagnated_attempt_first() {
+    // Attempts 0 and 1 report every 10 s from 0 to 230 s (24 readings, so both have an
+    // estimate, and tau = max(120, 230 - 0) = 230 from the 24th on). One finished task of
+    // 100 s: the new attempt takes meanCI + min(25, 0) = 100 s.
+    //
+    // Attempt 0 moves 0.0004 per s: forecast = 0.0004 (1 - e^(-230/120)) = 0.000341,
+    // est = (1 - 0.092) / 0.000341 + 230 = 2892: estEnd 2892 > replEnd (400 + 100).
+    // Attempt 1 jumps to 0.9 at 10 s and stops: forecast = 0.09 (1 - e^(-10/120))
+    // e^(-220/120) = 0.00115, est = 0.1 / 0.00115 + 230 = 317 < now = 400: skipped.
+    // Its stagnation window is max(2 * 230, 360) = 460 s from its last change (10 s): at
+    // 480 it is stagnated, est = +inf, and it outranks attempt 0.
+    let mut detector = HadoopSpeculator::simple_exp();
+    assert_eq!(detector.name(), "hadoop-simple-exp");
+    for i in 0..24 {
+        let t = 10.0 * f64::from(i);
+        detector.observe(&Observation::Progress(report(0, t, 0.0004 * t)));
+        detector.observe(&Observation::Progress(report(
+            1,
+            t,
+            if t >= 10.0 { 0.9 } else { 0.0 },
+        )));
+    }
+    assert_eq!(detector.estimator().tau_secs(AttemptId(1)), Some(230.0));
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    let rows = [(0, 0, O, 0.0, 0.092), (1, 0, O, 0.0, 0.9)];
+    let est = |d: &HadoopSpeculator<SimpleExponential>, a: u32, now: f64| {
+        d.estimator()
+            .estimated_runtime_secs(AttemptId(a), 0.0, now, 0.0)
+            .expect("estimate")
+    };
+    assert!((est(&detector, 0, 400.0) - 2892.0).abs() < 1.0);
+    assert!((est(&detector, 1, 400.0) - 317.0).abs() < 1.0);
+    assert_eq!(scan(&mut detector, &snapshot(400.0, 1, &rows)), [0]);
+    assert!(!detector.estimator().is_stagnated(AttemptId(1), 469.0));
+    assert_eq!(scan(&mut detector, &snapshot(469.0, 1, &rows)), [0]);
+    assert_eq!(est(&detector, 1, 470.0), f64::INFINITY);
+    assert_eq!(scan(&mut detector, &snapshot(480.0, 1, &rows)), [1]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Hadoop 1: one running attempt, mean(PS) - PS >= 0.2, run >= 60 s.
+
+#[test]
+fn hadoop1_hand_worked() {
+    // Originals of stage 0: 0.9, 0.9, 0.3, 0.3, 0.3 (sum 2.7, mean 0.54).
+    // Row 2: 0.54 - 0.3 = 0.24 >= 0.2, ran 100 s: flagged. Row 3: ran 50 s < 60. Row 4:
+    // its task has a copy (row 5, which is not an original and does not count in the
+    // mean). Stage 1: one task, mean = its progress.
+    let rows = [
+        (0, 0, O, 0.0, 0.9),
+        (1, 0, O, 0.0, 0.9),
+        (2, 0, O, 0.0, 0.3),
+        (3, 0, O, 50.0, 0.3),
+        (4, 0, O, 0.0, 0.3),
+        (4, 0, S, 90.0, 0.0),
+        (6, 1, O, 0.0, 0.0),
+    ];
+    let mut detector = Hadoop1::default();
+    assert_eq!(detector.name(), "hadoop1");
+    assert_eq!(scan(&mut detector, &snapshot(100.0, 2, &rows)), [2]);
+}
+
+#[test]
+fn hadoop1_gap_and_lag_are_inclusive() {
+    // Mean (0.75 + 0.25) / 2 = 0.5, 0.5 - 0.25 = 0.25 exactly: flagged at gap 0.25 (`>=`).
+    // Row 1 ran exactly 60 s.
+    let rows = [(0, 0, O, 40.0, 0.75), (1, 0, O, 40.0, 0.25)];
+    let params = Hadoop1Params {
+        gap: 0.25,
+        ..Hadoop1Params::default()
+    };
+    let mut detector = Hadoop1::new(params.check().expect("valid"));
+    assert_eq!(scan(&mut detector, &snapshot(100.0, 1, &rows)), [1]);
+    assert_eq!(
+        scan(&mut detector, &snapshot(99.0, 1, &rows)),
+        [] as [u32; 0]
+    );
+}
+
+#[test]
+fn hadoop1_degenerate() {
+    let mut detector = Hadoop1::default();
+    // Empty, one task, identical tasks, zero progress, only copies.
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 1, &[])),
+        [] as [u32; 0]
+    );
+    let one = [(0, 0, O, 0.0, 0.0)];
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 1, &one)),
+        [] as [u32; 0]
+    );
+    let same: Vec<Row> = (0..3).map(|t| (t, 0, O, 0.0, 0.1)).collect();
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 1, &same)),
+        [] as [u32; 0]
+    );
+    let copies = [(0, 0, S, 0.0, 0.9), (1, 0, S, 0.0, 0.1)];
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 1, &copies)),
+        [] as [u32; 0]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Parameters and the conformance kit.
+
+fn invalid_param<T: std::fmt::Debug>(result: Result<T, DetectError>) -> &'static str {
+    match result {
+        Err(DetectError::InvalidParam { param, .. }) => param,
+        other => panic!("expected an invalid parameter, got {other:?}"),
+    }
+}
+
+#[test]
+fn invalid_parameters_name_the_parameter() {
+    let h = HadoopParams::default();
+    let cases = [
+        (
+            HadoopParams {
+                min_allowed_copies: -1.0,
+                ..h
+            },
+            "min_allowed_copies",
+        ),
+        (
+            HadoopParams {
+                min_allowed_copies: f64::INFINITY,
+                ..h
+            },
+            "min_allowed_copies",
+        ),
+        (
+            HadoopParams {
+                copies_per_task: 1.5,
+                ..h
+            },
+            "copies_per_task",
+        ),
+        (
+            HadoopParams {
+                copies_per_running_task: f64::NAN,
+                ..h
+            },
+            "copies_per_running_task",
+        ),
+        (
+            HadoopParams {
+                min_finished_tasks: 0,
+                ..h
+            },
+            "min_finished_tasks",
+        ),
+        (
+            HadoopParams {
+                min_finished_fraction: -0.1,
+                ..h
+            },
+            "min_finished_fraction",
+        ),
+    ];
+    for (params, name) in cases {
+        assert_eq!(invalid_param(params.check()), name);
+    }
+    for lambda_secs in [0.0, -1.0, f64::NAN] {
+        assert_eq!(
+            invalid_param(ExpSmoothedParams { lambda_secs }.check()),
+            "lambda_secs"
+        );
+    }
+    let s = SimpleExpParams::default();
+    let cases = [
+        (SimpleExpParams { tau_secs: 0.0, ..s }, "tau_secs"),
+        (
+            SimpleExpParams {
+                skip_initials: 0,
+                ..s
+            },
+            "skip_initials",
+        ),
+        (
+            SimpleExpParams {
+                min_stagnation_window_secs: f64::INFINITY,
+                ..s
+            },
+            "min_stagnation_window_secs",
+        ),
+    ];
+    for (params, name) in cases {
+        assert_eq!(invalid_param(params.check()), name);
+    }
+    let d = Hadoop1Params::default();
+    assert_eq!(
+        invalid_param(Hadoop1Params { gap: 1.5, ..d }.check()),
+        "gap"
+    );
+    assert_eq!(
+        invalid_param(
+            Hadoop1Params {
+                lag_secs: -1.0,
+                ..d
+            }
+            .check()
+        ),
+        "lag_secs"
+    );
+    assert!(h.check().is_ok() && s.check().is_ok() && d.check().is_ok());
+}
+
+#[test]
+fn conformance() {
+    // The speculators scan sequentially (see `hadoop::speculator`): they ignore the
+    // parallelism the kit asks for.
+    Conformance::new(|_| HadoopSpeculator::legacy())
+        .run()
+        .expect("hadoop-legacy");
+    Conformance::new(|_| HadoopSpeculator::exp_smoothed())
+        .run()
+        .expect("hadoop-exp-smoothed");
+    Conformance::new(|_| HadoopSpeculator::simple_exp())
+        .run()
+        .expect("hadoop-simple-exp");
+    Conformance::new(|parallelism: Parallelism| {
+        let params = Hadoop1Params {
+            parallelism,
+            ..Hadoop1Params::default()
+        };
+        Hadoop1::new(params.check().expect("valid"))
+    })
+    .peer_relative()
+    .run()
+    .expect("hadoop1");
+}
