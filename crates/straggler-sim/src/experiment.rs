@@ -8,7 +8,10 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use straggler_detect::{DefaultDetector, Detector, Hierarchical, HierarchicalParams, LateDetector};
+use straggler_detect::{
+    DefaultDetector, Detector, Hadoop1, HadoopSpeculator, Hierarchical, HierarchicalParams,
+    LateDetector, SparkDetector, SparkParams, ZahariaLate,
+};
 use straggler_metrics::{Summary, TaskRecord, detection_metrics, efficiency_metrics, summarize};
 use straggler_model::{Run, TaskKind, TimeSource};
 use straggler_truth::{
@@ -88,6 +91,56 @@ impl DetectorSpec {
                 || Box::new(LateDetector::default()),
             ),
         ]
+    }
+
+    /// The paper's three detectors, then the engines' own rules for comparison: Hadoop 1,
+    /// Hadoop 2's speculator over its three runtime estimators, Spark with the 4.0 and the
+    /// older defaults, and LATE as Zaharia published it.
+    pub fn all() -> Vec<DetectorSpec> {
+        let mut all = DetectorSpec::paper();
+        all.extend([
+            DetectorSpec::new(
+                "hadoop1",
+                "Hadoop 1: progress 0.2 below the stage mean after 60 s, one attempt running",
+                || Box::new(Hadoop1::default()),
+            ),
+            DetectorSpec::new(
+                "hadoop-legacy",
+                "Hadoop 2 DefaultSpeculator, legacy estimator (elapsed / progress)",
+                || Box::new(HadoopSpeculator::legacy()),
+            ),
+            DetectorSpec::new(
+                "hadoop-exp-smoothed",
+                "Hadoop 2 DefaultSpeculator, exponentially smoothed rate (lambda 60 s)",
+                || Box::new(HadoopSpeculator::exp_smoothed()),
+            ),
+            DetectorSpec::new(
+                "hadoop-simple-exp",
+                "Hadoop 2 DefaultSpeculator, simple exponential estimator (seed 003, Alg. 1-2)",
+                || Box::new(HadoopSpeculator::simple_exp()),
+            ),
+            DetectorSpec::new(
+                "spark",
+                "Spark 4: runtime above 3 x the median of 90% finished, efficiency check",
+                || Box::new(SparkDetector::default()),
+            ),
+            DetectorSpec::new(
+                "spark-legacy",
+                "Spark before 4.0: runtime above 1.5 x the median of 75% finished",
+                || {
+                    let params = SparkParams::legacy()
+                        .check()
+                        .expect("preset parameters are valid");
+                    Box::new(SparkDetector::new(params))
+                },
+            ),
+            DetectorSpec::new(
+                "late-zaharia",
+                "LATE (OSDI 2008): 25th-percentile rate, 10% cap, longest time left first",
+                || Box::new(ZahariaLate::default()),
+            ),
+        ]);
+        all
     }
 }
 

@@ -90,5 +90,19 @@ fn detectors_are_listed_one_per_line() {
         .lines()
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
-    assert_eq!(names, ["default", "hierarchical", "late"]);
+    assert_eq!(
+        names,
+        [
+            "default",
+            "hierarchical",
+            "late",
+            "hadoop1",
+            "hadoop-legacy",
+            "hadoop-exp-smoothed",
+            "hadoop-simple-exp",
+            "spark",
+            "spark-legacy",
+            "late-zaharia"
+        ]
+    );
 }
