@@ -54,7 +54,8 @@
 //! before the filter and sums nothing over rows, so the parallel filter flags exactly the
 //! rows the sequential one flags.
 
-use std::collections::{HashMap, HashSet};
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, TaskId};
@@ -151,8 +152,8 @@ struct StageHistory {
     seen: HashSet<TaskId>,
     /// Tasks with a success.
     succeeded: HashSet<TaskId>,
-    /// Durations of the first successes, in seconds, sorted.
-    durations_secs: Vec<f64>,
+    /// Durations of the first successes, in seconds.
+    durations_secs: MedianHeap,
     /// Sum and count of `input_bytes / duration` over those successes with a duration > 0.
     rate_sum: f64,
     rate_count: u64,
@@ -174,10 +175,7 @@ impl StageHistory {
         if !(first_success && duration_secs >= 0.0 && duration_secs.is_finite()) {
             return;
         }
-        let at = self
-            .durations_secs
-            .partition_point(|d| d.total_cmp(&duration_secs).is_le());
-        self.durations_secs.insert(at, duration_secs);
+        self.durations_secs.push(duration_secs);
         if duration_secs > 0.0 {
             let rate = input_bytes / duration_secs;
             if rate.is_finite() {
@@ -189,13 +187,7 @@ impl StageHistory {
 
     /// Spark's `MedianHeap::median`: the middle value, or the mean of the two middle ones.
     fn median_secs(&self) -> Option<f64> {
-        let d = &self.durations_secs;
-        let n = d.len();
-        match n {
-            0 => None,
-            _ if n % 2 == 1 => Some(d[n / 2]),
-            _ => Some((d[n / 2 - 1] + d[n / 2]) / 2.0),
-        }
+        self.durations_secs.median()
     }
 
     /// The stage's bar, `pending` of its tasks still waiting for a container.
@@ -336,5 +328,108 @@ impl Detector for SparkDetector {
     fn reset(&mut self) {
         self.stages.clear();
         self.running.clear();
+    }
+}
+
+/// A finite duration ordered by `total_cmp`, for the heaps.
+#[derive(Debug, Clone, Copy)]
+struct Secs(f64);
+
+impl PartialEq for Secs {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Secs {}
+impl PartialOrd for Secs {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Secs {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// Spark's `MedianHeap`: the lower half of the values in a max-heap, the upper half in a
+/// min-heap, the lower never smaller than the upper nor larger by more than one. An
+/// insertion costs O(log n) and the median O(1), however many tasks a stage has.
+#[derive(Debug, Clone, Default)]
+struct MedianHeap {
+    lower: BinaryHeap<Secs>,
+    upper: BinaryHeap<Reverse<Secs>>,
+}
+
+impl MedianHeap {
+    fn push(&mut self, value: f64) {
+        match self.lower.peek() {
+            Some(top) if value > top.0 => self.upper.push(Reverse(Secs(value))),
+            _ => self.lower.push(Secs(value)),
+        }
+        if self.lower.len() > self.upper.len() + 1 {
+            if let Some(top) = self.lower.pop() {
+                self.upper.push(Reverse(top));
+            }
+        } else if self.upper.len() > self.lower.len() {
+            if let Some(Reverse(bottom)) = self.upper.pop() {
+                self.lower.push(bottom);
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.lower.len() + self.upper.len()
+    }
+
+    /// The middle value for an odd count, the mean of the two middle values for an even
+    /// count, `None` when empty.
+    fn median(&self) -> Option<f64> {
+        let low = self.lower.peek()?.0;
+        if self.lower.len() > self.upper.len() {
+            return Some(low);
+        }
+        let high = self.upper.peek().map_or(low, |Reverse(s)| s.0);
+        Some((low + high) / 2.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MedianHeap;
+
+    #[test]
+    fn median_heap_matches_sorting() {
+        // Durations 5, 1, 4, 2, 3 pushed one by one: medians 5, 3, 4, 3, 3.
+        let mut heap = MedianHeap::default();
+        assert_eq!(heap.median(), None);
+        let mut medians = Vec::new();
+        for d in [5.0, 1.0, 4.0, 2.0, 3.0] {
+            heap.push(d);
+            medians.push(heap.median().unwrap());
+        }
+        assert_eq!(medians, [5.0, 3.0, 4.0, 3.0, 3.0]);
+        assert_eq!(heap.len(), 5);
+        // A generated sequence against a sort.
+        let mut values = Vec::new();
+        let mut x = 12345u64;
+        let mut heap = MedianHeap::default();
+        for _ in 0..1001 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let v = (x >> 40) as f64 / 1000.0;
+            values.push(v);
+            heap.push(v);
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            let n = sorted.len();
+            let expected = if n % 2 == 1 {
+                sorted[n / 2]
+            } else {
+                (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+            };
+            assert_eq!(heap.median(), Some(expected));
+        }
     }
 }
