@@ -412,8 +412,9 @@ fn simple_exp_speculator_flags_a_stagnated_attempt_first() {
     // est = (1 - 0.092) / 0.000341 + 230 = 2892: estEnd 2892 > replEnd (400 + 100).
     // Attempt 1 jumps to 0.9 at 10 s and stops: forecast = 0.09 (1 - e^(-10/120))
     // e^(-220/120) = 0.00115, est = 0.1 / 0.00115 + 230 = 317 < now = 400: skipped.
-    // Its stagnation window is max(2 * 230, 360) = 460 s from its last change (10 s): at
-    // 480 it is stagnated, est = +inf, and it outranks attempt 0.
+    // Its stagnation window is max(2 * 120, 360) = 360 s (the configured tau, not the raised
+    // one) from its last change (10 s): from 370 s it is stagnated, est = +inf, and it
+    // outranks attempt 0.
     let mut detector = HadoopSpeculator::simple_exp();
     assert_eq!(detector.name(), "hadoop-simple-exp");
     for i in 0..24 {
@@ -434,12 +435,12 @@ fn simple_exp_speculator_flags_a_stagnated_attempt_first() {
             .expect("estimate")
     };
     assert!((est(&detector, 0, 400.0) - 2892.0).abs() < 1.0);
-    assert!((est(&detector, 1, 400.0) - 317.0).abs() < 1.0);
-    assert_eq!(scan(&mut detector, &snapshot(400.0, 1, &rows)), [0]);
-    assert!(!detector.estimator().is_stagnated(AttemptId(1), 469.0));
-    assert_eq!(scan(&mut detector, &snapshot(469.0, 1, &rows)), [0]);
-    assert_eq!(est(&detector, 1, 470.0), f64::INFINITY);
-    assert_eq!(scan(&mut detector, &snapshot(480.0, 1, &rows)), [1]);
+    assert!((est(&detector, 1, 369.0) - 317.0).abs() < 1.0);
+    assert!(!detector.estimator().is_stagnated(AttemptId(1), 369.0));
+    // At 369 s attempt 1's estEnd 317 < now: skipped; attempt 0 (value 2892 - 469) wins.
+    assert_eq!(scan(&mut detector, &snapshot(369.0, 1, &rows)), [0]);
+    assert_eq!(est(&detector, 1, 370.0), f64::INFINITY);
+    assert_eq!(scan(&mut detector, &snapshot(400.0, 1, &rows)), [1]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -597,6 +598,10 @@ fn invalid_parameters_name_the_parameter() {
     let d = Hadoop1Params::default();
     assert_eq!(
         invalid_param(Hadoop1Params { gap: 1.5, ..d }.check()),
+        "gap"
+    );
+    assert_eq!(
+        invalid_param(Hadoop1Params { gap: 0.0, ..d }.check()),
         "gap"
     );
     assert_eq!(

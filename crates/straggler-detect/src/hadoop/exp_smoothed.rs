@@ -15,6 +15,11 @@
 //! (its `EstimateVector.incorporate` and `estimatedRuntime`, smoothing the rate, Hadoop's
 //! default `SmoothedValue.RATE`; `reference/speculators.md`, "Hadoop MapReduce v2").
 //!
+//! Where this differs from the source: Hadoop's `incorporate` weighs the old rate with
+//! `exp(+dt / lambda)`, a weight above 1 (a known defect), and anchors the first reading
+//! at `Long.MIN_VALUE`; here the weight is `exp(-dt / lambda)`, the exponential smoothing
+//! with time constant `lambda` that `speculators.md` describes.
+//!
 //! Choices where the source leaves room:
 //! - The first report of an attempt only anchors `(t0, p0)`: a progress report does not
 //!   carry the attempt's start, so the first rate sample comes from the second report.

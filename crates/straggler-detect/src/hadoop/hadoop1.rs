@@ -15,8 +15,10 @@
 //! The stage mean is taken over the progress of the stage's running original attempts
 //! (one per task while it runs; a copy does not count its task twice), kept within their
 //! smallest and largest values so that identical attempts are never behind each other.
-//! Hadoop 1 averages the progress of all of the job's tasks of the kind, finished ones
-//! at 1 and waiting ones at 0; a snapshot holds running attempts only.
+//! This differs from Hadoop 1, which averages the progress of all of the job's tasks of
+//! the kind, finished ones at 1 and waiting ones at 0: that average flags attempts that
+//! are merely younger than finished peers, and this workspace's detectors compare an
+//! attempt with the attempts running beside it.
 //!
 //! The running attempts of each task are counted in one sequential pass (a hash map);
 //! the stage means and the filter run on rayon's pool with the crate's fixed chunks, so a
@@ -53,9 +55,10 @@ impl Default for Hadoop1Params {
 }
 
 impl Hadoop1Params {
-    /// Checks the parameters: `gap` in `[0, 1]`, `lag_secs` finite and `>= 0`.
+    /// Checks the parameters: `gap` in `(0, 1]` (with `>=`, a gap of 0 would flag attempts
+    /// identical to all their peers), `lag_secs` finite and `>= 0`.
     pub fn check(self) -> Result<CheckedHadoop1Params, DetectError> {
-        check_param("gap", self.gap, "in [0, 1]", |g| (0.0..=1.0).contains(&g))?;
+        check_param("gap", self.gap, "in (0, 1]", |g| g > 0.0 && g <= 1.0)?;
         check_param("lag_secs", self.lag_secs, "finite and >= 0", |l| l >= 0.0)?;
         Ok(CheckedHadoop1Params(self))
     }

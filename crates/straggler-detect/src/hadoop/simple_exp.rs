@@ -22,7 +22,8 @@
 //! `meanCI + min(0.25 meanCI, sd / 2)` over the stage's finished tasks.
 //!
 //! `tau` starts at 120 s; when the attempt's `skip_initials`-th reading arrives it is
-//! raised to `max(tau, age)`. The stagnation window is `max(2 tau, 360 s)`.
+//! raised to `max(tau, age)`. The stagnation window is `max(2 tau, 360 s)` with the
+//! configured tau (Hadoop computes it once), not the raised one.
 //!
 //! Sources: seed 003 (Hadoop speculation review), Algorithms 1-2 and Eqs. 2-3;
 //! `reference/speculators.md`, "Hadoop MapReduce v2" (the defaults 120 s, 24 readings,
@@ -153,7 +154,8 @@ impl SimpleExponential {
     /// `max(2 tau, min_stagnation_window_secs)` at `now_secs`.
     pub fn is_stagnated(&self, attempt: AttemptId, now_secs: f64) -> bool {
         self.records.get(&attempt).is_some_and(|r| {
-            let window = (2.0 * r.tau_secs).max(self.params.min_stagnation_window_secs);
+            // Hadoop sets the window once from the configured tau, not the raised one.
+            let window = (2.0 * self.params.tau_secs).max(self.params.min_stagnation_window_secs);
             r.progress < 1.0 && now_secs - r.changed_secs >= window
         })
     }
