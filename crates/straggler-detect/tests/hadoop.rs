@@ -194,6 +194,20 @@ fn the_cap_on_running_copies() {
     assert_eq!(cap(2.0), [2]);
     assert_eq!(cap(1.0), [] as [u32; 0]);
     assert_eq!(cap(0.0), [] as [u32; 0]);
+    // Without the minimum, the running term decides: three finished maps of 100 s (the 5%
+    // gate needs 0.05 x (3 + 43) = 2.3 of them) and 40 more originals running (rows 3..42,
+    // progress 0.5, not candidates: estEnd 300 = replEnd) allow 0.1 x 43 = 4.3 copies
+    // (0.01 x 46 = 0.46 from the total), so with 1 copy running row 2 is flagged.
+    let mut many = rows.to_vec();
+    many.extend((3..43).map(|task| (task, 0, O, 100.0, 0.5)));
+    let mut detector = legacy_with(HadoopParams {
+        min_allowed_copies: 0.0,
+        ..HadoopParams::default()
+    });
+    for attempt in 1000..1003 {
+        detector.observe(&succeeded(attempt, 0, 0.0, 100.0));
+    }
+    assert_eq!(scan(&mut detector, &crate::snapshot(200.0, 1, &many)), [2]);
 }
 
 #[test]
@@ -232,10 +246,7 @@ fn legacy_degenerate_rows() {
     detector.observe(&succeeded(1001, 4_000_000_000, 0.0, 1.0));
     detector.observe(&succeeded(1002, 0, f64::NAN, 1.0));
     assert_eq!(detector.finished(0).count(), 1);
-    assert_eq!(
-        scan(&mut detector, &snapshot(200.0, 1, &[])),
-        [] as [u32; 0]
-    );
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 1, &rows)), [0]);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -267,7 +267,7 @@ fn spark_degenerate_successes() {
     check(&mut detector, 0.15, &row, &[]);
     check(&mut detector, 0.25, &row, &[0]);
     // A success with a NaN or negative duration marks the task succeeded but adds no
-    // duration: the gate (1) is not reached.
+    // duration: the gate (max(floor(0.9 * 3), 1) = 2 successes) is not reached.
     let mut broken = spark(SparkParams::spark4());
     broken.observe(&success(0, 0, 5.0, f64::NAN));
     broken.observe(&success(2, 0, 5.0, 4.0));
@@ -599,8 +599,8 @@ fn zaharia_ranks_across_stages_and_thresholds_per_stage() {
 
 #[test]
 fn zaharia_zero_rate_first_and_started_now_left_out() {
-    // Row 6 at progress 0: rate 0, time left infinite, ranked first. Units sorted 0, 0.5,
-    // 0.75 x 6: threshold 0.5 + 0.75 * 0.25 = 0.6875.
+    // Row 6 at progress 0: rate 0, time left infinite, ranked first. Rates sorted 0, 0.125,
+    // 0.75 x 6: threshold 0.59375.
     let mut rows = eight_rows();
     rows[6].5 = 0.0;
     rows[7].5 = 0.125; // time left (0.875) / (0.125 / 64) = 448 s, finite
