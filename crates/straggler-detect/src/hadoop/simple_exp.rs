@@ -37,6 +37,9 @@
 //!   or with a lower progress is ignored, as Algorithm 1 ignores earlier or lower ones.
 //! - The attempt's age is measured from its first progress report: a report does not carry
 //!   the attempt's start, and the engine reports an attempt from its first heartbeat on.
+//! - Counting: tau is raised, and estimates start, at the `skip_initials`-th reading.
+//!   Hadoop's `SimpleExponentialSmoothing` raises tau while incorporating the reading
+//!   after it (the 25th) and estimates from there: one reading later than here.
 //! - Stagnation: an attempt below progress 1 whose reported progress has not changed
 //!   for the window up to the scan's `now` is estimated to never finish (`est = +inf`),
 //!   whatever its number of readings. Hadoop instead feeds it a fake heartbeat at `now`
