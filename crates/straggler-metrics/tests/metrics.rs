@@ -202,19 +202,15 @@ fn attempt(
     end: Option<f64>,
     status: AttemptStatus,
 ) -> Attempt {
-    Attempt {
-        id: AttemptId(id),
-        task: TaskId(task),
-        node: NodeId(0),
-        role,
-        start_secs: start,
-        end_secs: end,
-        status,
-        progress_at_end: if status == AttemptStatus::Succeeded {
-            1.0
-        } else {
-            0.5
-        },
+    let progress = if status == AttemptStatus::Succeeded {
+        1.0
+    } else {
+        0.5
+    };
+    let started = Attempt::started(AttemptId(id), TaskId(task), NodeId(0), role, start);
+    match end {
+        Some(end) => started.ended(end, status, progress),
+        None => started,
     }
 }
 

@@ -104,6 +104,35 @@ pub struct Attempt {
 pub(crate) const MIN_PROGRESS: f64 = 1e-4;
 
 impl Attempt {
+    /// An attempt of `task` launched on `node` at `start_secs`, still running.
+    pub fn started(
+        id: AttemptId,
+        task: TaskId,
+        node: NodeId,
+        role: AttemptRole,
+        start_secs: f64,
+    ) -> Self {
+        Attempt {
+            id,
+            task,
+            node,
+            role,
+            start_secs,
+            end_secs: None,
+            status: AttemptStatus::Running,
+            progress_at_end: 0.0,
+        }
+    }
+
+    /// The same attempt ended at `end_secs` with `status`, having reached
+    /// `progress_at_end` (1 for a success).
+    pub fn ended(mut self, end_secs: f64, status: AttemptStatus, progress_at_end: f64) -> Self {
+        self.end_secs = Some(end_secs);
+        self.status = status;
+        self.progress_at_end = progress_at_end;
+        self
+    }
+
     /// The time it ran, if it has ended.
     pub fn elapsed_secs(&self) -> Option<f64> {
         self.end_secs.map(|end| end - self.start_secs)

@@ -473,16 +473,8 @@ impl<'a> Engine<'a> {
 
     fn start(&mut self, task: TaskId, n: usize, role: AttemptRole, work: f64) -> AttemptId {
         let id = AttemptId(self.attempts.len() as u32);
-        self.attempts.push(Attempt {
-            id,
-            task,
-            node: NodeId(n as u32),
-            role,
-            start_secs: self.now,
-            end_secs: None,
-            status: AttemptStatus::Running,
-            progress_at_end: 0.0,
-        });
+        self.attempts
+            .push(Attempt::started(id, task, NodeId(n as u32), role, self.now));
         self.live_slot.push(self.live.len() as u32);
         self.live.push(Live {
             attempt: id,

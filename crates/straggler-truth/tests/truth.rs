@@ -114,15 +114,10 @@ fn attempt(
     status: AttemptStatus,
     progress: f64,
 ) -> Attempt {
-    Attempt {
-        id: AttemptId(id),
-        task: TaskId(task),
-        node: NodeId(0),
-        role,
-        start_secs: start,
-        end_secs: end,
-        status,
-        progress_at_end: progress,
+    let started = Attempt::started(AttemptId(id), TaskId(task), NodeId(0), role, start);
+    match end {
+        Some(end) => started.ended(end, status, progress),
+        None => started,
     }
 }
 
