@@ -1,8 +1,11 @@
-//! Project automation, the cargo-xtask way: `cargo xtask eval` runs the paper's evaluation,
+//! Project automation, the cargo-xtask way. `cargo xtask bench` measures (see `bench`);
+//! `cargo xtask eval` runs the paper's evaluation,
 //! writes `target/eval/results.json` and `target/eval/report.md`; `--check` compares the
 //! results with `fixtures/golden/eval.json` within stated tolerances; `--bless` refreshes
 //! the golden file.
 
+mod bench;
+mod bench_sim;
 mod golden;
 
 use std::path::{Path, PathBuf};
@@ -11,12 +14,13 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use stragglers::sim::{Evaluation, report};
 
-const USAGE: &str = "usage: cargo xtask eval [--check | --bless]
+const USAGE: &str = "usage: cargo xtask <eval [--check | --bless] | bench <what> [--json PATH]>
 
   eval           run the paper's evaluation (Tables 5 and 6), write target/eval/results.json
                  and target/eval/report.md
   eval --check   also compare the results with fixtures/golden/eval.json (CI runs this)
-  eval --bless   also overwrite fixtures/golden/eval.json with the results";
+  eval --bless   also overwrite fixtures/golden/eval.json with the results
+";
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -25,7 +29,9 @@ fn main() -> anyhow::Result<()> {
         ["eval"] => eval(Mode::Run),
         ["eval", "--check"] => eval(Mode::Check),
         ["eval", "--bless"] => eval(Mode::Bless),
-        _ => bail!("{USAGE}"),
+        ["bench", rest @ ..] => bench::main(rest),
+        ["bench-child", rest @ ..] => bench::child(rest),
+        _ => bail!("{USAGE}{}", bench::USAGE),
     }
 }
 
