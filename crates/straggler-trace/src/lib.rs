@@ -1,0 +1,15 @@
+//! Real clusters' job history, read as it is.
+//!
+//! A reader turns a log (Hadoop MRv2 `.jhist`, Hadoop 1 JobHistory text, Rumen JSON, Spark
+//! event logs, Google 2011 `task_events`, Alibaba 2018 `batch_instance`) into [`TraceJob`]s
+//! and a [`ReadReport`] that accounts for every record read: parsed, or skipped with a
+//! reason, file and line. See `docs/replay.md`.
+#![deny(missing_docs)]
+
+mod error;
+mod report;
+mod trace;
+
+pub use error::TraceError;
+pub use report::{ReadReport, Skip, Truncation};
+pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, TraceTask};
