@@ -7,9 +7,11 @@
 #![deny(missing_docs)]
 
 mod error;
+mod read;
 mod report;
 mod trace;
 
 pub use error::TraceError;
+pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, read_reader};
 pub use report::{ReadReport, Skip, Truncation};
 pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, TraceTask};
