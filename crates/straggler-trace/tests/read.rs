@@ -815,3 +815,103 @@ fn check_counts(
     };
     assert_eq!(counts(jobs, report), expected);
 }
+
+const ALL_FORMATS: [TraceFormat; 6] = [
+    TraceFormat::SparkEventLog,
+    TraceFormat::HadoopJhist,
+    TraceFormat::Hadoop1History,
+    TraceFormat::Rumen,
+    TraceFormat::Google2011TaskEvents,
+    TraceFormat::Alibaba2018BatchInstance,
+];
+
+/// Reads `bytes` in every format; an error is fine, a panic or a broken account is not.
+fn read_anyhow(bytes: &[u8]) {
+    let _ = straggler_trace::detect_bytes(bytes);
+    for format in ALL_FORMATS {
+        if let Ok((jobs, report)) = read_bytes(bytes, format) {
+            assert_eq!(
+                report.records_read,
+                report.records_parsed + report.records_skipped
+            );
+            for attempt in attempts(&jobs) {
+                assert!(
+                    attempt
+                        .progress
+                        .iter()
+                        .all(|&(_, p)| (0.0..=1.0).contains(&p))
+                );
+            }
+        }
+    }
+}
+
+/// Pieces of real records, so that random inputs go past the first checks of each reader.
+const FRAGMENTS: &[&str] = &[
+    "Avro-Json\n",
+    "{\"type\":\"record\"}\n",
+    "{\"type\":\"MAP_ATTEMPT_STARTED\",\"event\":{\"x\":{\"taskid\":\"task_1_2_m_3\",\"taskType\":\"MAP\",\"attemptId\":\"attempt_1_2_m_3_0\",\"startTime\":5}}}\n",
+    "{\"type\":\"MAP_ATTEMPT_FINISHED\",\"event\":{\"x\":{\"taskid\":\"task_1_2_m_3\",\"taskType\":\"MAP\",\"attemptId\":\"attempt_1_2_m_3_0\",\"finishTime\":9,\"clockSplits\":[1,2,-3]}}}\n",
+    "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}\n",
+    "{\"Event\":\"SparkListenerTaskStart\",\"Stage ID\":0,\"Task Info\":{\"Task ID\":1,\"Index\":0,\"Launch Time\":1}}\n",
+    "{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":0,\"Task Info\":{\"Task ID\":1,\"Index\":0,\"Finish Time\":2}}\n",
+    "{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":0}\n",
+    "Job JOBID=\"job_1_2\" SUBMIT_TIME=\"1\" .\n",
+    "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_2_m_3\" TASK_ATTEMPT_ID=\"attempt_1_2_m_3_0\" START_TIME=\"4\" .\n",
+    "MapAttempt TASKID=\"task_1_2_m_3\" TASK_ATTEMPT_ID=\"attempt_1_2_m_3_0\" TASK_STATUS=\"KILLED\" FINISH_TIME=\"7\" COUNTERS=\"[(HDFS_BYTES_READ)(\" .\n",
+    "!!FILE=x_conf.xml!!\n",
+    "{ \"jobID\" : \"job_1\", \"mapTasks\" : [ { \"attempts\" : [ { \"startTime\" : -1 } ] } ] }\n",
+    "0,,1,0,m,1,u,0,0,0,0,0,0\n",
+    "1,,1,0,m,4,u,0,0,0,0,0,0\n",
+    "i,M1,j,1,Terminated,5,9,m,1,1,0,0,0,0\n",
+    "\"\\",
+    "{[",
+    "}]",
+    " .\n",
+    "\n",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn readers_never_panic_on_arbitrary_bytes(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2048)) {
+        read_anyhow(&bytes);
+    }
+
+    #[test]
+    fn readers_never_panic_on_shuffled_record_pieces(
+        pieces in proptest::collection::vec((0..FRAGMENTS.len(), 0usize..200), 0..40)
+    ) {
+        let mut bytes = Vec::new();
+        for (index, cut) in pieces {
+            let piece = FRAGMENTS[index].as_bytes();
+            // Sometimes a piece is cut short, as in a truncated file.
+            bytes.extend_from_slice(&piece[..piece.len().min(cut.max(1))]);
+        }
+        read_anyhow(&bytes);
+    }
+
+    #[test]
+    fn readers_never_panic_on_broken_compressed_streams(
+        magic in 0usize..2,
+        tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512),
+    ) {
+        let mut bytes = if magic == 0 { vec![0x1f, 0x8b, 8, 0] } else { vec![0x28, 0xb5, 0x2f, 0xfd] };
+        bytes.extend_from_slice(&tail);
+        read_anyhow(&bytes);
+    }
+}
+
+#[test]
+fn a_cut_compressed_log_yields_what_it_holds() {
+    let bytes = std::fs::read(fixtures().join("spark-small.json.gz")).expect("fixture");
+    let cut = &bytes[..bytes.len() * 2 / 3];
+    let (_, report) = read_bytes(cut, SPARK).expect("readable start");
+    assert!(report.truncated.is_some(), "{report:?}");
+    assert!(report.records_read > 0);
+    let bytes = std::fs::read(fixtures().join("spark-small.json.zst")).expect("fixture");
+    let cut = &bytes[..bytes.len() * 2 / 3];
+    let (_, report) = read_bytes(cut, SPARK).expect("readable start");
+    assert!(report.truncated.is_some(), "{report:?}");
+}
