@@ -294,7 +294,9 @@ impl Dsb {
             level_zero.clear();
         }
         let mut chosen: Vec<NodeId> = match self.params.blacklist_size {
-            Some(k) if level_zero.len() > k as usize => self.top_k(&level_zero, k as usize),
+            Some(k) if level_zero.len() > k as usize => {
+                pcores_with_number(&level_zero, k as usize, &mut self.rng)
+            }
             _ => level_zero.iter().map(|i| i.node).collect(),
         };
         chosen.sort_unstable();
@@ -305,33 +307,34 @@ impl Dsb {
         }
         self.blacklist = chosen;
     }
+}
 
-    /// P-Cores with number: the top `k` of `level_zero` by standard deviation and by mean.
-    fn top_k(&mut self, level_zero: &[NodeInterval], k: usize) -> Vec<NodeId> {
-        let mut by_sd: Vec<&NodeInterval> = level_zero.iter().collect();
-        by_sd.sort_by(|a, b| b.sd.total_cmp(&a.sd).then(a.node.cmp(&b.node)));
-        let mut by_mean: Vec<&NodeInterval> = level_zero.iter().collect();
-        by_mean.sort_by(|a, b| b.mean.total_cmp(&a.mean).then(a.node.cmp(&b.node)));
-        let top_sd: Vec<NodeId> = by_sd[..k].iter().map(|i| i.node).collect();
-        let top_mean: Vec<NodeId> = by_mean[..k].iter().map(|i| i.node).collect();
-        let mut chosen: Vec<NodeId> = top_sd
-            .iter()
-            .copied()
-            .filter(|n| top_mean.contains(n))
-            .collect();
-        let sd_left = top_sd.iter().filter(|n| !chosen.contains(n));
-        let mean_left: Vec<NodeId> = top_mean
-            .iter()
-            .copied()
-            .filter(|n| !chosen.contains(n))
-            .collect();
-        let picks: Vec<NodeId> = sd_left
-            .zip(&mean_left)
-            .map(|(&a, &b)| if self.rng.next_u64() & 1 == 0 { a } else { b })
-            .collect();
-        chosen.extend(picks);
-        chosen
-    }
+/// P-Cores with number: the top `k` of `level_zero` (more than `k` nodes) by standard
+/// deviation and by mean.
+fn pcores_with_number(level_zero: &[NodeInterval], k: usize, rng: &mut SplitMix64) -> Vec<NodeId> {
+    let mut by_sd: Vec<&NodeInterval> = level_zero.iter().collect();
+    by_sd.sort_by(|a, b| b.sd.total_cmp(&a.sd).then(a.node.cmp(&b.node)));
+    let mut by_mean: Vec<&NodeInterval> = level_zero.iter().collect();
+    by_mean.sort_by(|a, b| b.mean.total_cmp(&a.mean).then(a.node.cmp(&b.node)));
+    let top_sd: Vec<NodeId> = by_sd.iter().take(k).map(|i| i.node).collect();
+    let top_mean: Vec<NodeId> = by_mean.iter().take(k).map(|i| i.node).collect();
+    let mut chosen: Vec<NodeId> = top_sd
+        .iter()
+        .copied()
+        .filter(|n| top_mean.contains(n))
+        .collect();
+    let sd_left = top_sd.iter().filter(|n| !chosen.contains(n));
+    let mean_left: Vec<NodeId> = top_mean
+        .iter()
+        .copied()
+        .filter(|n| !chosen.contains(n))
+        .collect();
+    let picks: Vec<NodeId> = sd_left
+        .zip(&mean_left)
+        .map(|(&a, &b)| if rng.next_u64() & 1 == 0 { a } else { b })
+        .collect();
+    chosen.extend(picks);
+    chosen
 }
 
 impl Detector for Dsb {
@@ -396,5 +399,49 @@ impl Detector for Dsb {
 
     fn reset(&mut self) {
         *self = Dsb::new(CheckedDsbParams(self.params));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn interval(node: u32, mean: f64, sd: f64) -> NodeInterval {
+        NodeInterval {
+            node: NodeId(node),
+            tasks: 10,
+            mean,
+            sd,
+            low: mean - 1.0,
+            high: mean + 1.0,
+        }
+    }
+
+    #[test]
+    fn pcores_with_number_as_in_the_paper() {
+        // Section 4.2.4: ten level-zero nodes M1..M10, at most six blacklisted; by
+        // decreasing sd M1..M10, by decreasing mean M1..M5, M7, M6, M8, M9, M10. The top-6
+        // lists share M1..M5; the sixth place goes to M6 or M7 at random.
+        let means = [10.0, 9.0, 8.0, 7.0, 6.0, 4.0, 5.0, 3.0, 2.0, 1.0];
+        let level_zero: Vec<NodeInterval> = (1..=10)
+            .map(|m| interval(m, means[m as usize - 1], 11.0 - f64::from(m)))
+            .collect();
+        let mut seen = [false; 2];
+        for seed in 0..16 {
+            let mut chosen = pcores_with_number(&level_zero, 6, &mut SplitMix64(seed));
+            chosen.sort_unstable();
+            assert_eq!(&chosen[..5], &[1, 2, 3, 4, 5].map(NodeId));
+            assert!(chosen[5] == NodeId(6) || chosen[5] == NodeId(7));
+            seen[usize::from(chosen[5] == NodeId(7))] = true;
+            // The same seed, the same choice.
+            let mut again = pcores_with_number(&level_zero, 6, &mut SplitMix64(seed));
+            again.sort_unstable();
+            assert_eq!(again, chosen);
+        }
+        assert_eq!(seen, [true, true], "both M6 and M7 are drawn over 16 seeds");
+        // Rankings that agree: no draw.
+        let mut chosen = pcores_with_number(&level_zero[..5], 2, &mut SplitMix64(0));
+        chosen.sort_unstable();
+        assert_eq!(chosen, [NodeId(1), NodeId(2)]);
     }
 }

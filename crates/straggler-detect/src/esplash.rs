@@ -189,7 +189,7 @@ impl Moments {
 /// cut after position `p` is valid iff, in every dimension, the largest value before the
 /// cut is below the smallest value after it. Every valid cut is taken.
 pub(crate) fn group_points(points: &[f64], dims: usize) -> Vec<u32> {
-    let n = if dims == 0 { 0 } else { points.len() / dims };
+    let n = points.len().checked_div(dims).unwrap_or(0);
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| {
         points[a * dims]
@@ -494,9 +494,9 @@ impl Detector for ESplash {
         // Pass 1: PR(i, d), the mean rate of the running tasks of each level and stage.
         self.rate_sums.clear();
         self.rate_sums.resize(levels * stage_count, (0.0, 0));
-        for row in 0..snapshot.len() {
+        for (row, &stage) in stages.iter().enumerate() {
             if let (Some(level), Some((_, rate))) = (level_of(row), rate_of(row)) {
-                let cell = &mut self.rate_sums[level as usize * stage_count + stages[row] as usize];
+                let cell = &mut self.rate_sums[level as usize * stage_count + stage as usize];
                 cell.0 += rate;
                 cell.1 += 1;
             }
