@@ -356,6 +356,8 @@ pub struct ESplash {
     straggler: Vec<bool>,
     hosts: Vec<u32>,
     exp_bar: Vec<(f64, u32)>,
+    /// `(mu, sigma)` by level then snapshot stage, `sigma = 0` when the z-term is off.
+    z_stats: Vec<(f64, f64)>,
     min_levels: Vec<(u32, u32)>,
 }
 
@@ -501,6 +503,17 @@ impl Detector for ESplash {
                 cell.1 += 1;
             }
         }
+        // The z-term's (mu, sigma) per level and stage: two finished tasks and sigma > 0.
+        self.z_stats.clear();
+        for level in 0..levels {
+            for stage in 0..stage_count {
+                let z = self
+                    .level_stat(level, stage)
+                    .filter(|stat| stat.count >= 2)
+                    .map_or((0.0, 0.0), |stat| (stat.mean, stat.population_sd()));
+                self.z_stats.push(z);
+            }
+        }
         // Pass 2: the straggler value of each node.
         let node_count = snapshot.node_count() as usize;
         self.node_sv.clear();
@@ -509,15 +522,13 @@ impl Detector for ESplash {
             let (Some(level), Some((elapsed, rate))) = (level_of(row), rate_of(row)) else {
                 continue;
             };
-            let (level, stage) = (level as usize, stages[row] as usize);
-            let (sum, count) = self.rate_sums[level * stage_count + stage];
+            let cell = level as usize * stage_count + stages[row] as usize;
+            let (sum, count) = self.rate_sums[cell];
             let mut term = sum / f64::from(count) / rate;
-            if let Some(stat) = self.level_stat(level, stage) {
-                let sigma = stat.population_sd();
-                let est = elapsed / progress[row];
-                if stat.count >= 2 && sigma > 0.0 && est > stat.mean {
-                    term += (est - stat.mean) / sigma;
-                }
+            let (mu, sigma) = self.z_stats[cell];
+            let est = elapsed / progress[row];
+            if sigma > 0.0 && est > mu {
+                term += (est - mu) / sigma;
             }
             if term.is_finite() {
                 let cell = &mut self.node_sv[nodes[row] as usize];
