@@ -48,7 +48,8 @@
 //! ```
 //!
 //! and the original attempts on straggler nodes whose speculative value is positive,
-//! i.e. whose time left `t_j (1 - p_j) / p_j` exceeds `ExpT_minL`, are flagged. The
+//! i.e. whose time left `EstEnd - T_now = start_j + EstT_j - T_now` exceeds `ExpT_minL`,
+//! are flagged. The
 //! `minL` of each flagged row is available from [`ESplash::min_levels`] for a placement
 //! policy; the engine picks which copy to launch first.
 //!
@@ -356,6 +357,8 @@ pub struct ESplash {
     straggler: Vec<bool>,
     hosts: Vec<u32>,
     exp_bar: Vec<(f64, u32)>,
+    /// `(time, progress)` of the last progress report of each attempt, by attempt index.
+    reports: Vec<(f64, f64)>,
     /// `(mu, sigma)` by level then snapshot stage, `sigma = 0` when the z-term is off.
     z_stats: Vec<(f64, f64)>,
     min_levels: Vec<(u32, u32)>,
@@ -487,9 +490,20 @@ impl Detector for ESplash {
                 .copied()
                 .filter(|&l| l != NO_LEVEL)
         };
+        // Elapsed time at the row's progress: up to its last report when the detector saw
+        // the report of that progress, up to now otherwise.
+        let (attempts, reports) = (snapshot.attempts(), &self.reports);
+        let elapsed_of = |row: usize| match reports.get(attempts[row].index()) {
+            Some(&(time, reported))
+                if reported == progress[row] && time >= start[row] && time <= now =>
+            {
+                time - start[row]
+            }
+            _ => now - start[row],
+        };
         // (elapsed, rate) of a row, when both are positive and finite.
         let rate_of = |row: usize| {
-            let elapsed = now - start[row];
+            let elapsed = elapsed_of(row);
             let rate = progress[row] / elapsed;
             (elapsed > 0.0 && rate > 0.0 && rate.is_finite()).then_some((elapsed, rate))
         };
@@ -591,12 +605,12 @@ impl Detector for ESplash {
             if min_level == NO_LEVEL {
                 continue;
             }
-            let elapsed = now - start[row];
-            if elapsed <= 0.0 {
+            if now - start[row] <= 0.0 {
                 continue;
             }
+            // EstEnd - T_now, with EstEnd = start + EstT.
             let left = if progress[row] > 0.0 {
-                elapsed * (1.0 - progress[row]) / progress[row]
+                start[row] + elapsed_of(row) / progress[row] - now
             } else {
                 f64::INFINITY
             };
@@ -608,8 +622,17 @@ impl Detector for ESplash {
     }
 
     fn observe(&mut self, observation: &Observation) {
-        let Observation::AttemptEnded(end) = observation else {
-            return;
+        let end = match observation {
+            Observation::AttemptEnded(end) => end,
+            Observation::Progress(report) => {
+                let attempt = report.attempt.index();
+                if self.reports.len() <= attempt {
+                    self.reports.resize(attempt + 1, (f64::NAN, f64::NAN));
+                }
+                self.reports[attempt] = (report.time_secs, report.progress);
+                return;
+            }
+            _ => return,
         };
         let duration = end.end_secs - end.start_secs;
         if end.status != AttemptStatus::Succeeded || !(duration >= 0.0 && duration.is_finite()) {

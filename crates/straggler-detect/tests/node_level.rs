@@ -9,8 +9,8 @@
 use straggler_detect::conformance::{Conformance, SplitMix64, build_snapshot};
 use straggler_detect::{DetectError, Detector, Dsb, DsbParams, ESplash, ESplashParams, Findings};
 use straggler_model::{
-    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, Snapshot,
-    SnapshotRow, Stage, StageId, TaskId, TaskKind,
+    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, ProgressReport,
+    Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
 };
 
 const O: AttemptRole = AttemptRole::Original;
@@ -157,6 +157,42 @@ fn esplash_levels_straggler_values_and_min_levels() {
     assert_eq!(findings.rows(), &[1, 3, 4]);
     assert_eq!(findings.slow_nodes(), nodes(&[1, 3]).as_slice());
     assert_eq!(detector.min_levels(), &[(1, 1), (3, 1), (4, 1)]);
+}
+
+#[test]
+fn esplash_times_progress_at_its_report() {
+    // The rows of `esplash_levels_straggler_values_and_min_levels`, but r3's progress 0.5
+    // was reported at 90 s: elapsed 10, PR 0.05, EstT 20 < 21. PR(0) = (0.05 + 0.05) / 2:
+    // SV(2) = SV(3) = 1: node 3 is no straggler, and r4 is not flagged. Node 1 is as before.
+    let mut detector = esplash_with_history();
+    detector.observe(&Observation::Progress(ProgressReport {
+        attempt: AttemptId(3),
+        task: TaskId(3),
+        stage: StageId(0),
+        node: NodeId(3),
+        time_secs: 90.0,
+        progress: 0.5,
+    }));
+    // A report of another progress value is not used (r1 reported 0.2 at 95 s).
+    detector.observe(&Observation::Progress(ProgressReport {
+        attempt: AttemptId(1),
+        task: TaskId(1),
+        stage: StageId(0),
+        node: NodeId(1),
+        time_secs: 95.0,
+        progress: 0.2,
+    }));
+    let rows = [
+        (0, O, 95.0, 0.5),
+        (1, O, 90.0, 0.25),
+        (2, O, 90.0, 0.5),
+        (3, O, 80.0, 0.5),
+        (3, O, 90.0, 0.0),
+        (3, O, 100.0, 0.0),
+    ];
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.rows(), &[1]);
+    assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
 }
 
 #[test]
