@@ -7,9 +7,18 @@
 #![deny(missing_docs)]
 
 mod error;
+mod judge;
+mod recorded;
+mod replay_error;
 mod report;
 mod trace;
+mod truth;
 
 pub use error::TraceError;
 pub use report::{ReadReport, Skip, Truncation};
 pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, TraceTask};
+
+pub use judge::{judge, metric_map, task_records};
+pub use recorded::{CopyCounts, Recorded, recorded};
+pub use replay_error::ReplayError;
+pub use truth::{LabelledTask, Labels, TruthConfig, attempt_roles, job_origin_secs, label};
