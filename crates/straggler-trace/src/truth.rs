@@ -492,7 +492,10 @@ pub(crate) mod tests {
         let mut unknown = plain_task("u", "map", 0.0, 40.0);
         unknown.input_bytes = None;
         let jobs = vec![job("j", vec![plain_task("s", "map", 0.0, 10.0), big])];
-        assert_eq!(label(&jobs, TruthConfig::default()).unwrap().stragglers(), 1);
+        assert_eq!(
+            label(&jobs, TruthConfig::default()).unwrap().stragglers(),
+            1
+        );
         let config = TruthConfig {
             normalise_by_input: true,
             ..TruthConfig::default()
@@ -512,9 +515,6 @@ pub(crate) mod tests {
             factor: 0.9,
             ..TruthConfig::default()
         };
-        assert!(matches!(
-            label(&[], config),
-            Err(ReplayError::Parameter(_))
-        ));
+        assert!(matches!(label(&[], config), Err(ReplayError::Parameter(_))));
     }
 }
