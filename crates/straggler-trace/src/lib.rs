@@ -9,6 +9,7 @@
 mod error;
 mod judge;
 mod recorded;
+mod replay;
 mod replay_error;
 mod report;
 mod trace;
@@ -20,5 +21,6 @@ pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, 
 
 pub use judge::{judge, metric_map, task_records};
 pub use recorded::{CopyCounts, Recorded, recorded};
+pub use replay::{ReplayConfig, ReplayOutcome, replay};
 pub use replay_error::ReplayError;
 pub use truth::{LabelledTask, Labels, TruthConfig, attempt_roles, job_origin_secs, label};
