@@ -12,6 +12,7 @@ mod recorded;
 mod replay;
 mod replay_error;
 mod report;
+mod table3;
 mod trace;
 mod truth;
 
@@ -23,4 +24,5 @@ pub use judge::{judge, metric_map, task_records};
 pub use recorded::{CopyCounts, Recorded, recorded};
 pub use replay::{ReplayConfig, ReplayOutcome, replay};
 pub use replay_error::ReplayError;
+pub use table3::{Correlation, Table3, Table3Row, pearson, table3};
 pub use truth::{LabelledTask, Labels, TruthConfig, attempt_roles, job_origin_secs, label};
