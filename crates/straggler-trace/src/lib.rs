@@ -8,6 +8,7 @@
 
 mod error;
 mod judge;
+mod read;
 mod recorded;
 mod replay;
 mod replay_error;
@@ -17,6 +18,7 @@ mod trace;
 mod truth;
 
 pub use error::TraceError;
+pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, read_reader};
 pub use report::{ReadReport, Skip, Truncation};
 pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, TraceTask};
 
