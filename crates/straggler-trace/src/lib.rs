@@ -8,11 +8,24 @@
 #![deny(missing_docs)]
 
 mod error;
+mod judge;
 mod read;
+mod recorded;
+mod replay;
+mod replay_error;
 mod report;
+mod table3;
 mod trace;
+mod truth;
 
 pub use error::TraceError;
 pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, read_reader};
 pub use report::{ReadReport, Skip, Truncation};
 pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, TraceTask};
+
+pub use judge::{judge, metric_map, task_records};
+pub use recorded::{CopyCounts, Recorded, recorded};
+pub use replay::{ReplayConfig, ReplayOutcome, replay};
+pub use replay_error::ReplayError;
+pub use table3::{Correlation, Table3, Table3Row, pearson, table3};
+pub use truth::{LabelledTask, Labels, TruthConfig, attempt_roles, job_origin_secs, label};
