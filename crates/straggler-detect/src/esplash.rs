@@ -333,6 +333,12 @@ pub(crate) fn group_kmeans(
 /// A node without a level.
 const NO_LEVEL: u32 = u32::MAX;
 
+/// Tables are indexed by node, stage and attempt; observations beyond these bounds are
+/// skipped and counted ([`ESplash::skipped_observations`]) rather than grown into.
+const MAX_NODES: usize = 1 << 20;
+const MAX_STAGES: usize = 1 << 16;
+const MAX_ATTEMPTS: usize = 1 << 28;
+
 /// eSplash (seed 001): levels of nodes by group-based k-means over their performance
 /// vectors, a straggler value per node against its level's statistics, and the tasks on
 /// straggler nodes that a copy on a node of level `minL` or above would speed up. The
@@ -359,6 +365,8 @@ pub struct ESplash {
     exp_bar: Vec<(f64, u32)>,
     /// `(time, progress)` of the last progress report of each attempt, by attempt index.
     reports: Vec<(f64, f64)>,
+    /// Observations with an index too large for the tables.
+    skipped_observations: u64,
     /// `(mu, sigma)` by level then snapshot stage, `sigma = 0` when the z-term is off.
     z_stats: Vec<(f64, f64)>,
     min_levels: Vec<(u32, u32)>,
@@ -384,6 +392,12 @@ impl ESplash {
             .get(node.index())
             .copied()
             .filter(|&l| l != NO_LEVEL)
+    }
+
+    /// Observations skipped because a node, stage or attempt index was beyond the tables'
+    /// bounds (2^20 nodes, 2^16 stages, 2^28 attempts).
+    pub fn skipped_observations(&self) -> u64 {
+        self.skipped_observations
     }
 
     /// The number of levels at the last scan.
@@ -626,6 +640,10 @@ impl Detector for ESplash {
             Observation::AttemptEnded(end) => end,
             Observation::Progress(report) => {
                 let attempt = report.attempt.index();
+                if attempt >= MAX_ATTEMPTS {
+                    self.skipped_observations += 1;
+                    return;
+                }
                 if self.reports.len() <= attempt {
                     self.reports.resize(attempt + 1, (f64::NAN, f64::NAN));
                 }
@@ -639,6 +657,10 @@ impl Detector for ESplash {
             return;
         }
         let (node, stage) = (end.node.index(), end.stage.index());
+        if node >= MAX_NODES || stage >= MAX_STAGES {
+            self.skipped_observations += 1;
+            return;
+        }
         if self.history.len() <= node {
             self.history.resize(node + 1, Vec::new());
         }

@@ -244,6 +244,17 @@ fn esplash_needs_history_and_skips_copies() {
     let rows = [(0, O, 95.0, 0.5), (1, O, 90.0, 0.25), (1, S, 90.0, 0.25)];
     let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
     assert_eq!(findings.rows(), &[1]);
+    // Indices too large for the tables are skipped and counted, not allocated for.
+    detector.observe(&success(u32::MAX, 0, 50.0, 10.0));
+    detector.observe(&Observation::Progress(ProgressReport {
+        attempt: AttemptId(u32::MAX),
+        task: TaskId(0),
+        stage: StageId(0),
+        node: NodeId(0),
+        time_secs: 99.0,
+        progress: 0.5,
+    }));
+    assert_eq!(detector.skipped_observations(), 2);
     // reset forgets the history.
     detector.reset();
     assert_eq!(
