@@ -333,6 +333,9 @@ pub(crate) fn group_kmeans(
 /// A node without a level.
 const NO_LEVEL: u32 = u32::MAX;
 
+/// A row without a level or a rate.
+const NO_CELL: u32 = u32::MAX;
+
 /// Tables are indexed by node, stage and attempt; observations beyond these bounds are
 /// skipped and counted ([`ESplash::skipped_observations`]) rather than grown into.
 const MAX_NODES: usize = 1 << 20;
@@ -367,8 +370,11 @@ pub struct ESplash {
     reports: Vec<(f64, f64)>,
     /// Observations with an index too large for the tables.
     skipped_observations: u64,
-    /// `(mu, sigma)` by level then snapshot stage, `sigma = 0` when the z-term is off.
-    z_stats: Vec<(f64, f64)>,
+    /// `(PR, mu, 1 / sigma)` by level then snapshot stage.
+    cell_stats: Vec<(f64, f64, f64)>,
+    /// Per row: its level-and-stage cell ([`NO_CELL`] without level or rate) and EstT.
+    row_cell: Vec<u32>,
+    row_est: Vec<f64>,
     min_levels: Vec<(u32, u32)>,
 }
 
@@ -515,53 +521,67 @@ impl Detector for ESplash {
             }
             _ => now - start[row],
         };
-        // (elapsed, rate) of a row, when both are positive and finite.
-        let rate_of = |row: usize| {
-            let elapsed = elapsed_of(row);
-            let rate = progress[row] / elapsed;
-            (elapsed > 0.0 && rate > 0.0 && rate.is_finite()).then_some((elapsed, rate))
-        };
-        // Pass 1: PR(i, d), the mean rate of the running tasks of each level and stage.
+        // Pass 1: per row, its cell (level and stage) and EstT when it has a rate; per
+        // cell, PR(i, d), the mean rate of its running tasks.
         self.rate_sums.clear();
         self.rate_sums.resize(levels * stage_count, (0.0, 0));
+        self.row_cell.clear();
+        self.row_est.clear();
         for (row, &stage) in stages.iter().enumerate() {
-            if let (Some(level), Some((_, rate))) = (level_of(row), rate_of(row)) {
-                let cell = &mut self.rate_sums[level as usize * stage_count + stage as usize];
-                cell.0 += rate;
-                cell.1 += 1;
-            }
+            let elapsed = elapsed_of(row);
+            let (rate, est) = (progress[row] / elapsed, elapsed / progress[row]);
+            let cell = match level_of(row) {
+                Some(level)
+                    if elapsed > 0.0 && rate > 0.0 && rate.is_finite() && est.is_finite() =>
+                {
+                    let cell = level as usize * stage_count + stage as usize;
+                    let sums = &mut self.rate_sums[cell];
+                    sums.0 += rate;
+                    sums.1 += 1;
+                    cell as u32
+                }
+                _ => NO_CELL,
+            };
+            self.row_cell.push(cell);
+            self.row_est.push(est);
         }
-        // The z-term's (mu, sigma) per level and stage: two finished tasks and sigma > 0.
-        self.z_stats.clear();
+        // Per cell: PR(i, d) and the z-term's mu and 1 / sigma (two finished tasks and
+        // sigma > 0, else 1 / sigma = 0 and no z-term).
+        self.cell_stats.clear();
         for level in 0..levels {
             for stage in 0..stage_count {
-                let z = self
+                let (sum, count) = self.rate_sums[level * stage_count + stage];
+                let mean_rate = if count > 0 {
+                    sum / f64::from(count)
+                } else {
+                    0.0
+                };
+                let (mu, inv_sigma) = self
                     .level_stat(level, stage)
-                    .filter(|stat| stat.count >= 2)
-                    .map_or((0.0, 0.0), |stat| (stat.mean, stat.population_sd()));
-                self.z_stats.push(z);
+                    .filter(|stat| stat.count >= 2 && stat.population_sd() > 0.0)
+                    .map_or((f64::INFINITY, 0.0), |stat| {
+                        (stat.mean, 1.0 / stat.population_sd())
+                    });
+                self.cell_stats.push((mean_rate, mu, inv_sigma));
             }
         }
-        // Pass 2: the straggler value of each node.
+        // Pass 2: the straggler value of each node. PR(i, d) / PR_j = PR(i, d) * EstT_j.
         let node_count = snapshot.node_count() as usize;
         self.node_sv.clear();
         self.node_sv.resize(node_count, (0.0, 0));
-        for row in 0..snapshot.len() {
-            let (Some(level), Some((elapsed, rate))) = (level_of(row), rate_of(row)) else {
+        for ((&cell, &est), &node) in self.row_cell.iter().zip(&self.row_est).zip(nodes) {
+            if cell == NO_CELL {
                 continue;
-            };
-            let cell = level as usize * stage_count + stages[row] as usize;
-            let (sum, count) = self.rate_sums[cell];
-            let mut term = sum / f64::from(count) / rate;
-            let (mu, sigma) = self.z_stats[cell];
-            let est = elapsed / progress[row];
-            if sigma > 0.0 && est > mu {
-                term += (est - mu) / sigma;
+            }
+            let (mean_rate, mu, inv_sigma) = self.cell_stats[cell as usize];
+            let mut term = mean_rate * est;
+            if est > mu {
+                term += (est - mu) * inv_sigma;
             }
             if term.is_finite() {
-                let cell = &mut self.node_sv[nodes[row] as usize];
-                cell.0 += term;
-                cell.1 += 1;
+                let sv = &mut self.node_sv[node as usize];
+                sv.0 += term;
+                sv.1 += 1;
             }
         }
         self.straggler.clear();
@@ -619,14 +639,13 @@ impl Detector for ESplash {
             if min_level == NO_LEVEL {
                 continue;
             }
-            if now - start[row] <= 0.0 {
-                continue;
-            }
-            // EstEnd - T_now, with EstEnd = start + EstT.
-            let left = if progress[row] > 0.0 {
-                start[row] + elapsed_of(row) / progress[row] - now
-            } else {
+            // EstEnd - T_now, with EstEnd = start + EstT; unbounded at zero progress.
+            let left = if self.row_cell[row] != NO_CELL {
+                start[row] + self.row_est[row] - now
+            } else if progress[row] == 0.0 && now - start[row] > 0.0 {
                 f64::INFINITY
+            } else {
+                continue;
             };
             if left > bar {
                 rows.push(row as u32);
