@@ -132,6 +132,7 @@ fn bench_pair<D: Detector + Clone>(
         },
     );
     let mut steady = detector;
+    findings.clear();
     steady.scan(snapshot, &mut findings);
     eprintln!(
         "{name} at {} attempts: flags {} rows, {} slow nodes",
