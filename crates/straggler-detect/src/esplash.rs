@@ -81,7 +81,11 @@
 //!   the engine's business; every candidate with a positive value is flagged.
 //!
 //! Execution times are learnt from successful attempts ([`Observation::AttemptEnded`]);
-//! nodes are re-clustered at the first scan after a new success. The scan is sequential
+//! the level statistics follow every success, and nodes are classified again at the first
+//! scan after a new success once `recluster_interval_secs` (30 s) have passed since the
+//! last classification (the paper does not say how often; on 10^4 nodes a classification
+//! costs tens of milliseconds). Progress reports ([`Observation::Progress`]) give the time
+//! of each attempt's progress. The scan is sequential
 //! (three passes over the rows, no allocation once the buffers have grown), so it does
 //! not depend on the number of threads.
 
@@ -101,6 +105,10 @@ pub struct ESplashParams {
     pub straggler_threshold: f64,
     /// The most rounds of k-means (100). At least 1.
     pub max_kmeans_iterations: u32,
+    /// Nodes are classified again (Algorithms 1-2) at most this often, at the first scan
+    /// after a new success (30 s); the level statistics follow every success. Finite,
+    /// `>= 0` (0: at every scan after a new success).
+    pub recluster_interval_secs: f64,
 }
 
 impl Default for ESplashParams {
@@ -109,13 +117,14 @@ impl Default for ESplashParams {
             levels: 4,
             straggler_threshold: 3.0,
             max_kmeans_iterations: 100,
+            recluster_interval_secs: 30.0,
         }
     }
 }
 
 impl ESplashParams {
     /// Checks the parameters: `levels >= 1`, `straggler_threshold` finite and `>= 0`,
-    /// `max_kmeans_iterations >= 1`.
+    /// `max_kmeans_iterations >= 1`, `recluster_interval_secs` finite and `>= 0`.
     pub fn check(self) -> Result<CheckedESplashParams, DetectError> {
         check_param("levels", f64::from(self.levels), "at least 1", |v| v >= 1.0)?;
         check_param(
@@ -129,6 +138,12 @@ impl ESplashParams {
             f64::from(self.max_kmeans_iterations),
             "at least 1",
             |v| v >= 1.0,
+        )?;
+        check_param(
+            "recluster_interval_secs",
+            self.recluster_interval_secs,
+            "finite and >= 0",
+            |v| v >= 0.0,
         )?;
         Ok(CheckedESplashParams(self))
     }
@@ -352,8 +367,12 @@ pub struct ESplash {
     params: ESplashParams,
     /// Execution times of the successes, by node then stage.
     history: Vec<Vec<Moments>>,
-    /// A success arrived since the last clustering.
+    /// A success arrived since the level statistics were last computed.
     dirty: bool,
+    /// A success arrived since nodes were last classified.
+    unclassified: bool,
+    /// When nodes may be classified again; `None` before the first classification.
+    next_classification_secs: Option<f64>,
     /// Level of each node, [`NO_LEVEL`] for none.
     node_level: Vec<u32>,
     level_count: usize,
@@ -417,10 +436,9 @@ impl ESplash {
         &self.min_levels
     }
 
-    fn recluster(&mut self) {
-        self.dirty = false;
-        self.history_stages = self.history.iter().map(Vec::len).max().unwrap_or(0);
-        let stages = self.history_stages;
+    /// Algorithms 1-2: the level of every node with history.
+    fn classify(&mut self) {
+        let stages = self.history.iter().map(Vec::len).max().unwrap_or(0);
         let has = |node: &Vec<Moments>, s: usize| node.get(s).is_some_and(|m| m.count > 0);
         // The stage finished on the most nodes (lowest index on a tie).
         let mut anchor = None;
@@ -435,7 +453,6 @@ impl ESplash {
         self.node_level.clear();
         self.node_level.resize(self.history.len(), NO_LEVEL);
         self.level_count = 0;
-        self.level_stats.clear();
         let Some(anchor) = anchor else { return };
         let members: Vec<usize> = (0..self.history.len())
             .filter(|&n| has(&self.history[n], anchor))
@@ -459,9 +476,19 @@ impl ESplash {
             self.node_level[n] = level;
         }
         self.level_count = level_count;
-        self.level_stats = vec![Moments::default(); level_count * stages];
+    }
+
+    /// The statistics table's `mu` and `sigma` from every success of the nodes with a
+    /// level.
+    fn update_level_stats(&mut self) {
+        self.dirty = false;
+        self.history_stages = self.history.iter().map(Vec::len).max().unwrap_or(0);
+        let stages = self.history_stages;
+        self.level_stats.clear();
+        self.level_stats
+            .resize(self.level_count * stages, Moments::default());
         for (n, history) in self.history.iter().enumerate() {
-            let level = self.node_level[n];
+            let level = self.node_level.get(n).copied().unwrap_or(NO_LEVEL);
             if level == NO_LEVEL {
                 continue;
             }
@@ -487,15 +514,21 @@ impl Detector for ESplash {
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let now = snapshot.now_secs();
+        if self.unclassified && self.next_classification_secs.is_none_or(|next| now >= next) {
+            self.classify();
+            self.unclassified = false;
+            self.dirty = true;
+            self.next_classification_secs = Some(now + self.params.recluster_interval_secs);
+        }
         if self.dirty {
-            self.recluster();
+            self.update_level_stats();
         }
         self.min_levels.clear();
         let levels = self.level_count;
         if levels == 0 || snapshot.is_empty() {
             return;
         }
-        let now = snapshot.now_secs();
         let stage_count = snapshot.stages().len();
         let (progress, start) = (snapshot.progress(), snapshot.start_secs());
         let (stages, nodes, roles) = (
@@ -689,6 +722,7 @@ impl Detector for ESplash {
         }
         per_stage[stage].push(duration);
         self.dirty = true;
+        self.unclassified = true;
     }
 
     fn reset(&mut self) {
