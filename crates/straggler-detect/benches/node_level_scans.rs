@@ -17,6 +17,11 @@
 //!   new success (eSplash) or once per window (DSB). Timed on a fresh clone of the fed
 //!   detector each iteration (the clone is not timed).
 //!
+//! On a shared machine a long iteration waits for a core more often than a short one, so
+//! wall time per task grows with the snapshot for reasons that are not the scan's. Beside
+//! criterion's wall times, each case prints the CPU time its thread spent per task over
+//! ten scans (from `/proc/thread-self/schedstat`, Linux only).
+//!
 //! Run with `cargo bench -p straggler-detect --bench node_level_scans`; about a minute.
 
 use std::hint::black_box;
@@ -102,6 +107,26 @@ fn history(nodes: u32, slow_weak_nodes: bool) -> Vec<Observation> {
     observations
 }
 
+/// Nanoseconds this thread has run on a CPU, when Linux tells.
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
+/// Prints the CPU time per task of ten runs of `scan`.
+fn print_cpu_per_task(label: &str, tasks: usize, mut scan: impl FnMut()) {
+    let Some(before) = thread_cpu_ns() else {
+        return;
+    };
+    for _ in 0..10 {
+        scan();
+    }
+    if let Some(after) = thread_cpu_ns() {
+        let per_task = after.saturating_sub(before) as f64 / 10.0 / tasks as f64;
+        eprintln!("{label} at {tasks} attempts: {per_task:.2} ns of CPU per task");
+    }
+}
+
 fn fed<D: Detector>(mut detector: D, observations: &[Observation]) -> D {
     for o in observations {
         detector.observe(o);
@@ -131,7 +156,9 @@ fn bench_pair<D: Detector + Clone>(
             );
         },
     );
+    let detector_copy = detector.clone();
     let mut steady = detector;
+    findings.clear();
     steady.scan(snapshot, &mut findings);
     eprintln!(
         "{name} at {} attempts: flags {} rows, {} slow nodes",
@@ -139,6 +166,18 @@ fn bench_pair<D: Detector + Clone>(
         findings.rows().len(),
         findings.slow_nodes().len()
     );
+    print_cpu_per_task(&name, snapshot.len(), || {
+        findings.clear();
+        steady.scan(black_box(snapshot), &mut findings);
+    });
+    let fresh: Vec<D> = (0..10).map(|_| detector_copy.clone()).collect();
+    let mut fresh = fresh.into_iter();
+    print_cpu_per_task(&format!("{name}-refresh"), snapshot.len(), || {
+        if let Some(mut d) = fresh.next() {
+            findings.clear();
+            d.scan(black_box(snapshot), &mut findings);
+        }
+    });
     group.bench_with_input(
         BenchmarkId::new(name, snapshot.len()),
         snapshot,
@@ -179,6 +218,9 @@ fn node_level_scans(c: &mut Criterion) {
     for (attempts, nodes) in SIZES {
         let snapshot = snapshot(attempts, nodes);
         group.throughput(Throughput::Elements(attempts as u64));
+        print_cpu_per_task("floor", attempts, || {
+            black_box(floor(black_box(&snapshot)));
+        });
         group.bench_with_input(
             BenchmarkId::new("floor", attempts),
             &snapshot,

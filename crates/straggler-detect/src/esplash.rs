@@ -81,7 +81,11 @@
 //!   the engine's business; every candidate with a positive value is flagged.
 //!
 //! Execution times are learnt from successful attempts ([`Observation::AttemptEnded`]);
-//! nodes are re-clustered at the first scan after a new success. The scan is sequential
+//! the level statistics follow every success, and nodes are classified again at the first
+//! scan after a new success once `recluster_interval_secs` (30 s) have passed since the
+//! last classification (the paper does not say how often; on 10^4 nodes a classification
+//! costs tens of milliseconds). Progress reports ([`Observation::Progress`]) give the time
+//! of each attempt's progress. The scan is sequential
 //! (three passes over the rows, no allocation once the buffers have grown), so it does
 //! not depend on the number of threads.
 
@@ -101,6 +105,10 @@ pub struct ESplashParams {
     pub straggler_threshold: f64,
     /// The most rounds of k-means (100). At least 1.
     pub max_kmeans_iterations: u32,
+    /// Nodes are classified again (Algorithms 1-2) at most this often, at the first scan
+    /// after a new success (30 s); the level statistics follow every success. Finite,
+    /// `>= 0` (0: at every scan after a new success).
+    pub recluster_interval_secs: f64,
 }
 
 impl Default for ESplashParams {
@@ -109,13 +117,14 @@ impl Default for ESplashParams {
             levels: 4,
             straggler_threshold: 3.0,
             max_kmeans_iterations: 100,
+            recluster_interval_secs: 30.0,
         }
     }
 }
 
 impl ESplashParams {
     /// Checks the parameters: `levels >= 1`, `straggler_threshold` finite and `>= 0`,
-    /// `max_kmeans_iterations >= 1`.
+    /// `max_kmeans_iterations >= 1`, `recluster_interval_secs` finite and `>= 0`.
     pub fn check(self) -> Result<CheckedESplashParams, DetectError> {
         check_param("levels", f64::from(self.levels), "at least 1", |v| v >= 1.0)?;
         check_param(
@@ -129,6 +138,12 @@ impl ESplashParams {
             f64::from(self.max_kmeans_iterations),
             "at least 1",
             |v| v >= 1.0,
+        )?;
+        check_param(
+            "recluster_interval_secs",
+            self.recluster_interval_secs,
+            "finite and >= 0",
+            |v| v >= 0.0,
         )?;
         Ok(CheckedESplashParams(self))
     }
@@ -333,6 +348,15 @@ pub(crate) fn group_kmeans(
 /// A node without a level.
 const NO_LEVEL: u32 = u32::MAX;
 
+/// A row without a level or a rate.
+const NO_CELL: u32 = u32::MAX;
+
+/// Tables are indexed by node, stage and attempt; observations beyond these bounds are
+/// skipped and counted ([`ESplash::skipped_observations`]) rather than grown into.
+const MAX_NODES: usize = 1 << 20;
+const MAX_STAGES: usize = 1 << 16;
+const MAX_ATTEMPTS: usize = 1 << 28;
+
 /// eSplash (seed 001): levels of nodes by group-based k-means over their performance
 /// vectors, a straggler value per node against its level's statistics, and the tasks on
 /// straggler nodes that a copy on a node of level `minL` or above would speed up. The
@@ -343,8 +367,12 @@ pub struct ESplash {
     params: ESplashParams,
     /// Execution times of the successes, by node then stage.
     history: Vec<Vec<Moments>>,
-    /// A success arrived since the last clustering.
+    /// A success arrived since the level statistics were last computed.
     dirty: bool,
+    /// A success arrived since nodes were last classified.
+    unclassified: bool,
+    /// When nodes may be classified again; `None` before the first classification.
+    next_classification_secs: Option<f64>,
     /// Level of each node, [`NO_LEVEL`] for none.
     node_level: Vec<u32>,
     level_count: usize,
@@ -359,8 +387,13 @@ pub struct ESplash {
     exp_bar: Vec<(f64, u32)>,
     /// `(time, progress)` of the last progress report of each attempt, by attempt index.
     reports: Vec<(f64, f64)>,
-    /// `(mu, sigma)` by level then snapshot stage, `sigma = 0` when the z-term is off.
-    z_stats: Vec<(f64, f64)>,
+    /// Observations with an index too large for the tables.
+    skipped_observations: u64,
+    /// `(PR, mu, 1 / sigma)` by level then snapshot stage.
+    cell_stats: Vec<(f64, f64, f64)>,
+    /// Per row: its level-and-stage cell ([`NO_CELL`] without level or rate) and EstT.
+    row_cell: Vec<u32>,
+    row_est: Vec<f64>,
     min_levels: Vec<(u32, u32)>,
 }
 
@@ -386,6 +419,12 @@ impl ESplash {
             .filter(|&l| l != NO_LEVEL)
     }
 
+    /// Observations skipped because a node, stage or attempt index was beyond the tables'
+    /// bounds (2^20 nodes, 2^16 stages, 2^28 attempts).
+    pub fn skipped_observations(&self) -> u64 {
+        self.skipped_observations
+    }
+
     /// The number of levels at the last scan.
     pub fn level_count(&self) -> usize {
         self.level_count
@@ -397,10 +436,9 @@ impl ESplash {
         &self.min_levels
     }
 
-    fn recluster(&mut self) {
-        self.dirty = false;
-        self.history_stages = self.history.iter().map(Vec::len).max().unwrap_or(0);
-        let stages = self.history_stages;
+    /// Algorithms 1-2: the level of every node with history.
+    fn classify(&mut self) {
+        let stages = self.history.iter().map(Vec::len).max().unwrap_or(0);
         let has = |node: &Vec<Moments>, s: usize| node.get(s).is_some_and(|m| m.count > 0);
         // The stage finished on the most nodes (lowest index on a tie).
         let mut anchor = None;
@@ -415,7 +453,6 @@ impl ESplash {
         self.node_level.clear();
         self.node_level.resize(self.history.len(), NO_LEVEL);
         self.level_count = 0;
-        self.level_stats.clear();
         let Some(anchor) = anchor else { return };
         let members: Vec<usize> = (0..self.history.len())
             .filter(|&n| has(&self.history[n], anchor))
@@ -439,9 +476,19 @@ impl ESplash {
             self.node_level[n] = level;
         }
         self.level_count = level_count;
-        self.level_stats = vec![Moments::default(); level_count * stages];
+    }
+
+    /// The statistics table's `mu` and `sigma` from every success of the nodes with a
+    /// level.
+    fn update_level_stats(&mut self) {
+        self.dirty = false;
+        self.history_stages = self.history.iter().map(Vec::len).max().unwrap_or(0);
+        let stages = self.history_stages;
+        self.level_stats.clear();
+        self.level_stats
+            .resize(self.level_count * stages, Moments::default());
         for (n, history) in self.history.iter().enumerate() {
-            let level = self.node_level[n];
+            let level = self.node_level.get(n).copied().unwrap_or(NO_LEVEL);
             if level == NO_LEVEL {
                 continue;
             }
@@ -467,15 +514,21 @@ impl Detector for ESplash {
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let now = snapshot.now_secs();
+        if self.unclassified && self.next_classification_secs.is_none_or(|next| now >= next) {
+            self.classify();
+            self.unclassified = false;
+            self.dirty = true;
+            self.next_classification_secs = Some(now + self.params.recluster_interval_secs);
+        }
         if self.dirty {
-            self.recluster();
+            self.update_level_stats();
         }
         self.min_levels.clear();
         let levels = self.level_count;
         if levels == 0 || snapshot.is_empty() {
             return;
         }
-        let now = snapshot.now_secs();
         let stage_count = snapshot.stages().len();
         let (progress, start) = (snapshot.progress(), snapshot.start_secs());
         let (stages, nodes, roles) = (
@@ -501,53 +554,67 @@ impl Detector for ESplash {
             }
             _ => now - start[row],
         };
-        // (elapsed, rate) of a row, when both are positive and finite.
-        let rate_of = |row: usize| {
-            let elapsed = elapsed_of(row);
-            let rate = progress[row] / elapsed;
-            (elapsed > 0.0 && rate > 0.0 && rate.is_finite()).then_some((elapsed, rate))
-        };
-        // Pass 1: PR(i, d), the mean rate of the running tasks of each level and stage.
+        // Pass 1: per row, its cell (level and stage) and EstT when it has a rate; per
+        // cell, PR(i, d), the mean rate of its running tasks.
         self.rate_sums.clear();
         self.rate_sums.resize(levels * stage_count, (0.0, 0));
+        self.row_cell.clear();
+        self.row_est.clear();
         for (row, &stage) in stages.iter().enumerate() {
-            if let (Some(level), Some((_, rate))) = (level_of(row), rate_of(row)) {
-                let cell = &mut self.rate_sums[level as usize * stage_count + stage as usize];
-                cell.0 += rate;
-                cell.1 += 1;
-            }
+            let elapsed = elapsed_of(row);
+            let (rate, est) = (progress[row] / elapsed, elapsed / progress[row]);
+            let cell = match level_of(row) {
+                Some(level)
+                    if elapsed > 0.0 && rate > 0.0 && rate.is_finite() && est.is_finite() =>
+                {
+                    let cell = level as usize * stage_count + stage as usize;
+                    let sums = &mut self.rate_sums[cell];
+                    sums.0 += rate;
+                    sums.1 += 1;
+                    cell as u32
+                }
+                _ => NO_CELL,
+            };
+            self.row_cell.push(cell);
+            self.row_est.push(est);
         }
-        // The z-term's (mu, sigma) per level and stage: two finished tasks and sigma > 0.
-        self.z_stats.clear();
+        // Per cell: PR(i, d) and the z-term's mu and 1 / sigma (two finished tasks and
+        // sigma > 0, else 1 / sigma = 0 and no z-term).
+        self.cell_stats.clear();
         for level in 0..levels {
             for stage in 0..stage_count {
-                let z = self
+                let (sum, count) = self.rate_sums[level * stage_count + stage];
+                let mean_rate = if count > 0 {
+                    sum / f64::from(count)
+                } else {
+                    0.0
+                };
+                let (mu, inv_sigma) = self
                     .level_stat(level, stage)
-                    .filter(|stat| stat.count >= 2)
-                    .map_or((0.0, 0.0), |stat| (stat.mean, stat.population_sd()));
-                self.z_stats.push(z);
+                    .filter(|stat| stat.count >= 2 && stat.population_sd() > 0.0)
+                    .map_or((f64::INFINITY, 0.0), |stat| {
+                        (stat.mean, 1.0 / stat.population_sd())
+                    });
+                self.cell_stats.push((mean_rate, mu, inv_sigma));
             }
         }
-        // Pass 2: the straggler value of each node.
+        // Pass 2: the straggler value of each node. PR(i, d) / PR_j = PR(i, d) * EstT_j.
         let node_count = snapshot.node_count() as usize;
         self.node_sv.clear();
         self.node_sv.resize(node_count, (0.0, 0));
-        for row in 0..snapshot.len() {
-            let (Some(level), Some((elapsed, rate))) = (level_of(row), rate_of(row)) else {
+        for ((&cell, &est), &node) in self.row_cell.iter().zip(&self.row_est).zip(nodes) {
+            if cell == NO_CELL {
                 continue;
-            };
-            let cell = level as usize * stage_count + stages[row] as usize;
-            let (sum, count) = self.rate_sums[cell];
-            let mut term = sum / f64::from(count) / rate;
-            let (mu, sigma) = self.z_stats[cell];
-            let est = elapsed / progress[row];
-            if sigma > 0.0 && est > mu {
-                term += (est - mu) / sigma;
+            }
+            let (mean_rate, mu, inv_sigma) = self.cell_stats[cell as usize];
+            let mut term = mean_rate * est;
+            if est > mu {
+                term += (est - mu) * inv_sigma;
             }
             if term.is_finite() {
-                let cell = &mut self.node_sv[nodes[row] as usize];
-                cell.0 += term;
-                cell.1 += 1;
+                let sv = &mut self.node_sv[node as usize];
+                sv.0 += term;
+                sv.1 += 1;
             }
         }
         self.straggler.clear();
@@ -605,14 +672,13 @@ impl Detector for ESplash {
             if min_level == NO_LEVEL {
                 continue;
             }
-            if now - start[row] <= 0.0 {
-                continue;
-            }
-            // EstEnd - T_now, with EstEnd = start + EstT.
-            let left = if progress[row] > 0.0 {
-                start[row] + elapsed_of(row) / progress[row] - now
-            } else {
+            // EstEnd - T_now, with EstEnd = start + EstT; unbounded at zero progress.
+            let left = if self.row_cell[row] != NO_CELL {
+                start[row] + self.row_est[row] - now
+            } else if progress[row] == 0.0 && now - start[row] > 0.0 {
                 f64::INFINITY
+            } else {
+                continue;
             };
             if left > bar {
                 rows.push(row as u32);
@@ -626,6 +692,10 @@ impl Detector for ESplash {
             Observation::AttemptEnded(end) => end,
             Observation::Progress(report) => {
                 let attempt = report.attempt.index();
+                if attempt >= MAX_ATTEMPTS {
+                    self.skipped_observations += 1;
+                    return;
+                }
                 if self.reports.len() <= attempt {
                     self.reports.resize(attempt + 1, (f64::NAN, f64::NAN));
                 }
@@ -639,6 +709,10 @@ impl Detector for ESplash {
             return;
         }
         let (node, stage) = (end.node.index(), end.stage.index());
+        if node >= MAX_NODES || stage >= MAX_STAGES {
+            self.skipped_observations += 1;
+            return;
+        }
         if self.history.len() <= node {
             self.history.resize(node + 1, Vec::new());
         }
@@ -648,6 +722,7 @@ impl Detector for ESplash {
         }
         per_stage[stage].push(duration);
         self.dirty = true;
+        self.unclassified = true;
     }
 
     fn reset(&mut self) {

@@ -231,6 +231,27 @@ fn esplash_excludes_straggler_nodes_from_hosting() {
 }
 
 #[test]
+fn esplash_classifies_nodes_again_at_most_every_interval() {
+    // Levels at 100 s as in `esplash_levels_straggler_values_and_min_levels`: node 2 in
+    // level 0 (PV 20). Node 2 then finishes six maps of 1 s: PV (19 + 21 + 6) / 8 = 5.75.
+    // At 110 s (< 100 + 30) the levels stand (the statistics follow). At 130 s nodes are
+    // classified again: PVs 10, 12, 5.75, 22; k = 2 starts from 5.75 and 22; 10 and 12
+    // are closer to 5.75: nodes 0, 1, 2 form level 1, node 3 alone is level 0.
+    let mut detector = esplash_with_history();
+    let rows = [(0, O, 95.0, 0.5)];
+    scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(detector.level(NodeId(2)), Some(0));
+    for _ in 0..6 {
+        detector.observe(&success(2, 0, 105.0, 1.0));
+    }
+    scan(&mut detector, &snapshot(110.0, 4, &rows));
+    assert_eq!(detector.level(NodeId(2)), Some(0));
+    scan(&mut detector, &snapshot(130.0, 4, &rows));
+    let levels: Vec<Option<u32>> = (0..4).map(|n| detector.level(NodeId(n))).collect();
+    assert_eq!(levels, [Some(1), Some(1), Some(1), Some(0)]);
+}
+
+#[test]
 fn esplash_needs_history_and_skips_copies() {
     // Without a success there are no levels: nothing is judged.
     let mut fresh = esplash(ESplashParams::default());
@@ -244,6 +265,17 @@ fn esplash_needs_history_and_skips_copies() {
     let rows = [(0, O, 95.0, 0.5), (1, O, 90.0, 0.25), (1, S, 90.0, 0.25)];
     let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
     assert_eq!(findings.rows(), &[1]);
+    // Indices too large for the tables are skipped and counted, not allocated for.
+    detector.observe(&success(u32::MAX, 0, 50.0, 10.0));
+    detector.observe(&Observation::Progress(ProgressReport {
+        attempt: AttemptId(u32::MAX),
+        task: TaskId(0),
+        stage: StageId(0),
+        node: NodeId(0),
+        time_secs: 99.0,
+        progress: 0.5,
+    }));
+    assert_eq!(detector.skipped_observations(), 2);
     // reset forgets the history.
     detector.reset();
     assert_eq!(
@@ -277,6 +309,15 @@ fn esplash_parameters_are_checked() {
         }),
         "max_kmeans_iterations"
     );
+    for interval in [-1.0, f64::NAN, f64::INFINITY] {
+        assert_eq!(
+            invalid(ESplashParams {
+                recluster_interval_secs: interval,
+                ..base
+            }),
+            "recluster_interval_secs"
+        );
+    }
     assert!(base.check().is_ok());
 }
 
