@@ -24,9 +24,13 @@ mod experiment;
 pub mod report;
 mod rng;
 
-pub use config::{Noise, Platform, Policy, Scenario, SimConfig, Speculation, Workload};
-pub use engine::simulate;
+pub use config::{
+    CopyCaps, CopyControls, CopyPlacement, Noise, Platform, Policy, Scenario, SimConfig,
+    Speculation, Workload,
+};
+pub use engine::{Outcome, simulate, simulate_outcome};
 pub use error::SimError;
 pub use experiment::{
-    Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, RunMetrics, SCHEMA,
+    Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, Fig3Config,
+    KilledOriginalTime, Labelling, RunMetrics, SCHEMA, Table7Config,
 };
