@@ -785,4 +785,54 @@ fn a_killed_originals_exact_time_differs_from_its_estimate() {
         (13.0 / 0.9 - 14.0) / 14.0,
         max_relative = 1e-9
     );
+
+    // The Section 4.2 predictor on the estimated labels: alpha = 1/2 (the map of two
+    // tasks), p = r = 1, DL = 3 / 14 (detected at 3 s, usual 14 s). P1 = 1/2, P4 = 1/2:
+    // time per task 1/2 (1 + 3/14) + 1/2, energy 1/2 (2 + 3/14) + 1/2.
+    let m = &estimated.0;
+    assert_relative_eq!(
+        m["detection_latency"].unwrap(),
+        3.0 / 14.0,
+        max_relative = 1e-9
+    );
+    let time = 0.5 * (1.0 + 3.0 / 14.0) + 0.5;
+    let energy = 0.5 * (2.0 + 3.0 / 14.0) + 0.5;
+    assert_relative_eq!(
+        m["predicted_time_overhead"].unwrap(),
+        time - 1.0,
+        max_relative = 1e-9
+    );
+    assert_relative_eq!(
+        m["predicted_energy_overhead"].unwrap(),
+        energy - 1.0,
+        max_relative = 1e-9
+    );
+    // Simulated: the map took 13 s (its copy won), the reduce 8 s, usual 14 s and 8 s.
+    assert_relative_eq!(
+        m["simulated_time_overhead"].unwrap(),
+        21.0 / 22.0 - 1.0,
+        max_relative = 1e-9
+    );
+}
+
+#[test]
+fn times_and_energies_are_normalised_to_default_under_x100() {
+    let results = small_eval().run().unwrap();
+    for experiment in ["table6", "table7"] {
+        let reference = results.cell(experiment, "C2", "x100", "default").unwrap();
+        assert_eq!(reference.metrics["execution_time_norm"].mean, Some(1.0));
+        assert_eq!(reference.metrics["energy_norm"].mean, Some(1.0));
+    }
+    // Figure 3's Default at lag 0 against Figure 3's Default at the configured lag (20 s),
+    // which it does not have: undefined.
+    let fig3 = results.cell("fig3", "C2", "x100", "default").unwrap();
+    assert_eq!(fig3.metrics["execution_time_norm"].mean, None);
+    // Table 7 under x50 against Table 7's x100: the ratio of the mean times is close to
+    // the mean of the per-repetition ratios.
+    let x50 = results.cell("table7", "C2", "x50", "late").unwrap();
+    let x100 = results.cell("table7", "C2", "x100", "default").unwrap();
+    let ratio = x50.metrics["execution_time_secs"].mean.unwrap()
+        / x100.metrics["execution_time_secs"].mean.unwrap();
+    let norm = x50.metrics["execution_time_norm"].mean.unwrap();
+    assert!((norm - ratio).abs() < 0.05, "{norm} vs {ratio}");
 }
