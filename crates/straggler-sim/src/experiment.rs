@@ -276,7 +276,8 @@ impl Default for Evaluation {
 }
 
 impl Evaluation {
-    /// Tables 5 and 6 as in the paper: default configuration, its three detectors.
+    /// The paper's matrix: Tables 5 and 6, Figure 3, Table 7 and Figures 4 to 6, with the
+    /// default configuration and its three detectors.
     pub fn paper() -> Self {
         Evaluation {
             config: EvalConfig::default(),
