@@ -836,3 +836,50 @@ fn times_and_energies_are_normalised_to_default_under_x100() {
     let norm = x50.metrics["execution_time_norm"].mean.unwrap();
     assert!((norm - ratio).abs() < 0.05, "{norm} vs {ratio}");
 }
+
+/// A change that makes a configuration invalid.
+type Spoil = fn(&mut SimConfig);
+
+#[test]
+fn bad_copy_controls_name_the_key() {
+    let cases: [(&str, Spoil); 6] = [
+        ("copies.max_copies_per_task", |c| {
+            c.copies.max_copies_per_task = 0
+        }),
+        ("copies.launches_per_scan", |c| {
+            c.copies.launches_per_scan = Some(0)
+        }),
+        ("copies.caps.running_fraction", |c| {
+            c.copies.caps = Some(straggler_sim::CopyCaps {
+                running_fraction: f64::NAN,
+                ..Default::default()
+            })
+        }),
+        ("copies.placement.min_active_cores", |c| {
+            c.copies.placement.min_active_cores = 5
+        }),
+        ("copies.placement.blacklist", |c| {
+            c.copies.placement.blacklist = vec![3, 20]
+        }),
+        ("speculation.policy.regular_percent", |c| {
+            c.speculation.policy = Policy::Reserved { regular_percent: 0 }
+        }),
+    ];
+    for (key, spoil) in cases {
+        let mut config = SimConfig::default();
+        spoil(&mut config);
+        let err = config.check().unwrap_err();
+        assert!(
+            matches!(err, SimError::InvalidConfig { .. }) && err.to_string().contains(key),
+            "{key}: {err}"
+        );
+    }
+    // x5 leaves 8 of 160 containers regular: a node without any is refused.
+    let mut config = SimConfig::default();
+    config.speculation.policy = Policy::Reserved { regular_percent: 5 };
+    let err = config.check().unwrap_err();
+    assert!(
+        err.to_string().contains("at least one container per node"),
+        "{err}"
+    );
+}
