@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::Table;
 use stragglers::trace::{
-    Labels, ReadReport, ReplayConfig, Table3, TraceJob, TruthConfig, judge, label, metric_map,
-    read_path, recorded, replay, table3,
+    Labels, ReadReport, ReplayConfig, Table3, TraceJob, TruthConfig, fakes_won_by_copy, judge,
+    label, metric_map, read_path, recorded, replay, table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -168,10 +168,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let mut results: Vec<(String, std::collections::BTreeMap<String, Option<f64>>)> = Vec::new();
     if with_recorded {
         let metrics = judge(&labels, &recorded.detections)?;
-        results.push((
-            RECORDED.to_owned(),
-            metric_map(&metrics, Some(&recorded.total)),
-        ));
+        let mut map = metric_map(&metrics, Some(&recorded.total));
+        let censored = fakes_won_by_copy(&labels, &recorded.detections, &recorded.won_by_copy);
+        map.insert(
+            "fake_positives_won_by_copy".to_owned(),
+            Some(censored as f64),
+        );
+        results.push((RECORDED.to_owned(), map));
     }
     let replayed: Vec<anyhow::Result<_>> = specs
         .par_iter()
@@ -180,7 +183,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             let outcome = replay(&jobs, &labels, &mut *detector, replay_config)
                 .with_context(|| format!("replaying {}", spec.name()))?;
             let metrics = judge(&labels, &outcome.detections)?;
-            Ok((spec.name().to_owned(), metric_map(&metrics, None)))
+            let mut map = metric_map(&metrics, None);
+            let censored = fakes_won_by_copy(&labels, &outcome.detections, &recorded.won_by_copy);
+            map.insert(
+                "fake_positives_won_by_copy".to_owned(),
+                Some(censored as f64),
+            );
+            Ok((spec.name().to_owned(), map))
         })
         .collect();
     for result in replayed {
@@ -307,6 +316,7 @@ fn text_report(
             "latency",
             "undetected",
             "fake pos.",
+            "fakes (copy won)",
             "detected",
             "copies",
             "successful",
@@ -326,6 +336,11 @@ fn text_report(
                     cell(get("detection_latency"), 3),
                     cell(get("undetected_time"), 3),
                     cell(get("fake_positive"), 3),
+                    format!(
+                        "{} ({})",
+                        cell(get("fake_positives"), 0),
+                        cell(get("fake_positives_won_by_copy"), 0)
+                    ),
                     cell(get("detected"), 0),
                     cell(get("speculative_copies"), 0),
                     cell(get("successful_copies"), 0),
