@@ -3,7 +3,8 @@
 //! A reader turns a log (Hadoop MRv2 `.jhist`, Hadoop 1 JobHistory text, Rumen JSON, Spark
 //! event logs, Google 2011 `task_events`, Alibaba 2018 `batch_instance`) into [`TraceJob`]s
 //! and a [`ReadReport`] that accounts for every record read: parsed, or skipped with a
-//! reason, file and line. See `docs/replay.md`.
+//! reason, file and line. See `docs/trace-formats.md` for the formats and `docs/replay.md`
+//! for replay.
 #![deny(missing_docs)]
 
 mod error;
