@@ -127,6 +127,14 @@ fn cell(value: Option<f64>, digits: usize) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))
 }
 
+/// Pearson's r with 3 decimals, or why it is undefined.
+fn correlation(r: Option<f64>) -> String {
+    r.map_or_else(
+        || "undefined (fewer than 2 jobs, or a constant ratio)".to_owned(),
+        |r| format!("{r:.3}"),
+    )
+}
+
 /// Runs `stragglers replay`.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let (with_recorded, specs) = parse_detectors(&args.detectors)?;
@@ -357,11 +365,11 @@ fn text_report(
     out.push('\n');
     out += &format!(
         "Table 3 (seed 000): correlation of the successful-copy ratio with the heavy-tail ratio over jobs\n\
-         per copy launched: r = {} (n = {} jobs with a copy)\n\
-         per task:          r = {} (n = {} jobs with a completed task)\n",
-        cell(table.per_copy.r, 3),
+         per copy launched: r = {} over n = {} jobs with a copy\n\
+         per task:          r = {} over n = {} jobs with a completed task\n",
+        correlation(table.per_copy.r),
         table.per_copy.n,
-        cell(table.per_task.r, 3),
+        correlation(table.per_task.r),
         table.per_task.n
     );
     out
