@@ -24,7 +24,7 @@ pub use report::{ReadReport, Skip, Truncation};
 pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, TraceTask};
 
 pub use judge::{judge, metric_map, task_records};
-pub use recorded::{CopyCounts, Recorded, recorded};
+pub use recorded::{CopyCounts, Recorded, fakes_won_by_copy, recorded};
 pub use replay::{ReplayConfig, ReplayOutcome, replay};
 pub use replay_error::ReplayError;
 pub use table3::{Correlation, Table3, Table3Row, pearson, table3};

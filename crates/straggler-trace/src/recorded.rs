@@ -56,12 +56,42 @@ pub struct Recorded {
     pub per_job: Vec<CopyCounts>,
     /// The copies of the whole trace.
     pub total: CopyCounts,
+    /// For each labelled task, whether a copy won it (its first succeeded attempt is a
+    /// copy). Such a task's duration is a lower bound of its original's (see
+    /// [`label`](crate::label)), so a detection of it may count as fake where the original
+    /// had more time left: [`fakes_won_by_copy`] counts them.
+    pub won_by_copy: Vec<bool>,
+}
+
+/// How many of the fake positives of `detections` (seed 000, Section 6.2: detected when
+/// the original's remaining time was already below its usual time) are tasks a copy won.
+/// For these the remaining time is measured up to the copy's end, a lower bound: the
+/// original was still running then, so such a fake may not be one.
+pub fn fakes_won_by_copy(
+    labels: &crate::Labels,
+    detections: &[Option<f64>],
+    won_by_copy: &[bool],
+) -> usize {
+    labels
+        .tasks
+        .iter()
+        .zip(detections)
+        .zip(won_by_copy)
+        .filter(|((task, detection), won)| {
+            **won
+                && task.straggler
+                && detection.is_some_and(|d| {
+                    task.start_secs + task.exec_secs - d.max(task.start_secs) < task.usual_secs
+                })
+        })
+        .count()
 }
 
 /// The recorded speculation of `jobs`, with the roles and origins of `labels` (which must
 /// come from [`label`](crate::label) on the same jobs).
 pub fn recorded(jobs: &[TraceJob], labels: &Labels) -> Recorded {
     let mut detections = vec![None; labels.tasks.len()];
+    let mut won_by_copy = vec![false; labels.tasks.len()];
     let mut per_job = Vec::with_capacity(jobs.len());
     let mut total = CopyCounts::default();
     for (j, job) in jobs.iter().enumerate() {
@@ -76,6 +106,17 @@ pub fn recorded(jobs: &[TraceJob], labels: &Labels) -> Recorded {
                 .get(j)
                 .and_then(|i| i.get(t).copied().flatten())
                 .and_then(|i| Some((i, labels.tasks.get(i)?)));
+            if let Some((index, _)) = labelled {
+                let first_success = task
+                    .attempts
+                    .iter()
+                    .zip(roles)
+                    .filter(|(a, _)| a.outcome == AttemptOutcome::Succeeded)
+                    .filter_map(|(a, role)| Some((a.end_secs?, *role)))
+                    .min_by(|a, b| a.0.total_cmp(&b.0));
+                won_by_copy[index] =
+                    first_success.is_some_and(|(_, role)| role == AttemptRole::Speculative);
+            }
             for (attempt, role) in task.attempts.iter().zip(roles) {
                 if *role != AttemptRole::Speculative {
                     continue;
@@ -116,6 +157,7 @@ pub fn recorded(jobs: &[TraceJob], labels: &Labels) -> Recorded {
         detections,
         per_job,
         total,
+        won_by_copy,
     }
 }
 
@@ -176,5 +218,17 @@ mod tests {
             }
         );
         assert_eq!(recorded.per_job, [recorded.total]);
+        assert_eq!(recorded.won_by_copy, [false, false, false, true, false]);
+        // "won": remaining at detection 0 + 30 - 18 = 12 >= 10, not fake; "lost" is fake
+        // (32 - 25 = 7 < 10) but its original won.
+        assert_eq!(
+            fakes_won_by_copy(&labels, &recorded.detections, &recorded.won_by_copy),
+            0
+        );
+        // Had "won"'s copy come at 25 (remaining 5 s, measured to the copy's end), its fake
+        // would be one won by a copy.
+        let mut later = recorded.detections.clone();
+        later[3] = Some(25.0);
+        assert_eq!(fakes_won_by_copy(&labels, &later, &recorded.won_by_copy), 1);
     }
 }
