@@ -7,6 +7,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use stragglers::sim::{DetectorSpec, EvalConfig, Evaluation, Policy, report};
 
+mod replay;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "stragglers",
@@ -49,6 +51,9 @@ enum Command {
     },
     /// List the detectors `eval --detectors all` runs, the paper's three first.
     Detectors,
+    /// Read real Hadoop and Spark logs, label their stragglers, judge the speculation that
+    /// ran and replay detectors over them (see docs/replay.md).
+    Replay(replay::ReplayArgs),
 }
 
 /// A set of detectors to evaluate.
@@ -184,6 +189,7 @@ fn main() -> anyhow::Result<()> {
                 elapsed.as_secs_f64()
             );
         }
+        Command::Replay(args) => replay::run(args)?,
         Command::Detectors => {
             let all = DetectorSpec::all();
             let width = all.iter().map(|spec| spec.name().len()).max().unwrap_or(0);
