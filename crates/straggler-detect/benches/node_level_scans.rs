@@ -20,7 +20,7 @@
 //! On a shared machine a long iteration waits for a core more often than a short one, so
 //! wall time per task grows with the snapshot for reasons that are not the scan's. Beside
 //! criterion's wall times, each case prints the CPU time its thread spent per task over
-//! ten scans (from `/proc/thread-self/schedstat`, Linux only).
+//! 10^7 task scans, at least ten scans (from `/proc/thread-self/schedstat`, Linux only).
 //!
 //! Run with `cargo bench -p straggler-detect --bench node_level_scans`; about a minute.
 
@@ -113,18 +113,25 @@ fn thread_cpu_ns() -> Option<u64> {
     stat.split_whitespace().next()?.parse().ok()
 }
 
-/// Prints the CPU time per task of ten runs of `scan`.
-fn print_cpu_per_task(label: &str, tasks: usize, mut scan: impl FnMut()) {
+/// Prints the CPU time per task of `runs` runs of `scan`, as many as it takes to make
+/// 10^7 task scans (at least ten): the counter moves at scheduler ticks, so short totals
+/// would read as zero.
+fn print_cpu_per_task(label: &str, tasks: usize, runs: usize, mut scan: impl FnMut()) {
     let Some(before) = thread_cpu_ns() else {
         return;
     };
-    for _ in 0..10 {
+    for _ in 0..runs {
         scan();
     }
     if let Some(after) = thread_cpu_ns() {
-        let per_task = after.saturating_sub(before) as f64 / 10.0 / tasks as f64;
-        eprintln!("{label} at {tasks} attempts: {per_task:.2} ns of CPU per task");
+        let per_task = after.saturating_sub(before) as f64 / runs as f64 / tasks as f64;
+        eprintln!("{label} at {tasks} attempts: {per_task:.2} ns of CPU per task ({runs} scans)");
     }
+}
+
+/// Scans to time for `tasks` tasks: 10^7 task scans, at least ten.
+fn cpu_runs(tasks: usize) -> usize {
+    (10_000_000 / tasks.max(1)).max(10)
 }
 
 fn fed<D: Detector>(mut detector: D, observations: &[Observation]) -> D {
@@ -166,13 +173,14 @@ fn bench_pair<D: Detector + Clone>(
         findings.rows().len(),
         findings.slow_nodes().len()
     );
-    print_cpu_per_task(&name, snapshot.len(), || {
+    let runs = cpu_runs(snapshot.len());
+    print_cpu_per_task(&name, snapshot.len(), runs, || {
         findings.clear();
         steady.scan(black_box(snapshot), &mut findings);
     });
-    let fresh: Vec<D> = (0..10).map(|_| detector_copy.clone()).collect();
+    let fresh: Vec<D> = (0..runs).map(|_| detector_copy.clone()).collect();
     let mut fresh = fresh.into_iter();
-    print_cpu_per_task(&format!("{name}-refresh"), snapshot.len(), || {
+    print_cpu_per_task(&format!("{name}-refresh"), snapshot.len(), runs, || {
         if let Some(mut d) = fresh.next() {
             findings.clear();
             d.scan(black_box(snapshot), &mut findings);
@@ -218,7 +226,7 @@ fn node_level_scans(c: &mut Criterion) {
     for (attempts, nodes) in SIZES {
         let snapshot = snapshot(attempts, nodes);
         group.throughput(Throughput::Elements(attempts as u64));
-        print_cpu_per_task("floor", attempts, || {
+        print_cpu_per_task("floor", attempts, cpu_runs(attempts), || {
             black_box(floor(black_box(&snapshot)));
         });
         group.bench_with_input(
