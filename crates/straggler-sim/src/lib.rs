@@ -17,12 +17,15 @@
 //! labels, and runs are collected in a fixed order.
 #![deny(missing_docs)]
 
+pub mod causes;
 mod config;
 mod engine;
 mod error;
 mod experiment;
+mod fleet;
 pub mod report;
 mod rng;
+mod scenario;
 
 pub use config::{Noise, Platform, Policy, Scenario, SimConfig, Speculation, Workload};
 pub use engine::simulate;
@@ -30,3 +33,5 @@ pub use error::SimError;
 pub use experiment::{
     Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, RunMetrics, SCHEMA,
 };
+pub use fleet::{Outcome, Progress, RunOptions, Summary, simulate_scenario};
+pub use scenario::{ClusterSpec, JobsSpec, PRESETS, ScenarioSpec, SpeculationSpec};
