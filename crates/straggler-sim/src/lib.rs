@@ -27,11 +27,15 @@ pub mod report;
 mod rng;
 mod scenario;
 
-pub use config::{Noise, Platform, Policy, Scenario, SimConfig, Speculation, Workload};
-pub use engine::simulate;
+pub use config::{
+    CopyCaps, CopyControls, CopyPlacement, Noise, Platform, Policy, Scenario, SimConfig,
+    Speculation, Workload,
+};
+pub use engine::{Outcome, simulate, simulate_outcome};
 pub use error::SimError;
 pub use experiment::{
-    Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, RunMetrics, SCHEMA,
+    Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, Fig3Config,
+    KilledOriginalTime, Labelling, RunMetrics, SCHEMA, Table7Config,
 };
 pub use fleet::{Outcome, Progress, RunOptions, Summary, simulate_scenario};
 pub use scenario::{ClusterSpec, JobsSpec, PRESETS, ScenarioSpec, SpeculationSpec};

@@ -8,8 +8,8 @@ use straggler_detect::{DefaultDetector, Detector, Findings, LateDetector};
 use straggler_energy::SlowdownModel;
 use straggler_model::{AttemptRole, AttemptStatus, Run, Snapshot, TaskKind};
 use straggler_sim::{
-    DetectorSpec, EvalConfig, Evaluation, Noise, Platform, Policy, Scenario, SimConfig, SimError,
-    Workload, simulate,
+    DetectorSpec, EvalConfig, Evaluation, Fig3Config, Noise, Platform, Policy, Scenario, SimConfig,
+    SimError, Table7Config, Workload, simulate,
 };
 
 /// A platform of `workers` one-core nodes with `containers` slots, a compute-bound job
@@ -287,11 +287,26 @@ fn a_detector_that_flags_everything_copies_every_task_once() {
     assert_eq!(run.detections.len(), 4);
 }
 
+/// Table 6 in C2 and C4, Figure 3 at two lags in C2, Table 7 with two policies in C2.
 fn small_eval() -> Evaluation {
     Evaluation::paper().with_config(EvalConfig {
         repetitions: 3,
         baseline_runs: 3,
         scenarios: vec![Scenario::c2(), Scenario::c4()],
+        fig3: Fig3Config {
+            lags_secs: vec![0.0, 60.0],
+            scenarios: vec![Scenario::c2()],
+            ..Fig3Config::default()
+        },
+        table7: Table7Config {
+            scenarios: vec![Scenario::c2()],
+            policies: vec![
+                Policy::X100,
+                Policy::Reserved {
+                    regular_percent: 50,
+                },
+            ],
+        },
         ..EvalConfig::default()
     })
 }
@@ -313,7 +328,16 @@ fn evaluation_is_the_same_on_one_thread_and_on_two() {
 fn evaluation_results_have_the_schema_and_every_cell() {
     let results = small_eval().run().unwrap();
     assert_eq!(results.schema, "stragglers.eval/1");
-    assert_eq!(results.cells.len(), 2 * 2 * 3);
+    assert_eq!(results.cells.len(), 2 * 2 * 3 + 2 + 2 * 3);
+    let experiments: Vec<&str> = results
+        .cells
+        .iter()
+        .map(|c| c.experiment.as_str())
+        .collect();
+    assert_eq!(experiments.iter().filter(|&&e| e == "table6").count(), 12);
+    let fig3 = results.cell("fig3", "C2", "x100", "default").unwrap();
+    assert_eq!(fig3.params["speculative_lag_secs"], 0.0);
+    assert!(results.cell("table7", "C2", "x50", "late").is_some());
     assert_eq!(results.baseline.quantiles.len(), 5);
     let json = serde_json::to_value(&results).unwrap();
     let cell = &json["cells"][0];
@@ -339,6 +363,13 @@ fn evaluation_results_have_the_schema_and_every_cell() {
         "energy_joules",
         "speculative_copies",
         "successful_copies",
+        "unsuccessful_copies",
+        "execution_time_norm",
+        "energy_norm",
+        "predicted_time_overhead",
+        "predicted_energy_overhead",
+        "killed_original_time_gap",
+        "label_disagreements",
     ] {
         let metric = &cell["metrics"][name];
         assert!(
@@ -423,9 +454,11 @@ fn a_copy_that_loses_is_killed_with_the_progress_it_reached() {
     // the scan at 3 s detects it and its copy starts then. Two attempts share the core at
     // rate 1/2: the original's last 7 s of work take 14 s, it ends at 17 s; the copy has
     // done 14 x 1/2 = 7 s of its 10 s and is killed then, at progress 0.7.
+    // The copy runs beside its original, so the placement rule is lifted.
     let mut config = exact(1, 2, 1, 0);
     config.speculation.policy = Policy::Shared;
     config.speculation.lag_secs = 0.0;
+    config.copies.placement.avoid_original_node = false;
     let run = simulate(&config, &one_core(), 1, Some(&mut All)).unwrap();
     assert_eq!(run.detections.len(), 1);
     assert_relative_eq!(run.detections[0].time_secs, 3.0);
