@@ -22,8 +22,7 @@
 //! [`Observation`](straggler_model::Observation)s), whose stage indices are those of the
 //! jobs running at the scan; detection in a job starts `lag_secs` after its arrival.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 use straggler_detect::{Detector, Findings};
@@ -33,6 +32,7 @@ use straggler_model::{
 };
 
 use crate::causes::{Change, NodeConditions, TaskDraw};
+use crate::fleet_queue::CompletionQueue;
 use crate::rng::{Stream, label};
 use crate::scenario::ScenarioSpec;
 use crate::{Noise, SimError};
@@ -119,7 +119,7 @@ pub struct Summary {
 
 /// A summary and, if asked, the whole run.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
+pub struct ScenarioOutcome {
     /// The figures.
     pub summary: Summary,
     /// Every task, attempt and detection (with [`RunOptions::record`]).
@@ -132,7 +132,7 @@ pub fn simulate_scenario(
     seed: u64,
     detector: Option<&mut dyn Detector>,
     options: RunOptions<'_>,
-) -> Result<Outcome, SimError> {
+) -> Result<ScenarioOutcome, SimError> {
     spec.check()?;
     let mut fleet = Fleet::new(spec, seed, options.record)?;
     let mut detector = detector;
@@ -155,7 +155,9 @@ struct NodeRt {
     clock_secs: f64,
     clock_at_heartbeat: f64,
     rate: f64,
-    version: u32,
+    /// Index in `Fleet::rate_tables`: nodes of the same shape share a table.
+    shape: u32,
+    dirty: bool,
     energy_joules: f64,
 }
 
@@ -170,6 +172,8 @@ struct Live {
     clock_start: f64,
     work: f64,
     input_bytes: f64,
+    /// Its container slot.
+    slot: u32,
     /// Whether it is running (slab entries are reused once ended).
     alive: bool,
 }
@@ -226,6 +230,10 @@ struct Fleet<'a> {
     seed: u64,
     nodes: Vec<NodeRt>,
     slots: Vec<u32>,
+    /// Work clock at which the attempt in each slot finishes (infinite when empty).
+    slot_finish: Vec<f64>,
+    /// Reused list of the attempts finishing at one event.
+    finishing: Vec<u32>,
     live: Vec<Live>,
     free_live: Vec<u32>,
     flags: Vec<u8>,
@@ -238,7 +246,11 @@ struct Fleet<'a> {
     launchable: VecDeque<u32>,
     requeued: VecDeque<u32>,
     free_slots: VecDeque<u32>,
-    completions: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    completions: CompletionQueue,
+    /// Nodes whose rate and next completion must be recomputed before time moves.
+    dirty: Vec<u32>,
+    /// Rate of a node of each shape with 0, 1, 2, ... running tasks.
+    rate_tables: Vec<Vec<f64>>,
     conditions: NodeConditions,
     noise: Stream,
     now: f64,
@@ -275,7 +287,8 @@ impl<'a> Fleet<'a> {
                 clock_secs: 0.0,
                 clock_at_heartbeat: 0.0,
                 rate: 0.0,
-                version: 0,
+                shape: 0,
+                dirty: false,
                 energy_joules: 0.0,
             });
             first_slot += containers;
@@ -292,6 +305,7 @@ impl<'a> Fleet<'a> {
                 }
             }
         }
+        let rate_tables = shape_rates(spec, &mut nodes);
         let jobs = make_jobs(spec, seed);
         let total = spec.task_count() as usize;
         let mut record = record.then(Recorder::default);
@@ -325,6 +339,8 @@ impl<'a> Fleet<'a> {
             spec,
             seed,
             slots: vec![EMPTY; first_slot as usize],
+            slot_finish: vec![f64::INFINITY; first_slot as usize],
+            finishing: Vec::new(),
             live: Vec::with_capacity(first_slot as usize),
             free_live: Vec::new(),
             flags: vec![0; total],
@@ -339,7 +355,9 @@ impl<'a> Fleet<'a> {
             launchable: VecDeque::new(),
             requeued: VecDeque::new(),
             free_slots,
-            completions: BinaryHeap::new(),
+            completions: CompletionQueue::new(c.nodes as usize),
+            dirty: Vec::new(),
+            rate_tables,
             noise: Stream::new(seed, &[label("noise")]),
             now: 0.0,
             last_heartbeat: 0.0,
@@ -384,14 +402,12 @@ impl<'a> Fleet<'a> {
                 });
             }
             self.now = next.max(self.now);
-            while let Some(Reverse((bits, n, version))) = self.completions.peek().copied() {
-                if f64::from_bits(bits) > self.now {
+            while let Some((time, n)) = self.completions.peek() {
+                if time > self.now {
                     break;
                 }
-                self.completions.pop();
-                if self.nodes[n as usize].version == version {
-                    self.complete_on(n as usize);
-                }
+                self.completions.set(n, None);
+                self.complete_on(n as usize);
             }
             while let Some((n, change)) = self.conditions.pop_due(self.now) {
                 self.change_node(n as usize, change);
@@ -426,15 +442,12 @@ impl<'a> Fleet<'a> {
         Ok(())
     }
 
-    /// The time of the first valid completion event, dropping stale ones.
+    /// The time of the first completion, once every changed node is up to date.
     fn next_completion(&mut self) -> Option<f64> {
-        while let Some(Reverse((bits, n, version))) = self.completions.peek().copied() {
-            if self.nodes[n as usize].version == version {
-                return Some(f64::from_bits(bits));
-            }
-            self.completions.pop();
+        while let Some(n) = self.dirty.pop() {
+            self.update(n as usize);
         }
-        None
+        self.completions.peek().map(|(time, _)| time)
     }
 
     /// Brings node `n`'s work clock and energy up to `now` under its current condition.
@@ -454,31 +467,39 @@ impl<'a> Fleet<'a> {
         node.clock_secs = now;
     }
 
-    /// Recomputes node `n`'s rate and queues its next completion. Call after [`touch`].
+    /// Marks node `n` changed: its rate and next completion are recomputed before time
+    /// moves on (several changes at one instant cost one update). Call after [`touch`].
     fn refresh(&mut self, n: usize) {
+        let node = &mut self.nodes[n];
+        if !node.dirty {
+            node.dirty = true;
+            self.dirty.push(n as u32);
+        }
+    }
+
+    /// Recomputes node `n`'s rate and its next completion in the queue.
+    fn update(&mut self, n: usize) {
         let running = self.nodes[n].used + self.conditions.background[n];
         let speed = self.conditions.speed[n];
         let node = &mut self.nodes[n];
-        node.rate = self.spec.slowdown.rate(&node.node, running) * speed;
-        node.version = node.version.wrapping_add(1);
+        node.dirty = false;
+        let rate = match self.rate_tables[node.shape as usize].get(running as usize) {
+            Some(&rate) => rate,
+            None => self.spec.slowdown.rate(&node.node, running),
+        };
+        node.rate = rate * speed;
         if node.used == 0 || node.rate <= 0.0 {
+            self.completions.set(n as u32, None);
             return;
         }
         let first = node.first_slot as usize;
-        let slots = &self.slots[first..first + node.node.containers as usize];
-        let finish = slots
+        let finish = self.slot_finish[first..first + node.node.containers as usize]
             .iter()
-            .filter(|&&l| l != EMPTY)
-            .map(|&l| {
-                let live = &self.live[l as usize];
-                live.clock_start + live.work
-            })
-            .fold(f64::INFINITY, f64::min);
-        if finish.is_finite() {
-            let time = self.now + ((finish - node.clock) / node.rate).max(0.0);
-            self.completions
-                .push(Reverse((time.to_bits(), n as u32, node.version)));
-        }
+            .fold(f64::INFINITY, |a, &b| a.min(b));
+        let time = finish
+            .is_finite()
+            .then(|| self.now + ((finish - node.clock) / node.rate).max(0.0));
+        self.completions.set(n as u32, time);
     }
 
     /// Completes the attempts of node `n` that are done at `now`: at least the one whose
@@ -490,30 +511,31 @@ impl<'a> Fleet<'a> {
         let end = first + node.node.containers as usize;
         let clock = node.clock;
         let slack = 1e-9 * clock.abs().max(1.0);
-        let mut due: Option<(f64, u32)> = None;
-        let mut finished: Vec<u32> = Vec::new();
-        for &l in &self.slots[first..end] {
-            if l == EMPTY {
+        let mut due: Option<(f64, usize)> = None;
+        let mut finished = std::mem::take(&mut self.finishing);
+        finished.clear();
+        for s in first..end {
+            let finish = self.slot_finish[s];
+            if finish == f64::INFINITY {
                 continue;
             }
-            let live = &self.live[l as usize];
-            let finish = live.clock_start + live.work;
             if finish <= clock + slack {
-                finished.push(l);
+                finished.push(self.slots[s]);
             }
             if due.is_none_or(|(f, _)| finish < f) {
-                due = Some((finish, l));
+                due = Some((finish, s));
             }
         }
         if finished.is_empty() {
-            if let Some((_, l)) = due {
-                finished.push(l);
+            if let Some((_, s)) = due {
+                finished.push(self.slots[s]);
             }
         }
         finished.sort_unstable_by_key(|&l| self.live[l as usize].id);
-        for l in finished {
+        for &l in &finished {
             self.succeed(l);
         }
+        self.finishing = finished;
         self.refresh(n);
     }
 
@@ -575,13 +597,8 @@ impl<'a> Fleet<'a> {
             _ => ((self.nodes[n].clock - live.clock_start) / live.work).clamp(0.0, 1.0),
         };
         let node = &mut self.nodes[n];
-        let first = node.first_slot as usize;
-        if let Some(slot) = self.slots[first..first + node.node.containers as usize]
-            .iter_mut()
-            .find(|s| **s == l)
-        {
-            *slot = EMPTY;
-        }
+        self.slots[live.slot as usize] = EMPTY;
+        self.slot_finish[live.slot as usize] = f64::INFINITY;
         node.used -= 1;
         if !self.conditions.down[n] {
             self.free_slots.push_back(n as u32);
@@ -624,6 +641,7 @@ impl<'a> Fleet<'a> {
             clock_start: self.nodes[n].clock,
             work,
             input_bytes: input_bytes(self.spec, kind, &draw) as f64,
+            slot: EMPTY,
             alive: true,
         };
         let l = match self.free_live.pop() {
@@ -638,11 +656,11 @@ impl<'a> Fleet<'a> {
         };
         let node = &mut self.nodes[n];
         let first = node.first_slot as usize;
-        if let Some(slot) = self.slots[first..first + node.node.containers as usize]
-            .iter_mut()
-            .find(|s| **s == EMPTY)
-        {
-            *slot = l;
+        let end = first + node.node.containers as usize;
+        if let Some(slot) = (first..end).find(|&s| self.slots[s] == EMPTY) {
+            self.slots[slot] = l;
+            self.slot_finish[slot] = live.clock_start + live.work;
+            self.live[l as usize].slot = slot as u32;
         }
         node.used += 1;
         if let Some(r) = self.record.as_mut() {
@@ -948,7 +966,7 @@ impl<'a> Fleet<'a> {
         }
     }
 
-    fn finish(mut self, detector: String) -> Outcome {
+    fn finish(mut self, detector: String) -> ScenarioOutcome {
         for n in 0..self.nodes.len() {
             self.touch(n);
         }
@@ -988,8 +1006,35 @@ impl<'a> Fleet<'a> {
             load: r.load,
             end_secs: self.now,
         });
-        Outcome { summary, run }
+        ScenarioOutcome { summary, run }
     }
+}
+
+/// One table of rates per node shape (cores, threads, containers); sets each node's
+/// shape. A table covers up to twice the containers (background tasks included).
+fn shape_rates(spec: &ScenarioSpec, nodes: &mut [NodeRt]) -> Vec<Vec<f64>> {
+    let mut shapes: Vec<Node> = Vec::new();
+    let mut tables = Vec::new();
+    for n in nodes.iter_mut() {
+        let same = |s: &Node| {
+            s.active_cores == n.node.active_cores
+                && s.threads_per_core == n.node.threads_per_core
+                && s.containers == n.node.containers
+        };
+        let shape = match shapes.iter().position(same) {
+            Some(shape) => shape,
+            None => {
+                shapes.push(n.node);
+                let table = (0..=2 * n.node.containers)
+                    .map(|running| spec.slowdown.rate(&n.node, running))
+                    .collect();
+                tables.push(table);
+                shapes.len() - 1
+            }
+        };
+        n.shape = shape as u32;
+    }
+    tables
 }
 
 /// The median of `values` (mean of the two middle values for an even count); reorders.

@@ -23,6 +23,7 @@ mod engine;
 mod error;
 mod experiment;
 mod fleet;
+mod fleet_queue;
 pub mod report;
 mod rng;
 mod scenario;
@@ -37,5 +38,5 @@ pub use experiment::{
     Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, Fig3Config,
     KilledOriginalTime, Labelling, RunMetrics, SCHEMA, Table7Config,
 };
-pub use fleet::{Outcome, Progress, RunOptions, Summary, simulate_scenario};
+pub use fleet::{Progress, RunOptions, ScenarioOutcome, Summary, simulate_scenario};
 pub use scenario::{ClusterSpec, JobsSpec, PRESETS, ScenarioSpec, SpeculationSpec};

@@ -1,5 +1,7 @@
 //! The `stragglers` command: runs the seed paper's evaluation and prints its tables.
 
+mod simulate;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -53,6 +55,8 @@ enum Command {
     },
     /// List the detectors `eval --detectors all` runs, the paper's three first.
     Detectors,
+    /// Run one scenario (a preset or a TOML file) with one detector and print a summary.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// A set of detectors to evaluate.
@@ -271,6 +275,7 @@ fn main() -> anyhow::Result<()> {
                 elapsed.as_secs_f64()
             );
         }
+        Command::Simulate(args) => simulate::run(args)?,
         Command::Detectors => {
             let all = DetectorSpec::all();
             let width = all.iter().map(|spec| spec.name().len()).max().unwrap_or(0);

@@ -8,7 +8,7 @@ use straggler_energy::SlowdownModel;
 use straggler_model::{AttemptRole, AttemptStatus, Run, Snapshot, TaskKind};
 use straggler_sim::causes::{Causes, Episode, Failure, Levels, RootCauseMix, Skew, WeakNodes};
 use straggler_sim::{
-    ClusterSpec, JobsSpec, Noise, Outcome, PRESETS, RunOptions, ScenarioSpec, SimError,
+    ClusterSpec, JobsSpec, Noise, PRESETS, RunOptions, ScenarioOutcome, ScenarioSpec, SimError,
     SpeculationSpec, simulate_scenario,
 };
 
@@ -40,7 +40,7 @@ fn exact(nodes: u32, containers: u32, maps: u32) -> ScenarioSpec {
     }
 }
 
-fn recorded(spec: &ScenarioSpec, detector: Option<&mut dyn Detector>) -> (Outcome, Run) {
+fn recorded(spec: &ScenarioSpec, detector: Option<&mut dyn Detector>) -> (ScenarioOutcome, Run) {
     let options = RunOptions {
         record: true,
         ..RunOptions::default()
