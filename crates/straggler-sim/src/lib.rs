@@ -9,8 +9,11 @@
 //! every detected task and the load of every node over time.
 //!
 //! [`Evaluation`] runs the paper's matrix (homogeneous baselines for the usual times,
-//! scenarios C1..C4, detectors Default, Hierarchical and LATE, repetitions) and gives
-//! [`EvalResults`], the `stragglers.eval/1` document; [`report`] renders its tables.
+//! scenarios C1..C4, detectors Default, Hierarchical and LATE, repetitions; Figure 3's
+//! lags; Table 7's six reservation policies in C2) and gives [`EvalResults`], the
+//! `stragglers.eval/1` document; [`report`] renders its tables. What the engine does with
+//! a detection (copies per task, launches per scan, caps, placement) is
+//! [`CopyControls`], separate from the detector.
 //!
 //! Same configuration and seed, same bytes of output, whatever the number of threads:
 //! every run draws from its own ChaCha8 streams derived from the master seed and the run's
