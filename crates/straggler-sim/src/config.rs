@@ -161,6 +161,7 @@ impl Default for Workload {
 /// `exp(sigma * N(0, 1))` and, with a small probability, an outlier slowdown drawn
 /// uniformly in `[outlier_min, outlier_max]` (the outliers of the paper's Figure 2).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Noise {
     /// Standard deviation of the log of the work factor (0.08, chosen so that the baseline
     /// runs give a Table 5 of the paper's shape; see `docs/simulation.md`).

@@ -20,12 +20,16 @@
 //! labels, and runs are collected in a fixed order.
 #![deny(missing_docs)]
 
+pub mod causes;
 mod config;
 mod engine;
 mod error;
 mod experiment;
+mod fleet;
+mod fleet_queue;
 pub mod report;
 mod rng;
+mod scenario;
 
 pub use config::{
     CopyCaps, CopyControls, CopyPlacement, Noise, Platform, Policy, Scenario, SimConfig,
@@ -37,3 +41,5 @@ pub use experiment::{
     Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, Fig3Config,
     KilledOriginalTime, Labelling, RunMetrics, SCHEMA, Table7Config,
 };
+pub use fleet::{Progress, RunOptions, ScenarioOutcome, Summary, simulate_scenario};
+pub use scenario::{ClusterSpec, JobsSpec, PRESETS, ScenarioSpec, SpeculationSpec};

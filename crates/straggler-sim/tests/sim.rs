@@ -1,6 +1,8 @@
 //! Tests of the simulator and of the evaluation built on it: hand-worked runs, policies,
 //! determinism, and configuration errors.
 
+mod scale;
+
 use approx::assert_relative_eq;
 use straggler_detect::{DefaultDetector, Detector, Findings, LateDetector};
 use straggler_energy::SlowdownModel;

@@ -1,5 +1,8 @@
 //! The `stragglers` command: runs the seed paper's evaluation and prints its tables.
 
+mod replay;
+mod simulate;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -8,8 +11,6 @@ use clap::{Parser, Subcommand};
 use stragglers::sim::{
     CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, report,
 };
-
-mod replay;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -58,6 +59,8 @@ enum Command {
     /// Read real Hadoop and Spark logs, label their stragglers, judge the speculation that
     /// ran and replay detectors over them (see docs/replay.md).
     Replay(replay::ReplayArgs),
+    /// Run one scenario (a preset or a TOML file) with one detector and print a summary.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// A set of detectors to evaluate.
@@ -277,6 +280,7 @@ fn main() -> anyhow::Result<()> {
             );
         }
         Command::Replay(args) => replay::run(args)?,
+        Command::Simulate(args) => simulate::run(args)?,
         Command::Detectors => {
             let all = DetectorSpec::all();
             let width = all.iter().map(|spec| spec.name().len()).max().unwrap_or(0);
