@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 
+use crate::bench_scans;
 use crate::bench_sim;
 
 pub const USAGE: &str = "  bench <what> [--json PATH]
@@ -18,10 +19,16 @@ pub const USAGE: &str = "  bench <what> [--json PATH]
                  <what>: one of the benchmarks below";
 
 /// The benchmarks `cargo xtask bench` knows: name, one line on what it measures.
-const BENCHMARKS: &[(&str, &str)] = &[(
-    "sim",
-    "the simulator: the paper's evaluation matrix, wall time and peak memory",
-)];
+const BENCHMARKS: &[(&str, &str)] = &[
+    (
+        "sim",
+        "the simulator: the paper's evaluation matrix, wall time and peak memory",
+    ),
+    (
+        "scans",
+        "one scan of every detector, ns per running task, beside a pass over its columns",
+    ),
+];
 
 /// Parses `<what> [--json PATH]` and runs that benchmark.
 pub fn main(args: &[&str]) -> anyhow::Result<()> {
@@ -35,6 +42,7 @@ pub fn main(args: &[&str]) -> anyhow::Result<()> {
     };
     match *what {
         "sim" => bench_sim::run(json.as_deref()),
+        "scans" => bench_scans::run(json.as_deref()),
         other => bail!("bench: unknown benchmark {other:?}; {}", known()),
     }
 }

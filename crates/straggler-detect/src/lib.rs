@@ -7,6 +7,10 @@
 //! `checkSpeculatableTasks`, against the median duration of finished tasks) and
 //! [`ZahariaLate`] (LATE as published at OSDI 2008, with its percentile threshold,
 //! speculative cap and slow-node threshold).
+//! From seed 004 (Garraghan et al.): [`GarraghanDetector`] (an offline progress model
+//! stretched by `Diff`, an online median test, or both) and [`DosIndex`] (time per input
+//! byte against the stage's). [`Oracle`] knows the stragglers and flags each at a chosen
+//! fraction of its run: the upper bound of every table.
 //!
 //! A detector looks at a [`Snapshot`] of the running attempts and flags rows of it; what
 //! the engine does with a flag (launch a copy, when, where) is not the detector's business.
@@ -47,19 +51,25 @@
 
 pub mod conformance;
 mod default;
+mod dos_index;
 mod error;
+pub mod garraghan;
 pub mod hadoop;
 mod hierarchical;
 mod late;
+mod oracle;
 mod scan;
 mod spark;
 mod zaharia;
 
 pub use default::{DefaultDetector, DefaultParams};
+pub use dos_index::{DosIndex, DosIndexParams};
 pub use error::DetectError;
+pub use garraghan::{GarraghanDetector, GarraghanMode, GarraghanParams};
 pub use hadoop::{Hadoop1, Hadoop1Params, HadoopParams, HadoopSpeculator};
 pub use hierarchical::{Hierarchical, HierarchicalParams};
 pub use late::{LateDetector, LateParams};
+pub use oracle::{Oracle, OracleParams};
 pub use scan::Parallelism;
 pub use spark::{SparkDetector, SparkParams};
 pub use zaharia::{ZahariaLate, ZahariaLateParams};

@@ -21,6 +21,7 @@ mod config;
 mod engine;
 mod error;
 mod experiment;
+mod oracle;
 pub mod report;
 mod rng;
 
@@ -30,3 +31,4 @@ pub use error::SimError;
 pub use experiment::{
     Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, RunMetrics, SCHEMA,
 };
+pub use oracle::{oracle_for, straggler_times};

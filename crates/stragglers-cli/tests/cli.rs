@@ -102,7 +102,12 @@ fn detectors_are_listed_one_per_line() {
             "hadoop-simple-exp",
             "spark",
             "spark-legacy",
-            "late-zaharia"
+            "late-zaharia",
+            "garraghan",
+            "garraghan-offline",
+            "garraghan-online",
+            "dos-index",
+            "dos-index-10"
         ]
     );
 }
