@@ -25,13 +25,11 @@
 //! Sums are taken by the chunked [`group_sums`], so the parallel scan flags exactly the
 //! rows the sequential one flags.
 
-use std::collections::HashSet;
-
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::{filter_rows, group_sums};
+use crate::scan::{IdSet, filter_rows, group_sums};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DosIndex`].
@@ -87,7 +85,7 @@ struct Finished {
 pub struct DosIndex {
     params: DosIndexParams,
     name: String,
-    succeeded: HashSet<TaskId>,
+    succeeded: IdSet<TaskId>,
     /// By stage index.
     finished: Vec<Finished>,
 }
@@ -111,7 +109,7 @@ impl DosIndex {
         DosIndex {
             params,
             name,
-            succeeded: HashSet::new(),
+            succeeded: IdSet::default(),
             finished: Vec::new(),
         }
     }

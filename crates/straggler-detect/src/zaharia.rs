@@ -53,13 +53,11 @@
 //! worth handing out; the [`Parallelism`](crate::Parallelism) a caller may have is not
 //! needed. Sums run in row order, so the result does not depend on threads.
 
-use std::collections::HashSet;
-
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, NodeId, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::elapsed_secs;
+use crate::scan::{IdSet, elapsed_secs};
 use crate::{DetectError, Detector, Findings};
 
 /// Parameters of [`ZahariaLate`], the knobs of LATE's Section 4.
@@ -247,8 +245,8 @@ impl Detector for ZahariaLate {
             .iter()
             .filter(|&&r| r == AttemptRole::Speculative)
             .count();
-        let copied: HashSet<TaskId> = if running_copies == 0 {
-            HashSet::new()
+        let copied: IdSet<TaskId> = if running_copies == 0 {
+            IdSet::default()
         } else {
             tasks
                 .iter()
@@ -320,6 +318,8 @@ impl Detector for ZahariaLate {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use super::*;
     use crate::conformance::{SplitMix64, build_snapshot};
 

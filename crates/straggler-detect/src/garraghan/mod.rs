@@ -53,15 +53,13 @@
 
 mod model;
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, AttemptStatus, Observation, Snapshot, StageId};
 
 pub use model::{Line, ProgressHistory, ProgressModel};
 
 use crate::error::check_param;
-use crate::scan::filter_rows;
+use crate::scan::{IdMap, filter_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Which of the paper's tests flag an attempt.
@@ -146,7 +144,7 @@ pub struct GarraghanDetector {
     prior: ProgressHistory,
     history: ProgressHistory,
     /// Progress reports `(time, progress)` of attempts still running.
-    reports: HashMap<AttemptId, Vec<(f64, f64)>>,
+    reports: IdMap<AttemptId, Vec<(f64, f64)>>,
     /// Scratch: the stage's rows' progress, grouped by stage, for the medians.
     by_stage: Vec<f64>,
 }
@@ -172,7 +170,7 @@ impl GarraghanDetector {
             name,
             prior: history.clone(),
             history,
-            reports: HashMap::new(),
+            reports: IdMap::default(),
             by_stage: Vec::new(),
         }
     }
