@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 
-use crate::{bench_replay, bench_sim};
+use crate::{bench_replay, bench_scans, bench_sim};
 
 pub const USAGE: &str = "  bench <what> [--json PATH]
                  measure and print figures; --json also writes them to PATH.
@@ -26,6 +26,10 @@ const BENCHMARKS: &[(&str, &str)] = &[
     (
         "replay",
         "the trace readers: MB/s and peak memory on generated and real logs",
+    ),
+    (
+        "scans",
+        "one scan of every detector, ns per running task, beside a pass over its columns",
     ),
 ];
 
@@ -42,6 +46,7 @@ pub fn main(args: &[&str]) -> anyhow::Result<()> {
     match *what {
         "sim" => bench_sim::run(json.as_deref()),
         "replay" => bench_replay::run(json.as_deref()),
+        "scans" => bench_scans::run(json.as_deref()),
         other => bail!("bench: unknown benchmark {other:?}; {}", known()),
     }
 }

@@ -6,6 +6,7 @@
 
 mod bench;
 mod bench_replay;
+mod bench_scans;
 mod bench_sim;
 mod golden;
 

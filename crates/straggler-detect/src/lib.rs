@@ -10,6 +10,10 @@
 //! [`ESplash`] (seed 001: performance levels, straggler nodes against their level) and
 //! [`Dsb`] (seed 002: nodes ranked by intervals of normalised durations, the weakest
 //! blacklisted).
+//! From seed 004 (Garraghan et al.): [`GarraghanDetector`] (an offline progress model
+//! stretched by `Diff`, an online median test, or both) and [`DosIndex`] (time per input
+//! byte against the stage's). [`Oracle`] knows the stragglers and flags each at a chosen
+//! fraction of its run: the upper bound of every table.
 //!
 //! A detector looks at a [`Snapshot`] of the running attempts and flags rows of it; what
 //! the engine does with a flag (launch a copy, when, where) is not the detector's business.
@@ -50,23 +54,29 @@
 
 pub mod conformance;
 mod default;
+mod dos_index;
 mod dsb;
 mod error;
 mod esplash;
+pub mod garraghan;
 pub mod hadoop;
 mod hierarchical;
 mod late;
+mod oracle;
 mod scan;
 mod spark;
 mod zaharia;
 
 pub use default::{DefaultDetector, DefaultParams};
+pub use dos_index::{DosIndex, DosIndexParams};
 pub use dsb::{CheckedDsbParams, Dsb, DsbParams, NodeInterval};
 pub use error::DetectError;
 pub use esplash::{CheckedESplashParams, ESplash, ESplashParams};
+pub use garraghan::{GarraghanDetector, GarraghanMode, GarraghanParams};
 pub use hadoop::{Hadoop1, Hadoop1Params, HadoopParams, HadoopSpeculator};
 pub use hierarchical::{Hierarchical, HierarchicalParams};
 pub use late::{LateDetector, LateParams};
+pub use oracle::{Oracle, OracleParams};
 pub use scan::Parallelism;
 pub use spark::{SparkDetector, SparkParams};
 pub use zaharia::{ZahariaLate, ZahariaLateParams};

@@ -10,6 +10,7 @@
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use straggler_model::TaskId;
 
 /// The smallest number of rows per chunk.
 pub(crate) const CHUNK: usize = 4096;
@@ -153,6 +154,81 @@ pub(crate) fn filter_rows(
     }
 }
 
+/// A hasher for the workspace's numeric ids (`TaskId`, `AttemptId`, stage indices): one
+/// multiply per `u32` (FxHash's), where the standard library's SipHash, built to resist
+/// chosen keys, costs tens of nanoseconds; detectors look up a million ids per scan.
+/// Deterministic: no random state, so iteration orders do not change between runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct IdHasher(u64);
+
+const ID_HASH_SEED: u64 = 0xf135_7aea_2e62_a9c5;
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(26) ^ n).wrapping_mul(ID_HASH_SEED);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// A `HashMap` keyed by ids, hashed with [`IdHasher`].
+pub(crate) type IdMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
+/// A `HashSet` of ids, hashed with [`IdHasher`].
+pub(crate) type IdSet<K> = std::collections::HashSet<K, std::hash::BuildHasherDefault<IdHasher>>;
+
+/// How many rows of a snapshot each task has. Engines number tasks densely (a `TaskId`
+/// indexes the run's tasks), so the counts live in an array indexed by task when the
+/// largest id is at most `4 * rows + 1024`, and in an [`IdMap`] otherwise.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TaskRowCounts {
+    dense: Vec<u32>,
+    sparse: IdMap<TaskId, u32>,
+    is_dense: bool,
+}
+
+impl TaskRowCounts {
+    /// Counts the rows of each task in `tasks`, forgetting the previous counts.
+    pub(crate) fn count(&mut self, tasks: &[TaskId]) {
+        self.dense.clear();
+        self.sparse.clear();
+        let largest = tasks.iter().map(|t| t.index()).max().unwrap_or(0);
+        self.is_dense = largest <= 4 * tasks.len() + 1024;
+        if self.is_dense {
+            self.dense.resize(largest + 1, 0);
+            for task in tasks {
+                self.dense[task.index()] += 1;
+            }
+        } else {
+            for &task in tasks {
+                *self.sparse.entry(task).or_insert(0) += 1;
+            }
+        }
+    }
+
+    /// The rows of `task` (0 for a task not counted).
+    #[inline]
+    pub(crate) fn get(&self, task: TaskId) -> u32 {
+        if self.is_dense {
+            self.dense.get(task.index()).copied().unwrap_or(0)
+        } else {
+            self.sparse.get(&task).copied().unwrap_or(0)
+        }
+    }
+}
+
 /// The elapsed time of every row, `None` for a row that started at `now` (no rate yet).
 #[inline]
 pub(crate) fn elapsed_secs(now_secs: f64, start_secs: f64) -> Option<f64> {
@@ -196,6 +272,36 @@ mod tests {
             group_sums(&[], 1, Parallelism::Parallel, |_| Some(1.0))[0].mean(),
             None
         );
+    }
+
+    #[test]
+    fn id_maps_find_every_id() {
+        let mut map: IdMap<u32, u32> = IdMap::default();
+        for id in 0..10_000u32 {
+            map.insert(id.wrapping_mul(7919), id);
+        }
+        assert_eq!(map.len(), 10_000);
+        assert!((0..10_000u32).all(|id| map.get(&id.wrapping_mul(7919)) == Some(&id)));
+        let set: IdSet<u64> = [u64::MAX, 0, 1 << 40].into_iter().collect();
+        assert!(set.contains(&(1 << 40)) && !set.contains(&2));
+    }
+
+    #[test]
+    fn task_row_counts_dense_and_sparse() {
+        let mut counts = TaskRowCounts::default();
+        counts.count(&[TaskId(3), TaskId(1), TaskId(3)]);
+        assert!(counts.is_dense);
+        assert_eq!((counts.get(TaskId(3)), counts.get(TaskId(1))), (2, 1));
+        assert_eq!((counts.get(TaskId(0)), counts.get(TaskId(99))), (0, 0));
+        counts.count(&[TaskId(u32::MAX), TaskId(5), TaskId(u32::MAX)]);
+        assert!(!counts.is_dense);
+        assert_eq!(
+            (counts.get(TaskId(u32::MAX)), counts.get(TaskId(5))),
+            (2, 1)
+        );
+        assert_eq!(counts.get(TaskId(3)), 0);
+        counts.count(&[]);
+        assert_eq!(counts.get(TaskId(0)), 0);
     }
 
     #[test]

@@ -55,13 +55,13 @@
 //! rows the sequential one flags.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::filter_rows;
+use crate::scan::{IdMap, IdSet, TaskRowCounts, filter_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`SparkDetector`], named after Spark's `spark.speculation.*` keys.
@@ -149,9 +149,9 @@ pub struct CheckedSparkParams(SparkParams);
 #[derive(Debug, Clone, Default)]
 struct StageHistory {
     /// Every task seen, running or ended: `numTasks`.
-    seen: HashSet<TaskId>,
+    seen: IdSet<TaskId>,
     /// Tasks with a success.
-    succeeded: HashSet<TaskId>,
+    succeeded: IdSet<TaskId>,
     /// Durations of the first successes, in seconds.
     durations_secs: MedianHeap,
     /// Sum and count of `input_bytes / duration` over those successes with a duration > 0.
@@ -223,9 +223,9 @@ impl StageHistory {
 pub struct SparkDetector {
     params: SparkParams,
     /// By stage index.
-    stages: HashMap<u32, StageHistory>,
+    stages: IdMap<u32, StageHistory>,
     /// Running attempts per task in the current snapshot.
-    running: HashMap<TaskId, u32>,
+    running: TaskRowCounts,
 }
 
 impl SparkDetector {
@@ -233,8 +233,8 @@ impl SparkDetector {
     pub fn new(params: CheckedSparkParams) -> Self {
         SparkDetector {
             params: params.0,
-            stages: HashMap::new(),
-            running: HashMap::new(),
+            stages: IdMap::default(),
+            running: TaskRowCounts::default(),
         }
     }
 
@@ -270,10 +270,7 @@ impl Detector for SparkDetector {
         if bars.iter().all(Option::is_none) {
             return;
         }
-        self.running.clear();
-        for &task in tasks {
-            *self.running.entry(task).or_default() += 1;
-        }
+        self.running.count(tasks);
         let running = &self.running;
         let now = snapshot.now_secs();
         let (roles, start) = (snapshot.roles(), snapshot.start_secs());
@@ -285,7 +282,7 @@ impl Detector for SparkDetector {
             let task = tasks[row];
             let runtime = now - start[row];
             if roles[row] != AttemptRole::Original
-                || running.get(&task) != Some(&1)
+                || running.get(task) != 1
                 || history.succeeded.contains(&task)
                 || runtime <= bar.threshold_secs
             {
@@ -327,7 +324,6 @@ impl Detector for SparkDetector {
 
     fn reset(&mut self) {
         self.stages.clear();
-        self.running.clear();
     }
 }
 

@@ -53,13 +53,11 @@
 //! worth handing out; the [`Parallelism`](crate::Parallelism) a caller may have is not
 //! needed. Sums run in row order, so the result does not depend on threads.
 
-use std::collections::HashSet;
-
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, NodeId, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::elapsed_secs;
+use crate::scan::{IdSet, elapsed_secs};
 use crate::{DetectError, Detector, Findings};
 
 /// Parameters of [`ZahariaLate`], the knobs of LATE's Section 4.
@@ -117,12 +115,20 @@ pub struct CheckedZahariaLateParams(ZahariaLateParams);
 #[derive(Debug, Clone, Default)]
 pub struct ZahariaLate {
     params: ZahariaLateParams,
+    /// Scratch, kept between scans: the rate of every row (NaN: none), the rates grouped
+    /// by stage, and the candidates.
+    rates: Vec<f64>,
+    by_stage: Vec<f64>,
+    candidates: Vec<(f64, u32)>,
 }
 
 impl ZahariaLate {
     /// A detector with checked parameters.
     pub fn new(params: CheckedZahariaLateParams) -> Self {
-        ZahariaLate { params: params.0 }
+        ZahariaLate {
+            params: params.0,
+            ..ZahariaLate::default()
+        }
     }
 
     /// The parameters.
@@ -131,15 +137,24 @@ impl ZahariaLate {
     }
 }
 
-/// The `q`-quantile (`q` in `[0, 1]`) of sorted values by linear interpolation (numpy's
-/// default), kept between the two order statistics it interpolates; `None` when empty.
-fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
-    let last = sorted.len().checked_sub(1)?;
+/// The `q`-quantile (`q` in `[0, 1]`) of `values` by linear interpolation between order
+/// statistics (numpy's default), kept between the two it interpolates; `None` when empty.
+/// Found by selection (O(n)) rather than by sorting (O(n)) rather than by sorting:
+/// the two order statistics it interpolates are exact, so the result is the one
+/// `quantile` gives on the sorted values. Reorders `values`.
+fn quantile_unsorted(values: &mut [f64], q: f64) -> Option<f64> {
+    let last = values.len().checked_sub(1)?;
     let h = last as f64 * q;
     let lo = (h.floor() as usize).min(last);
-    let hi = (lo + 1).min(last);
-    let (a, b) = (sorted[lo], sorted[hi]);
+    let (_, &mut a, above) = values.select_nth_unstable_by(lo, f64::total_cmp);
+    // The next order statistic is the smallest value above the `lo`-th.
+    let b = above.iter().copied().min_by(f64::total_cmp).unwrap_or(a);
     Some((a + (h - lo as f64) * (b - a)).max(a).min(b))
+}
+
+/// Orders candidates by time left, longest first, ties by row.
+fn by_time_left(a: &(f64, u32), b: &(f64, u32)) -> std::cmp::Ordering {
+    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
 }
 
 /// Mean of values summed in order, kept within their range; `None` when there are none.
@@ -189,7 +204,145 @@ impl Detector for ZahariaLate {
         let (stages, nodes) = (snapshot.stage_indices(), snapshot.node_indices());
         let (tasks, roles) = (snapshot.tasks(), snapshot.roles());
         let stage_count = snapshot.stages().len();
-        // PR_j, None for an attempt started now (or a rate that overflows).
+        // PR_j, NaN for an attempt started now (or a rate that overflows).
+        self.rates.clear();
+        self.rates
+            .extend(progress.iter().zip(start).map(|(&p, &s)| {
+                let rate = elapsed_secs(now, s).map_or(f64::NAN, |e| p / e);
+                if rate.is_finite() { rate } else { f64::NAN }
+            }));
+        let rates = &self.rates;
+        // SlowTaskThreshold, per stage: the defined rates grouped by stage (a counting
+        // sort), then each stage's percentile by selection.
+        let mut offsets = vec![0usize; stage_count + 1];
+        for (rate, &stage) in rates.iter().zip(stages) {
+            if !rate.is_nan() {
+                offsets[stage as usize + 1] += 1;
+            }
+        }
+        for s in 0..stage_count {
+            offsets[s + 1] += offsets[s];
+        }
+        self.by_stage.clear();
+        self.by_stage.resize(offsets[stage_count], 0.0);
+        let mut next = offsets.clone();
+        for (&rate, &stage) in rates.iter().zip(stages) {
+            if !rate.is_nan() {
+                let slot = &mut next[stage as usize];
+                self.by_stage[*slot] = rate;
+                *slot += 1;
+            }
+        }
+        let q_task = self.params.slow_task_percentile / 100.0;
+        let thresholds: Vec<f64> = (0..stage_count)
+            .map(|s| {
+                quantile_unsorted(&mut self.by_stage[offsets[s]..offsets[s + 1]], q_task)
+                    .unwrap_or(f64::NEG_INFINITY)
+            })
+            .collect();
+        // SpeculativeCap.
+        let running_copies = roles
+            .iter()
+            .filter(|&&r| r == AttemptRole::Speculative)
+            .count();
+        let copied: IdSet<TaskId> = if running_copies == 0 {
+            IdSet::default()
+        } else {
+            tasks
+                .iter()
+                .zip(roles)
+                .filter(|(_, role)| **role == AttemptRole::Speculative)
+                .map(|(&task, _)| task)
+                .collect()
+        };
+        let cap = ((self.params.speculative_cap * tasks.len() as f64).floor() as usize).max(1);
+        let room = cap.saturating_sub(running_copies);
+        if room > 0 {
+            self.candidates.clear();
+            self.candidates.extend((0..tasks.len()).filter_map(|row| {
+                let rate = rates[row];
+                // NaN (no rate) fails the comparison.
+                let eligible = rate < thresholds[stages[row] as usize]
+                    && roles[row] == AttemptRole::Original
+                    && (running_copies == 0 || !copied.contains(&tasks[row]));
+                let time_left = if rate > 0.0 {
+                    (1.0 - progress[row]) / rate
+                } else {
+                    f64::INFINITY
+                };
+                eligible.then_some((time_left, row as u32))
+            }));
+            // The `room` first in (time left descending, row) order: a total order, so
+            // selection keeps exactly the candidates a full sort would.
+            let candidates = &mut self.candidates;
+            if candidates.len() > room {
+                candidates.select_nth_unstable_by(room - 1, by_time_left);
+                candidates.truncate(room);
+            }
+            let first = findings.rows().len();
+            let rows = findings.rows_mut();
+            rows.extend(candidates.iter().map(|&(_, row)| row));
+            rows[first..].sort_unstable();
+        }
+        // SlowNodeThreshold: report the slow nodes.
+        let mut stage_means = vec![Mean::default(); stage_count];
+        for (&rate, &stage) in rates.iter().zip(stages) {
+            if !rate.is_nan() {
+                stage_means[stage as usize].add(rate);
+            }
+        }
+        let stage_means: Vec<Option<f64>> = stage_means.into_iter().map(Mean::get).collect();
+        let mut node_scores = vec![Mean::default(); snapshot.node_count() as usize];
+        for row in 0..tasks.len() {
+            let relative = Some(rates[row])
+                .filter(|r| !r.is_nan())
+                .zip(stage_means[stages[row] as usize])
+                .filter(|&(_, mean)| mean > 0.0)
+                .map(|(rate, mean)| rate / mean);
+            if let Some(relative) = relative {
+                node_scores[nodes[row] as usize].add(relative);
+            }
+        }
+        let node_scores: Vec<Option<f64>> = node_scores.into_iter().map(Mean::get).collect();
+        let mut scores: Vec<f64> = node_scores.iter().flatten().copied().collect();
+        if let Some(bar) = quantile_unsorted(&mut scores, self.params.slow_node_percentile / 100.0)
+        {
+            for (node, score) in node_scores.iter().enumerate() {
+                if score.is_some_and(|s| s < bar) {
+                    findings.push_slow_node(NodeId(node as u32));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::conformance::{SplitMix64, build_snapshot};
+
+    /// The `q`-quantile (`q` in `[0, 1]`) of sorted values by linear interpolation (numpy's
+    /// default), kept between the two order statistics it interpolates; `None` when empty.
+    fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+        let last = sorted.len().checked_sub(1)?;
+        let h = last as f64 * q;
+        let lo = (h.floor() as usize).min(last);
+        let hi = (lo + 1).min(last);
+        let (a, b) = (sorted[lo], sorted[hi]);
+        Some((a + (h - lo as f64) * (b - a)).max(a).min(b))
+    }
+
+    /// The scan as it was before selection replaced sorting: the reference the faster
+    /// scan must match exactly.
+    fn reference_scan(params: &ZahariaLateParams, snapshot: &Snapshot) -> Findings {
+        let mut findings = Findings::default();
+        let now = snapshot.now_secs();
+        let (progress, start) = (snapshot.progress(), snapshot.start_secs());
+        let (stages, nodes) = (snapshot.stage_indices(), snapshot.node_indices());
+        let (tasks, roles) = (snapshot.tasks(), snapshot.roles());
+        let stage_count = snapshot.stages().len();
         let rates: Vec<Option<f64>> = progress
             .iter()
             .zip(start)
@@ -199,22 +352,19 @@ impl Detector for ZahariaLate {
                     .filter(|r| r.is_finite())
             })
             .collect();
-        // SlowTaskThreshold, per stage.
         let mut by_stage: Vec<Vec<f64>> = vec![Vec::new(); stage_count];
         for (rate, &stage) in rates.iter().zip(stages) {
             if let Some(rate) = *rate {
                 by_stage[stage as usize].push(rate);
             }
         }
-        let q_task = self.params.slow_task_percentile / 100.0;
         let thresholds: Vec<f64> = by_stage
             .iter_mut()
             .map(|rates| {
                 rates.sort_by(f64::total_cmp);
-                quantile(rates, q_task).unwrap_or(f64::NEG_INFINITY)
+                quantile(rates, params.slow_task_percentile / 100.0).unwrap_or(f64::NEG_INFINITY)
             })
             .collect();
-        // SpeculativeCap.
         let copied: HashSet<TaskId> = tasks
             .iter()
             .zip(roles)
@@ -225,7 +375,7 @@ impl Detector for ZahariaLate {
             .iter()
             .filter(|&&r| r == AttemptRole::Speculative)
             .count();
-        let cap = ((self.params.speculative_cap * tasks.len() as f64).floor() as usize).max(1);
+        let cap = ((params.speculative_cap * tasks.len() as f64).floor() as usize).max(1);
         let room = cap.saturating_sub(running_copies);
         if room > 0 {
             let mut candidates: Vec<(f64, u32)> = (0..tasks.len())
@@ -248,7 +398,6 @@ impl Detector for ZahariaLate {
             flagged.sort_unstable();
             findings.rows_mut().extend(flagged);
         }
-        // SlowNodeThreshold: report the slow nodes.
         let mut stage_means = vec![Mean::default(); stage_count];
         for (rate, &stage) in rates.iter().zip(stages) {
             if let Some(rate) = *rate {
@@ -269,12 +418,86 @@ impl Detector for ZahariaLate {
         let node_scores: Vec<Option<f64>> = node_scores.into_iter().map(Mean::get).collect();
         let mut sorted: Vec<f64> = node_scores.iter().flatten().copied().collect();
         sorted.sort_by(f64::total_cmp);
-        if let Some(bar) = quantile(&sorted, self.params.slow_node_percentile / 100.0) {
+        if let Some(bar) = quantile(&sorted, params.slow_node_percentile / 100.0) {
             for (node, score) in node_scores.iter().enumerate() {
                 if score.is_some_and(|s| s < bar) {
                     findings.push_slow_node(NodeId(node as u32));
                 }
             }
         }
+        findings
+    }
+
+    #[test]
+    fn selection_matches_sorting() {
+        let mut rng = SplitMix64(0x2a);
+        for case in 0..60u32 {
+            let rows = 1 + rng.below(3_000) as usize;
+            let (stage_count, node_count) = (1 + rng.below(4), 1 + rng.below(50));
+            let now = 1_000.0;
+            // Repeated values (a few progress levels and start times) make ties, some
+            // rows start at `now`, some have zero progress.
+            let data: Vec<_> = (0..rows)
+                .map(|_| {
+                    let start = [0.0, 100.0, 500.0, now][rng.below(4) as usize];
+                    let progress = if case % 2 == 0 {
+                        f64::from(rng.below(5)) / 4.0
+                    } else {
+                        rng.unit()
+                    };
+                    (
+                        rng.below(stage_count),
+                        rng.below(node_count),
+                        start,
+                        progress,
+                        1.0,
+                    )
+                })
+                .collect();
+            let mut snapshot = build_snapshot(now, node_count, stage_count, data).expect("valid");
+            if case % 3 == 0 {
+                // A few copies of the first tasks.
+                for row in 0..rows.min(5) {
+                    let mut copy = snapshot.row(row).expect("row");
+                    copy.role = AttemptRole::Speculative;
+                    snapshot.push(copy).expect("valid");
+                }
+            }
+            for (task, node, cap) in [
+                (25.0, 25.0, 0.1),
+                (0.0, 100.0, 1.0),
+                (100.0, 0.0, 0.0),
+                (50.0, 50.0, 0.5),
+            ] {
+                let params = ZahariaLateParams {
+                    slow_task_percentile: task,
+                    speculative_cap: cap,
+                    slow_node_percentile: node,
+                };
+                let mut detector = ZahariaLate::new(params.check().expect("valid"));
+                let mut fast = Findings::default();
+                detector.scan(&snapshot, &mut fast);
+                assert_eq!(
+                    fast,
+                    reference_scan(&params, &snapshot),
+                    "case {case}, {params:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn quantile_by_selection_is_the_sorted_one() {
+        let mut rng = SplitMix64(7);
+        for n in 1..40 {
+            let values: Vec<f64> = (0..n).map(|_| f64::from(rng.below(6))).collect();
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            for q in [0.0, 0.1, 0.25, 0.5, 0.77, 1.0] {
+                let mut scratch = values.clone();
+                assert_eq!(quantile_unsorted(&mut scratch, q), quantile(&sorted, q));
+            }
+        }
+        assert_eq!(quantile_unsorted(&mut [], 0.5), None);
     }
 }

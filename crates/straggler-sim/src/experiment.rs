@@ -12,6 +12,9 @@ use straggler_detect::{
     DefaultDetector, Detector, Hadoop1, HadoopSpeculator, Hierarchical, HierarchicalParams,
     LateDetector, SparkDetector, SparkParams, ZahariaLate,
 };
+use straggler_detect::{
+    DosIndex, DosIndexParams, GarraghanDetector, GarraghanMode, GarraghanParams,
+};
 use straggler_energy::FirstOrderInputs;
 use straggler_metrics::{Summary, TaskRecord, detection_metrics, efficiency_metrics, summarize};
 use straggler_model::{AttemptStatus, Run, TaskKind, TimeSource};
@@ -97,7 +100,8 @@ impl DetectorSpec {
     /// The paper's three detectors, then the engines' own rules for comparison: Hadoop 1,
     /// Hadoop 2's speculator over its three runtime estimators, Spark with the 4.0 and the
     /// older defaults, and LATE as Zaharia published it; then the node-level detectors of
-    /// seeds 001 and 002 (eSplash, DSB and DSB with number 3).
+    /// seeds 001 and 002 (eSplash, DSB and DSB with number 3), and seed 004's Garraghan et
+    /// al. and DoS-index rules.
     pub fn all() -> Vec<DetectorSpec> {
         let mut all = DetectorSpec::paper();
         all.extend([
@@ -143,6 +147,7 @@ impl DetectorSpec {
             ),
         ]);
         all.extend(node_level_detectors());
+        all.extend(seed004_detectors());
         all
     }
 }
@@ -168,6 +173,52 @@ fn node_level_detectors() -> [DetectorSpec; 3] {
                     .check()
                     .expect("preset parameters are valid");
                 Box::new(straggler_detect::Dsb::new(params))
+            },
+        ),
+    ]
+}
+
+/// Seed 004's detectors (Garraghan et al.): the combined, offline and online tests, and
+/// the DoS-index rule at 2.5 and at 10.
+fn seed004_detectors() -> Vec<DetectorSpec> {
+    let garraghan = |mode: GarraghanMode| -> Box<dyn Detector> {
+        let params = GarraghanParams {
+            mode,
+            ..GarraghanParams::default()
+        };
+        Box::new(GarraghanDetector::new(
+            params.check().expect("preset parameters are valid"),
+        ))
+    };
+    vec![
+        DetectorSpec::new(
+            "garraghan",
+            "Garraghan: progress below the fitted model stretched by Diff 0.5 and below half the stage median (seed 004, Sec. 6)",
+            move || garraghan(GarraghanMode::Combined),
+        ),
+        DetectorSpec::new(
+            "garraghan-offline",
+            "Garraghan offline: progress below the fitted progress model stretched by Diff 0.5 (seed 004, Eq. 3)",
+            move || garraghan(GarraghanMode::Offline),
+        ),
+        DetectorSpec::new(
+            "garraghan-online",
+            "Garraghan online: progress below half the median progress of the stage (seed 004, Sec. 6.2)",
+            move || garraghan(GarraghanMode::Online),
+        ),
+        DetectorSpec::new(
+            "dos-index",
+            "DoS-index >= 2.5: time per input byte against the stage's (seed 004, Eq. 1)",
+            || Box::new(DosIndex::default()),
+        ),
+        DetectorSpec::new(
+            "dos-index-10",
+            "DoS-index >= 10, the extreme stragglers of seed 004's diagnosis (Eq. 1)",
+            || {
+                let params = DosIndexParams::diagnosis()
+                    .check()
+                    .expect("preset parameters are valid");
+                Box::new(DosIndex::new(params))
             },
         ),
     ]

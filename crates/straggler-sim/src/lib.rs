@@ -27,6 +27,7 @@ mod error;
 mod experiment;
 mod fleet;
 mod fleet_queue;
+mod oracle;
 pub mod report;
 mod rng;
 mod scenario;
@@ -42,4 +43,5 @@ pub use experiment::{
     KilledOriginalTime, Labelling, RunMetrics, SCHEMA, Table7Config,
 };
 pub use fleet::{Progress, RunOptions, ScenarioOutcome, Summary, simulate_scenario};
+pub use oracle::{oracle_for, straggler_times};
 pub use scenario::{ClusterSpec, JobsSpec, PRESETS, ScenarioSpec, SpeculationSpec};

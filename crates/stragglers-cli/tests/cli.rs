@@ -161,6 +161,11 @@ fn detectors_are_listed_one_per_line() {
             "esplash",
             "dsb",
             "dsb-top3",
+            "garraghan",
+            "garraghan-offline",
+            "garraghan-online",
+            "dos-index",
+            "dos-index-10"
         ]
     );
 }

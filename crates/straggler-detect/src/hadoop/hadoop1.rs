@@ -24,10 +24,10 @@
 //! the stage means and the filter run on rayon's pool with the crate's fixed chunks, so a
 //! parallel scan flags exactly the rows a sequential one flags.
 
-use std::collections::HashMap;
+use crate::scan::TaskRowCounts;
 
 use serde::{Deserialize, Serialize};
-use straggler_model::{AttemptRole, Snapshot, TaskId};
+use straggler_model::{AttemptRole, Snapshot};
 
 use crate::error::check_param;
 use crate::scan::{filter_rows, group_sums};
@@ -72,7 +72,7 @@ pub struct CheckedHadoop1Params(Hadoop1Params);
 #[derive(Debug, Clone, Default)]
 pub struct Hadoop1 {
     params: Hadoop1Params,
-    attempts_per_task: HashMap<TaskId, u32>,
+    attempts_per_task: TaskRowCounts,
 }
 
 impl Hadoop1 {
@@ -80,7 +80,7 @@ impl Hadoop1 {
     pub fn new(params: CheckedHadoop1Params) -> Self {
         Hadoop1 {
             params: params.0,
-            attempts_per_task: HashMap::new(),
+            attempts_per_task: TaskRowCounts::default(),
         }
     }
 
@@ -100,10 +100,7 @@ impl Detector for Hadoop1 {
         let (progress, starts) = (snapshot.progress(), snapshot.start_secs());
         let (stages, roles, tasks) = (snapshot.stage_indices(), snapshot.roles(), snapshot.tasks());
         let parallelism = self.params.parallelism;
-        self.attempts_per_task.clear();
-        for &task in tasks {
-            *self.attempts_per_task.entry(task).or_insert(0) += 1;
-        }
+        self.attempts_per_task.count(tasks);
         let sums = group_sums(stages, snapshot.stages().len(), parallelism, |row| {
             (roles[row] == AttemptRole::Original).then(|| progress[row])
         });
@@ -116,7 +113,7 @@ impl Detector for Hadoop1 {
             |row| {
                 roles[row] == AttemptRole::Original
                     && now - starts[row] >= lag
-                    && counts.get(&tasks[row]) == Some(&1)
+                    && counts.get(tasks[row]) == 1
                     && means[stages[row] as usize].is_some_and(|mean| mean - progress[row] >= gap)
             },
             findings.rows_mut(),

@@ -47,7 +47,7 @@
 //!   infinity; the result here is the limit of that, at once. With the speculator, a
 //!   stagnated attempt outranks any attempt with a finite estimate.
 
-use std::collections::HashMap;
+use crate::scan::IdMap;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, ProgressReport};
@@ -126,7 +126,7 @@ struct Record {
 #[derive(Debug, Clone, Default)]
 pub struct SimpleExponential {
     params: SimpleExpParams,
-    records: HashMap<AttemptId, Record>,
+    records: IdMap<AttemptId, Record>,
 }
 
 impl SimpleExponential {
@@ -134,7 +134,7 @@ impl SimpleExponential {
     pub fn new(params: CheckedSimpleExpParams) -> Self {
         SimpleExponential {
             params: params.0,
-            records: HashMap::new(),
+            records: IdMap::default(),
         }
     }
 

@@ -39,7 +39,7 @@
 //! estimator's per-attempt lookups, which are not worth spreading over threads at the
 //! sizes of one job's snapshot.
 
-use std::collections::HashMap;
+use crate::scan::{IdMap, TaskRowCounts};
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, StageId, TaskId};
@@ -130,9 +130,13 @@ pub struct HadoopSpeculator<E> {
     estimator: E,
     params: HadoopParams,
     /// Durations of the succeeded attempts, per stage index.
-    finished: HashMap<u32, DataStatistics>,
-    /// Per task of the snapshot: (stage, has a running original, has a running copy).
-    tasks: HashMap<TaskId, (u32, bool, bool)>,
+    finished: IdMap<u32, DataStatistics>,
+    /// Scratch of a scan: rows per task, running copies per task (over `copy_tasks`), and
+    /// the stage of the first row of each task with several rows.
+    rows_per_task: TaskRowCounts,
+    copy_tasks: Vec<TaskId>,
+    copies_per_task: TaskRowCounts,
+    shared_tasks: IdMap<TaskId, u32>,
     stages: Vec<StageScan>,
 }
 
@@ -142,8 +146,11 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
         HadoopSpeculator {
             estimator,
             params: params.0,
-            finished: HashMap::new(),
-            tasks: HashMap::new(),
+            finished: IdMap::default(),
+            rows_per_task: TaskRowCounts::default(),
+            copy_tasks: Vec::new(),
+            copies_per_task: TaskRowCounts::default(),
+            shared_tasks: IdMap::default(),
             stages: Vec::new(),
         }
     }
@@ -192,8 +199,11 @@ impl<E: RuntimeEstimator + Default> Default for HadoopSpeculator<E> {
         HadoopSpeculator {
             estimator: E::default(),
             params: HadoopParams::default(),
-            finished: HashMap::new(),
-            tasks: HashMap::new(),
+            finished: IdMap::default(),
+            rows_per_task: TaskRowCounts::default(),
+            copy_tasks: Vec::new(),
+            copies_per_task: TaskRowCounts::default(),
+            shared_tasks: IdMap::default(),
             stages: Vec::new(),
         }
     }
@@ -233,24 +243,34 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             snapshot.progress(),
             snapshot.attempts(),
         );
-        self.tasks.clear();
         self.stages.clear();
         self.stages
             .resize(snapshot.stages().len(), StageScan::default());
+        // Running tasks per stage (a task counts once, in the stage of its first row) and
+        // running copies per stage and per task.
+        self.rows_per_task.count(tasks);
+        self.copy_tasks.clear();
+        self.copy_tasks.extend(
+            tasks
+                .iter()
+                .zip(roles)
+                .filter(|(_, role)| **role == AttemptRole::Speculative)
+                .map(|(&task, _)| task),
+        );
+        self.copies_per_task.count(&self.copy_tasks);
+        self.shared_tasks.clear();
         for row in 0..snapshot.len() {
-            let entry = self
-                .tasks
-                .entry(tasks[row])
-                .or_insert((stages[row], false, false));
-            match roles[row] {
-                AttemptRole::Original => entry.1 = true,
-                AttemptRole::Speculative => {
-                    entry.2 = true;
-                    self.stages[stages[row] as usize].copies += 1;
-                }
+            let scan = &mut self.stages[stages[row] as usize];
+            if roles[row] == AttemptRole::Speculative {
+                scan.copies += 1;
+            }
+            if self.rows_per_task.get(tasks[row]) == 1 {
+                scan.running_tasks += 1;
+            } else {
+                self.shared_tasks.entry(tasks[row]).or_insert(stages[row]);
             }
         }
-        for &(stage, _, _) in self.tasks.values() {
+        for &stage in self.shared_tasks.values() {
             self.stages[stage as usize].running_tasks += 1;
         }
         let params = self.params;
@@ -286,7 +306,7 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             let Some(repl_end) = replacement_end[stage] else {
                 continue;
             };
-            if roles[row] != AttemptRole::Original || self.tasks[&tasks[row]].2 {
+            if roles[row] != AttemptRole::Original || self.copies_per_task.get(tasks[row]) > 0 {
                 continue;
             }
             let Some(est) = self.estimator.estimated_runtime_secs(

@@ -1,0 +1,188 @@
+//! The Degree of Straggler index (Garraghan et al., IEEE TSC 2019; seed 004, Section 5,
+//! Eq. 1): a task's time per input byte against its job's.
+//!
+//! ```text
+//! DoS_i = (Dur(T_i) / Inp(T_i)) / ( (sum_j Dur(T_j) / n) / (sum_j Inp(T_j) / n) )
+//!       = (Dur_i / Inp_i) / (sum_j Dur_j / sum_j Inp_j)
+//! straggler  iff  DoS_i >= threshold          (2.5 by default in the paper's datacenter, 10 for diagnosis)
+//! ```
+//!
+//! `Dur(T_i)` is "the current execution duration of T_i" (`now - start` for a running
+//! attempt) and `Inp(T_i)` its input size in bytes.
+//!
+//! # Decisions where the paper is not specific
+//!
+//! - **The n tasks of the job** are those of the attempt's stage (the maps, or the reduces,
+//!   of one job) that have started: the original attempts running in the snapshot, with
+//!   their current duration, and the tasks that succeeded, with the duration of their first
+//!   success (learnt from [`Observation::AttemptEnded`]). Speculative copies are left out of
+//!   the sums (a copy reads the same input as its original: counting both would count the
+//!   task twice) and are never flagged.
+//! - A running attempt with no input (`Inp = 0`) has no index: it is left out of the sums
+//!   and never flagged; so is a success with no input or a negative or non-finite
+//!   duration. A stage whose sums give no finite positive time per byte flags nothing.
+//!
+//! Sums are taken by the chunked [`group_sums`], so the parallel scan flags exactly the
+//! rows the sequential one flags.
+
+use serde::{Deserialize, Serialize};
+use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, TaskId};
+
+use crate::error::check_param;
+use crate::scan::{IdSet, filter_rows, group_sums};
+use crate::{DetectError, Detector, Findings, Parallelism};
+
+/// Parameters of [`DosIndex`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DosIndexParams {
+    /// The index from which a task is a straggler: 2.5 (the paper's datacenter default) or
+    /// 10 (its threshold for root-cause diagnosis). Finite, `> 0`.
+    pub threshold: f64,
+    /// How the sums and the row filter use threads.
+    pub parallelism: Parallelism,
+}
+
+impl Default for DosIndexParams {
+    fn default() -> Self {
+        DosIndexParams {
+            threshold: 2.5,
+            parallelism: Parallelism::default(),
+        }
+    }
+}
+
+impl DosIndexParams {
+    /// The diagnosis threshold of seed 004, Section 5: `DoS >= 10`.
+    pub fn diagnosis() -> Self {
+        DosIndexParams {
+            threshold: 10.0,
+            ..DosIndexParams::default()
+        }
+    }
+
+    /// Checks the parameters: `threshold` finite and `> 0`.
+    pub fn check(self) -> Result<CheckedDosIndexParams, DetectError> {
+        check_param("threshold", self.threshold, "finite and > 0", |t| t > 0.0)?;
+        Ok(CheckedDosIndexParams(self))
+    }
+}
+
+/// [`DosIndexParams`] that passed [`DosIndexParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedDosIndexParams(DosIndexParams);
+
+/// Durations and inputs of a stage's succeeded tasks.
+#[derive(Debug, Clone, Copy, Default)]
+struct Finished {
+    duration_secs: f64,
+    input_bytes: f64,
+}
+
+/// The DoS-index rule: flags the original attempts whose time per input byte is at least
+/// `threshold` times their stage's (running and succeeded tasks). `src/dos_index.rs`
+/// documents the formula and the decisions taken where seed 004 is not specific.
+#[derive(Debug, Clone)]
+pub struct DosIndex {
+    params: DosIndexParams,
+    name: String,
+    succeeded: IdSet<TaskId>,
+    /// By stage index.
+    finished: Vec<Finished>,
+}
+
+impl Default for DosIndex {
+    fn default() -> Self {
+        DosIndex::new(CheckedDosIndexParams(DosIndexParams::default()))
+    }
+}
+
+impl DosIndex {
+    /// A detector with checked parameters, named `dos-index` at 2.5, `dos-index-10` at 10,
+    /// `dos-index-<threshold>` otherwise.
+    pub fn new(params: CheckedDosIndexParams) -> Self {
+        let params = params.0;
+        let name = if params.threshold == 2.5 {
+            "dos-index".to_owned()
+        } else {
+            format!("dos-index-{}", params.threshold)
+        };
+        DosIndex {
+            params,
+            name,
+            succeeded: IdSet::default(),
+            finished: Vec::new(),
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &DosIndexParams {
+        &self.params
+    }
+}
+
+impl Detector for DosIndex {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let now = snapshot.now_secs();
+        let (start, input) = (snapshot.start_secs(), snapshot.input_bytes());
+        let (stages, roles) = (snapshot.stage_indices(), snapshot.roles());
+        let stage_count = snapshot.stages().len();
+        let parallelism = self.params.parallelism;
+        let counted = |row: usize| roles[row] == AttemptRole::Original && input[row] > 0.0;
+        let durations = group_sums(stages, stage_count, parallelism, |row| {
+            counted(row).then(|| now - start[row])
+        });
+        let inputs = group_sums(stages, stage_count, parallelism, |row| {
+            counted(row).then(|| input[row])
+        });
+        // Seconds per byte of each stage, times the threshold; NaN fails every comparison
+        // and so flags nothing.
+        let bars: Vec<f64> = (0..stage_count)
+            .map(|s| {
+                let done = self.finished.get(s).copied().unwrap_or_default();
+                let secs = durations[s].sum + done.duration_secs;
+                let bytes = inputs[s].sum + done.input_bytes;
+                let bar = self.params.threshold * (secs / bytes);
+                if bar.is_finite() && bar > 0.0 {
+                    bar
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
+        filter_rows(
+            start.len(),
+            parallelism,
+            |row| counted(row) && (now - start[row]) / input[row] >= bars[stages[row] as usize],
+            findings.rows_mut(),
+        );
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        let Observation::AttemptEnded(end) = observation else {
+            return;
+        };
+        if end.status != AttemptStatus::Succeeded || !self.succeeded.insert(end.task) {
+            return;
+        }
+        let duration_secs = end.end_secs - end.start_secs;
+        let input_bytes = end.input_bytes as f64;
+        if !(duration_secs.is_finite() && duration_secs >= 0.0 && input_bytes > 0.0) {
+            return;
+        }
+        let stage = end.stage.index();
+        if self.finished.len() <= stage {
+            self.finished.resize(stage + 1, Finished::default());
+        }
+        self.finished[stage].duration_secs += duration_secs;
+        self.finished[stage].input_bytes += input_bytes;
+    }
+
+    fn reset(&mut self) {
+        self.succeeded.clear();
+        self.finished.clear();
+    }
+}

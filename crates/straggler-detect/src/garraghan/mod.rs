@@ -1,0 +1,338 @@
+//! Garraghan et al.'s extreme-straggler detector (Garraghan, Ouyang, Yang, McKee, Xu,
+//! "Straggler Root-Cause and Impact Analysis for Massive-scale Virtualized Cloud
+//! Datacenters", IEEE TSC 2019; seed 004, Sections 6-7).
+//!
+//! **Offline** (Section 6.1): a model of a stage's progress over elapsed time, fitted by
+//! linear (Eq. 2) and piecewise-linear (Fig. 8) regression from the progress reports of the
+//! stage's attempts that succeeded (see [`ProgressModel`]). With `Diff` the tolerated
+//! stretch (0.5: "task execution time 50% greater than median"), the straggler threshold at
+//! elapsed time `t` is the model stretched in time (Eq. 3):
+//!
+//! ```text
+//! T_S(t) = Prog(t / (1 + Diff))          Prog(t) = 0.01 + 0.15 t  gives  T_S(t) = 0.01 + 0.15 (2/3) t
+//! offline straggler  iff  PS_j < T_S(now - start_j)
+//! ```
+//!
+//! For a piecewise model, `Prog` is the line of the band of progress the attempt is in
+//! (the overall line when that band has no fit with a positive slope).
+//!
+//! **Online** (Section 6.2): an attempt is behind its job iff its progress is more than
+//! `online_margin` (50%) below the median progress of the running attempts of its stage:
+//!
+//! ```text
+//! online straggler  iff  PS_j < (1 - online_margin) * median(PS of the stage)
+//! ```
+//!
+//! **Combined** (Section 6.2, "If T_iProg < T_iS, as well as 50% smaller than the median
+//! task progression ... a task is identified as a straggler"): both tests. In every mode
+//! an attempt is judged only once it has run `min_elapsed_secs` (Section 7.1: detection
+//! "commence[s] 5 seconds after the job commences").
+//!
+//! # Decisions where the paper is not specific
+//!
+//! - **History.** The paper fits its model on past jobs of the same type. The detector
+//!   learns, within the run, from every attempt (original or copy) that succeeded: the
+//!   points `(report time - start, progress)` of its progress reports and `(duration, 1)`;
+//!   a killed or failed attempt teaches nothing. A history of past runs can be given with
+//!   [`GarraghanDetector::with_history`]; [`Detector::reset`] goes back to it. Without a
+//!   usable model (too few points, slope not positive) the offline test holds for no
+//!   attempt, so the offline and combined modes flag nothing.
+//! - **Job.** "The median progress of all tasks within the same job" is taken over the
+//!   running attempts of the stage (the maps, or the reduces, of one job), the unit every
+//!   detector of the workspace compares with; copies count. The median of an even count is
+//!   the mean of the two middle values.
+//! - **Section 7.3's online approach** ("progress score less than the average for its
+//!   category minus 0.2, and the task has run for at least one minute") is Hadoop 1's rule,
+//!   already the `hadoop1` detector; `garraghan-online` is Section 6.2's median test.
+//! - The bands of the piecewise model are fixed, `K` equal bands of progress (Hadoop's
+//!   reduce has three phases of a third each: `K = 3` by default); the paper chooses its
+//!   segments by eye on Fig. 8.
+//!
+//! The medians are exact order statistics and the per-row test sums nothing, so the
+//! parallel filter flags exactly the rows the sequential one flags.
+
+mod model;
+
+use serde::{Deserialize, Serialize};
+use straggler_model::{AttemptId, AttemptStatus, Observation, Snapshot, StageId};
+
+pub use model::{Line, ProgressHistory, ProgressModel};
+
+use crate::error::check_param;
+use crate::scan::{IdMap, filter_rows};
+use crate::{DetectError, Detector, Findings, Parallelism};
+
+/// Which of the paper's tests flag an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GarraghanMode {
+    /// The model's threshold only (Section 7.3's "offline").
+    Offline,
+    /// The median test only (Section 6.2).
+    Online,
+    /// Both (Section 6.2; the paper's detector).
+    Combined,
+}
+
+/// Parameters of [`GarraghanDetector`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GarraghanParams {
+    /// Which tests apply (combined).
+    pub mode: GarraghanMode,
+    /// `Diff`: how much longer than typical an attempt may take to reach its progress
+    /// (0.5, "50% greater than median execution", Eq. 3). Finite, `>= 0`.
+    pub diff: f64,
+    /// How far below the stage's median progress an attempt must be for the online test
+    /// (0.5, "50% smaller than the median"). In `[0, 1]`.
+    pub online_margin: f64,
+    /// Bands of progress of the piecewise model (3); 1 is the linear model of Eq. 2. In
+    /// `1..=1024`.
+    pub segments: u32,
+    /// An attempt is judged once it has run this long (5 s, Section 7.1). Finite, `>= 0`.
+    pub min_elapsed_secs: f64,
+    /// How the row filter uses threads.
+    pub parallelism: Parallelism,
+}
+
+impl Default for GarraghanParams {
+    fn default() -> Self {
+        GarraghanParams {
+            mode: GarraghanMode::Combined,
+            diff: 0.5,
+            online_margin: 0.5,
+            segments: 3,
+            min_elapsed_secs: 5.0,
+            parallelism: Parallelism::default(),
+        }
+    }
+}
+
+impl GarraghanParams {
+    /// Checks the parameters: `diff` and `min_elapsed_secs` finite and `>= 0`,
+    /// `online_margin` in `[0, 1]`, `segments` in `1..=1024`.
+    pub fn check(self) -> Result<CheckedGarraghanParams, DetectError> {
+        check_param("diff", self.diff, "finite and >= 0", |d| d >= 0.0)?;
+        check_param("online_margin", self.online_margin, "in [0, 1]", |m| {
+            (0.0..=1.0).contains(&m)
+        })?;
+        check_param("segments", f64::from(self.segments), "in 1..=1024", |s| {
+            (1.0..=1024.0).contains(&s)
+        })?;
+        check_param(
+            "min_elapsed_secs",
+            self.min_elapsed_secs,
+            "finite and >= 0",
+            |m| m >= 0.0,
+        )?;
+        Ok(CheckedGarraghanParams(self))
+    }
+}
+
+/// [`GarraghanParams`] that passed [`GarraghanParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedGarraghanParams(GarraghanParams);
+
+/// Garraghan et al.'s detector: a progress model learnt from successful attempts,
+/// stretched by `Diff`, and the median test against the stage's running attempts, alone
+/// or combined (see [`GarraghanMode`]). `src/garraghan/mod.rs` documents the formulas
+/// and the decisions taken where seed 004 is not specific.
+#[derive(Debug, Clone)]
+pub struct GarraghanDetector {
+    params: GarraghanParams,
+    name: &'static str,
+    /// Given at construction; `reset` goes back to it.
+    prior: ProgressHistory,
+    history: ProgressHistory,
+    /// Progress reports `(time, progress)` of attempts still running.
+    reports: IdMap<AttemptId, Vec<(f64, f64)>>,
+    /// Scratch: the stage's rows' progress, grouped by stage, for the medians.
+    by_stage: Vec<f64>,
+}
+
+impl Default for GarraghanDetector {
+    fn default() -> Self {
+        GarraghanDetector::new(CheckedGarraghanParams(GarraghanParams::default()))
+    }
+}
+
+impl GarraghanDetector {
+    /// A detector with checked parameters and no history.
+    pub fn new(params: CheckedGarraghanParams) -> Self {
+        let params = params.0;
+        let name = match params.mode {
+            GarraghanMode::Combined => "garraghan",
+            GarraghanMode::Offline => "garraghan-offline",
+            GarraghanMode::Online => "garraghan-online",
+        };
+        let history = ProgressHistory::new(params.segments);
+        GarraghanDetector {
+            params,
+            name,
+            prior: history.clone(),
+            history,
+            reports: IdMap::default(),
+            by_stage: Vec::new(),
+        }
+    }
+
+    /// A detector that starts from `history` (past runs of the same jobs) and keeps
+    /// learning. The history's number of bands replaces the parameters' `segments`.
+    pub fn with_history(mut self, history: ProgressHistory) -> Self {
+        self.params.segments = history.segments() as u32;
+        self.prior = history.clone();
+        self.history = history;
+        self
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &GarraghanParams {
+        &self.params
+    }
+
+    /// What the detector has learnt so far.
+    pub fn history(&self) -> &ProgressHistory {
+        &self.history
+    }
+
+    /// The median progress of each stage's rows (`NaN` for a stage without rows).
+    fn stage_medians(&mut self, snapshot: &Snapshot) -> Vec<f64> {
+        let stage_count = snapshot.stages().len();
+        let (progress, stages) = (snapshot.progress(), snapshot.stage_indices());
+        // Counting sort of the progress column by stage.
+        let mut offsets = vec![0usize; stage_count + 1];
+        for &s in stages {
+            offsets[s as usize + 1] += 1;
+        }
+        for s in 0..stage_count {
+            offsets[s + 1] += offsets[s];
+        }
+        self.by_stage.clear();
+        if stage_count == 1 {
+            self.by_stage.extend_from_slice(progress);
+        } else {
+            self.by_stage.resize(progress.len(), 0.0);
+            let mut next = offsets.clone();
+            for (&p, &s) in progress.iter().zip(stages) {
+                let slot = &mut next[s as usize];
+                self.by_stage[*slot] = p;
+                *slot += 1;
+            }
+        }
+        (0..stage_count)
+            .map(|s| median(&mut self.by_stage[offsets[s]..offsets[s + 1]]))
+            .collect()
+    }
+}
+
+/// The median of `values` (reordered), `NaN` when empty: the middle value, or the mean of
+/// the two middle ones, kept between them.
+fn median(values: &mut [f64]) -> f64 {
+    let n = values.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let (lower, &mut upper, _) = values.select_nth_unstable_by(n / 2, f64::total_cmp);
+    if n % 2 == 1 {
+        return upper;
+    }
+    let below = lower.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (0.5 * (below + upper)).max(below).min(upper)
+}
+
+impl Detector for GarraghanDetector {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let now = snapshot.now_secs();
+        let (progress, start) = (snapshot.progress(), snapshot.start_secs());
+        let stages = snapshot.stage_indices();
+        let params = self.params;
+        let use_model = params.mode != GarraghanMode::Online;
+        let use_median = params.mode != GarraghanMode::Offline;
+        // Offline: per stage, the lines of its bands, each falling back to the overall
+        // line; `None` where the stage has no usable model.
+        let segments = self.history.segments();
+        let lines: Vec<Option<Vec<Option<model::Line>>>> = (0..snapshot.stages().len())
+            .map(|s| {
+                let model = self.history.model(StageId(s as u32))?;
+                let lines: Vec<_> = (0..segments)
+                    .map(|k| model.line_for((k as f64 + 0.5) / segments as f64))
+                    .collect();
+                lines.iter().any(Option::is_some).then_some(lines)
+            })
+            .collect();
+        if use_model && lines.iter().all(Option::is_none) {
+            return;
+        }
+        // Online: the bar below which an attempt is behind its stage.
+        let bars: Vec<f64> = if use_median {
+            self.stage_medians(snapshot)
+                .into_iter()
+                .map(|m| (1.0 - params.online_margin) * m)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let stretch = 1.0 / (1.0 + params.diff);
+        filter_rows(
+            progress.len(),
+            params.parallelism,
+            |row| {
+                let elapsed = now - start[row];
+                if !(elapsed >= params.min_elapsed_secs && elapsed > 0.0) {
+                    return false;
+                }
+                let (p, stage) = (progress[row], stages[row] as usize);
+                let behind_stage = !use_median || p < bars[stage];
+                if !behind_stage {
+                    return false;
+                }
+                if use_model {
+                    let line = lines[stage]
+                        .as_ref()
+                        .and_then(|bands| bands[model::band_of(p, segments)]);
+                    match line {
+                        Some(line) => p < line.progress_at(elapsed * stretch),
+                        None => false,
+                    }
+                } else {
+                    true
+                }
+            },
+            findings.rows_mut(),
+        );
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        if self.params.mode == GarraghanMode::Online {
+            return;
+        }
+        match observation {
+            Observation::Progress(report) => {
+                self.reports
+                    .entry(report.attempt)
+                    .or_default()
+                    .push((report.time_secs, report.progress));
+            }
+            Observation::AttemptEnded(end) => {
+                let reports = self.reports.remove(&end.attempt).unwrap_or_default();
+                if end.status == AttemptStatus::Succeeded {
+                    let start = end.start_secs;
+                    let points = reports
+                        .into_iter()
+                        .map(|(time, p)| (time - start, p))
+                        .chain(std::iter::once((end.end_secs - start, 1.0)));
+                    self.history.add_trajectory(end.stage, points);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn reset(&mut self) {
+        self.history = self.prior.clone();
+        self.reports.clear();
+    }
+}

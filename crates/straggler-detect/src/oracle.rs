@@ -1,0 +1,140 @@
+//! The oracle: a detector that knows the truth and flags every straggler, and nothing
+//! else, once it has run a chosen fraction of its execution time. It is the upper bound of
+//! every evaluation table: perfect precision and recall, with a detection latency set by
+//! `fraction` alone.
+//!
+//! It is built with the straggler tasks and their execution times, keyed by [`TaskId`]. The
+//! simulator is deterministic, so an undisturbed run of the same seed gives them (the
+//! tasks labelled stragglers and the execution times of their original attempts). For a
+//! straggler `task` of execution time `exec_secs`, its original attempt is flagged iff
+//!
+//! ```text
+//! now - start >= fraction * exec_secs
+//! ```
+//!
+//! Copies are never flagged. In a disturbed run (copies launched, nodes loaded differently)
+//! an original attempt may run longer or shorter than in the undisturbed run; the oracle
+//! still flags at `fraction` of the undisturbed time.
+//!
+//! The per-row test sums nothing, so the parallel filter flags exactly the rows the
+//! sequential one flags.
+
+use serde::{Deserialize, Serialize};
+use straggler_model::{AttemptRole, Snapshot, TaskId};
+
+use crate::error::check_param;
+use crate::scan::filter_rows;
+use crate::{DetectError, Detector, Findings, Parallelism};
+
+/// Parameters of [`Oracle`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct OracleParams {
+    /// The fraction of its execution time after which a straggler is flagged. In `(0, 1]`.
+    pub fraction: f64,
+    /// How the row filter uses threads.
+    pub parallelism: Parallelism,
+}
+
+impl Default for OracleParams {
+    /// Detects at 10% of the run.
+    fn default() -> Self {
+        OracleParams {
+            fraction: 0.1,
+            parallelism: Parallelism::default(),
+        }
+    }
+}
+
+impl OracleParams {
+    /// Checks the parameters: `fraction` in `(0, 1]`.
+    pub fn check(self) -> Result<CheckedOracleParams, DetectError> {
+        check_param("fraction", self.fraction, "in (0, 1]", |f| {
+            f > 0.0 && f <= 1.0
+        })?;
+        Ok(CheckedOracleParams(self))
+    }
+}
+
+/// [`OracleParams`] that passed [`OracleParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedOracleParams(OracleParams);
+
+/// Marks a task that is not a straggler in [`Oracle::detect_after_secs`].
+const NOT_A_STRAGGLER: f64 = f64::INFINITY;
+
+/// Knows the stragglers and flags each at `fraction` of its execution time.
+#[derive(Debug, Clone)]
+pub struct Oracle {
+    params: OracleParams,
+    /// By task index: the elapsed time from which the task's original is flagged.
+    detect_after_secs: Vec<f64>,
+    stragglers: usize,
+}
+
+impl Oracle {
+    /// An oracle for the straggler tasks `stragglers`, given with their execution times in
+    /// seconds. A task given twice keeps the last time. An execution time that is negative
+    /// or not finite is an error naming the task.
+    pub fn new(
+        params: CheckedOracleParams,
+        stragglers: impl IntoIterator<Item = (TaskId, f64)>,
+    ) -> Result<Self, DetectError> {
+        let params = params.0;
+        let mut detect_after_secs = Vec::new();
+        for (task, exec_secs) in stragglers {
+            check_param(
+                "stragglers: execution time (s)",
+                exec_secs,
+                "finite and >= 0",
+                |e| e >= 0.0,
+            )?;
+            let index = task.index();
+            if detect_after_secs.len() <= index {
+                detect_after_secs.resize(index + 1, NOT_A_STRAGGLER);
+            }
+            detect_after_secs[index] = params.fraction * exec_secs;
+        }
+        let stragglers = detect_after_secs
+            .iter()
+            .filter(|&&t| t != NOT_A_STRAGGLER)
+            .count();
+        Ok(Oracle {
+            params,
+            detect_after_secs,
+            stragglers,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &OracleParams {
+        &self.params
+    }
+
+    /// How many straggler tasks it knows.
+    pub fn stragglers(&self) -> usize {
+        self.stragglers
+    }
+}
+
+impl Detector for Oracle {
+    fn name(&self) -> &str {
+        "oracle"
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let now = snapshot.now_secs();
+        let (tasks, roles, start) = (snapshot.tasks(), snapshot.roles(), snapshot.start_secs());
+        let after = &self.detect_after_secs;
+        filter_rows(
+            tasks.len(),
+            self.params.parallelism,
+            |row| {
+                roles[row] == AttemptRole::Original
+                    && after
+                        .get(tasks[row].index())
+                        .is_some_and(|&after| after.is_finite() && now - start[row] >= after)
+            },
+            findings.rows_mut(),
+        );
+    }
+}

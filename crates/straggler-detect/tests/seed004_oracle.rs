@@ -1,0 +1,578 @@
+//! Seed 004's detectors (Garraghan et al.'s offline, online and combined tests, the
+//! DoS-index rule) and the oracle: hand-worked cases (the arithmetic is in the comments and
+//! in `docs/formulas.md`), degenerate inputs, parameter checks and the conformance kit.
+
+use straggler_detect::conformance::{Conformance, Row, build_snapshot};
+use straggler_detect::garraghan::ProgressHistory;
+use straggler_detect::{
+    DetectError, Detector, DosIndex, DosIndexParams, Findings, GarraghanDetector, GarraghanMode,
+    GarraghanParams, Oracle, OracleParams, Parallelism,
+};
+use straggler_model::{
+    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, ProgressReport,
+    Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
+};
+
+fn check(detector: &mut impl Detector, snapshot: &Snapshot, expected: &[u32]) {
+    let mut findings = Findings::default();
+    detector.scan(snapshot, &mut findings);
+    assert_eq!(findings.rows(), expected, "detector {}", detector.name());
+}
+
+/// One stage, one node, every row started at `start` with the given progress.
+fn rows(start: f64, progress: &[f64]) -> Vec<Row> {
+    progress.iter().map(|&p| (0, 0, start, p, 64e6)).collect()
+}
+
+fn garraghan(mode: GarraghanMode, segments: u32, min_elapsed_secs: f64) -> GarraghanDetector {
+    let params = GarraghanParams {
+        mode,
+        segments,
+        min_elapsed_secs,
+        ..GarraghanParams::default()
+    };
+    GarraghanDetector::new(params.check().expect("valid parameters"))
+}
+
+/// Seed 004's Eq. 2 as a history: one success whose reports lie on p = 0.01 + 0.15 t.
+fn eq2_history() -> ProgressHistory {
+    let mut history = ProgressHistory::new(1);
+    history.add_trajectory(
+        StageId(0),
+        [0.0, 2.0, 4.0, 6.0].map(|t| (t, 0.01 + 0.15 * t)),
+    );
+    history
+}
+
+/// A two-phase task: 0.05 per second up to 0.5 at 10 s, then 0.0125 per second up to 1 at
+/// 50 s.
+fn two_phase_history(segments: u32) -> ProgressHistory {
+    let mut history = ProgressHistory::new(segments);
+    let t = [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 20.0, 30.0, 40.0, 50.0];
+    let p = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.625, 0.75, 0.875, 1.0];
+    history.add_trajectory(StageId(0), t.into_iter().zip(p));
+    history
+}
+
+// ---------------------------------------------------------------------------------------
+// Garraghan et al.
+
+#[test]
+fn garraghan_offline_threshold_is_eq3() {
+    // Fit of Eq. 2: 0.01 + 0.15 t. Diff 0.5 gives Eq. 3, T_S(t) = 0.01 + 0.15 (2/3) t;
+    // at t = 3 s, T_S = 0.31: progress 0.30 is flagged, 0.32 is not.
+    let history = eq2_history();
+    let model = history.model(StageId(0)).expect("fitted");
+    let line = model.overall().expect("two distinct times");
+    approx::assert_relative_eq!(line.slope, 0.15, max_relative = 1e-12);
+    approx::assert_relative_eq!(line.intercept, 0.01, max_relative = 1e-9);
+    approx::assert_relative_eq!(
+        model.threshold(0.3, 3.0, 0.5).expect("usable line"),
+        0.31,
+        max_relative = 1e-12
+    );
+    let mut detector = garraghan(GarraghanMode::Offline, 1, 0.0).with_history(history);
+    let snapshot = build_snapshot(3.0, 1, 1, rows(0.0, &[0.30, 0.32])).expect("valid");
+    check(&mut detector, &snapshot, &[0]);
+}
+
+#[test]
+fn garraghan_piecewise_model_follows_the_phases() {
+    // Bands [0, 0.5) and [0.5, 1]: lines 0.05 t and 0.375 + 0.0125 t; the overall line is
+    // 0.16209 + 0.018407 t. At elapsed 30 s (t / 1.5 = 20 s), the threshold is 0.625 with
+    // the bands and 0.5302 with the overall line: progress 0.58 is flagged by the
+    // piecewise model only. At elapsed 12 s (8 s): 0.4 and 0.3093, progress 0.35 likewise.
+    let snapshot = build_snapshot(
+        30.0,
+        1,
+        1,
+        [(0, 0, 0.0, 0.58, 1.0), (0, 0, 18.0, 0.35, 1.0)],
+    )
+    .expect("valid");
+    let mut piecewise =
+        garraghan(GarraghanMode::Offline, 2, 0.0).with_history(two_phase_history(2));
+    check(&mut piecewise, &snapshot, &[0, 1]);
+    let mut linear = garraghan(GarraghanMode::Offline, 1, 0.0).with_history(two_phase_history(1));
+    check(&mut linear, &snapshot, &[]);
+    let model = two_phase_history(2).model(StageId(0)).expect("fitted");
+    let band1 = model.band(1).expect("band 1 fitted");
+    approx::assert_relative_eq!(band1.slope, 0.0125, max_relative = 1e-9);
+    approx::assert_relative_eq!(band1.intercept, 0.375, max_relative = 1e-9);
+}
+
+#[test]
+fn garraghan_online_is_half_the_median() {
+    // Even count 0.8, 0.6, 0.5, 0.2: median 0.55, bar 0.275, 0.2 flagged. Odd count with
+    // 0.1 added: median 0.5, bar 0.25, 0.2 and 0.1 flagged.
+    let mut online = garraghan(GarraghanMode::Online, 3, 5.0);
+    let even = build_snapshot(100.0, 1, 1, rows(0.0, &[0.8, 0.6, 0.5, 0.2])).expect("valid");
+    check(&mut online, &even, &[3]);
+    let odd = build_snapshot(100.0, 1, 1, rows(0.0, &[0.8, 0.6, 0.5, 0.2, 0.1])).expect("valid");
+    check(&mut online, &odd, &[3, 4]);
+    // Run for 4 s only: below the 5 s before which nothing is judged.
+    let young = build_snapshot(100.0, 1, 1, rows(96.0, &[0.8, 0.6, 0.5, 0.2])).expect("valid");
+    check(&mut online, &young, &[]);
+}
+
+#[test]
+fn garraghan_online_medians_are_per_stage() {
+    // Stage 0: 0.8, 0.9, 0.3 (median 0.8, bar 0.4: row 2). Stage 1: 0.1, 0.1, 0.04 (median
+    // 0.1, bar 0.05: row 5).
+    let rows: Vec<Row> = [(0, 0.8), (0, 0.9), (0, 0.3), (1, 0.1), (1, 0.1), (1, 0.04)]
+        .map(|(stage, p)| (stage, 0, 0.0, p, 1.0))
+        .to_vec();
+    let snapshot = build_snapshot(60.0, 1, 2, rows).expect("valid");
+    check(
+        &mut garraghan(GarraghanMode::Online, 3, 5.0),
+        &snapshot,
+        &[2, 5],
+    );
+}
+
+#[test]
+fn garraghan_combined_needs_both_tests() {
+    // Eq. 3 at t = 3 s: T_S = 0.31. Progress 0.9, 0.8, 0.30, 0.05: median 0.55, bar 0.275.
+    // 0.30 is below T_S but above the bar; 0.05 below both: only row 3 is flagged.
+    // Offline alone flags rows 2 and 3, online alone row 3.
+    let snapshot = build_snapshot(3.0, 1, 1, rows(0.0, &[0.9, 0.8, 0.30, 0.05])).expect("valid");
+    let combined = garraghan(GarraghanMode::Combined, 1, 0.0).with_history(eq2_history());
+    check(&mut combined.clone(), &snapshot, &[3]);
+    let offline = garraghan(GarraghanMode::Offline, 1, 0.0).with_history(eq2_history());
+    check(&mut offline.clone(), &snapshot, &[2, 3]);
+    check(
+        &mut garraghan(GarraghanMode::Online, 1, 0.0),
+        &snapshot,
+        &[3],
+    );
+}
+
+#[test]
+fn garraghan_without_a_model_flags_nothing_offline() {
+    let snapshot = build_snapshot(100.0, 1, 1, rows(0.0, &[0.9, 0.8, 0.0])).expect("valid");
+    check(
+        &mut garraghan(GarraghanMode::Offline, 3, 5.0),
+        &snapshot,
+        &[],
+    );
+    check(
+        &mut garraghan(GarraghanMode::Combined, 3, 5.0),
+        &snapshot,
+        &[],
+    );
+    check(
+        &mut garraghan(GarraghanMode::Online, 3, 5.0),
+        &snapshot,
+        &[2],
+    );
+}
+
+fn report(attempt: u32, time_secs: f64, progress: f64) -> Observation {
+    Observation::Progress(ProgressReport {
+        attempt: AttemptId(attempt),
+        task: TaskId(attempt),
+        stage: StageId(0),
+        node: NodeId(0),
+        time_secs,
+        progress,
+    })
+}
+
+fn ended(attempt: u32, start_secs: f64, end_secs: f64, status: AttemptStatus) -> Observation {
+    Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(attempt),
+        task: TaskId(attempt),
+        stage: StageId(0),
+        node: NodeId(0),
+        role: AttemptRole::Original,
+        start_secs,
+        end_secs,
+        status,
+        input_bytes: 64_000_000,
+    })
+}
+
+#[test]
+fn garraghan_learns_from_successes_only() {
+    // Attempt 0 (start 100): reports (2 s, 0.2) and (4 s, 0.4), success at 10 s: points
+    // (2, 0.2), (4, 0.4), (10, 1): the line 0.1 t. Attempt 1, killed, teaches nothing.
+    let mut detector = garraghan(GarraghanMode::Offline, 1, 5.0);
+    for o in [
+        report(0, 102.0, 0.2),
+        report(1, 102.0, 0.9),
+        report(0, 104.0, 0.4),
+        ended(0, 100.0, 110.0, AttemptStatus::Succeeded),
+        ended(1, 100.0, 111.0, AttemptStatus::Killed),
+    ] {
+        detector.observe(&o);
+    }
+    assert_eq!(detector.history().points(StageId(0)), 3);
+    let line = detector
+        .history()
+        .model(StageId(0))
+        .and_then(|m| m.overall())
+        .expect("fitted");
+    approx::assert_relative_eq!(line.slope, 0.1, max_relative = 1e-12);
+    approx::assert_relative_eq!(line.intercept, 0.0, epsilon = 1e-12);
+    // At 130 s, elapsed 10 s: T_S = 0.1 * 10 / 1.5 = 0.667; 0.6 is flagged, 0.7 is not.
+    let snapshot = build_snapshot(130.0, 1, 1, rows(120.0, &[0.6, 0.7])).expect("valid");
+    check(&mut detector, &snapshot, &[0]);
+    detector.reset();
+    assert_eq!(detector.history().points(StageId(0)), 0);
+    check(&mut detector, &snapshot, &[]);
+}
+
+#[test]
+fn garraghan_reset_goes_back_to_the_given_history() {
+    let mut detector = garraghan(GarraghanMode::Offline, 1, 0.0).with_history(eq2_history());
+    detector.observe(&report(0, 1.0, 0.5));
+    detector.observe(&ended(0, 0.0, 2.0, AttemptStatus::Succeeded));
+    assert_eq!(detector.history().points(StageId(0)), 6);
+    detector.reset();
+    assert_eq!(detector.history().points(StageId(0)), 4);
+}
+
+#[test]
+fn garraghan_history_skips_and_counts_bad_points() {
+    let mut history = ProgressHistory::new(2);
+    history.add_trajectory(
+        StageId(1),
+        [
+            (1.0, 0.1),
+            (f64::NAN, 0.2),
+            (-1.0, 0.3),
+            (2.0, 1.5),
+            (3.0, 0.3),
+        ],
+    );
+    assert_eq!(history.points(StageId(1)), 2);
+    assert_eq!(history.skipped_points(), 3);
+    assert_eq!(history.points(StageId(0)), 0);
+    assert_eq!(history.model(StageId(0)), None);
+    // A flat history (progress never grows) is no usable model.
+    let mut flat = ProgressHistory::new(1);
+    flat.add_trajectory(StageId(0), [(1.0, 0.5), (2.0, 0.5)]);
+    let model = flat.model(StageId(0)).expect("fitted");
+    assert_eq!(model.line_for(0.5), None);
+    let snapshot = build_snapshot(100.0, 1, 1, rows(0.0, &[0.0])).expect("valid");
+    check(
+        &mut garraghan(GarraghanMode::Offline, 1, 0.0).with_history(flat),
+        &snapshot,
+        &[],
+    );
+}
+
+#[test]
+fn garraghan_parameters_are_checked() {
+    let bad = [
+        GarraghanParams {
+            diff: -0.1,
+            ..GarraghanParams::default()
+        },
+        GarraghanParams {
+            diff: f64::NAN,
+            ..GarraghanParams::default()
+        },
+        GarraghanParams {
+            online_margin: 1.5,
+            ..GarraghanParams::default()
+        },
+        GarraghanParams {
+            segments: 0,
+            ..GarraghanParams::default()
+        },
+        GarraghanParams {
+            segments: 2000,
+            ..GarraghanParams::default()
+        },
+        GarraghanParams {
+            min_elapsed_secs: f64::INFINITY,
+            ..GarraghanParams::default()
+        },
+    ];
+    for params in bad {
+        assert!(
+            matches!(params.check(), Err(DetectError::InvalidParam { .. })),
+            "{params:?}"
+        );
+    }
+    assert!(GarraghanParams::default().check().is_ok());
+}
+
+#[test]
+fn garraghan_names() {
+    assert_eq!(
+        garraghan(GarraghanMode::Combined, 3, 5.0).name(),
+        "garraghan"
+    );
+    assert_eq!(
+        garraghan(GarraghanMode::Offline, 3, 5.0).name(),
+        "garraghan-offline"
+    );
+    assert_eq!(
+        garraghan(GarraghanMode::Online, 3, 5.0).name(),
+        "garraghan-online"
+    );
+}
+
+fn garraghan_at(mode: GarraghanMode, parallelism: Parallelism) -> GarraghanDetector {
+    // A history of a task at 1/600 per second (the conformance snapshots' pace).
+    let mut history = ProgressHistory::new(3);
+    history.add_trajectory(
+        StageId(0),
+        (0..=60).map(|i| (f64::from(i) * 10.0, f64::from(i) / 60.0)),
+    );
+    history.add_trajectory(
+        StageId(1),
+        (0..=60).map(|i| (f64::from(i) * 20.0, f64::from(i) / 60.0)),
+    );
+    let params = GarraghanParams {
+        mode,
+        parallelism,
+        ..GarraghanParams::default()
+    };
+    GarraghanDetector::new(params.check().expect("valid")).with_history(history)
+}
+
+#[test]
+fn garraghan_passes_the_conformance_kit() {
+    Conformance::new(|p| garraghan_at(GarraghanMode::Online, p))
+        .peer_relative()
+        .run()
+        .expect("online");
+    Conformance::new(|p| garraghan_at(GarraghanMode::Offline, p))
+        .run()
+        .expect("offline");
+    Conformance::new(|p| garraghan_at(GarraghanMode::Combined, p))
+        .peer_relative()
+        .run()
+        .expect("combined");
+    Conformance::new(|_| GarraghanDetector::default())
+        .peer_relative()
+        .run()
+        .expect("combined without history");
+}
+
+// ---------------------------------------------------------------------------------------
+// DoS-index
+
+fn dos(threshold: f64) -> DosIndex {
+    let params = DosIndexParams {
+        threshold,
+        ..DosIndexParams::default()
+    };
+    DosIndex::new(params.check().expect("valid"))
+}
+
+#[test]
+fn dos_index_is_time_per_byte_against_the_stage() {
+    // now 100, starts 0, 50, 80 (durations 100, 50, 20), inputs 100, 100, 10 bytes:
+    // 170 s / 210 B = 0.8095 s/B; indices 1.235, 0.618, 2.47: none reaches 2.5.
+    let snapshot = build_snapshot(
+        100.0,
+        1,
+        1,
+        [
+            (0, 0, 0.0, 0.5, 100.0),
+            (0, 0, 50.0, 0.5, 100.0),
+            (0, 0, 80.0, 0.5, 10.0),
+        ],
+    )
+    .expect("valid");
+    let mut detector = dos(2.5);
+    check(&mut detector, &snapshot, &[]);
+    // A success of 10 s on 100 B: 180 s / 310 B = 0.5806 s/B; indices 1.722, 0.861, 3.444:
+    // the third is flagged at 2.5, not at 10.
+    let success = Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(9),
+        task: TaskId(9),
+        stage: StageId(0),
+        node: NodeId(0),
+        role: AttemptRole::Original,
+        start_secs: 0.0,
+        end_secs: 10.0,
+        status: AttemptStatus::Succeeded,
+        input_bytes: 100,
+    });
+    detector.observe(&success);
+    check(&mut detector, &snapshot, &[2]);
+    // The same task's second success counts once.
+    detector.observe(&success);
+    check(&mut detector, &snapshot, &[2]);
+    let mut diagnosis = dos(10.0);
+    diagnosis.observe(&success);
+    check(&mut diagnosis, &snapshot, &[]);
+    detector.reset();
+    check(&mut detector, &snapshot, &[]);
+}
+
+#[test]
+fn dos_index_leaves_copies_and_empty_inputs_out() {
+    // Durations 100, 100 on 100 B and 10 B: 200 s / 110 B = 1.818 s/B; the 10 B row has
+    // index 10 / 1.818 = 5.5. A copy of 1 B and a row of 0 B are neither counted nor
+    // flagged (counted, the copy would bring the bar to 201 / 111 and flag itself).
+    let mut snapshot = build_snapshot(
+        100.0,
+        1,
+        1,
+        [
+            (0, 0, 0.0, 0.5, 100.0),
+            (0, 0, 0.0, 0.5, 10.0),
+            (0, 0, 0.0, 0.5, 0.0),
+        ],
+    )
+    .expect("valid");
+    snapshot
+        .push(SnapshotRow {
+            attempt: AttemptId(3),
+            task: TaskId(1),
+            stage: StageId(0),
+            node: NodeId(0),
+            role: AttemptRole::Speculative,
+            start_secs: 99.0,
+            progress: 0.1,
+            input_bytes: 1.0,
+        })
+        .expect("valid");
+    check(&mut dos(2.5), &snapshot, &[1]);
+    check(&mut dos(10.0), &snapshot, &[]);
+}
+
+#[test]
+fn dos_index_names_and_parameters() {
+    assert_eq!(dos(2.5).name(), "dos-index");
+    assert_eq!(
+        DosIndex::new(DosIndexParams::diagnosis().check().expect("valid")).name(),
+        "dos-index-10"
+    );
+    assert_eq!(dos(4.0).name(), "dos-index-4");
+    for threshold in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let params = DosIndexParams {
+            threshold,
+            ..DosIndexParams::default()
+        };
+        assert!(params.check().is_err(), "{threshold}");
+    }
+}
+
+#[test]
+fn dos_index_passes_the_conformance_kit() {
+    for threshold in [2.5, 10.0] {
+        Conformance::new(|parallelism| {
+            DosIndex::new(
+                DosIndexParams {
+                    threshold,
+                    parallelism,
+                }
+                .check()
+                .expect("valid"),
+            )
+        })
+        .peer_relative()
+        .run()
+        .expect("dos-index");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Oracle
+
+fn oracle(fraction: f64, stragglers: &[(u32, f64)]) -> Result<Oracle, DetectError> {
+    let params = OracleParams {
+        fraction,
+        ..OracleParams::default()
+    };
+    Oracle::new(
+        params.check()?,
+        stragglers.iter().map(|&(t, e)| (TaskId(t), e)),
+    )
+}
+
+fn row(task: u32, role: AttemptRole, start_secs: f64) -> SnapshotRow {
+    SnapshotRow {
+        attempt: AttemptId(task + 100 * u32::from(role == AttemptRole::Speculative)),
+        task: TaskId(task),
+        stage: StageId(0),
+        node: NodeId(0),
+        role,
+        start_secs,
+        progress: 0.5,
+        input_bytes: 1.0,
+    }
+}
+
+#[test]
+fn oracle_flags_stragglers_at_the_fraction_of_their_run() {
+    // Stragglers: task 1 (100 s) and task 3 (40 s); fraction 0.5: flagged from 50 s and
+    // 20 s of elapsed time. At now = 60: task 0 (no straggler) no; task 1 started at 0
+    // (60 s) yes; task 3 started at 30 (30 s) yes; the copy of task 1 no; task 7 (beyond
+    // every known task) no. Task 1 started at 20 (40 s) would not be.
+    let stages = vec![Stage {
+        job: JobId(0),
+        kind: TaskKind::Map,
+    }];
+    let mut snapshot = Snapshot::new(60.0, 1, stages.clone()).expect("valid");
+    for r in [
+        row(0, AttemptRole::Original, 0.0),
+        row(1, AttemptRole::Original, 0.0),
+        row(3, AttemptRole::Original, 30.0),
+        row(1, AttemptRole::Speculative, 0.0),
+        row(7, AttemptRole::Original, 0.0),
+    ] {
+        snapshot.push(r).expect("valid");
+    }
+    let mut detector = oracle(0.5, &[(1, 100.0), (3, 40.0)]).expect("valid");
+    assert_eq!(detector.stragglers(), 2);
+    check(&mut detector, &snapshot, &[1, 2]);
+    let mut later = Snapshot::new(60.0, 1, stages).expect("valid");
+    later
+        .push(row(1, AttemptRole::Original, 20.0))
+        .expect("valid");
+    check(&mut detector, &later, &[]);
+    // At fraction 1, a straggler is flagged once it has run its whole time.
+    check(
+        &mut oracle(1.0, &[(1, 60.0)]).expect("valid"),
+        &snapshot,
+        &[1],
+    );
+    check(
+        &mut oracle(1.0, &[(1, 60.5)]).expect("valid"),
+        &snapshot,
+        &[],
+    );
+}
+
+#[test]
+fn oracle_parameters_and_times_are_checked() {
+    for fraction in [0.0, -0.5, 1.5, f64::NAN] {
+        assert!(oracle(fraction, &[]).is_err(), "{fraction}");
+    }
+    assert!(oracle(1.0, &[]).is_ok());
+    for exec in [-1.0, f64::NAN, f64::INFINITY] {
+        let error = oracle(0.5, &[(0, 1.0), (1, exec)]).expect_err("bad time");
+        assert!(matches!(error, DetectError::InvalidParam { .. }));
+    }
+    // The last time given for a task wins.
+    let snapshot = build_snapshot(10.0, 1, 1, [(0, 0, 0.0, 0.5, 1.0)]).expect("valid");
+    check(
+        &mut oracle(0.5, &[(0, 100.0), (0, 20.0)]).expect("valid"),
+        &snapshot,
+        &[0],
+    );
+}
+
+#[test]
+fn oracle_passes_the_conformance_kit() {
+    let stragglers: Vec<(TaskId, f64)> = (0..30_000)
+        .filter(|t| t % 7 == 0)
+        .map(|t| (TaskId(t), 500.0 + f64::from(t % 13)))
+        .collect();
+    Conformance::new(|parallelism| {
+        let params = OracleParams {
+            fraction: 0.3,
+            parallelism,
+        };
+        Oracle::new(params.check().expect("valid"), stragglers.iter().copied()).expect("valid")
+    })
+    .run()
+    .expect("oracle");
+}
