@@ -9,6 +9,8 @@ use stragglers::sim::{
     CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, report,
 };
 
+mod replay;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "stragglers",
@@ -53,6 +55,9 @@ enum Command {
     },
     /// List the detectors `eval --detectors all` runs, the paper's three first.
     Detectors,
+    /// Read real Hadoop and Spark logs, label their stragglers, judge the speculation that
+    /// ran and replay detectors over them (see docs/replay.md).
+    Replay(replay::ReplayArgs),
 }
 
 /// A set of detectors to evaluate.
@@ -271,6 +276,7 @@ fn main() -> anyhow::Result<()> {
                 elapsed.as_secs_f64()
             );
         }
+        Command::Replay(args) => replay::run(args)?,
         Command::Detectors => {
             let all = DetectorSpec::all();
             let width = all.iter().map(|spec| spec.name().len()).max().unwrap_or(0);
