@@ -6,12 +6,24 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use serde_json::json;
-use stragglers::sim::Evaluation;
+use std::time::Instant;
+
+use stragglers::detect::Detector;
+use stragglers::sim::{
+    DetectorSpec, Evaluation, RunOptions, ScenarioSpec, Summary, simulate_scenario,
+};
 
 use crate::bench;
 
-/// The workloads `run` measures, each a `bench-child sim <workload>`.
-const WORKLOADS: &[&str] = &["paper-matrix"];
+/// The workloads `run` measures, each a `bench-child sim <workload>`: the paper's matrix,
+/// the `datacenter` preset cut to 1/100 and 1/10 of its nodes and jobs (with Default), and
+/// the whole day with Default, LATE and Hierarchical (one thread each, two at a time).
+const WORKLOADS: &[&str] = &[
+    "paper-matrix",
+    "datacenter-1/100",
+    "datacenter-1/10",
+    "datacenter",
+];
 
 /// Runs every simulator workload in a child and prints (and optionally writes) the figures.
 pub fn run(json_path: Option<&Path>) -> anyhow::Result<()> {
@@ -28,6 +40,18 @@ pub fn run(json_path: Option<&Path>) -> anyhow::Result<()> {
             measured.peak_rss_bytes as f64 / (1024.0 * 1024.0),
             facts["detectors"],
         );
+        for summary in facts["summaries"].as_array().into_iter().flatten() {
+            println!(
+                "    {:<13} makespan {:>9.0} s, mean job {:>6.1} s, {} stragglers, {} detections, {} copies ({} won)",
+                summary["detector"].as_str().unwrap_or("?"),
+                summary["makespan_secs"].as_f64().unwrap_or(f64::NAN),
+                summary["mean_job_secs"].as_f64().unwrap_or(f64::NAN),
+                summary["stragglers"],
+                summary["detections"],
+                summary["copies"],
+                summary["successful_copies"],
+            );
+        }
         runs.push(json!({
             "scenario": workload,
             "nodes": facts["nodes"],
@@ -68,6 +92,89 @@ pub fn child(args: &[&str]) -> anyhow::Result<()> {
             );
             Ok(())
         }
+        ["datacenter"] => datacenter(1, &["default", "late", "hierarchical"]),
+        [cut] => match cut.strip_prefix("datacenter-1/").map(str::parse::<u32>) {
+            Some(Ok(divisor)) if divisor >= 1 => datacenter(divisor, &["default"]),
+            _ => bail!("bench-child sim: unknown workload {args:?}"),
+        },
         _ => bail!("bench-child sim: unknown workload {args:?}"),
     }
+}
+
+/// The `datacenter` preset with its nodes and jobs divided by `divisor`, run once with each
+/// detector, the runs spread over two threads; prints the facts and each run's summary.
+fn datacenter(divisor: u32, detectors: &[&str]) -> anyhow::Result<()> {
+    let mut spec = ScenarioSpec::datacenter();
+    spec.cluster.nodes /= divisor;
+    spec.jobs.count /= divisor;
+    spec.check().context("the cut datacenter scenario")?;
+    let specs = DetectorSpec::all();
+    let mut made = Vec::new();
+    for &name in detectors {
+        let detector = specs
+            .iter()
+            .find(|d| d.name() == name)
+            .with_context(|| format!("no detector {name}"))?;
+        made.push(detector.make());
+    }
+    let spec = &spec;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<Box<dyn Detector>>>> = made
+        .into_iter()
+        .map(|d| std::sync::Mutex::new(Some(d)))
+        .collect();
+    let results: Vec<std::sync::Mutex<Option<anyhow::Result<Summary>>>> =
+        slots.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(slot) = slots.get(i) else { break };
+                    let taken = slot.lock().ok().and_then(|mut d| d.take());
+                    let Some(mut detector) = taken else { continue };
+                    let started = Instant::now();
+                    let outcome = simulate_scenario(
+                        spec,
+                        2019,
+                        Some(detector.as_mut() as &mut dyn Detector),
+                        RunOptions::default(),
+                    );
+                    let result = outcome
+                        .map(|o| {
+                            eprintln!(
+                                "{} with {}: {:.2} s",
+                                spec.name,
+                                o.summary.detector,
+                                started.elapsed().as_secs_f64()
+                            );
+                            o.summary
+                        })
+                        .map_err(anyhow::Error::from);
+                    if let Ok(mut r) = results[i].lock() {
+                        *r = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    let mut summaries = Vec::new();
+    for r in results {
+        let r = r
+            .into_inner()
+            .ok()
+            .flatten()
+            .context("a run did not report")?;
+        summaries.push(r.context("simulating the datacenter")?);
+    }
+    println!(
+        "{}",
+        json!({
+            "nodes": spec.cluster.nodes,
+            "tasks": spec.task_count() * detectors.len() as u64,
+            "detectors": detectors,
+            "summaries": summaries,
+        })
+    );
+    Ok(())
 }

@@ -17,7 +17,7 @@ use stragglers::sim::{Evaluation, report};
 
 const USAGE: &str = "usage: cargo xtask <eval [--check | --bless] | bench <what> [--json PATH]>
 
-  eval           run the paper's evaluation (Tables 5 and 6), write target/eval/results.json
+  eval           run the paper's evaluation (Tables 5-7, Figures 3-6), write target/eval/results.json
                  and target/eval/report.md
   eval --check   also compare the results with fixtures/golden/eval.json (CI runs this)
   eval --bless   also overwrite fixtures/golden/eval.json with the results

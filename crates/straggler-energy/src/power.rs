@@ -22,6 +22,7 @@ use crate::EnergyError;
 /// The defaults `static_watts = 65` and `dynamic_watts = 17` are the paper's measurements
 /// for WordCount maps (Fig. 1).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct PowerModel {
     /// `P_static`: power of a node that is on, whatever its load, in watts.
     pub static_watts: f64,

@@ -34,6 +34,7 @@ use crate::EnergyError;
 /// presets [`SlowdownModel::compute_bound`] and [`SlowdownModel::data_bound`] are the two
 /// ends the paper contrasts.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct SlowdownModel {
     /// Share of a task's time spent computing when it runs alone, in `[0, 1]`.
     pub compute_fraction: f64,

@@ -161,6 +161,7 @@ impl Default for Workload {
 /// `exp(sigma * N(0, 1))` and, with a small probability, an outlier slowdown drawn
 /// uniformly in `[outlier_min, outlier_max]` (the outliers of the paper's Figure 2).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Noise {
     /// Standard deviation of the log of the work factor (0.08, chosen so that the baseline
     /// runs give a Table 5 of the paper's shape; see `docs/simulation.md`).
@@ -216,14 +217,44 @@ impl Policy {
         }
     }
 
-    /// Containers of a node of `containers` that regular tasks may use.
-    pub(crate) fn regular_limit(&self, containers: u32) -> u32 {
-        match self {
-            Policy::Reserved { regular_percent } => {
-                (u64::from(containers) * u64::from(*regular_percent) / 100) as u32
+    /// Containers that regular tasks may use on each node, in node-index order.
+    ///
+    /// The share `x` applies to the cluster's containers: `floor(x% of all containers)` are
+    /// regular, and the reserved rest is spread over the nodes, `reserved / workers` on each
+    /// and one more on the first `reserved % workers` nodes of `order` (the per-run node
+    /// order). Per-node rounding would make x95 and x90 identical on 8-container nodes
+    /// (both 7 regular containers); see `docs/simulation.md`.
+    pub fn regular_limits(&self, platform: &Platform, order: &[usize]) -> Vec<u32> {
+        let containers = platform.containers;
+        let workers = platform.workers as usize;
+        let mut limits = vec![containers; workers];
+        if let Policy::Reserved { regular_percent } = self {
+            let total = u64::from(containers) * workers as u64;
+            let regular = total * u64::from(*regular_percent) / 100;
+            let reserved = total - regular;
+            let each = (reserved / workers as u64) as u32;
+            let extra = (reserved % workers as u64) as usize;
+            for limit in &mut limits {
+                *limit = limit.saturating_sub(each);
             }
-            Policy::Shared => containers,
+            for &n in order.iter().take(extra) {
+                if let Some(limit) = limits.get_mut(n) {
+                    *limit = limit.saturating_sub(1);
+                }
+            }
         }
+        limits
+    }
+
+    /// The policies of the paper's Section 7 (Table 7), in its order: x100, x95, x90, x75,
+    /// x50, Shared.
+    pub fn section7() -> Vec<Policy> {
+        let mut all: Vec<Policy> = [100, 95, 90, 75, 50]
+            .into_iter()
+            .map(|regular_percent| Policy::Reserved { regular_percent })
+            .collect();
+        all.push(Policy::Shared);
+        all
     }
 
     /// Whether copies take free containers before waiting regular tasks.
@@ -264,6 +295,143 @@ impl Default for Speculation {
     }
 }
 
+/// Hadoop's caps on running copies (`DefaultSpeculator`; Tez uses the same): a copy of a
+/// task of a kind (map or reduce) is launched only while fewer copies of that kind run than
+/// `max(minimum_allowed, total_fraction x tasks of the kind, running_fraction x running
+/// tasks of the kind)`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CopyCaps {
+    /// `speculative-cap-running-tasks` (0.1).
+    pub running_fraction: f64,
+    /// `speculative-cap-total-tasks` (0.01).
+    pub total_fraction: f64,
+    /// `minimum-allowed-tasks` (10).
+    pub minimum_allowed: u32,
+}
+
+impl Default for CopyCaps {
+    fn default() -> Self {
+        CopyCaps {
+            running_fraction: 0.1,
+            total_fraction: 0.01,
+            minimum_allowed: 10,
+        }
+    }
+}
+
+impl CopyCaps {
+    /// Copies of a kind that may run at once, with `tasks` tasks of the kind of which
+    /// `running` are running.
+    pub fn allowed(&self, tasks: u32, running: u32) -> f64 {
+        f64::from(self.minimum_allowed)
+            .max(self.total_fraction * f64::from(tasks))
+            .max(self.running_fraction * f64::from(running))
+    }
+}
+
+/// Where a speculative copy may run. Every rule holds together with the policy's room.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CopyPlacement {
+    /// Never on the node of the original attempt it copies (Tez and Spark do so; on by
+    /// default, see `docs/simulation.md`: here a node's slowness is the main cause of a
+    /// straggler, so a copy beside its original shares it).
+    pub avoid_original_node: bool,
+    /// Only on nodes with at least this many active cores, that is of group G_i with
+    /// `i >= min_active_cores` (0: any node).
+    pub min_active_cores: u32,
+    /// Never on these nodes (node indices, `0 .. platform.workers`).
+    pub blacklist: Vec<u32>,
+    /// Never on a node the detector reported slow at its last scan (`Findings::slow_nodes`;
+    /// only detectors that judge nodes, such as Hierarchical, report them).
+    pub avoid_slow_nodes: bool,
+}
+
+impl Default for CopyPlacement {
+    fn default() -> Self {
+        CopyPlacement {
+            avoid_original_node: true,
+            min_active_cores: 0,
+            blacklist: Vec::new(),
+            avoid_slow_nodes: false,
+        }
+    }
+}
+
+/// What the engine does with a detection: how many copies, how fast, and where. A policy
+/// separate from the detector, which only flags attempts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CopyControls {
+    /// At most this many copies of a task over the run (1, as Hadoop, Spark and Tez; MRSG
+    /// allows 2). A task flagged again gets another copy while it has fewer.
+    pub max_copies_per_task: u32,
+    /// At most this many copies launched after each scan (`None`: unlimited; Hadoop's
+    /// speculator launches one map and one reduce copy per scan).
+    pub launches_per_scan: Option<u32>,
+    /// Hadoop's caps on running copies (`None`: off, the paper's setting).
+    pub caps: Option<CopyCaps>,
+    /// Where copies may run.
+    pub placement: CopyPlacement,
+}
+
+impl Default for CopyControls {
+    fn default() -> Self {
+        CopyControls {
+            max_copies_per_task: 1,
+            launches_per_scan: None,
+            caps: None,
+            placement: CopyPlacement::default(),
+        }
+    }
+}
+
+impl CopyControls {
+    /// Checks every value against the platform; the error names the first bad key.
+    pub fn check(&self, platform: &Platform) -> Result<(), SimError> {
+        check(
+            "copies.max_copies_per_task",
+            f64::from(self.max_copies_per_task),
+            ">= 1",
+            |v| v >= 1.0,
+        )?;
+        if let Some(n) = self.launches_per_scan {
+            check("copies.launches_per_scan", f64::from(n), ">= 1", |v| {
+                v >= 1.0
+            })?;
+        }
+        if let Some(caps) = &self.caps {
+            check(
+                "copies.caps.running_fraction",
+                caps.running_fraction,
+                "in [0, 1]",
+                |v| (0.0..=1.0).contains(&v),
+            )?;
+            check(
+                "copies.caps.total_fraction",
+                caps.total_fraction,
+                "in [0, 1]",
+                |v| (0.0..=1.0).contains(&v),
+            )?;
+        }
+        check(
+            "copies.placement.min_active_cores",
+            f64::from(self.placement.min_active_cores),
+            "at most platform.cores",
+            |v| v <= f64::from(platform.cores),
+        )?;
+        for &node in &self.placement.blacklist {
+            check(
+                "copies.placement.blacklist",
+                f64::from(node),
+                "a node index below platform.workers",
+                |v| v < f64::from(platform.workers),
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// Everything a simulation needs but the scenario, the detector and the seed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SimConfig {
@@ -275,6 +443,10 @@ pub struct SimConfig {
     pub noise: Noise,
     /// Detection and copies.
     pub speculation: Speculation,
+    /// What the engine does with a detection (copies per task, launches per scan, caps,
+    /// placement).
+    #[serde(default)]
+    pub copies: CopyControls,
     /// How tasks sharing a node slow each other down.
     pub slowdown: SlowdownModel,
     /// Power drawn by a node.
@@ -290,6 +462,7 @@ impl Default for SimConfig {
             workload: Workload::default(),
             noise: Noise::default(),
             speculation: Speculation::default(),
+            copies: CopyControls::default(),
             slowdown: SlowdownModel::default(),
             power: PowerModel::default(),
             time_limit_secs: 1e6,
@@ -366,7 +539,8 @@ impl SimConfig {
                 "in [1, 100]",
                 |v| (1.0..=100.0).contains(&v),
             )?;
-            if s.policy.regular_limit(p.containers) == 0 {
+            let order: Vec<usize> = (0..p.workers as usize).collect();
+            if s.policy.regular_limits(p, &order).contains(&0) {
                 return Err(SimError::InvalidConfig {
                     field: "speculation.policy.regular_percent".to_owned(),
                     value: regular_percent.to_string(),
@@ -374,6 +548,7 @@ impl SimConfig {
                 });
             }
         }
+        self.copies.check(p)?;
         check("time_limit_secs", self.time_limit_secs, "> 0", |v| v > 0.0)?;
         self.slowdown.check()?;
         self.power.check()?;

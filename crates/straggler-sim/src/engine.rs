@@ -28,8 +28,8 @@ const FINISH_SLACK: f64 = 1e-12;
 const NOT_LIVE: u32 = u32::MAX;
 
 /// Simulates one run of the job on `scenario` with the given seed. With a detector,
-/// detection and speculation run as `config.speculation` says; without, no task is ever
-/// detected or copied (the baseline runs).
+/// detection and speculation run as `config.speculation` and `config.copies` say; without,
+/// no task is ever detected or copied (the baseline runs).
 ///
 /// The same arguments give the same [`Run`], bit for bit.
 pub fn simulate(
@@ -38,6 +38,17 @@ pub fn simulate(
     seed: u64,
     detector: Option<&mut dyn Detector>,
 ) -> Result<Run, SimError> {
+    simulate_outcome(config, scenario, seed, detector).map(|outcome| outcome.run)
+}
+
+/// [`simulate`], with what only the simulator knows about the run: the exact execution
+/// time each killed original would have had.
+pub fn simulate_outcome(
+    config: &SimConfig,
+    scenario: &Scenario,
+    seed: u64,
+    detector: Option<&mut dyn Detector>,
+) -> Result<Outcome, SimError> {
     config.check()?;
     let mut engine = Engine::new(config, scenario, seed)?;
     let mut detector = detector;
@@ -48,6 +59,19 @@ pub fn simulate(
     Ok(engine.finish())
 }
 
+/// A simulated run and what only the simulator knows about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// What happened, as a real cluster would have recorded it.
+    pub run: Run,
+    /// For each task (indexed by `TaskId`) whose original attempt was killed because a
+    /// copy won, the execution time the original would have had: its remaining work run
+    /// to the end in a *shadow* computation on its node, at the rate the node would have
+    /// given it with the run's actual load plus the shadows there (the shadow does not
+    /// slow the real attempts; see `docs/simulation.md`). `None` for the other tasks.
+    pub killed_original_exact_secs: Vec<Option<f64>>,
+}
+
 #[derive(Debug)]
 struct NodeState {
     node: Node,
@@ -55,6 +79,12 @@ struct NodeState {
     copies: u32,
     regular_limit: u32,
     rate: f64,
+    /// Shadows of killed originals computed on this node.
+    shadows: u32,
+    /// Never receives a copy (`copies.placement.blacklist`).
+    blacklisted: bool,
+    /// Reported slow by the detector at its last scan.
+    slow: bool,
 }
 
 impl NodeState {
@@ -67,9 +97,22 @@ impl NodeState {
 struct TaskState {
     original_work: f64,
     original: Option<AttemptId>,
-    copy: Option<AttemptId>,
+    /// Every copy launched, in launch order.
+    copies: Vec<AttemptId>,
     done: bool,
     detected: bool,
+}
+
+/// The remaining work of a killed original, run to its end for the exact time it would
+/// have taken (see [`Outcome::killed_original_exact_secs`]).
+#[derive(Debug)]
+struct Shadow {
+    task: TaskId,
+    node: usize,
+    start_secs: f64,
+    work_total: f64,
+    work_left: f64,
+    rate: f64,
 }
 
 #[derive(Debug)]
@@ -99,6 +142,12 @@ struct Engine<'a> {
     maps_done: u32,
     tasks_done: usize,
     candidates: Vec<TaskId>,
+    /// Tasks of each kind (map, reduce), running originals and running copies of each.
+    kind_tasks: [u32; 2],
+    running_originals: [u32; 2],
+    running_copies: [u32; 2],
+    shadows: Vec<Shadow>,
+    killed_original_exact_secs: Vec<Option<f64>>,
     detections: Vec<Detection>,
     load: Vec<LoadTimeline>,
     copy_noise: Stream,
@@ -114,7 +163,12 @@ impl<'a> Engine<'a> {
         let mut layout = Stream::new(seed, &[label("layout")]);
         let active = scenario.active_cores(platform)?;
         let placement = layout.permutation(active.len());
-        let regular_limit = config.speculation.policy.regular_limit(platform.containers);
+        let node_order = layout.permutation(active.len());
+        let regular_limits = config
+            .speculation
+            .policy
+            .regular_limits(platform, &node_order);
+        let blacklist = &config.copies.placement.blacklist;
         let nodes: Vec<NodeState> = (0..platform.workers)
             .map(|i| {
                 let node = Node::new(
@@ -128,12 +182,14 @@ impl<'a> Engine<'a> {
                     node,
                     regular: 0,
                     copies: 0,
-                    regular_limit,
+                    regular_limit: regular_limits[i as usize],
                     rate: 0.0,
+                    shadows: 0,
+                    blacklisted: blacklist.contains(&i),
+                    slow: false,
                 }
             })
             .collect();
-        let node_order = layout.permutation(nodes.len());
 
         let stages = vec![
             Stage {
@@ -206,6 +262,11 @@ impl<'a> Engine<'a> {
             maps_done: 0,
             tasks_done: 0,
             candidates: Vec::new(),
+            kind_tasks: [workload.maps, workload.reduces],
+            running_originals: [0; 2],
+            running_copies: [0; 2],
+            shadows: Vec::new(),
+            killed_original_exact_secs: vec![None; (workload.maps + workload.reduces) as usize],
             detections: Vec::new(),
             copy_noise: Stream::new(seed, &[label("copies")]),
             snapshot,
@@ -215,7 +276,7 @@ impl<'a> Engine<'a> {
     }
 
     fn run<D: Detector + ?Sized>(&mut self, mut detector: Option<&mut D>) -> Result<(), SimError> {
-        let speculation = self.config.speculation;
+        let speculation = &self.config.speculation;
         let (mut heartbeats, mut scans) = (1u64, 1u64);
         self.release_reduces();
         self.fill();
@@ -284,7 +345,56 @@ impl<'a> Engine<'a> {
                 l.work_done = l.work_done.max(l.work_total);
             }
         }
+        self.advance_shadows(self.now, time);
         self.now = time;
+    }
+
+    /// Runs the shadows of killed originals from `from` to `to` (infinite: to their ends),
+    /// the load of every node being constant in between. A shadow runs at the rate its node
+    /// gives each of `used + shadows` attempts; a shadow that ends within the interval
+    /// speeds up the others on its node from that instant.
+    fn advance_shadows(&mut self, from: f64, to: f64) {
+        let mut t = from;
+        while !self.shadows.is_empty() {
+            let mut first: Option<(f64, usize)> = None;
+            for (i, s) in self.shadows.iter_mut().enumerate() {
+                let node = &self.nodes[s.node];
+                s.rate = self
+                    .config
+                    .slowdown
+                    .rate(&node.node, node.used() + node.shadows);
+                let end = t + s.work_left / s.rate;
+                if first.is_none_or(|(e, _)| end < e) {
+                    first = Some((end, i));
+                }
+            }
+            let Some((end, due)) = first.filter(|(end, _)| end.is_finite()) else {
+                return;
+            };
+            let step_end = end.min(to);
+            let dt = step_end - t;
+            for (i, s) in self.shadows.iter_mut().enumerate() {
+                s.work_left -= s.rate * dt;
+                if i == due && end <= to {
+                    s.work_left = 0.0;
+                }
+            }
+            let mut i = 0;
+            while i < self.shadows.len() {
+                let s = &self.shadows[i];
+                if s.work_left <= s.work_total * FINISH_SLACK {
+                    let s = self.shadows.swap_remove(i);
+                    self.nodes[s.node].shadows -= 1;
+                    self.killed_original_exact_secs[s.task.index()] = Some(step_end - s.start_secs);
+                } else {
+                    i += 1;
+                }
+            }
+            t = step_end;
+            if end > to {
+                return;
+            }
+        }
     }
 
     fn complete_finished<D: Detector + ?Sized>(&mut self, mut detector: Option<&mut D>) {
@@ -303,14 +413,14 @@ impl<'a> Engine<'a> {
             self.end_attempt(attempt, AttemptStatus::Succeeded, detector.as_deref_mut());
             let state = &mut self.state[task.index()];
             state.done = true;
-            let sibling = [state.original, state.copy]
+            let siblings: Vec<AttemptId> = state
+                .original
                 .into_iter()
-                .flatten()
-                .find(|&a| a != attempt);
-            if let Some(sibling) = sibling {
-                if self.live_slot[sibling.index()] != NOT_LIVE {
-                    self.end_attempt(sibling, AttemptStatus::Killed, detector.as_deref_mut());
-                }
+                .chain(state.copies.iter().copied())
+                .filter(|&a| a != attempt && self.live_slot[a.index()] != NOT_LIVE)
+                .collect();
+            for sibling in siblings {
+                self.end_attempt(sibling, AttemptStatus::Killed, detector.as_deref_mut());
             }
             self.tasks_done += 1;
             if self.tasks[task.index()].key.kind == TaskKind::Map {
@@ -347,12 +457,30 @@ impl<'a> Engine<'a> {
             AttemptStatus::Succeeded => 1.0,
             _ => (live.work_done / live.work_total).clamp(0.0, 1.0),
         };
+        let kind = kind_index(self.tasks[attempt.task.index()].key.kind);
         let node = &mut self.nodes[live.node];
         match attempt.role {
-            AttemptRole::Original => node.regular -= 1,
-            AttemptRole::Speculative => node.copies -= 1,
+            AttemptRole::Original => {
+                node.regular -= 1;
+                self.running_originals[kind] -= 1;
+            }
+            AttemptRole::Speculative => {
+                node.copies -= 1;
+                self.running_copies[kind] -= 1;
+            }
         }
         self.load[live.node].record(self.now, node.used());
+        if status == AttemptStatus::Killed && attempt.role == AttemptRole::Original {
+            node.shadows += 1;
+            self.shadows.push(Shadow {
+                task: attempt.task,
+                node: live.node,
+                start_secs: attempt.start_secs,
+                work_total: live.work_total,
+                work_left: (live.work_total - live.work_done).max(0.0),
+                rate: 0.0,
+            });
+        }
         if let Some(d) = detector {
             let task = &self.tasks[attempt.task.index()];
             d.observe(&Observation::AttemptEnded(AttemptEnd {
@@ -426,7 +554,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Whether node `n` can host a copy now.
+    /// Whether node `n` has room for a copy now under the policy.
     fn copy_room(&self, n: usize) -> bool {
         let node = &self.nodes[n];
         let reserved = node.node.containers - node.regular_limit;
@@ -437,38 +565,77 @@ impl<'a> Engine<'a> {
         room && node.used() < node.node.containers
     }
 
-    fn launch_copies(&mut self) {
-        let mut launched = 0;
-        for c in 0..self.candidates.len() {
-            let task = self.candidates[c];
+    /// Whether the placement rules let a copy of `task` run on node `n`.
+    fn placement_allows(&self, task: TaskId, n: usize) -> bool {
+        let placement = &self.config.copies.placement;
+        let node = &self.nodes[n];
+        if node.blacklisted
+            || node.node.active_cores < placement.min_active_cores
+            || (placement.avoid_slow_nodes && node.slow)
+        {
+            return false;
+        }
+        if placement.avoid_original_node {
             let state = &self.state[task.index()];
-            if state.done || state.copy.is_some() {
-                launched += 1; // nothing left to do for it
-                continue;
+            let here = |a: &AttemptId| self.attempts[a.index()].node.index() == n;
+            if state.original.iter().chain(&state.copies).any(here) {
+                return false;
             }
-            // The node with the most free containers, the lowest index on a tie.
+        }
+        true
+    }
+
+    /// Whether Hadoop's caps (if on) let one more copy of a task of `kind` run.
+    fn cap_allows(&self, kind: usize) -> bool {
+        match &self.config.copies.caps {
+            None => true,
+            Some(caps) => {
+                f64::from(self.running_copies[kind])
+                    < caps.allowed(self.kind_tasks[kind], self.running_originals[kind])
+            }
+        }
+    }
+
+    /// Launches copies of the candidates, in their order, each on the allowed node with
+    /// the most free containers (the lowest index on a tie). A candidate that cannot run
+    /// now stays a candidate until the next scan.
+    fn launch_copies(&mut self) {
+        if self.candidates.is_empty() || !(0..self.nodes.len()).any(|n| self.copy_room(n)) {
+            return;
+        }
+        let max_copies = self.config.copies.max_copies_per_task as usize;
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.retain(|&task| {
+            let state = &self.state[task.index()];
+            if state.done || state.copies.len() >= max_copies {
+                return false;
+            }
+            let kind = kind_index(self.tasks[task.index()].key.kind);
+            if !self.cap_allows(kind) {
+                return true;
+            }
             let target = self
                 .node_order
                 .iter()
                 .copied()
-                .filter(|&n| self.copy_room(n))
+                .filter(|&n| self.copy_room(n) && self.placement_allows(task, n))
                 .max_by_key(|&n| {
                     (
                         self.nodes[n].node.containers - self.nodes[n].used(),
                         std::cmp::Reverse(n),
                     )
                 });
-            let Some(n) = target else { break };
+            let Some(n) = target else { return true };
             let base = match self.tasks[task.index()].key.kind {
                 TaskKind::Map => self.config.workload.map_work_secs,
                 TaskKind::Reduce => self.config.workload.reduce_work_secs,
             };
             let work = base * work_factor(self.config, &mut self.copy_noise);
             let id = self.start(task, n, AttemptRole::Speculative, work);
-            self.state[task.index()].copy = Some(id);
-            launched += 1;
-        }
-        self.candidates.drain(..launched);
+            self.state[task.index()].copies.push(id);
+            false
+        });
+        self.candidates = candidates;
     }
 
     fn start(&mut self, task: TaskId, n: usize, role: AttemptRole, work: f64) -> AttemptId {
@@ -483,10 +650,17 @@ impl<'a> Engine<'a> {
             work_done: 0.0,
             reported: None,
         });
+        let kind = kind_index(self.tasks[task.index()].key.kind);
         let node = &mut self.nodes[n];
         match role {
-            AttemptRole::Original => node.regular += 1,
-            AttemptRole::Speculative => node.copies += 1,
+            AttemptRole::Original => {
+                node.regular += 1;
+                self.running_originals[kind] += 1;
+            }
+            AttemptRole::Speculative => {
+                node.copies += 1;
+                self.running_copies[kind] += 1;
+            }
         }
         self.load[n].record(self.now, node.used());
         id
@@ -531,6 +705,16 @@ impl<'a> Engine<'a> {
         }
         self.findings.clear();
         detector.scan(&self.snapshot, &mut self.findings);
+        if self.config.copies.placement.avoid_slow_nodes {
+            for node in &mut self.nodes {
+                node.slow = false;
+            }
+            for slow in self.findings.slow_nodes() {
+                if let Some(node) = self.nodes.get_mut(slow.index()) {
+                    node.slow = true;
+                }
+            }
+        }
 
         let mut flagged: Vec<(f64, TaskId)> = Vec::new();
         for &row in self.findings.rows() {
@@ -551,7 +735,7 @@ impl<'a> Engine<'a> {
                     time_secs: self.now,
                 });
             }
-            if state.copy.is_none() {
+            if state.copies.len() < self.config.copies.max_copies_per_task as usize {
                 flagged.push((
                     estimated_remaining_secs(self.now, row.start_secs, row.progress),
                     row.task,
@@ -560,14 +744,19 @@ impl<'a> Engine<'a> {
         }
         // Longest estimated time to end first (LATE's order), task id on a tie.
         flagged.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        if let Some(limit) = self.config.copies.launches_per_scan {
+            flagged.truncate(limit as usize);
+        }
         self.candidates.clear();
         self.candidates
             .extend(flagged.into_iter().map(|(_, task)| task));
         Ok(())
     }
 
-    fn finish(self) -> Run {
-        Run {
+    fn finish(mut self) -> Outcome {
+        // The job is over: the shadows still running finish on otherwise idle nodes.
+        self.advance_shadows(self.now, f64::INFINITY);
+        let run = Run {
             nodes: self.nodes.iter().map(|n| n.node).collect(),
             stages: self.stages,
             tasks: self.tasks,
@@ -575,7 +764,19 @@ impl<'a> Engine<'a> {
             detections: self.detections,
             load: self.load,
             end_secs: self.now,
+        };
+        Outcome {
+            run,
+            killed_original_exact_secs: self.killed_original_exact_secs,
         }
+    }
+}
+
+/// The index of a kind in per-kind counters.
+fn kind_index(kind: TaskKind) -> usize {
+    match kind {
+        TaskKind::Map => 0,
+        TaskKind::Reduce => 1,
     }
 }
 

@@ -14,6 +14,34 @@ pub enum SimError {
         /// What it must be.
         expected: &'static str,
     },
+    /// No preset has this name.
+    #[error("unknown scenario preset {name:?}; known: {known}")]
+    UnknownPreset {
+        /// The name asked for.
+        name: String,
+        /// The presets that exist.
+        known: String,
+    },
+    /// A scenario file cannot be used.
+    #[error("{file}: line {line}: key `{key}`: {message}")]
+    ScenarioFile {
+        /// The file (or the origin given for a string).
+        file: String,
+        /// The line of the error, 1-based; 0 when the error is about a value's range.
+        line: usize,
+        /// The dotted key (`cluster.nodes`).
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The simulated job did not finish within the time limit.
     #[error(
         "the job did not finish within {limit_secs} simulated seconds ({done} of {total} tasks done)"

@@ -12,15 +12,16 @@ use straggler_detect::{
     DefaultDetector, Detector, Hadoop1, HadoopSpeculator, Hierarchical, HierarchicalParams,
     LateDetector, SparkDetector, SparkParams, ZahariaLate,
 };
+use straggler_energy::FirstOrderInputs;
 use straggler_metrics::{Summary, TaskRecord, detection_metrics, efficiency_metrics, summarize};
-use straggler_model::{Run, TaskKind, TimeSource};
+use straggler_model::{AttemptStatus, Run, TaskKind, TimeSource};
 use straggler_truth::{
     QuantileRatio, StragglerRule, UsualTimes, baseline_samples, straggler_ratios,
 };
 
 use crate::error::check;
 use crate::rng::label;
-use crate::{Policy, Scenario, SimConfig, SimError, simulate};
+use crate::{Outcome, Policy, Scenario, SimConfig, SimError, simulate, simulate_outcome};
 
 /// The schema tag of [`EvalResults`].
 pub const SCHEMA: &str = "stragglers.eval/1";
@@ -95,7 +96,8 @@ impl DetectorSpec {
 
     /// The paper's three detectors, then the engines' own rules for comparison: Hadoop 1,
     /// Hadoop 2's speculator over its three runtime estimators, Spark with the 4.0 and the
-    /// older defaults, and LATE as Zaharia published it.
+    /// older defaults, and LATE as Zaharia published it; then the node-level detectors of
+    /// seeds 001 and 002 (eSplash, DSB and DSB with number 3).
     pub fn all() -> Vec<DetectorSpec> {
         let mut all = DetectorSpec::paper();
         all.extend([
@@ -140,7 +142,100 @@ impl DetectorSpec {
                 || Box::new(ZahariaLate::default()),
             ),
         ]);
+        all.extend(node_level_detectors());
         all
+    }
+}
+
+/// The node-level detectors of seeds 001 and 002: eSplash and DSB without and with number.
+fn node_level_detectors() -> [DetectorSpec; 3] {
+    [
+        DetectorSpec::new(
+            "esplash",
+            "eSplash (seed 001): tasks on nodes slow for their k-means level (SV > 3), copy worth it at level >= minL",
+            || Box::new(straggler_detect::ESplash::default()),
+        ),
+        DetectorSpec::new(
+            "dsb",
+            "DSB (seed 002): tasks on nodes blacklisted by P-Cores over 95% t-intervals of normalised durations, every 60 s",
+            || Box::new(straggler_detect::Dsb::default()),
+        ),
+        DetectorSpec::new(
+            "dsb-top3",
+            "DSB with number (seed 002): at most 3 blacklisted nodes, by sd and mean of normalised durations",
+            || {
+                let params = straggler_detect::DsbParams::top(3)
+                    .check()
+                    .expect("preset parameters are valid");
+                Box::new(straggler_detect::Dsb::new(params))
+            },
+        ),
+    ]
+}
+
+/// Which execution time labels a task whose original attempt was killed (its copy won).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KilledOriginalTime {
+    /// `(kill - start) / progress reached`, as the paper's Table 7 note says (the default).
+    #[default]
+    EstimatedFromProgress,
+    /// The time the simulator's shadow computation gives (see
+    /// [`Outcome::killed_original_exact_secs`]).
+    Exact,
+}
+
+impl KilledOriginalTime {
+    /// The name used in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            KilledOriginalTime::EstimatedFromProgress => "estimated_from_progress",
+            KilledOriginalTime::Exact => "exact",
+        }
+    }
+}
+
+/// Figure 3 (Section 6.2): a detector's Fake Positive ratio against the speculative lag,
+/// under x100. One experiment `"fig3"` cell per scenario and lag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Fig3Config {
+    /// The lags, in seconds (0, 20, ..., 120; empty: no Figure 3).
+    pub lags_secs: Vec<f64>,
+    /// The scenarios (the paper does not say which it used: C1..C4).
+    pub scenarios: Vec<Scenario>,
+    /// The detector, by name (the paper's Default): one of the evaluation's detectors or of
+    /// [`DetectorSpec::all`].
+    pub detector: String,
+}
+
+impl Default for Fig3Config {
+    fn default() -> Self {
+        Fig3Config {
+            lags_secs: (0..=6).map(|i| f64::from(i) * 20.0).collect(),
+            scenarios: Scenario::paper(),
+            detector: "default".to_owned(),
+        }
+    }
+}
+
+/// Table 7 and Figures 4 to 6 (Section 7): every policy with every detector. One
+/// experiment `"table7"` cell per scenario, policy and detector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Table7Config {
+    /// The scenarios (the paper's C2).
+    pub scenarios: Vec<Scenario>,
+    /// The policies (x100, x95, x90, x75, x50, Shared; empty: no Table 7).
+    pub policies: Vec<Policy>,
+}
+
+impl Default for Table7Config {
+    fn default() -> Self {
+        Table7Config {
+            scenarios: vec![Scenario::c2()],
+            policies: Policy::section7(),
+        }
     }
 }
 
@@ -165,6 +260,15 @@ pub struct EvalConfig {
     pub policies: Vec<Policy>,
     /// Platform, job, noise, speculation and models; the policy is set per cell.
     pub sim: SimConfig,
+    /// Which time labels a killed original.
+    #[serde(default)]
+    pub killed_original_time: KilledOriginalTime,
+    /// Figure 3.
+    #[serde(default)]
+    pub fig3: Fig3Config,
+    /// Table 7 and Figures 4 to 6.
+    #[serde(default)]
+    pub table7: Table7Config,
 }
 
 impl Default for EvalConfig {
@@ -179,6 +283,9 @@ impl Default for EvalConfig {
             scenarios: Scenario::paper(),
             policies: vec![Policy::X100, Policy::Shared],
             sim: SimConfig::default(),
+            killed_original_time: KilledOriginalTime::default(),
+            fig3: Fig3Config::default(),
+            table7: Table7Config::default(),
         }
     }
 }
@@ -197,7 +304,8 @@ impl Default for Evaluation {
 }
 
 impl Evaluation {
-    /// Tables 5 and 6 as in the paper: default configuration, its three detectors.
+    /// The paper's matrix: Tables 5 and 6, Figure 3, Table 7 and Figures 4 to 6, with the
+    /// default configuration and its three detectors.
     pub fn paper() -> Self {
         Evaluation {
             config: EvalConfig::default(),
@@ -268,80 +376,72 @@ impl Evaluation {
             .filter(|(key, _)| key.kind == TaskKind::Map)
             .collect();
         let quantiles = straggler_ratios(&samples, &config.table5_quantiles, rule)?;
+        let mut baseline_energy = 0.0;
+        for run in &baseline_runs {
+            baseline_energy += straggler_energy::run_energy_joules(run, &config.sim.power)?;
+        }
+        let labels = Labelling {
+            usual: &usual,
+            rule,
+            killed_original_time: config.killed_original_time,
+            baseline_energy_joules: baseline_energy / baseline_runs.len().max(1) as f64,
+        };
         drop(baseline_runs);
 
-        let mut cells: Vec<(Scenario, Policy, &DetectorSpec)> = Vec::new();
-        for scenario in &config.scenarios {
-            for &policy in &config.policies {
-                for detector in &self.detectors {
-                    cells.push((scenario.clone(), policy, detector));
-                }
-            }
-        }
+        let cells = self.plan()?;
+        // A cell identical to an earlier one (Table 7's x100 and Shared cells are Table 6's
+        // in C2, Figure 3 at the configured lag is Table 6's Default) runs once: same
+        // scenario, configuration, detector and seeds give the same runs.
+        let same_as: Vec<usize> = cells
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                cells[..c]
+                    .iter()
+                    .position(|earlier| earlier.same_runs_as(cell))
+                    .unwrap_or(c)
+            })
+            .collect();
         let jobs: Vec<(usize, u32)> = (0..cells.len())
+            .filter(|&c| same_as[c] == c)
             .flat_map(|c| (0..config.repetitions).map(move |r| (c, r)))
             .collect();
-        let per_run: Vec<RunMetrics> = jobs
+        let computed: Vec<RunMetrics> = jobs
             .par_iter()
             .map(|&(c, r)| {
-                let (scenario, policy, detector) = &cells[c];
-                let sim = SimConfig {
-                    speculation: crate::Speculation {
-                        policy: *policy,
-                        ..config.sim.speculation
-                    },
-                    ..config.sim.clone()
-                };
-                let mut detector = detector.make();
-                let run = simulate(
-                    &sim,
-                    scenario,
-                    run_seed(config.seed, &scenario.name, r),
+                let plan = &cells[c];
+                let mut detector = plan.detector.make();
+                let outcome = simulate_outcome(
+                    &plan.sim,
+                    &plan.scenario,
+                    run_seed(config.seed, &plan.scenario.name, r),
                     Some(detector.as_mut()),
                 )?;
-                RunMetrics::of(&run, &usual, rule, &sim)
+                RunMetrics::of_outcome(&outcome, &labels, &plan.sim)
             })
             .collect::<Result<_, _>>()?;
-
         let reps = config.repetitions as usize;
+        let mut first_job = vec![0usize; cells.len()];
+        for (j, &(c, r)) in jobs.iter().enumerate() {
+            if r == 0 {
+                first_job[c] = j;
+            }
+        }
+        let mut per_run: Vec<RunMetrics> = Vec::with_capacity(cells.len() * reps);
+        for &source in &same_as {
+            let start = first_job[source];
+            per_run.extend_from_slice(&computed[start..start + reps]);
+        }
+        normalise(&cells, &mut per_run, reps, config.sim.speculation.lag_secs);
         let cells = cells
             .iter()
             .zip(per_run.chunks(reps))
-            .map(|((scenario, policy, detector), runs)| Cell {
-                experiment: "table6".to_owned(),
-                scenario: scenario.name.clone(),
-                policy: policy.name(),
-                detector: detector.name().to_owned(),
-                params: BTreeMap::from([
-                    (
-                        "speculative_lag_secs".to_owned(),
-                        serde_json::json!(config.sim.speculation.lag_secs),
-                    ),
-                    (
-                        "scan_interval_secs".to_owned(),
-                        serde_json::json!(config.sim.speculation.scan_interval_secs),
-                    ),
-                    (
-                        "heartbeat_secs".to_owned(),
-                        serde_json::json!(config.sim.speculation.heartbeat_secs),
-                    ),
-                    (
-                        "wait_for_pending_tasks".to_owned(),
-                        serde_json::json!(config.sim.speculation.wait_for_pending_tasks),
-                    ),
-                    (
-                        "straggler_factor".to_owned(),
-                        serde_json::json!(config.straggler_factor),
-                    ),
-                    (
-                        "usual_quantile".to_owned(),
-                        serde_json::json!(config.usual_quantile),
-                    ),
-                    (
-                        "killed_original_time".to_owned(),
-                        serde_json::json!("estimated_from_progress"),
-                    ),
-                ]),
+            .map(|(plan, runs)| Cell {
+                experiment: plan.experiment.to_owned(),
+                scenario: plan.scenario.name.clone(),
+                policy: plan.sim.speculation.policy.name(),
+                detector: plan.detector.name().to_owned(),
+                params: params(config, &plan.sim),
                 repetitions: config.repetitions,
                 metrics: summarize_runs(runs),
             })
@@ -358,6 +458,174 @@ impl Evaluation {
             cells,
         })
     }
+
+    /// Every cell to run, in the results' order: Table 6 (scenario, policy, detector),
+    /// Figure 3 (scenario, lag), Table 7 (scenario, policy, detector).
+    fn plan(&self) -> Result<Vec<CellPlan>, SimError> {
+        let config = &self.config;
+        let with = |policy: Policy, lag_secs: f64| {
+            let mut sim = config.sim.clone();
+            sim.speculation.policy = policy;
+            sim.speculation.lag_secs = lag_secs;
+            sim.check().map(|()| sim)
+        };
+        let lag = config.sim.speculation.lag_secs;
+        let mut cells = Vec::new();
+        for scenario in &config.scenarios {
+            for &policy in &config.policies {
+                for detector in &self.detectors {
+                    cells.push(CellPlan {
+                        experiment: "table6",
+                        scenario: scenario.clone(),
+                        detector: detector.clone(),
+                        sim: with(policy, lag)?,
+                    });
+                }
+            }
+        }
+        if !config.fig3.lags_secs.is_empty() {
+            let name = &config.fig3.detector;
+            let detector = self
+                .detectors
+                .iter()
+                .chain(&DetectorSpec::all())
+                .find(|d| d.name() == name)
+                .cloned()
+                .ok_or_else(|| SimError::InvalidConfig {
+                    field: "fig3.detector".to_owned(),
+                    value: name.clone(),
+                    expected: "the name of a detector of the evaluation or of `stragglers detectors`",
+                })?;
+            for scenario in &config.fig3.scenarios {
+                for &lag_secs in &config.fig3.lags_secs {
+                    check("fig3.lags_secs", lag_secs, ">= 0", |v| v >= 0.0)?;
+                    cells.push(CellPlan {
+                        experiment: "fig3",
+                        scenario: scenario.clone(),
+                        detector: detector.clone(),
+                        sim: with(Policy::X100, lag_secs)?,
+                    });
+                }
+            }
+        }
+        for scenario in &config.table7.scenarios {
+            for &policy in &config.table7.policies {
+                for detector in &self.detectors {
+                    cells.push(CellPlan {
+                        experiment: "table7",
+                        scenario: scenario.clone(),
+                        detector: detector.clone(),
+                        sim: with(policy, lag)?,
+                    });
+                }
+            }
+        }
+        Ok(cells)
+    }
+}
+
+/// One cell to run.
+struct CellPlan {
+    experiment: &'static str,
+    scenario: Scenario,
+    detector: DetectorSpec,
+    sim: SimConfig,
+}
+
+impl CellPlan {
+    /// Whether `other` runs exactly the same simulations (its experiment aside).
+    fn same_runs_as(&self, other: &CellPlan) -> bool {
+        self.scenario == other.scenario
+            && self.sim == other.sim
+            && self.detector.name() == other.detector.name()
+    }
+}
+
+/// The parameters a cell ran with, as its `params`.
+fn params(config: &EvalConfig, sim: &SimConfig) -> BTreeMap<String, serde_json::Value> {
+    let speculation = &sim.speculation;
+    BTreeMap::from([
+        (
+            "speculative_lag_secs".to_owned(),
+            serde_json::json!(speculation.lag_secs),
+        ),
+        (
+            "scan_interval_secs".to_owned(),
+            serde_json::json!(speculation.scan_interval_secs),
+        ),
+        (
+            "heartbeat_secs".to_owned(),
+            serde_json::json!(speculation.heartbeat_secs),
+        ),
+        (
+            "wait_for_pending_tasks".to_owned(),
+            serde_json::json!(speculation.wait_for_pending_tasks),
+        ),
+        (
+            "straggler_factor".to_owned(),
+            serde_json::json!(config.straggler_factor),
+        ),
+        (
+            "usual_quantile".to_owned(),
+            serde_json::json!(config.usual_quantile),
+        ),
+        (
+            "killed_original_time".to_owned(),
+            serde_json::json!(config.killed_original_time.name()),
+        ),
+        (
+            "copies".to_owned(),
+            serde_json::to_value(&sim.copies).unwrap_or(serde_json::Value::Null),
+        ),
+    ])
+}
+
+/// Adds `execution_time_norm` and `energy_norm` to every run: its time and energy divided
+/// by those of the same repetition of the reference cell, the Default detector under x100
+/// in the same experiment and scenario at the configured lag (the paper's Figures 4 and
+/// 5). `None` where there is no reference cell.
+fn normalise(cells: &[CellPlan], per_run: &mut [RunMetrics], reps: usize, lag_secs: f64) {
+    let reference: Vec<Option<usize>> = cells
+        .iter()
+        .map(|cell| {
+            cells.iter().position(|r| {
+                r.experiment == cell.experiment
+                    && r.scenario.name == cell.scenario.name
+                    && r.sim.speculation.policy == Policy::X100
+                    && r.sim.speculation.lag_secs == lag_secs
+                    && r.detector.name() == "default"
+            })
+        })
+        .collect();
+    let value = |runs: &[RunMetrics], r: usize, name: &str| runs[r].0.get(name).copied().flatten();
+    for (c, reference) in reference.iter().enumerate() {
+        for r in 0..reps {
+            let ratio = |name: &str| {
+                let own = value(per_run, c * reps + r, name)?;
+                let base = value(per_run, (*reference)? * reps + r, name)?;
+                (base > 0.0).then(|| own / base)
+            };
+            let time = ratio("execution_time_secs");
+            let energy = ratio("energy_joules");
+            let metrics = &mut per_run[c * reps + r].0;
+            metrics.insert("execution_time_norm".to_owned(), time);
+            metrics.insert("energy_norm".to_owned(), energy);
+        }
+    }
+}
+
+/// What labels the tasks of a run and what its costs are compared with.
+#[derive(Debug, Clone, Copy)]
+pub struct Labelling<'a> {
+    /// The usual time of every task key.
+    pub usual: &'a UsualTimes,
+    /// The straggler rule.
+    pub rule: StragglerRule,
+    /// Which time labels a killed original.
+    pub killed_original_time: KilledOriginalTime,
+    /// The mean energy of the homogeneous baseline runs (no straggler, no copy), for the
+    /// simulated energy overhead.
+    pub baseline_energy_joules: f64,
 }
 
 /// The seed of repetition `repetition` of `scenario`: the same for every detector and
@@ -371,33 +639,101 @@ fn run_seed(master: u64, scenario: &str, repetition: u32) -> u64 {
 pub struct RunMetrics(pub BTreeMap<String, Option<f64>>);
 
 impl RunMetrics {
-    /// Labels the run's tasks against the usual times and computes every metric.
+    /// Labels the run's tasks against the usual times (killed originals by their estimated
+    /// time) and computes every metric; the metrics that need the simulator's knowledge
+    /// (the exact times of killed originals, the baseline energy) are `None`.
     pub fn of(
         run: &Run,
         usual: &UsualTimes,
         rule: StragglerRule,
         sim: &SimConfig,
     ) -> Result<Self, SimError> {
+        let outcome = Outcome {
+            run: run.clone(),
+            killed_original_exact_secs: Vec::new(),
+        };
+        let labels = Labelling {
+            usual,
+            rule,
+            killed_original_time: KilledOriginalTime::EstimatedFromProgress,
+            baseline_energy_joules: f64::NAN,
+        };
+        Self::of_outcome(&outcome, &labels, sim)
+    }
+
+    /// Labels the run's tasks and computes every metric, with the killed originals timed
+    /// as `labels.killed_original_time` says.
+    ///
+    /// Beyond the detection and efficiency metrics: `killed_original_time_gap`, the mean
+    /// over killed originals of `|exact - estimated| / usual`; `label_disagreements`, the
+    /// tasks whose straggler label differs between the two times; the Section 4.2
+    /// predictor's `predicted_time_overhead` and `predicted_energy_overhead` (from the
+    /// run's straggler ratio, raw precision, recall, Detection Latency and Undetected
+    /// Time) next to the simulated `simulated_time_overhead` (the tasks' times, from their
+    /// original's start to their end, summed, over their usual times summed, minus 1) and
+    /// `simulated_energy_overhead` (energy over the homogeneous baseline's, minus 1).
+    pub fn of_outcome(
+        outcome: &Outcome,
+        labels: &Labelling<'_>,
+        sim: &SimConfig,
+    ) -> Result<Self, SimError> {
+        let run = &outcome.run;
+        let rule = labels.rule;
         let detections = run.first_detection_secs();
         let mut records = Vec::with_capacity(run.tasks.len());
         let mut estimated = 0usize;
-        for ((task, original), first_detection_secs) in
-            run.tasks.iter().zip(run.original_times()).zip(detections)
+        let (mut gap_sum, mut killed, mut disagreements) = (0.0, 0usize, 0usize);
+        let (mut task_secs, mut usual_total) = (0.0, 0.0);
+        let ends = task_end_secs(run);
+        for (((task, original), first_detection_secs), end_secs) in run
+            .tasks
+            .iter()
+            .zip(run.original_times())
+            .zip(detections)
+            .zip(ends)
         {
             let original = original.ok_or(SimError::Unlabelled {
                 key: task.key,
                 reason: "its original attempt never ended",
             })?;
-            let usual_secs = usual.get(&task.key).ok_or(SimError::Unlabelled {
+            let usual_secs = labels.usual.get(&task.key).ok_or(SimError::Unlabelled {
                 key: task.key,
                 reason: "the baseline runs have no usual time for it",
             })?;
-            estimated += usize::from(original.source == TimeSource::EstimatedFromProgress);
+            let mut exec_secs = original.exec_secs;
+            if original.source == TimeSource::EstimatedFromProgress {
+                estimated += 1;
+                let exact = outcome
+                    .killed_original_exact_secs
+                    .get(task.id.index())
+                    .copied()
+                    .flatten();
+                if let Some(exact) = exact {
+                    killed += 1;
+                    gap_sum += (exact - original.exec_secs).abs() / usual_secs;
+                    disagreements += usize::from(
+                        rule.is_straggler(exact, usual_secs)
+                            != rule.is_straggler(original.exec_secs, usual_secs),
+                    );
+                    if labels.killed_original_time == KilledOriginalTime::Exact {
+                        exec_secs = exact;
+                    }
+                } else if labels.killed_original_time == KilledOriginalTime::Exact {
+                    return Err(SimError::Unlabelled {
+                        key: task.key,
+                        reason: "its original was killed and the run has no exact time for it",
+                    });
+                }
+            }
+            if let Some(end_secs) = end_secs {
+                task_secs += end_secs - original.start_secs;
+            }
+            usual_total += usual_secs;
             records.push(TaskRecord {
                 start_secs: original.start_secs,
-                exec_secs: original.exec_secs,
+                exec_secs,
                 usual_secs,
-                straggler: rule.is_straggler(original.exec_secs, usual_secs),
+                straggler: rule.is_straggler(exec_secs, usual_secs),
                 first_detection_secs,
             });
         }
@@ -406,6 +742,16 @@ impl RunMetrics {
         let energy = straggler_energy::run_energy_joules(run, &sim.power)?;
         let count = |n: usize| Some(n as f64);
         let stragglers = detection.true_positives + detection.false_negatives;
+        let straggler_ratio = stragglers as f64 / records.len().max(1) as f64;
+        let prediction = predict(
+            straggler_ratio,
+            detection.precision_raw,
+            detection.recall,
+            detection.detection_latency,
+            detection.undetected_time,
+        );
+        let have_exact = !outcome.killed_original_exact_secs.is_empty();
+        let baseline_energy = labels.baseline_energy_joules;
         Ok(RunMetrics(BTreeMap::from([
             ("precision".to_owned(), detection.precision),
             ("precision_raw".to_owned(), detection.precision_raw),
@@ -436,17 +782,80 @@ impl RunMetrics {
             ),
             ("heavy_tail_ratio".to_owned(), efficiency.heavy_tail_ratio),
             ("stragglers".to_owned(), count(stragglers)),
-            (
-                "straggler_ratio".to_owned(),
-                Some(stragglers as f64 / records.len().max(1) as f64),
-            ),
+            ("straggler_ratio".to_owned(), Some(straggler_ratio)),
             (
                 "detected".to_owned(),
                 count(detection.true_positives + detection.false_positives),
             ),
             ("estimated_original_times".to_owned(), count(estimated)),
+            (
+                "killed_original_time_gap".to_owned(),
+                (killed > 0).then(|| gap_sum / killed as f64),
+            ),
+            (
+                "label_disagreements".to_owned(),
+                have_exact.then_some(disagreements as f64),
+            ),
+            (
+                "predicted_time_overhead".to_owned(),
+                prediction.map(|p| p.time_overhead),
+            ),
+            (
+                "predicted_energy_overhead".to_owned(),
+                prediction.map(|p| p.energy_overhead),
+            ),
+            (
+                "simulated_time_overhead".to_owned(),
+                (usual_total > 0.0).then(|| task_secs / usual_total - 1.0),
+            ),
+            (
+                "simulated_energy_overhead".to_owned(),
+                (baseline_energy > 0.0).then(|| energy / baseline_energy - 1.0),
+            ),
         ])))
     }
+}
+
+/// When each task ended: the end of its attempt that succeeded (`None` if none did).
+fn task_end_secs(run: &Run) -> Vec<Option<f64>> {
+    let mut ends = vec![None; run.tasks.len()];
+    for attempt in &run.attempts {
+        if attempt.status == AttemptStatus::Succeeded {
+            if let Some(slot) = ends.get_mut(attempt.task.index()) {
+                *slot = attempt.end_secs;
+            }
+        }
+    }
+    ends
+}
+
+/// The Section 4.2 first-order prediction from a run's metrics. Inputs that do not matter
+/// may be undefined: without detected stragglers (`recall x ratio = 0`) precision and
+/// Detection Latency are not used, and with every straggler detected Undetected Time is
+/// not. `None` if a needed input is undefined or the predictor rejects them.
+fn predict(
+    straggler_ratio: f64,
+    precision_raw: Option<f64>,
+    recall: Option<f64>,
+    detection_latency: Option<f64>,
+    undetected_time: Option<f64>,
+) -> Option<straggler_energy::Prediction> {
+    let recall = match recall {
+        Some(r) => r,
+        None if straggler_ratio == 0.0 => 0.0,
+        None => return None,
+    };
+    let detects = recall * straggler_ratio > 0.0;
+    let misses = (1.0 - recall) * straggler_ratio > 0.0;
+    FirstOrderInputs {
+        straggler_ratio,
+        precision: if detects { precision_raw? } else { 1.0 },
+        recall,
+        detection_latency: if detects { detection_latency? } else { 0.0 },
+        undetected_time: if misses { undetected_time? } else { 0.0 },
+    }
+    .predict()
+    .ok()
 }
 
 fn summarize_runs(runs: &[RunMetrics]) -> BTreeMap<String, Summary> {

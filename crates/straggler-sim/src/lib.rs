@@ -9,24 +9,37 @@
 //! every detected task and the load of every node over time.
 //!
 //! [`Evaluation`] runs the paper's matrix (homogeneous baselines for the usual times,
-//! scenarios C1..C4, detectors Default, Hierarchical and LATE, repetitions) and gives
-//! [`EvalResults`], the `stragglers.eval/1` document; [`report`] renders its tables.
+//! scenarios C1..C4, detectors Default, Hierarchical and LATE, repetitions; Figure 3's
+//! lags; Table 7's six reservation policies in C2) and gives [`EvalResults`], the
+//! `stragglers.eval/1` document; [`report`] renders its tables. What the engine does with
+//! a detection (copies per task, launches per scan, caps, placement) is
+//! [`CopyControls`], separate from the detector.
 //!
 //! Same configuration and seed, same bytes of output, whatever the number of threads:
 //! every run draws from its own ChaCha8 streams derived from the master seed and the run's
 //! labels, and runs are collected in a fixed order.
 #![deny(missing_docs)]
 
+pub mod causes;
 mod config;
 mod engine;
 mod error;
 mod experiment;
+mod fleet;
+mod fleet_queue;
 pub mod report;
 mod rng;
+mod scenario;
 
-pub use config::{Noise, Platform, Policy, Scenario, SimConfig, Speculation, Workload};
-pub use engine::simulate;
+pub use config::{
+    CopyCaps, CopyControls, CopyPlacement, Noise, Platform, Policy, Scenario, SimConfig,
+    Speculation, Workload,
+};
+pub use engine::{Outcome, simulate, simulate_outcome};
 pub use error::SimError;
 pub use experiment::{
-    Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, RunMetrics, SCHEMA,
+    Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, Fig3Config,
+    KilledOriginalTime, Labelling, RunMetrics, SCHEMA, Table7Config,
 };
+pub use fleet::{Progress, RunOptions, ScenarioOutcome, Summary, simulate_scenario};
+pub use scenario::{ClusterSpec, JobsSpec, PRESETS, ScenarioSpec, SpeculationSpec};

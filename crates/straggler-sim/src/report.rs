@@ -32,6 +32,48 @@ pub const PAPER_TABLE6: [(&str, &str, [f64; 5]); 12] = [
     ("C4", "late", [0.31, 0.62, 0.48, 0.03, 2.00]),
 ];
 
+/// Table 7 as published (seed paper, Section 7.3): policy, detector, and Precision,
+/// Recall, Detection Latency, Undetected Time.
+pub const PAPER_TABLE7: [(&str, &str, [f64; 4]); 18] = [
+    ("x100", "default", [0.62, 0.36, 0.41, 2.50]),
+    ("x100", "hierarchical", [1.00, 0.22, 0.50, 2.52]),
+    ("x100", "late", [0.69, 0.45, 0.36, 2.26]),
+    ("x95", "default", [0.55, 0.41, 0.17, 2.00]),
+    ("x95", "hierarchical", [0.99, 0.29, 0.23, 2.08]),
+    ("x95", "late", [0.68, 0.60, 0.18, 2.00]),
+    ("x90", "default", [0.53, 0.42, 0.15, 2.03]),
+    ("x90", "hierarchical", [1.00, 0.30, 0.03, 2.10]),
+    ("x90", "late", [0.63, 0.63, 0.16, 2.01]),
+    ("x75", "default", [0.58, 0.57, 0.08, 2.08]),
+    ("x75", "hierarchical", [0.99, 0.29, 0.05, 2.12]),
+    ("x75", "late", [0.67, 0.65, 0.18, 2.02]),
+    ("x50", "default", [0.57, 0.68, 0.01, 2.08]),
+    ("x50", "hierarchical", [0.96, 0.32, 0.03, 1.99]),
+    ("x50", "late", [0.60, 0.70, 0.09, 2.04]),
+    ("shared", "default", [0.55, 0.56, 0.32, 2.01]),
+    ("shared", "hierarchical", [0.99, 0.29, 0.65, 2.03]),
+    ("shared", "late", [0.65, 0.60, 0.17, 2.28]),
+];
+
+/// The Table 7 metrics, in the paper's column order, with their headers.
+pub const TABLE7_METRICS: [(&str, &str); 4] = [
+    ("precision", "Precision"),
+    ("recall", "Recall"),
+    ("detection_latency", "DL"),
+    ("undetected_time", "UT"),
+];
+
+/// Figure 3 as the paper's text gives it (Section 6.2): lag in seconds, Default's Fake
+/// Positive ratio.
+pub const PAPER_FIG3: [(f64, f64); 1] = [(60.0, 0.14)];
+
+/// The figures of Section 7.2-7.3 the paper's text gives, relative to Default under x100:
+/// policy, detector, execution time, energy.
+pub const PAPER_FIG45: [(&str, &str, f64, f64); 2] = [
+    ("shared", "hierarchical", 0.90, 0.94),
+    ("x50", "late", 1.31, 1.23),
+];
+
 /// The Table 6 metrics, in the paper's column order, with their headers.
 pub const TABLE6_METRICS: [(&str, &str); 5] = [
     ("precision", "Precision"),
@@ -214,6 +256,7 @@ pub fn efficiency(results: &EvalResults) -> Table {
     let rows = results
         .cells
         .iter()
+        .filter(|c| c.experiment == "table6")
         .map(|cell| {
             let mut row = vec![
                 cell.scenario.clone(),
@@ -243,6 +286,173 @@ pub fn efficiency(results: &EvalResults) -> Table {
     }
 }
 
+/// Table 7: the detection metrics of every policy and detector of the Section 7
+/// experiment, with the paper's values in brackets, the Fake Positive ratio, and how far
+/// the estimated times of killed originals are from their exact ones.
+pub fn table7(results: &EvalResults) -> Table {
+    let mut headers = vec![
+        "Scenario".to_owned(),
+        "Policy".to_owned(),
+        "Mechanism".to_owned(),
+    ];
+    headers.extend(TABLE7_METRICS.iter().map(|(_, h)| (*h).to_owned()));
+    headers.extend(["FP", "Killed-time gap", "Label changes"].map(String::from));
+    let rows = results
+        .cells
+        .iter()
+        .filter(|c| c.experiment == "table7")
+        .map(|cell| {
+            let paper = PAPER_TABLE7.iter().find(|(p, d, _)| {
+                *p == cell.policy && *d == cell.detector && cell.scenario == "C2"
+            });
+            let mut row = vec![
+                cell.scenario.clone(),
+                cell.policy.clone(),
+                cell.detector.clone(),
+            ];
+            row.extend(TABLE7_METRICS.iter().enumerate().map(|(i, (name, _))| {
+                let value = format_summary(cell.metrics.get(*name), 2);
+                match paper {
+                    Some((_, _, published)) => format!("{value} ({:.2})", published[i]),
+                    None => value,
+                }
+            }));
+            row.push(format_summary(cell.metrics.get("fake_positive"), 2));
+            row.push(format_summary(
+                cell.metrics.get("killed_original_time_gap"),
+                2,
+            ));
+            row.push(format_summary(cell.metrics.get("label_disagreements"), 1));
+            row
+        })
+        .collect();
+    Table {
+        title: format!(
+            "Table 7. Characteristics of the detectors under each reservation policy, {} repetitions (mean ± 95% CI; paper in brackets; killed originals labelled by {} time; gap = mean |exact - estimated| / usual time)",
+            results.config.repetitions,
+            results.config.killed_original_time.name().replace('_', " "),
+        ),
+        headers,
+        rows,
+    }
+}
+
+/// Figures 4 to 6 as numbers: execution time and energy normalised to Default under x100,
+/// copies, and the Section 4.2 predictor's overheads next to the simulated ones.
+pub fn figures4to6(results: &EvalResults) -> Table {
+    let headers = [
+        "Scenario",
+        "Policy",
+        "Mechanism",
+        "Time / D x100",
+        "Energy / D x100",
+        "Copies",
+        "Successful",
+        "Unsuccessful",
+        "Time overhead predicted",
+        "simulated",
+        "Energy overhead predicted",
+        "simulated",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = results
+        .cells
+        .iter()
+        .filter(|c| c.experiment == "table7")
+        .map(|cell| {
+            let paper = PAPER_FIG45.iter().find(|(p, d, _, _)| {
+                *p == cell.policy && *d == cell.detector && cell.scenario == "C2"
+            });
+            let metric = |name: &str, digits: usize| format_summary(cell.metrics.get(name), digits);
+            let with_paper = |value: String, published: Option<f64>| match published {
+                Some(p) => format!("{value} ({p:.2})"),
+                None => value,
+            };
+            vec![
+                cell.scenario.clone(),
+                cell.policy.clone(),
+                cell.detector.clone(),
+                with_paper(metric("execution_time_norm", 2), paper.map(|p| p.2)),
+                with_paper(metric("energy_norm", 2), paper.map(|p| p.3)),
+                metric("speculative_copies", 1),
+                metric("successful_copies", 1),
+                metric("unsuccessful_copies", 1),
+                metric("predicted_time_overhead", 2),
+                metric("simulated_time_overhead", 2),
+                metric("predicted_energy_overhead", 2),
+                metric("simulated_energy_overhead", 2),
+            ]
+        })
+        .collect();
+    Table {
+        title: "Figures 4-6. Execution time and energy relative to Default under x100 (paper in brackets where its text gives a value), speculative copies, and the Section 4.2 predictor's overheads next to the simulated ones (mean ± 95% CI)".to_owned(),
+        headers,
+        rows,
+    }
+}
+
+/// Figure 3: the Fake Positive ratio of the Figure 3 detector against the speculative lag,
+/// one column per scenario, with the value the paper's text gives.
+pub fn fig3(results: &EvalResults) -> Table {
+    let cells: Vec<_> = results
+        .cells
+        .iter()
+        .filter(|c| c.experiment == "fig3")
+        .collect();
+    let mut scenarios: Vec<&str> = Vec::new();
+    let mut lags: Vec<f64> = Vec::new();
+    for cell in &cells {
+        if !scenarios.contains(&cell.scenario.as_str()) {
+            scenarios.push(&cell.scenario);
+        }
+        let lag = lag_of(cell);
+        if !lags.contains(&lag) {
+            lags.push(lag);
+        }
+    }
+    let mut headers = vec!["Lag (s)".to_owned()];
+    headers.extend(scenarios.iter().map(|s| format!("FP {s}")));
+    headers.push("Paper".to_owned());
+    let rows = lags
+        .iter()
+        .map(|&lag| {
+            let mut row = vec![format!("{lag}")];
+            row.extend(scenarios.iter().map(|&s| {
+                let cell = cells.iter().find(|c| c.scenario == s && lag_of(c) == lag);
+                format_summary(cell.and_then(|c| c.metrics.get("fake_positive")), 2)
+            }));
+            row.push(
+                PAPER_FIG3
+                    .iter()
+                    .find(|(l, _)| *l == lag)
+                    .map_or("-".to_owned(), |(_, fp)| format!("{fp:.2}")),
+            );
+            row
+        })
+        .collect();
+    let detector = cells.first().map_or("-", |c| c.detector.as_str());
+    Table {
+        title: format!(
+            "Figure 3. Fake Positive ratio of {detector} against the speculative lag, policy x100, {} repetitions (mean ± 95% CI)",
+            results.config.repetitions
+        ),
+        headers,
+        rows,
+    }
+}
+
+fn lag_of(cell: &crate::Cell) -> f64 {
+    cell.params
+        .get("speculative_lag_secs")
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or(f64::NAN)
+}
+
+fn has(results: &EvalResults, experiment: &str) -> bool {
+    results.cells.iter().any(|c| c.experiment == experiment)
+}
+
 fn scaled(summary: &Summary, factor: f64) -> Summary {
     Summary {
         mean: summary.mean.map(|m| m * factor),
@@ -260,6 +470,16 @@ pub fn text(results: &EvalResults) -> String {
     }
     out.push('\n');
     out += &efficiency(results).to_text();
+    if has(results, "fig3") {
+        out.push('\n');
+        out += &fig3(results).to_text();
+    }
+    if has(results, "table7") {
+        out.push('\n');
+        out += &table7(results).to_text();
+        out.push('\n');
+        out += &figures4to6(results).to_text();
+    }
     out
 }
 
@@ -281,13 +501,23 @@ pub fn markdown(results: &EvalResults) -> String {
     }
     out.push('\n');
     out += &efficiency(results).to_markdown();
+    if has(results, "fig3") {
+        out.push('\n');
+        out += &fig3(results).to_markdown();
+    }
+    if has(results, "table7") {
+        out.push('\n');
+        out += &table7(results).to_markdown();
+        out.push('\n');
+        out += &figures4to6(results).to_markdown();
+    }
     out
 }
 
 /// The policies present in the results, in order of first appearance.
 fn policies(results: &EvalResults) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
-    for cell in &results.cells {
+    for cell in results.cells.iter().filter(|c| c.experiment == "table6") {
         if !seen.contains(&cell.policy) {
             seen.push(cell.policy.clone());
         }

@@ -1,13 +1,15 @@
 //! Tests of the simulator and of the evaluation built on it: hand-worked runs, policies,
 //! determinism, and configuration errors.
 
+mod scale;
+
 use approx::assert_relative_eq;
 use straggler_detect::{DefaultDetector, Detector, Findings, LateDetector};
 use straggler_energy::SlowdownModel;
 use straggler_model::{AttemptRole, AttemptStatus, Run, Snapshot, TaskKind};
 use straggler_sim::{
-    DetectorSpec, EvalConfig, Evaluation, Noise, Platform, Policy, Scenario, SimConfig, SimError,
-    Workload, simulate,
+    DetectorSpec, EvalConfig, Evaluation, Fig3Config, Noise, Platform, Policy, Scenario, SimConfig,
+    SimError, Table7Config, Workload, simulate,
 };
 
 /// A platform of `workers` one-core nodes with `containers` slots, a compute-bound job
@@ -285,11 +287,26 @@ fn a_detector_that_flags_everything_copies_every_task_once() {
     assert_eq!(run.detections.len(), 4);
 }
 
+/// Table 6 in C2 and C4, Figure 3 at two lags in C2, Table 7 with two policies in C2.
 fn small_eval() -> Evaluation {
     Evaluation::paper().with_config(EvalConfig {
         repetitions: 3,
         baseline_runs: 3,
         scenarios: vec![Scenario::c2(), Scenario::c4()],
+        fig3: Fig3Config {
+            lags_secs: vec![0.0, 60.0],
+            scenarios: vec![Scenario::c2()],
+            ..Fig3Config::default()
+        },
+        table7: Table7Config {
+            scenarios: vec![Scenario::c2()],
+            policies: vec![
+                Policy::X100,
+                Policy::Reserved {
+                    regular_percent: 50,
+                },
+            ],
+        },
         ..EvalConfig::default()
     })
 }
@@ -311,7 +328,16 @@ fn evaluation_is_the_same_on_one_thread_and_on_two() {
 fn evaluation_results_have_the_schema_and_every_cell() {
     let results = small_eval().run().unwrap();
     assert_eq!(results.schema, "stragglers.eval/1");
-    assert_eq!(results.cells.len(), 2 * 2 * 3);
+    assert_eq!(results.cells.len(), 2 * 2 * 3 + 2 + 2 * 3);
+    let experiments: Vec<&str> = results
+        .cells
+        .iter()
+        .map(|c| c.experiment.as_str())
+        .collect();
+    assert_eq!(experiments.iter().filter(|&&e| e == "table6").count(), 12);
+    let fig3 = results.cell("fig3", "C2", "x100", "default").unwrap();
+    assert_eq!(fig3.params["speculative_lag_secs"], 0.0);
+    assert!(results.cell("table7", "C2", "x50", "late").is_some());
     assert_eq!(results.baseline.quantiles.len(), 5);
     let json = serde_json::to_value(&results).unwrap();
     let cell = &json["cells"][0];
@@ -337,6 +363,13 @@ fn evaluation_results_have_the_schema_and_every_cell() {
         "energy_joules",
         "speculative_copies",
         "successful_copies",
+        "unsuccessful_copies",
+        "execution_time_norm",
+        "energy_norm",
+        "predicted_time_overhead",
+        "predicted_energy_overhead",
+        "killed_original_time_gap",
+        "label_disagreements",
     ] {
         let metric = &cell["metrics"][name];
         assert!(
@@ -421,9 +454,11 @@ fn a_copy_that_loses_is_killed_with_the_progress_it_reached() {
     // the scan at 3 s detects it and its copy starts then. Two attempts share the core at
     // rate 1/2: the original's last 7 s of work take 14 s, it ends at 17 s; the copy has
     // done 14 x 1/2 = 7 s of its 10 s and is killed then, at progress 0.7.
+    // The copy runs beside its original, so the placement rule is lifted.
     let mut config = exact(1, 2, 1, 0);
     config.speculation.policy = Policy::Shared;
     config.speculation.lag_secs = 0.0;
+    config.copies.placement.avoid_original_node = false;
     let run = simulate(&config, &one_core(), 1, Some(&mut All)).unwrap();
     assert_eq!(run.detections.len(), 1);
     assert_relative_eq!(run.detections[0].time_secs, 3.0);
@@ -481,5 +516,372 @@ fn waiting_for_pending_tasks_delays_detection_until_every_map_started() {
     assert!(
         run.detections.iter().all(|d| d.time_secs >= last),
         "a detection before {last}"
+    );
+}
+
+// ---- Section 7: reservation policies, copy controls, killed originals ----
+
+/// The copies of a run with, for each, its original's node.
+fn copies_with_original_node(run: &Run) -> Vec<(&straggler_model::Attempt, u32)> {
+    run.speculative_attempts()
+        .map(|copy| {
+            let original = run
+                .attempts
+                .iter()
+                .find(|a| a.task == copy.task && a.role == AttemptRole::Original)
+                .expect("a copied task has an original");
+            (copy, original.node.0)
+        })
+        .collect()
+}
+
+fn first_copy_start(run: &Run) -> f64 {
+    run.speculative_attempts()
+        .map(|a| a.start_secs)
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn reservation_is_applied_to_the_cluster_not_per_node() {
+    let platform = Platform::default();
+    let order: Vec<usize> = (0..20).rev().collect();
+    let regular = |percent| {
+        Policy::Reserved {
+            regular_percent: percent,
+        }
+        .regular_limits(&platform, &order)
+    };
+    // floor(x% of 160): 160, 152, 144, 120, 80 regular containers.
+    for (percent, total) in [(100, 160), (95, 152), (90, 144), (75, 120), (50, 80)] {
+        assert_eq!(regular(percent).iter().sum::<u32>(), total, "x{percent}");
+    }
+    // x95: the 8 reserved containers go to the first 8 nodes of the order (19 down to 12).
+    let x95 = regular(95);
+    assert!(x95[12..].iter().all(|&l| l == 7) && x95[..12].iter().all(|&l| l == 8));
+    assert_ne!(x95, regular(90));
+    assert_eq!(
+        Policy::Shared.regular_limits(&platform, &order),
+        vec![8; 20]
+    );
+}
+
+#[test]
+fn x50_launches_copies_earlier_than_x100() {
+    let run = |policy| {
+        simulate(
+            &SimConfig::paper(policy),
+            &Scenario::c2(),
+            7,
+            Some(&mut DefaultDetector::default()),
+        )
+        .unwrap()
+    };
+    let x100 = first_copy_start(&run(Policy::X100));
+    let x50 = first_copy_start(&run(Policy::Reserved {
+        regular_percent: 50,
+    }));
+    // x100 waits for the last map to start; x50 copies right after the first detections,
+    // which come after the 20 s lag and the first progress reports.
+    assert!((20.0..30.0).contains(&x50), "x50 first copy at {x50}");
+    assert!(x100 > 2.0 * x50, "x100 first copy at {x100}, x50 at {x50}");
+}
+
+#[test]
+fn a_blacklisted_node_receives_no_copy() {
+    let mut config = SimConfig::paper(Policy::Shared);
+    config.copies.placement.blacklist = vec![0, 1, 2, 3, 4];
+    let run = simulate(&config, &Scenario::c2(), 3, Some(&mut All)).unwrap();
+    check_invariants(&run);
+    assert!(run.speculative_attempts().count() > 50);
+    assert!(run.speculative_attempts().all(|a| a.node.0 >= 5));
+    // Regular tasks still run there.
+    assert!(
+        run.attempts
+            .iter()
+            .any(|a| a.role == AttemptRole::Original && a.node.0 < 5)
+    );
+}
+
+/// Flags every attempt and reports node 0 slow.
+struct AllAndNodeZeroSlow;
+
+impl Detector for AllAndNodeZeroSlow {
+    fn name(&self) -> &str {
+        "all-node-0-slow"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        (0..snapshot.len() as u32).for_each(|row| findings.push_row(row));
+        findings.push_slow_node(straggler_model::NodeId(0));
+    }
+}
+
+#[test]
+fn nodes_the_detector_reports_slow_receive_no_copy_when_asked() {
+    let mut config = SimConfig::paper(Policy::Shared);
+    let on_node_zero = |config: &SimConfig| {
+        let run = simulate(config, &Scenario::c2(), 3, Some(&mut AllAndNodeZeroSlow)).unwrap();
+        run.speculative_attempts().filter(|a| a.node.0 == 0).count()
+    };
+    assert!(on_node_zero(&config) > 0);
+    config.copies.placement.avoid_slow_nodes = true;
+    assert_eq!(on_node_zero(&config), 0);
+}
+
+#[test]
+fn copies_never_run_beside_their_original_by_default() {
+    let config = SimConfig::paper(Policy::Shared);
+    let run = simulate(&config, &Scenario::c1(), 5, Some(&mut All)).unwrap();
+    let copies = copies_with_original_node(&run);
+    assert!(copies.len() > 50);
+    assert!(
+        copies
+            .iter()
+            .all(|(copy, original)| copy.node.0 != *original)
+    );
+}
+
+#[test]
+fn copies_run_only_on_nodes_at_or_above_the_level() {
+    let mut config = SimConfig::paper(Policy::Shared);
+    config.copies.placement.min_active_cores = 3;
+    let run = simulate(&config, &Scenario::c2(), 5, Some(&mut All)).unwrap();
+    assert!(run.speculative_attempts().count() > 50);
+    assert!(
+        run.speculative_attempts()
+            .all(|a| run.nodes[a.node.index()].active_cores >= 3)
+    );
+}
+
+#[test]
+fn hadoop_caps_bound_the_running_copies_of_each_kind() {
+    let mut config = SimConfig::paper(Policy::Shared);
+    config.copies.caps = Some(straggler_sim::CopyCaps {
+        running_fraction: 0.0,
+        total_fraction: 0.0,
+        minimum_allowed: 3,
+    });
+    let run = simulate(&config, &Scenario::c2(), 5, Some(&mut All)).unwrap();
+    check_invariants(&run);
+    let copies: Vec<_> = run.speculative_attempts().collect();
+    assert!(copies.len() > 10);
+    for copy in &copies {
+        let kind = run.tasks[copy.task.index()].key.kind;
+        let running = copies
+            .iter()
+            .filter(|c| run.tasks[c.task.index()].key.kind == kind)
+            .filter(|c| c.start_secs <= copy.start_secs && c.end_secs.unwrap() > copy.start_secs)
+            .count();
+        assert!(
+            running <= 3,
+            "{running} copies running at {}",
+            copy.start_secs
+        );
+    }
+    // The default caps: max(10, 0.01 x 320, 0.1 x running maps) = 16 with 160 maps running.
+    let caps = straggler_sim::CopyCaps::default();
+    assert_relative_eq!(caps.allowed(320, 160), 16.0);
+    assert_relative_eq!(caps.allowed(320, 40), 10.0);
+}
+
+#[test]
+fn copies_per_task_and_launches_per_scan_are_bounded() {
+    let copies_per_task = |config: &SimConfig| {
+        let run = simulate(config, &Scenario::c2(), 5, Some(&mut All)).unwrap();
+        let mut counts = vec![0u32; run.tasks.len()];
+        for copy in run.speculative_attempts() {
+            counts[copy.task.index()] += 1;
+        }
+        (run, counts)
+    };
+    let mut config = SimConfig::paper(Policy::Shared);
+    let (_, counts) = copies_per_task(&config);
+    assert_eq!(counts.iter().max(), Some(&1));
+    config.copies.max_copies_per_task = 2;
+    let (_, counts) = copies_per_task(&config);
+    assert_eq!(counts.iter().max(), Some(&2));
+
+    config.copies.max_copies_per_task = 1;
+    config.copies.launches_per_scan = Some(1);
+    let (run, _) = copies_per_task(&config);
+    let mut starts: Vec<f64> = run.speculative_attempts().map(|a| a.start_secs).collect();
+    starts.sort_by(f64::total_cmp);
+    assert!(starts.len() > 10);
+    // One candidate per scan (every second), so no two copies start within the same second
+    // of scans: at most two copies start in any window [k, k + 1).
+    for window in starts.windows(3) {
+        assert!(window[2] - window[0] > 1.0 - 1e-9, "{window:?}");
+    }
+}
+
+/// Flags task 0's original only.
+struct FirstTask;
+
+impl Detector for FirstTask {
+    fn name(&self) -> &str {
+        "first-task"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        for (i, (task, role)) in snapshot.tasks().iter().zip(snapshot.roles()).enumerate() {
+            if task.0 == 0 && *role == AttemptRole::Original {
+                findings.push_row(i as u32);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_killed_originals_exact_time_differs_from_its_estimate() {
+    // Two one-core nodes, two containers each; one map (10 s) and one reduce (4 s), the
+    // reduce released at once (slowstart 0): both start at 0 on the first node, X, at rate
+    // 1/2. The first report and scan at 3 s flag the map (1.5 s done); its copy starts on
+    // the other node, alone at rate 1, and ends at 13 s. On X the reduce ends at 8 s (4 s
+    // of work at 1/2), then the map runs alone: 4 s done at 8 s, 9 s at 13 s, when it is
+    // killed at progress 0.9. Estimated from progress: 13 / 0.9 = 14.44 s. Exact: its last
+    // 1 s of work on the idle node X ends at 14 s.
+    let mut config = exact(2, 2, 1, 1);
+    config.workload.reduce_slowstart = 0.0;
+    config.speculation.policy = Policy::Shared;
+    config.speculation.lag_secs = 0.0;
+    let outcome =
+        straggler_sim::simulate_outcome(&config, &one_core(), 1, Some(&mut FirstTask)).unwrap();
+    let run = &outcome.run;
+    let original = &run.attempts[0];
+    assert_eq!(original.status, AttemptStatus::Killed);
+    assert_relative_eq!(original.end_secs.unwrap(), 13.0, max_relative = 1e-12);
+    assert_relative_eq!(original.progress_at_end, 0.9, max_relative = 1e-12);
+    let estimated = run.original_times()[0].unwrap().exec_secs;
+    assert_relative_eq!(estimated, 13.0 / 0.9, max_relative = 1e-12);
+    let exact_secs = outcome.killed_original_exact_secs[0].unwrap();
+    assert_relative_eq!(exact_secs, 14.0, max_relative = 1e-12);
+    assert_eq!(outcome.killed_original_exact_secs[1], None);
+
+    // Labelled against its usual time, 14 s (the same job without speculation: the map
+    // ends at 14 s), with a factor 1.02: a straggler by the estimate (1.03), not by the
+    // exact time (1.0).
+    let baseline = simulate(&config, &one_core(), 1, None).unwrap();
+    assert_relative_eq!(
+        baseline.attempts[0].end_secs.unwrap(),
+        14.0,
+        max_relative = 1e-12
+    );
+    let usual = straggler_truth::UsualTimes::from_runs(&[baseline], 0.5).unwrap();
+    let rule = straggler_truth::StragglerRule { factor: 1.02 }
+        .check()
+        .unwrap();
+    let metrics = |killed_original_time| {
+        let labels = straggler_sim::Labelling {
+            usual: &usual,
+            rule,
+            killed_original_time,
+            baseline_energy_joules: 1.0,
+        };
+        straggler_sim::RunMetrics::of_outcome(&outcome, &labels, &config).unwrap()
+    };
+    let estimated = metrics(straggler_sim::KilledOriginalTime::EstimatedFromProgress);
+    let exact_labels = metrics(straggler_sim::KilledOriginalTime::Exact);
+    assert_eq!(estimated.0["stragglers"], Some(1.0));
+    assert_eq!(exact_labels.0["stragglers"], Some(0.0));
+    assert_eq!(estimated.0["label_disagreements"], Some(1.0));
+    assert_relative_eq!(
+        estimated.0["killed_original_time_gap"].unwrap(),
+        (13.0 / 0.9 - 14.0) / 14.0,
+        max_relative = 1e-9
+    );
+
+    // The Section 4.2 predictor on the estimated labels: alpha = 1/2 (the map of two
+    // tasks), p = r = 1, DL = 3 / 14 (detected at 3 s, usual 14 s). P1 = 1/2, P4 = 1/2:
+    // time per task 1/2 (1 + 3/14) + 1/2, energy 1/2 (2 + 3/14) + 1/2.
+    let m = &estimated.0;
+    assert_relative_eq!(
+        m["detection_latency"].unwrap(),
+        3.0 / 14.0,
+        max_relative = 1e-9
+    );
+    let time = 0.5 * (1.0 + 3.0 / 14.0) + 0.5;
+    let energy = 0.5 * (2.0 + 3.0 / 14.0) + 0.5;
+    assert_relative_eq!(
+        m["predicted_time_overhead"].unwrap(),
+        time - 1.0,
+        max_relative = 1e-9
+    );
+    assert_relative_eq!(
+        m["predicted_energy_overhead"].unwrap(),
+        energy - 1.0,
+        max_relative = 1e-9
+    );
+    // Simulated: the map took 13 s (its copy won), the reduce 8 s, usual 14 s and 8 s.
+    assert_relative_eq!(
+        m["simulated_time_overhead"].unwrap(),
+        21.0 / 22.0 - 1.0,
+        max_relative = 1e-9
+    );
+}
+
+#[test]
+fn times_and_energies_are_normalised_to_default_under_x100() {
+    let results = small_eval().run().unwrap();
+    for experiment in ["table6", "table7"] {
+        let reference = results.cell(experiment, "C2", "x100", "default").unwrap();
+        assert_eq!(reference.metrics["execution_time_norm"].mean, Some(1.0));
+        assert_eq!(reference.metrics["energy_norm"].mean, Some(1.0));
+    }
+    // Figure 3's Default at lag 0 against Figure 3's Default at the configured lag (20 s),
+    // which it does not have: undefined.
+    let fig3 = results.cell("fig3", "C2", "x100", "default").unwrap();
+    assert_eq!(fig3.metrics["execution_time_norm"].mean, None);
+    // Table 7 under x50 against Table 7's x100: the ratio of the mean times is close to
+    // the mean of the per-repetition ratios.
+    let x50 = results.cell("table7", "C2", "x50", "late").unwrap();
+    let x100 = results.cell("table7", "C2", "x100", "default").unwrap();
+    let ratio = x50.metrics["execution_time_secs"].mean.unwrap()
+        / x100.metrics["execution_time_secs"].mean.unwrap();
+    let norm = x50.metrics["execution_time_norm"].mean.unwrap();
+    assert!((norm - ratio).abs() < 0.05, "{norm} vs {ratio}");
+}
+
+/// A change that makes a configuration invalid.
+type Spoil = fn(&mut SimConfig);
+
+#[test]
+fn bad_copy_controls_name_the_key() {
+    let cases: [(&str, Spoil); 6] = [
+        ("copies.max_copies_per_task", |c| {
+            c.copies.max_copies_per_task = 0
+        }),
+        ("copies.launches_per_scan", |c| {
+            c.copies.launches_per_scan = Some(0)
+        }),
+        ("copies.caps.running_fraction", |c| {
+            c.copies.caps = Some(straggler_sim::CopyCaps {
+                running_fraction: f64::NAN,
+                ..Default::default()
+            })
+        }),
+        ("copies.placement.min_active_cores", |c| {
+            c.copies.placement.min_active_cores = 5
+        }),
+        ("copies.placement.blacklist", |c| {
+            c.copies.placement.blacklist = vec![3, 20]
+        }),
+        ("speculation.policy.regular_percent", |c| {
+            c.speculation.policy = Policy::Reserved { regular_percent: 0 }
+        }),
+    ];
+    for (key, spoil) in cases {
+        let mut config = SimConfig::default();
+        spoil(&mut config);
+        let err = config.check().unwrap_err();
+        assert!(
+            matches!(err, SimError::InvalidConfig { .. }) && err.to_string().contains(key),
+            "{key}: {err}"
+        );
+    }
+    // x5 leaves 8 of 160 containers regular: a node without any is refused.
+    let mut config = SimConfig::default();
+    config.speculation.policy = Policy::Reserved { regular_percent: 5 };
+    let err = config.check().unwrap_err();
+    assert!(
+        err.to_string().contains("at least one container per node"),
+        "{err}"
     );
 }

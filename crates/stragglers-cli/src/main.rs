@@ -1,13 +1,16 @@
 //! The `stragglers` command: runs the seed paper's evaluation and prints its tables.
 
+mod replay;
+mod simulate;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use stragglers::sim::{DetectorSpec, EvalConfig, Evaluation, Policy, report};
-
-mod replay;
+use stragglers::sim::{
+    CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, report,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -23,7 +26,9 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the paper's evaluation (Tables 5 and 6: C1..C4 x Default, Hierarchical, LATE,
-    /// policies x100 and Shared) on the simulator and print its tables.
+    /// policies x100 and Shared; Figure 3: Default's Fake Positive against the lag; Table 7
+    /// and Figures 4-6: six reservation policies in C2) on the simulator and print its
+    /// tables.
     Eval {
         /// Repetitions of every cell.
         #[arg(long, default_value_t = 10)]
@@ -47,13 +52,15 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DetectorSet::Paper)]
         detectors: DetectorSet,
         #[command(flatten)]
-        overrides: Overrides,
+        overrides: Box<Overrides>,
     },
     /// List the detectors `eval --detectors all` runs, the paper's three first.
     Detectors,
     /// Read real Hadoop and Spark logs, label their stragglers, judge the speculation that
     /// ran and replay detectors over them (see docs/replay.md).
     Replay(replay::ReplayArgs),
+    /// Run one scenario (a preset or a TOML file) with one detector and print a summary.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// A set of detectors to evaluate.
@@ -93,6 +100,52 @@ struct Overrides {
     /// literal reading of the paper's Table 1; see docs/simulation.md).
     #[arg(long)]
     wait_for_pending_tasks: bool,
+    /// Which time labels a killed original: the one estimated from its progress (the
+    /// paper's) or the exact one of the simulator's shadow computation.
+    #[arg(long, value_enum)]
+    killed_original_time: Option<KilledTime>,
+    /// At most this many copies of a task (default 1).
+    #[arg(long)]
+    max_copies_per_task: Option<u32>,
+    /// At most this many copies launched per scan (default: unlimited).
+    #[arg(long)]
+    launches_per_scan: Option<u32>,
+    /// Apply Hadoop's caps on running copies (0.1 of running tasks, 0.01 of all, at least 10).
+    #[arg(long)]
+    hadoop_caps: bool,
+    /// Let a copy run on its original's node (by default it never does, as in Tez and Spark).
+    #[arg(long)]
+    copy_beside_original: bool,
+    /// Copies only on nodes with at least this many active cores.
+    #[arg(long)]
+    copy_min_active_cores: Option<u32>,
+    /// Never place copies on these nodes (indices, comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    blacklist: Vec<u32>,
+    /// Never place copies on the nodes the detector reports slow (Hierarchical does).
+    #[arg(long)]
+    avoid_slow_nodes: bool,
+    /// Speculative lags of Figure 3, comma-separated (default 0,20,...,120).
+    #[arg(long, value_delimiter = ',')]
+    fig3_lags: Option<Vec<f64>>,
+    /// Skip Figure 3.
+    #[arg(long)]
+    no_fig3: bool,
+    /// Policies of Table 7, comma-separated (default x100,x95,x90,x75,x50,shared).
+    #[arg(long, value_delimiter = ',')]
+    table7_policies: Option<Vec<String>>,
+    /// Skip Table 7 and Figures 4 to 6.
+    #[arg(long)]
+    no_table7: bool,
+}
+
+/// How a killed original is timed for labelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum KilledTime {
+    /// `(kill - start) / progress`, the paper's way.
+    Estimated,
+    /// The simulator's exact time.
+    Exact,
 }
 
 impl Overrides {
@@ -123,6 +176,43 @@ impl Overrides {
             sim.noise.outlier_probability = v;
         }
         sim.speculation.wait_for_pending_tasks |= self.wait_for_pending_tasks;
+        let copies = &mut sim.copies;
+        if let Some(v) = self.max_copies_per_task {
+            copies.max_copies_per_task = v;
+        }
+        if self.launches_per_scan.is_some() {
+            copies.launches_per_scan = self.launches_per_scan;
+        }
+        if self.hadoop_caps {
+            copies.caps = Some(CopyCaps::default());
+        }
+        copies.placement.avoid_original_node &= !self.copy_beside_original;
+        if let Some(v) = self.copy_min_active_cores {
+            copies.placement.min_active_cores = v;
+        }
+        copies.placement.blacklist.extend(&self.blacklist);
+        copies.placement.avoid_slow_nodes |= self.avoid_slow_nodes;
+        if let Some(time) = self.killed_original_time {
+            config.killed_original_time = match time {
+                KilledTime::Estimated => KilledOriginalTime::EstimatedFromProgress,
+                KilledTime::Exact => KilledOriginalTime::Exact,
+            };
+        }
+        if let Some(lags) = &self.fig3_lags {
+            config.fig3.lags_secs.clone_from(lags);
+        }
+        if self.no_fig3 {
+            config.fig3.lags_secs.clear();
+        }
+        if let Some(policies) = &self.table7_policies {
+            config.table7.policies = policies
+                .iter()
+                .map(|p| parse_policy(p))
+                .collect::<anyhow::Result<_>>()?;
+        }
+        if self.no_table7 {
+            config.table7.policies.clear();
+        }
         Ok(())
     }
 }
@@ -190,6 +280,7 @@ fn main() -> anyhow::Result<()> {
             );
         }
         Command::Replay(args) => replay::run(args)?,
+        Command::Simulate(args) => simulate::run(args)?,
         Command::Detectors => {
             let all = DetectorSpec::all();
             let width = all.iter().map(|spec| spec.name().len()).max().unwrap_or(0);

@@ -23,6 +23,8 @@ fn eval_prints_the_tables_and_writes_the_results() {
         "2",
         "--policies",
         "x100",
+        "--no-fig3",
+        "--no-table7",
         "--json",
         json_path.to_str().unwrap(),
         "--markdown",
@@ -59,6 +61,59 @@ fn eval_prints_the_tables_and_writes_the_results() {
     let markdown = std::fs::read_to_string(&markdown_path).unwrap();
     assert!(markdown.starts_with("# Evaluation report"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn eval_runs_figure_3_and_table_7_with_the_copy_controls() {
+    let dir = std::env::temp_dir().join(format!("stragglers-cli-s7-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("results.json");
+    let output = stragglers(&[
+        "eval",
+        "--repetitions",
+        "1",
+        "--baseline-runs",
+        "1",
+        "--policies",
+        "x100",
+        "--fig3-lags",
+        "0,60",
+        "--table7-policies",
+        "x100,x50",
+        "--killed-original-time",
+        "exact",
+        "--hadoop-caps",
+        "--launches-per-scan",
+        "1",
+        "--json",
+        json_path.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("Figure 3."), "{stdout}");
+    assert!(stdout.contains("Table 7."), "{stdout}");
+    assert!(stdout.contains("Figures 4-6."), "{stdout}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let cells = results["cells"].as_array().unwrap();
+    let count = |e: &str| cells.iter().filter(|c| c["experiment"] == e).count();
+    assert_eq!(count("table6"), 4 * 3);
+    assert_eq!(count("fig3"), 4 * 2, "four scenarios, two lags");
+    assert_eq!(count("table7"), 2 * 3, "two policies, three detectors");
+    let cell = &cells[cells.len() - 1];
+    assert_eq!(cell["params"]["killed_original_time"], "exact");
+    assert_eq!(cell["params"]["copies"]["launches_per_scan"], 1);
+    assert_eq!(cell["params"]["copies"]["caps"]["minimum_allowed"], 10);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let output = stragglers(&["eval", "--blacklist", "20", "--repetitions", "1"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("copies.placement.blacklist"), "{stderr}");
 }
 
 #[test]
@@ -102,7 +157,10 @@ fn detectors_are_listed_one_per_line() {
             "hadoop-simple-exp",
             "spark",
             "spark-legacy",
-            "late-zaharia"
+            "late-zaharia",
+            "esplash",
+            "dsb",
+            "dsb-top3",
         ]
     );
 }

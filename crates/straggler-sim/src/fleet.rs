@@ -1,0 +1,1155 @@
+//! The scale engine: many jobs on many nodes with the straggler causes of
+//! [`causes`](crate::causes), from a [`ScenarioSpec`]. It gives a [`Summary`] (and, on
+//! request, the whole [`Run`] for small runs).
+//!
+//! Event-driven with a priority queue: time jumps to the next attempt completion, job
+//! arrival, node condition change, heartbeat or scan. Attempts on a node all progress at
+//! the node's rate, so each node keeps a *work clock* `V(t) = integral of rate dt`; an
+//! attempt started at clock `V0` with work `w` finishes when `V = V0 + w`. A change on a
+//! node (an attempt starts or ends, an episode, a drift step) only brings that node's
+//! clock up to date and pushes its next completion into the queue: an event costs
+//! `O(containers of the node + log(nodes))`, not `O(running attempts)`.
+//!
+//! Memory is flat: per task a flag byte, the indices of its running original and copy and
+//! its execution time (13 bytes); running attempts live in a slab indexed by container
+//! slot, reused as attempts end; per-task factors are stateless hashes (no storage). A
+//! day of 25.6 million tasks holds about 340 MB of task state.
+//!
+//! Differences from [`simulate`](crate::simulate) (the paper's engine, kept unchanged for
+//! the golden evaluation): regular tasks are placed on free containers in a round-robin
+//! order of the nodes rather than node by node; copies take free containers only (the
+//! `x100` policy) and never the original's node; the detector sees snapshots only (no
+//! [`Observation`](straggler_model::Observation)s), whose stage indices are those of the
+//! jobs running at the scan; detection in a job starts `lag_secs` after its arrival.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+use straggler_detect::{Detector, Findings};
+use straggler_model::{
+    Attempt, AttemptId, AttemptRole, AttemptStatus, Detection, JobId, LoadTimeline, Node, NodeId,
+    Run, Snapshot, SnapshotRow, Stage, StageId, Task, TaskId, TaskKey, TaskKind,
+};
+
+use crate::causes::{Change, NodeConditions, TaskDraw};
+use crate::fleet_queue::CompletionQueue;
+use crate::rng::{Stream, label};
+use crate::scenario::ScenarioSpec;
+use crate::{Noise, SimError};
+
+const EMPTY: u32 = u32::MAX;
+const DONE: u8 = 1;
+const DETECTED: u8 = 2;
+const COPIED: u8 = 4;
+const RERUN: u8 = 8;
+const STARTED: u8 = 16;
+/// The straggler rule of the summary: slower than 1.2 times the median of the task's
+/// siblings (same job and stage), the seed paper's factor (Section 6.1) over the sibling
+/// reference of seeds 002 and 004.
+const STRAGGLER_FACTOR: f64 = 1.2;
+
+/// How far the engine has got, given to the progress callback at every heartbeat.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Simulated time.
+    pub now_secs: f64,
+    /// Tasks finished.
+    pub tasks_done: u64,
+    /// Tasks in all.
+    pub tasks_total: u64,
+}
+
+/// Options of [`simulate_scenario`].
+#[derive(Default)]
+pub struct RunOptions<'a> {
+    /// Keep every task, attempt, detection and load change in a [`Run`] (small runs only).
+    pub record: bool,
+    /// Called at every heartbeat.
+    pub progress: Option<&'a mut dyn FnMut(Progress)>,
+}
+
+impl std::fmt::Debug for RunOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("record", &self.record)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// What a run of a scenario gives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The detector's name (`"none"` without one).
+    pub detector: String,
+    /// The seed.
+    pub seed: u64,
+    /// Nodes.
+    pub nodes: u32,
+    /// Jobs.
+    pub jobs: u32,
+    /// Tasks.
+    pub tasks: u64,
+    /// Attempts launched (originals, re-runs and copies).
+    pub attempts: u64,
+    /// Time from the start to the end of the last task.
+    pub makespan_secs: f64,
+    /// Mean time from a job's arrival to its last task's end.
+    pub mean_job_secs: f64,
+    /// Tasks slower than 1.2 times the median of their stage (original's time; a killed
+    /// original's time estimated from its progress).
+    pub stragglers: u64,
+    /// Tasks given a straggler cause by the skew or the root-cause mix.
+    pub injected_stragglers: u64,
+    /// Tasks detected.
+    pub detections: u64,
+    /// Tasks detected that are stragglers.
+    pub true_detections: u64,
+    /// Copies launched.
+    pub copies: u64,
+    /// Copies that finished first.
+    pub successful_copies: u64,
+    /// Attempts lost to node failures.
+    pub failed_attempts: u64,
+    /// Energy of all nodes until the makespan, joules.
+    pub energy_joules: f64,
+}
+
+/// A summary and, if asked, the whole run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioOutcome {
+    /// The figures.
+    pub summary: Summary,
+    /// Every task, attempt and detection (with [`RunOptions::record`]).
+    pub run: Option<Run>,
+}
+
+/// Runs `spec` with `seed` and an optional detector. Same arguments, same outcome.
+pub fn simulate_scenario(
+    spec: &ScenarioSpec,
+    seed: u64,
+    detector: Option<&mut dyn Detector>,
+    options: RunOptions<'_>,
+) -> Result<ScenarioOutcome, SimError> {
+    spec.check()?;
+    let mut fleet = Fleet::new(spec, seed, options.record)?;
+    let mut detector = detector;
+    if let Some(d) = detector.as_deref_mut() {
+        d.reset();
+    }
+    let name = detector
+        .as_deref()
+        .map_or_else(|| "none".to_owned(), |d| d.name().to_owned());
+    fleet.run(detector, options.progress)?;
+    Ok(fleet.finish(name))
+}
+
+#[derive(Debug)]
+struct NodeRt {
+    node: Node,
+    used: u32,
+    first_slot: u32,
+    clock: f64,
+    clock_secs: f64,
+    clock_at_heartbeat: f64,
+    rate: f64,
+    /// Index in `Fleet::rate_tables`: nodes of the same shape share a table.
+    shape: u32,
+    dirty: bool,
+    energy_joules: f64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Live {
+    task: u32,
+    job: u32,
+    node: u32,
+    id: u32,
+    role: AttemptRole,
+    start_secs: f64,
+    clock_start: f64,
+    work: f64,
+    input_bytes: f64,
+    /// Its container slot.
+    slot: u32,
+    /// Whether it is running (slab entries are reused once ended).
+    alive: bool,
+}
+
+#[derive(Debug, Clone)]
+struct JobRt {
+    first_task: u32,
+    maps: u32,
+    reduces: u32,
+    arrival_secs: f64,
+    next_map: u32,
+    next_reduce: u32,
+    maps_done: u32,
+    done: u32,
+    reduces_released: bool,
+    queued: bool,
+    scan_stage: u32,
+}
+
+impl JobRt {
+    fn tasks(&self) -> u32 {
+        self.maps + self.reduces
+    }
+    fn launchable(&self) -> bool {
+        self.next_map < self.maps || (self.reduces_released && self.next_reduce < self.reduces)
+    }
+}
+
+#[derive(Debug, Default)]
+struct Recorder {
+    tasks: Vec<Task>,
+    attempts: Vec<Attempt>,
+    detections: Vec<Detection>,
+    load: Vec<LoadTimeline>,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    tasks_done: u64,
+    attempts: u64,
+    stragglers: u64,
+    injected: u64,
+    detections: u64,
+    true_detections: u64,
+    copies: u64,
+    successful_copies: u64,
+    failed: u64,
+    job_secs_sum: f64,
+}
+
+#[derive(Debug)]
+struct Fleet<'a> {
+    spec: &'a ScenarioSpec,
+    seed: u64,
+    nodes: Vec<NodeRt>,
+    slots: Vec<u32>,
+    /// Work clock at which the attempt in each slot finishes (infinite when empty).
+    slot_finish: Vec<f64>,
+    /// Reused list of the attempts finishing at one event.
+    finishing: Vec<u32>,
+    live: Vec<Live>,
+    free_live: Vec<u32>,
+    flags: Vec<u8>,
+    original: Vec<u32>,
+    copy: Vec<u32>,
+    exec_secs: Vec<f32>,
+    jobs: Vec<JobRt>,
+    next_arrival: usize,
+    active: Vec<u32>,
+    launchable: VecDeque<u32>,
+    requeued: VecDeque<u32>,
+    free_slots: VecDeque<u32>,
+    completions: CompletionQueue,
+    /// Nodes whose rate and next completion must be recomputed before time moves.
+    dirty: Vec<u32>,
+    /// Rate of a node of each shape with 0, 1, 2, ... running tasks.
+    rate_tables: Vec<Vec<f64>>,
+    conditions: NodeConditions,
+    noise: Stream,
+    now: f64,
+    last_heartbeat: f64,
+    counters: Counters,
+    record: Option<Recorder>,
+    snapshot_rows: Vec<u32>,
+    scratch: Vec<f32>,
+    findings: Findings,
+}
+
+impl<'a> Fleet<'a> {
+    fn new(spec: &'a ScenarioSpec, seed: u64, record: bool) -> Result<Self, SimError> {
+        let c = &spec.cluster;
+        let mut layout = Stream::new(seed, &[label("layout")]);
+        let active = spec.active_cores()?;
+        let placement = layout.permutation(active.len());
+        let mut nodes = Vec::with_capacity(c.nodes as usize);
+        let mut first_slot = 0u32;
+        for i in 0..c.nodes {
+            let containers = spec.causes.containers_of(i, c.nodes, c.containers);
+            let cores = placement
+                .get(i as usize)
+                .and_then(|&p| active.get(p))
+                .copied()
+                .unwrap_or(c.cores);
+            let node = Node::new(NodeId(i), c.cores, c.threads_per_core, containers)
+                .with_active_cores(cores);
+            nodes.push(NodeRt {
+                node,
+                used: 0,
+                first_slot,
+                clock: 0.0,
+                clock_secs: 0.0,
+                clock_at_heartbeat: 0.0,
+                rate: 0.0,
+                shape: 0,
+                dirty: false,
+                energy_joules: 0.0,
+            });
+            first_slot += containers;
+        }
+        // Free containers, round-robin over the nodes in a seeded order: the first wave
+        // spreads over the cluster.
+        let order = layout.permutation(nodes.len());
+        let max_containers = nodes.iter().map(|n| n.node.containers).max().unwrap_or(0);
+        let mut free_slots = VecDeque::with_capacity(first_slot as usize);
+        for round in 0..max_containers {
+            for &n in &order {
+                if round < nodes[n].node.containers {
+                    free_slots.push_back(n as u32);
+                }
+            }
+        }
+        let rate_tables = shape_rates(spec, &mut nodes);
+        let jobs = make_jobs(spec, seed);
+        let total = spec.task_count() as usize;
+        let mut record = record.then(Recorder::default);
+        if let Some(r) = record.as_mut() {
+            r.load = vec![LoadTimeline::default(); nodes.len()];
+            for (j, job) in jobs.iter().enumerate() {
+                for t in 0..job.tasks() {
+                    let (kind, index) = match t < job.maps {
+                        true => (TaskKind::Map, t),
+                        false => (TaskKind::Reduce, t - job.maps),
+                    };
+                    let id = job.first_task + t;
+                    r.tasks.push(Task {
+                        id: TaskId(id),
+                        key: TaskKey {
+                            job: JobId(j as u32),
+                            kind,
+                            index,
+                        },
+                        stage: StageId(2 * j as u32 + u32::from(kind == TaskKind::Reduce)),
+                        input_bytes: input_bytes(
+                            spec,
+                            kind,
+                            &spec.causes.task_draw(seed, u64::from(id)),
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(Fleet {
+            spec,
+            seed,
+            slots: vec![EMPTY; first_slot as usize],
+            slot_finish: vec![f64::INFINITY; first_slot as usize],
+            finishing: Vec::new(),
+            live: Vec::with_capacity(first_slot as usize),
+            free_live: Vec::new(),
+            flags: vec![0; total],
+            original: vec![EMPTY; total],
+            copy: vec![EMPTY; total],
+            exec_secs: vec![0.0; total],
+            conditions: NodeConditions::new(&spec.causes, c.nodes, seed),
+            nodes,
+            jobs,
+            next_arrival: 0,
+            active: Vec::new(),
+            launchable: VecDeque::new(),
+            requeued: VecDeque::new(),
+            free_slots,
+            completions: CompletionQueue::new(c.nodes as usize),
+            dirty: Vec::new(),
+            rate_tables,
+            noise: Stream::new(seed, &[label("noise")]),
+            now: 0.0,
+            last_heartbeat: 0.0,
+            counters: Counters::default(),
+            record,
+            snapshot_rows: Vec::new(),
+            scratch: Vec::new(),
+            findings: Findings::default(),
+        })
+    }
+
+    fn run(
+        &mut self,
+        mut detector: Option<&mut dyn Detector>,
+        mut progress: Option<&mut dyn FnMut(Progress)>,
+    ) -> Result<(), SimError> {
+        let s = self.spec.speculation;
+        let total = self.spec.task_count();
+        let (mut heartbeats, mut scans) = (1u64, 1u64);
+        while self.counters.tasks_done < total {
+            let next_heartbeat = heartbeats as f64 * s.heartbeat_secs;
+            let next_scan = match detector.is_some() {
+                true => scans as f64 * s.scan_interval_secs,
+                false => f64::INFINITY,
+            };
+            let next_arrival = self
+                .jobs
+                .get(self.next_arrival)
+                .map_or(f64::INFINITY, |j| j.arrival_secs);
+            let next_change = self.conditions.next_secs().unwrap_or(f64::INFINITY);
+            let next_completion = self.next_completion().unwrap_or(f64::INFINITY);
+            let next = next_heartbeat
+                .min(next_scan)
+                .min(next_arrival)
+                .min(next_change)
+                .min(next_completion);
+            if next > self.spec.time_limit_secs {
+                return Err(SimError::DidNotFinish {
+                    limit_secs: self.spec.time_limit_secs,
+                    done: self.counters.tasks_done as usize,
+                    total: total as usize,
+                });
+            }
+            self.now = next.max(self.now);
+            while let Some((time, n)) = self.completions.peek() {
+                if time > self.now {
+                    break;
+                }
+                self.completions.set(n, None);
+                self.complete_on(n as usize);
+            }
+            while let Some((n, change)) = self.conditions.pop_due(self.now) {
+                self.change_node(n as usize, change);
+            }
+            while self
+                .jobs
+                .get(self.next_arrival)
+                .is_some_and(|j| j.arrival_secs <= self.now)
+            {
+                self.arrive(self.next_arrival as u32);
+                self.next_arrival += 1;
+            }
+            if next == next_heartbeat {
+                heartbeats += 1;
+                self.heartbeat();
+                if let Some(p) = progress.as_deref_mut() {
+                    p(Progress {
+                        now_secs: self.now,
+                        tasks_done: self.counters.tasks_done,
+                        tasks_total: total,
+                    });
+                }
+            }
+            self.fill();
+            if next == next_scan {
+                scans += 1;
+                if let Some(d) = detector.as_deref_mut() {
+                    self.scan(d)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The time of the first completion, once every changed node is up to date.
+    fn next_completion(&mut self) -> Option<f64> {
+        while let Some(n) = self.dirty.pop() {
+            self.update(n as usize);
+        }
+        self.completions.peek().map(|(time, _)| time)
+    }
+
+    /// Brings node `n`'s work clock and energy up to `now` under its current condition.
+    fn touch(&mut self, n: usize) {
+        let now = self.now;
+        let down = self.conditions.down[n];
+        let background = self.conditions.background[n];
+        let node = &mut self.nodes[n];
+        let dt = now - node.clock_secs;
+        if dt > 0.0 {
+            node.clock += node.rate * dt;
+            if !down {
+                let running = node.used + background;
+                node.energy_joules += self.spec.power.power_watts(&node.node, running) * dt;
+            }
+        }
+        node.clock_secs = now;
+    }
+
+    /// Marks node `n` changed: its rate and next completion are recomputed before time
+    /// moves on (several changes at one instant cost one update). Call after [`touch`].
+    fn refresh(&mut self, n: usize) {
+        let node = &mut self.nodes[n];
+        if !node.dirty {
+            node.dirty = true;
+            self.dirty.push(n as u32);
+        }
+    }
+
+    /// Recomputes node `n`'s rate and its next completion in the queue.
+    fn update(&mut self, n: usize) {
+        let running = self.nodes[n].used + self.conditions.background[n];
+        let speed = self.conditions.speed[n];
+        let node = &mut self.nodes[n];
+        node.dirty = false;
+        let rate = match self.rate_tables[node.shape as usize].get(running as usize) {
+            Some(&rate) => rate,
+            None => self.spec.slowdown.rate(&node.node, running),
+        };
+        node.rate = rate * speed;
+        if node.used == 0 || node.rate <= 0.0 {
+            self.completions.set(n as u32, None);
+            return;
+        }
+        let first = node.first_slot as usize;
+        let finish = self.slot_finish[first..first + node.node.containers as usize]
+            .iter()
+            .fold(f64::INFINITY, |a, &b| a.min(b));
+        let time = finish
+            .is_finite()
+            .then(|| self.now + ((finish - node.clock) / node.rate).max(0.0));
+        self.completions.set(n as u32, time);
+    }
+
+    /// Completes the attempts of node `n` that are done at `now`: at least the one whose
+    /// completion defined the event, and any other within rounding.
+    fn complete_on(&mut self, n: usize) {
+        self.touch(n);
+        let node = &self.nodes[n];
+        let first = node.first_slot as usize;
+        let end = first + node.node.containers as usize;
+        let clock = node.clock;
+        let slack = 1e-9 * clock.abs().max(1.0);
+        let mut due: Option<(f64, usize)> = None;
+        let mut finished = std::mem::take(&mut self.finishing);
+        finished.clear();
+        for s in first..end {
+            let finish = self.slot_finish[s];
+            if finish == f64::INFINITY {
+                continue;
+            }
+            if finish <= clock + slack {
+                finished.push(self.slots[s]);
+            }
+            if due.is_none_or(|(f, _)| finish < f) {
+                due = Some((finish, s));
+            }
+        }
+        if finished.is_empty() {
+            if let Some((_, s)) = due {
+                finished.push(self.slots[s]);
+            }
+        }
+        finished.sort_unstable_by_key(|&l| self.live[l as usize].id);
+        for &l in &finished {
+            self.succeed(l);
+        }
+        self.finishing = finished;
+        self.refresh(n);
+    }
+
+    fn succeed(&mut self, l: u32) {
+        let live = self.live[l as usize];
+        let task = live.task as usize;
+        if self.flags[task] & DONE != 0 {
+            return;
+        }
+        self.end_attempt(l, AttemptStatus::Succeeded);
+        self.flags[task] |= DONE;
+        match live.role {
+            AttemptRole::Original => {
+                self.original[task] = EMPTY;
+                self.exec_secs[task] = (self.now - live.start_secs) as f32;
+                let sibling = self.copy[task];
+                if sibling != EMPTY {
+                    self.copy[task] = EMPTY;
+                    self.end_attempt(sibling, AttemptStatus::Killed);
+                }
+            }
+            AttemptRole::Speculative => {
+                self.copy[task] = EMPTY;
+                self.counters.successful_copies += 1;
+                let sibling = self.original[task];
+                if sibling != EMPTY {
+                    self.original[task] = EMPTY;
+                    let progress = self.end_attempt(sibling, AttemptStatus::Killed);
+                    let killed = self.live[sibling as usize];
+                    // The paper's estimate of a killed original's time (Table 7's note).
+                    self.exec_secs[task] =
+                        ((self.now - killed.start_secs) / progress.max(1e-4)) as f32;
+                }
+            }
+        }
+        self.counters.tasks_done += 1;
+        let job = &mut self.jobs[live.job as usize];
+        job.done += 1;
+        if live.task - job.first_task < job.maps {
+            job.maps_done += 1;
+            if !job.reduces_released && job.maps_done >= reduces_needed(self.spec, job) {
+                job.reduces_released = true;
+                self.queue_job(live.job);
+            }
+        }
+        if self.jobs[live.job as usize].done == self.jobs[live.job as usize].tasks() {
+            self.job_finished(live.job);
+        }
+    }
+
+    /// Ends attempt `l` with `status`; returns the progress (work fraction) it reached.
+    /// The slab entry stays readable until the next attempt starts.
+    fn end_attempt(&mut self, l: u32, status: AttemptStatus) -> f64 {
+        let live = self.live[l as usize];
+        let n = live.node as usize;
+        self.touch(n);
+        let done = match status {
+            AttemptStatus::Succeeded => 1.0,
+            _ => ((self.nodes[n].clock - live.clock_start) / live.work).clamp(0.0, 1.0),
+        };
+        let node = &mut self.nodes[n];
+        self.slots[live.slot as usize] = EMPTY;
+        self.slot_finish[live.slot as usize] = f64::INFINITY;
+        node.used -= 1;
+        if !self.conditions.down[n] {
+            self.free_slots.push_back(n as u32);
+        }
+        self.live[l as usize].alive = false;
+        self.free_live.push(l);
+        if let Some(r) = self.record.as_mut() {
+            if let Some(a) = r.attempts.get_mut(live.id as usize) {
+                *a = a.clone().ended(self.now, status, done);
+            }
+            r.load[n].record(self.now, node.used);
+        }
+        self.refresh(n);
+        done
+    }
+
+    fn start_attempt(
+        &mut self,
+        task: u32,
+        job: u32,
+        n: usize,
+        role: AttemptRole,
+        work: f64,
+    ) -> u32 {
+        self.touch(n);
+        let id = self.counters.attempts as u32;
+        self.counters.attempts += 1;
+        let draw = self.spec.causes.task_draw(self.seed, u64::from(task));
+        let kind = match task - self.jobs[job as usize].first_task < self.jobs[job as usize].maps {
+            true => TaskKind::Map,
+            false => TaskKind::Reduce,
+        };
+        let live = Live {
+            task,
+            job,
+            node: n as u32,
+            id,
+            role,
+            start_secs: self.now,
+            clock_start: self.nodes[n].clock,
+            work,
+            input_bytes: input_bytes(self.spec, kind, &draw) as f64,
+            slot: EMPTY,
+            alive: true,
+        };
+        let l = match self.free_live.pop() {
+            Some(l) => {
+                self.live[l as usize] = live;
+                l
+            }
+            None => {
+                self.live.push(live);
+                (self.live.len() - 1) as u32
+            }
+        };
+        let node = &mut self.nodes[n];
+        let first = node.first_slot as usize;
+        let end = first + node.node.containers as usize;
+        if let Some(slot) = (first..end).find(|&s| self.slots[s] == EMPTY) {
+            self.slots[slot] = l;
+            self.slot_finish[slot] = live.clock_start + live.work;
+            self.live[l as usize].slot = slot as u32;
+        }
+        node.used += 1;
+        if let Some(r) = self.record.as_mut() {
+            r.attempts.push(Attempt::started(
+                AttemptId(id),
+                TaskId(task),
+                NodeId(n as u32),
+                role,
+                self.now,
+            ));
+            r.load[n].record(self.now, node.used);
+        }
+        self.refresh(n);
+        l
+    }
+
+    fn queue_job(&mut self, job: u32) {
+        let j = &mut self.jobs[job as usize];
+        if !j.queued && j.launchable() {
+            j.queued = true;
+            self.launchable.push_back(job);
+        }
+    }
+
+    fn arrive(&mut self, job: u32) {
+        let j = &mut self.jobs[job as usize];
+        j.reduces_released = j.maps_done >= reduces_needed(self.spec, j);
+        self.active.push(job);
+        self.queue_job(job);
+    }
+
+    /// The next regular task to launch: re-runs first, then the oldest job's next task.
+    fn next_regular(&mut self) -> Option<(u32, u32)> {
+        if let Some(task) = self.requeued.pop_front() {
+            return Some((task, self.job_of(task)));
+        }
+        while let Some(&job) = self.launchable.front() {
+            let j = &mut self.jobs[job as usize];
+            let task = if j.next_map < j.maps {
+                j.next_map += 1;
+                Some(j.first_task + j.next_map - 1)
+            } else if j.reduces_released && j.next_reduce < j.reduces {
+                j.next_reduce += 1;
+                Some(j.first_task + j.maps + j.next_reduce - 1)
+            } else {
+                None
+            };
+            if !j.launchable() {
+                j.queued = false;
+                self.launchable.pop_front();
+            }
+            if let Some(task) = task {
+                return Some((task, job));
+            }
+        }
+        None
+    }
+
+    fn job_of(&self, task: u32) -> u32 {
+        let after = self.jobs.partition_point(|j| j.first_task <= task);
+        after.saturating_sub(1) as u32
+    }
+
+    /// A free container on an up node, skipping `avoid`; `None` when there is none.
+    fn take_slot(&mut self, avoid: Option<usize>) -> Option<usize> {
+        let mut skipped = None;
+        let found = loop {
+            let Some(n) = self.free_slots.pop_front() else {
+                break None;
+            };
+            let n = n as usize;
+            let node = &self.nodes[n];
+            if self.conditions.down[n] || node.used >= node.node.containers {
+                continue; // a stale entry
+            }
+            if Some(n) == avoid {
+                if skipped.is_some() {
+                    continue; // one entry of the avoided node is enough to keep
+                }
+                skipped = Some(n as u32);
+                continue;
+            }
+            break Some(n);
+        };
+        if let Some(n) = skipped {
+            self.free_slots.push_front(n);
+        }
+        found
+    }
+
+    fn fill(&mut self) {
+        while !self.requeued.is_empty() || !self.launchable.is_empty() {
+            let Some(n) = self.take_slot(None) else {
+                return;
+            };
+            let Some((task, job)) = self.next_regular() else {
+                self.free_slots.push_front(n as u32);
+                return;
+            };
+            let t = task as usize;
+            let draw = self.spec.causes.task_draw(self.seed, u64::from(task));
+            let mut work =
+                self.base_work(task, job) * work_factor(&self.spec.noise, &mut self.noise);
+            work *= draw.every_attempt;
+            if self.flags[t] & RERUN == 0 {
+                work *= draw.original_only;
+            }
+            if self.flags[t] & STARTED == 0 {
+                self.flags[t] |= STARTED;
+                if draw.cause.is_some() {
+                    self.counters.injected += 1;
+                }
+            }
+            let l = self.start_attempt(task, job, n, AttemptRole::Original, work);
+            self.original[t] = l;
+        }
+    }
+
+    fn base_work(&self, task: u32, job: u32) -> f64 {
+        let j = &self.jobs[job as usize];
+        match task - j.first_task < j.maps {
+            true => self.spec.jobs.map_work_secs,
+            false => self.spec.jobs.reduce_work_secs,
+        }
+    }
+
+    fn change_node(&mut self, n: usize, change: Change) {
+        self.touch(n);
+        self.conditions.apply(n as u32, change, self.now);
+        match change {
+            Change::Down => {
+                let first = self.nodes[n].first_slot as usize;
+                let count = self.nodes[n].node.containers as usize;
+                for s in first..first + count {
+                    let l = self.slots[s];
+                    if l == EMPTY {
+                        continue;
+                    }
+                    let live = self.live[l as usize];
+                    let task = live.task as usize;
+                    let progress = self.end_attempt(l, AttemptStatus::Failed);
+                    self.counters.failed += 1;
+                    match live.role {
+                        AttemptRole::Original => {
+                            self.original[task] = EMPTY;
+                            self.exec_secs[task] =
+                                ((self.now - live.start_secs) / progress.max(1e-4)) as f32;
+                            if self.copy[task] == EMPTY {
+                                self.flags[task] |= RERUN;
+                                self.requeued.push_back(live.task);
+                            }
+                        }
+                        AttemptRole::Speculative => self.copy[task] = EMPTY,
+                    }
+                }
+            }
+            Change::Up => {
+                for _ in 0..self.nodes[n].node.containers {
+                    self.free_slots.push_back(n as u32);
+                }
+            }
+            _ => {}
+        }
+        self.refresh(n);
+    }
+
+    fn heartbeat(&mut self) {
+        self.last_heartbeat = self.now;
+        for node in &mut self.nodes {
+            node.clock_at_heartbeat = node.clock + node.rate * (self.now - node.clock_secs);
+        }
+    }
+
+    /// Runs the detector over the attempts that have reported, in jobs past the lag, and
+    /// launches copies of detected originals, longest estimated time left first.
+    fn scan(&mut self, detector: &mut dyn Detector) -> Result<(), SimError> {
+        let lag = self.spec.speculation.lag_secs;
+        let mut stages = Vec::with_capacity(2 * self.active.len());
+        self.active
+            .retain(|&j| self.jobs[j as usize].done < self.jobs[j as usize].tasks());
+        for (k, &j) in self.active.iter().enumerate() {
+            self.jobs[j as usize].scan_stage = 2 * k as u32;
+            stages.push(Stage {
+                job: JobId(j),
+                kind: TaskKind::Map,
+            });
+            stages.push(Stage {
+                job: JobId(j),
+                kind: TaskKind::Reduce,
+            });
+        }
+        let mut snapshot = Snapshot::new(self.now, self.nodes.len() as u32, stages)?;
+        self.snapshot_rows.clear();
+        let phases = self.spec.causes.reduce_phases;
+        for (l, live) in self.live.iter().enumerate() {
+            let job = &self.jobs[live.job as usize];
+            let n = live.node as usize;
+            if !live.alive
+                || live.start_secs >= self.last_heartbeat
+                || self.now - job.arrival_secs < lag
+                || self.flags[live.task as usize] & DONE != 0
+            {
+                continue;
+            }
+            let done =
+                ((self.nodes[n].clock_at_heartbeat - live.clock_start) / live.work).clamp(0.0, 1.0);
+            let is_map = live.task - job.first_task < job.maps;
+            let progress = match (is_map, phases) {
+                (false, Some(p)) => p.score(done),
+                _ => done,
+            };
+            snapshot.push(SnapshotRow {
+                attempt: AttemptId(live.id),
+                task: TaskId(live.task),
+                stage: StageId(job.scan_stage + u32::from(!is_map)),
+                node: NodeId(live.node),
+                role: live.role,
+                start_secs: live.start_secs,
+                progress,
+                input_bytes: live.input_bytes,
+            })?;
+            self.snapshot_rows.push(l as u32);
+        }
+        if snapshot.is_empty() {
+            return Ok(());
+        }
+        self.findings.clear();
+        detector.scan(&snapshot, &mut self.findings);
+        let mut flagged: Vec<(f64, u32)> = Vec::new();
+        for &row in self.findings.rows() {
+            let Some(&l) = self.snapshot_rows.get(row as usize) else {
+                continue;
+            };
+            let Some(r) = snapshot.row(row as usize) else {
+                continue;
+            };
+            if r.role != AttemptRole::Original {
+                continue;
+            }
+            let task = r.task.index();
+            if self.flags[task] & DETECTED == 0 {
+                self.flags[task] |= DETECTED;
+                self.counters.detections += 1;
+                if let Some(rec) = self.record.as_mut() {
+                    rec.detections.push(Detection {
+                        task: r.task,
+                        attempt: r.attempt,
+                        time_secs: self.now,
+                    });
+                }
+            }
+            if self.flags[task] & COPIED == 0 {
+                let left = (self.now - r.start_secs) * (1.0 - r.progress) / r.progress.max(1e-4);
+                flagged.push((left, l));
+            }
+        }
+        flagged.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (_, l) in flagged {
+            let original = self.live[l as usize];
+            let Some(n) = self.take_slot(Some(original.node as usize)) else {
+                break;
+            };
+            let task = original.task;
+            let draw = self.spec.causes.task_draw(self.seed, u64::from(task));
+            let work = self.base_work(task, original.job)
+                * work_factor(&self.spec.noise, &mut self.noise)
+                * draw.every_attempt;
+            let c = self.start_attempt(task, original.job, n, AttemptRole::Speculative, work);
+            self.copy[task as usize] = c;
+            self.flags[task as usize] |= COPIED;
+            self.counters.copies += 1;
+        }
+        Ok(())
+    }
+
+    /// Labels the stragglers of a finished job against the median of each stage.
+    fn job_finished(&mut self, job: u32) {
+        let j = &self.jobs[job as usize];
+        self.counters.job_secs_sum += self.now - j.arrival_secs;
+        let ranges = [
+            (j.first_task, j.first_task + j.maps),
+            (j.first_task + j.maps, j.first_task + j.tasks()),
+        ];
+        for (from, to) in ranges {
+            if from == to {
+                continue;
+            }
+            let times = &self.exec_secs[from as usize..to as usize];
+            self.scratch.clear();
+            self.scratch.extend_from_slice(times);
+            let Some(median) = median(&mut self.scratch) else {
+                continue;
+            };
+            let bar = STRAGGLER_FACTOR * median;
+            for t in from..to {
+                if f64::from(self.exec_secs[t as usize]) > bar {
+                    self.counters.stragglers += 1;
+                    if self.flags[t as usize] & DETECTED != 0 {
+                        self.counters.true_detections += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish(mut self, detector: String) -> ScenarioOutcome {
+        for n in 0..self.nodes.len() {
+            self.touch(n);
+        }
+        let c = &self.counters;
+        let summary = Summary {
+            scenario: self.spec.name.clone(),
+            detector,
+            seed: self.seed,
+            nodes: self.spec.cluster.nodes,
+            jobs: self.spec.jobs.count,
+            tasks: self.spec.task_count(),
+            attempts: c.attempts,
+            makespan_secs: self.now,
+            mean_job_secs: c.job_secs_sum / f64::from(self.spec.jobs.count.max(1)),
+            stragglers: c.stragglers,
+            injected_stragglers: c.injected,
+            detections: c.detections,
+            true_detections: c.true_detections,
+            copies: c.copies,
+            successful_copies: c.successful_copies,
+            failed_attempts: c.failed,
+            energy_joules: self.nodes.iter().map(|n| n.energy_joules).sum(),
+        };
+        let run = self.record.take().map(|r| Run {
+            nodes: self.nodes.iter().map(|n| n.node).collect(),
+            stages: (0..self.jobs.len() as u32)
+                .flat_map(|j| {
+                    [TaskKind::Map, TaskKind::Reduce].map(|kind| Stage {
+                        job: JobId(j),
+                        kind,
+                    })
+                })
+                .collect(),
+            tasks: r.tasks,
+            attempts: r.attempts,
+            detections: r.detections,
+            load: r.load,
+            end_secs: self.now,
+        });
+        ScenarioOutcome { summary, run }
+    }
+}
+
+/// One table of rates per node shape (cores, threads, containers); sets each node's
+/// shape. A table covers up to twice the containers (background tasks included).
+fn shape_rates(spec: &ScenarioSpec, nodes: &mut [NodeRt]) -> Vec<Vec<f64>> {
+    let mut shapes: Vec<Node> = Vec::new();
+    let mut tables = Vec::new();
+    for n in nodes.iter_mut() {
+        let same = |s: &Node| {
+            s.active_cores == n.node.active_cores
+                && s.threads_per_core == n.node.threads_per_core
+                && s.containers == n.node.containers
+        };
+        let shape = match shapes.iter().position(same) {
+            Some(shape) => shape,
+            None => {
+                shapes.push(n.node);
+                let table = (0..=2 * n.node.containers)
+                    .map(|running| spec.slowdown.rate(&n.node, running))
+                    .collect();
+                tables.push(table);
+                shapes.len() - 1
+            }
+        };
+        n.shape = shape as u32;
+    }
+    tables
+}
+
+/// The median of `values` (mean of the two middle values for an even count); reorders.
+fn median(values: &mut [f32]) -> Option<f64> {
+    let n = values.len();
+    if n == 0 {
+        return None;
+    }
+    let (_, &mut upper, _) = values.select_nth_unstable_by(n / 2, f32::total_cmp);
+    if n % 2 == 1 {
+        return Some(f64::from(upper));
+    }
+    let lower = values[..n / 2]
+        .iter()
+        .copied()
+        .fold(f32::NEG_INFINITY, f32::max);
+    Some((f64::from(lower) + f64::from(upper)) / 2.0)
+}
+
+fn reduces_needed(spec: &ScenarioSpec, job: &JobRt) -> u32 {
+    (spec.jobs.reduce_slowstart * f64::from(job.maps)).ceil() as u32
+}
+
+fn input_bytes(spec: &ScenarioSpec, kind: TaskKind, draw: &TaskDraw) -> u64 {
+    let base = match kind {
+        TaskKind::Map => spec.jobs.map_input_bytes,
+        TaskKind::Reduce => spec.jobs.reduce_input_bytes,
+    };
+    (base as f64 * draw.every_attempt) as u64
+}
+
+/// One draw of the per-attempt work factor, as the paper engine's.
+fn work_factor(noise: &Noise, stream: &mut Stream) -> f64 {
+    let lognormal = (noise.sigma * stream.normal()).exp();
+    let outlier = if stream.uniform() < noise.outlier_probability {
+        noise.outlier_min + (noise.outlier_max - noise.outlier_min) * stream.uniform()
+    } else {
+        let _ = stream.uniform();
+        1.0
+    };
+    lognormal * outlier
+}
+
+/// The jobs: sizes apportioned from log-normal weights so that the totals are exact
+/// (every job at least one map), arrivals evenly spread over the window.
+fn make_jobs(spec: &ScenarioSpec, seed: u64) -> Vec<JobRt> {
+    let j = &spec.jobs;
+    let count = j.count as usize;
+    let mut sizes = Stream::new(seed, &[label("job-sizes")]);
+    let weights: Vec<f64> = (0..count)
+        .map(|_| (j.size_sigma * sizes.normal()).exp())
+        .collect();
+    let maps = apportion(&weights, u64::from(j.maps - 1) * count as u64);
+    let reduces = apportion(&weights, u64::from(j.reduces) * count as u64);
+    let mut first_task = 0u32;
+    (0..count)
+        .map(|i| {
+            let job = JobRt {
+                first_task,
+                maps: maps[i] + 1,
+                reduces: reduces[i],
+                arrival_secs: j.arrival_window_secs * i as f64 / count as f64,
+                next_map: 0,
+                next_reduce: 0,
+                maps_done: 0,
+                done: 0,
+                reduces_released: false,
+                queued: false,
+                scan_stage: 0,
+            };
+            first_task += job.tasks();
+            job
+        })
+        .collect()
+}
+
+/// Splits `total` in proportion to `weights` by largest remainder (ties: lower index).
+fn apportion(weights: &[f64], total: u64) -> Vec<u32> {
+    let sum: f64 = weights.iter().sum();
+    if weights.is_empty() || sum <= 0.0 {
+        return vec![0; weights.len()];
+    }
+    let exact: Vec<f64> = weights.iter().map(|w| w / sum * total as f64).collect();
+    let mut counts: Vec<u32> = exact.iter().map(|e| e.floor() as u32).collect();
+    let assigned: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ra, rb) = (exact[a] - exact[a].floor(), exact[b] - exact[b].floor());
+        rb.total_cmp(&ra).then(a.cmp(&b))
+    });
+    for &i in order
+        .iter()
+        .cycle()
+        .take(total.saturating_sub(assigned) as usize)
+    {
+        counts[i] += 1;
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apportion_is_exact_and_proportional() {
+        assert_eq!(apportion(&[1.0, 1.0, 2.0], 8), [2, 2, 4]);
+        assert_eq!(apportion(&[1.0, 1.0, 1.0], 10), [4, 3, 3]);
+        assert_eq!(apportion(&[], 5), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn median_by_hand() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&mut []), None);
+    }
+}

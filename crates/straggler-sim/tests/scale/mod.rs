@@ -1,0 +1,418 @@
+//! Tests of the scale engine and the straggler causes: each injection's effect in a small
+//! run, the presets, and the scenario files' errors.
+
+use std::path::Path;
+
+use straggler_detect::{Detector, Findings, LateDetector};
+use straggler_energy::SlowdownModel;
+use straggler_model::{AttemptRole, AttemptStatus, Run, Snapshot, TaskKind};
+use straggler_sim::causes::{Causes, Episode, Failure, Levels, RootCauseMix, Skew, WeakNodes};
+use straggler_sim::{
+    ClusterSpec, JobsSpec, Noise, PRESETS, RunOptions, ScenarioOutcome, ScenarioSpec, SimError,
+    SpeculationSpec, simulate_scenario,
+};
+
+/// `nodes` one-core nodes with `containers` slots, one job of `maps` maps of 10 s and no
+/// reduce, no noise, compute-bound: times can be worked out by hand.
+fn exact(nodes: u32, containers: u32, maps: u32) -> ScenarioSpec {
+    ScenarioSpec {
+        name: "exact".to_owned(),
+        cluster: ClusterSpec {
+            nodes,
+            cores: 1,
+            threads_per_core: 1,
+            containers,
+            core_groups_percent: Vec::new(),
+        },
+        jobs: JobsSpec {
+            maps,
+            reduces: 0,
+            map_work_secs: 10.0,
+            ..JobsSpec::default()
+        },
+        noise: Noise {
+            sigma: 0.0,
+            outlier_probability: 0.0,
+            ..Noise::default()
+        },
+        slowdown: SlowdownModel::compute_bound(),
+        ..ScenarioSpec::paper()
+    }
+}
+
+fn recorded(spec: &ScenarioSpec, detector: Option<&mut dyn Detector>) -> (ScenarioOutcome, Run) {
+    let options = RunOptions {
+        record: true,
+        ..RunOptions::default()
+    };
+    let outcome = simulate_scenario(spec, 1, detector, options).expect("the run finishes");
+    let run = outcome.run.clone().expect("a recorded run");
+    (outcome, run)
+}
+
+/// Flags every original attempt it sees.
+#[derive(Debug)]
+struct FlagAll;
+
+impl Detector for FlagAll {
+    fn name(&self) -> &str {
+        "flag-all"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        findings.rows_mut().extend(0..snapshot.len() as u32);
+    }
+}
+
+#[test]
+fn one_job_without_causes_takes_its_work_by_hand() {
+    // 2 nodes x 1 container, 4 maps of 10 s: two waves, 20 s.
+    let (outcome, run) = recorded(&exact(2, 1, 4), None);
+    assert_eq!(outcome.summary.tasks, 4);
+    assert!((outcome.summary.makespan_secs - 20.0).abs() < 1e-9);
+    assert_eq!(run.attempts.len(), 4);
+    assert!(
+        run.attempts
+            .iter()
+            .all(|a| a.status == AttemptStatus::Succeeded)
+    );
+    // Power: 65 W static + 17 W per busy core, two nodes busy for 20 s.
+    assert!((outcome.summary.energy_joules - 2.0 * 82.0 * 20.0).abs() < 1e-6);
+}
+
+#[test]
+fn a_failed_nodes_tasks_are_lost_and_run_again_elsewhere() {
+    let mut spec = exact(3, 2, 30);
+    spec.causes.failures = vec![Failure {
+        node: 0,
+        at_secs: 15.0,
+        down_secs: 600.0,
+    }];
+    let (outcome, run) = recorded(&spec, None);
+    let failed: Vec<_> = run
+        .attempts
+        .iter()
+        .filter(|a| a.status == AttemptStatus::Failed)
+        .collect();
+    // Node 0 runs two maps from 0 s, sharing its core (rate 1/2 each): both are lost at
+    // 15 s with 7.5 s of their 10 s of work done.
+    assert_eq!(failed.len(), 2);
+    assert_eq!(outcome.summary.failed_attempts, 2);
+    for lost in &failed {
+        assert_eq!(lost.node.0, 0);
+        assert_eq!(lost.end_secs, Some(15.0));
+        assert!((lost.progress_at_end - 0.75).abs() < 1e-9);
+        let rerun = run
+            .attempts
+            .iter()
+            .find(|a| a.task == lost.task && a.id != lost.id)
+            .expect("the task runs again");
+        assert_eq!(rerun.role, AttemptRole::Original);
+        assert_eq!(rerun.status, AttemptStatus::Succeeded);
+        assert_ne!(rerun.node.0, 0);
+    }
+    // Nothing starts on the node while it is down, and every task succeeds once.
+    assert!(
+        run.attempts
+            .iter()
+            .filter(|a| a.node.0 == 0)
+            .all(|a| a.start_secs < 15.0 || a.start_secs >= 615.0)
+    );
+    let succeeded = run
+        .attempts
+        .iter()
+        .filter(|a| a.status == AttemptStatus::Succeeded)
+        .count();
+    assert_eq!(succeeded, 30);
+    // 30 maps of 10 s on 4 containers after 15 s: later than without the failure.
+    let (healthy, _) = recorded(&exact(3, 2, 30), None);
+    assert!(outcome.summary.makespan_secs > healthy.summary.makespan_secs);
+}
+
+#[test]
+fn a_skewed_tasks_copy_does_not_win_but_a_slow_originals_copy_does() {
+    let mut spec = exact(8, 2, 64);
+    spec.causes.skew = Some(Skew {
+        probability: 0.2,
+        factor: 4.0,
+    });
+    spec.speculation = SpeculationSpec {
+        lag_secs: 0.0,
+        scan_interval_secs: 1.0,
+        heartbeat_secs: 1.0,
+    };
+    let draws: Vec<bool> = (0..64)
+        .map(|t| spec.causes.task_draw(1, t).every_attempt > 1.0)
+        .collect();
+    assert!(draws.iter().any(|&s| s), "the seed skews some task");
+    let mut late = LateDetector::default();
+    let (outcome, run) = recorded(&spec, Some(&mut late));
+    let copied_skewed: Vec<_> = run
+        .speculative_attempts()
+        .filter(|a| draws[a.task.index()])
+        .collect();
+    assert!(!copied_skewed.is_empty(), "LATE copies skewed tasks");
+    for copy in copied_skewed {
+        assert_ne!(copy.status, AttemptStatus::Succeeded, "{copy:?}");
+    }
+    assert!(outcome.summary.copies > 0);
+
+    // The same slowdown on the original only (a root cause other than skew): copies win.
+    let mut spec = exact(8, 2, 64);
+    spec.speculation = SpeculationSpec {
+        lag_secs: 0.0,
+        scan_interval_secs: 1.0,
+        heartbeat_secs: 1.0,
+    };
+    spec.causes.mix = Some(RootCauseMix {
+        probability: 0.2,
+        min_factor: 4.0,
+        max_factor: 4.0,
+        weights: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        ..RootCauseMix::default()
+    });
+    let mut late = LateDetector::default();
+    let (outcome, _) = recorded(&spec, Some(&mut late));
+    assert!(
+        outcome.summary.successful_copies > 0,
+        "{:?}",
+        outcome.summary
+    );
+}
+
+#[test]
+fn an_episode_slows_tasks_only_while_it_lasts() {
+    // Two one-core nodes, one container each, maps of 10 s back to back. Node 1 has 1
+    // background task from 100 s to 150 s: a compute-bound map shares the core, rate 1/2.
+    let mut spec = exact(2, 1, 40);
+    spec.causes.episodes = vec![Episode {
+        node: 1,
+        start_secs: 100.0,
+        duration_secs: 50.0,
+        background_tasks: 1,
+    }];
+    let (_, run) = recorded(&spec, None);
+    for a in run.attempts.iter().filter(|a| a.node.0 == 1) {
+        let (start, end) = (a.start_secs, a.end_secs.expect("ended"));
+        let elapsed = end - start;
+        if end <= 100.0 + 1e-9 || start >= 150.0 - 1e-9 {
+            assert!((elapsed - 10.0).abs() < 1e-9, "{a:?}");
+        } else {
+            assert!(elapsed > 10.0 + 1e-9, "{a:?}");
+            // By hand: inside the episode work advances at half speed.
+            let inside = (end.min(150.0) - start.max(100.0)).max(0.0);
+            assert!((elapsed - inside / 2.0 - 10.0).abs() < 1e-9, "{a:?}");
+        }
+    }
+    for a in run.attempts.iter().filter(|a| a.node.0 == 0) {
+        assert!((a.elapsed_secs().expect("ended") - 10.0).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn levels_give_nodes_their_container_counts_and_more_containers_run_slower() {
+    let mut spec = ScenarioSpec::esplash();
+    spec.causes.episodes.clear();
+    spec.causes.failures.clear();
+    let (_, run) = recorded(&spec, None);
+    let containers: Vec<u32> = run.nodes.iter().map(|n| n.containers).collect();
+    assert_eq!(containers, [32, 32, 16, 16, 8, 8, 4, 4]);
+    // At most `containers` attempts at once on each node, and that many in the first wave.
+    for (n, timeline) in run.load.iter().enumerate() {
+        let peak = timeline
+            .changes
+            .iter()
+            .map(|c| c.running)
+            .max()
+            .unwrap_or(0);
+        assert_eq!(peak, containers[n], "node {n}");
+    }
+    let mean_map_secs = |node: u32| {
+        let times: Vec<f64> = run
+            .attempts
+            .iter()
+            .filter(|a| a.node.0 == node && run.tasks[a.task.index()].key.kind == TaskKind::Map)
+            .filter_map(|a| a.elapsed_secs())
+            .collect();
+        times.iter().sum::<f64>() / times.len() as f64
+    };
+    // 32 containers on 8 cores: about 4 times a map's time on 8 cores with 8 containers.
+    assert!(mean_map_secs(0) > 3.0 * mean_map_secs(6));
+    assert!(mean_map_secs(2) > mean_map_secs(4));
+}
+
+#[test]
+fn weak_nodes_run_tasks_slower_than_the_others() {
+    let mut spec = exact(10, 1, 200);
+    spec.causes.weak_nodes = Some(WeakNodes {
+        count: 2,
+        ..WeakNodes::default()
+    });
+    let (_, run) = recorded(&spec, None);
+    let mut per_node = [(0.0, 0u32); 10];
+    for a in &run.attempts {
+        let entry = &mut per_node[a.node.index()];
+        entry.0 += a.elapsed_secs().expect("ended");
+        entry.1 += 1;
+    }
+    let means: Vec<f64> = per_node.iter().map(|(s, n)| s / f64::from(*n)).collect();
+    let slow = means.iter().filter(|&&m| m > 10.0 * 1.25).count();
+    let normal = means.iter().filter(|&&m| (m - 10.0).abs() < 1e-9).count();
+    assert_eq!((slow, normal), (2, 8), "{means:?}");
+}
+
+#[test]
+fn the_root_cause_mix_makes_about_five_percent_stragglers() {
+    let mut spec = exact(20, 1, 2000);
+    spec.causes.mix = Some(RootCauseMix::default());
+    let outcome = simulate_scenario(&spec, 3, None, RunOptions::default()).expect("finishes");
+    let s = outcome.summary;
+    let share = s.injected_stragglers as f64 / s.tasks as f64;
+    assert!((0.035..0.065).contains(&share), "{share}");
+    // Without noise, the injected stragglers (at least 1.5x) are the labelled ones.
+    assert_eq!(s.stragglers, s.injected_stragglers);
+}
+
+#[test]
+fn a_detector_that_flags_everything_copies_each_task_once_on_another_node() {
+    let mut spec = exact(4, 2, 16);
+    spec.speculation.lag_secs = 0.0;
+    let (outcome, run) = recorded(&spec, Some(&mut FlagAll));
+    let copies: Vec<_> = run.speculative_attempts().collect();
+    assert_eq!(outcome.summary.copies, copies.len() as u64);
+    let mut tasks: Vec<u32> = copies.iter().map(|c| c.task.0).collect();
+    tasks.sort_unstable();
+    tasks.dedup();
+    assert_eq!(tasks.len(), copies.len(), "one copy per task at most");
+    for c in copies {
+        let original = run
+            .attempts
+            .iter()
+            .find(|a| a.task == c.task && a.role == AttemptRole::Original)
+            .expect("an original");
+        assert_ne!(original.node, c.node);
+    }
+}
+
+#[test]
+fn same_seed_same_summary() {
+    let spec = ScenarioSpec::dsb();
+    let mut a = LateDetector::default();
+    let mut b = LateDetector::default();
+    let first = simulate_scenario(&spec, 5, Some(&mut a), RunOptions::default()).expect("runs");
+    let second = simulate_scenario(&spec, 5, Some(&mut b), RunOptions::default()).expect("runs");
+    assert_eq!(first, second);
+    let other = simulate_scenario(&spec, 6, None, RunOptions::default()).expect("runs");
+    assert_ne!(first.summary.makespan_secs, other.summary.makespan_secs);
+}
+
+#[test]
+fn presets_load_check_and_run_small() {
+    for name in PRESETS {
+        let spec = ScenarioSpec::preset(name).expect("a preset");
+        spec.check().expect("presets are valid");
+        assert_eq!(spec.name, name);
+    }
+    let dc = ScenarioSpec::datacenter();
+    assert_eq!(dc.cluster.nodes, 12_000);
+    assert_eq!(dc.task_count(), 25_600_000);
+    assert!(matches!(
+        ScenarioSpec::preset("nope"),
+        Err(SimError::UnknownPreset { .. })
+    ));
+    for name in ["paper", "esplash", "dsb"] {
+        let spec = ScenarioSpec::preset(name).expect("a preset");
+        let mut late = LateDetector::default();
+        let outcome =
+            simulate_scenario(&spec, 1, Some(&mut late), RunOptions::default()).expect("runs");
+        assert_eq!(outcome.summary.tasks, spec.task_count());
+    }
+}
+
+#[test]
+fn the_esplash_preset_loses_attempts_to_its_failure() {
+    let spec = ScenarioSpec::esplash();
+    let outcome = simulate_scenario(&spec, 1, None, RunOptions::default()).expect("runs");
+    assert!(outcome.summary.failed_attempts > 0, "{:?}", outcome.summary);
+    assert!(outcome.summary.makespan_secs > 1020.0);
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/scenarios")
+        .join(name)
+}
+
+#[test]
+fn the_example_scenario_file_loads_and_equals_the_esplash_preset_but_for_phases() {
+    let path = fixture("esplash-failure.toml");
+    let spec = ScenarioSpec::from_toml_file(&path).expect("the fixture loads");
+    let mut expected = ScenarioSpec::esplash();
+    expected.name = "esplash-failure".to_owned();
+    expected.time_limit_secs = 1e6;
+    expected.causes.reduce_phases = Some(Default::default());
+    assert_eq!(spec, expected);
+}
+
+fn toml_error(text: &str) -> (usize, String, String) {
+    match ScenarioSpec::from_toml_str(text, "test.toml") {
+        Err(SimError::ScenarioFile {
+            file,
+            line,
+            key,
+            message,
+        }) => {
+            assert_eq!(file, "test.toml");
+            (line, key, message)
+        }
+        other => panic!("expected a scenario file error, got {other:?}"),
+    }
+}
+
+#[test]
+fn scenario_file_errors_name_the_key_and_the_file() {
+    let (line, key, message) = toml_error("name = \"x\"\n[cluster]\nnodes = 4\nnodez = 3\n");
+    assert_eq!((line, key.as_str()), (4, "cluster.nodez"), "{message}");
+    assert!(message.contains("unknown field"), "{message}");
+
+    let (line, key, _) =
+        toml_error("name = \"x\"\n[cluster]\nnodes = 4\n[jobs]\nmaps = \"many\"\n");
+    assert_eq!((line, key.as_str()), (5, "jobs.maps"));
+
+    let (_, key, message) = toml_error("name = \"x\"\n[cluster]\ncores = 4\n");
+    assert_eq!(key, "cluster.nodes", "{message}");
+
+    let (_, key, _) = toml_error(
+        "name = \"x\"\n[cluster]\nnodes = 4\n[causes.skew]\nprobability = 1.5\nfactor = 2.0\n",
+    );
+    assert_eq!(key, "causes.skew.probability");
+
+    let (_, key, _) = toml_error(
+        "name = \"x\"\n[cluster]\nnodes = 4\n[[causes.failures]]\nnode = 9\nat_secs = 1.0\n",
+    );
+    assert_eq!(key, "causes.failures[0].node");
+
+    let (line, key, _) = toml_error(
+        "name = \"x\"\n[cluster]\nnodes = 4\n[[causes.episodes]]\nnode = 1\nstart_secs = 1.0\nspeed = 2\n",
+    );
+    assert_eq!((line, key.as_str()), (7, "causes.episodes.speed"));
+
+    let err = ScenarioSpec::from_toml_file(Path::new("/no/such/file.toml"))
+        .expect_err("a missing file is an error");
+    assert!(err.to_string().contains("/no/such/file.toml"), "{err}");
+}
+
+#[test]
+fn levels_and_causes_are_checked() {
+    let mut spec = exact(4, 1, 4);
+    spec.causes = Causes {
+        levels: Some(Levels {
+            containers: vec![2, 0],
+        }),
+        ..Causes::default()
+    };
+    let err = spec.check().expect_err("a level without containers");
+    assert!(
+        err.to_string().contains("causes.levels.containers[1]"),
+        "{err}"
+    );
+}
