@@ -113,3 +113,19 @@ fn replay_refuses_bad_arguments_with_a_reason() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("/nonexistent/log"), "{stderr}");
 }
+
+#[test]
+fn replay_notes_a_truncated_log_on_stderr_and_goes_on() {
+    let output = stragglers(&[
+        "replay",
+        &trace("hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log"),
+        "--detectors",
+        "recorded,default",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("truncated"), "{stderr}");
+    assert!(stderr.contains("truncated-job-tracker-log:58"), "{stderr}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("default"), "{stdout}");
+}
