@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::{IdSet, filter_rows, group_sums};
+use crate::scan::{IdMap, IdSet, filter_rows, group_sums};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DosIndex`].
@@ -86,8 +86,8 @@ pub struct DosIndex {
     params: DosIndexParams,
     name: String,
     succeeded: IdSet<TaskId>,
-    /// By stage index.
-    finished: Vec<Finished>,
+    /// By stage index (a map: a stray stage id allocates nothing).
+    finished: IdMap<u32, Finished>,
 }
 
 impl Default for DosIndex {
@@ -110,7 +110,7 @@ impl DosIndex {
             params,
             name,
             succeeded: IdSet::default(),
-            finished: Vec::new(),
+            finished: IdMap::default(),
         }
     }
 
@@ -142,7 +142,7 @@ impl Detector for DosIndex {
         // and so flags nothing.
         let bars: Vec<f64> = (0..stage_count)
             .map(|s| {
-                let done = self.finished.get(s).copied().unwrap_or_default();
+                let done = self.finished.get(&(s as u32)).copied().unwrap_or_default();
                 let secs = durations[s].sum + done.duration_secs;
                 let bytes = inputs[s].sum + done.input_bytes;
                 let bar = self.params.threshold * (secs / bytes);
@@ -173,12 +173,9 @@ impl Detector for DosIndex {
         if !(duration_secs.is_finite() && duration_secs >= 0.0 && input_bytes > 0.0) {
             return;
         }
-        let stage = end.stage.index();
-        if self.finished.len() <= stage {
-            self.finished.resize(stage + 1, Finished::default());
-        }
-        self.finished[stage].duration_secs += duration_secs;
-        self.finished[stage].input_bytes += input_bytes;
+        let finished = self.finished.entry(end.stage.0).or_default();
+        finished.duration_secs += duration_secs;
+        finished.input_bytes += input_bytes;
     }
 
     fn reset(&mut self) {

@@ -246,6 +246,9 @@ fn garraghan_history_skips_and_counts_bad_points() {
     );
     assert_eq!(history.points(StageId(1)), 2);
     assert_eq!(history.skipped_points(), 3);
+    // A stray stage id costs one entry, not a table up to it.
+    history.add_trajectory(StageId(u32::MAX), [(1.0, 0.1), (2.0, 0.2)]);
+    assert_eq!(history.points(StageId(u32::MAX)), 2);
     assert_eq!(history.points(StageId(0)), 0);
     assert_eq!(history.model(StageId(0)), None);
     // A flat history (progress never grows) is no usable model.
@@ -382,7 +385,7 @@ fn dos_index_is_time_per_byte_against_the_stage() {
     check(&mut detector, &snapshot, &[]);
     // A success of 10 s on 100 B: 180 s / 310 B = 0.5806 s/B; indices 1.722, 0.861, 3.444:
     // the third is flagged at 2.5, not at 10.
-    let success = Observation::AttemptEnded(AttemptEnd {
+    let end = AttemptEnd {
         attempt: AttemptId(9),
         task: TaskId(9),
         stage: StageId(0),
@@ -392,11 +395,18 @@ fn dos_index_is_time_per_byte_against_the_stage() {
         end_secs: 10.0,
         status: AttemptStatus::Succeeded,
         input_bytes: 100,
-    });
+    };
+    let success = Observation::AttemptEnded(end);
     detector.observe(&success);
     check(&mut detector, &snapshot, &[2]);
-    // The same task's second success counts once.
+    // The same task's second success counts once; a success of a stage the snapshot
+    // does not have changes nothing.
     detector.observe(&success);
+    detector.observe(&Observation::AttemptEnded(AttemptEnd {
+        task: TaskId(10),
+        stage: StageId(u32::MAX),
+        ..end
+    }));
     check(&mut detector, &snapshot, &[2]);
     let mut diagnosis = dos(10.0);
     diagnosis.observe(&success);

@@ -14,6 +14,8 @@
 
 use straggler_model::StageId;
 
+use crate::scan::IdMap;
+
 /// Running count, means and co-moments of points `(t, p)`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Moments {
@@ -117,8 +119,9 @@ pub(crate) fn band_of(progress: f64, segments: usize) -> usize {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProgressHistory {
     segments: usize,
-    /// By stage index: overall moments, then one per band.
-    stages: Vec<Vec<Moments>>,
+    /// By stage index (a map: a stray stage id allocates nothing): overall moments, then
+    /// one per band.
+    stages: IdMap<u32, Vec<Moments>>,
     skipped_points: u64,
 }
 
@@ -127,7 +130,7 @@ impl ProgressHistory {
     pub fn new(segments: u32) -> Self {
         ProgressHistory {
             segments: segments.max(1) as usize,
-            stages: Vec::new(),
+            stages: IdMap::default(),
             skipped_points: 0,
         }
     }
@@ -141,12 +144,11 @@ impl ProgressHistory {
     /// A point with a non-finite or negative elapsed time, or a progress outside `[0, 1]`,
     /// is skipped and counted ([`skipped_points`](Self::skipped_points)).
     pub fn add_trajectory(&mut self, stage: StageId, points: impl IntoIterator<Item = (f64, f64)>) {
-        let index = stage.index();
-        if self.stages.len() <= index {
-            self.stages
-                .resize(index + 1, vec![Moments::default(); self.segments + 1]);
-        }
-        let moments = &mut self.stages[index];
+        let segments = self.segments;
+        let moments = self
+            .stages
+            .entry(stage.0)
+            .or_insert_with(|| vec![Moments::default(); segments + 1]);
         for (t, p) in points {
             if !(t.is_finite() && t >= 0.0 && (0.0..=1.0).contains(&p)) {
                 self.skipped_points += 1;
@@ -164,12 +166,12 @@ impl ProgressHistory {
 
     /// Points learnt for `stage`.
     pub fn points(&self, stage: StageId) -> u64 {
-        self.stages.get(stage.index()).map_or(0, |m| m[0].count)
+        self.stages.get(&stage.0).map_or(0, |m| m[0].count)
     }
 
     /// The fitted model of `stage`, `None` if it has no usable line at all.
     pub fn model(&self, stage: StageId) -> Option<ProgressModel> {
-        let moments = self.stages.get(stage.index())?;
+        let moments = self.stages.get(&stage.0)?;
         let model = ProgressModel {
             overall: moments[0].line(),
             bands: moments[1..].iter().map(Moments::line).collect(),
