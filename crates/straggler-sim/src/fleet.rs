@@ -10,11 +10,11 @@
 //! clock up to date and pushes its next completion into the queue: an event costs
 //! `O(containers of the node + log(nodes))`, not `O(running attempts)`.
 //!
-//! Memory is flat: per task a flag byte, the indices of its running original and copy and
-//! its execution time (13 bytes); running attempts live in a slab indexed by container
-//! slot, reused as attempts end, and a scan visits the running ones only; per-task factors
-//! are stateless hashes (no storage). A
-//! day of 25.6 million tasks holds about 340 MB of task state.
+//! Memory is flat: per task a flag byte, the slab indices of its running original and
+//! copy and its execution time (13 bytes); running attempts live in a slab whose entries
+//! are reused as attempts end, each container slot naming its entry, and a scan visits
+//! the running attempts only; per-task factors are stateless hashes (no storage). A day
+//! of 25.6 million tasks holds about 340 MB of task state.
 //!
 //! Differences from [`simulate`](crate::simulate) (the paper's engine, kept unchanged for
 //! the golden evaluation): regular tasks are placed on free containers in a round-robin
