@@ -11,17 +11,23 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 
-use crate::bench_sim;
+use crate::{bench_replay, bench_sim};
 
 pub const USAGE: &str = "  bench <what> [--json PATH]
                  measure and print figures; --json also writes them to PATH.
                  <what>: one of the benchmarks below";
 
 /// The benchmarks `cargo xtask bench` knows: name, one line on what it measures.
-const BENCHMARKS: &[(&str, &str)] = &[(
-    "sim",
-    "the simulator: the paper's evaluation matrix, wall time and peak memory",
-)];
+const BENCHMARKS: &[(&str, &str)] = &[
+    (
+        "sim",
+        "the simulator: the paper's evaluation matrix, wall time and peak memory",
+    ),
+    (
+        "replay",
+        "the trace readers: MB/s and peak memory on generated and real logs",
+    ),
+];
 
 /// Parses `<what> [--json PATH]` and runs that benchmark.
 pub fn main(args: &[&str]) -> anyhow::Result<()> {
@@ -35,6 +41,7 @@ pub fn main(args: &[&str]) -> anyhow::Result<()> {
     };
     match *what {
         "sim" => bench_sim::run(json.as_deref()),
+        "replay" => bench_replay::run(json.as_deref()),
         other => bail!("bench: unknown benchmark {other:?}; {}", known()),
     }
 }
@@ -47,6 +54,7 @@ pub fn child(args: &[&str]) -> anyhow::Result<()> {
     };
     match *what {
         "sim" => bench_sim::child(rest)?,
+        "replay" => bench_replay::child(rest)?,
         other => bail!("bench-child: unknown work {other:?}"),
     }
     println!("peak_rss_bytes {}", peak_rss_bytes()?);

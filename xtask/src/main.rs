@@ -5,6 +5,7 @@
 //! the golden file.
 
 mod bench;
+mod bench_replay;
 mod bench_sim;
 mod golden;
 

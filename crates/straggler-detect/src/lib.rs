@@ -6,7 +6,10 @@
 //! over three runtime estimators, and [`Hadoop1`]), [`SparkDetector`] (Spark's
 //! `checkSpeculatableTasks`, against the median duration of finished tasks) and
 //! [`ZahariaLate`] (LATE as published at OSDI 2008, with its percentile threshold,
-//! speculative cap and slow-node threshold).
+//! speculative cap and slow-node threshold); and the node-level detectors of the seeds:
+//! [`ESplash`] (seed 001: performance levels, straggler nodes against their level) and
+//! [`Dsb`] (seed 002: nodes ranked by intervals of normalised durations, the weakest
+//! blacklisted).
 //!
 //! A detector looks at a [`Snapshot`] of the running attempts and flags rows of it; what
 //! the engine does with a flag (launch a copy, when, where) is not the detector's business.
@@ -47,7 +50,9 @@
 
 pub mod conformance;
 mod default;
+mod dsb;
 mod error;
+mod esplash;
 pub mod hadoop;
 mod hierarchical;
 mod late;
@@ -56,7 +61,9 @@ mod spark;
 mod zaharia;
 
 pub use default::{DefaultDetector, DefaultParams};
+pub use dsb::{CheckedDsbParams, Dsb, DsbParams, NodeInterval};
 pub use error::DetectError;
+pub use esplash::{CheckedESplashParams, ESplash, ESplashParams};
 pub use hadoop::{Hadoop1, Hadoop1Params, HadoopParams, HadoopSpeculator};
 pub use hierarchical::{Hierarchical, HierarchicalParams};
 pub use late::{LateDetector, LateParams};

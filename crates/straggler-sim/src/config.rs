@@ -189,10 +189,11 @@ impl Default for Noise {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
-    /// Regular tasks use `regular_percent` percent of every node's containers; copies run on
-    /// the rest as soon as they are detected, and on free regular containers once no
-    /// regular task waits. At 100 (the paper's default), copies start only when containers
-    /// free up at the end of a stage.
+    /// Regular tasks use `regular_percent` percent of the cluster's containers, the
+    /// reserved rest spread over the nodes (see [`Policy::regular_limits`]); copies run on
+    /// the reserved containers as soon as they are detected, and on free regular containers
+    /// once no regular task waits. At 100 (the paper's default), copies start only when
+    /// containers free up at the end of a stage.
     Reserved {
         /// The share `x` of containers for regular tasks, in percent.
         regular_percent: u32,

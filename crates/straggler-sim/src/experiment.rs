@@ -96,7 +96,8 @@ impl DetectorSpec {
 
     /// The paper's three detectors, then the engines' own rules for comparison: Hadoop 1,
     /// Hadoop 2's speculator over its three runtime estimators, Spark with the 4.0 and the
-    /// older defaults, and LATE as Zaharia published it.
+    /// older defaults, and LATE as Zaharia published it; then the node-level detectors of
+    /// seeds 001 and 002 (eSplash, DSB and DSB with number 3).
     pub fn all() -> Vec<DetectorSpec> {
         let mut all = DetectorSpec::paper();
         all.extend([
@@ -141,8 +142,35 @@ impl DetectorSpec {
                 || Box::new(ZahariaLate::default()),
             ),
         ]);
+        all.extend(node_level_detectors());
         all
     }
+}
+
+/// The node-level detectors of seeds 001 and 002: eSplash and DSB without and with number.
+fn node_level_detectors() -> [DetectorSpec; 3] {
+    [
+        DetectorSpec::new(
+            "esplash",
+            "eSplash (seed 001): tasks on nodes slow for their k-means level (SV > 3), copy worth it at level >= minL",
+            || Box::new(straggler_detect::ESplash::default()),
+        ),
+        DetectorSpec::new(
+            "dsb",
+            "DSB (seed 002): tasks on nodes blacklisted by P-Cores over 95% t-intervals of normalised durations, every 60 s",
+            || Box::new(straggler_detect::Dsb::default()),
+        ),
+        DetectorSpec::new(
+            "dsb-top3",
+            "DSB with number (seed 002): at most 3 blacklisted nodes, by sd and mean of normalised durations",
+            || {
+                let params = straggler_detect::DsbParams::top(3)
+                    .check()
+                    .expect("preset parameters are valid");
+                Box::new(straggler_detect::Dsb::new(params))
+            },
+        ),
+    ]
 }
 
 /// Which execution time labels a task whose original attempt was killed (its copy won).

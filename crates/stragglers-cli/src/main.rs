@@ -1,7 +1,5 @@
 //! The `stragglers` command: runs the seed paper's evaluation and prints its tables.
 
-mod simulate;
-
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -10,6 +8,9 @@ use clap::{Parser, Subcommand};
 use stragglers::sim::{
     CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, report,
 };
+
+mod replay;
+mod simulate;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -57,6 +58,9 @@ enum Command {
     Detectors,
     /// Run one scenario (a preset or a TOML file) with one detector and print a summary.
     Simulate(simulate::SimulateArgs),
+    /// Read real Hadoop and Spark logs, label their stragglers, judge the speculation that
+    /// ran and replay detectors over them (see docs/replay.md).
+    Replay(replay::ReplayArgs),
 }
 
 /// A set of detectors to evaluate.
@@ -276,6 +280,7 @@ fn main() -> anyhow::Result<()> {
             );
         }
         Command::Simulate(args) => simulate::run(args)?,
+        Command::Replay(args) => replay::run(args)?,
         Command::Detectors => {
             let all = DetectorSpec::all();
             let width = all.iter().map(|spec| spec.name().len()).max().unwrap_or(0);

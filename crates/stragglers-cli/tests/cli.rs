@@ -157,7 +157,10 @@ fn detectors_are_listed_one_per_line() {
             "hadoop-simple-exp",
             "spark",
             "spark-legacy",
-            "late-zaharia"
+            "late-zaharia",
+            "esplash",
+            "dsb",
+            "dsb-top3",
         ]
     );
 }

@@ -13,7 +13,9 @@
 //!   the efficiency metrics, with confidence intervals over repetitions;
 //! - [`energy`]: the power and slowdown model and the first-order predictor of the seed
 //!   paper's Section 4;
-//! - [`sim`]: the cluster simulator and the paper's evaluation.
+//! - [`sim`]: the cluster simulator and the paper's evaluation;
+//! - [`trace`]: real Hadoop and Spark logs, their stragglers, the speculation that ran and
+//!   detectors replayed over them.
 //!
 //! The evaluation of the seed paper (Phan et al., TOMPECS 2019, Tables 5 and 6) in a few
 //! lines, with a smaller number of repetitions:
@@ -38,6 +40,7 @@ pub use straggler_energy as energy;
 pub use straggler_metrics as metrics;
 pub use straggler_model as model;
 pub use straggler_sim as sim;
+pub use straggler_trace as trace;
 pub use straggler_truth as truth;
 
 /// The names most programs need.

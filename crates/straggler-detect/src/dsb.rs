@@ -1,0 +1,447 @@
+//! DSB, dynamic server blacklisting (Ouyang, Wang, Xu, "Mitigating stragglers to avoid QoS
+//! violation for time-critical applications through dynamic server blacklisting", FGCS
+//! 101, 2019; seed 002, Section 4.2, Algorithms 1-3).
+//!
+//! Every `window_secs` (Algorithm 1's `TimeWindow`), the nodes are ranked from the tasks
+//! that finished in the last window, and the weakest are blacklisted until the next ranking:
+//!
+//! - **Normalised durations (Eq. 1).** For a task `i` of stage (job and task type) `j`,
+//!   `D~_j^i = (D_j^i - mean_j) / sd_j`, with the mean and the population standard
+//!   deviation of the durations of the stage's tasks in the window.
+//! - **Per-node interval (Alg. 2).** For a node with `n >= 2` normalised durations, mean
+//!   `m` and population standard deviation `s` (`sqrt(sum (v - m)^2 / n)`, as line 15),
+//!
+//!   ```text
+//!   CI = m -+ s t_{(1 + confidence) / 2, n - 1} / sqrt(n)       (Student t, 0.975 at 95%)
+//!   ```
+//! - **Interval-based ranking (Alg. 3, P-Cores).** An edge goes from node 1 to node 2 iff
+//!   `L_2 > H_1` (node 2's interval lies wholly above, i.e. slower). Level zero, the
+//!   weakest nodes, are those without an outgoing edge: no node is clearly slower. Since
+//!   node `i` has an outgoing edge iff `max_{j != i} L_j > H_i`, level zero is found in
+//!   one pass over the nodes, not over the pairs.
+//! - **P-Cores without number.** The blacklist is level zero.
+//! - **P-Cores with number `k`.** When level zero has more than `k` nodes, rank them by
+//!   decreasing standard deviation and by decreasing mean of their normalised durations;
+//!   the nodes in both top-`k` lists are blacklisted, and each remaining place goes to one
+//!   of the pair of nodes at the same position in the two lists' leftovers, at random
+//!   (the paper's `M_6` or `M_7`, after Sparrow's power of two choices).
+//!
+//! The rows flagged are the original attempts running on blacklisted nodes (the paper
+//! moves tasks off weak nodes, "migrate tasks running on them is meaningful"); blacklisted
+//! nodes are reported with [`Findings::push_slow_node`], since DSB launches nothing there.
+//!
+//! # Decisions where the paper is unclear (also in `docs/formulas.md`)
+//!
+//! - A "job" is a stage here (maps and reduces of a job apart): their durations differ by
+//!   design, and Eq. 1 normalises away job heterogeneity only if each set is homogeneous.
+//! - Durations are those of successful attempts (a killed attempt's time is cut short),
+//!   counted on the node that ran them, when their end falls in `(now - window, now]`.
+//! - A stage with `sd_j = 0` gives its tasks `D~ = 0`. A node with fewer than two
+//!   durations has no interval (Student t needs `n - 1 >= 1`) and is neither ranked nor
+//!   blacklisted.
+//! - Algorithm 3 draws an edge when `H_1 <= L_2`, the text when `L_2 > H_1`; touching
+//!   intervals overlap, so the strict test is used.
+//! - When no edge exists at all (every interval overlaps every other, the paper's
+//!   "extreme case"), nothing is blacklisted: the paper allows "blacklist no nodes", and
+//!   blacklisting every node would stop the cluster.
+//! - With number `k`, a level zero of at most `k` nodes is blacklisted whole; normal nodes
+//!   are never added to reach `k`. Ties in the two rankings go to the lower node index.
+//!   The random choice uses a SplitMix64 stream from `seed`, restarted by `reset`.
+//! - The first ranking happens at the first scan, then every `window_secs`.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+use straggler_model::{AttemptRole, AttemptStatus, NodeId, Observation, Snapshot};
+
+use crate::conformance::SplitMix64;
+use crate::error::check_param;
+use crate::esplash::Moments;
+use crate::{DetectError, Detector, Findings};
+
+/// Parameters of [`Dsb`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DsbParams {
+    /// `TimeWindow`: nodes are re-ranked this often, from the tasks that finished in the
+    /// last window (60 s). Finite, `> 0`.
+    pub window_secs: f64,
+    /// Confidence of the per-node intervals (0.95). In `(0, 1)`.
+    pub confidence: f64,
+    /// `None`: P-Cores without number (blacklist level zero); `Some(k)`: P-Cores with
+    /// number, at most `k` nodes.
+    pub blacklist_size: Option<u32>,
+    /// Seed of the random choice between the two rankings of P-Cores with number.
+    pub seed: u64,
+}
+
+impl Default for DsbParams {
+    fn default() -> Self {
+        DsbParams {
+            window_secs: 60.0,
+            confidence: 0.95,
+            blacklist_size: None,
+            seed: 0x0d5b,
+        }
+    }
+}
+
+impl DsbParams {
+    /// P-Cores with number: at most `k` blacklisted nodes.
+    pub fn top(k: u32) -> Self {
+        DsbParams {
+            blacklist_size: Some(k),
+            ..DsbParams::default()
+        }
+    }
+
+    /// Checks the parameters: `window_secs` finite and `> 0`, `confidence` in `(0, 1)`.
+    pub fn check(self) -> Result<CheckedDsbParams, DetectError> {
+        check_param("window_secs", self.window_secs, "finite and > 0", |w| {
+            w > 0.0
+        })?;
+        check_param("confidence", self.confidence, "in (0, 1)", |c| {
+            c > 0.0 && c < 1.0
+        })?;
+        Ok(CheckedDsbParams(self))
+    }
+}
+
+/// [`DsbParams`] that passed [`DsbParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedDsbParams(DsbParams);
+
+/// A successful attempt in the log.
+#[derive(Debug, Clone, Copy)]
+struct Finished {
+    end_secs: f64,
+    stage: u32,
+    node: u32,
+    duration_secs: f64,
+}
+
+/// A node's interval at the last ranking.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NodeInterval {
+    /// The node.
+    pub node: NodeId,
+    /// Number of normalised durations.
+    pub tasks: u64,
+    /// Their mean.
+    pub mean: f64,
+    /// Their population standard deviation.
+    pub sd: f64,
+    /// Low end of the interval.
+    pub low: f64,
+    /// High end of the interval.
+    pub high: f64,
+}
+
+/// DSB (seed 002): nodes ranked every window by the confidence interval of their
+/// normalised task durations; the weakest (P-Cores level zero, or at most `k` of them)
+/// are blacklisted and their running originals flagged. The module docs of `src/dsb.rs`
+/// give the formulas and the decisions taken where the paper is unclear.
+#[derive(Debug, Clone)]
+pub struct Dsb {
+    params: DsbParams,
+    name: String,
+    log: VecDeque<Finished>,
+    next_rank_secs: Option<f64>,
+    rng: SplitMix64,
+    blacklisted: Vec<bool>,
+    blacklist: Vec<NodeId>,
+    intervals: Vec<NodeInterval>,
+    // Buffers kept between rankings.
+    stage_moments: Vec<Moments>,
+    node_moments: Vec<Moments>,
+    t_quantiles: Vec<f64>,
+}
+
+impl Default for Dsb {
+    fn default() -> Self {
+        Dsb::new(CheckedDsbParams(DsbParams::default()))
+    }
+}
+
+impl Dsb {
+    /// A detector with checked parameters.
+    pub fn new(params: CheckedDsbParams) -> Self {
+        Dsb {
+            params: params.0,
+            name: match params.0.blacklist_size {
+                None => String::from("dsb"),
+                Some(k) => format!("dsb-top{k}"),
+            },
+            log: VecDeque::new(),
+            next_rank_secs: None,
+            rng: SplitMix64(params.0.seed),
+            blacklisted: Vec::new(),
+            blacklist: Vec::new(),
+            intervals: Vec::new(),
+            stage_moments: Vec::new(),
+            node_moments: Vec::new(),
+            t_quantiles: Vec::new(),
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &DsbParams {
+        &self.params
+    }
+
+    /// The blacklist of the last ranking, in increasing node order.
+    pub fn blacklist(&self) -> &[NodeId] {
+        &self.blacklist
+    }
+
+    /// The intervals of the ranked nodes at the last ranking, in node order.
+    pub fn intervals(&self) -> &[NodeInterval] {
+        &self.intervals
+    }
+
+    /// `t_{(1 + confidence) / 2, dof}`, cached by degrees of freedom.
+    fn t_quantile(&mut self, dof: u64) -> Option<f64> {
+        let index = usize::try_from(dof).ok()?;
+        if index >= self.t_quantiles.len() {
+            let p = (1.0 + self.params.confidence) / 2.0;
+            let from = self.t_quantiles.len();
+            self.t_quantiles.extend((from..=index).map(|d| {
+                StudentsT::new(0.0, 1.0, d as f64)
+                    .ok()
+                    .map_or(f64::NAN, |t| t.inverse_cdf(p))
+            }));
+        }
+        self.t_quantiles
+            .get(index)
+            .copied()
+            .filter(|t| t.is_finite())
+    }
+
+    /// Algorithms 1-3 at `now` on a cluster of `node_count` nodes.
+    fn rank(&mut self, now: f64, node_count: usize) {
+        let oldest = now - self.params.window_secs;
+        while self.log.front().is_some_and(|f| f.end_secs <= oldest) {
+            self.log.pop_front();
+        }
+        // Eq. 1: stage means and standard deviations.
+        self.stage_moments.clear();
+        for f in self.log.iter().filter(|f| f.end_secs <= now) {
+            let stage = f.stage as usize;
+            if self.stage_moments.len() <= stage {
+                self.stage_moments.resize(stage + 1, Moments::default());
+            }
+            self.stage_moments[stage].push(f.duration_secs);
+        }
+        // Algorithm 2: per node, the moments of the normalised durations.
+        self.node_moments.clear();
+        self.node_moments.resize(node_count, Moments::default());
+        for f in self.log.iter().filter(|f| f.end_secs <= now) {
+            let Some(moments) = self.node_moments.get_mut(f.node as usize) else {
+                continue;
+            };
+            let stage = &self.stage_moments[f.stage as usize];
+            let sd = stage.population_sd();
+            let normalised = if sd > 0.0 {
+                (f.duration_secs - stage.mean) / sd
+            } else {
+                0.0
+            };
+            moments.push(normalised);
+        }
+        self.intervals.clear();
+        for node in 0..node_count {
+            let moments = self.node_moments[node];
+            if moments.count < 2 {
+                continue;
+            }
+            let Some(t) = self.t_quantile(moments.count - 1) else {
+                continue;
+            };
+            let sd = moments.population_sd();
+            let half = sd * t / (moments.count as f64).sqrt();
+            self.intervals.push(NodeInterval {
+                node: NodeId(node as u32),
+                tasks: moments.count,
+                mean: moments.mean,
+                sd,
+                low: moments.mean - half,
+                high: moments.mean + half,
+            });
+        }
+        // Algorithm 3: level zero = no j != i with L_j > H_i.
+        let (mut max_low, mut second_low, mut max_at) =
+            (f64::NEG_INFINITY, f64::NEG_INFINITY, usize::MAX);
+        for (i, interval) in self.intervals.iter().enumerate() {
+            if interval.low > max_low {
+                second_low = max_low;
+                max_low = interval.low;
+                max_at = i;
+            } else if interval.low > second_low {
+                second_low = interval.low;
+            }
+        }
+        let mut level_zero: Vec<NodeInterval> = Vec::new();
+        let mut any_edge = false;
+        for (i, interval) in self.intervals.iter().enumerate() {
+            let other_low = if i == max_at { second_low } else { max_low };
+            if other_low > interval.high {
+                any_edge = true;
+            } else {
+                level_zero.push(*interval);
+            }
+        }
+        if !any_edge {
+            level_zero.clear();
+        }
+        let mut chosen: Vec<NodeId> = match self.params.blacklist_size {
+            Some(k) if level_zero.len() > k as usize => {
+                pcores_with_number(&level_zero, k as usize, &mut self.rng)
+            }
+            _ => level_zero.iter().map(|i| i.node).collect(),
+        };
+        chosen.sort_unstable();
+        self.blacklisted.clear();
+        self.blacklisted.resize(node_count, false);
+        for node in &chosen {
+            self.blacklisted[node.index()] = true;
+        }
+        self.blacklist = chosen;
+    }
+}
+
+/// P-Cores with number: the top `k` of `level_zero` (more than `k` nodes) by standard
+/// deviation and by mean.
+fn pcores_with_number(level_zero: &[NodeInterval], k: usize, rng: &mut SplitMix64) -> Vec<NodeId> {
+    let mut by_sd: Vec<&NodeInterval> = level_zero.iter().collect();
+    by_sd.sort_by(|a, b| b.sd.total_cmp(&a.sd).then(a.node.cmp(&b.node)));
+    let mut by_mean: Vec<&NodeInterval> = level_zero.iter().collect();
+    by_mean.sort_by(|a, b| b.mean.total_cmp(&a.mean).then(a.node.cmp(&b.node)));
+    let top_sd: Vec<NodeId> = by_sd.iter().take(k).map(|i| i.node).collect();
+    let top_mean: Vec<NodeId> = by_mean.iter().take(k).map(|i| i.node).collect();
+    let mut chosen: Vec<NodeId> = top_sd
+        .iter()
+        .copied()
+        .filter(|n| top_mean.contains(n))
+        .collect();
+    let sd_left = top_sd.iter().filter(|n| !chosen.contains(n));
+    let mean_left: Vec<NodeId> = top_mean
+        .iter()
+        .copied()
+        .filter(|n| !chosen.contains(n))
+        .collect();
+    let picks: Vec<NodeId> = sd_left
+        .zip(&mean_left)
+        .map(|(&a, &b)| if rng.next_u64() & 1 == 0 { a } else { b })
+        .collect();
+    chosen.extend(picks);
+    chosen
+}
+
+impl Detector for Dsb {
+    /// `"dsb"` without number, `"dsb-top<k>"` with number `k`.
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let now = snapshot.now_secs();
+        let node_count = snapshot.node_count() as usize;
+        if self.next_rank_secs.is_none_or(|next| now >= next)
+            || self.blacklisted.len() != node_count
+        {
+            self.rank(now, node_count);
+            self.next_rank_secs = Some(now + self.params.window_secs);
+        }
+        if self.blacklist.is_empty() {
+            return;
+        }
+        for &node in &self.blacklist {
+            findings.push_slow_node(node);
+        }
+        let (nodes, roles) = (snapshot.node_indices(), snapshot.roles());
+        let blacklisted = &self.blacklisted;
+        findings.rows_mut().extend(
+            (0..snapshot.len())
+                .filter(|&row| {
+                    roles[row] == AttemptRole::Original && blacklisted[nodes[row] as usize]
+                })
+                .map(|row| row as u32),
+        );
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        let Observation::AttemptEnded(end) = observation else {
+            return;
+        };
+        let duration_secs = end.end_secs - end.start_secs;
+        if end.status != AttemptStatus::Succeeded
+            || !(duration_secs >= 0.0 && duration_secs.is_finite() && end.end_secs.is_finite())
+        {
+            return;
+        }
+        let finished = Finished {
+            end_secs: end.end_secs,
+            stage: end.stage.0,
+            node: end.node.0,
+            duration_secs,
+        };
+        // Engines send ends in time order; keep the log sorted if one does not.
+        match self.log.back() {
+            Some(last) if last.end_secs > finished.end_secs => {
+                let at = self
+                    .log
+                    .partition_point(|f| f.end_secs <= finished.end_secs);
+                self.log.insert(at, finished);
+            }
+            _ => self.log.push_back(finished),
+        }
+    }
+
+    fn reset(&mut self) {
+        *self = Dsb::new(CheckedDsbParams(self.params));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn interval(node: u32, mean: f64, sd: f64) -> NodeInterval {
+        NodeInterval {
+            node: NodeId(node),
+            tasks: 10,
+            mean,
+            sd,
+            low: mean - 1.0,
+            high: mean + 1.0,
+        }
+    }
+
+    #[test]
+    fn pcores_with_number_as_in_the_paper() {
+        // Section 4.2.4: ten level-zero nodes M1..M10, at most six blacklisted; by
+        // decreasing sd M1..M10, by decreasing mean M1..M5, M7, M6, M8, M9, M10. The top-6
+        // lists share M1..M5; the sixth place goes to M6 or M7 at random.
+        let means = [10.0, 9.0, 8.0, 7.0, 6.0, 4.0, 5.0, 3.0, 2.0, 1.0];
+        let level_zero: Vec<NodeInterval> = (1..=10)
+            .map(|m| interval(m, means[m as usize - 1], 11.0 - f64::from(m)))
+            .collect();
+        let mut seen = [false; 2];
+        for seed in 0..16 {
+            let mut chosen = pcores_with_number(&level_zero, 6, &mut SplitMix64(seed));
+            chosen.sort_unstable();
+            assert_eq!(&chosen[..5], &[1, 2, 3, 4, 5].map(NodeId));
+            assert!(chosen[5] == NodeId(6) || chosen[5] == NodeId(7));
+            seen[usize::from(chosen[5] == NodeId(7))] = true;
+            // The same seed, the same choice.
+            let mut again = pcores_with_number(&level_zero, 6, &mut SplitMix64(seed));
+            again.sort_unstable();
+            assert_eq!(again, chosen);
+        }
+        assert_eq!(seen, [true, true], "both M6 and M7 are drawn over 16 seeds");
+        // Rankings that agree: no draw.
+        let mut chosen = pcores_with_number(&level_zero[..5], 2, &mut SplitMix64(0));
+        chosen.sort_unstable();
+        assert_eq!(chosen, [NodeId(1), NodeId(2)]);
+    }
+}

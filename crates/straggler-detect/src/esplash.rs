@@ -1,0 +1,881 @@
+//! eSplash (Wang, Wang, Yang, Mi, Sheng, "eSplash: Efficient Speculation in Large Scale
+//! Heterogeneous Computing Systems", IPCCC 2016; seed 001, Section IV): nodes are
+//! classified into performance levels, a node is a straggler when its running tasks are
+//! slow *for its level*, and only the tasks on straggler nodes are speculated.
+//!
+//! # Classify nodes (Section IV-A, Algorithms 1 and 2)
+//!
+//! - **Performance vector.** `PV_i = (e_1, .., e_D)`: for each task type `d`, the mean
+//!   execution time of the tasks of that type node `i` has finished. A task type is a
+//!   stage (the maps of a job, its reduces), as Hadoop's statistics table keys them.
+//! - **Grouping (Alg. 1).** Start with one group per PV; merge two groups when neither
+//!   dominates the other (`min_i(a) > max_j(a)` and `min_j(b) > max_i(b)` for some
+//!   dimensions `a`, `b`), and merge the groups that overlap the merged one (`[min, max]`
+//!   overlapping in a dimension), until the groups are non-overlapping and ordered: for any
+//!   two groups, one lies strictly below the other in every dimension.
+//! - **Group-based k-means (Alg. 2).** k-means over the PVs in which each PV votes for its
+//!   closest centre (Euclidean distance) and each group joins the centre with the most
+//!   votes, until no group changes cluster. Clusters become levels, ordered by their
+//!   centre's total execution time: level 0 is the slowest, `HL = L - 1` the fastest (the
+//!   paper numbers them from 1; a higher level is a faster node in both).
+//!
+//! # Detect straggler nodes (Section IV-B)
+//!
+//! The statistics table `ST(i, d) = <mu, sigma, PR>` holds, for the nodes of level `i` and
+//! task type `d`, the mean `mu` and standard deviation `sigma` of the finished execution
+//! times and the mean progress rate `PR` of the running tasks. For a running task `j` with
+//! progress `p_j > 0` and elapsed time `t_j > 0` on a node of level `i`,
+//!
+//! ```text
+//! EstT_j = t_j / p_j          PR_j = p_j / t_j
+//! c_j    = max(0, (EstT_j - mu(i, d_j)) / sigma(i, d_j)) + PR(i, d_j) / PR_j
+//! SV     = mean of c_j over the node's running tasks
+//! ```
+//!
+//! and the node is a straggler iff `SV > tau`. Straggler nodes are reported through
+//! [`Findings::push_slow_node`]: eSplash excludes them from hosting copies (Section IV-D).
+//!
+//! # Copies and `minL` (Section IV-C, Algorithm 3)
+//!
+//! With `C(m)` the number of non-straggler nodes of level `m` (the containers that can
+//! host a copy), for a task of type `d` on a level-`i` straggler node and each candidate
+//! minimum level `l` in `[i, HL]`,
+//!
+//! ```text
+//! ExpT_l = sum_{m in [l, HL]} C(m) mu(m, d) / sum_{m in [l, HL]} C(m)
+//! minL   = argmin_l ExpT_l      (the lowest such l on a tie)
+//! value  = sum_{m in [minL, HL]} C(m) (EstEnd - T_now - mu(m, d)) / sum_m C(m)
+//! ```
+//!
+//! and the original attempts on straggler nodes whose speculative value is positive,
+//! i.e. whose time left `EstEnd - T_now = start_j + EstT_j - T_now` exceeds `ExpT_minL`,
+//! are flagged. The
+//! `minL` of each flagged row is available from [`ESplash::min_levels`] for a placement
+//! policy; the engine picks which copy to launch first.
+//!
+//! # Decisions where the paper is unclear (also in `docs/formulas.md`)
+//!
+//! - `delta` is called the variance; dividing seconds by seconds squared would make SV
+//!   depend on the time unit, so the z-score uses the standard deviation (population).
+//! - The paper writes `SV <- SV + ...` without saying when SV is reset; accumulated over
+//!   heartbeats, the progress-rate term (about 1 per normal task) would push every node
+//!   over any threshold. SV is recomputed at every scan, and is the *mean* of the terms
+//!   over the node's running tasks so that a node with more containers is not more of a
+//!   straggler; `tau = 3` by default (the paper gives no value).
+//! - `PR_j` is the rate since the attempt started (a snapshot holds one progress value),
+//!   not the increase over the last epoch. Tasks with zero progress or zero elapsed time
+//!   add no term to SV (no rate yet) but are flagged on a straggler node when they have
+//!   run (their time left is unbounded).
+//! - The z-term is used when the level has at least two finished tasks of the type and
+//!   `sigma > 0`.
+//! - Dimensions: the stage finished on the most nodes is always one; the nodes that have
+//!   finished a task of it are clustered, over every stage all of them have finished.
+//!   Other nodes have no level: their tasks are not judged and they host nothing.
+//! - Initial centres: k-means starts from the groups at evenly spaced positions of the
+//!   group order (not random), so runs are deterministic and every level starts from a
+//!   distinct group. Ties in distance or votes go to the lower cluster index. At most
+//!   `max_kmeans_iterations` rounds.
+//! - `C(m)` counts nodes, not containers (a snapshot has no container counts). Levels
+//!   without a finished task of the type are left out of `ExpT` and the value.
+//! - The one-request-per-period rule and the re-evaluation of pending copies (IV-D) are
+//!   the engine's business; every candidate with a positive value is flagged.
+//!
+//! Execution times are learnt from successful attempts ([`Observation::AttemptEnded`]);
+//! the level statistics follow every success, and nodes are classified again at the first
+//! scan after a new success once `recluster_interval_secs` (30 s) have passed since the
+//! last classification (the paper does not say how often; on 10^4 nodes a classification
+//! costs tens of milliseconds). Progress reports ([`Observation::Progress`]) give the time
+//! of each attempt's progress. The scan is sequential
+//! (three passes over the rows, no allocation once the buffers have grown), so it does
+//! not depend on the number of threads.
+
+use serde::{Deserialize, Serialize};
+use straggler_model::{AttemptRole, AttemptStatus, NodeId, Observation, Snapshot};
+
+use crate::error::check_param;
+use crate::{DetectError, Detector, Findings};
+
+/// Parameters of [`ESplash`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ESplashParams {
+    /// `k` of the group-based k-means: the most performance levels (4, the paper's
+    /// testbed). At least 1.
+    pub levels: u32,
+    /// `tau`: a node whose straggler value exceeds it is a straggler (3). Finite, `>= 0`.
+    pub straggler_threshold: f64,
+    /// The most rounds of k-means (100). At least 1.
+    pub max_kmeans_iterations: u32,
+    /// Nodes are classified again (Algorithms 1-2) at most this often, at the first scan
+    /// after a new success (30 s); the level statistics follow every success. Finite,
+    /// `>= 0` (0: at every scan after a new success).
+    pub recluster_interval_secs: f64,
+}
+
+impl Default for ESplashParams {
+    fn default() -> Self {
+        ESplashParams {
+            levels: 4,
+            straggler_threshold: 3.0,
+            max_kmeans_iterations: 100,
+            recluster_interval_secs: 30.0,
+        }
+    }
+}
+
+impl ESplashParams {
+    /// Checks the parameters: `levels >= 1`, `straggler_threshold` finite and `>= 0`,
+    /// `max_kmeans_iterations >= 1`, `recluster_interval_secs` finite and `>= 0`.
+    pub fn check(self) -> Result<CheckedESplashParams, DetectError> {
+        check_param("levels", f64::from(self.levels), "at least 1", |v| v >= 1.0)?;
+        check_param(
+            "straggler_threshold",
+            self.straggler_threshold,
+            "finite and >= 0",
+            |v| v >= 0.0,
+        )?;
+        check_param(
+            "max_kmeans_iterations",
+            f64::from(self.max_kmeans_iterations),
+            "at least 1",
+            |v| v >= 1.0,
+        )?;
+        check_param(
+            "recluster_interval_secs",
+            self.recluster_interval_secs,
+            "finite and >= 0",
+            |v| v >= 0.0,
+        )?;
+        Ok(CheckedESplashParams(self))
+    }
+}
+
+/// [`ESplashParams`] that passed [`ESplashParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckedESplashParams(ESplashParams);
+
+/// Count, mean and sum of squared deviations (Welford), mergeable (Chan et al.).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Moments {
+    pub(crate) count: u64,
+    pub(crate) mean: f64,
+    m2: f64,
+}
+
+impl Moments {
+    pub(crate) fn push(&mut self, x: f64) {
+        self.count += 1;
+        let delta = x - self.mean;
+        self.mean += delta / self.count as f64;
+        self.m2 += delta * (x - self.mean);
+    }
+
+    pub(crate) fn merge(&mut self, other: &Moments) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = *other;
+            return;
+        }
+        let (a, b) = (self.count as f64, other.count as f64);
+        let n = a + b;
+        let delta = other.mean - self.mean;
+        self.mean += delta * b / n;
+        self.m2 += other.m2 + delta * delta * a * b / n;
+        self.count += other.count;
+    }
+
+    /// Population standard deviation, `sqrt(sum (x - mean)^2 / n)`; 0 when empty.
+    pub(crate) fn population_sd(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            (self.m2.max(0.0) / self.count as f64).sqrt()
+        }
+    }
+}
+
+/// Algorithm 1: the groups of `points` (`dims` values each, row-major), as a group index
+/// per point; groups are numbered in increasing order of their values (group 0 is the
+/// fastest). The result is the finest partition into groups that are pairwise strictly
+/// ordered in every dimension, which is the fixed point of Algorithm 1's merges (a merge
+/// joins two groups that no ordered partition can separate).
+///
+/// With the points sorted by their first value, such a partition is a set of cuts, and a
+/// cut after position `p` is valid iff, in every dimension, the largest value before the
+/// cut is below the smallest value after it. Every valid cut is taken.
+pub(crate) fn group_points(points: &[f64], dims: usize) -> Vec<u32> {
+    let n = points.len().checked_div(dims).unwrap_or(0);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| {
+        points[a * dims]
+            .total_cmp(&points[b * dims])
+            .then(a.cmp(&b))
+    });
+    // suffix_min[p * dims + d]: smallest value of dimension d at positions p.. of order.
+    let mut suffix_min = vec![f64::INFINITY; (n + 1) * dims];
+    for p in (0..n).rev() {
+        for d in 0..dims {
+            suffix_min[p * dims + d] =
+                suffix_min[(p + 1) * dims + d].min(points[order[p] * dims + d]);
+        }
+    }
+    let mut prefix_max = vec![f64::NEG_INFINITY; dims];
+    let mut groups = vec![0u32; n];
+    let mut group = 0u32;
+    for p in 0..n {
+        groups[order[p]] = group;
+        for (d, max) in prefix_max.iter_mut().enumerate() {
+            *max = max.max(points[order[p] * dims + d]);
+        }
+        let cut = p + 1 < n && (0..dims).all(|d| prefix_max[d] < suffix_min[(p + 1) * dims + d]);
+        if cut {
+            group += 1;
+        }
+    }
+    groups
+}
+
+/// Algorithm 2: group-based k-means of `points` (`dims` values each) whose groups are
+/// `groups` (numbered `0..group_count` in order), with at most `k` clusters. Returns the
+/// level of each point (0 the slowest) and the number of levels.
+pub(crate) fn group_kmeans(
+    points: &[f64],
+    dims: usize,
+    groups: &[u32],
+    k: usize,
+    max_iterations: u32,
+) -> (Vec<u32>, usize) {
+    let n = groups.len();
+    let group_count = groups.iter().map(|&g| g as usize + 1).max().unwrap_or(0);
+    let k = k.min(group_count);
+    if n == 0 || k == 0 {
+        return (Vec::new(), 0);
+    }
+    let point = |i: usize| &points[i * dims..(i + 1) * dims];
+    // Group means, for the initial centres.
+    let mut group_sum = vec![0.0; group_count * dims];
+    let mut group_size = vec![0usize; group_count];
+    for (i, &g) in groups.iter().enumerate() {
+        group_size[g as usize] += 1;
+        for (d, v) in point(i).iter().enumerate() {
+            group_sum[g as usize * dims + d] += v;
+        }
+    }
+    let mut centres = vec![0.0; k * dims];
+    for c in 0..k {
+        let g = if k == 1 {
+            0
+        } else {
+            c * (group_count - 1) / (k - 1)
+        };
+        for d in 0..dims {
+            centres[c * dims + d] = group_sum[g * dims + d] / group_size[g].max(1) as f64;
+        }
+    }
+    let mut cluster_of_group = vec![usize::MAX; group_count];
+    let mut votes = vec![0u32; group_count * k];
+    for _ in 0..max_iterations {
+        votes.iter_mut().for_each(|v| *v = 0);
+        for (i, &g) in groups.iter().enumerate() {
+            let p = point(i);
+            let mut best = (f64::INFINITY, 0usize);
+            for c in 0..k {
+                let distance: f64 = p
+                    .iter()
+                    .zip(&centres[c * dims..(c + 1) * dims])
+                    .map(|(a, b)| (a - b) * (a - b))
+                    .sum();
+                if distance < best.0 {
+                    best = (distance, c);
+                }
+            }
+            votes[g as usize * k + best.1] += 1;
+        }
+        let mut changed = false;
+        for g in 0..group_count {
+            let row = &votes[g * k..(g + 1) * k];
+            let mut preferred = 0;
+            for c in 1..k {
+                if row[c] > row[preferred] {
+                    preferred = c;
+                }
+            }
+            if cluster_of_group[g] != preferred {
+                cluster_of_group[g] = preferred;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+        let mut sums = vec![0.0; k * dims];
+        let mut sizes = vec![0usize; k];
+        for (i, &g) in groups.iter().enumerate() {
+            let c = cluster_of_group[g as usize];
+            sizes[c] += 1;
+            for (d, v) in point(i).iter().enumerate() {
+                sums[c * dims + d] += v;
+            }
+        }
+        for c in 0..k {
+            if sizes[c] > 0 {
+                for d in 0..dims {
+                    centres[c * dims + d] = sums[c * dims + d] / sizes[c] as f64;
+                }
+            }
+        }
+    }
+    // Levels: the non-empty clusters by decreasing total time of their centre.
+    let mut used = vec![false; k];
+    for &c in &cluster_of_group {
+        used[c] = true;
+    }
+    let mut clusters: Vec<usize> = (0..k).filter(|&c| used[c]).collect();
+    let total = |c: usize| centres[c * dims..(c + 1) * dims].iter().sum::<f64>();
+    clusters.sort_by(|&a, &b| total(b).total_cmp(&total(a)).then(a.cmp(&b)));
+    let mut level_of_cluster = vec![0u32; k];
+    for (level, &c) in clusters.iter().enumerate() {
+        level_of_cluster[c] = level as u32;
+    }
+    let levels = groups
+        .iter()
+        .map(|&g| level_of_cluster[cluster_of_group[g as usize]])
+        .collect();
+    (levels, clusters.len())
+}
+
+/// A node without a level.
+const NO_LEVEL: u32 = u32::MAX;
+
+/// A row without a level or a rate.
+const NO_CELL: u32 = u32::MAX;
+
+/// Tables are indexed by node, stage and attempt; observations beyond these bounds are
+/// skipped and counted ([`ESplash::skipped_observations`]) rather than grown into.
+const MAX_NODES: usize = 1 << 20;
+const MAX_STAGES: usize = 1 << 16;
+const MAX_ATTEMPTS: usize = 1 << 28;
+
+/// eSplash (seed 001): levels of nodes by group-based k-means over their performance
+/// vectors, a straggler value per node against its level's statistics, and the tasks on
+/// straggler nodes that a copy on a node of level `minL` or above would speed up. The
+/// module docs of `src/esplash.rs` give the formulas and the decisions taken where the
+/// paper is unclear.
+#[derive(Debug, Clone, Default)]
+pub struct ESplash {
+    params: ESplashParams,
+    /// Execution times of the successes, by node then stage.
+    history: Vec<Vec<Moments>>,
+    /// A success arrived since the level statistics were last computed.
+    dirty: bool,
+    /// A success arrived since nodes were last classified.
+    unclassified: bool,
+    /// When nodes may be classified again; `None` before the first classification.
+    next_classification_secs: Option<f64>,
+    /// Level of each node, [`NO_LEVEL`] for none.
+    node_level: Vec<u32>,
+    level_count: usize,
+    /// `mu` and `sigma` by level then stage (`history_stages` stages).
+    level_stats: Vec<Moments>,
+    history_stages: usize,
+    // Per-scan buffers, kept between scans.
+    rate_sums: Vec<(f64, u32)>,
+    node_sv: Vec<(f64, u32)>,
+    straggler: Vec<bool>,
+    hosts: Vec<u32>,
+    exp_bar: Vec<(f64, u32)>,
+    /// `(time, progress)` of the last progress report of each attempt, by attempt index.
+    reports: Vec<(f64, f64)>,
+    /// Observations with an index too large for the tables.
+    skipped_observations: u64,
+    /// `(PR, mu, 1 / sigma)` by level then snapshot stage.
+    cell_stats: Vec<(f64, f64, f64)>,
+    /// Per row: its level-and-stage cell ([`NO_CELL`] without level or rate) and EstT.
+    row_cell: Vec<u32>,
+    row_est: Vec<f64>,
+    min_levels: Vec<(u32, u32)>,
+}
+
+impl ESplash {
+    /// A detector with checked parameters.
+    pub fn new(params: CheckedESplashParams) -> Self {
+        ESplash {
+            params: params.0,
+            ..ESplash::default()
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &ESplashParams {
+        &self.params
+    }
+
+    /// The level of `node` at the last scan (0 the slowest), `None` if it has none.
+    pub fn level(&self, node: NodeId) -> Option<u32> {
+        self.node_level
+            .get(node.index())
+            .copied()
+            .filter(|&l| l != NO_LEVEL)
+    }
+
+    /// Observations skipped because a node, stage or attempt index was beyond the tables'
+    /// bounds (2^20 nodes, 2^16 stages, 2^28 attempts).
+    pub fn skipped_observations(&self) -> u64 {
+        self.skipped_observations
+    }
+
+    /// The number of levels at the last scan.
+    pub fn level_count(&self) -> usize {
+        self.level_count
+    }
+
+    /// `(row, minL)` for every row flagged by the last scan: the lowest level a node must
+    /// have to host its copy (Algorithm 3).
+    pub fn min_levels(&self) -> &[(u32, u32)] {
+        &self.min_levels
+    }
+
+    /// Algorithms 1-2: the level of every node with history.
+    fn classify(&mut self) {
+        let stages = self.history.iter().map(Vec::len).max().unwrap_or(0);
+        let has = |node: &Vec<Moments>, s: usize| node.get(s).is_some_and(|m| m.count > 0);
+        // The stage finished on the most nodes (lowest index on a tie).
+        let mut anchor = None;
+        let mut most = 0;
+        for s in 0..stages {
+            let nodes = self.history.iter().filter(|h| has(h, s)).count();
+            if nodes > most {
+                most = nodes;
+                anchor = Some(s);
+            }
+        }
+        self.node_level.clear();
+        self.node_level.resize(self.history.len(), NO_LEVEL);
+        self.level_count = 0;
+        let Some(anchor) = anchor else { return };
+        let members: Vec<usize> = (0..self.history.len())
+            .filter(|&n| has(&self.history[n], anchor))
+            .collect();
+        let dims: Vec<usize> = (0..stages)
+            .filter(|&s| members.iter().all(|&n| has(&self.history[n], s)))
+            .collect();
+        let mut points = Vec::with_capacity(members.len() * dims.len());
+        for &n in &members {
+            points.extend(dims.iter().map(|&s| self.history[n][s].mean));
+        }
+        let groups = group_points(&points, dims.len());
+        let (levels, level_count) = group_kmeans(
+            &points,
+            dims.len(),
+            &groups,
+            self.params.levels as usize,
+            self.params.max_kmeans_iterations,
+        );
+        for (&n, &level) in members.iter().zip(&levels) {
+            self.node_level[n] = level;
+        }
+        self.level_count = level_count;
+    }
+
+    /// The statistics table's `mu` and `sigma` from every success of the nodes with a
+    /// level.
+    fn update_level_stats(&mut self) {
+        self.dirty = false;
+        self.history_stages = self.history.iter().map(Vec::len).max().unwrap_or(0);
+        let stages = self.history_stages;
+        self.level_stats.clear();
+        self.level_stats
+            .resize(self.level_count * stages, Moments::default());
+        for (n, history) in self.history.iter().enumerate() {
+            let level = self.node_level.get(n).copied().unwrap_or(NO_LEVEL);
+            if level == NO_LEVEL {
+                continue;
+            }
+            for (s, moments) in history.iter().enumerate() {
+                self.level_stats[level as usize * stages + s].merge(moments);
+            }
+        }
+    }
+
+    fn level_stat(&self, level: usize, stage: usize) -> Option<&Moments> {
+        if stage >= self.history_stages {
+            return None;
+        }
+        self.level_stats
+            .get(level * self.history_stages + stage)
+            .filter(|m| m.count > 0)
+    }
+}
+
+impl Detector for ESplash {
+    fn name(&self) -> &str {
+        "esplash"
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let now = snapshot.now_secs();
+        if self.unclassified && self.next_classification_secs.is_none_or(|next| now >= next) {
+            self.classify();
+            self.unclassified = false;
+            self.dirty = true;
+            self.next_classification_secs = Some(now + self.params.recluster_interval_secs);
+        }
+        if self.dirty {
+            self.update_level_stats();
+        }
+        self.min_levels.clear();
+        let levels = self.level_count;
+        if levels == 0 || snapshot.is_empty() {
+            return;
+        }
+        let stage_count = snapshot.stages().len();
+        let (progress, start) = (snapshot.progress(), snapshot.start_secs());
+        let (stages, nodes, roles) = (
+            snapshot.stage_indices(),
+            snapshot.node_indices(),
+            snapshot.roles(),
+        );
+        let node_level = &self.node_level;
+        let level_of = |row: usize| {
+            node_level
+                .get(nodes[row] as usize)
+                .copied()
+                .filter(|&l| l != NO_LEVEL)
+        };
+        // Elapsed time at the row's progress: up to its last report when the detector saw
+        // the report of that progress, up to now otherwise.
+        let (attempts, reports) = (snapshot.attempts(), &self.reports);
+        let elapsed_of = |row: usize| match reports.get(attempts[row].index()) {
+            Some(&(time, reported))
+                if reported == progress[row] && time >= start[row] && time <= now =>
+            {
+                time - start[row]
+            }
+            _ => now - start[row],
+        };
+        // Pass 1: per row, its cell (level and stage) and EstT when it has a rate; per
+        // cell, PR(i, d), the mean rate of its running tasks.
+        self.rate_sums.clear();
+        self.rate_sums.resize(levels * stage_count, (0.0, 0));
+        self.row_cell.clear();
+        self.row_est.clear();
+        for (row, &stage) in stages.iter().enumerate() {
+            let elapsed = elapsed_of(row);
+            let (rate, est) = (progress[row] / elapsed, elapsed / progress[row]);
+            let cell = match level_of(row) {
+                Some(level)
+                    if elapsed > 0.0 && rate > 0.0 && rate.is_finite() && est.is_finite() =>
+                {
+                    let cell = level as usize * stage_count + stage as usize;
+                    let sums = &mut self.rate_sums[cell];
+                    sums.0 += rate;
+                    sums.1 += 1;
+                    cell as u32
+                }
+                _ => NO_CELL,
+            };
+            self.row_cell.push(cell);
+            self.row_est.push(est);
+        }
+        // Per cell: PR(i, d) and the z-term's mu and 1 / sigma (two finished tasks and
+        // sigma > 0, else 1 / sigma = 0 and no z-term).
+        self.cell_stats.clear();
+        for level in 0..levels {
+            for stage in 0..stage_count {
+                let (sum, count) = self.rate_sums[level * stage_count + stage];
+                let mean_rate = if count > 0 {
+                    sum / f64::from(count)
+                } else {
+                    0.0
+                };
+                let (mu, inv_sigma) = self
+                    .level_stat(level, stage)
+                    .filter(|stat| stat.count >= 2 && stat.population_sd() > 0.0)
+                    .map_or((f64::INFINITY, 0.0), |stat| {
+                        (stat.mean, 1.0 / stat.population_sd())
+                    });
+                self.cell_stats.push((mean_rate, mu, inv_sigma));
+            }
+        }
+        // Pass 2: the straggler value of each node. PR(i, d) / PR_j = PR(i, d) * EstT_j.
+        let node_count = snapshot.node_count() as usize;
+        self.node_sv.clear();
+        self.node_sv.resize(node_count, (0.0, 0));
+        for ((&cell, &est), &node) in self.row_cell.iter().zip(&self.row_est).zip(nodes) {
+            if cell == NO_CELL {
+                continue;
+            }
+            let (mean_rate, mu, inv_sigma) = self.cell_stats[cell as usize];
+            let mut term = mean_rate * est;
+            if est > mu {
+                term += (est - mu) * inv_sigma;
+            }
+            if term.is_finite() {
+                let sv = &mut self.node_sv[node as usize];
+                sv.0 += term;
+                sv.1 += 1;
+            }
+        }
+        self.straggler.clear();
+        self.straggler.resize(node_count, false);
+        self.hosts.clear();
+        self.hosts.resize(levels, 0);
+        for node in 0..node_count {
+            let (sum, count) = self.node_sv[node];
+            let sv = if count > 0 {
+                sum / f64::from(count)
+            } else {
+                0.0
+            };
+            if sv > self.params.straggler_threshold {
+                self.straggler[node] = true;
+                findings.push_slow_node(NodeId(node as u32));
+            } else if let Some(&level) = self.node_level.get(node).filter(|&&l| l != NO_LEVEL) {
+                self.hosts[level as usize] += 1;
+            }
+        }
+        if !self.straggler.iter().any(|&s| s) {
+            return;
+        }
+        // Algorithm 3, per level i and stage d: ExpT of minL, and minL.
+        self.exp_bar.clear();
+        self.exp_bar
+            .resize(levels * stage_count, (f64::NAN, NO_LEVEL));
+        for stage in 0..stage_count {
+            for level in 0..levels {
+                let mut best = (f64::INFINITY, NO_LEVEL);
+                for l in level..levels {
+                    let (mut weighted, mut hosts) = (0.0, 0u32);
+                    for m in l..levels {
+                        if let Some(stat) = self.level_stat(m, stage) {
+                            weighted += f64::from(self.hosts[m]) * stat.mean;
+                            hosts += self.hosts[m];
+                        }
+                    }
+                    if hosts > 0 && weighted / f64::from(hosts) < best.0 {
+                        best = (weighted / f64::from(hosts), l as u32);
+                    }
+                }
+                self.exp_bar[level * stage_count + stage] = best;
+            }
+        }
+        // Pass 3: flag the originals on straggler nodes with a positive value.
+        let rows = findings.rows_mut();
+        for row in 0..snapshot.len() {
+            if roles[row] != AttemptRole::Original || !self.straggler[nodes[row] as usize] {
+                continue;
+            }
+            let Some(level) = level_of(row) else { continue };
+            let (bar, min_level) =
+                self.exp_bar[level as usize * stage_count + stages[row] as usize];
+            if min_level == NO_LEVEL {
+                continue;
+            }
+            // EstEnd - T_now, with EstEnd = start + EstT; unbounded at zero progress.
+            let left = if self.row_cell[row] != NO_CELL {
+                start[row] + self.row_est[row] - now
+            } else if progress[row] == 0.0 && now - start[row] > 0.0 {
+                f64::INFINITY
+            } else {
+                continue;
+            };
+            if left > bar {
+                rows.push(row as u32);
+                self.min_levels.push((row as u32, min_level));
+            }
+        }
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        let end = match observation {
+            Observation::AttemptEnded(end) => end,
+            Observation::Progress(report) => {
+                let attempt = report.attempt.index();
+                if attempt >= MAX_ATTEMPTS {
+                    self.skipped_observations += 1;
+                    return;
+                }
+                if self.reports.len() <= attempt {
+                    self.reports.resize(attempt + 1, (f64::NAN, f64::NAN));
+                }
+                self.reports[attempt] = (report.time_secs, report.progress);
+                return;
+            }
+            _ => return,
+        };
+        let duration = end.end_secs - end.start_secs;
+        if end.status != AttemptStatus::Succeeded || !(duration >= 0.0 && duration.is_finite()) {
+            return;
+        }
+        let (node, stage) = (end.node.index(), end.stage.index());
+        if node >= MAX_NODES || stage >= MAX_STAGES {
+            self.skipped_observations += 1;
+            return;
+        }
+        if self.history.len() <= node {
+            self.history.resize(node + 1, Vec::new());
+        }
+        let per_stage = &mut self.history[node];
+        if per_stage.len() <= stage {
+            per_stage.resize(stage + 1, Moments::default());
+        }
+        per_stage[stage].push(duration);
+        self.dirty = true;
+        self.unclassified = true;
+    }
+
+    fn reset(&mut self) {
+        *self = ESplash {
+            params: self.params,
+            ..ESplash::default()
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::SplitMix64;
+
+    /// Algorithm 1 as written: merge any two groups that are not strictly ordered in every
+    /// dimension, until none is left. Returns groups as sorted lists of points, sorted.
+    fn naive_groups(points: &[f64], dims: usize) -> Vec<Vec<usize>> {
+        let n = points.len() / dims;
+        let mut groups: Vec<Vec<usize>> = (0..n).map(|i| vec![i]).collect();
+        let range = |g: &Vec<usize>, d: usize| {
+            let values = g.iter().map(|&i| points[i * dims + d]);
+            (
+                values.clone().fold(f64::INFINITY, f64::min),
+                values.fold(f64::NEG_INFINITY, f64::max),
+            )
+        };
+        let below =
+            |a: &Vec<usize>, b: &Vec<usize>| (0..dims).all(|d| range(a, d).1 < range(b, d).0);
+        'merge: loop {
+            for i in 0..groups.len() {
+                for j in i + 1..groups.len() {
+                    if !below(&groups[i], &groups[j]) && !below(&groups[j], &groups[i]) {
+                        let moved = groups.remove(j);
+                        groups[i].extend(moved);
+                        groups[i].sort_unstable();
+                        continue 'merge;
+                    }
+                }
+            }
+            break;
+        }
+        groups.sort();
+        groups
+    }
+
+    fn as_sets(groups: &[u32]) -> Vec<Vec<usize>> {
+        let count = groups.iter().map(|&g| g as usize + 1).max().unwrap_or(0);
+        let mut sets = vec![Vec::new(); count];
+        for (i, &g) in groups.iter().enumerate() {
+            sets[g as usize].push(i);
+        }
+        sets.sort();
+        sets
+    }
+
+    #[test]
+    fn grouping_by_hand() {
+        // Five nodes, two task types (map, reduce seconds):
+        //   0: (10, 5)  1: (12, 4)  2: (20, 9)  3: (21, 10)  4: (40, 30)
+        // 0 and 1 cross (0 faster on maps, 1 on reduces): merged into [10,12]x[4,5].
+        // 2 and 3: 2 faster in both, strictly ordered; groups {0,1}, {2}, {3}, {4}.
+        let points = [10.0, 5.0, 12.0, 4.0, 20.0, 9.0, 21.0, 10.0, 40.0, 30.0];
+        assert_eq!(group_points(&points, 2), vec![0, 0, 1, 2, 3]);
+        // Node 5 at (20.5, 11) crosses 3 = (21, 10) (faster on maps, slower on reduces):
+        // {3, 5} merge into [20.5, 21] x [10, 11], still above 2 = (20, 9) in both.
+        let points = [
+            10.0, 5.0, 12.0, 4.0, 20.0, 9.0, 21.0, 10.0, 40.0, 30.0, 20.5, 11.0,
+        ];
+        assert_eq!(group_points(&points, 2), vec![0, 0, 1, 2, 3, 2]);
+        // A node that crosses 2 and 3's merged range forces a cascade: (20.8, 8) is
+        // faster than 2 on reduces and slower on maps, so 2, 6 merge into
+        // [20, 20.8] x [8, 9]; that overlaps {3, 5} on maps ([20.5, 21]), so they merge.
+        let mut cascade = points.to_vec();
+        cascade.extend([20.8, 8.0]);
+        assert_eq!(group_points(&cascade, 2), vec![0, 0, 1, 1, 2, 1, 1]);
+        // One dimension: points are never merged unless equal.
+        assert_eq!(group_points(&[3.0, 1.0, 3.0, 2.0], 1), vec![2, 0, 2, 1]);
+        assert_eq!(group_points(&[], 2), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn grouping_matches_algorithm_1_as_written() {
+        let mut rng = SplitMix64(7);
+        for case in 0..200 {
+            let dims = 1 + case % 3;
+            let n = 1 + rng.below(12) as usize;
+            let points: Vec<f64> = (0..n * dims)
+                .map(|i| (i / dims) as f64 * 3.0 + f64::from(rng.below(8)))
+                .collect();
+            assert_eq!(
+                as_sets(&group_points(&points, dims)),
+                naive_groups(&points, dims),
+                "points {points:?} in {dims} dimensions"
+            );
+        }
+    }
+
+    #[test]
+    fn group_kmeans_by_hand() {
+        // One dimension, five nodes at 10, 11, 30, 31, 60 s: five singleton groups.
+        // k = 2: initial centres = groups 0 and 4 (positions 0 and (5-1)*1/1): 10 and 60.
+        // Round 1: 10, 11, 30, 31 are closer to 10 (|31-10| = 21 < 29), 60 to 60.
+        // Centres: (10+11+30+31)/4 = 20.5 and 60. Round 2: 30 -> |30-20.5| = 9.5 < 30,
+        // 31 -> 10.5 < 29: no change. Levels: the centre 60 is slower: level 0 = {60}.
+        let points = [10.0, 11.0, 30.0, 31.0, 60.0];
+        let groups = group_points(&points, 1);
+        assert_eq!(
+            group_kmeans(&points, 1, &groups, 2, 100),
+            (vec![1, 1, 1, 1, 0], 2)
+        );
+        // k = 3: centres 10, 30 (group 2 = (5-1)*1/2), 60: {10, 11}, {30, 31}, {60}.
+        assert_eq!(
+            group_kmeans(&points, 1, &groups, 3, 100),
+            (vec![2, 2, 1, 1, 0], 3)
+        );
+        // More levels than groups: one level per group.
+        assert_eq!(
+            group_kmeans(&[5.0, 5.0], 1, &[0, 0], 4, 100),
+            (vec![0, 0], 1)
+        );
+    }
+
+    #[test]
+    fn groups_vote_as_a_whole() {
+        // Two dimensions; nodes 0, 1, 2 cross each other and form one group spanning
+        // [0, 10] x [0, 10]: (0, 10), (10, 0), (9, 1). Node 3 = (100, 100).
+        // k = 3 is cut to the 2 groups; centres: group 0's mean (19/3, 11/3) and
+        // (100, 100). The group's three members vote for the first: level 1 (fast);
+        // node 3 is level 0.
+        let points = [0.0, 10.0, 10.0, 0.0, 9.0, 1.0, 100.0, 100.0];
+        let groups = group_points(&points, 2);
+        assert_eq!(groups, vec![0, 0, 0, 1]);
+        assert_eq!(
+            group_kmeans(&points, 2, &groups, 3, 100),
+            (vec![1, 1, 1, 0], 2)
+        );
+    }
+
+    #[test]
+    fn moments_merge_like_one_pass() {
+        let values = [3.0, 5.0, 7.0, 11.0];
+        let mut all = Moments::default();
+        values.iter().for_each(|&v| all.push(v));
+        let (mut a, mut b) = (Moments::default(), Moments::default());
+        values[..1].iter().for_each(|&v| a.push(v));
+        values[1..].iter().for_each(|&v| b.push(v));
+        a.merge(&b);
+        // mean 6.5; deviations -3.5 -1.5 0.5 4.5; squares 12.25 + 2.25 + 0.25 + 20.25 = 35;
+        // population sd = sqrt(35 / 4).
+        assert_eq!(a.count, 4);
+        approx::assert_relative_eq!(a.mean, 6.5);
+        approx::assert_relative_eq!(a.population_sd(), (35.0f64 / 4.0).sqrt());
+        approx::assert_relative_eq!(all.population_sd(), a.population_sd());
+    }
+}

@@ -1,0 +1,587 @@
+//! Tests of the node-level detectors of the seeds: eSplash (seed 001, [`ESplash`]) and
+//! DSB (seed 002, [`Dsb`]), on cases worked by hand, degenerate inputs, parameter checks,
+//! the conformance kit, and the kit's checks repeated on detectors that have learnt a
+//! history (the kit's scenarios send no observation, so alone they never get these
+//! detectors past "no history, no finding").
+//!
+//! A row here is `(node, role, start_secs, progress)`, all of stage 0 unless said.
+
+use straggler_detect::conformance::{Conformance, SplitMix64, build_snapshot};
+use straggler_detect::{DetectError, Detector, Dsb, DsbParams, ESplash, ESplashParams, Findings};
+use straggler_model::{
+    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, ProgressReport,
+    Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
+};
+
+const O: AttemptRole = AttemptRole::Original;
+const S: AttemptRole = AttemptRole::Speculative;
+
+/// A snapshot at `now` of one stage on `node_count` nodes; task and attempt ids are the row
+/// indices.
+fn snapshot(now: f64, node_count: u32, rows: &[(u32, AttemptRole, f64, f64)]) -> Snapshot {
+    let stages = vec![
+        Stage {
+            job: JobId(0),
+            kind: TaskKind::Map,
+        },
+        Stage {
+            job: JobId(0),
+            kind: TaskKind::Reduce,
+        },
+    ];
+    let mut snapshot = Snapshot::new(now, node_count, stages).expect("valid snapshot");
+    for (i, &(node, role, start_secs, progress)) in rows.iter().enumerate() {
+        snapshot
+            .push(SnapshotRow {
+                attempt: AttemptId(i as u32),
+                task: TaskId(i as u32),
+                stage: StageId(0),
+                node: NodeId(node),
+                role,
+                start_secs,
+                progress,
+                input_bytes: 64e6,
+            })
+            .expect("valid row");
+    }
+    snapshot
+}
+
+fn scan(detector: &mut impl Detector, snapshot: &Snapshot) -> Findings {
+    let mut findings = Findings::default();
+    detector.scan(snapshot, &mut findings);
+    findings
+}
+
+/// A success of an attempt of stage `stage` on `node` that ran `[end - duration, end]`.
+fn success(node: u32, stage: u32, end_secs: f64, duration_secs: f64) -> Observation {
+    ended(
+        node,
+        stage,
+        end_secs,
+        duration_secs,
+        AttemptStatus::Succeeded,
+    )
+}
+
+fn ended(
+    node: u32,
+    stage: u32,
+    end_secs: f64,
+    duration_secs: f64,
+    status: AttemptStatus,
+) -> Observation {
+    Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(0),
+        task: TaskId(0),
+        stage: StageId(stage),
+        node: NodeId(node),
+        role: AttemptRole::Original,
+        start_secs: end_secs - duration_secs,
+        end_secs,
+        status,
+        input_bytes: 64_000_000,
+    })
+}
+
+fn nodes(ids: &[u32]) -> Vec<NodeId> {
+    ids.iter().map(|&n| NodeId(n)).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// eSplash
+
+fn esplash(params: ESplashParams) -> ESplash {
+    ESplash::new(params.check().expect("valid eSplash parameters"))
+}
+
+/// Nodes 0 and 1 finished maps in 9, 11 and 11, 13 s; nodes 2 and 3 in 19, 21 and 21, 23 s.
+fn esplash_with_history() -> ESplash {
+    let mut detector = esplash(ESplashParams {
+        levels: 2,
+        ..ESplashParams::default()
+    });
+    for (node, durations) in [
+        (0, [9.0, 11.0]),
+        (1, [11.0, 13.0]),
+        (2, [19.0, 21.0]),
+        (3, [21.0, 23.0]),
+    ] {
+        for d in durations {
+            detector.observe(&success(node, 0, 50.0, d));
+        }
+        // A failure and a killed attempt teach nothing.
+        detector.observe(&ended(node, 0, 50.0, 1000.0, AttemptStatus::Killed));
+        detector.observe(&ended(node, 0, 50.0, 1000.0, AttemptStatus::Failed));
+    }
+    detector
+}
+
+#[test]
+fn esplash_levels_straggler_values_and_min_levels() {
+    // Performance vectors (one task type): 10, 12, 20, 22 s; singleton groups; k = 2
+    // starts from 10 and 22: {10, 12} and {20, 22}, centres 11 and 21, stable. Level 0
+    // (slow) = nodes 2, 3; level 1 (fast) = nodes 0, 1.
+    // ST: level 1 durations 9, 11, 11, 13: mu = 11, sigma = sqrt(8 / 4) = sqrt 2;
+    //     level 0 durations 19, 21, 21, 23: mu = 21, sigma = sqrt 2.
+    // Snapshot at 100 s:
+    //   r0 node 0, start 95, p 0.5:  elapsed 5,  PR 0.1,   EstT 10
+    //   r1 node 1, start 90, p 0.25: elapsed 10, PR 0.025, EstT 40
+    //   r2 node 2, start 90, p 0.5:  elapsed 10, PR 0.05,  EstT 20
+    //   r3 node 3, start 80, p 0.5:  elapsed 20, PR 0.025, EstT 40
+    //   r4 node 3, start 90, p 0:    no rate (no term), time left unbounded
+    //   r5 node 3, start 100, p 0:   started now: nothing known
+    // PR(1) = (0.1 + 0.025) / 2 = 0.0625, PR(0) = (0.05 + 0.025) / 2 = 0.0375.
+    // SV(0) = 0.0625 / 0.1 = 0.625 (EstT 10 < 11: no z-term)
+    // SV(1) = 0.0625 / 0.025 + (40 - 11) / sqrt 2 = 2.5 + 20.51 = 23.01 > 3: straggler
+    // SV(2) = 0.0375 / 0.05 = 0.75 (EstT 20 < 21): slow by nature, not a straggler
+    // SV(3) = 0.0375 / 0.025 + (40 - 21) / sqrt 2 = 1.5 + 13.44 = 14.94 > 3: straggler
+    // Hosts: C(0) = 1 (node 2), C(1) = 1 (node 0).
+    // Algorithm 3: level 1: ExpT_1 = 11, minL = 1. Level 0: ExpT_0 = (21 + 11) / 2 = 16,
+    // ExpT_1 = 11: minL = 1, bar 11.
+    // r1: time left 10 (1 - 0.25) / 0.25 = 30 > 11: flagged. r3: 20 > 11: flagged.
+    // r4: unbounded > 11: flagged. r5: not flagged.
+    let mut detector = esplash_with_history();
+    let rows = [
+        (0, O, 95.0, 0.5),
+        (1, O, 90.0, 0.25),
+        (2, O, 90.0, 0.5),
+        (3, O, 80.0, 0.5),
+        (3, O, 90.0, 0.0),
+        (3, O, 100.0, 0.0),
+    ];
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(detector.level_count(), 2);
+    let levels: Vec<Option<u32>> = (0..5).map(|n| detector.level(NodeId(n))).collect();
+    assert_eq!(levels, [Some(1), Some(1), Some(0), Some(0), None]);
+    assert_eq!(findings.rows(), &[1, 3, 4]);
+    assert_eq!(findings.slow_nodes(), nodes(&[1, 3]).as_slice());
+    assert_eq!(detector.min_levels(), &[(1, 1), (3, 1), (4, 1)]);
+}
+
+#[test]
+fn esplash_times_progress_at_its_report() {
+    // The rows of `esplash_levels_straggler_values_and_min_levels`, but r3's progress 0.5
+    // was reported at 90 s: elapsed 10, PR 0.05, EstT 20 < 21. PR(0) = (0.05 + 0.05) / 2:
+    // SV(2) = SV(3) = 1: node 3 is no straggler, and r4 is not flagged. Node 1 is as before.
+    let mut detector = esplash_with_history();
+    detector.observe(&Observation::Progress(ProgressReport {
+        attempt: AttemptId(3),
+        task: TaskId(3),
+        stage: StageId(0),
+        node: NodeId(3),
+        time_secs: 90.0,
+        progress: 0.5,
+    }));
+    // A report of another progress value is not used (r1 reported 0.2 at 95 s).
+    detector.observe(&Observation::Progress(ProgressReport {
+        attempt: AttemptId(1),
+        task: TaskId(1),
+        stage: StageId(0),
+        node: NodeId(1),
+        time_secs: 95.0,
+        progress: 0.2,
+    }));
+    let rows = [
+        (0, O, 95.0, 0.5),
+        (1, O, 90.0, 0.25),
+        (2, O, 90.0, 0.5),
+        (3, O, 80.0, 0.5),
+        (3, O, 90.0, 0.0),
+        (3, O, 100.0, 0.0),
+    ];
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.rows(), &[1]);
+    assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
+}
+
+#[test]
+fn esplash_excludes_straggler_nodes_from_hosting() {
+    // The same history; now both fast nodes run slow tasks:
+    //   r0 node 0, start 90, p 0.25 and r1 node 1, start 90, p 0.25: PR 0.025, EstT 40
+    //   r2 node 2, start 90, p 0.5 (PR 0.05, EstT 20), r3 node 3, start 80, p 0.5 (PR
+    //   0.025, EstT 40).
+    // PR(1) = 0.025: SV(0) = SV(1) = 1 + (40 - 11) / sqrt 2 = 21.5: stragglers.
+    // SV(2) = 0.75, SV(3) = 14.94 as before. Hosts: C(0) = 1, C(1) = 0.
+    // Level 1 tasks: no level >= 1 can host: no request. Level 0: ExpT_0 = 21 (only
+    // level 0 hosts), ExpT_1 undefined: minL = 0, bar 21; r3's time left 20 < 21.
+    let mut detector = esplash_with_history();
+    let rows = [
+        (0, O, 90.0, 0.25),
+        (1, O, 90.0, 0.25),
+        (2, O, 90.0, 0.5),
+        (3, O, 80.0, 0.5),
+    ];
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.rows(), &[] as &[u32]);
+    assert_eq!(findings.slow_nodes(), nodes(&[0, 1, 3]).as_slice());
+    // r3 started at 50 instead (elapsed 50, p 0.5: PR 0.01, EstT 100, time left 50):
+    // PR(0) = (0.05 + 0.01) / 2 = 0.03; SV(2) = 0.6, SV(3) = 3 + (100 - 21) / sqrt 2 =
+    // 58.9. Level 0 still has one host: minL = 0, bar 21 < 50: flagged, on level 0.
+    let rows = [
+        (0, O, 90.0, 0.25),
+        (1, O, 90.0, 0.25),
+        (2, O, 90.0, 0.5),
+        (3, O, 50.0, 0.5),
+    ];
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.rows(), &[3]);
+    assert_eq!(findings.slow_nodes(), nodes(&[0, 1, 3]).as_slice());
+    assert_eq!(detector.min_levels(), &[(3, 0)]);
+}
+
+#[test]
+fn esplash_classifies_nodes_again_at_most_every_interval() {
+    // Levels at 100 s as in `esplash_levels_straggler_values_and_min_levels`: node 2 in
+    // level 0 (PV 20). Node 2 then finishes six maps of 1 s: PV (19 + 21 + 6) / 8 = 5.75.
+    // At 110 s (< 100 + 30) the levels stand (the statistics follow). At 130 s nodes are
+    // classified again: PVs 10, 12, 5.75, 22; k = 2 starts from 5.75 and 22; 10 and 12
+    // are closer to 5.75: nodes 0, 1, 2 form level 1, node 3 alone is level 0.
+    let mut detector = esplash_with_history();
+    let rows = [(0, O, 95.0, 0.5)];
+    scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(detector.level(NodeId(2)), Some(0));
+    for _ in 0..6 {
+        detector.observe(&success(2, 0, 105.0, 1.0));
+    }
+    scan(&mut detector, &snapshot(110.0, 4, &rows));
+    assert_eq!(detector.level(NodeId(2)), Some(0));
+    scan(&mut detector, &snapshot(130.0, 4, &rows));
+    let levels: Vec<Option<u32>> = (0..4).map(|n| detector.level(NodeId(n))).collect();
+    assert_eq!(levels, [Some(1), Some(1), Some(1), Some(0)]);
+}
+
+#[test]
+fn esplash_needs_history_and_skips_copies() {
+    // Without a success there are no levels: nothing is judged.
+    let mut fresh = esplash(ESplashParams::default());
+    let rows = [(0, O, 0.0, 0.01), (1, O, 90.0, 0.9)];
+    let findings = scan(&mut fresh, &snapshot(100.0, 2, &rows));
+    assert_eq!(findings, Findings::default());
+    assert_eq!(fresh.level_count(), 0);
+    // A copy on a straggler node is not flagged (r2, the same as r1 but a copy: PR(1) =
+    // (0.1 + 0.025 + 0.025) / 3 = 0.05, SV(1) = 0.05 / 0.025 + 20.51 = 22.51).
+    let mut detector = esplash_with_history();
+    let rows = [(0, O, 95.0, 0.5), (1, O, 90.0, 0.25), (1, S, 90.0, 0.25)];
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.rows(), &[1]);
+    // Indices too large for the tables are skipped and counted, not allocated for.
+    detector.observe(&success(u32::MAX, 0, 50.0, 10.0));
+    detector.observe(&Observation::Progress(ProgressReport {
+        attempt: AttemptId(u32::MAX),
+        task: TaskId(0),
+        stage: StageId(0),
+        node: NodeId(0),
+        time_secs: 99.0,
+        progress: 0.5,
+    }));
+    assert_eq!(detector.skipped_observations(), 2);
+    // reset forgets the history.
+    detector.reset();
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 4, &rows)),
+        Findings::default()
+    );
+}
+
+#[test]
+fn esplash_parameters_are_checked() {
+    let invalid = |params: ESplashParams| match params.check() {
+        Err(DetectError::InvalidParam { param, .. }) => param,
+        Ok(_) => "accepted",
+        Err(_) => "other error",
+    };
+    let base = ESplashParams::default();
+    assert_eq!(invalid(ESplashParams { levels: 0, ..base }), "levels");
+    for tau in [f64::NAN, f64::INFINITY, -1.0] {
+        assert_eq!(
+            invalid(ESplashParams {
+                straggler_threshold: tau,
+                ..base
+            }),
+            "straggler_threshold"
+        );
+    }
+    assert_eq!(
+        invalid(ESplashParams {
+            max_kmeans_iterations: 0,
+            ..base
+        }),
+        "max_kmeans_iterations"
+    );
+    for interval in [-1.0, f64::NAN, f64::INFINITY] {
+        assert_eq!(
+            invalid(ESplashParams {
+                recluster_interval_secs: interval,
+                ..base
+            }),
+            "recluster_interval_secs"
+        );
+    }
+    assert!(base.check().is_ok());
+}
+
+// ---------------------------------------------------------------------------------------
+// DSB
+
+fn dsb(params: DsbParams) -> Dsb {
+    Dsb::new(params.check().expect("valid DSB parameters"))
+}
+
+#[test]
+fn dsb_normalised_intervals_and_level_zero() {
+    // Window 100 s; maps ended between 50 and 100 s:
+    //   nodes 0, 1, 2: 10, 20, 10, 20 s; node 3: 30, 40, 30, 40 s.
+    // Stage: 16 durations, mean 20; squared deviations 12 x 25 + 4 x 225... as +-5 around
+    // 15 and 35: variance = 5^2 + (3 (15 - 20)^2 + (35 - 20)^2) / 4 = 25 + 75 = 100, sd 10.
+    // Normalised: 10 -> -1, 20 -> 0, 30 -> 1, 40 -> 2.
+    // Node 0: -1, 0, -1, 0: mean -0.5, sd 0.5; t_{0.975, 3} = 3.18245;
+    //   half = 0.5 x 3.18245 / 2 = 0.79561: CI [-1.29561, 0.29561] (nodes 1, 2 alike).
+    // Node 3: 1, 2, 1, 2: mean 1.5: CI [0.70439, 2.29561].
+    // Node 4: one reduce (stage 1, alone: sd 0, normalised 0): one value, no interval.
+    // Edges: 0, 1, 2 -> 3 (0.70439 > 0.29561). Level zero: node 3. Blacklist [3].
+    let mut detector = dsb(DsbParams {
+        window_secs: 100.0,
+        ..DsbParams::default()
+    });
+    for node in 0..4 {
+        let durations = if node == 3 {
+            [30.0, 40.0, 30.0, 40.0]
+        } else {
+            [10.0, 20.0, 10.0, 20.0]
+        };
+        for (i, d) in durations.into_iter().enumerate() {
+            detector.observe(&success(node, 0, 50.0 + 10.0 * i as f64, d));
+        }
+    }
+    detector.observe(&success(4, 1, 90.0, 7.0));
+    detector.observe(&ended(0, 0, 95.0, 500.0, AttemptStatus::Killed));
+    let rows = [
+        (0, O, 95.0, 0.5),
+        (3, O, 95.0, 0.5),
+        (3, S, 99.0, 0.1),
+        (4, O, 99.0, 0.1),
+        (3, O, 97.0, 0.0),
+    ];
+    let findings = scan(&mut detector, &snapshot(100.0, 5, &rows));
+    assert_eq!(findings.rows(), &[1, 4]);
+    assert_eq!(findings.slow_nodes(), nodes(&[3]).as_slice());
+    assert_eq!(detector.blacklist(), nodes(&[3]).as_slice());
+    let intervals = detector.intervals();
+    assert_eq!(
+        intervals.iter().map(|i| i.node).collect::<Vec<_>>(),
+        nodes(&[0, 1, 2, 3])
+    );
+    let t = 3.182_446_305_284_263;
+    approx::assert_relative_eq!(intervals[0].mean, -0.5, epsilon = 1e-12);
+    approx::assert_relative_eq!(intervals[0].sd, 0.5, epsilon = 1e-12);
+    approx::assert_relative_eq!(intervals[0].high, -0.5 + 0.25 * t, epsilon = 1e-6);
+    approx::assert_relative_eq!(intervals[3].low, 1.5 - 0.25 * t, epsilon = 1e-6);
+    assert_eq!(intervals[3].tasks, 4);
+
+    // At 150 s the ranking of 100 s stands (next at 200 s).
+    let findings = scan(&mut detector, &snapshot(150.0, 5, &rows));
+    assert_eq!(findings.rows(), &[1, 4]);
+    // At 200 s the window (100, 200] holds no task: no interval, no blacklist.
+    let findings = scan(&mut detector, &snapshot(200.0, 5, &rows));
+    assert_eq!(findings, Findings::default());
+    assert!(detector.intervals().is_empty());
+}
+
+/// Stage-0 durations: nodes 0, 1 four maps of 10 s, node 2 four of 30 s, node 3 30, 40,
+/// 30, 40 s, all ended in the window.
+fn two_weak_nodes(detector: &mut Dsb) {
+    for (node, durations) in [
+        (0, [10.0; 4]),
+        (1, [10.0; 4]),
+        (2, [30.0; 4]),
+        (3, [30.0, 40.0, 30.0, 40.0]),
+    ] {
+        for d in durations {
+            detector.observe(&success(node, 0, 50.0, d));
+        }
+    }
+}
+
+#[test]
+fn dsb_with_and_without_number() {
+    // Stage mean m = 340 / 16 = 21.25, sd s. In units of the raw durations (normalising is
+    // the increasing map x -> (x - m) / s, which keeps every comparison):
+    // nodes 0, 1: point intervals at 10; node 2: point at 30 (sd 0); node 3: mean 35, sd
+    // 5, half 5 x 3.18245 / 2 = 7.956: [27.04, 42.96].
+    // Edges: 0, 1 -> 2 and 0, 1 -> 3; 2 and 3 overlap. Level zero = {2, 3}.
+    // Without number: blacklist [2, 3]. Top 1: by sd, node 3 (5 > 0); by mean, node 3
+    // (35 > 30): the intersection of the top-1 lists is [3].
+    let rows = [(0, O, 90.0, 0.5), (2, O, 90.0, 0.5), (3, O, 90.0, 0.5)];
+    let mut all = dsb(DsbParams::default());
+    two_weak_nodes(&mut all);
+    let findings = scan(&mut all, &snapshot(100.0, 4, &rows));
+    assert_eq!(all.name(), "dsb");
+    assert_eq!(findings.rows(), &[1, 2]);
+    assert_eq!(findings.slow_nodes(), nodes(&[2, 3]).as_slice());
+    let mut top1 = dsb(DsbParams::top(1));
+    two_weak_nodes(&mut top1);
+    let findings = scan(&mut top1, &snapshot(100.0, 4, &rows));
+    assert_eq!(top1.name(), "dsb-top1");
+    assert_eq!(findings.rows(), &[2]);
+    assert_eq!(findings.slow_nodes(), nodes(&[3]).as_slice());
+    // Top 3 >= level zero: all of it, no normal node added.
+    let mut top3 = dsb(DsbParams::top(3));
+    two_weak_nodes(&mut top3);
+    assert_eq!(scan(&mut top3, &snapshot(100.0, 4, &rows)).rows(), &[1, 2]);
+    assert_eq!(top3.name(), "dsb-top3");
+}
+
+#[test]
+fn dsb_blacklists_nothing_when_every_interval_overlaps() {
+    // Every node ran 10, 20, 10, 20 s: identical intervals, no edge: the paper's extreme
+    // case, where the whole cluster would be level zero. Nothing is blacklisted.
+    let mut detector = dsb(DsbParams::default());
+    for node in 0..4 {
+        for d in [10.0, 20.0, 10.0, 20.0] {
+            detector.observe(&success(node, 0, 50.0, d));
+        }
+    }
+    let rows = [(0, O, 90.0, 0.5), (3, O, 90.0, 0.5)];
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 4, &rows)),
+        Findings::default()
+    );
+    // Bad ends teach nothing and panic nowhere.
+    detector.observe(&success(1, 0, f64::NAN, 1.0));
+    detector.observe(&success(1, 0, 60.0, -5.0));
+    detector.observe(&success(99, 7, 60.0, 5.0));
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 4, &rows)),
+        Findings::default()
+    );
+}
+
+#[test]
+fn dsb_parameters_are_checked() {
+    let invalid = |params: DsbParams| match params.check() {
+        Err(DetectError::InvalidParam { param, .. }) => param,
+        Ok(_) => "accepted",
+        Err(_) => "other error",
+    };
+    let base = DsbParams::default();
+    for window in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert_eq!(
+            invalid(DsbParams {
+                window_secs: window,
+                ..base
+            }),
+            "window_secs"
+        );
+    }
+    for confidence in [0.0, 1.0, f64::NAN] {
+        assert_eq!(invalid(DsbParams { confidence, ..base }), "confidence");
+    }
+    assert!(base.check().is_ok());
+    assert!(DsbParams::top(3).check().is_ok());
+}
+
+// ---------------------------------------------------------------------------------------
+// The kit, without and with a history
+
+#[test]
+fn node_level_detectors_pass_the_conformance_kit() {
+    Conformance::new(|_| ESplash::default())
+        .run()
+        .expect("esplash conforms");
+    Conformance::new(|_| Dsb::default())
+        .run()
+        .expect("dsb conforms");
+    Conformance::new(|_| dsb(DsbParams::top(3)))
+        .run()
+        .expect("dsb-top3 conforms");
+}
+
+/// Successes on 50 nodes in 4 stages, ending before 100 s: node `n` runs
+/// `1 + (n % 5) / 2` times slower than node 0 and nodes 7 and 23 another 3 times slower,
+/// with a +-20% jitter.
+fn history(seed: u64) -> Vec<Observation> {
+    let mut rng = SplitMix64(seed);
+    let mut observations = Vec::new();
+    for i in 0..2000u32 {
+        let node = rng.below(50);
+        let stage = rng.below(4);
+        let slow = if node == 7 || node == 23 { 3.0 } else { 1.0 };
+        let duration = (10.0 + 5.0 * f64::from(stage))
+            * (1.0 + f64::from(node % 5) / 2.0)
+            * slow
+            * (0.8 + 0.4 * rng.unit());
+        observations.push(success(node, stage, f64::from(i) / 20.0, duration));
+    }
+    observations
+}
+
+/// Rows on 50 nodes and 4 stages at 100 s that run at their node's speed in [`history`],
+/// except on node 12, now three times slower; some at zero progress or started now.
+fn generated_rows(seed: u64) -> Vec<(u32, u32, f64, f64, f64)> {
+    let mut rng = SplitMix64(seed);
+    (0..5000)
+        .map(|i| {
+            let (stage, node) = (rng.below(4), rng.below(50));
+            let slow = if node == 7 || node == 23 { 3.0 } else { 1.0 };
+            let now_slow = if node == 12 { 3.0 } else { 1.0 };
+            let duration = (10.0 + 5.0 * f64::from(stage))
+                * (1.0 + f64::from(node % 5) / 2.0)
+                * slow
+                * now_slow;
+            let elapsed = if i % 97 == 0 {
+                0.0
+            } else {
+                0.9 * duration * rng.unit()
+            };
+            let progress = if i % 89 == 0 {
+                0.0
+            } else {
+                (elapsed / duration * (0.9 + 0.2 * rng.unit())).min(0.999)
+            };
+            (stage, node, 100.0 - elapsed, progress, 64e6)
+        })
+        .collect()
+}
+
+/// The kit's checks on a detector that learnt `history`: no panic, rows increasing and in
+/// range, the same findings on a second scan and from a second detector fed the same way.
+fn check_with_history<D: Detector>(make: impl Fn() -> D) -> Findings {
+    let observations = history(11);
+    let snapshot = build_snapshot(100.0, 50, 4, generated_rows(12)).expect("valid rows");
+    let feed = || {
+        let mut detector = make();
+        for o in &observations {
+            detector.observe(o);
+        }
+        detector
+    };
+    let mut first = feed();
+    let findings = scan(&mut first, &snapshot);
+    assert!(findings.rows().windows(2).all(|w| w[0] < w[1]));
+    assert!(
+        findings
+            .rows()
+            .iter()
+            .all(|&r| (r as usize) < snapshot.len())
+    );
+    assert!(findings.slow_nodes().iter().all(|n| n.0 < 50));
+    assert_eq!(scan(&mut first, &snapshot), findings, "{}", first.name());
+    assert_eq!(scan(&mut feed(), &snapshot), findings, "{}", first.name());
+    findings
+}
+
+#[test]
+fn node_level_detectors_are_deterministic_with_a_history() {
+    // Each finds something (eSplash node 12, slow for its level; DSB node 23, the slowest
+    // in the history), so the checks are not vacuous.
+    let esplash = check_with_history(ESplash::default);
+    assert_eq!(esplash.slow_nodes(), nodes(&[12]).as_slice());
+    assert!(!esplash.rows().is_empty());
+    let all = check_with_history(Dsb::default);
+    // Node 23 (7.5 times node 0) lies wholly above node 7 (6 times): only 23 is level zero.
+    assert_eq!(all.slow_nodes(), nodes(&[23]).as_slice());
+    let top1 = check_with_history(|| dsb(DsbParams::top(1)));
+    assert_eq!(top1.slow_nodes().len(), 1);
+    assert!(!top1.rows().is_empty());
+}

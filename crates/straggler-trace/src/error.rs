@@ -1,0 +1,48 @@
+//! The error type of the trace crate.
+
+use std::path::PathBuf;
+
+/// Why a trace could not be read at all. A bad record inside a readable trace is not an
+/// error: it is a [`Skip`](crate::Skip) counted in the [`ReadReport`](crate::ReadReport).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TraceError {
+    /// The file or directory could not be opened or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The content matches none of the supported formats.
+    #[error("{path}: not a trace format this crate reads ({hint})")]
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+        /// What the content looked like.
+        hint: String,
+    },
+    /// A format recognised but not supported (a Hadoop configuration XML, an LZ4 log...).
+    #[error("{path}: {what} is not supported: {why}")]
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+        /// What was recognised.
+        what: String,
+        /// Why it cannot be read, and what to do instead.
+        why: String,
+    },
+    /// A record the whole file depends on (a header, a schema line) is malformed.
+    #[error("{path}:{line}: field {field}: {reason}")]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (or record) number.
+        line: u64,
+        /// The field at fault.
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}

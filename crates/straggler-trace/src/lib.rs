@@ -1,0 +1,31 @@
+//! Real clusters' job history, read as it is.
+//!
+//! A reader turns a log (Hadoop MRv2 `.jhist`, Hadoop 1 JobHistory text, Rumen JSON, Spark
+//! event logs, Google 2011 `task_events`, Alibaba 2018 `batch_instance`) into [`TraceJob`]s
+//! and a [`ReadReport`] that accounts for every record read: parsed, or skipped with a
+//! reason, file and line. See `docs/trace-formats.md` for the formats and `docs/replay.md`
+//! for replay.
+#![deny(missing_docs)]
+
+mod error;
+mod judge;
+mod read;
+mod recorded;
+mod replay;
+mod replay_error;
+mod report;
+mod table3;
+mod trace;
+mod truth;
+
+pub use error::TraceError;
+pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, read_reader};
+pub use report::{ReadReport, Skip, Truncation};
+pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, TraceTask};
+
+pub use judge::{judge, metric_map, task_records};
+pub use recorded::{CopyCounts, Recorded, recorded};
+pub use replay::{ReplayConfig, ReplayOutcome, replay};
+pub use replay_error::ReplayError;
+pub use table3::{Correlation, Table3, Table3Row, pearson, table3};
+pub use truth::{LabelledTask, Labels, TruthConfig, attempt_roles, job_origin_secs, label};

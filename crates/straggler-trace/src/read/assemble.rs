@@ -1,0 +1,295 @@
+//! Jobs under construction: tasks and attempts added as events arrive, a job handed out as
+//! soon as the log has closed it and none of its attempts is still running.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::{AttemptOutcome, StageKind, TraceAttempt, TraceJob, TraceTask};
+
+/// One job still open.
+#[derive(Debug)]
+pub(crate) struct OpenJob {
+    job: TraceJob,
+    /// Order of first sight, to hand out the jobs left at the end in log order.
+    seq: u64,
+    tasks: HashMap<String, usize>,
+    attempts: HashMap<String, (usize, usize)>,
+    /// Attempts started and not yet ended.
+    running: usize,
+    /// Whether the log has said the job is over.
+    ended: bool,
+}
+
+/// Why an attempt's end could not be recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EndError {
+    /// The attempt was never started and its end carries no launch time.
+    NoStart,
+}
+
+impl OpenJob {
+    /// The job's own fields (name, submit time).
+    pub(crate) fn job_mut(&mut self) -> &mut TraceJob {
+        &mut self.job
+    }
+
+    /// The index of task `id`, created with `stage` and `kind` on first sight. A kind learnt
+    /// later replaces [`StageKind::Other`].
+    pub(crate) fn task(&mut self, id: &str, stage: &str, kind: StageKind) -> usize {
+        if let Some(&index) = self.tasks.get(id) {
+            let task = &mut self.job.tasks[index];
+            if task.kind == StageKind::Other && kind != StageKind::Other {
+                task.kind = kind;
+            }
+            return index;
+        }
+        let index = self.job.tasks.len();
+        self.job.tasks.push(TraceTask {
+            id: id.to_owned(),
+            stage: stage.to_owned(),
+            kind,
+            input_bytes: None,
+            input_records: None,
+            attempts: Vec::new(),
+        });
+        self.tasks.insert(id.to_owned(), index);
+        index
+    }
+
+    /// The task at `index`.
+    pub(crate) fn task_mut(&mut self, index: usize) -> &mut TraceTask {
+        &mut self.job.tasks[index]
+    }
+
+    /// Records that attempt `id` of task `task` started. A second start of the same attempt
+    /// updates what it says.
+    pub(crate) fn start_attempt(
+        &mut self,
+        task: usize,
+        id: &str,
+        start_secs: f64,
+        host: Option<String>,
+        speculative: Option<bool>,
+        line: u64,
+    ) -> &mut TraceAttempt {
+        if let Some(&(t, a)) = self.attempts.get(id) {
+            let attempt = &mut self.job.tasks[t].attempts[a];
+            attempt.start_secs = start_secs;
+            if host.is_some() {
+                attempt.host = host;
+            }
+            if speculative.is_some() {
+                attempt.speculative = speculative;
+            }
+            return attempt;
+        }
+        let attempts = &mut self.job.tasks[task].attempts;
+        attempts.push(TraceAttempt {
+            id: id.to_owned(),
+            host,
+            start_secs,
+            end_secs: None,
+            outcome: AttemptOutcome::Unfinished,
+            speculative,
+            progress: Vec::new(),
+            line,
+        });
+        let a = attempts.len() - 1;
+        self.attempts.insert(id.to_owned(), (task, a));
+        self.running += 1;
+        &mut attempts[a]
+    }
+
+    /// Records that attempt `id` of task `task` ended; an attempt never seen starting is
+    /// created from `start_secs` if the end record gives it.
+    pub(crate) fn end_attempt(
+        &mut self,
+        task: usize,
+        id: &str,
+        end_secs: f64,
+        outcome: AttemptOutcome,
+        start_secs: Option<f64>,
+        line: u64,
+    ) -> Result<&mut TraceAttempt, EndError> {
+        if !self.attempts.contains_key(id) {
+            let start = start_secs.ok_or(EndError::NoStart)?;
+            self.start_attempt(task, id, start, None, None, line);
+        }
+        let Some(&(t, a)) = self.attempts.get(id) else {
+            return Err(EndError::NoStart);
+        };
+        let attempt = &mut self.job.tasks[t].attempts[a];
+        if attempt.outcome == AttemptOutcome::Unfinished {
+            self.running = self.running.saturating_sub(1);
+        }
+        attempt.end_secs = Some(end_secs);
+        attempt.outcome = outcome;
+        attempt.line = line;
+        Ok(attempt)
+    }
+
+    /// Whether the job is closed and nothing of it runs.
+    fn done(&self) -> bool {
+        self.ended && self.running == 0
+    }
+
+    fn into_job(mut self) -> TraceJob {
+        for task in &mut self.job.tasks {
+            task.attempts
+                .sort_by(|a, b| a.start_secs.total_cmp(&b.start_secs));
+        }
+        self.job
+    }
+}
+
+/// The open jobs of one input, by id.
+#[derive(Debug, Default)]
+pub(crate) struct Assembler {
+    jobs: HashMap<String, OpenJob>,
+    order: BTreeMap<u64, String>,
+    next_seq: u64,
+}
+
+impl Assembler {
+    /// Job `id`, opened on first sight.
+    pub(crate) fn job(&mut self, id: &str) -> &mut OpenJob {
+        if !self.jobs.contains_key(id) {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            self.order.insert(seq, id.to_owned());
+            self.jobs.insert(
+                id.to_owned(),
+                OpenJob {
+                    job: TraceJob {
+                        id: id.to_owned(),
+                        name: None,
+                        submit_secs: None,
+                        tasks: Vec::new(),
+                    },
+                    seq,
+                    tasks: HashMap::new(),
+                    attempts: HashMap::new(),
+                    running: 0,
+                    ended: false,
+                },
+            );
+        }
+        // Just inserted if absent.
+        self.jobs.get_mut(id).unwrap_or_else(|| unreachable!())
+    }
+
+    /// Job `id` if it is open.
+    pub(crate) fn get(&mut self, id: &str) -> Option<&mut OpenJob> {
+        self.jobs.get_mut(id)
+    }
+
+    /// Marks job `id` as closed by the log; hands it out if nothing of it runs.
+    pub(crate) fn end_job(&mut self, id: &str, on_job: &mut impl FnMut(TraceJob)) {
+        if let Some(job) = self.jobs.get_mut(id) {
+            job.ended = true;
+        }
+        self.emit_if_done(id, on_job);
+    }
+
+    /// Hands job `id` out if the log has closed it and nothing of it runs.
+    pub(crate) fn emit_if_done(&mut self, id: &str, on_job: &mut impl FnMut(TraceJob)) {
+        if self.jobs.get(id).is_some_and(OpenJob::done) {
+            if let Some(job) = self.jobs.remove(id) {
+                self.order.remove(&job.seq);
+                on_job(job.into_job());
+            }
+        }
+    }
+
+    /// Hands out every job still open, in the order they were first seen: the end of input.
+    pub(crate) fn finish(&mut self, on_job: &mut impl FnMut(TraceJob)) {
+        for (_, id) in std::mem::take(&mut self.order) {
+            if let Some(job) = self.jobs.remove(&id) {
+                on_job(job.into_job());
+            }
+        }
+    }
+}
+
+/// Progress over time from Hadoop's progress splits (`clockSplits`).
+///
+/// Hadoop (`ProgressSplitsBlock`, MAPREDUCE-1327) divides an attempt's progress into
+/// `n` (12) equal intervals; `clock_splits_ms[i]` is the wall-clock time, in milliseconds,
+/// the attempt spent while its progress was in `[i/n, (i+1)/n)`. So the attempt reached
+/// progress `(i+1)/n` after `Σ_{j≤i} clock_splits_ms[j]` ms of progress time. The splits
+/// do not count the time before the first progress report (container and JVM start), so
+/// their sum is at most the attempt's duration `d`: the remainder `d − Σ` is put first,
+/// at progress 0. The points are `(0, 0)`, `(d − Σ, 0)` if positive, then
+/// `(d − Σ + Σ_{j≤i}, (i+1)/n)` in seconds. If the sum exceeds `d` (clock skew) the
+/// times are scaled by `d / Σ`; without a duration (attempt unfinished) the times are the
+/// plain sums. Empty when the splits are missing, negative or all zero.
+pub(crate) fn progress_from_clock_splits(
+    clock_splits_ms: &[i64],
+    duration_secs: Option<f64>,
+) -> Vec<(f64, f64)> {
+    let n = clock_splits_ms.len();
+    if n == 0 || clock_splits_ms.iter().any(|&s| s < 0) {
+        return Vec::new();
+    }
+    let total_ms: i64 = clock_splits_ms.iter().sum();
+    if total_ms <= 0 {
+        return Vec::new();
+    }
+    let total_secs = total_ms as f64 / 1000.0;
+    let (lead_secs, scale) = match duration_secs {
+        Some(d) if d.is_finite() && d >= total_secs => (d - total_secs, 1.0),
+        Some(d) if d.is_finite() && d > 0.0 => (0.0, d / total_secs),
+        _ => (0.0, 1.0),
+    };
+    let mut points = Vec::with_capacity(n + 2);
+    points.push((0.0, 0.0));
+    if lead_secs > 0.0 {
+        points.push((lead_secs, 0.0));
+    }
+    let mut elapsed_ms = 0i64;
+    for (i, &split) in clock_splits_ms.iter().enumerate() {
+        elapsed_ms += split;
+        let t = lead_secs + elapsed_ms as f64 / 1000.0 * scale;
+        points.push((t, (i + 1) as f64 / n as f64));
+    }
+    points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_splits_become_progress_points() {
+        // Worked by hand: 12 splits of 1 s each over a 14 s attempt: 2 s before the first
+        // report at progress 0, then 1/12 more each second, reaching 1 at 14 s.
+        let points = progress_from_clock_splits(&[1000; 12], Some(14.0));
+        assert_eq!(points.len(), 14);
+        assert_eq!(points[0], (0.0, 0.0));
+        assert_eq!(points[1], (2.0, 0.0));
+        assert_eq!(points[2], (3.0, 1.0 / 12.0));
+        assert_eq!(points[13], (14.0, 1.0));
+        // Sum 12 s over a 6 s attempt: halved.
+        let points = progress_from_clock_splits(&[1000; 12], Some(6.0));
+        assert_eq!(points[1], (0.5, 1.0 / 12.0));
+        assert_eq!(points[12], (6.0, 1.0));
+        assert!(progress_from_clock_splits(&[0; 12], Some(3.0)).is_empty());
+        assert!(progress_from_clock_splits(&[-1, 5], Some(3.0)).is_empty());
+    }
+
+    #[test]
+    fn a_job_is_handed_out_when_closed_and_idle() {
+        let mut assembler = Assembler::default();
+        let mut out = Vec::new();
+        let job = assembler.job("j");
+        let t = job.task("t", "map", StageKind::Map);
+        job.start_attempt(t, "a", 1.0, None, None, 1);
+        assembler.end_job("j", &mut |j| out.push(j));
+        assert!(out.is_empty(), "an attempt still runs");
+        let job = assembler.get("j").expect("open");
+        job.end_attempt(t, "a", 2.0, AttemptOutcome::Killed, None, 3)
+            .expect("started");
+        assembler.emit_if_done("j", &mut |j| out.push(j));
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].tasks[0].attempts[0].end_secs, Some(2.0));
+    }
+}

@@ -1,0 +1,233 @@
+//! CSV cluster traces, from their published schemas: Google cluster trace 2011
+//! `task_events` and Alibaba cluster trace 2018 `batch_instance`. Neither has a header
+//! line, and neither says when a job is over: jobs are handed out at the end of the input
+//! (so memory grows with the jobs of one file; both traces come split in files).
+//!
+//! **Google 2011 `task_events`** (schema "Google cluster-usage traces: format + schema",
+//! v2.1): `timestamp` (µs), `missing info`, `job ID`, `task index`, `machine ID`,
+//! `event type`, `user`, `scheduling class`, `priority`, `CPU request`, `memory request`,
+//! `disk space request`, `different-machine restriction`.
+//! - A task is `(job ID, task index)`, id `"<job>/<index>"`, stage `"tasks"`, kind Map (a
+//!   Google job is one set of parallel tasks).
+//! - An attempt runs from a SCHEDULE (1) event to the next EVICT (2, killed), FAIL (3,
+//!   failed), FINISH (4, succeeded), KILL (5, killed) or LOST (6, failed) of the same task;
+//!   its id is `"<job>/<index>#<n>"`, its host the machine ID. SUBMIT (0) and UPDATE (7, 8)
+//!   events are parsed and change nothing. A timestamp of 2^63 − 1 ("after the trace")
+//!   leaves the attempt unfinished.
+//!
+//! **Alibaba 2018 `batch_instance`** (schema `cluster-trace-v2018/schema.md`, §1.6):
+//! `instance_name`, `task_name`, `job_name`, `task_type`, `status`, `start_time` (s),
+//! `end_time` (s), `machine_id`, `seq_no`, `total_seq_no`, `cpu_avg`, `cpu_max`, `mem_avg`,
+//! `mem_max`.
+//! - A task (the unit a straggler is) is an instance: id `"<task_name>/<instance_name>"`;
+//!   its stage is the Alibaba task (`task_name`), of kind Map for `M*` names, Reduce for
+//!   `R*` and `J*` (joins), Map otherwise.
+//! - Each row is an attempt, id `"<instance_name>#<seq_no>"`, host `machine_id`; status
+//!   `Terminated` succeeded, `Failed` failed, `Cancelled` and `Interrupted` killed,
+//!   `Running`, `Waiting`, `Ready` unfinished. A row with no start time (0 or empty) is
+//!   skipped as `"instance never started"`.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use super::assemble::{Assembler, EndError};
+use super::input::{Lines, is_blank};
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob, Truncation};
+
+type Skip = (&'static str, Option<&'static str>);
+
+/// The Google timestamp that means "after the end of the trace".
+const GOOGLE_AFTER_END: i64 = i64::MAX;
+
+/// Reads every line of a CSV input with `row`, then hands out the jobs.
+fn read_rows(
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    on_job: &mut impl FnMut(TraceJob),
+    mut row: impl FnMut(&[&str], u64, &mut Assembler) -> Result<(), Skip>,
+    columns: usize,
+) {
+    let mut lines = Lines::new(input, 0);
+    let mut jobs = Assembler::default();
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(error) => {
+                report.truncated = Some(Truncation {
+                    line: lines.line() + 1,
+                    note: format!(
+                        "the input cannot be read past line {}: {error}",
+                        lines.line()
+                    ),
+                });
+                break;
+            }
+        };
+        if is_blank(line.text) {
+            continue;
+        }
+        let no = line.no;
+        let Ok(text) = std::str::from_utf8(line.text) else {
+            report.skipped(no, None, "not UTF-8");
+            continue;
+        };
+        let fields: Vec<&str> = text.split(',').collect();
+        if fields.len() != columns {
+            if !line.terminated && fields.len() < columns {
+                report.skipped(no, None, "truncated record");
+                report.truncated = Some(Truncation {
+                    line: no,
+                    note: format!("the input ends in the middle of line {no}"),
+                });
+            } else {
+                report.skipped(no, None, "wrong number of fields");
+            }
+            continue;
+        }
+        match row(&fields, no, &mut jobs) {
+            Ok(()) => report.parsed(),
+            Err((reason, field)) => report.skipped(no, field, reason),
+        }
+    }
+    jobs.finish(on_job);
+}
+
+fn int(fields: &[&str], index: usize, name: &'static str) -> Result<i64, Skip> {
+    fields[index]
+        .trim()
+        .parse()
+        .map_err(|_| ("field of the wrong type", Some(name)))
+}
+
+/// Reads a Google 2011 `task_events` input.
+pub(crate) fn read_google(
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    mut on_job: impl FnMut(TraceJob),
+) {
+    // Per task: attempts so far, and whether the last one runs.
+    let mut tasks: HashMap<(i64, i64), (u32, bool)> = HashMap::new();
+    let row = |fields: &[&str], line: u64, jobs: &mut Assembler| -> Result<(), Skip> {
+        let timestamp = int(fields, 0, "timestamp")?;
+        let job_id = int(fields, 2, "job ID")?;
+        let index = int(fields, 3, "task index")?;
+        let event = int(fields, 5, "event type")?;
+        if !(0..=8).contains(&event) {
+            return Err(("unknown event type", Some("event type")));
+        }
+        let job = jobs.job(&job_id.to_string());
+        let task_id = format!("{job_id}/{index}");
+        let task = job.task(&task_id, "tasks", StageKind::Map);
+        let state = tasks.entry((job_id, index)).or_insert((0, false));
+        let secs = timestamp as f64 / 1e6;
+        match event {
+            1 => {
+                state.0 += 1;
+                state.1 = true;
+                let machine = fields[4].trim();
+                let host = (!machine.is_empty()).then(|| machine.to_owned());
+                job.start_attempt(
+                    task,
+                    &format!("{task_id}#{}", state.0),
+                    secs,
+                    host,
+                    None,
+                    line,
+                );
+            }
+            2..=6 => {
+                if !state.1 {
+                    return Err(("end of a task not scheduled", Some("event type")));
+                }
+                state.1 = false;
+                if timestamp == GOOGLE_AFTER_END {
+                    return Ok(());
+                }
+                let outcome = match event {
+                    4 => AttemptOutcome::Succeeded,
+                    2 | 5 => AttemptOutcome::Killed,
+                    _ => AttemptOutcome::Failed,
+                };
+                job.end_attempt(
+                    task,
+                    &format!("{task_id}#{}", state.0),
+                    secs,
+                    outcome,
+                    None,
+                    line,
+                )
+                .map_err(|EndError::NoStart| ("end of a task not scheduled", Some("event type")))?;
+            }
+            _ => {}
+        }
+        Ok(())
+    };
+    read_rows(input, report, &mut on_job, row, 13);
+}
+
+/// Reads an Alibaba 2018 `batch_instance` input.
+pub(crate) fn read_alibaba(
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    mut on_job: impl FnMut(TraceJob),
+) {
+    let row = |fields: &[&str], line: u64, jobs: &mut Assembler| -> Result<(), Skip> {
+        let [
+            instance,
+            task_name,
+            job_name,
+            _task_type,
+            status,
+            start,
+            end,
+            machine,
+            seq,
+            ..,
+        ] = fields
+        else {
+            return Err(("wrong number of fields", None));
+        };
+        if instance.is_empty() {
+            return Err(("missing field", Some("instance_name")));
+        }
+        if job_name.is_empty() {
+            return Err(("missing field", Some("job_name")));
+        }
+        let outcome = match *status {
+            "Terminated" => AttemptOutcome::Succeeded,
+            "Failed" => AttemptOutcome::Failed,
+            "Cancelled" | "Interrupted" => AttemptOutcome::Killed,
+            "Running" | "Waiting" | "Ready" => AttemptOutcome::Unfinished,
+            _ => return Err(("unknown status", Some("status"))),
+        };
+        let seconds = |text: &str, name| -> Result<Option<f64>, Skip> {
+            match text.trim() {
+                "" => Ok(None),
+                t => t
+                    .parse::<i64>()
+                    .map(|s| (s > 0).then_some(s as f64))
+                    .map_err(|_| ("field of the wrong type", Some(name))),
+            }
+        };
+        let Some(start) = seconds(start, "start_time")? else {
+            return Err(("instance never started", Some("start_time")));
+        };
+        let end = seconds(end, "end_time")?;
+        let kind = match task_name.as_bytes().first() {
+            Some(b'R' | b'J') => StageKind::Reduce,
+            _ => StageKind::Map,
+        };
+        let job = jobs.job(job_name);
+        let task = job.task(&format!("{task_name}/{instance}"), task_name, kind);
+        let attempt_id = format!("{instance}#{seq}");
+        let host = (!machine.is_empty()).then(|| (*machine).to_owned());
+        job.start_attempt(task, &attempt_id, start, host, None, line);
+        if let (Some(end), true) = (end, outcome != AttemptOutcome::Unfinished) {
+            job.end_attempt(task, &attempt_id, end, outcome, Some(start), line)
+                .map_err(|EndError::NoStart| ("instance never started", Some("start_time")))?;
+        }
+        Ok(())
+    };
+    read_rows(input, report, &mut on_job, row, 14);
+}

@@ -1,0 +1,245 @@
+//! Which format an input is in, from its content (magic bytes, then its first records).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::input::{self, Compression};
+use crate::{TraceError, TraceFormat};
+
+/// How much decompressed content detection looks at.
+const HEAD_BYTES: u64 = 64 * 1024;
+
+/// What the head of an input looks like.
+#[derive(Debug, PartialEq)]
+enum Classified {
+    Format(TraceFormat),
+    Unsupported {
+        what: &'static str,
+        why: &'static str,
+    },
+    Unknown(String),
+}
+
+/// The format of the log at `path`, from its content: the magic bytes of gzip and zstd, then
+/// its first records. A directory is a Spark rolling event log (`eventlog_v2_*`) if it holds
+/// `events_N_*` files.
+///
+/// # Errors
+/// [`TraceError::Io`] if it cannot be read; [`TraceError::Unsupported`] for inputs recognised
+/// but not read (a Hadoop job configuration XML, a Rumen topology file, an LZ4 or Snappy
+/// compressed Spark log, an Alibaba `batch_task` table); [`TraceError::UnknownFormat`]
+/// otherwise.
+pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
+    if path.is_dir() {
+        rolling_event_files(path)?;
+        return Ok(TraceFormat::SparkEventLog);
+    }
+    let reader = input::open(path)?;
+    let mut head = Vec::new();
+    // A read error here (a cut compressed file) still leaves the bytes read so far.
+    let _ = reader.take(HEAD_BYTES).read_to_end(&mut head);
+    match classify(&head) {
+        Classified::Format(format) => Ok(format),
+        Classified::Unsupported { what, why } => Err(TraceError::Unsupported {
+            path: path.to_owned(),
+            what: what.to_owned(),
+            why: why.to_owned(),
+        }),
+        Classified::Unknown(hint) => Err(TraceError::UnknownFormat {
+            path: path.to_owned(),
+            hint,
+        }),
+    }
+}
+
+/// The format of an input whose first (decompressed) bytes are `head`, if it is one this
+/// crate reads.
+pub fn detect_bytes(head: &[u8]) -> Option<TraceFormat> {
+    match classify(head) {
+        Classified::Format(format) => Some(format),
+        _ => None,
+    }
+}
+
+/// The `events_N_*` files of a Spark rolling event-log directory, in the order of `N`.
+pub(crate) fn rolling_event_files(dir: &Path) -> Result<Vec<PathBuf>, TraceError> {
+    let io_error = |source| TraceError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut files: Vec<(u64, PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io_error)? {
+        let entry = entry.map_err(io_error)?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(rest) = name.strip_prefix("events_") else {
+            continue;
+        };
+        let Some((index, _)) = rest.split_once('_') else {
+            continue;
+        };
+        let Ok(index) = index.parse::<u64>() else {
+            continue;
+        };
+        files.push((index, entry.path()));
+    }
+    if files.is_empty() {
+        return Err(TraceError::UnknownFormat {
+            path: dir.to_owned(),
+            hint: "a directory without events_N_* files (not a Spark rolling event log)".into(),
+        });
+    }
+    files.sort();
+    Ok(files.into_iter().map(|(_, path)| path).collect())
+}
+
+fn classify(head: &[u8]) -> Classified {
+    match Compression::sniff(head) {
+        Compression::Lz4 => {
+            return Classified::Unsupported {
+                what: "an LZ4-compressed log",
+                why: "decompress it first; this crate decodes gzip and zstd",
+            };
+        }
+        Compression::Snappy => {
+            return Classified::Unsupported {
+                what: "a Snappy-compressed log",
+                why: "decompress it first; this crate decodes gzip and zstd",
+            };
+        }
+        Compression::Gzip | Compression::Zstd => {
+            return Classified::Unknown("compressed twice".into());
+        }
+        Compression::None => {}
+    }
+    let text = String::from_utf8_lossy(head);
+    let text = text.trim_start_matches('\u{feff}');
+    let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return Classified::Unknown("empty".into());
+    };
+    if first == "Avro-Json" {
+        return Classified::Format(TraceFormat::HadoopJhist);
+    }
+    if first.starts_with('{') {
+        if first.contains("\"Event\"") {
+            return Classified::Format(TraceFormat::SparkEventLog);
+        }
+        if text.contains("\"jobID\"") {
+            return Classified::Format(TraceFormat::Rumen);
+        }
+        if text.contains("\"children\"") {
+            return Classified::Unsupported {
+                what: "a Rumen topology file",
+                why: "it lists racks and hosts, no tasks; read the trace file beside it",
+            };
+        }
+        return Classified::Unknown("JSON with neither Spark events nor Rumen jobs".into());
+    }
+    const HADOOP1_STARTS: [&str; 6] = [
+        "Meta VERSION=",
+        "Job JOBID=",
+        "Task TASKID=",
+        "MapAttempt ",
+        "ReduceAttempt ",
+        "!!FILE=",
+    ];
+    if HADOOP1_STARTS.iter().any(|s| first.starts_with(s)) {
+        return Classified::Format(TraceFormat::Hadoop1History);
+    }
+    if first.starts_with("<?xml") || first.starts_with("<configuration") {
+        return Classified::Unsupported {
+            what: "a Hadoop job configuration XML",
+            why: "it holds settings, no tasks; read the job history log beside it",
+        };
+    }
+    classify_csv(first)
+}
+
+/// Status words of Alibaba 2018 `batch_instance` and `batch_task`.
+pub(crate) const ALIBABA_STATUSES: [&str; 7] = [
+    "Terminated",
+    "Failed",
+    "Running",
+    "Waiting",
+    "Ready",
+    "Cancelled",
+    "Interrupted",
+];
+
+fn classify_csv(first: &str) -> Classified {
+    let fields: Vec<&str> = first.split(',').collect();
+    let int = |i: usize| fields.get(i).is_some_and(|f| f.parse::<i64>().is_ok());
+    match fields.len() {
+        // Google 2011 task_events: timestamp, missing info, job ID, task index, machine ID,
+        // event type (0..=8), user, scheduling class, priority, CPU, memory, disk, different-
+        // machine restriction.
+        13 if int(0) && int(2) && int(3) && fields[5].parse::<u8>().is_ok_and(|t| t <= 8) => {
+            Classified::Format(TraceFormat::Google2011TaskEvents)
+        }
+        // Alibaba 2018 batch_instance: instance, task, job, task type, status, start, end,
+        // machine, seq_no, total_seq_no, cpu_avg, cpu_max, mem_avg, mem_max.
+        14 if ALIBABA_STATUSES.contains(&fields[4]) => {
+            Classified::Format(TraceFormat::Alibaba2018BatchInstance)
+        }
+        9 if ALIBABA_STATUSES.contains(&fields[4]) => Classified::Unsupported {
+            what: "an Alibaba 2018 batch_task table",
+            why: "it has one row per task, no instance times; read batch_instance.csv",
+        },
+        n if n > 1 => Classified::Unknown(format!("a CSV line of {n} fields")),
+        _ => Classified::Unknown(format!(
+            "first line {:?}",
+            first.chars().take(40).collect::<String>()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_format_is_told_by_its_first_records() {
+        let check = |head: &str, expected: Option<TraceFormat>| {
+            assert_eq!(detect_bytes(head.as_bytes()), expected, "{head:?}");
+        };
+        check(
+            "Avro-Json\n{\"type\":\"record\"}\n",
+            Some(TraceFormat::HadoopJhist),
+        );
+        check(
+            "{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"3.1.0\"}\n",
+            Some(TraceFormat::SparkEventLog),
+        );
+        check(
+            "{\n  \"priority\" : \"NORMAL\",\n  \"jobID\" : \"job_1\",\n",
+            Some(TraceFormat::Rumen),
+        );
+        check("Meta VERSION=\"1\" .\n", Some(TraceFormat::Hadoop1History));
+        check(
+            "!!FILE=x_conf.xml!!\n<?xml?>\n",
+            Some(TraceFormat::Hadoop1History),
+        );
+        check(
+            "0,,3418309,0,,0,user,3,9,0.125,0.07446,0.0004244,0\n",
+            Some(TraceFormat::Google2011TaskEvents),
+        );
+        check(
+            "ins_1,M1,j_1,1,Terminated,100,200,m_1,1,1,50,60,0.1,0.2\n",
+            Some(TraceFormat::Alibaba2018BatchInstance),
+        );
+        check("hello world\n", None);
+        check("", None);
+    }
+
+    #[test]
+    fn recognised_but_unread_inputs_say_so() {
+        let unsupported = |head: &[u8]| matches!(classify(head), Classified::Unsupported { .. });
+        assert!(unsupported(b"<?xml version=\"1.0\"?><configuration>"));
+        assert!(unsupported(
+            b"{\n  \"name\" : \"<root>\",\n  \"children\" : [ ]\n}"
+        ));
+        assert!(unsupported(b"LZ4Block\x10\x00\x00"));
+        assert!(unsupported(b"\x82SNAPPY\x00\x00\x00\x00\x01"));
+        assert!(unsupported(b"M1,1,j_1,1,Terminated,100,200,50.0,0.3\n"));
+    }
+}

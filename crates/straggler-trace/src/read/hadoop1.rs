@@ -1,0 +1,421 @@
+//! Hadoop 1 JobHistory text logs: one record per line (a value may run over several lines),
+//! `Type KEY="value" KEY="value" .`, with `\` escaping `"`, `.`, `=` and `\` inside values.
+//! Rumen's concatenated form adds `!!FILE=<name>!!` lines between the files and embeds each
+//! job's configuration XML.
+//!
+//! - `Job JOBID=...`: `JOBNAME`, `SUBMIT_TIME`; a `FINISH_TIME` closes the job.
+//! - `Task TASKID=... TASK_TYPE=...`: a task; stage `"map"`, `"reduce"`, `"setup"`,
+//!   `"cleanup"`.
+//! - `MapAttempt` / `ReduceAttempt` with `TASK_ATTEMPT_ID`: a record with `START_TIME`
+//!   starts the attempt (host from `TRACKER_NAME`), one with `TASK_STATUS` and
+//!   `FINISH_TIME` ends it (`SUCCESS`, `KILLED`, `FAILED`; host from `HOSTNAME`, the last
+//!   part of `/rack/host`). The log does not say which attempts were speculative:
+//!   `speculative` is `None` (replay infers it from overlapping attempts).
+//! - Input from the `COUNTERS` of the successful attempt or of the task:
+//!   `HDFS_BYTES_READ` (map) or `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or
+//!   `REDUCE_INPUT_RECORDS`.
+//!
+//! Records: each history record, each `!!FILE=` line (parsed), each embedded configuration
+//! (one record, skipped as `"embedded job configuration"`), and each other stray line
+//! (skipped as `"not a history record"`). A record cut short (a key with no value before
+//! the closing ` .`, or the input ending inside a record) is skipped as
+//! `"truncated record"` and sets [`ReadReport::truncated`] to its line.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use super::assemble::{Assembler, EndError};
+use super::input::Lines;
+use super::jhist::{job_of, kind_of};
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob, Truncation};
+
+/// A record longer than this many lines is taken as unterminated.
+const MAX_RECORD_LINES: usize = 10_000;
+
+const RECORD_TYPES: [&str; 5] = ["Meta", "Job", "Task", "MapAttempt", "ReduceAttempt"];
+
+type Skip = (&'static str, Option<&'static str>);
+
+/// Why a record's text could not be split into fields.
+enum Unparsed {
+    Truncated,
+    Malformed,
+}
+
+/// Reads a Hadoop 1 history input.
+pub(crate) fn read(
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    mut on_job: impl FnMut(TraceJob),
+) {
+    let mut lines = Lines::new(input, 0);
+    let mut jobs = Assembler::default();
+    // A record being gathered over several lines: its first line, its text, its lines.
+    let mut pending: Option<(u64, String, usize)> = None;
+    // The first line of an embedded configuration being passed over.
+    let mut conf: Option<u64> = None;
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(error) => {
+                report.truncated = Some(Truncation {
+                    line: lines.line() + 1,
+                    note: format!(
+                        "the input cannot be read past line {}: {error}",
+                        lines.line()
+                    ),
+                });
+                break;
+            }
+        };
+        let no = line.no;
+        let text = String::from_utf8_lossy(line.text);
+        if let Some((start, mut record, count)) = pending.take() {
+            record.push('\n');
+            record.push_str(&text);
+            if is_complete(&record) {
+                record_done(start, &record, report, &mut jobs, &mut on_job);
+            } else if count + 1 >= MAX_RECORD_LINES {
+                report.skipped(start, None, "unterminated record");
+            } else {
+                pending = Some((start, record, count + 1));
+            }
+            continue;
+        }
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if trimmed.starts_with("!!FILE=") {
+            if let Some(start) = conf.take() {
+                report.skipped(start, None, "embedded job configuration");
+            }
+            report.parsed();
+            if trimmed.contains("_conf.xml") {
+                conf = Some(no);
+            }
+            continue;
+        }
+        let starts_record = record_type(trimmed).is_some();
+        if conf.is_some() && !starts_record {
+            continue;
+        }
+        if let Some(start) = conf.take() {
+            report.skipped(start, None, "embedded job configuration");
+        }
+        if trimmed.starts_with("<?xml") || trimmed.starts_with("<configuration") {
+            conf = Some(no);
+            continue;
+        }
+        if !starts_record {
+            report.skipped(no, None, "not a history record");
+            continue;
+        }
+        let record = text.into_owned();
+        if is_complete(&record) {
+            record_done(no, &record, report, &mut jobs, &mut on_job);
+        } else {
+            pending = Some((no, record, 1));
+        }
+    }
+    if let Some(start) = conf.take() {
+        report.skipped(start, None, "embedded job configuration");
+    }
+    if let Some((start, _, _)) = pending {
+        report.skipped(start, None, "truncated record");
+        report.truncated = Some(Truncation {
+            line: start,
+            note: format!("the input ends inside the record that starts on line {start}"),
+        });
+    }
+    jobs.finish(&mut on_job);
+}
+
+fn record_type(text: &str) -> Option<&'static str> {
+    RECORD_TYPES.into_iter().find(|t| {
+        text.strip_prefix(t)
+            .is_some_and(|rest| rest.starts_with(' '))
+    })
+}
+
+/// Whether `record` ends with ` .` outside any quoted value.
+fn is_complete(record: &str) -> bool {
+    let mut in_quotes = false;
+    let mut escaped = false;
+    for c in record.chars() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == '"' {
+            in_quotes = !in_quotes;
+        }
+    }
+    !in_quotes && record.trim_end().ends_with(" .")
+}
+
+/// Splits `Type KEY="value" ... .` into its fields, values unescaped.
+fn fields(record: &str) -> Result<HashMap<&str, String>, Unparsed> {
+    let mut out = HashMap::new();
+    let body = record.trim_end();
+    let body = body.strip_suffix('.').ok_or(Unparsed::Malformed)?;
+    let mut rest = body.split_once(' ').map_or("", |(_, r)| r);
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return Ok(out);
+        }
+        let Some(eq) = rest.find("=\"") else {
+            // A bare word before the end: the record was cut inside a key.
+            return Err(if rest.trim_end().contains([' ', '"']) {
+                Unparsed::Malformed
+            } else {
+                Unparsed::Truncated
+            });
+        };
+        let key = &rest[..eq];
+        if key.is_empty() || !key.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') {
+            return Err(Unparsed::Malformed);
+        }
+        let mut value = String::new();
+        let mut escaped = false;
+        let mut end = None;
+        for (i, c) in rest[eq + 2..].char_indices() {
+            if escaped {
+                value.push(c);
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                end = Some(eq + 2 + i + 1);
+                break;
+            } else {
+                value.push(c);
+            }
+        }
+        let end = end.ok_or(Unparsed::Truncated)?;
+        out.insert(key, value);
+        rest = &rest[end..];
+    }
+}
+
+fn record_done(
+    line: u64,
+    record: &str,
+    report: &mut ReadReport,
+    jobs: &mut Assembler,
+    on_job: &mut impl FnMut(TraceJob),
+) {
+    let kind = record_type(record.trim_start()).unwrap_or("Meta");
+    match fields(record.trim_start()) {
+        Ok(fields) => match apply(kind, &fields, line, jobs, on_job) {
+            Ok(()) => report.parsed(),
+            Err((reason, field)) => report.skipped(line, field, reason),
+        },
+        Err(Unparsed::Truncated) => {
+            report.skipped(line, None, "truncated record");
+            if report.truncated.is_none() {
+                report.truncated = Some(Truncation {
+                    line,
+                    note: format!(
+                        "the record on line {line} is cut short; reading went on after it"
+                    ),
+                });
+            }
+        }
+        Err(Unparsed::Malformed) => report.skipped(line, None, "malformed record"),
+    }
+}
+
+fn millis(fields: &HashMap<&str, String>, name: &'static str) -> Result<Option<f64>, Skip> {
+    match fields.get(name) {
+        None => Ok(None),
+        Some(v) if v.is_empty() => Ok(None),
+        Some(v) => v
+            .parse::<i64>()
+            .map(|ms| Some(ms as f64 / 1000.0))
+            .map_err(|_| ("field of the wrong type", Some(name))),
+    }
+}
+
+fn apply(
+    kind: &str,
+    fields: &HashMap<&str, String>,
+    line: u64,
+    jobs: &mut Assembler,
+    on_job: &mut impl FnMut(TraceJob),
+) -> Result<(), Skip> {
+    match kind {
+        "Job" => {
+            let id = fields
+                .get("JOBID")
+                .ok_or(("missing field", Some("JOBID")))?;
+            let submit = millis(fields, "SUBMIT_TIME")?;
+            let finish = millis(fields, "FINISH_TIME")?;
+            let job = jobs.job(id).job_mut();
+            if let Some(name) = fields.get("JOBNAME") {
+                job.name = Some(name.clone());
+            }
+            if submit.is_some() {
+                job.submit_secs = submit;
+            }
+            if finish.is_some() {
+                jobs.end_job(id, on_job);
+            }
+        }
+        "Task" => {
+            let task_id = fields
+                .get("TASKID")
+                .ok_or(("missing field", Some("TASKID")))?;
+            let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("TASKID")))?;
+            let task_type = fields.get("TASK_TYPE").map_or("", String::as_str);
+            let (stage, stage_kind) = kind_of(task_type);
+            let job = jobs.job(&job_id);
+            let task = job.task(task_id, &stage, stage_kind);
+            if fields.get("TASK_STATUS").map(String::as_str) == Some("SUCCESS") {
+                let (bytes, records) = input_of(fields, job.task_mut(task).kind);
+                let task = job.task_mut(task);
+                task.input_bytes = task.input_bytes.or(bytes);
+                task.input_records = task.input_records.or(records);
+            }
+        }
+        "MapAttempt" | "ReduceAttempt" => {
+            let attempt_id = fields
+                .get("TASK_ATTEMPT_ID")
+                .ok_or(("missing field", Some("TASK_ATTEMPT_ID")))?;
+            let task_id = match fields.get("TASKID") {
+                Some(id) => id.clone(),
+                None => task_of(attempt_id).ok_or(("missing field", Some("TASKID")))?,
+            };
+            let job_id = job_of(&task_id).ok_or(("unrecognised task id", Some("TASKID")))?;
+            let task_type = fields.get("TASK_TYPE").map_or(
+                if kind == "MapAttempt" {
+                    "MAP"
+                } else {
+                    "REDUCE"
+                },
+                String::as_str,
+            );
+            let (stage, stage_kind) = kind_of(task_type);
+            let start = millis(fields, "START_TIME")?;
+            let finish = millis(fields, "FINISH_TIME")?;
+            let job = jobs.job(&job_id);
+            let task = job.task(&task_id, &stage, stage_kind);
+            if let Some(start) = start {
+                let host = fields.get("TRACKER_NAME").map(|t| tracker_host(t));
+                job.start_attempt(task, attempt_id, start, host, None, line);
+            }
+            if let Some(status) = fields.get("TASK_STATUS") {
+                let finish = finish.ok_or(("missing field", Some("FINISH_TIME")))?;
+                let outcome = match status.as_str() {
+                    "SUCCESS" => AttemptOutcome::Succeeded,
+                    "KILLED" => AttemptOutcome::Killed,
+                    _ => AttemptOutcome::Failed,
+                };
+                let attempt = job
+                    .end_attempt(task, attempt_id, finish, outcome, start, line)
+                    .map_err(|EndError::NoStart| {
+                        ("attempt end without start", Some("START_TIME"))
+                    })?;
+                if let Some(host) = fields.get("HOSTNAME") {
+                    attempt.host = Some(host_of(host));
+                }
+                if outcome == AttemptOutcome::Succeeded {
+                    let (bytes, records) = input_of(fields, stage_kind);
+                    let task = job.task_mut(task);
+                    task.input_bytes = bytes.or(task.input_bytes);
+                    task.input_records = records.or(task.input_records);
+                }
+                jobs.emit_if_done(&job_id, on_job);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `attempt_200904211745_0002_m_000010_0` to `task_200904211745_0002_m_000010`.
+fn task_of(attempt_id: &str) -> Option<String> {
+    let rest = attempt_id.strip_prefix("attempt_")?;
+    let (task, _) = rest.rsplit_once('_')?;
+    Some(format!("task_{task}"))
+}
+
+/// `/192.30.63.192/cluster1020.example.com` to `cluster1020.example.com`.
+pub(crate) fn host_of(hostname: &str) -> String {
+    hostname
+        .rsplit('/')
+        .find(|part| !part.is_empty())
+        .unwrap_or(hostname)
+        .to_owned()
+}
+
+/// `tracker_cluster1020.example.com:localhost/127.0.0.1:54153` to its host.
+fn tracker_host(tracker: &str) -> String {
+    let name = tracker.strip_prefix("tracker_").unwrap_or(tracker);
+    name.split(':').next().unwrap_or(name).to_owned()
+}
+
+/// Input bytes and records from a `COUNTERS` value:
+/// `{(group)(Group name)[(NAME)(Display name)(value)]...}...`.
+fn input_of(fields: &HashMap<&str, String>, kind: StageKind) -> (Option<u64>, Option<u64>) {
+    let (bytes_name, records_name) = match kind {
+        StageKind::Map => ("HDFS_BYTES_READ", "MAP_INPUT_RECORDS"),
+        StageKind::Reduce => ("REDUCE_SHUFFLE_BYTES", "REDUCE_INPUT_RECORDS"),
+        StageKind::Other => return (None, None),
+    };
+    let Some(counters) = fields.get("COUNTERS") else {
+        return (None, None);
+    };
+    (
+        counter(counters, bytes_name),
+        counter(counters, records_name),
+    )
+}
+
+fn counter(counters: &str, name: &str) -> Option<u64> {
+    let start = counters.find(&format!("[({name})("))?;
+    let rest = &counters[start + name.len() + 3..];
+    // Skip the display name, then read the value.
+    let (_, rest) = rest.split_once(")(")?;
+    let (value, _) = rest.split_once(")]")?;
+    value.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_split_into_unescaped_fields() {
+        let record = r#"MapAttempt TASK_TYPE="MAP" HOSTNAME="/192\.30\.63\.192/h1\.example\.com" ERROR="a \"b\"" ."#;
+        assert!(is_complete(record));
+        let f = fields(record).ok().expect("parses");
+        assert_eq!(f["HOSTNAME"], "/192.30.63.192/h1.example.com");
+        assert_eq!(f["ERROR"], r#"a "b""#);
+        assert_eq!(host_of(&f["HOSTNAME"]), "h1.example.com");
+        assert!(matches!(
+            fields(r#"Task TASKID="task_1_2_m_3" TASK_TY ."#),
+            Err(Unparsed::Truncated)
+        ));
+        assert!(!is_complete("Task ERROR=\"spans\n"));
+    }
+
+    #[test]
+    fn counters_give_input() {
+        let c = "{(FileSystemCounters)(FileSystemCounters)[(HDFS_BYTES_READ)(HDFS_BYTES_READ)(53639)]}\
+                 {(Task$Counter)(Map-Reduce Framework)[(MAP_INPUT_RECORDS)(Map input records)(3601)]}";
+        assert_eq!(counter(c, "HDFS_BYTES_READ"), Some(53639));
+        assert_eq!(counter(c, "MAP_INPUT_RECORDS"), Some(3601));
+        assert_eq!(counter(c, "REDUCE_SHUFFLE_BYTES"), None);
+        assert_eq!(
+            tracker_host("tracker_h2.example.com:localhost/127.0.0.1:1"),
+            "h2.example.com"
+        );
+        assert_eq!(
+            task_of("attempt_1_2_m_000010_0").as_deref(),
+            Some("task_1_2_m_000010")
+        );
+    }
+}

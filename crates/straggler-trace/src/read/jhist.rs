@@ -1,0 +1,298 @@
+//! Hadoop MRv2 JobHistory files (`.jhist`, "Avro-Json"): line 1 `Avro-Json`, line 2 the Avro
+//! schema, then one event per line, `{"type": "<EVENT_TYPE>", "event": {"<class>": {...}}}`.
+//!
+//! - Tasks from `TASK_STARTED` (`taskid`, `taskType`); stage `"map"`, `"reduce"`, `"setup"`,
+//!   `"cleanup"`; kind Map, Reduce, or Other for setup and cleanup.
+//! - Attempts from `*_ATTEMPT_STARTED` (`attemptId`, `startTime`, `trackerName`, `avataar`:
+//!   `SPECULATIVE` gives `speculative = Some(true)`, `VIRGIN` `Some(false)`, absent (before
+//!   Hadoop 2.4) `None`) to `*_ATTEMPT_FINISHED` (succeeded), `*_ATTEMPT_FAILED`,
+//!   `*_ATTEMPT_KILLED` (`finishTime`, `hostname`, `clockSplits`).
+//! - Progress from `clockSplits`, see [`progress_from_clock_splits`].
+//! - Input from the counters of the successful attempt: `HDFS_BYTES_READ` (map) or
+//!   `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or `REDUCE_INPUT_RECORDS`.
+//! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
+//!   attempts runs, or at the end of the file.
+//!
+//! Optional fields written as Avro unions (`{"string": "VIRGIN"}`) are unwrapped.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::assemble::{Assembler, EndError, progress_from_clock_splits};
+use super::input::{Lines, is_blank};
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob, Truncation};
+
+#[derive(Debug, Deserialize)]
+struct Envelope {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    event: Option<Map<String, Value>>,
+}
+
+type Skip = (&'static str, Option<&'static str>);
+
+/// Reads a `.jhist` input.
+pub(crate) fn read(
+    input: Box<dyn BufRead + '_>,
+    path: &Path,
+    report: &mut ReadReport,
+    mut on_job: impl FnMut(TraceJob),
+) -> Result<(), TraceError> {
+    let mut lines = Lines::new(input, 0);
+    let mut jobs = Assembler::default();
+    let mut header_lines = 0;
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(error) => {
+                report.truncated = Some(Truncation {
+                    line: lines.line() + 1,
+                    note: format!(
+                        "the input cannot be read past line {}: {error}",
+                        lines.line()
+                    ),
+                });
+                break;
+            }
+        };
+        let no = line.no;
+        if header_lines < 2 {
+            let text = String::from_utf8_lossy(line.text);
+            let malformed = |field: &str, reason: &str| TraceError::Malformed {
+                path: path.to_owned(),
+                line: no,
+                field: field.to_owned(),
+                reason: reason.to_owned(),
+            };
+            if header_lines == 0 && text.trim() != "Avro-Json" {
+                return Err(malformed(
+                    "header",
+                    "the first line of a .jhist must be `Avro-Json`",
+                ));
+            }
+            if header_lines == 1 && serde_json::from_str::<Value>(&text).is_err() {
+                return Err(malformed(
+                    "schema",
+                    "the second line of a .jhist must be the Avro schema (JSON)",
+                ));
+            }
+            header_lines += 1;
+            report.parsed();
+            continue;
+        }
+        if is_blank(line.text) {
+            continue;
+        }
+        match serde_json::from_slice::<Envelope>(line.text) {
+            Ok(envelope) => match event(envelope, no, &mut jobs, &mut on_job) {
+                Ok(()) => report.parsed(),
+                Err((reason, field)) => report.skipped(no, field, reason),
+            },
+            Err(error) if !line.terminated && error.is_eof() => {
+                report.skipped(no, None, "truncated record");
+                report.truncated = Some(Truncation {
+                    line: no,
+                    note: format!("the input ends in the middle of the event on line {no}"),
+                });
+            }
+            Err(error) if error.is_data() => report.skipped(no, None, "field of the wrong type"),
+            Err(_) => report.skipped(no, None, "malformed JSON"),
+        }
+    }
+    if header_lines < 2 {
+        return Err(TraceError::Malformed {
+            path: path.to_owned(),
+            line: lines.line() + 1,
+            field: if header_lines == 0 {
+                "header"
+            } else {
+                "schema"
+            }
+            .to_owned(),
+            reason: "the input ends before its header and schema".to_owned(),
+        });
+    }
+    jobs.finish(&mut on_job);
+    Ok(())
+}
+
+/// Avro-JSON writes a value of an optional (union) field as `{"<type>": value}`.
+fn unwrap_union(value: &Value) -> &Value {
+    match value {
+        Value::Object(map) if map.len() == 1 => map.values().next().unwrap_or(value),
+        _ => value,
+    }
+}
+
+fn field<'a>(body: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
+    body.get(name).map(unwrap_union).filter(|v| !v.is_null())
+}
+
+fn string<'a>(body: &'a Map<String, Value>, name: &'static str) -> Result<&'a str, Skip> {
+    field(body, name)
+        .ok_or(("missing field", Some(name)))?
+        .as_str()
+        .ok_or(("field of the wrong type", Some(name)))
+}
+
+fn millis(body: &Map<String, Value>, name: &'static str) -> Result<f64, Skip> {
+    let ms = field(body, name)
+        .ok_or(("missing field", Some(name)))?
+        .as_i64()
+        .ok_or(("field of the wrong type", Some(name)))?;
+    Ok(ms as f64 / 1000.0)
+}
+
+/// `task_1329348432655_0001_m_000005` or `attempt_..._0` to `job_1329348432655_0001`.
+pub(crate) fn job_of(id: &str) -> Option<String> {
+    let rest = id
+        .strip_prefix("task_")
+        .or_else(|| id.strip_prefix("attempt_"))?;
+    let mut parts = rest.split('_');
+    let (cluster, number) = (parts.next()?, parts.next()?);
+    Some(format!("job_{cluster}_{number}"))
+}
+
+pub(crate) fn kind_of(task_type: &str) -> (String, StageKind) {
+    let stage = task_type.to_ascii_lowercase();
+    let kind = match stage.as_str() {
+        "map" | "m" => StageKind::Map,
+        "reduce" | "r" => StageKind::Reduce,
+        _ => StageKind::Other,
+    };
+    (stage, kind)
+}
+
+fn event(
+    envelope: Envelope,
+    line: u64,
+    jobs: &mut Assembler,
+    on_job: &mut impl FnMut(TraceJob),
+) -> Result<(), Skip> {
+    let kind = envelope.kind.ok_or(("missing field", Some("type")))?;
+    let wrapper = envelope.event.ok_or(("missing field", Some("event")))?;
+    let Some(Value::Object(body)) = wrapper.values().next() else {
+        return Err(("missing field", Some("event")));
+    };
+    match kind.as_str() {
+        "JOB_SUBMITTED" => {
+            let id = string(body, "jobid")?;
+            let job = jobs.job(id).job_mut();
+            job.name = field(body, "jobName")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            job.submit_secs = millis(body, "submitTime").ok();
+        }
+        "JOB_FINISHED" | "JOB_FAILED" | "JOB_KILLED" => {
+            let id = string(body, "jobid")?;
+            jobs.job(id);
+            jobs.end_job(id, on_job);
+        }
+        "TASK_STARTED" => {
+            let task_id = string(body, "taskid")?;
+            let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
+            let (stage, stage_kind) = kind_of(string(body, "taskType")?);
+            jobs.job(&job_id).task(task_id, &stage, stage_kind);
+        }
+        "TASK_FINISHED" => {
+            let task_id = string(body, "taskid")?;
+            let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
+            let (stage, stage_kind) = kind_of(string(body, "taskType")?);
+            let job = jobs.job(&job_id);
+            let task = job.task(task_id, &stage, stage_kind);
+            let (bytes, records) = input_of(body, stage_kind);
+            let task = job.task_mut(task);
+            task.input_bytes = task.input_bytes.or(bytes);
+            task.input_records = task.input_records.or(records);
+        }
+        k if k.ends_with("_ATTEMPT_STARTED") => {
+            let task_id = string(body, "taskid")?;
+            let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
+            let (stage, stage_kind) = kind_of(string(body, "taskType")?);
+            let attempt_id = string(body, "attemptId")?;
+            let start = millis(body, "startTime")?;
+            let host = field(body, "trackerName")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let speculative = match field(body, "avataar").and_then(Value::as_str) {
+                Some("SPECULATIVE") => Some(true),
+                Some("VIRGIN") => Some(false),
+                _ => None,
+            };
+            let job = jobs.job(&job_id);
+            let task = job.task(task_id, &stage, stage_kind);
+            job.start_attempt(task, attempt_id, start, host, speculative, line);
+        }
+        k if k.ends_with("_ATTEMPT_FINISHED")
+            || k.ends_with("_ATTEMPT_FAILED")
+            || k.ends_with("_ATTEMPT_KILLED") =>
+        {
+            let outcome = if k.ends_with("_FINISHED") {
+                AttemptOutcome::Succeeded
+            } else if k.ends_with("_KILLED") {
+                AttemptOutcome::Killed
+            } else {
+                AttemptOutcome::Failed
+            };
+            let task_id = string(body, "taskid")?;
+            let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
+            let (stage, stage_kind) = kind_of(string(body, "taskType")?);
+            let attempt_id = string(body, "attemptId")?;
+            let finish = millis(body, "finishTime")?;
+            let job = jobs.job(&job_id);
+            let task = job.task(task_id, &stage, stage_kind);
+            let attempt = job
+                .end_attempt(task, attempt_id, finish, outcome, None, line)
+                .map_err(|EndError::NoStart| ("attempt end without start", Some("attemptId")))?;
+            if let Some(host) = field(body, "hostname").and_then(Value::as_str) {
+                attempt.host = Some(host.to_owned());
+            }
+            if let Some(Value::Array(splits)) = field(body, "clockSplits") {
+                let splits: Vec<i64> = splits.iter().filter_map(Value::as_i64).collect();
+                let duration = finish - attempt.start_secs;
+                attempt.progress = progress_from_clock_splits(&splits, Some(duration));
+            }
+            if outcome == AttemptOutcome::Succeeded {
+                let (bytes, records) = input_of(body, stage_kind);
+                let task = job.task_mut(task);
+                task.input_bytes = bytes.or(task.input_bytes);
+                task.input_records = records.or(task.input_records);
+            }
+            jobs.emit_if_done(&job_id, on_job);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Input bytes and records from an event's `counters`.
+fn input_of(body: &Map<String, Value>, kind: StageKind) -> (Option<u64>, Option<u64>) {
+    let (bytes_name, records_name) = match kind {
+        StageKind::Map => ("HDFS_BYTES_READ", "MAP_INPUT_RECORDS"),
+        StageKind::Reduce => ("REDUCE_SHUFFLE_BYTES", "REDUCE_INPUT_RECORDS"),
+        StageKind::Other => return (None, None),
+    };
+    let Some(counters) = field(body, "counters") else {
+        return (None, None);
+    };
+    let mut bytes = None;
+    let mut records = None;
+    let groups = counters.get("groups").and_then(Value::as_array);
+    for group in groups.into_iter().flatten() {
+        let counts = group.get("counts").and_then(Value::as_array);
+        for count in counts.into_iter().flatten() {
+            let name = count.get("name").and_then(Value::as_str);
+            let value = count.get("value").and_then(Value::as_u64);
+            if name == Some(bytes_name) {
+                bytes = value;
+            } else if name == Some(records_name) {
+                records = value;
+            }
+        }
+    }
+    (bytes, records)
+}

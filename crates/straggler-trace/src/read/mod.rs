@@ -1,0 +1,113 @@
+//! Reading a log: format detection, decompression, and one reader per format.
+//!
+//! Every reader streams: it reads its input record by record, keeps only the jobs still open,
+//! and hands each job to the caller as soon as the log says it is over (or at the end of the
+//! input for jobs the log never closes). Every record read is counted in the [`ReadReport`]:
+//! parsed, or skipped with a reason and its line. A malformed record never panics and never
+//! disappears; an input cut in the middle of a record yields what it holds and sets
+//! [`ReadReport::truncated`]. See `docs/trace-formats.md` for what each format gives.
+
+mod assemble;
+mod csv;
+mod detect;
+mod hadoop1;
+mod input;
+mod jhist;
+mod rumen;
+mod spark;
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use crate::{ReadReport, TraceError, TraceFormat, TraceJob};
+
+pub use detect::{detect_bytes, detect_format};
+
+/// Reads the log at `path` (a file, plain or gzip or zstd, or a Spark rolling event-log
+/// directory), calling `on_job` for each job as soon as it is complete, so that memory stays
+/// flat with the size of the input (apart from the jobs still open).
+///
+/// # Errors
+/// [`TraceError`] when the input cannot be opened, its format is unknown or unsupported, or a
+/// record the whole file depends on (a `.jhist` header) is malformed. Bad records inside a
+/// readable input are not errors: they are counted in the returned [`ReadReport`].
+pub fn read_jobs(path: &Path, on_job: impl FnMut(TraceJob)) -> Result<ReadReport, TraceError> {
+    let format = detect_format(path)?;
+    if path.is_dir() {
+        let files = detect::rolling_event_files(path)?;
+        let mut report = ReadReport::new(path, format);
+        let mut reader = spark::SparkReader::new(on_job);
+        let mut line_offset = 0;
+        for file in &files {
+            let input = input::open(file)?;
+            let mut lines = input::Lines::new(input, line_offset);
+            reader.read_lines(&mut lines, &mut report);
+            line_offset = lines.line();
+            if report.truncated.is_some() {
+                break;
+            }
+        }
+        reader.finish(&mut report);
+        return Ok(report);
+    }
+    let input = input::open(path)?;
+    read_reader(input, format, path, on_job)
+}
+
+/// Reads the whole log at `path` and returns its jobs (in the order they completed) with
+/// the report. See [`read_jobs`].
+///
+/// # Errors
+/// As [`read_jobs`].
+pub fn read_path(path: &Path) -> Result<(Vec<TraceJob>, ReadReport), TraceError> {
+    let mut jobs = Vec::new();
+    let report = read_jobs(path, |job| jobs.push(job))?;
+    Ok((jobs, report))
+}
+
+/// Reads a log in a known `format` from any buffered reader (decompressing gzip or zstd
+/// content first, detected from its magic bytes). `path` only names the input in the report
+/// and in errors. This is what [`read_jobs`] does after detection; tests and fuzz targets
+/// call it on bytes in memory.
+///
+/// # Errors
+/// As [`read_jobs`]: [`TraceError::Unsupported`] for LZ4 or Snappy content,
+/// [`TraceError::Malformed`] for a broken `.jhist` header.
+pub fn read_reader<'a>(
+    reader: impl BufRead + 'a,
+    format: TraceFormat,
+    path: &Path,
+    on_job: impl FnMut(TraceJob),
+) -> Result<ReadReport, TraceError> {
+    let input = input::decompress(Box::new(reader), path)?;
+    let mut report = ReadReport::new(path, format);
+    match format {
+        TraceFormat::SparkEventLog => {
+            let mut reader = spark::SparkReader::new(on_job);
+            reader.read_lines(&mut input::Lines::new(input, 0), &mut report);
+            reader.finish(&mut report);
+        }
+        TraceFormat::HadoopJhist => jhist::read(input, path, &mut report, on_job)?,
+        TraceFormat::Hadoop1History => hadoop1::read(input, &mut report, on_job),
+        TraceFormat::Rumen => rumen::read(input, &mut report, on_job),
+        TraceFormat::Google2011TaskEvents => csv::read_google(input, &mut report, on_job),
+        TraceFormat::Alibaba2018BatchInstance => csv::read_alibaba(input, &mut report, on_job),
+    }
+    Ok(report)
+}
+
+/// Reads `bytes` as a log in `format` and returns its jobs and report; the entry point of
+/// the property tests and fuzz targets. Never panics, whatever the bytes.
+///
+/// # Errors
+/// As [`read_reader`].
+pub fn read_bytes(
+    bytes: &[u8],
+    format: TraceFormat,
+) -> Result<(Vec<TraceJob>, ReadReport), TraceError> {
+    let mut jobs = Vec::new();
+    let report = read_reader(bytes, format, &PathBuf::from("<bytes>"), |job| {
+        jobs.push(job);
+    })?;
+    Ok((jobs, report))
+}

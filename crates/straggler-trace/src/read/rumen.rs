@@ -1,0 +1,268 @@
+//! Rumen JSON: `LoggedJob` objects written one after another (pretty-printed, no enclosing
+//! array), gzipped or not.
+//!
+//! - A job: `jobID`, `jobName`, `submitTime`; its tasks from `mapTasks`, `reduceTasks`,
+//!   `otherTasks` (`taskID`, `taskType`, `startTime`, `inputBytes`, `inputRecords`).
+//! - An attempt: `attemptID`, `hostName` (the last part of `/rack/host`), `startTime`,
+//!   `finishTime`, `result` (`SUCCESS`, `KILLED`, `FAILED`; none: unfinished),
+//!   `clockSplits` (progress, as in `.jhist`). Rumen writes `-1` for unknown numbers.
+//!   `speculative` is `None`: Rumen does not keep it.
+//! - Input: the task's `inputBytes` / `inputRecords` when known, else the successful
+//!   attempt's `hdfsBytesRead` / `mapInputRecords` (map) or `reduceShuffleBytes` /
+//!   `reduceInputRecords` (reduce).
+//!
+//! Records: each top-level JSON object (found by matching braces outside strings, so a
+//! malformed object is skipped and the next one read); an object without `jobID` is
+//! skipped as `"not a Rumen job"`; an attempt with no start time (its own or its task's)
+//! is left out and counted as a record of its own, skipped as
+//! `"attempt without start time"`. Text outside any object is skipped line by line; an
+//! input that ends inside an object sets [`ReadReport::truncated`].
+
+use std::io::BufRead;
+
+use serde::Deserialize;
+
+use super::assemble::progress_from_clock_splits;
+use super::hadoop1::host_of;
+use super::input::Lines;
+use super::jhist::kind_of;
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask, Truncation};
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LoggedJob {
+    #[serde(rename = "jobID")]
+    job_id: Option<String>,
+    job_name: Option<String>,
+    submit_time: Option<i64>,
+    map_tasks: Option<Vec<LoggedTask>>,
+    reduce_tasks: Option<Vec<LoggedTask>>,
+    other_tasks: Option<Vec<LoggedTask>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LoggedTask {
+    #[serde(rename = "taskID")]
+    task_id: Option<String>,
+    task_type: Option<String>,
+    start_time: Option<i64>,
+    input_bytes: Option<i64>,
+    input_records: Option<i64>,
+    attempts: Option<Vec<LoggedAttempt>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LoggedAttempt {
+    #[serde(rename = "attemptID")]
+    attempt_id: Option<String>,
+    host_name: Option<String>,
+    start_time: Option<i64>,
+    finish_time: Option<i64>,
+    result: Option<String>,
+    clock_splits: Option<Vec<i64>>,
+    hdfs_bytes_read: Option<i64>,
+    map_input_records: Option<i64>,
+    reduce_shuffle_bytes: Option<i64>,
+    reduce_input_records: Option<i64>,
+}
+
+/// Where the brace matcher is.
+#[derive(Debug, Default)]
+struct Scanner {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// The object being gathered and its first line.
+    object: Vec<u8>,
+    start: u64,
+}
+
+/// Reads a Rumen input.
+pub(crate) fn read(
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    mut on_job: impl FnMut(TraceJob),
+) {
+    let mut lines = Lines::new(input, 0);
+    let mut scan = Scanner::default();
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(error) => {
+                report.truncated = Some(Truncation {
+                    line: lines.line() + 1,
+                    note: format!(
+                        "the input cannot be read past line {}: {error}",
+                        lines.line()
+                    ),
+                });
+                scan.depth = 0;
+                break;
+            }
+        };
+        let no = line.no;
+        let mut stray = false;
+        for &byte in line.text {
+            if scan.depth == 0 {
+                if byte == b'{' {
+                    scan.depth = 1;
+                    scan.start = no;
+                    scan.object.clear();
+                    scan.object.push(byte);
+                } else if !byte.is_ascii_whitespace() {
+                    stray = true;
+                }
+                continue;
+            }
+            scan.object.push(byte);
+            if scan.in_string {
+                if scan.escaped {
+                    scan.escaped = false;
+                } else if byte == b'\\' {
+                    scan.escaped = true;
+                } else if byte == b'"' {
+                    scan.in_string = false;
+                }
+                continue;
+            }
+            match byte {
+                b'"' => scan.in_string = true,
+                b'{' | b'[' => scan.depth += 1,
+                b'}' | b']' => {
+                    scan.depth -= 1;
+                    if scan.depth == 0 {
+                        object_done(&scan.object, scan.start, no, report, &mut on_job);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if scan.depth > 0 {
+            scan.object.push(b'\n');
+        }
+        if stray {
+            report.skipped(no, None, "text outside any JSON object");
+        }
+    }
+    if scan.depth > 0 {
+        report.skipped(scan.start, None, "truncated record");
+        report.truncated = Some(Truncation {
+            line: scan.start,
+            note: format!(
+                "the input ends inside the JSON object that starts on line {}",
+                scan.start
+            ),
+        });
+    }
+}
+
+fn object_done(
+    bytes: &[u8],
+    start: u64,
+    end: u64,
+    report: &mut ReadReport,
+    on_job: &mut impl FnMut(TraceJob),
+) {
+    let logged: LoggedJob = match serde_json::from_slice(bytes) {
+        Ok(job) => job,
+        Err(error) if error.is_data() => {
+            report.skipped(start, None, "field of the wrong type");
+            return;
+        }
+        Err(_) => {
+            report.skipped(start, None, "malformed JSON");
+            return;
+        }
+    };
+    let Some(id) = logged.job_id else {
+        report.skipped(start, Some("jobID"), "not a Rumen job");
+        return;
+    };
+    let mut job = TraceJob {
+        id,
+        name: logged.job_name,
+        submit_secs: known(logged.submit_time).map(ms_to_secs),
+        tasks: Vec::new(),
+    };
+    let all_tasks = [logged.map_tasks, logged.reduce_tasks, logged.other_tasks];
+    for logged_task in all_tasks.into_iter().flatten().flatten() {
+        let task_type = logged_task.task_type.as_deref().unwrap_or("");
+        let (stage, kind) = kind_of(task_type);
+        let task_start = known(logged_task.start_time);
+        let mut task = TraceTask {
+            id: logged_task.task_id.unwrap_or_default(),
+            stage,
+            kind,
+            input_bytes: known_u64(logged_task.input_bytes),
+            input_records: known_u64(logged_task.input_records),
+            attempts: Vec::new(),
+        };
+        for logged_attempt in logged_task.attempts.into_iter().flatten() {
+            let Some(start_ms) = known(logged_attempt.start_time).or(task_start) else {
+                report.skipped(start, Some("startTime"), "attempt without start time");
+                continue;
+            };
+            let start_secs = ms_to_secs(start_ms);
+            let end_secs = known(logged_attempt.finish_time).map(ms_to_secs);
+            let outcome = match (logged_attempt.result.as_deref(), end_secs) {
+                (Some("SUCCESS"), _) => AttemptOutcome::Succeeded,
+                (Some("KILLED"), _) => AttemptOutcome::Killed,
+                (Some(_), _) => AttemptOutcome::Failed,
+                (None, _) => AttemptOutcome::Unfinished,
+            };
+            if outcome == AttemptOutcome::Succeeded {
+                let (bytes, records) = match kind {
+                    StageKind::Map => (
+                        logged_attempt.hdfs_bytes_read,
+                        logged_attempt.map_input_records,
+                    ),
+                    StageKind::Reduce => (
+                        logged_attempt.reduce_shuffle_bytes,
+                        logged_attempt.reduce_input_records,
+                    ),
+                    StageKind::Other => (None, None),
+                };
+                task.input_bytes = task.input_bytes.or(known_u64(bytes));
+                task.input_records = task.input_records.or(known_u64(records));
+            }
+            let progress = logged_attempt
+                .clock_splits
+                .as_deref()
+                .map(|splits| {
+                    progress_from_clock_splits(splits, end_secs.map(|end| end - start_secs))
+                })
+                .unwrap_or_default();
+            task.attempts.push(TraceAttempt {
+                id: logged_attempt.attempt_id.unwrap_or_default(),
+                host: logged_attempt.host_name.as_deref().map(host_of),
+                start_secs,
+                end_secs,
+                outcome,
+                speculative: None,
+                progress,
+                line: end,
+            });
+        }
+        task.attempts
+            .sort_by(|a, b| a.start_secs.total_cmp(&b.start_secs));
+        job.tasks.push(task);
+    }
+    report.parsed();
+    on_job(job);
+}
+
+/// Rumen writes -1 (or any negative number) for unknown.
+fn known(value: Option<i64>) -> Option<i64> {
+    value.filter(|&v| v >= 0)
+}
+
+fn known_u64(value: Option<i64>) -> Option<u64> {
+    known(value).and_then(|v| u64::try_from(v).ok())
+}
+
+fn ms_to_secs(ms: i64) -> f64 {
+    ms as f64 / 1000.0
+}

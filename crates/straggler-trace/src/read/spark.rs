@@ -1,0 +1,391 @@
+//! Spark event logs: one JSON event per line (`SparkListener*`), from Spark's
+//! `JsonProtocol`.
+//!
+//! - A job is a `SparkListenerJobStart` (`Job ID`, `Submission Time`, `Stage IDs`); its name
+//!   is the name of its last stage, as Spark's UI shows it.
+//! - A task is a partition (`Index`) of a stage attempt (`Stage ID`, `Stage Attempt ID`):
+//!   its stage is `"<stage>.<stage attempt>"` and its id `"<stage>.<stage attempt>:<index>"`.
+//!   Its kind is [`StageKind::Map`] for `ShuffleMapTask`, [`StageKind::Reduce`] for
+//!   `ResultTask`.
+//! - An attempt is a `Task ID`, from `SparkListenerTaskStart` to `SparkListenerTaskEnd`:
+//!   `Launch Time` and `Finish Time` (ms), `Host`, `Speculative`; it `Killed` or `Failed`
+//!   as `Task Info` says, else it succeeded if the end reason is `Success`.
+//! - Input: from the successful attempt's `Task Metrics`: `Input Metrics` bytes and records
+//!   plus `Shuffle Read Metrics` remote and local bytes and total records.
+//!
+//! A job is handed out at `SparkListenerJobEnd` once none of its attempts runs (Spark writes
+//! the ends of killed speculative copies after the job's end), or at the end of the input.
+//! Events with no tasks in them (environment, executors, SQL...) are parsed and dropped.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use super::assemble::{Assembler, EndError};
+use super::input::{Lines, is_blank};
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob, Truncation};
+
+/// The fields of any event this reader uses; serde skips the rest.
+#[derive(Debug, Deserialize)]
+struct Event {
+    #[serde(rename = "Event")]
+    event: Option<String>,
+    #[serde(rename = "Stage ID")]
+    stage_id: Option<u64>,
+    #[serde(rename = "Stage Attempt ID")]
+    stage_attempt_id: Option<u64>,
+    #[serde(rename = "Task Type")]
+    task_type: Option<String>,
+    #[serde(rename = "Task End Reason")]
+    end_reason: Option<EndReason>,
+    #[serde(rename = "Task Info")]
+    task_info: Option<TaskInfo>,
+    #[serde(rename = "Task Metrics")]
+    task_metrics: Option<TaskMetrics>,
+    #[serde(rename = "Job ID")]
+    job_id: Option<u64>,
+    #[serde(rename = "Submission Time")]
+    submission_time: Option<u64>,
+    #[serde(rename = "Stage IDs")]
+    stage_ids: Option<Vec<u64>>,
+    #[serde(rename = "Stage Infos")]
+    stage_infos: Option<Vec<StageInfo>>,
+    #[serde(rename = "App ID")]
+    app_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct EndReason {
+    #[serde(rename = "Reason")]
+    reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TaskInfo {
+    #[serde(rename = "Task ID")]
+    task_id: Option<u64>,
+    #[serde(rename = "Index")]
+    index: Option<u64>,
+    #[serde(rename = "Launch Time")]
+    launch_time: Option<u64>,
+    #[serde(rename = "Host")]
+    host: Option<String>,
+    #[serde(rename = "Speculative")]
+    speculative: Option<bool>,
+    #[serde(rename = "Finish Time")]
+    finish_time: Option<u64>,
+    #[serde(rename = "Failed")]
+    failed: Option<bool>,
+    #[serde(rename = "Killed")]
+    killed: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TaskMetrics {
+    #[serde(rename = "Input Metrics")]
+    input: Option<InputMetrics>,
+    #[serde(rename = "Shuffle Read Metrics")]
+    shuffle_read: Option<ShuffleReadMetrics>,
+}
+
+#[derive(Debug, Deserialize)]
+struct InputMetrics {
+    #[serde(rename = "Bytes Read")]
+    bytes_read: Option<u64>,
+    #[serde(rename = "Records Read")]
+    records_read: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ShuffleReadMetrics {
+    #[serde(rename = "Remote Bytes Read")]
+    remote_bytes_read: Option<u64>,
+    #[serde(rename = "Local Bytes Read")]
+    local_bytes_read: Option<u64>,
+    #[serde(rename = "Total Records Read")]
+    total_records_read: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct StageInfo {
+    #[serde(rename = "Stage ID")]
+    stage_id: Option<u64>,
+    #[serde(rename = "Stage Name")]
+    stage_name: Option<String>,
+}
+
+/// The reader's state over one input (or the files of a rolling directory in turn).
+pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
+    on_job: F,
+    jobs: Assembler,
+    app_id: Option<String>,
+    /// Stage id to the id (in [`Assembler`]) of the job that runs it.
+    stage_job: HashMap<u64, String>,
+    /// Job id to its stages, to forget them when the job is handed out.
+    job_stages: HashMap<String, Vec<u64>>,
+}
+
+/// Why a line was skipped: a stable reason and the field at fault.
+type Skip = (&'static str, Option<&'static str>);
+
+impl<F: FnMut(TraceJob)> SparkReader<F> {
+    pub(crate) fn new(on_job: F) -> Self {
+        SparkReader {
+            on_job,
+            jobs: Assembler::default(),
+            app_id: None,
+            stage_job: HashMap::new(),
+            job_stages: HashMap::new(),
+        }
+    }
+
+    /// Reads every line of `lines`, counting each in `report`.
+    pub(crate) fn read_lines(&mut self, lines: &mut Lines<'_>, report: &mut ReadReport) {
+        loop {
+            let line = match lines.next_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => return,
+                Err(error) => {
+                    report.truncated = Some(Truncation {
+                        line: lines.line() + 1,
+                        note: format!(
+                            "the input cannot be read past line {}: {error}",
+                            lines.line()
+                        ),
+                    });
+                    return;
+                }
+            };
+            if is_blank(line.text) {
+                continue;
+            }
+            let (no, terminated) = (line.no, line.terminated);
+            match serde_json::from_slice::<Event>(line.text) {
+                Ok(event) => match self.event(event, no) {
+                    Ok(()) => report.parsed(),
+                    Err((reason, field)) => report.skipped(no, field, reason),
+                },
+                Err(error) if !terminated && error.is_eof() => {
+                    report.skipped(no, None, "truncated record");
+                    report.truncated = Some(Truncation {
+                        line: no,
+                        note: format!("the input ends in the middle of the event on line {no}"),
+                    });
+                }
+                Err(error) if error.is_data() => {
+                    report.skipped(no, None, "field of the wrong type")
+                }
+                Err(_) => report.skipped(no, None, "malformed JSON"),
+            }
+        }
+    }
+
+    /// Hands out the jobs still open: the end of input.
+    pub(crate) fn finish(&mut self, _report: &mut ReadReport) {
+        self.jobs.finish(&mut self.on_job);
+    }
+
+    fn job_key(&self, job_id: u64) -> String {
+        match &self.app_id {
+            Some(app) => format!("{app}/job {job_id}"),
+            None => format!("job {job_id}"),
+        }
+    }
+
+    fn event(&mut self, event: Event, line: u64) -> Result<(), Skip> {
+        let Some(name) = event.event.as_deref() else {
+            return Err(("no Event field", Some("Event")));
+        };
+        match name {
+            "SparkListenerApplicationStart" => {
+                if event.app_id.is_some() {
+                    self.app_id = event.app_id;
+                }
+                Ok(())
+            }
+            "SparkListenerJobStart" => self.job_start(event),
+            "SparkListenerJobEnd" => {
+                let job_id = event.job_id.ok_or(("missing field", Some("Job ID")))?;
+                let key = self.job_key(job_id);
+                self.jobs.end_job(&key, &mut self.on_job);
+                self.forget_if_gone(&key);
+                Ok(())
+            }
+            "SparkListenerTaskStart" => self.task_start(event, line),
+            "SparkListenerTaskEnd" => self.task_end(event, line),
+            _ => Ok(()),
+        }
+    }
+
+    fn job_start(&mut self, event: Event) -> Result<(), Skip> {
+        let job_id = event.job_id.ok_or(("missing field", Some("Job ID")))?;
+        let infos = event.stage_infos.unwrap_or_default();
+        let stages: Vec<u64> = match event.stage_ids {
+            Some(ids) => ids,
+            None => infos.iter().filter_map(|s| s.stage_id).collect(),
+        };
+        let name = infos
+            .iter()
+            .filter(|s| s.stage_id.is_some())
+            .max_by_key(|s| s.stage_id)
+            .and_then(|s| s.stage_name.clone());
+        let key = self.job_key(job_id);
+        let job = self.jobs.job(&key).job_mut();
+        job.name = name;
+        job.submit_secs = event.submission_time.map(ms_to_secs);
+        for &stage in &stages {
+            self.stage_job.insert(stage, key.clone());
+        }
+        self.job_stages.entry(key).or_default().extend(stages);
+        Ok(())
+    }
+
+    fn task_start(&mut self, event: Event, line: u64) -> Result<(), Skip> {
+        let (stage, stage_attempt) = stage_of(&event)?;
+        let info = event
+            .task_info
+            .ok_or(("missing field", Some("Task Info")))?;
+        let task_id = info.task_id.ok_or(("missing field", Some("Task ID")))?;
+        let index = info.index.ok_or(("missing field", Some("Index")))?;
+        let launch = info
+            .launch_time
+            .ok_or(("missing field", Some("Launch Time")))?;
+        let key = self
+            .stage_job
+            .get(&stage)
+            .ok_or(("stage of no open job", Some("Stage ID")))?;
+        let Some(job) = self.jobs.get(key) else {
+            return Err(("stage of no open job", Some("Stage ID")));
+        };
+        let stage_name = format!("{stage}.{stage_attempt}");
+        let task = job.task(
+            &format!("{stage_name}:{index}"),
+            &stage_name,
+            StageKind::Other,
+        );
+        job.start_attempt(
+            task,
+            &task_id.to_string(),
+            ms_to_secs(launch),
+            info.host,
+            info.speculative,
+            line,
+        );
+        Ok(())
+    }
+
+    fn task_end(&mut self, event: Event, line: u64) -> Result<(), Skip> {
+        let (stage, stage_attempt) = stage_of(&event)?;
+        let info = event
+            .task_info
+            .ok_or(("missing field", Some("Task Info")))?;
+        let task_id = info.task_id.ok_or(("missing field", Some("Task ID")))?;
+        let index = info.index.ok_or(("missing field", Some("Index")))?;
+        let finish = info
+            .finish_time
+            .ok_or(("missing field", Some("Finish Time")))?;
+        let reason = event.end_reason.and_then(|r| r.reason);
+        let outcome = if info.killed == Some(true) || reason.as_deref() == Some("TaskKilled") {
+            AttemptOutcome::Killed
+        } else if info.failed == Some(true) || reason.as_deref().is_some_and(|r| r != "Success") {
+            AttemptOutcome::Failed
+        } else {
+            AttemptOutcome::Succeeded
+        };
+        let kind = match event.task_type.as_deref() {
+            Some("ShuffleMapTask") => StageKind::Map,
+            Some("ResultTask") => StageKind::Reduce,
+            _ => StageKind::Other,
+        };
+        let key = self
+            .stage_job
+            .get(&stage)
+            .ok_or(("stage of no open job", Some("Stage ID")))?
+            .clone();
+        let Some(job) = self.jobs.get(&key) else {
+            return Err(("stage of no open job", Some("Stage ID")));
+        };
+        let stage_name = format!("{stage}.{stage_attempt}");
+        let task = job.task(&format!("{stage_name}:{index}"), &stage_name, kind);
+        // A `Resubmitted` end follows the success of a map task whose output was lost
+        // later: the attempt did succeed; keep it as it is.
+        if reason.as_deref() == Some("Resubmitted") {
+            return Ok(());
+        }
+        let attempt = job
+            .end_attempt(
+                task,
+                &task_id.to_string(),
+                ms_to_secs(finish),
+                outcome,
+                info.launch_time.map(ms_to_secs),
+                line,
+            )
+            .map_err(|EndError::NoStart| ("task end without launch time", Some("Launch Time")))?;
+        if attempt.host.is_none() {
+            attempt.host = info.host;
+        }
+        if attempt.speculative.is_none() {
+            attempt.speculative = info.speculative;
+        }
+        if outcome == AttemptOutcome::Succeeded {
+            if let Some(metrics) = event.task_metrics {
+                let (bytes, records) = input_of(&metrics);
+                let task = job.task_mut(task);
+                task.input_bytes = bytes.or(task.input_bytes);
+                task.input_records = records.or(task.input_records);
+            }
+        }
+        self.jobs.emit_if_done(&key, &mut self.on_job);
+        self.forget_if_gone(&key);
+        Ok(())
+    }
+
+    /// Forgets the stages of job `key` once it has been handed out, so that memory stays
+    /// flat over a long log.
+    fn forget_if_gone(&mut self, key: &str) {
+        if self.jobs.get(key).is_some() {
+            return;
+        }
+        if let Some(stages) = self.job_stages.remove(key) {
+            for stage in stages {
+                if self.stage_job.get(&stage).is_some_and(|k| k == key) {
+                    self.stage_job.remove(&stage);
+                }
+            }
+        }
+    }
+}
+
+fn stage_of(event: &Event) -> Result<(u64, u64), Skip> {
+    let stage = event.stage_id.ok_or(("missing field", Some("Stage ID")))?;
+    Ok((stage, event.stage_attempt_id.unwrap_or(0)))
+}
+
+/// Input bytes and records of a task: what it read from storage plus what it fetched in
+/// the shuffle; `None` when the metrics say nothing of either.
+fn input_of(metrics: &TaskMetrics) -> (Option<u64>, Option<u64>) {
+    let sum = |values: [Option<u64>; 3]| -> Option<u64> {
+        values
+            .into_iter()
+            .flatten()
+            .fold(None, |acc, v| Some(acc.unwrap_or(0u64).saturating_add(v)))
+    };
+    let input = metrics.input.as_ref();
+    let shuffle = metrics.shuffle_read.as_ref();
+    let bytes = sum([
+        input.and_then(|i| i.bytes_read),
+        shuffle.and_then(|s| s.remote_bytes_read),
+        shuffle.and_then(|s| s.local_bytes_read),
+    ]);
+    let records = sum([
+        input.and_then(|i| i.records_read),
+        shuffle.and_then(|s| s.total_records_read),
+        None,
+    ]);
+    (bytes, records)
+}
+
+fn ms_to_secs(ms: u64) -> f64 {
+    ms as f64 / 1000.0
+}

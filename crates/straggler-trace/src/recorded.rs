@@ -1,0 +1,180 @@
+//! The speculation that really ran, judged as a detector of its own ("recorded").
+//!
+//! The copies are the attempts [`attempt_roles`](crate::attempt_roles) marks speculative
+//! (the log's flag, or for Hadoop 1 and Rumen the later-launched of a KILLED attempt and an
+//! overlapping SUCCEEDED one). The engine detected a task when it launched its first copy:
+//!
+//! ```text
+//! t_detection(task) = launch of its first copy launched at or after its original's launch
+//! ```
+//!
+//! (a copy of an earlier, failed original does not detect the original that ran after it).
+//! Copies are counted as in the seed paper's Table 2:
+//!
+//! ```text
+//! speculative_copies    = copies launched
+//! successful_copies     = copies that SUCCEEDED (finished before their original)
+//! unsuccessful_copies   = copies KILLED or FAILED (a copy the log leaves unfinished is neither)
+//! wasted_container_secs = sum over unsuccessful copies of (end - launch)
+//! ```
+
+use serde::{Deserialize, Serialize};
+use straggler_model::AttemptRole;
+
+use crate::{AttemptOutcome, Labels, TraceJob};
+
+/// The copies of a job or a trace.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct CopyCounts {
+    /// Copies launched.
+    pub speculative_copies: usize,
+    /// Copies that succeeded.
+    pub successful_copies: usize,
+    /// Copies killed or failed.
+    pub unsuccessful_copies: usize,
+    /// Seconds run by the unsuccessful copies.
+    pub wasted_container_secs: f64,
+}
+
+impl CopyCounts {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &CopyCounts) {
+        self.speculative_copies += other.speculative_copies;
+        self.successful_copies += other.successful_copies;
+        self.unsuccessful_copies += other.unsuccessful_copies;
+        self.wasted_container_secs += other.wasted_container_secs;
+    }
+}
+
+/// What the engine's own speculation did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recorded {
+    /// For each labelled task (`labels.tasks` order), the first copy's launch, seconds since
+    /// its job's first launch.
+    pub detections: Vec<Option<f64>>,
+    /// The copies of each job (all its tasks, setup and cleanup included).
+    pub per_job: Vec<CopyCounts>,
+    /// The copies of the whole trace.
+    pub total: CopyCounts,
+}
+
+/// The recorded speculation of `jobs`, with the roles and origins of `labels` (which must
+/// come from [`label`](crate::label) on the same jobs).
+pub fn recorded(jobs: &[TraceJob], labels: &Labels) -> Recorded {
+    let mut detections = vec![None; labels.tasks.len()];
+    let mut per_job = Vec::with_capacity(jobs.len());
+    let mut total = CopyCounts::default();
+    for (j, job) in jobs.iter().enumerate() {
+        let origin = labels.job_origin_secs.get(j).copied().unwrap_or(0.0);
+        let mut counts = CopyCounts::default();
+        for (t, task) in job.tasks.iter().enumerate() {
+            let Some(roles) = labels.roles.get(j).and_then(|r| r.get(t)) else {
+                continue;
+            };
+            let labelled = labels
+                .index
+                .get(j)
+                .and_then(|i| i.get(t).copied().flatten())
+                .and_then(|i| Some((i, labels.tasks.get(i)?)));
+            for (attempt, role) in task.attempts.iter().zip(roles) {
+                if *role != AttemptRole::Speculative {
+                    continue;
+                }
+                counts.speculative_copies += 1;
+                match attempt.outcome {
+                    AttemptOutcome::Succeeded => counts.successful_copies += 1,
+                    AttemptOutcome::Killed | AttemptOutcome::Failed => {
+                        counts.unsuccessful_copies += 1;
+                        if let Some(end) = attempt.end_secs {
+                            let ran = end - attempt.start_secs;
+                            if ran.is_finite() && ran > 0.0 {
+                                counts.wasted_container_secs += ran;
+                            }
+                        }
+                    }
+                    AttemptOutcome::Unfinished => {}
+                }
+                let Some((index, labelled)) = labelled else {
+                    continue;
+                };
+                let launch = attempt.start_secs - origin;
+                let original_start = task
+                    .attempts
+                    .get(labelled.original)
+                    .map_or(f64::INFINITY, |a| a.start_secs);
+                if attempt.start_secs >= original_start && launch.is_finite() {
+                    let launch = launch.max(labelled.start_secs);
+                    let slot = &mut detections[index];
+                    *slot = Some(slot.map_or(launch, |d: f64| d.min(launch)));
+                }
+            }
+        }
+        total.add(&counts);
+        per_job.push(counts);
+    }
+    Recorded {
+        detections,
+        per_job,
+        total,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::truth::tests::{attempt, job, plain_task};
+    use crate::{TruthConfig, label};
+    use AttemptOutcome::{Failed, Killed, Succeeded};
+
+    #[test]
+    fn copies_detect_at_their_launch_and_count_as_successful_or_wasted() {
+        // Job origin 0. Maps of 10 s, 10 s, 10 s, and two slow ones:
+        // - "won": original 0..(killed 30), copy launched 18 succeeded at 30: exec 30,
+        //   detection 18;
+        // - "lost": original 0..32 succeeded, copy launched 25 killed at 32: exec 32,
+        //   detection 25, wasted 7 s;
+        // - "failed copy" on a 10 s task: copy 5..8 failed, wasted 3 s, a false positive.
+        // Median of (10, 10, 10, 30, 32) = 10, factor 1.5 -> stragglers: won, lost.
+        let mut won = plain_task("won", "map", 0.0, 0.0);
+        won.attempts = vec![
+            attempt("w0", 0.0, Some(30.0), Killed, None),
+            attempt("w1", 18.0, Some(30.0), Succeeded, None),
+        ];
+        let mut lost = plain_task("lost", "map", 0.0, 0.0);
+        lost.attempts = vec![
+            attempt("l0", 0.0, Some(32.0), Succeeded, Some(false)),
+            attempt("l1", 25.0, Some(32.0), Killed, Some(true)),
+        ];
+        let mut noisy = plain_task("n", "map", 0.0, 10.0);
+        noisy
+            .attempts
+            .push(attempt("n1", 5.0, Some(8.0), Failed, Some(true)));
+        let jobs = vec![job(
+            "j",
+            vec![
+                plain_task("a", "map", 0.0, 10.0),
+                plain_task("b", "map", 0.0, 10.0),
+                noisy,
+                won,
+                lost,
+            ],
+        )];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        assert_eq!(labels.stragglers(), 2);
+        let recorded = recorded(&jobs, &labels);
+        assert_eq!(
+            recorded.detections,
+            [None, None, Some(5.0), Some(18.0), Some(25.0)]
+        );
+        assert_eq!(
+            recorded.total,
+            CopyCounts {
+                speculative_copies: 3,
+                successful_copies: 1,
+                unsuccessful_copies: 2,
+                wasted_container_secs: 10.0,
+            }
+        );
+        assert_eq!(recorded.per_job, [recorded.total]);
+    }
+}

@@ -1,0 +1,549 @@
+//! Any detector of the workspace replayed over a log: the snapshots and observations an
+//! engine would have given it, rebuilt from the attempts the log holds.
+//!
+//! Each job is replayed on its own (the detector is reset before it), on its own clock:
+//! seconds since its first launch. Scans happen at `k * scan_interval_secs`, `k = 0, 1, ...`,
+//! skipping the idle gaps where nothing runs. Before the scan at `now`, in time order, the
+//! detector observes (as `docs/writing-a-detector.md` says an engine does):
+//!
+//! - `AttemptEnded` for every attempt that ended in `(previous scan, now]`, in end order;
+//! - a `Progress` report at `now` for every attempt running at `now`
+//!   (`start <= now < end`): the scan interval is the heartbeat.
+//!
+//! The snapshot holds those running attempts (originals and the copies the log shows: the
+//! detector sees the cluster as it ran), with
+//!
+//! ```text
+//! progress(now) = piecewise-linear interpolation of the attempt's progress splits,
+//!                 from (0, 0) to (end - start, 1) for a succeeded attempt,
+//!                 flat after the last split otherwise                 (where the log has splits)
+//!               = (now - start) / (end - start)                        (otherwise: linear)
+//! ```
+//!
+//! so an attempt without splits reaches 1 at its end, whatever its outcome (the log does not
+//! say how far a killed attempt got). An attempt the log leaves unfinished runs until the
+//! job's last event and is then dropped without an `AttemptEnded`. A stage's pending count
+//! is the number of its tasks not launched yet. Setup and cleanup tasks are not replayed.
+//!
+//! A task is detected at the first scan whose findings hold a row of its original (the
+//! attempt [`label`](crate::label) timed); rows of copies and of earlier failed originals
+//! are ignored.
+//!
+//! The sweep visits each attempt's launch and end once (both sorted once), and each scan
+//! costs the attempts running at that scan: `O(A log A + sum over scans of running)`.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use straggler_detect::{Detector, Findings};
+use straggler_model::{
+    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, ProgressReport,
+    Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind, check_range,
+};
+
+use crate::{AttemptOutcome, Labels, ReplayError, StageKind, TraceAttempt, TraceJob};
+
+/// How a replay scans.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ReplayConfig {
+    /// Seconds between two scans (and two progress reports); 3 s by default, the
+    /// simulator's heartbeat.
+    pub scan_interval_secs: f64,
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        ReplayConfig {
+            scan_interval_secs: 3.0,
+        }
+    }
+}
+
+impl ReplayConfig {
+    /// Checks the scan interval (finite, `> 0`; at least a millisecond).
+    pub fn check(self) -> Result<Self, ReplayError> {
+        check_range(
+            "scan_interval_secs",
+            self.scan_interval_secs,
+            1e-3,
+            f64::MAX,
+            ">= 0.001",
+        )?;
+        Ok(self)
+    }
+}
+
+/// What a replay found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayOutcome {
+    /// For each labelled task (`labels.tasks` order), its first detection, seconds since
+    /// its job's first launch.
+    pub detections: Vec<Option<f64>>,
+    /// Scans run, over all jobs.
+    pub scans: u64,
+    /// Attempts left out because their launch time is not finite.
+    pub attempts_without_launch: u64,
+}
+
+/// One attempt as the replay sees it.
+#[derive(Debug)]
+struct Replayed<'a> {
+    attempt: &'a TraceAttempt,
+    task: u32,
+    stage: u32,
+    node: u32,
+    role: AttemptRole,
+    start: f64,
+    end: f64,
+    status: Option<AttemptStatus>,
+    input_bytes: u64,
+    splits_usable: bool,
+    labelled: Option<usize>,
+}
+
+impl Replayed<'_> {
+    /// Progress at `now` (see the module docs).
+    fn progress(&self, now: f64) -> f64 {
+        let elapsed = now - self.start;
+        let duration = self.end - self.start;
+        let splits = &self.attempt.progress;
+        let value = if self.splits_usable {
+            let next = splits.partition_point(|&(t, _)| t < elapsed);
+            let (t0, p0) = if next == 0 {
+                (0.0, 0.0)
+            } else {
+                splits[next - 1]
+            };
+            let (t1, p1) = match splits.get(next) {
+                Some(&point) => point,
+                None if self.status == Some(AttemptStatus::Succeeded) && duration > t0 => {
+                    (duration, 1.0)
+                }
+                None => return p0,
+            };
+            if t1 > t0 {
+                p0 + (p1 - p0) * (elapsed - t0) / (t1 - t0)
+            } else {
+                p1
+            }
+        } else if duration > 0.0 {
+            elapsed / duration
+        } else {
+            1.0
+        };
+        value.clamp(0.0, 1.0)
+    }
+}
+
+/// Whether an attempt's progress splits can be interpolated: finite, times non-decreasing
+/// and non-negative, progress in `[0, 1]`.
+fn usable_splits(splits: &[(f64, f64)]) -> bool {
+    !splits.is_empty()
+        && splits
+            .iter()
+            .all(|&(t, p)| t.is_finite() && t >= 0.0 && (0.0..=1.0).contains(&p))
+        && splits.windows(2).all(|w| w[0].0 <= w[1].0)
+}
+
+/// Replays `detector` over every job of `jobs` and returns its first detections of the
+/// labelled tasks. `labels` must come from [`label`](crate::label) on the same jobs.
+///
+/// # Errors
+///
+/// A scan interval that is not finite or below a millisecond; a snapshot row refused
+/// (which the construction rules out).
+pub fn replay(
+    jobs: &[TraceJob],
+    labels: &Labels,
+    detector: &mut dyn Detector,
+    config: ReplayConfig,
+) -> Result<ReplayOutcome, ReplayError> {
+    let config = config.check()?;
+    let mut outcome = ReplayOutcome {
+        detections: vec![None; labels.tasks.len()],
+        scans: 0,
+        attempts_without_launch: 0,
+    };
+    for (j, job) in jobs.iter().enumerate() {
+        replay_job(j, job, labels, detector, config, &mut outcome)?;
+    }
+    Ok(outcome)
+}
+
+fn replay_job(
+    j: usize,
+    job: &TraceJob,
+    labels: &Labels,
+    detector: &mut dyn Detector,
+    config: ReplayConfig,
+    outcome: &mut ReplayOutcome,
+) -> Result<(), ReplayError> {
+    let origin = labels.job_origin_secs.get(j).copied().unwrap_or(0.0);
+    let job_id = JobId(j as u32);
+    let mut stage_ids: HashMap<&str, u32> = HashMap::new();
+    let mut stages: Vec<Stage> = Vec::new();
+    let mut stage_tasks: Vec<u32> = Vec::new();
+    let mut node_ids: HashMap<Option<&str>, u32> = HashMap::new();
+    let mut attempts: Vec<Replayed<'_>> = Vec::new();
+    let mut task_stage: Vec<u32> = Vec::new();
+    for (t, task) in job.tasks.iter().enumerate() {
+        let kind = match task.kind {
+            StageKind::Map => TaskKind::Map,
+            StageKind::Reduce => TaskKind::Reduce,
+            StageKind::Other => continue,
+        };
+        let stage = *stage_ids.entry(task.stage.as_str()).or_insert_with(|| {
+            stages.push(Stage { job: job_id, kind });
+            stage_tasks.push(0);
+            stages.len() as u32 - 1
+        });
+        let task_id = task_stage.len() as u32;
+        let labelled = labels
+            .index
+            .get(j)
+            .and_then(|i| i.get(t).copied().flatten());
+        let roles = labels.roles.get(j).and_then(|r| r.get(t));
+        let mut launched = false;
+        for (a, attempt) in task.attempts.iter().enumerate() {
+            if !attempt.start_secs.is_finite() {
+                outcome.attempts_without_launch += 1;
+                continue;
+            }
+            launched = true;
+            let next_node = node_ids.len() as u32;
+            let node = *node_ids.entry(attempt.host.as_deref()).or_insert(next_node);
+            let start = attempt.start_secs - origin;
+            let status = match attempt.outcome {
+                AttemptOutcome::Succeeded => Some(AttemptStatus::Succeeded),
+                AttemptOutcome::Killed => Some(AttemptStatus::Killed),
+                AttemptOutcome::Failed => Some(AttemptStatus::Failed),
+                AttemptOutcome::Unfinished => None,
+            };
+            let end = attempt
+                .end_secs
+                .filter(|e| e.is_finite() && status.is_some())
+                .map(|e| (e - origin).max(start));
+            attempts.push(Replayed {
+                attempt,
+                task: task_id,
+                stage,
+                node,
+                role: roles
+                    .and_then(|r| r.get(a).copied())
+                    .unwrap_or(AttemptRole::Original),
+                start,
+                end: end.unwrap_or(f64::NAN),
+                status: if end.is_some() { status } else { None },
+                input_bytes: task.input_bytes.unwrap_or(0),
+                splits_usable: usable_splits(&attempt.progress),
+                labelled: labelled
+                    .filter(|&i| labels.tasks.get(i).is_some_and(|l| l.original == a)),
+            });
+        }
+        if launched {
+            stage_tasks[stage as usize] += 1;
+        }
+        task_stage.push(stage);
+    }
+    if attempts.is_empty() {
+        return Ok(());
+    }
+    let job_end = attempts
+        .iter()
+        .map(|a| if a.end.is_nan() { a.start } else { a.end })
+        .fold(0.0, f64::max);
+    for attempt in &mut attempts {
+        if attempt.end.is_nan() {
+            attempt.end = job_end;
+        }
+    }
+    let node_count = node_ids.len() as u32;
+
+    let mut by_start: Vec<u32> = (0..attempts.len() as u32).collect();
+    by_start.sort_by(|&a, &b| {
+        attempts[a as usize]
+            .start
+            .total_cmp(&attempts[b as usize].start)
+    });
+    let mut by_end = by_start.clone();
+    by_end.sort_by(|&a, &b| {
+        attempts[a as usize]
+            .end
+            .total_cmp(&attempts[b as usize].end)
+    });
+
+    const NOT_ACTIVE: u32 = u32::MAX;
+    let mut slot = vec![NOT_ACTIVE; attempts.len()];
+    let mut active: Vec<u32> = Vec::new();
+    let mut task_launched = vec![false; task_stage.len()];
+    let mut stage_launched = vec![0u32; stages.len()];
+    let mut next_start = 0usize;
+    let mut next_end = 0usize;
+    let mut findings = Findings::default();
+    let bad_row = |now_secs: f64, source| ReplayError::Snapshot {
+        job: job.id.clone(),
+        now_secs,
+        source,
+    };
+    let mut snapshot =
+        Snapshot::new(0.0, node_count, stages.clone()).map_err(|e| bad_row(0.0, e))?;
+    detector.reset();
+    let interval = config.scan_interval_secs;
+    let mut k: u64 = 0;
+    loop {
+        let now = k as f64 * interval;
+        while let Some(&a) = by_start.get(next_start) {
+            let attempt = &attempts[a as usize];
+            if attempt.start > now {
+                break;
+            }
+            slot[a as usize] = active.len() as u32;
+            active.push(a);
+            let task = attempt.task as usize;
+            if !task_launched[task] {
+                task_launched[task] = true;
+                stage_launched[attempt.stage as usize] += 1;
+            }
+            next_start += 1;
+        }
+        while let Some(&a) = by_end.get(next_end) {
+            let attempt = &attempts[a as usize];
+            if attempt.end > now {
+                break;
+            }
+            let at = slot[a as usize] as usize;
+            active.swap_remove(at);
+            if let Some(&moved) = active.get(at) {
+                slot[moved as usize] = at as u32;
+            }
+            slot[a as usize] = NOT_ACTIVE;
+            if let Some(status) = attempt.status {
+                detector.observe(&Observation::AttemptEnded(AttemptEnd {
+                    attempt: AttemptId(a),
+                    task: TaskId(attempt.task),
+                    stage: StageId(attempt.stage),
+                    node: NodeId(attempt.node),
+                    role: attempt.role,
+                    start_secs: attempt.start,
+                    end_secs: attempt.end,
+                    status,
+                    input_bytes: attempt.input_bytes,
+                }));
+            }
+            next_end += 1;
+        }
+        if active.is_empty() {
+            // Nothing runs: jump to the first scan at or after the next launch, or stop.
+            let Some(&a) = by_start.get(next_start) else {
+                break;
+            };
+            let next = (attempts[a as usize].start / interval).ceil() as u64;
+            k = next.max(k + 1);
+            continue;
+        }
+        snapshot.clear(now).map_err(|e| bad_row(now, e))?;
+        for (s, (&total, &launched)) in stage_tasks.iter().zip(&stage_launched).enumerate() {
+            snapshot
+                .set_pending(StageId(s as u32), total.saturating_sub(launched))
+                .map_err(|e| bad_row(now, e))?;
+        }
+        for &a in &active {
+            let attempt = &attempts[a as usize];
+            let progress = attempt.progress(now);
+            detector.observe(&Observation::Progress(ProgressReport {
+                attempt: AttemptId(a),
+                task: TaskId(attempt.task),
+                stage: StageId(attempt.stage),
+                node: NodeId(attempt.node),
+                time_secs: now,
+                progress,
+            }));
+            snapshot
+                .push(SnapshotRow {
+                    attempt: AttemptId(a),
+                    task: TaskId(attempt.task),
+                    stage: StageId(attempt.stage),
+                    node: NodeId(attempt.node),
+                    role: attempt.role,
+                    start_secs: attempt.start,
+                    progress,
+                    input_bytes: attempt.input_bytes as f64,
+                })
+                .map_err(|e| bad_row(now, e))?;
+        }
+        findings.clear();
+        detector.scan(&snapshot, &mut findings);
+        outcome.scans += 1;
+        for &row in findings.rows() {
+            let Some(&a) = active.get(row as usize) else {
+                continue;
+            };
+            let attempt = &attempts[a as usize];
+            if attempt.role != AttemptRole::Original {
+                continue;
+            }
+            if let Some(slot) = attempt.labelled.and_then(|i| outcome.detections.get_mut(i)) {
+                slot.get_or_insert(now);
+            }
+        }
+        k += 1;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::truth::tests::{attempt, job, plain_task};
+    use crate::{TruthConfig, label};
+    use AttemptOutcome::{Killed, Succeeded};
+
+    /// Flags every row whose progress is below `threshold`, and records what it saw.
+    #[derive(Debug, Default)]
+    struct Slow {
+        threshold: f64,
+        seen: Vec<String>,
+    }
+
+    impl Detector for Slow {
+        fn name(&self) -> &str {
+            "slow"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            let rows: Vec<String> = (0..snapshot.len())
+                .filter_map(|i| snapshot.row(i))
+                .map(|r| format!("{}:{:.2}", r.attempt, r.progress))
+                .collect();
+            let pending: Vec<u32> = (0..snapshot.stages().len())
+                .map(|s| snapshot.pending(StageId(s as u32)))
+                .collect();
+            self.seen.push(format!(
+                "scan {} [{}] pending {:?}",
+                snapshot.now_secs(),
+                rows.join(" "),
+                pending
+            ));
+            for (row, &p) in snapshot.progress().iter().enumerate() {
+                if p < self.threshold {
+                    findings.push_row(row as u32);
+                }
+            }
+        }
+        fn observe(&mut self, observation: &Observation) {
+            match observation {
+                Observation::AttemptEnded(end) => self
+                    .seen
+                    .push(format!("end {} at {}", end.attempt, end.end_secs)),
+                Observation::Progress(_) => {}
+                _ => {}
+            }
+        }
+        fn reset(&mut self) {
+            self.seen.push("reset".to_owned());
+        }
+    }
+
+    #[test]
+    fn scans_see_running_attempts_with_linear_or_split_progress() {
+        // Job origin 100. Attempts (times since origin):
+        //   0 "a": 0..10 succeeded, linear;
+        //   1 "b": 0..20 succeeded, splits (5 s, 0.1), (10 s, 0.2): 0.1 at 5, 0.2 at 10,
+        //          then linear to 1 at 20: 0.2 + 0.8 x 5/10 = 0.6 at 15;
+        //   2 "c": copy of b, 12..20 killed (linear: 3/8 = 0.375 at 15);
+        //   then nothing until "d": 40..46 succeeded (an idle gap skipped).
+        // Scan interval 5: scans at 0, 5, 10, 15 (a ended at 10), then 40, 45; d's end is
+        // observed at 50, when nothing is left to scan.
+        let mut b = plain_task("b", "map", 100.0, 120.0);
+        b.attempts[0].progress = vec![(5.0, 0.1), (10.0, 0.2)];
+        b.attempts
+            .push(attempt("c", 112.0, Some(120.0), Killed, Some(true)));
+        let jobs = vec![job(
+            "j",
+            vec![
+                plain_task("a", "map", 100.0, 110.0),
+                b,
+                plain_task("d", "map", 140.0, 146.0),
+            ],
+        )];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let mut slow = Slow {
+            threshold: 0.3,
+            seen: Vec::new(),
+        };
+        let config = ReplayConfig {
+            scan_interval_secs: 5.0,
+        };
+        let outcome = replay(&jobs, &labels, &mut slow, config).unwrap();
+        assert_eq!(
+            slow.seen,
+            [
+                "reset",
+                "scan 0 [0:0.00 1:0.00] pending [1]",
+                "scan 5 [0:0.50 1:0.10] pending [1]",
+                "end 0 at 10",
+                "scan 10 [1:0.20] pending [1]",
+                "scan 15 [1:0.60 2:0.38] pending [1]",
+                "end 1 at 20",
+                "end 2 at 20",
+                "scan 40 [3:0.00] pending [0]",
+                "scan 45 [3:0.83] pending [0]",
+                "end 3 at 46",
+            ]
+        );
+        assert_eq!(outcome.scans, 6);
+        // Below 0.3: a at 0 (first detection 0), b at 0, d at 40. The copy's 0.38 is not
+        // below; a copy's row would not count anyway.
+        assert_eq!(outcome.detections, [Some(0.0), Some(0.0), Some(40.0)]);
+    }
+
+    #[test]
+    fn only_the_timed_original_is_detected_and_copies_are_ignored() {
+        // Original 0..30 killed, copy 10..30 succeeded: the detector flags everything
+        // below 0.5. At 10 the original is at 1/3 (linear to its kill at 30), the copy at 0.
+        // First detection of the task: 0 (original at 0).
+        let mut task = plain_task("t", "map", 0.0, 0.0);
+        task.attempts = vec![
+            attempt("o", 0.0, Some(30.0), Killed, None),
+            attempt("c", 10.0, Some(30.0), Succeeded, None),
+        ];
+        let jobs = vec![job("j", vec![task])];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let mut slow = Slow {
+            threshold: 0.5,
+            seen: Vec::new(),
+        };
+        let outcome = replay(&jobs, &labels, &mut slow, ReplayConfig::default()).unwrap();
+        assert_eq!(outcome.detections, [Some(0.0)]);
+
+        // A detector that flags only rows after 20 s sees the original at 21 (0.7).
+        #[derive(Debug)]
+        struct Late;
+        impl Detector for Late {
+            fn name(&self) -> &str {
+                "late"
+            }
+            fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+                if snapshot.now_secs() > 20.0 {
+                    for row in 0..snapshot.len() {
+                        findings.push_row(row as u32);
+                    }
+                }
+            }
+        }
+        let outcome = replay(&jobs, &labels, &mut Late, ReplayConfig::default()).unwrap();
+        assert_eq!(outcome.detections, [Some(21.0)]);
+    }
+
+    #[test]
+    fn a_bad_interval_is_refused() {
+        let config = ReplayConfig {
+            scan_interval_secs: 0.0,
+        };
+        let labels = label(&[], TruthConfig::default()).unwrap();
+        let mut slow = Slow::default();
+        assert!(matches!(
+            replay(&[], &labels, &mut slow, config),
+            Err(ReplayError::Parameter(_))
+        ));
+    }
+}

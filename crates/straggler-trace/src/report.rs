@@ -1,0 +1,111 @@
+//! The account of one input: every record read is parsed or skipped with a reason.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::TraceFormat;
+
+/// One record skipped, where and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skip {
+    /// 1-based line (or record) number in the input.
+    pub line: u64,
+    /// The field at fault, when one is.
+    pub field: Option<String>,
+    /// The reason, one of a small set of stable strings (the key of
+    /// [`ReadReport::skip_reasons`]), e.g. `"malformed JSON"`, `"unknown event"`.
+    pub reason: String,
+}
+
+/// Where a truncated input stops.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Truncation {
+    /// 1-based line (or record) number of the cut record.
+    pub line: u64,
+    /// What was cut, for the note printed to the user.
+    pub note: String,
+}
+
+/// What reading one input found: `records_read == records_parsed + records_skipped`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadReport {
+    /// The input (a file, or a rolling event-log directory).
+    pub path: PathBuf,
+    /// Its format, detected from its content.
+    pub format: TraceFormat,
+    /// Records read (lines, events or JSON objects, as the format defines them).
+    pub records_read: u64,
+    /// Records turned into the trace.
+    pub records_parsed: u64,
+    /// Records skipped, each with a reason.
+    pub records_skipped: u64,
+    /// Skipped records counted by reason.
+    pub skip_reasons: BTreeMap<String, u64>,
+    /// The first skipped records with their line (at most [`ReadReport::MAX_SKIPS_KEPT`]);
+    /// the counts above cover all of them.
+    pub skips: Vec<Skip>,
+    /// Set when the input ends in the middle of a record.
+    pub truncated: Option<Truncation>,
+}
+
+impl ReadReport {
+    /// How many skipped records are kept with their line.
+    pub const MAX_SKIPS_KEPT: usize = 100;
+
+    /// An empty report for `path` in `format`.
+    pub fn new(path: impl Into<PathBuf>, format: TraceFormat) -> Self {
+        ReadReport {
+            path: path.into(),
+            format,
+            records_read: 0,
+            records_parsed: 0,
+            records_skipped: 0,
+            skip_reasons: BTreeMap::new(),
+            skips: Vec::new(),
+            truncated: None,
+        }
+    }
+
+    /// Counts one record read and parsed.
+    pub fn parsed(&mut self) {
+        self.records_read += 1;
+        self.records_parsed += 1;
+    }
+
+    /// Counts one record read and skipped, with where and why.
+    pub fn skipped(&mut self, line: u64, field: Option<&str>, reason: &str) {
+        self.records_read += 1;
+        self.records_skipped += 1;
+        *self.skip_reasons.entry(reason.to_owned()).or_insert(0) += 1;
+        if self.skips.len() < Self::MAX_SKIPS_KEPT {
+            self.skips.push(Skip {
+                line,
+                field: field.map(str::to_owned),
+                reason: reason.to_owned(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_record_is_accounted_for() {
+        let mut report = ReadReport::new("log", TraceFormat::SparkEventLog);
+        report.parsed();
+        report.skipped(2, Some("Event"), "unknown event");
+        report.skipped(3, None, "malformed JSON");
+        report.skipped(4, Some("Event"), "unknown event");
+        assert_eq!(report.records_read, 4);
+        assert_eq!(
+            report.records_read,
+            report.records_parsed + report.records_skipped
+        );
+        assert_eq!(report.skip_reasons["unknown event"], 2);
+        assert_eq!(report.skips[1].line, 3);
+    }
+}

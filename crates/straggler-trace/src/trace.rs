@@ -1,0 +1,120 @@
+//! What a log says about jobs, tasks and attempts, whatever its format.
+//!
+//! Times are seconds on the trace's own clock (epoch seconds for Hadoop and Spark logs,
+//! seconds since the trace start for Google 2011 and Alibaba 2018); replay measures every
+//! time from the job's first launch.
+
+use serde::{Deserialize, Serialize};
+
+/// The formats this crate reads, detected from content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceFormat {
+    /// Spark event log (JSON Lines; plain, gzip, zstd; or a rolling `eventlog_v2_*` directory).
+    SparkEventLog,
+    /// Hadoop MRv2 JobHistory `.jhist` (Avro-JSON events).
+    HadoopJhist,
+    /// Hadoop 1 JobHistory text log (`Key="value"` records).
+    Hadoop1History,
+    /// Rumen JSON (job objects back to back).
+    Rumen,
+    /// Google cluster trace 2011, `task_events` CSV.
+    Google2011TaskEvents,
+    /// Alibaba cluster trace 2018, `batch_instance` CSV.
+    Alibaba2018BatchInstance,
+}
+
+impl TraceFormat {
+    /// The name used in reports and JSON: `"spark"`, `"jhist"`, `"hadoop1"`, `"rumen"`,
+    /// `"google-2011"`, `"alibaba-2018"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::SparkEventLog => "spark",
+            TraceFormat::HadoopJhist => "jhist",
+            TraceFormat::Hadoop1History => "hadoop1",
+            TraceFormat::Rumen => "rumen",
+            TraceFormat::Google2011TaskEvents => "google-2011",
+            TraceFormat::Alibaba2018BatchInstance => "alibaba-2018",
+        }
+    }
+}
+
+/// The kind of stage a task belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StageKind {
+    /// Hadoop map tasks; Spark shuffle-map stages.
+    Map,
+    /// Hadoop reduce tasks; Spark result stages.
+    Reduce,
+    /// Anything else (Hadoop setup and cleanup tasks, unknown kinds); not labelled.
+    Other,
+}
+
+/// How an attempt ended, as the log says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttemptOutcome {
+    /// Finished its work.
+    Succeeded,
+    /// Killed (typically the loser of a speculative race).
+    Killed,
+    /// Failed (error, lost node).
+    Failed,
+    /// The log ends before the attempt does.
+    Unfinished,
+}
+
+/// One execution of a task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceAttempt {
+    /// The attempt id as the log writes it.
+    pub id: String,
+    /// The host it ran on, if the log says.
+    pub host: Option<String>,
+    /// Launch time, seconds (trace clock).
+    pub start_secs: f64,
+    /// Finish, kill or failure time; `None` if the log ends first.
+    pub end_secs: Option<f64>,
+    /// How it ended.
+    pub outcome: AttemptOutcome,
+    /// Whether the engine launched it as a speculative copy: `Some` when the log says so
+    /// (jhist `avataar`, Spark `Speculative`), `None` when it does not (Hadoop 1, Rumen,
+    /// Google, Alibaba), in which case replay infers it.
+    pub speculative: Option<bool>,
+    /// Progress over time, `(seconds since launch, progress in [0, 1])` in time order, from
+    /// progress splits (`clockSplits`) where the log has them; empty otherwise.
+    pub progress: Vec<(f64, f64)>,
+    /// 1-based line (or record) of the input where the attempt ended or was last seen.
+    pub line: u64,
+}
+
+/// A task: the unit a straggler is, with all its attempts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceTask {
+    /// The task id as the log writes it.
+    pub id: String,
+    /// The stage it belongs to within its job (`"map"`, `"reduce"`, Spark `"3.0"`...).
+    pub stage: String,
+    /// The kind of that stage.
+    pub kind: StageKind,
+    /// Input size in bytes, if the log says.
+    pub input_bytes: Option<u64>,
+    /// Input records, if the log says.
+    pub input_records: Option<u64>,
+    /// Its attempts in launch order.
+    pub attempts: Vec<TraceAttempt>,
+}
+
+/// A job (a Spark application's job, a Hadoop job) and its tasks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceJob {
+    /// The job id as the log writes it.
+    pub id: String,
+    /// Its name, if the log says.
+    pub name: Option<String>,
+    /// Submit time (trace clock), if the log says.
+    pub submit_secs: Option<f64>,
+    /// Its tasks.
+    pub tasks: Vec<TraceTask>,
+}

@@ -1,0 +1,520 @@
+//! Ground truth without baselines: which tasks of a log were stragglers, judged against
+//! their siblings (seeds 002 and 004), and which attempts were speculative copies.
+//!
+//! # Copies ([`attempt_roles`])
+//!
+//! An attempt is a copy when the log says so (`speculative == Some(true)`: jhist
+//! `SPECULATIVE`, Spark `Speculative: true`). When the log does not say (Hadoop 1, Rumen,
+//! `speculative == None`), a KILLED attempt that overlaps in time a SUCCEEDED attempt of the
+//! same task marks a speculative race, and the copy is the **later-launched** of the two
+//! (Hadoop launches a copy only after the original has run; the loser, original or copy,
+//! is killed when the winner finishes). On a launch tie the one listed later is the copy.
+//! Every other attempt is an original (a failed attempt's re-run is a new original).
+//!
+//! # Task duration and label ([`label`])
+//!
+//! A task's *original* is its last original attempt that did not fail, among those
+//! launched before the task completed (as `Run::original_times` in the model). Its
+//! duration is
+//!
+//! ```text
+//! exec = (end of the task's first succeeded attempt, original or copy) - (launch of its original)
+//! ```
+//!
+//! that is the time the job waited for the task from the original's launch. When the
+//! original succeeded this is its own duration; when a copy won, the original was still
+//! running at the copy's end, so `exec` is a lower bound of the original's duration (the
+//! log does not say how long it would have run). Labelled like the simulator's tasks:
+//!
+//! ```text
+//! usual_i   = median (or mean) of exec_j over the tasks j of the same job and stage
+//!             (optionally per byte of input: DoS-index, seed 004 Eq. 1)
+//! straggler <=> exec_i > factor * usual_i        (factor 1.5 as seeds 002 and 004; 1.2 selectable)
+//! ```
+//!
+//! with `straggler_truth::sibling_usual_times` and `StragglerRule`. Times are seconds
+//! since the job's first launch. Tasks that cannot be labelled are left out of every
+//! metric and counted by reason in [`Labels::unlabelled`].
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+use straggler_model::{AttemptRole, check_range};
+use straggler_truth::{SiblingReference, StragglerRule, sibling_usual_times};
+
+use crate::{AttemptOutcome, ReplayError, StageKind, TraceAttempt, TraceJob, TraceTask};
+
+/// How tasks are labelled.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TruthConfig {
+    /// A task is a straggler iff its duration exceeds `factor` times its reference
+    /// (1.5 by default, as seeds 002 and 004; the seed paper's 1.2 is selectable).
+    pub factor: f64,
+    /// The siblings' median (seed 004) or mean (seed 002).
+    pub reference: SiblingReference,
+    /// Compare durations per byte of input (Garraghan et al.'s DoS-index, seed 004).
+    pub normalise_by_input: bool,
+}
+
+impl Default for TruthConfig {
+    fn default() -> Self {
+        TruthConfig {
+            factor: 1.5,
+            reference: SiblingReference::Median,
+            normalise_by_input: false,
+        }
+    }
+}
+
+impl TruthConfig {
+    /// Checks the factor (finite, `>= 1`).
+    pub fn check(self) -> Result<Self, ReplayError> {
+        check_range("factor", self.factor, 1.0, f64::MAX, ">= 1")?;
+        Ok(self)
+    }
+}
+
+/// One labelled task.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LabelledTask {
+    /// Index of its job in the slice given to [`label`].
+    pub job: usize,
+    /// Index of the task in its job.
+    pub task: usize,
+    /// Index of its original attempt in the task.
+    pub original: usize,
+    /// Launch of the original, seconds since the job's first launch.
+    pub start_secs: f64,
+    /// The task's duration from the original's launch (see the module docs).
+    pub exec_secs: f64,
+    /// The siblings' reference time (`> 0`).
+    pub usual_secs: f64,
+    /// Whether the task is a straggler: `exec_secs > factor * usual_secs`.
+    pub straggler: bool,
+}
+
+/// The labels of a trace: the labelled tasks, the attempts' roles and what was left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Labels {
+    /// The configuration used.
+    pub config: TruthConfig,
+    /// Labelled tasks, in job then task order.
+    pub tasks: Vec<LabelledTask>,
+    /// Tasks left out, by reason: `"setup or cleanup task"`, `"no succeeded attempt"`,
+    /// `"no original attempt"`, `"no input size"`, `"invalid times"`,
+    /// `"zero reference time"`.
+    pub unlabelled: BTreeMap<String, u64>,
+    /// Each job's first launch (trace clock), the origin of its times; 0 for a job without
+    /// attempts.
+    pub job_origin_secs: Vec<f64>,
+    /// `roles[job][task][attempt]`: original or copy (see [`attempt_roles`]).
+    pub roles: Vec<Vec<Vec<AttemptRole>>>,
+    /// `index[job][task]`: the task's position in `tasks`, if labelled.
+    pub index: Vec<Vec<Option<usize>>>,
+}
+
+impl Labels {
+    /// Number of labelled stragglers.
+    pub fn stragglers(&self) -> usize {
+        self.tasks.iter().filter(|t| t.straggler).count()
+    }
+}
+
+/// The role of each attempt of `task` (see the module docs): the log's flag where it has
+/// one, else the later-launched of a KILLED attempt and an overlapping SUCCEEDED one is the
+/// copy.
+pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
+    let mut roles: Vec<AttemptRole> = task
+        .attempts
+        .iter()
+        .map(|a| match a.speculative {
+            Some(true) => AttemptRole::Speculative,
+            _ => AttemptRole::Original,
+        })
+        .collect();
+    let attempts = &task.attempts;
+    for (k, killed) in attempts.iter().enumerate() {
+        if killed.outcome != AttemptOutcome::Killed {
+            continue;
+        }
+        for (s, succeeded) in attempts.iter().enumerate() {
+            if succeeded.outcome != AttemptOutcome::Succeeded || !overlap(killed, succeeded) {
+                continue;
+            }
+            let later = if killed.start_secs > succeeded.start_secs
+                || (killed.start_secs == succeeded.start_secs && k > s)
+            {
+                k
+            } else {
+                s
+            };
+            if attempts[later].speculative.is_none() {
+                roles[later] = AttemptRole::Speculative;
+            }
+        }
+    }
+    roles
+}
+
+/// Whether two attempts ran at the same time for a while (open intervals intersect).
+fn overlap(a: &TraceAttempt, b: &TraceAttempt) -> bool {
+    let (Some(a_end), Some(b_end)) = (a.end_secs, b.end_secs) else {
+        return false;
+    };
+    a.start_secs < b_end && b.start_secs < a_end
+}
+
+/// A task's original and duration, or why it has none.
+fn task_time(task: &TraceTask, roles: &[AttemptRole]) -> Result<(usize, f64, f64), &'static str> {
+    let completion = task
+        .attempts
+        .iter()
+        .filter(|a| a.outcome == AttemptOutcome::Succeeded)
+        .filter_map(|a| a.end_secs)
+        .filter(|end| end.is_finite())
+        .fold(None, |first: Option<f64>, end| {
+            Some(first.map_or(end, |f| f.min(end)))
+        });
+    let Some(completion) = completion else {
+        return Err("no succeeded attempt");
+    };
+    let original = task
+        .attempts
+        .iter()
+        .zip(roles)
+        .enumerate()
+        .rev()
+        .find(|(_, (a, role))| {
+            **role == AttemptRole::Original
+                && a.outcome != AttemptOutcome::Failed
+                && a.start_secs <= completion
+        })
+        .map(|(i, (a, _))| (i, a.start_secs));
+    let Some((original, start)) = original else {
+        return Err("no original attempt");
+    };
+    let exec = completion - start;
+    if !(start.is_finite() && exec.is_finite() && exec >= 0.0) {
+        return Err("invalid times");
+    }
+    Ok((original, start, exec))
+}
+
+/// Each job's first launch, the origin of its times (0 without a finite launch).
+pub fn job_origin_secs(job: &TraceJob) -> f64 {
+    job.tasks
+        .iter()
+        .flat_map(|t| &t.attempts)
+        .map(|a| a.start_secs)
+        .filter(|s| s.is_finite())
+        .fold(None, |first: Option<f64>, s| {
+            Some(first.map_or(s, |f| f.min(s)))
+        })
+        .unwrap_or(0.0)
+}
+
+/// Labels every map and reduce task of `jobs` against its siblings (same job, same stage).
+///
+/// # Errors
+///
+/// A factor that is NaN, infinite or below 1.
+pub fn label(jobs: &[TraceJob], config: TruthConfig) -> Result<Labels, ReplayError> {
+    let config = config.check()?;
+    let rule = StragglerRule {
+        factor: config.factor,
+    };
+    let mut unlabelled: BTreeMap<String, u64> = BTreeMap::new();
+    let mut skip = |reason: &str| *unlabelled.entry(reason.to_owned()).or_insert(0) += 1;
+    let mut candidates: Vec<LabelledTask> = Vec::new();
+    let mut groups: Vec<u32> = Vec::new();
+    let mut sizes: Vec<f64> = Vec::new();
+    let mut group_ids: HashMap<(usize, &str), u32> = HashMap::new();
+    let mut roles = Vec::with_capacity(jobs.len());
+    let mut job_origins = Vec::with_capacity(jobs.len());
+    for (j, job) in jobs.iter().enumerate() {
+        let origin = job_origin_secs(job);
+        job_origins.push(origin);
+        let mut job_roles = Vec::with_capacity(job.tasks.len());
+        for (t, task) in job.tasks.iter().enumerate() {
+            let task_roles = attempt_roles(task);
+            let timed = task_time(task, &task_roles);
+            job_roles.push(task_roles);
+            if task.kind == StageKind::Other {
+                skip("setup or cleanup task");
+                continue;
+            }
+            let (original, start, exec) = match timed {
+                Ok(timed) => timed,
+                Err(reason) => {
+                    skip(reason);
+                    continue;
+                }
+            };
+            let size = if config.normalise_by_input {
+                match task.input_bytes {
+                    Some(bytes) if bytes > 0 => bytes as f64,
+                    _ => {
+                        skip("no input size");
+                        continue;
+                    }
+                }
+            } else {
+                1.0
+            };
+            let next = group_ids.len() as u32;
+            let group = *group_ids.entry((j, task.stage.as_str())).or_insert(next);
+            groups.push(group);
+            sizes.push(size);
+            candidates.push(LabelledTask {
+                job: j,
+                task: t,
+                original,
+                start_secs: (start - origin).max(0.0),
+                exec_secs: exec,
+                usual_secs: 0.0,
+                straggler: false,
+            });
+        }
+        roles.push(job_roles);
+    }
+    let exec: Vec<f64> = candidates.iter().map(|c| c.exec_secs).collect();
+    let usual = sibling_usual_times(
+        &groups,
+        &exec,
+        config.reference,
+        config.normalise_by_input.then_some(sizes.as_slice()),
+    )?;
+    let mut index: Vec<Vec<Option<usize>>> =
+        jobs.iter().map(|job| vec![None; job.tasks.len()]).collect();
+    let mut tasks = Vec::with_capacity(candidates.len());
+    for (mut candidate, usual_secs) in candidates.into_iter().zip(usual) {
+        if !(usual_secs.is_finite() && usual_secs > 0.0) {
+            skip("zero reference time");
+            continue;
+        }
+        candidate.usual_secs = usual_secs;
+        candidate.straggler = rule.is_straggler(candidate.exec_secs, usual_secs);
+        index[candidate.job][candidate.task] = Some(tasks.len());
+        tasks.push(candidate);
+    }
+    Ok(Labels {
+        config,
+        tasks,
+        unlabelled,
+        job_origin_secs: job_origins,
+        roles,
+        index,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// An attempt launched at `start`, ended at `end` with `outcome`.
+    pub(crate) fn attempt(
+        id: &str,
+        start: f64,
+        end: Option<f64>,
+        outcome: AttemptOutcome,
+        speculative: Option<bool>,
+    ) -> TraceAttempt {
+        TraceAttempt {
+            id: id.to_owned(),
+            host: Some(format!("host-{}", id.len() % 3)),
+            start_secs: start,
+            end_secs: end,
+            outcome,
+            speculative,
+            progress: Vec::new(),
+            line: 1,
+        }
+    }
+
+    /// A map task with one succeeded original from `start` to `end`.
+    pub(crate) fn plain_task(id: &str, stage: &str, start: f64, end: f64) -> TraceTask {
+        TraceTask {
+            id: id.to_owned(),
+            stage: stage.to_owned(),
+            kind: StageKind::Map,
+            input_bytes: Some(100),
+            input_records: None,
+            attempts: vec![attempt(
+                &format!("{id}_0"),
+                start,
+                Some(end),
+                AttemptOutcome::Succeeded,
+                Some(false),
+            )],
+        }
+    }
+
+    pub(crate) fn job(id: &str, tasks: Vec<TraceTask>) -> TraceJob {
+        TraceJob {
+            id: id.to_owned(),
+            name: None,
+            submit_secs: None,
+            tasks,
+        }
+    }
+
+    use AttemptOutcome::{Failed, Killed, Succeeded};
+
+    #[test]
+    fn the_later_launched_of_a_killed_and_a_succeeded_overlapping_attempt_is_the_copy() {
+        // Original 0..100 killed, copy 40..70 succeeded: the copy launched later.
+        let mut task = plain_task("t", "map", 0.0, 0.0);
+        task.attempts = vec![
+            attempt("a0", 0.0, Some(70.0), Killed, None),
+            attempt("a1", 40.0, Some(70.0), Succeeded, None),
+        ];
+        assert_eq!(
+            attempt_roles(&task),
+            [AttemptRole::Original, AttemptRole::Speculative]
+        );
+        // The original won: the killed later one is the copy.
+        task.attempts = vec![
+            attempt("a0", 0.0, Some(50.0), Succeeded, None),
+            attempt("a1", 30.0, Some(50.0), Killed, None),
+        ];
+        assert_eq!(
+            attempt_roles(&task),
+            [AttemptRole::Original, AttemptRole::Speculative]
+        );
+        // A killed attempt before the succeeded one (no overlap) is a re-run, not a race.
+        task.attempts = vec![
+            attempt("a0", 0.0, Some(10.0), Killed, None),
+            attempt("a1", 10.0, Some(50.0), Succeeded, None),
+        ];
+        assert_eq!(
+            attempt_roles(&task),
+            [AttemptRole::Original, AttemptRole::Original]
+        );
+        // The log's own flag wins over inference.
+        task.attempts = vec![
+            attempt("a0", 0.0, Some(70.0), Killed, Some(false)),
+            attempt("a1", 40.0, Some(70.0), Succeeded, Some(true)),
+            attempt("a2", 45.0, Some(70.0), Killed, Some(false)),
+        ];
+        assert_eq!(
+            attempt_roles(&task),
+            [
+                AttemptRole::Original,
+                AttemptRole::Speculative,
+                AttemptRole::Original
+            ]
+        );
+    }
+
+    #[test]
+    fn siblings_median_times_one_and_a_half() {
+        // Stage "map": durations 10, 10, 12, 20 -> median 11, 1.5 x 11 = 16.5: the 20 s task
+        // is a straggler. Stage "reduce": 30 alone -> its own reference, not a straggler.
+        // The copy-rescued task: original 0..(killed at 26), copy 15..26 succeeded -> exec 26
+        // from the original's launch, but its group is "map2" with 10 -> median 18, 27 > 26.
+        let mut rescued = plain_task("r", "map2", 0.0, 0.0);
+        rescued.attempts = vec![
+            attempt("r0", 0.0, Some(26.0), Killed, None),
+            attempt("r1", 15.0, Some(26.0), Succeeded, None),
+        ];
+        let mut reduce = plain_task("d", "reduce", 5.0, 35.0);
+        reduce.kind = StageKind::Reduce;
+        let mut setup = plain_task("s", "setup", 0.0, 1.0);
+        setup.kind = StageKind::Other;
+        let mut failed = plain_task("f", "map", 0.0, 0.0);
+        failed.attempts = vec![attempt("f0", 0.0, Some(3.0), Failed, None)];
+        let jobs = vec![
+            job(
+                "j",
+                vec![
+                    plain_task("m0", "map", 2.0, 12.0),
+                    plain_task("m1", "map", 2.0, 12.0),
+                    plain_task("m2", "map", 2.0, 14.0),
+                    plain_task("m3", "map", 2.0, 22.0),
+                    reduce,
+                    setup,
+                    failed,
+                ],
+            ),
+            job("k", vec![rescued, plain_task("q", "map2", 100.0, 110.0)]),
+        ];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let straggler: Vec<(usize, usize, bool)> = labels
+            .tasks
+            .iter()
+            .map(|t| (t.job, t.task, t.straggler))
+            .collect();
+        assert_eq!(
+            straggler,
+            [
+                (0, 0, false),
+                (0, 1, false),
+                (0, 2, false),
+                (0, 3, true),
+                (0, 4, false),
+                (1, 0, false),
+                (1, 1, false)
+            ]
+        );
+        assert_eq!(labels.tasks[3].usual_secs, 11.0);
+        assert_eq!(labels.tasks[3].exec_secs, 20.0);
+        // Job j starts at 0 (the setup task); m3's original starts 2 s later.
+        assert_eq!(labels.tasks[3].start_secs, 2.0);
+        assert_eq!(labels.tasks[5].exec_secs, 26.0);
+        assert_eq!(labels.tasks[5].usual_secs, 18.0);
+        // Job k's origin is its first launch, 0; q starts at 100.
+        assert_eq!(labels.tasks[6].start_secs, 100.0);
+        assert_eq!(labels.unlabelled["setup or cleanup task"], 1);
+        assert_eq!(labels.unlabelled["no succeeded attempt"], 1);
+        assert_eq!(labels.index[0][5], None);
+        assert_eq!(labels.index[1][0], Some(5));
+        assert_eq!(labels.stragglers(), 1);
+
+        // With factor 1.2 and the mean: map mean 13, 1.2 x 13 = 15.6 -> only the 20 s task;
+        // map2 mean 18, 21.6 < 26 -> the rescued task too.
+        let config = TruthConfig {
+            factor: 1.2,
+            reference: SiblingReference::Mean,
+            normalise_by_input: false,
+        };
+        let labels = label(&jobs, config).unwrap();
+        assert_eq!(labels.stragglers(), 2);
+        assert!(labels.tasks[5].straggler);
+    }
+
+    #[test]
+    fn dos_index_normalises_by_input() {
+        // Durations 10 s and 40 s, inputs 100 and 200 bytes. By time: median 25,
+        // 40 > 1.5 x 25 = 37.5, a straggler. Per byte: 0.1 and 0.2 s/B, median 0.15, usual of
+        // the big task 200 x 0.15 = 30 s, 40 <= 1.5 x 30 = 45: not a straggler.
+        let mut big = plain_task("b", "map", 0.0, 40.0);
+        big.input_bytes = Some(200);
+        let mut unknown = plain_task("u", "map", 0.0, 40.0);
+        unknown.input_bytes = None;
+        let jobs = vec![job("j", vec![plain_task("s", "map", 0.0, 10.0), big])];
+        assert_eq!(
+            label(&jobs, TruthConfig::default()).unwrap().stragglers(),
+            1
+        );
+        let config = TruthConfig {
+            normalise_by_input: true,
+            ..TruthConfig::default()
+        };
+        let labels = label(&jobs, config).unwrap();
+        assert_eq!(labels.stragglers(), 0);
+        assert!((labels.tasks[1].usual_secs - 30.0).abs() < 1e-9);
+        let jobs = vec![job("j", vec![plain_task("s", "map", 0.0, 10.0), unknown])];
+        let labels = label(&jobs, config).unwrap();
+        assert_eq!(labels.unlabelled["no input size"], 1);
+        assert_eq!(labels.tasks.len(), 1);
+    }
+
+    #[test]
+    fn a_factor_below_one_is_refused() {
+        let config = TruthConfig {
+            factor: 0.9,
+            ..TruthConfig::default()
+        };
+        assert!(matches!(label(&[], config), Err(ReplayError::Parameter(_))));
+    }
+}

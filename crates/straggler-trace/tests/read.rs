@@ -1,0 +1,917 @@
+//! The readers against every real log in `../shared/traces` and the fixtures in
+//! `fixtures/traces/`, with counts verified by hand; and that no input makes them panic.
+//!
+//! How the expected counts were made (independently of this crate), in Python 3 on the
+//! decompressed files:
+//! - Spark: `json.loads` on each non-blank line; jobs = distinct `Job ID` of
+//!   `SparkListenerJobStart`; tasks = distinct `(Stage ID, Stage Attempt ID, Index)`;
+//!   attempts = distinct `Task ID`; an attempt is killed if `Killed` or reason
+//!   `TaskKilled`, failed if `Failed` or reason not `Success`; speculative if
+//!   `Speculative`.
+//! - `.jhist`: non-blank lines = records; tasks = distinct `taskid`; attempts = distinct
+//!   `attemptId`, outcome from the suffix of the last event type (`_FINISHED`, `_FAILED`,
+//!   `_KILLED`).
+//! - Hadoop 1: a regex for `^(Job|Task|MapAttempt|ReduceAttempt|Meta) (KEY="value" )*\.$`
+//!   over the whole text (values may span lines, `\"` escaped); tasks = distinct `TASKID`
+//!   of `Task` records; attempts = distinct `TASK_ATTEMPT_ID`, outcome from `TASK_STATUS`;
+//!   `grep -o 'HOSTNAME="[^"]*"' | sort -u | wc -l` = 260 hosts for the Yahoo! sample.
+//!   Records read = those + one per `!!FILE=` line + one per embedded configuration.
+//! - Rumen: `json.JSONDecoder.raw_decode` object after object; tasks from `mapTasks`,
+//!   `reduceTasks`, `otherTasks`; attempts and their `result`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use straggler_trace::{
+    AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceError, TraceFormat, TraceJob,
+    read_bytes, read_path,
+};
+
+fn shared_traces() -> Option<PathBuf> {
+    let dir = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/traces"
+    ));
+    if dir.is_dir() {
+        Some(dir.to_owned())
+    } else {
+        eprintln!(
+            "SKIPPED: {} is absent; the real-log tests need ../shared/traces beside the repo",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/traces"
+    ))
+    .to_owned()
+}
+
+/// What a read gave, in numbers.
+#[derive(Debug, PartialEq, Eq)]
+struct Counts {
+    jobs: usize,
+    tasks: usize,
+    attempts: usize,
+    succeeded: usize,
+    killed: usize,
+    failed: usize,
+    unfinished: usize,
+    speculative: usize,
+    read: u64,
+    skipped: u64,
+}
+
+fn attempts(jobs: &[TraceJob]) -> impl Iterator<Item = &TraceAttempt> {
+    jobs.iter()
+        .flat_map(|j| j.tasks.iter().flat_map(|t| t.attempts.iter()))
+}
+
+fn counts(jobs: &[TraceJob], report: &ReadReport) -> Counts {
+    let outcome = |o| attempts(jobs).filter(|a| a.outcome == o).count();
+    Counts {
+        jobs: jobs.len(),
+        tasks: jobs.iter().map(|j| j.tasks.len()).sum(),
+        attempts: attempts(jobs).count(),
+        succeeded: outcome(AttemptOutcome::Succeeded),
+        killed: outcome(AttemptOutcome::Killed),
+        failed: outcome(AttemptOutcome::Failed),
+        unfinished: outcome(AttemptOutcome::Unfinished),
+        speculative: attempts(jobs)
+            .filter(|a| a.speculative == Some(true))
+            .count(),
+        read: report.records_read,
+        skipped: report.records_skipped,
+    }
+}
+
+/// Reads `path`, checks the report's invariant and its format, returns the jobs and report.
+fn read(path: &Path, format: TraceFormat) -> (Vec<TraceJob>, ReadReport) {
+    let (jobs, report) = read_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(report.format, format, "{}", path.display());
+    assert_eq!(
+        report.records_read,
+        report.records_parsed + report.records_skipped,
+        "{}",
+        path.display()
+    );
+    assert_eq!(
+        report.skip_reasons.values().sum::<u64>(),
+        report.records_skipped,
+        "{}",
+        path.display()
+    );
+    (jobs, report)
+}
+
+/// `(path, format, jobs, tasks, attempts, succeeded, killed, failed, unfinished,
+/// speculative, records read, records skipped)`.
+type Row = (&'static str, TraceFormat, [usize; 8], u64, u64);
+
+const SPARK: TraceFormat = TraceFormat::SparkEventLog;
+const JHIST: TraceFormat = TraceFormat::HadoopJhist;
+const HADOOP1: TraceFormat = TraceFormat::Hadoop1History;
+const RUMEN: TraceFormat = TraceFormat::Rumen;
+
+/// Every readable log in `../shared/traces`, counted by hand (see the top of this file).
+const REAL: &[Row] = &[
+    (
+        "spark-core-test-events/app-20161115172038-0000",
+        SPARK,
+        [1, 16, 26, 16, 0, 10, 0, 0],
+        75,
+        0,
+    ),
+    (
+        "spark-core-test-events/app-20161116163331-0000",
+        SPARK,
+        [1, 16, 24, 16, 0, 8, 0, 0],
+        68,
+        0,
+    ),
+    (
+        "spark-core-test-events/app-20180109111548-0000",
+        SPARK,
+        [1, 20, 22, 20, 0, 2, 0, 0],
+        59,
+        0,
+    ),
+    (
+        "spark-core-test-events/app-20200706201101-0003",
+        SPARK,
+        [3, 48, 48, 48, 0, 0, 0, 0],
+        124,
+        0,
+    ),
+    (
+        "spark-core-test-events/application_1516285256255_0012",
+        SPARK,
+        [1, 20, 24, 20, 0, 4, 0, 0],
+        71,
+        0,
+    ),
+    (
+        "spark-core-test-events/application_1553914137147_0018",
+        SPARK,
+        [3, 6, 6, 6, 0, 0, 0, 0],
+        44,
+        0,
+    ),
+    (
+        "spark-core-test-events/application_1555004656427_0144",
+        SPARK,
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        10,
+        0,
+    ),
+    (
+        "spark-core-test-events/application_1578436911597_0052",
+        SPARK,
+        [1, 6, 6, 6, 0, 0, 0, 0],
+        27,
+        0,
+    ),
+    (
+        "spark-core-test-events/application_1628109047826_1317105",
+        SPARK,
+        [1, 4, 5, 4, 1, 0, 0, 1],
+        52,
+        0,
+    ),
+    (
+        "spark-core-test-events/local-1422981759269",
+        SPARK,
+        [4, 33, 33, 33, 0, 0, 0, 0],
+        88,
+        0,
+    ),
+    (
+        "spark-core-test-events/local-1422981780767",
+        SPARK,
+        [3, 32, 32, 31, 0, 1, 0, 0],
+        82,
+        0,
+    ),
+    (
+        "spark-core-test-events/local-1425081759269",
+        SPARK,
+        [4, 33, 33, 33, 0, 0, 0, 0],
+        88,
+        0,
+    ),
+    (
+        "spark-core-test-events/local-1426533911241",
+        SPARK,
+        [1, 8, 8, 8, 0, 0, 0, 0],
+        24,
+        0,
+    ),
+    (
+        "spark-core-test-events/local-1426633911242",
+        SPARK,
+        [1, 8, 8, 8, 0, 0, 0, 0],
+        24,
+        0,
+    ),
+    (
+        "spark-core-test-events/local-1430917381534",
+        SPARK,
+        [1, 110, 110, 110, 0, 0, 0, 0],
+        231,
+        0,
+    ),
+    (
+        "spark-core-test-events/local-1430917381535_1",
+        SPARK,
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        5,
+        0,
+    ),
+    (
+        "spark-core-test-events/local-1430917381535_2",
+        SPARK,
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        5,
+        0,
+    ),
+    (
+        "spark-core-test-events/local-1642039451826",
+        SPARK,
+        [6, 35, 35, 35, 0, 0, 0, 0],
+        115,
+        0,
+    ),
+    (
+        "spark-core-test-events/removed-in-2019/application_1506645932520_24630151",
+        SPARK,
+        [1, 9, 9, 9, 0, 0, 0, 0],
+        63,
+        0,
+    ),
+    (
+        "spark-core-test-events/removed-in-2019/application_1536831636016_59384_1",
+        SPARK,
+        [1, 100, 100, 100, 0, 0, 0, 0],
+        214,
+        0,
+    ),
+    (
+        "spark-core-test-events/removed-in-2019/application_1538416563558_0014",
+        SPARK,
+        [8, 27, 35, 27, 0, 8, 0, 0],
+        190,
+        0,
+    ),
+    (
+        "hadoop-jhist/job_0.23.9-FAILED.jhist",
+        JHIST,
+        [1, 3, 8, 0, 1, 7, 0, 0],
+        29,
+        0,
+    ),
+    (
+        "hadoop-jhist/job_1329348432655_0001-10.jhist",
+        JHIST,
+        [1, 11, 11, 11, 0, 0, 0, 0],
+        51,
+        0,
+    ),
+    (
+        "hadoop-jhist/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist",
+        JHIST,
+        [1, 12, 12, 12, 0, 0, 0, 0],
+        55,
+        0,
+    ),
+    (
+        "hadoop-jhist/job_1393307629410_0001-1393307687476-user-Sleep+job-1393307723835-0-0-FAILED-default-1393307693920.jhist",
+        JHIST,
+        [1, 1, 1, 0, 0, 1, 0, 0],
+        11,
+        0,
+    ),
+    (
+        "hadoop-jhist/job_1416424547277_0002-1416424775281-root-TeraGen-1416424785433-2-0-SUCCEEDED-default-1416424779349.jhist",
+        JHIST,
+        [1, 2, 2, 2, 0, 0, 0, 0],
+        16,
+        0,
+    ),
+    (
+        "hadoop-jhist/job_2.0.3-alpha-FAILED.jhist",
+        JHIST,
+        [1, 3, 4, 0, 0, 4, 0, 0],
+        22,
+        0,
+    ),
+    (
+        "hadoop-jhist/job_2.4.0-FAILED.jhist",
+        JHIST,
+        [1, 3, 4, 0, 0, 4, 0, 0],
+        22,
+        0,
+    ),
+    // 1009 history records + 8 `!!FILE=` lines + 4 embedded configurations.
+    (
+        "hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz",
+        HADOOP1,
+        [4, 210, 283, 210, 69, 4, 0, 0],
+        1021,
+        4,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/dispatch-sample-v20-jt-log.gz",
+        HADOOP1,
+        [4, 210, 283, 210, 69, 4, 0, 0],
+        1021,
+        4,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/v20-single-input-log.gz",
+        HADOOP1,
+        [1, 23, 24, 23, 0, 1, 0, 0],
+        100,
+        0,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/v20-resource-usage-log.gz",
+        HADOOP1,
+        [1, 3, 3, 3, 0, 0, 0, 0],
+        16,
+        0,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/counters-format-test-logs/megacluster.megacorp.com_1265616107882_job_201002080801_40864_job_name-DAILY%2F20100210%5D.gz",
+        HADOOP1,
+        [1, 9, 11, 9, 2, 0, 0, 0],
+        46,
+        0,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/counters-format-test-logs/megacluster.megacorp.com_1265616107882_job_201002080801_50510_job_name-DAILY%2F20100208%5D.gz",
+        HADOOP1,
+        [1, 9, 10, 9, 1, 0, 0, 0],
+        44,
+        0,
+    ),
+    // 99 whole records + 1 cut record + 1 `!!FILE=` line + 1 embedded configuration + the
+    // `!!FILE=` line before it.
+    (
+        "hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log",
+        HADOOP1,
+        [1, 23, 24, 23, 0, 1, 0, 0],
+        103,
+        2,
+    ),
+    (
+        "hadoop-rumen-testdata/zombie/input-trace.json",
+        RUMEN,
+        [4, 209, 261, 190, 66, 5, 0, 0],
+        4,
+        0,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/counters-test-trace.json.gz",
+        RUMEN,
+        [2, 18, 21, 18, 3, 0, 0, 0],
+        2,
+        0,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/dispatch-trace-output.json.gz",
+        RUMEN,
+        [4, 210, 283, 210, 69, 4, 0, 0],
+        4,
+        0,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/job-tracker-logs-trace-output.gz",
+        RUMEN,
+        [4, 210, 283, 210, 69, 4, 0, 0],
+        4,
+        0,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/folder-input-trace.json.gz",
+        RUMEN,
+        [59, 1226, 1226, 1226, 0, 0, 0, 0],
+        59,
+        0,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/goldFoldedTrace.json.gz",
+        RUMEN,
+        [89, 1974, 1974, 1974, 0, 0, 0, 0],
+        89,
+        0,
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/truncated-trace-output",
+        RUMEN,
+        [1, 23, 24, 23, 0, 1, 0, 0],
+        1,
+        0,
+    ),
+    (
+        "hadoop-sls-gridmix-rumen/2jobs2min-rumen-jh.json",
+        RUMEN,
+        [2, 192, 192, 192, 0, 0, 0, 0],
+        2,
+        0,
+    ),
+    (
+        "hadoop-sls-gridmix-rumen/wordcount.json",
+        RUMEN,
+        [1, 6, 6, 6, 0, 0, 0, 0],
+        1,
+        0,
+    ),
+    (
+        "hadoop-sls-gridmix-rumen/wordcount2.json",
+        RUMEN,
+        [2, 12, 12, 12, 0, 0, 0, 0],
+        2,
+        0,
+    ),
+];
+
+/// Files in `../shared/traces` recognised and refused, with the word the error must name.
+const REFUSED: &[(&str, &str)] = &[
+    (
+        "hadoop-rumen-testdata/small-trace-test/sample-conf.file.xml",
+        "configuration",
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/sample-conf.file.new.xml",
+        "configuration",
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/counters-format-test-logs/megacluster.megacorp.com_1265616107882_job_201002080801_40864_conf.xml",
+        "configuration",
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/counters-format-test-logs/megacluster.megacorp.com_1265616107882_job_201002080801_50510_conf.xml",
+        "configuration",
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/dispatch-topology-output.json.gz",
+        "topology",
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/job-tracker-logs-topology-output",
+        "topology",
+    ),
+    (
+        "hadoop-rumen-testdata/small-trace-test/truncated-topology-output",
+        "topology",
+    ),
+    (
+        "hadoop-rumen-testdata/zombie/input-topology.json",
+        "topology",
+    ),
+];
+
+fn check(path: &Path, format: TraceFormat, expected: [usize; 8], read_n: u64, skipped: u64) {
+    let (jobs, report) = read(path, format);
+    eprintln!("{}", path.display());
+    check_counts(&jobs, &report, expected, read_n, skipped);
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).expect("readable folder");
+    for entry in entries {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_shared_trace_is_read_or_refused_as_counted_by_hand() {
+    let Some(base) = shared_traces() else { return };
+    let mut covered = BTreeSet::new();
+    for &(rel, format, expected, read_n, skipped) in REAL {
+        check(&base.join(rel), format, expected, read_n, skipped);
+        covered.insert(base.join(rel));
+    }
+    for &(rel, word) in REFUSED {
+        let path = base.join(rel);
+        match read_path(&path) {
+            Err(error @ TraceError::Unsupported { .. }) => {
+                assert!(error.to_string().contains(word), "{error}");
+            }
+            other => panic!("{rel}: expected Unsupported, got {other:?}"),
+        }
+        covered.insert(path);
+    }
+    // Nothing in the folder is left untested (but the SOURCE.txt notes).
+    let mut all = Vec::new();
+    walk(&base, &mut all);
+    for path in all {
+        if path.file_name().is_some_and(|n| n == "SOURCE.txt") {
+            assert!(matches!(
+                read_path(&path),
+                Err(TraceError::UnknownFormat { .. })
+            ));
+            continue;
+        }
+        assert!(
+            covered.contains(&path),
+            "no expected counts for {}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn the_yahoo_sample_matches_the_reference_note() {
+    let Some(base) = shared_traces() else { return };
+    let path = base.join("hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz");
+    let (jobs, _) = read(&path, HADOOP1);
+    let kind_count = |kind| {
+        jobs.iter()
+            .flat_map(|j| &j.tasks)
+            .filter(|t| t.kind == kind)
+            .count()
+    };
+    // traces.md: 4 jobs, 154 maps + 49 reduces, 283 attempts on 260 hosts, 69 KILLED (37
+    // overlap a successful attempt of the same task), 4 FAILED.
+    assert_eq!(kind_count(StageKind::Map), 154);
+    assert_eq!(kind_count(StageKind::Reduce), 49);
+    // The 260 hosts of traces.md are distinct `HOSTNAME` strings, `/rack/host`; three hosts
+    // appear under two racks, so there are 257 distinct host names (checked in Python:
+    // the set of `HOSTNAME.split('/')[-1]` over the attempts' last records has 257).
+    let hosts: BTreeSet<&str> = attempts(&jobs).filter_map(|a| a.host.as_deref()).collect();
+    assert_eq!(hosts.len(), 257);
+    let mut overlapping = 0;
+    for task in jobs.iter().flat_map(|j| &j.tasks) {
+        for killed in task
+            .attempts
+            .iter()
+            .filter(|a| a.outcome == AttemptOutcome::Killed)
+        {
+            let (start, end) = (killed.start_secs, killed.end_secs.expect("ended"));
+            let overlaps = task.attempts.iter().any(|s| {
+                s.outcome == AttemptOutcome::Succeeded
+                    && s.start_secs < end
+                    && start < s.end_secs.expect("ended")
+            });
+            overlapping += usize::from(overlaps);
+        }
+    }
+    assert_eq!(overlapping, 37);
+    assert!(attempts(&jobs).all(|a| a.speculative.is_none()));
+}
+
+#[test]
+fn the_cut_job_tracker_log_yields_what_it_holds_and_says_where_it_stops() {
+    let Some(base) = shared_traces() else { return };
+    let path = base.join("hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log");
+    let (jobs, report) = read(&path, HADOOP1);
+    // Line 58 is `Task TASKID="task_200904211745_0002_m_000010" TASK_TY .`
+    let truncation = report.truncated.expect("truncated");
+    assert_eq!(truncation.line, 58);
+    assert_eq!(report.skip_reasons["truncated record"], 1);
+    assert!(report.skips.iter().any(|s| s.line == 58));
+    // The task whose finish record was cut keeps its successful attempt.
+    let task = jobs[0]
+        .tasks
+        .iter()
+        .find(|t| t.id == "task_200904211745_0002_m_000010")
+        .expect("task kept");
+    assert_eq!(task.attempts.len(), 1);
+}
+
+#[test]
+fn the_spark_speculative_copy_is_read_as_killed_and_speculative() {
+    let Some(base) = shared_traces() else { return };
+    let path = base.join("spark-core-test-events/application_1628109047826_1317105");
+    let (jobs, _) = read(&path, SPARK);
+    // Task index 3 of stage 0: attempt Task ID 3 (launched 1628638073.904 on host-12413,
+    // finished 1628638137.677) and speculative Task ID 4 (launched 1628638084.499 on
+    // host-12291, killed at 1628638137.700, "another attempt succeeded").
+    let task = jobs[0]
+        .tasks
+        .iter()
+        .find(|t| t.id == "0.0:3")
+        .expect("task");
+    assert_eq!(task.kind, StageKind::Reduce);
+    assert_eq!(task.attempts.len(), 2);
+    let (first, copy) = (&task.attempts[0], &task.attempts[1]);
+    assert_eq!(first.id, "3");
+    assert_eq!(first.outcome, AttemptOutcome::Succeeded);
+    assert_eq!(first.speculative, Some(false));
+    assert_eq!(copy.id, "4");
+    assert_eq!(copy.outcome, AttemptOutcome::Killed);
+    assert_eq!(copy.speculative, Some(true));
+    assert_eq!(copy.host.as_deref(), Some("host-12291"));
+    assert!((copy.start_secs - 1_628_638_084.499).abs() < 1e-6);
+    assert_eq!(copy.end_secs, Some(1_628_638_137.7));
+}
+
+#[test]
+fn jhist_progress_splits_are_rebuilt_as_hadoop_defines_them() {
+    let Some(base) = shared_traces() else { return };
+    let path = base.join("hadoop-jhist/job_1329348432655_0001-10.jhist");
+    let (jobs, _) = read(&path, JHIST);
+    // attempt_1329348432655_0001_m_000005_0: started 1329348450580, finished 1329348461951
+    // (11.371 s); clockSplits [8691, 129, 128, 129, 128, 129, 128, 129, 128, 129, 128, 129]
+    // sum 10105 ms, so 1.266 s before the first report, 1/12 at 1.266 + 8.691 = 9.957 s.
+    let attempt = attempts(&jobs)
+        .find(|a| a.id == "attempt_1329348432655_0001_m_000005_0")
+        .expect("attempt");
+    assert_eq!(attempt.progress.len(), 14);
+    // Epoch seconds in f64 carry about 2e-7 s of rounding.
+    assert!((attempt.progress[1].0 - 1.266).abs() < 1e-6);
+    assert!((attempt.progress[2].0 - 9.957).abs() < 1e-6);
+    assert!((attempt.progress[2].1 - 1.0 / 12.0).abs() < 1e-12);
+    let (end, full) = attempt.progress[13];
+    assert!((end - 11.371).abs() < 1e-6);
+    assert_eq!(full, 1.0);
+    assert_eq!(attempt.speculative, None, "this 2012 log has no avataar");
+}
+
+#[test]
+fn bad_lines_are_counted_with_their_line_and_never_dropped() {
+    let log = concat!(
+        "{\"Event\":\"SparkListenerApplicationStart\",\"App ID\":\"app-1\"}\n",
+        "not json at all\n",
+        "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}\n",
+        "{\"Event\":\"SparkListenerTaskStart\",\"Stage ID\":0,\"Task Info\":{\"Task ID\":1}}\n",
+        "{\"Event\":\"SparkListenerTaskStart\",\"Stage ID\":0,\"Stage Attempt ID\":0,",
+        "\"Task Info\":{\"Task ID\":2,\"Index\":0,\"Launch Time\":1000,\"Host\":\"h\",",
+        "\"Speculative\":false}}\n",
+        "{\"Event\":\"SparkListenerTaskStart\",\"Stage ID\":7,\"Task Info\":{\"Task ID\":3,",
+        "\"Index\":0,\"Launch Time\":1000}}\n",
+        "\n",
+        "{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":0,\"Task Type\":\"ResultTask\",",
+        "\"Task End Reason\":{\"Reason\":\"Success\"},\"Task Info\":{\"Task ID\":2,",
+        "\"Index\":0,\"Launch Time\":1000,\"Finish Time\":3500}}\n",
+        "{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":0}\n",
+        "{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":0,\"Task Info\":{\"Task ",
+    );
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(report.records_read, 9, "the blank line is no record");
+    assert_eq!(report.records_parsed, 5);
+    let lines: Vec<(u64, &str)> = report
+        .skips
+        .iter()
+        .map(|s| (s.line, s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (2, "malformed JSON"),
+            (4, "missing field"),
+            (6, "stage of no open job"),
+            (10, "truncated record"),
+        ]
+    );
+    assert_eq!(report.skips[1].field.as_deref(), Some("Index"));
+    assert_eq!(report.truncated.as_ref().map(|t| t.line), Some(10));
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].id, "app-1/job 0");
+    let attempt = &jobs[0].tasks[0].attempts[0];
+    assert_eq!((attempt.start_secs, attempt.end_secs), (1.0, Some(3.5)));
+}
+
+/// The small Spark fixture, read from each of its encodings: 13 events, 1 job of 3 tasks,
+/// 4 attempts (3 succeeded, 1 killed, 1 speculative).
+#[test]
+fn the_spark_fixture_reads_the_same_plain_gzip_zstd_and_rolling() {
+    let dir = fixtures();
+    let plain = read(&dir.join("spark-small.json"), SPARK);
+    for other in [
+        "spark-small.json.gz",
+        "spark-small.json.zst",
+        "spark-rolling/eventlog_v2_app-20260101000000-0001",
+    ] {
+        let (jobs, report) = read(&dir.join(other), SPARK);
+        assert_eq!(jobs, plain.0, "{other}");
+        assert_eq!(report.records_read, plain.1.records_read, "{other}");
+    }
+    let (jobs, report) = plain;
+    check_counts(&jobs, &report, [1, 3, 4, 3, 1, 0, 0, 1], 13, 0);
+    let job = &jobs[0];
+    assert_eq!(job.id, "app-20260101000000-0001/job 0");
+    assert_eq!(job.name.as_deref(), Some("collect at fixture:2"));
+    assert_eq!(job.submit_secs, Some(1_767_225_601.0));
+    let inputs: Vec<(&str, StageKind, Option<u64>, Option<u64>)> = job
+        .tasks
+        .iter()
+        .map(|t| (t.id.as_str(), t.kind, t.input_bytes, t.input_records))
+        .collect();
+    assert_eq!(
+        inputs,
+        [
+            ("0.0:0", StageKind::Map, Some(1000), Some(10)),
+            ("0.0:1", StageKind::Map, Some(1200), Some(12)),
+            ("1.0:0", StageKind::Reduce, Some(500), Some(22)),
+        ]
+    );
+    let raced = &job.tasks[1].attempts;
+    assert_eq!(raced[0].outcome, AttemptOutcome::Killed);
+    assert_eq!(raced[1].speculative, Some(true));
+    assert_eq!(raced[1].outcome, AttemptOutcome::Succeeded);
+    match read_path(&dir.join("spark-small.json.lz4")) {
+        Err(error @ TraceError::Unsupported { .. }) => assert!(error.to_string().contains("LZ4")),
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
+
+/// Worked by hand from the fixture, line by line (see fixtures/traces/README.md): lines
+/// 1–3 submit job 6251812952's tasks 0–2; 4–6 schedule them; 7 task 0 finishes (11 s);
+/// 8 task 1 is evicted, 9 rescheduled, 12 finishes (40 s); 10 task 2 fails, 11 is
+/// rescheduled and never ends; 13–15 job 6251999999 task 0 submitted, scheduled, killed;
+/// 16 a second kill (skipped: not scheduled), 17 four fields, 18 event type 11.
+#[test]
+fn the_google_2011_fixture_is_read_as_counted_by_hand() {
+    let (jobs, report) = read(
+        &fixtures().join("google-2011-task_events.csv"),
+        TraceFormat::Google2011TaskEvents,
+    );
+    check_counts(&jobs, &report, [2, 4, 6, 2, 2, 1, 1, 0], 18, 3);
+    let reasons: Vec<(u64, &str)> = report
+        .skips
+        .iter()
+        .map(|s| (s.line, s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            (16, "end of a task not scheduled"),
+            (17, "wrong number of fields"),
+            (18, "unknown event type"),
+        ]
+    );
+    let task1 = &jobs[0].tasks[1];
+    assert_eq!(task1.id, "6251812952/1");
+    assert_eq!(task1.attempts.len(), 2);
+    assert_eq!(task1.attempts[0].outcome, AttemptOutcome::Killed);
+    assert_eq!(task1.attempts[1].host.as_deref(), Some("1436333635"));
+    assert_eq!(
+        (task1.attempts[1].start_secs, task1.attempts[1].end_secs),
+        (13.0, Some(40.0))
+    );
+}
+
+/// Worked by hand: rows 1–4 are attempts of `j_1` (instance 1002 failed then rerun), row 5
+/// never started (skipped), row 6 runs on in `j_2`, row 7 has an unknown status (skipped).
+#[test]
+fn the_alibaba_2018_fixture_is_read_as_counted_by_hand() {
+    let (jobs, report) = read(
+        &fixtures().join("alibaba-2018-batch_instance.csv"),
+        TraceFormat::Alibaba2018BatchInstance,
+    );
+    check_counts(&jobs, &report, [2, 4, 5, 3, 0, 1, 1, 0], 7, 2);
+    assert_eq!(report.skip_reasons["instance never started"], 1);
+    assert_eq!(report.skip_reasons["unknown status"], 1);
+    let rerun = &jobs[0].tasks[1];
+    assert_eq!(rerun.id, "M1/ins_1002");
+    assert_eq!(rerun.stage, "M1");
+    let outcomes: Vec<AttemptOutcome> = rerun.attempts.iter().map(|a| a.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [AttemptOutcome::Failed, AttemptOutcome::Succeeded]
+    );
+    assert_eq!(jobs[0].tasks[2].kind, StageKind::Reduce);
+}
+
+fn check_counts(
+    jobs: &[TraceJob],
+    report: &ReadReport,
+    expected: [usize; 8],
+    read_n: u64,
+    skipped: u64,
+) {
+    let [
+        jobs_n,
+        tasks,
+        attempts,
+        succeeded,
+        killed,
+        failed,
+        unfinished,
+        speculative,
+    ] = expected;
+    let expected = Counts {
+        jobs: jobs_n,
+        tasks,
+        attempts,
+        succeeded,
+        killed,
+        failed,
+        unfinished,
+        speculative,
+        read: read_n,
+        skipped,
+    };
+    assert_eq!(counts(jobs, report), expected);
+}
+
+const ALL_FORMATS: [TraceFormat; 6] = [
+    TraceFormat::SparkEventLog,
+    TraceFormat::HadoopJhist,
+    TraceFormat::Hadoop1History,
+    TraceFormat::Rumen,
+    TraceFormat::Google2011TaskEvents,
+    TraceFormat::Alibaba2018BatchInstance,
+];
+
+/// Reads `bytes` in every format; an error is fine, a panic or a broken account is not.
+fn read_anyhow(bytes: &[u8]) {
+    let _ = straggler_trace::detect_bytes(bytes);
+    for format in ALL_FORMATS {
+        if let Ok((jobs, report)) = read_bytes(bytes, format) {
+            assert_eq!(
+                report.records_read,
+                report.records_parsed + report.records_skipped
+            );
+            for attempt in attempts(&jobs) {
+                assert!(
+                    attempt
+                        .progress
+                        .iter()
+                        .all(|&(_, p)| (0.0..=1.0).contains(&p))
+                );
+            }
+        }
+    }
+}
+
+/// Pieces of real records, so that random inputs go past the first checks of each reader.
+const FRAGMENTS: &[&str] = &[
+    "Avro-Json\n",
+    "{\"type\":\"record\"}\n",
+    "{\"type\":\"MAP_ATTEMPT_STARTED\",\"event\":{\"x\":{\"taskid\":\"task_1_2_m_3\",\"taskType\":\"MAP\",\"attemptId\":\"attempt_1_2_m_3_0\",\"startTime\":5}}}\n",
+    "{\"type\":\"MAP_ATTEMPT_FINISHED\",\"event\":{\"x\":{\"taskid\":\"task_1_2_m_3\",\"taskType\":\"MAP\",\"attemptId\":\"attempt_1_2_m_3_0\",\"finishTime\":9,\"clockSplits\":[1,2,-3]}}}\n",
+    "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}\n",
+    "{\"Event\":\"SparkListenerTaskStart\",\"Stage ID\":0,\"Task Info\":{\"Task ID\":1,\"Index\":0,\"Launch Time\":1}}\n",
+    "{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":0,\"Task Info\":{\"Task ID\":1,\"Index\":0,\"Finish Time\":2}}\n",
+    "{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":0}\n",
+    "Job JOBID=\"job_1_2\" SUBMIT_TIME=\"1\" .\n",
+    "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_2_m_3\" TASK_ATTEMPT_ID=\"attempt_1_2_m_3_0\" START_TIME=\"4\" .\n",
+    "MapAttempt TASKID=\"task_1_2_m_3\" TASK_ATTEMPT_ID=\"attempt_1_2_m_3_0\" TASK_STATUS=\"KILLED\" FINISH_TIME=\"7\" COUNTERS=\"[(HDFS_BYTES_READ)(\" .\n",
+    "!!FILE=x_conf.xml!!\n",
+    "{ \"jobID\" : \"job_1\", \"mapTasks\" : [ { \"attempts\" : [ { \"startTime\" : -1 } ] } ] }\n",
+    "0,,1,0,m,1,u,0,0,0,0,0,0\n",
+    "1,,1,0,m,4,u,0,0,0,0,0,0\n",
+    "i,M1,j,1,Terminated,5,9,m,1,1,0,0,0,0\n",
+    "\"\\",
+    "{[",
+    "}]",
+    " .\n",
+    "\n",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn readers_never_panic_on_arbitrary_bytes(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2048)) {
+        read_anyhow(&bytes);
+    }
+
+    #[test]
+    fn readers_never_panic_on_shuffled_record_pieces(
+        pieces in proptest::collection::vec((0..FRAGMENTS.len(), 0usize..200), 0..40)
+    ) {
+        let mut bytes = Vec::new();
+        for (index, cut) in pieces {
+            let piece = FRAGMENTS[index].as_bytes();
+            // Sometimes a piece is cut short, as in a truncated file.
+            bytes.extend_from_slice(&piece[..piece.len().min(cut.max(1))]);
+        }
+        read_anyhow(&bytes);
+    }
+
+    #[test]
+    fn readers_never_panic_on_broken_compressed_streams(
+        magic in 0usize..2,
+        tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512),
+    ) {
+        let mut bytes = if magic == 0 { vec![0x1f, 0x8b, 8, 0] } else { vec![0x28, 0xb5, 0x2f, 0xfd] };
+        bytes.extend_from_slice(&tail);
+        read_anyhow(&bytes);
+    }
+}
+
+#[test]
+fn a_cut_compressed_log_yields_what_it_holds() {
+    let bytes = std::fs::read(fixtures().join("spark-small.json.gz")).expect("fixture");
+    let cut = &bytes[..bytes.len() * 2 / 3];
+    let (_, report) = read_bytes(cut, SPARK).expect("readable start");
+    assert!(report.truncated.is_some(), "{report:?}");
+    assert!(report.records_read > 0);
+    let bytes = std::fs::read(fixtures().join("spark-small.json.zst")).expect("fixture");
+    let cut = &bytes[..bytes.len() * 2 / 3];
+    let (_, report) = read_bytes(cut, SPARK).expect("readable start");
+    assert!(report.truncated.is_some(), "{report:?}");
+}

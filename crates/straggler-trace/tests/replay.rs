@@ -1,0 +1,174 @@
+//! The speculation recorded in real logs of `../shared/traces`, judged against hand counts,
+//! and detectors replayed over them.
+//!
+//! The hand counts were made without this crate: reading the raw records (Spark: the 5
+//! `SparkListenerTask{Start,End}` events printed one per line; Hadoop 1: a 60-line Python
+//! script that parses the `Key="value"` records, groups attempts by `TASKID`, marks as the
+//! copy the later-launched of a KILLED and an overlapping SUCCESS attempt, and applies the
+//! median x 1.5 rule per job and task type), and spot-checked by hand on single tasks.
+
+use std::path::{Path, PathBuf};
+
+use straggler_detect::{DefaultDetector, LateDetector};
+use straggler_trace::{
+    ReplayConfig, TraceJob, TruthConfig, judge, label, metric_map, read_path, recorded, replay,
+    table3,
+};
+
+fn traces() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
+}
+
+/// The jobs of a log whose only skipped records are the `expected_skips` reasons.
+fn read(relative: &str, expected_skips: &[(&str, u64)]) -> Vec<TraceJob> {
+    let path = traces().join(relative);
+    let (jobs, report) = read_path(&path).unwrap_or_else(|e| panic!("{e}"));
+    let skips: Vec<(&str, u64)> = report
+        .skip_reasons
+        .iter()
+        .map(|(reason, n)| (reason.as_str(), *n))
+        .collect();
+    assert_eq!(skips, expected_skips);
+    jobs
+}
+
+/// The Yahoo! sample embeds each job's configuration XML, which the reader skips.
+const YAHOO_SKIPS: &[(&str, u64)] = &[("embedded job configuration", 4)];
+
+/// Within a millionth, relative: times are epoch seconds in binary64, about 2e-7 s apart at
+/// 2009-2021 dates, and sums of their differences carry that error.
+fn close(got: Option<f64>, expected: f64, what: &str) {
+    let got = got.unwrap_or_else(|| panic!("{what} undefined"));
+    assert!(
+        (got - expected).abs() <= 1e-6 * expected.abs().max(1.0),
+        "{what}: {got} != {expected}"
+    );
+}
+
+/// Spark `application_1628109047826_1317105`: one job, one stage, tasks 0-3 launched at
+/// .885, .903, .904, .904 (epoch 1628638073) and ended at 076.119, 076.550, 079.028,
+/// 137.677: durations 2.234, 2.647, 5.124 and 63.773 s. Median (2.647 + 5.124) / 2 =
+/// 3.8855, x 1.5 = 5.82825: task 3 is the only straggler. Task 3's speculative attempt
+/// (Task ID 4) was launched at 084.499 and killed at 137.700 when the original won.
+///
+/// Recorded: TP 1, FP 0, FN 0; detection at 84.499 - 73.885 = 10.614 s after the job's
+/// first launch, the original launched at 0.019: latency (10.614 - 0.019) / 3.8855 =
+/// 2.72681; remaining at detection 0.019 + 63.773 - 10.614 = 53.178 >= 3.8855, not fake.
+/// One unsuccessful copy, wasted 137.700 - 84.499 = 53.201 s.
+#[test]
+fn spark_recorded_speculation_against_a_hand_count() {
+    let jobs = read(
+        "spark-core-test-events/application_1628109047826_1317105",
+        &[],
+    );
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].tasks.len(), 4);
+    let labels = label(&jobs, TruthConfig::default()).unwrap();
+    assert_eq!(labels.tasks.len(), 4);
+    assert_eq!(labels.stragglers(), 1);
+    let recorded = recorded(&jobs, &labels);
+    let metrics = judge(&labels, &recorded.detections).unwrap();
+    assert_eq!(
+        (
+            metrics.true_positives,
+            metrics.false_positives,
+            metrics.false_negatives,
+            metrics.fake_positives
+        ),
+        (1, 0, 0, 0)
+    );
+    let map = metric_map(&metrics, Some(&recorded.total));
+    close(map["precision"], 1.0, "precision");
+    close(map["recall"], 1.0, "recall");
+    close(
+        map["detection_latency"],
+        (10.614 - 0.019) / 3.8855,
+        "detection latency",
+    );
+    assert_eq!(map["undetected_time"], None);
+    close(map["speculative_copies"], 1.0, "copies");
+    close(map["successful_copies"], 0.0, "successful copies");
+    close(map["unsuccessful_copies"], 1.0, "unsuccessful copies");
+    close(map["wasted_container_secs"], 53.201, "wasted");
+}
+
+/// The Yahoo! sample `sample-job-tracker-logs.gz` (Hadoop 1): 4 jobs, 210 tasks of which 7
+/// setup or cleanup, 203 maps and reduces, all completed; 283 attempts, 69 KILLED, 37 of
+/// them overlapping a SUCCESS attempt of the same task. The 37 copies (the later-launched
+/// of each pair) are all in job 0004: 7 succeeded, 30 killed, their running times summing
+/// to 1244.272 s. Against 1.5 x the median of the job's maps (or reduces): 23 stragglers;
+/// 18 of them got a copy at or after their original's launch (TP), 19 tasks that were not
+/// stragglers got one (FP), 5 stragglers none (FN); 16 of the 18 copies came when the
+/// original's remaining time was already below the median (fake).
+#[test]
+fn hadoop1_recorded_speculation_against_a_hand_count() {
+    let jobs = read(
+        "hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz",
+        YAHOO_SKIPS,
+    );
+    assert_eq!(jobs.len(), 4);
+    assert_eq!(jobs.iter().map(|j| j.tasks.len()).sum::<usize>(), 210);
+    let labels = label(&jobs, TruthConfig::default()).unwrap();
+    assert_eq!(labels.tasks.len(), 203);
+    assert_eq!(labels.unlabelled["setup or cleanup task"], 7);
+    assert_eq!(labels.stragglers(), 23);
+    let recorded = recorded(&jobs, &labels);
+    assert_eq!(recorded.total.speculative_copies, 37);
+    assert_eq!(recorded.total.successful_copies, 7);
+    assert_eq!(recorded.total.unsuccessful_copies, 30);
+    close(
+        Some(recorded.total.wasted_container_secs),
+        1244.272,
+        "wasted",
+    );
+    let metrics = judge(&labels, &recorded.detections).unwrap();
+    assert_eq!(
+        (
+            metrics.true_positives,
+            metrics.false_positives,
+            metrics.false_negatives,
+            metrics.fake_positives
+        ),
+        (18, 19, 5, 16)
+    );
+    close(metrics.precision_raw, 18.0 / 37.0, "precision raw");
+    close(metrics.precision, 2.0 / 37.0, "precision");
+    close(metrics.recall, 18.0 / 23.0, "recall");
+    close(
+        metrics.detection_latency,
+        1.355_951_315,
+        "detection latency",
+    );
+    close(metrics.undetected_time, 2.571_995_588, "undetected time");
+
+    let table = table3(&jobs, &recorded);
+    assert_eq!(table.rows.len(), 4);
+    assert_eq!(table.per_copy.n, 1, "only job 0004 has copies");
+    assert_eq!(table.per_copy.r, None);
+}
+
+/// Replayed detectors on the Yahoo! sample: every labelled task gets a record, detections
+/// fall within their task's run, and the same replay twice gives the same detections.
+#[test]
+fn detectors_replay_over_a_real_log_deterministically() {
+    let jobs = read(
+        "hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz",
+        YAHOO_SKIPS,
+    );
+    let labels = label(&jobs, TruthConfig::default()).unwrap();
+    let config = ReplayConfig::default();
+    let first = replay(&jobs, &labels, &mut DefaultDetector::default(), config).unwrap();
+    let again = replay(&jobs, &labels, &mut DefaultDetector::default(), config).unwrap();
+    assert_eq!(first, again);
+    assert_eq!(first.detections.len(), labels.tasks.len());
+    assert!(first.scans > 0);
+    for (task, detection) in labels.tasks.iter().zip(&first.detections) {
+        if let Some(at) = detection {
+            assert!(*at >= task.start_secs && *at <= task.start_secs + task.exec_secs);
+        }
+    }
+    let late = replay(&jobs, &labels, &mut LateDetector::default(), config).unwrap();
+    let metrics = judge(&labels, &late.detections).unwrap();
+    assert_eq!(metrics.tasks, 203);
+    assert!(metrics.true_positives + metrics.false_positives > 0);
+}

@@ -1,0 +1,419 @@
+//! `stragglers replay PATH...`: reads real job history logs, labels their stragglers against
+//! their siblings, judges the speculation that really ran ("recorded") and replays the
+//! chosen detectors over the logs (see docs/replay.md).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use rayon::prelude::*;
+use serde_json::{Value, json};
+use stragglers::sim::DetectorSpec;
+use stragglers::sim::report::Table;
+use stragglers::trace::{
+    Labels, ReadReport, ReplayConfig, Table3, TraceJob, TruthConfig, judge, label, metric_map,
+    read_path, recorded, replay, table3,
+};
+use stragglers::truth::SiblingReference;
+
+/// The schema tag of `replay --json`.
+pub const SCHEMA: &str = "stragglers.replay/1";
+
+/// The detector name of the speculation the log records.
+const RECORDED: &str = "recorded";
+
+/// Arguments of `stragglers replay`.
+#[derive(Debug, clap::Args)]
+pub struct ReplayArgs {
+    /// Logs to read: Spark event logs (plain, gzip, zstd, or a rolling eventlog_v2_*
+    /// directory), Hadoop .jhist, Hadoop 1 JobHistory, Rumen JSON, Google 2011 task_events,
+    /// Alibaba 2018 batch_instance. The format is detected from the content.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Detectors to judge, comma-separated: `recorded` (the speculation the log shows) and
+    /// names from `stragglers detectors`; or `all`.
+    #[arg(long, default_value = RECORDED, value_name = "LIST|all")]
+    detectors: String,
+    /// Seconds between two scans (and progress reports) of a replayed detector.
+    #[arg(long, default_value_t = 3.0, value_name = "SECS")]
+    scan_interval: f64,
+    /// A task is a straggler if it takes more than this factor times its siblings'
+    /// reference (seeds 002 and 004: 1.5; the seed paper: 1.2).
+    #[arg(long, default_value_t = 1.5, value_name = "F")]
+    factor: f64,
+    /// The siblings' reference: their median (seed 004) or mean (seed 002).
+    #[arg(long, value_enum, default_value_t = Reference::Median)]
+    reference: Reference,
+    /// Compare durations per byte of input (DoS-index, seed 004); tasks without an input
+    /// size are left out.
+    #[arg(long)]
+    normalise_by_input: bool,
+    /// Write the results (schema stragglers.replay/1) to this file.
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+}
+
+/// The siblings' reference statistic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Reference {
+    /// Median of the siblings' durations.
+    Median,
+    /// Mean of the siblings' durations.
+    Mean,
+}
+
+/// Which detectors `--detectors` names, `recorded` first if named.
+fn parse_detectors(list: &str) -> anyhow::Result<(bool, Vec<DetectorSpec>)> {
+    let all = DetectorSpec::all();
+    if list.trim() == "all" {
+        return Ok((true, all));
+    }
+    let mut with_recorded = false;
+    let mut chosen = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if name == RECORDED {
+            with_recorded = true;
+            continue;
+        }
+        match all.iter().find(|spec| spec.name() == name) {
+            Some(spec) => chosen.push(spec.clone()),
+            None => {
+                let known: Vec<&str> = all.iter().map(DetectorSpec::name).collect();
+                bail!(
+                    "unknown detector {name:?}: expected all, {RECORDED} or one of {}",
+                    known.join(", ")
+                )
+            }
+        }
+    }
+    if !with_recorded && chosen.is_empty() {
+        bail!("--detectors names no detector");
+    }
+    Ok((with_recorded, chosen))
+}
+
+/// The notes a user must see about an input: skipped records and where it stops.
+fn input_notes(report: &ReadReport) -> Vec<String> {
+    let path = report.path.display();
+    let mut notes = Vec::new();
+    if report.records_skipped > 0 {
+        let reasons: Vec<String> = report
+            .skip_reasons
+            .iter()
+            .map(|(reason, n)| format!("{reason} ({n})"))
+            .collect();
+        let first = report
+            .skips
+            .first()
+            .map(|s| format!("; first at line {}", s.line))
+            .unwrap_or_default();
+        notes.push(format!(
+            "{path}: {} of {} records skipped: {}{first}",
+            report.records_skipped,
+            report.records_read,
+            reasons.join(", ")
+        ));
+    }
+    if let Some(truncation) = &report.truncated {
+        notes.push(format!(
+            "{path}:{}: truncated: {}",
+            truncation.line, truncation.note
+        ));
+    }
+    notes
+}
+
+/// `value` with `digits` decimals, `-` when undefined.
+fn cell(value: Option<f64>, digits: usize) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))
+}
+
+/// Runs `stragglers replay`.
+pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    let (with_recorded, specs) = parse_detectors(&args.detectors)?;
+    let truth = TruthConfig {
+        factor: args.factor,
+        reference: match args.reference {
+            Reference::Median => SiblingReference::Median,
+            Reference::Mean => SiblingReference::Mean,
+        },
+        normalise_by_input: args.normalise_by_input,
+    }
+    .check()?;
+    let replay_config = ReplayConfig {
+        scan_interval_secs: args.scan_interval,
+    }
+    .check()?;
+
+    let mut jobs: Vec<TraceJob> = Vec::new();
+    let mut job_input: Vec<usize> = Vec::new();
+    let mut reports = Vec::new();
+    for (input, path) in args.paths.iter().enumerate() {
+        let (read, report) =
+            read_path(path).with_context(|| format!("reading {}", path.display()))?;
+        for note in input_notes(&report) {
+            eprintln!("note: {note}");
+        }
+        job_input.extend(std::iter::repeat_n(input, read.len()));
+        jobs.extend(read);
+        reports.push(report);
+    }
+
+    let labels = label(&jobs, truth)?;
+    for (reason, n) in &labels.unlabelled {
+        eprintln!("note: {n} tasks not labelled: {reason}");
+    }
+    let recorded = recorded(&jobs, &labels);
+    let table = table3(&jobs, &recorded);
+
+    let mut results: Vec<(String, std::collections::BTreeMap<String, Option<f64>>)> = Vec::new();
+    if with_recorded {
+        let metrics = judge(&labels, &recorded.detections)?;
+        results.push((
+            RECORDED.to_owned(),
+            metric_map(&metrics, Some(&recorded.total)),
+        ));
+    }
+    let replayed: Vec<anyhow::Result<_>> = specs
+        .par_iter()
+        .map(|spec| {
+            let mut detector = spec.make();
+            let outcome = replay(&jobs, &labels, &mut *detector, replay_config)
+                .with_context(|| format!("replaying {}", spec.name()))?;
+            let metrics = judge(&labels, &outcome.detections)?;
+            Ok((spec.name().to_owned(), metric_map(&metrics, None)))
+        })
+        .collect();
+    for result in replayed {
+        results.push(result?);
+    }
+
+    print!(
+        "{}",
+        text_report(&jobs, &reports, &labels, &recorded, &table, &results)
+    );
+
+    if let Some(path) = &args.json {
+        let value = json_report(
+            &jobs,
+            &job_input,
+            &reports,
+            &labels,
+            &recorded,
+            &table,
+            &results,
+            replay_config,
+        );
+        let text = serde_json::to_string_pretty(&value)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Per-job facts: (tasks, labelled, stragglers); `tasks - labelled` are counted by reason
+/// in `labels.unlabelled`.
+fn job_counts(jobs: &[TraceJob], labels: &Labels) -> Vec<(usize, usize, usize)> {
+    let mut counts: Vec<(usize, usize, usize)> =
+        jobs.iter().map(|job| (job.tasks.len(), 0, 0)).collect();
+    for task in &labels.tasks {
+        if let Some(c) = counts.get_mut(task.job) {
+            c.1 += 1;
+            c.2 += usize::from(task.straggler);
+        }
+    }
+    counts
+}
+
+fn text_report(
+    jobs: &[TraceJob],
+    reports: &[ReadReport],
+    labels: &Labels,
+    recorded: &stragglers::trace::Recorded,
+    table: &Table3,
+    results: &[(String, std::collections::BTreeMap<String, Option<f64>>)],
+) -> String {
+    let inputs = Table {
+        title: "Inputs".to_owned(),
+        headers: ["path", "format", "read", "parsed", "skipped"]
+            .map(str::to_owned)
+            .to_vec(),
+        rows: reports
+            .iter()
+            .map(|r| {
+                vec![
+                    r.path.display().to_string(),
+                    r.format.name().to_owned(),
+                    r.records_read.to_string(),
+                    r.records_parsed.to_string(),
+                    r.records_skipped.to_string(),
+                ]
+            })
+            .collect(),
+    };
+    let counts = job_counts(jobs, labels);
+    let per_job = Table {
+        title: "Per job (copies as the log shows them or as inferred; heavy tail = longest / mean task)".to_owned(),
+        headers: [
+            "job",
+            "tasks",
+            "labelled",
+            "stragglers",
+            "copies",
+            "successful",
+            "wasted (s)",
+            "heavy tail",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        rows: jobs
+            .iter()
+            .enumerate()
+            .map(|(j, job)| {
+                let (tasks, labelled, stragglers) = counts[j];
+                let copies = recorded.per_job.get(j).copied().unwrap_or_default();
+                vec![
+                    job.id.clone(),
+                    tasks.to_string(),
+                    labelled.to_string(),
+                    stragglers.to_string(),
+                    copies.speculative_copies.to_string(),
+                    copies.successful_copies.to_string(),
+                    format!("{:.1}", copies.wasted_container_secs),
+                    cell(table.rows.get(j).and_then(|r| r.heavy_tail_ratio), 2),
+                ]
+            })
+            .collect(),
+    };
+    let reference = match labels.config.reference {
+        SiblingReference::Median => "median",
+        SiblingReference::Mean => "mean",
+    };
+    let per_byte = if labels.config.normalise_by_input {
+        " per byte of input"
+    } else {
+        ""
+    };
+    let detectors = Table {
+        title: format!(
+            "Detectors: {} stragglers among {} labelled tasks (duration > {} x the {reference} of the job's stage{per_byte})",
+            labels.stragglers(),
+            labels.tasks.len(),
+            labels.config.factor
+        ),
+        headers: [
+            "detector",
+            "precision",
+            "precision raw",
+            "recall",
+            "latency",
+            "undetected",
+            "fake pos.",
+            "detected",
+            "copies",
+            "successful",
+            "unsuccessful",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        rows: results
+            .iter()
+            .map(|(name, m)| {
+                let get = |key: &str| m.get(key).copied().flatten();
+                vec![
+                    name.clone(),
+                    cell(get("precision"), 3),
+                    cell(get("precision_raw"), 3),
+                    cell(get("recall"), 3),
+                    cell(get("detection_latency"), 3),
+                    cell(get("undetected_time"), 3),
+                    cell(get("fake_positive"), 3),
+                    cell(get("detected"), 0),
+                    cell(get("speculative_copies"), 0),
+                    cell(get("successful_copies"), 0),
+                    cell(get("unsuccessful_copies"), 0),
+                ]
+            })
+            .collect(),
+    };
+    let mut out = inputs.to_text();
+    out.push('\n');
+    out += &per_job.to_text();
+    out.push('\n');
+    out += &detectors.to_text();
+    out.push('\n');
+    out += &format!(
+        "Table 3 (seed 000): correlation of the successful-copy ratio with the heavy-tail ratio over jobs\n\
+         per copy launched: r = {} (n = {} jobs with a copy)\n\
+         per task:          r = {} (n = {} jobs with a completed task)\n",
+        cell(table.per_copy.r, 3),
+        table.per_copy.n,
+        cell(table.per_task.r, 3),
+        table.per_task.n
+    );
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn json_report(
+    jobs: &[TraceJob],
+    job_input: &[usize],
+    reports: &[ReadReport],
+    labels: &Labels,
+    recorded: &stragglers::trace::Recorded,
+    table: &Table3,
+    results: &[(String, std::collections::BTreeMap<String, Option<f64>>)],
+    replay_config: ReplayConfig,
+) -> Value {
+    let counts = job_counts(jobs, labels);
+    let inputs: Vec<Value> = reports
+        .iter()
+        .map(|r| {
+            json!({
+                "path": r.path.display().to_string(),
+                "format": r.format.name(),
+                "records_read": r.records_read,
+                "records_parsed": r.records_parsed,
+                "records_skipped": r.records_skipped,
+                "skip_reasons": r.skip_reasons,
+                "truncated": r.truncated,
+            })
+        })
+        .collect();
+    let per_job: Vec<Value> = jobs
+        .iter()
+        .enumerate()
+        .map(|(j, job)| {
+            let (tasks, labelled, stragglers) = counts[j];
+            let row = table.rows.get(j);
+            json!({
+                "job": job.id,
+                "input": job_input.get(j),
+                "tasks": tasks,
+                "labelled_tasks": labelled,
+                "stragglers": stragglers,
+                "copies": recorded.per_job.get(j),
+                "heavy_tail_ratio": row.and_then(|r| r.heavy_tail_ratio),
+                "successful_copy_ratio": row.and_then(|r| r.successful_copy_ratio),
+                "successful_copies_per_task": row.and_then(|r| r.copies_per_task),
+            })
+        })
+        .collect();
+    let detectors: Vec<Value> = results
+        .iter()
+        .map(|(name, metrics)| json!({"detector": name, "metrics": metrics}))
+        .collect();
+    let tasks: usize = counts.iter().map(|c| c.0).sum();
+    json!({
+        "schema": SCHEMA,
+        "inputs": inputs,
+        "jobs": jobs.len(),
+        "tasks": tasks,
+        "labelled_tasks": labels.tasks.len(),
+        "unlabelled": labels.unlabelled,
+        "stragglers": labels.stragglers(),
+        "truth": labels.config,
+        "scan_interval_secs": replay_config.scan_interval_secs,
+        "detectors": detectors,
+        "per_job": per_job,
+        "table3": {"per_copy": table.per_copy, "per_task": table.per_task},
+    })
+}

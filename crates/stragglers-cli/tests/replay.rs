@@ -1,0 +1,115 @@
+//! Runs `stragglers replay` on real logs of `../shared/traces` as a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn stragglers(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_stragglers"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn trace(relative: &str) -> String {
+    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/traces")
+        .join(relative);
+    path.to_string_lossy().into_owned()
+}
+
+const YAHOO: &str = "hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz";
+const SPARK: &str = "spark-core-test-events/application_1628109047826_1317105";
+
+#[test]
+fn replay_prints_the_tables_and_writes_the_schema() {
+    let dir = std::env::temp_dir().join(format!("stragglers-replay-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("replay.json");
+    let output = stragglers(&[
+        "replay",
+        &trace(YAHOO),
+        &trace(SPARK),
+        "--detectors",
+        "recorded,default,late",
+        "--json",
+        json_path.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("Per job"), "{stdout}");
+    assert!(stdout.contains("job_200904211745_0004"), "{stdout}");
+    assert!(stdout.contains("Table 3"), "{stdout}");
+    assert!(
+        stderr.contains("7 tasks not labelled: setup or cleanup task"),
+        "{stderr}"
+    );
+
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(value["schema"], "stragglers.replay/1");
+    let inputs = value["inputs"].as_array().unwrap();
+    assert_eq!(inputs.len(), 2);
+    assert_eq!(inputs[0]["format"], "hadoop1");
+    assert_eq!(inputs[1]["format"], "spark");
+    for input in inputs {
+        assert_eq!(
+            input["records_read"].as_u64(),
+            Some(
+                input["records_parsed"].as_u64().unwrap()
+                    + input["records_skipped"].as_u64().unwrap()
+            )
+        );
+        assert!(input["skip_reasons"].is_object());
+    }
+    // 4 Yahoo! jobs and 1 Spark job; 203 + 4 labelled tasks, 23 + 1 stragglers (hand
+    // counts in crates/straggler-trace/tests/replay.rs).
+    assert_eq!(value["jobs"], 5);
+    assert_eq!(value["tasks"], 210 + 4);
+    assert_eq!(value["stragglers"], 23 + 1);
+    let detectors = value["detectors"].as_array().unwrap();
+    let names: Vec<&str> = detectors
+        .iter()
+        .map(|d| d["detector"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["recorded", "default", "late"]);
+    let recorded = &detectors[0]["metrics"];
+    // Both logs together: TP 18 + 1, FP 19 + 0, FN 5 + 0; copies 37 + 1, successful 7 + 0.
+    assert_eq!(recorded["true_positives"], 19.0);
+    assert_eq!(recorded["false_positives"], 19.0);
+    assert_eq!(recorded["speculative_copies"], 38.0);
+    assert_eq!(recorded["successful_copies"], 7.0);
+    assert_eq!(recorded["recall"], 19.0 / 24.0);
+    for detector in detectors {
+        let metrics = detector["metrics"].as_object().unwrap();
+        for name in [
+            "precision",
+            "precision_raw",
+            "recall",
+            "detection_latency",
+            "undetected_time",
+            "fake_positive",
+        ] {
+            assert!(metrics.contains_key(name), "{name} missing");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_refuses_bad_arguments_with_a_reason() {
+    let output = stragglers(&["replay", &trace(SPARK), "--detectors", "oracle"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unknown detector \"oracle\""), "{stderr}");
+
+    let output = stragglers(&["replay", &trace(SPARK), "--factor", "0.5"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("factor"), "{stderr}");
+
+    let output = stragglers(&["replay", "/nonexistent/log"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("/nonexistent/log"), "{stderr}");
+}
