@@ -10,10 +10,11 @@
 //! clock up to date and pushes its next completion into the queue: an event costs
 //! `O(containers of the node + log(nodes))`, not `O(running attempts)`.
 //!
-//! Memory is flat: per task a flag byte, the indices of its running original and copy and
-//! its execution time (13 bytes); running attempts live in a slab indexed by container
-//! slot, reused as attempts end; per-task factors are stateless hashes (no storage). A
-//! day of 25.6 million tasks holds about 340 MB of task state.
+//! Memory is flat: per task a flag byte, the slab indices of its running original and
+//! copy and its execution time (13 bytes); running attempts live in a slab whose entries
+//! are reused as attempts end, each container slot naming its entry, and a scan visits
+//! the running attempts only; per-task factors are stateless hashes (no storage). A day
+//! of 25.6 million tasks holds about 340 MB of task state.
 //!
 //! Differences from [`simulate`](crate::simulate) (the paper's engine, kept unchanged for
 //! the golden evaluation): regular tasks are placed on free containers in a round-robin
@@ -174,6 +175,8 @@ struct Live {
     input_bytes: f64,
     /// Its container slot.
     slot: u32,
+    /// Its index in `Fleet::running`.
+    running_at: u32,
     /// Whether it is running (slab entries are reused once ended).
     alive: bool,
 }
@@ -236,6 +239,9 @@ struct Fleet<'a> {
     finishing: Vec<u32>,
     live: Vec<Live>,
     free_live: Vec<u32>,
+    /// The slab entries of the running attempts, in no particular (but a deterministic)
+    /// order: a scan visits these only.
+    running: Vec<u32>,
     flags: Vec<u8>,
     original: Vec<u32>,
     copy: Vec<u32>,
@@ -343,6 +349,7 @@ impl<'a> Fleet<'a> {
             finishing: Vec::new(),
             live: Vec::with_capacity(first_slot as usize),
             free_live: Vec::new(),
+            running: Vec::new(),
             flags: vec![0; total],
             original: vec![EMPTY; total],
             copy: vec![EMPTY; total],
@@ -605,6 +612,11 @@ impl<'a> Fleet<'a> {
         }
         self.live[l as usize].alive = false;
         self.free_live.push(l);
+        let at = live.running_at as usize;
+        self.running.swap_remove(at);
+        if let Some(&moved) = self.running.get(at) {
+            self.live[moved as usize].running_at = at as u32;
+        }
         if let Some(r) = self.record.as_mut() {
             if let Some(a) = r.attempts.get_mut(live.id as usize) {
                 *a = a.clone().ended(self.now, status, done);
@@ -642,6 +654,7 @@ impl<'a> Fleet<'a> {
             work,
             input_bytes: input_bytes(self.spec, kind, &draw) as f64,
             slot: EMPTY,
+            running_at: self.running.len() as u32,
             alive: true,
         };
         let l = match self.free_live.pop() {
@@ -654,6 +667,7 @@ impl<'a> Fleet<'a> {
                 (self.live.len() - 1) as u32
             }
         };
+        self.running.push(l);
         let node = &mut self.nodes[n];
         let first = node.first_slot as usize;
         let end = first + node.node.containers as usize;
@@ -855,7 +869,8 @@ impl<'a> Fleet<'a> {
         let mut snapshot = Snapshot::new(self.now, self.nodes.len() as u32, stages)?;
         self.snapshot_rows.clear();
         let phases = self.spec.causes.reduce_phases;
-        for (l, live) in self.live.iter().enumerate() {
+        for &l in &self.running {
+            let live = &self.live[l as usize];
             let job = &self.jobs[live.job as usize];
             let n = live.node as usize;
             if !live.alive
@@ -882,7 +897,7 @@ impl<'a> Fleet<'a> {
                 progress,
                 input_bytes: live.input_bytes,
             })?;
-            self.snapshot_rows.push(l as u32);
+            self.snapshot_rows.push(l);
         }
         if snapshot.is_empty() {
             return Ok(());

@@ -169,3 +169,51 @@ fn detectors_are_listed_one_per_line() {
         ]
     );
 }
+
+#[test]
+fn simulate_runs_a_preset_and_writes_its_summary() {
+    let dir = std::env::temp_dir().join(format!("stragglers-sim-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("summary.json");
+    let output = stragglers(&[
+        "simulate",
+        "--preset",
+        "paper",
+        "--detector",
+        "late",
+        "--seed",
+        "3",
+        "--json",
+        json_path.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("20 nodes, 1 jobs, 480 tasks"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(summary["tasks"], 480);
+    assert_eq!(summary["detector"], "late");
+    assert_eq!(summary["seed"], 3);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn simulate_names_the_bad_key_of_a_scenario_file() {
+    let dir = std::env::temp_dir().join(format!("stragglers-sim-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, "name = \"bad\"\n[cluster]\nnodes = 4\nnodez = 5\n").unwrap();
+    let output = stragglers(&["simulate", "--scenario-file", path.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad.toml"), "{stderr}");
+    assert!(stderr.contains("cluster.nodez"), "{stderr}");
+    let output = stragglers(&["simulate", "--preset", "nope"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("datacenter"));
+    std::fs::remove_dir_all(&dir).ok();
+}
