@@ -9,11 +9,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use straggler_detect::{
-    DefaultDetector, Detector, Hadoop1, HadoopSpeculator, Hierarchical, HierarchicalParams,
-    LateDetector, SparkDetector, SparkParams, ZahariaLate,
-};
-use straggler_detect::{
-    DosIndex, DosIndexParams, GarraghanDetector, GarraghanMode, GarraghanParams,
+    DefaultDetector, Detector, DosIndex, DosIndexParams, GarraghanDetector, GarraghanMode,
+    GarraghanParams, Hadoop1, HadoopSpeculator, Hierarchical, HierarchicalParams, LateDetector,
+    Oracle, OracleParams, SparkDetector, SparkParams, ZahariaLate,
 };
 use straggler_energy::FirstOrderInputs;
 use straggler_metrics::{Summary, TaskRecord, detection_metrics, efficiency_metrics, summarize};
@@ -23,6 +21,7 @@ use straggler_truth::{
 };
 
 use crate::error::check;
+use crate::oracle::oracle_for;
 use crate::rng::label;
 use crate::{Outcome, Policy, Scenario, SimConfig, SimError, simulate, simulate_outcome};
 
@@ -35,6 +34,9 @@ pub struct DetectorSpec {
     name: String,
     description: String,
     make: Arc<dyn Fn() -> Box<dyn Detector> + Send + Sync>,
+    /// Set for the oracle: the evaluation gives it the truth of each run (see
+    /// [`DetectorSpec::oracle`]).
+    oracle: Option<OracleParams>,
 }
 
 impl std::fmt::Debug for DetectorSpec {
@@ -56,7 +58,59 @@ impl DetectorSpec {
             name: name.to_owned(),
             description: description.to_owned(),
             make: Arc::new(make),
+            oracle: None,
         }
+    }
+
+    /// The oracle (`"oracle"`), the upper bound of every table: it knows which tasks of a
+    /// run straggle and flags each at `params.fraction` of its execution time.
+    /// [`Evaluation::run`] gives it the truth of each run from an undisturbed simulation
+    /// of the same configuration, scenario and seed ([`oracle_for`](crate::oracle_for)),
+    /// labelled as the evaluation labels; [`DetectorSpec::make`] alone gives an oracle that
+    /// knows no straggler and flags nothing.
+    ///
+    /// # Errors
+    ///
+    /// `params.fraction` outside `(0, 1]`.
+    pub fn oracle(params: OracleParams) -> Result<Self, SimError> {
+        params.check()?;
+        let percent = params.fraction * 100.0;
+        let mut spec = DetectorSpec::new(
+            "oracle",
+            &format!(
+                "knows the truth: flags every straggler at {percent}% of its run (the upper bound)"
+            ),
+            move || {
+                let checked = params.check().expect("checked when the spec was made");
+                Box::new(Oracle::new(checked, []).expect("no straggler to check"))
+            },
+        );
+        spec.oracle = Some(params);
+        Ok(spec)
+    }
+
+    /// The oracle's parameters if this is the oracle.
+    pub fn oracle_params(&self) -> Option<OracleParams> {
+        self.oracle
+    }
+
+    /// The paper's three detectors, then the oracle at 10% of each straggler's run: what
+    /// [`Evaluation::paper`] evaluates.
+    pub fn paper_and_oracle() -> Vec<DetectorSpec> {
+        let mut specs = DetectorSpec::paper();
+        specs.push(DetectorSpec::default_oracle());
+        specs
+    }
+
+    /// Every detector of [`DetectorSpec::all`], then the oracle at 10%.
+    pub fn all_and_oracle() -> Vec<DetectorSpec> {
+        let mut specs = DetectorSpec::all();
+        specs.push(DetectorSpec::default_oracle());
+        specs
+    }
+
+    fn default_oracle() -> DetectorSpec {
+        DetectorSpec::oracle(OracleParams::default()).expect("default parameters are valid")
     }
     /// One line on what it does and where it comes from.
     pub fn description(&self) -> &str {
@@ -356,11 +410,11 @@ impl Default for Evaluation {
 
 impl Evaluation {
     /// The paper's matrix: Tables 5 and 6, Figure 3, Table 7 and Figures 4 to 6, with the
-    /// default configuration and its three detectors.
+    /// default configuration, its three detectors and the oracle (the upper bound).
     pub fn paper() -> Self {
         Evaluation {
             config: EvalConfig::default(),
-            detectors: DetectorSpec::paper(),
+            detectors: DetectorSpec::paper_and_oracle(),
         }
     }
     /// The same experiment with another configuration.
@@ -461,13 +515,20 @@ impl Evaluation {
             .par_iter()
             .map(|&(c, r)| {
                 let plan = &cells[c];
-                let mut detector = plan.detector.make();
-                let outcome = simulate_outcome(
-                    &plan.sim,
-                    &plan.scenario,
-                    run_seed(config.seed, &plan.scenario.name, r),
-                    Some(detector.as_mut()),
-                )?;
+                let seed = run_seed(config.seed, &plan.scenario.name, r);
+                let mut detector: Box<dyn Detector> = match plan.detector.oracle_params() {
+                    Some(params) => Box::new(oracle_for(
+                        &plan.sim,
+                        &plan.scenario,
+                        seed,
+                        &usual,
+                        rule,
+                        params,
+                    )?),
+                    None => plan.detector.make(),
+                };
+                let outcome =
+                    simulate_outcome(&plan.sim, &plan.scenario, seed, Some(detector.as_mut()))?;
                 RunMetrics::of_outcome(&outcome, &labels, &plan.sim)
             })
             .collect::<Result<_, _>>()?;

@@ -287,6 +287,29 @@ fn a_detector_that_flags_everything_copies_every_task_once() {
     assert_eq!(run.detections.len(), 4);
 }
 
+#[test]
+fn the_oracle_bounds_every_detector() {
+    // The oracle knows the stragglers of the undisturbed run of the same seed and flags
+    // each at 10% of its time: no detector finds more of them, and almost all it flags
+    // are stragglers of the run it is evaluated on (copies change a few tasks' times).
+    let results = small_eval().run().unwrap();
+    let mean = |scenario: &str, detector: &str, metric: &str| {
+        let cell = results.cell("table6", scenario, "x100", detector).unwrap();
+        cell.metrics[metric].mean.unwrap()
+    };
+    for scenario in ["C2", "C4"] {
+        let oracle_recall = mean(scenario, "oracle", "recall");
+        assert!(mean(scenario, "oracle", "precision") >= 0.8, "{scenario}");
+        assert!(oracle_recall >= 0.9, "{scenario}: recall {oracle_recall}");
+        for detector in ["default", "hierarchical", "late"] {
+            assert!(
+                oracle_recall >= mean(scenario, detector, "recall"),
+                "{scenario} {detector}"
+            );
+        }
+    }
+}
+
 /// Table 6 in C2 and C4, Figure 3 at two lags in C2, Table 7 with two policies in C2.
 fn small_eval() -> Evaluation {
     Evaluation::paper().with_config(EvalConfig {
@@ -328,13 +351,14 @@ fn evaluation_is_the_same_on_one_thread_and_on_two() {
 fn evaluation_results_have_the_schema_and_every_cell() {
     let results = small_eval().run().unwrap();
     assert_eq!(results.schema, "stragglers.eval/1");
-    assert_eq!(results.cells.len(), 2 * 2 * 3 + 2 + 2 * 3);
+    // Four detectors: the paper's three and the oracle.
+    assert_eq!(results.cells.len(), 2 * 2 * 4 + 2 + 2 * 4);
     let experiments: Vec<&str> = results
         .cells
         .iter()
         .map(|c| c.experiment.as_str())
         .collect();
-    assert_eq!(experiments.iter().filter(|&&e| e == "table6").count(), 12);
+    assert_eq!(experiments.iter().filter(|&&e| e == "table6").count(), 16);
     let fig3 = results.cell("fig3", "C2", "x100", "default").unwrap();
     assert_eq!(fig3.params["speculative_lag_secs"], 0.0);
     assert!(results.cell("table7", "C2", "x50", "late").is_some());

@@ -165,7 +165,8 @@ fn detectors_are_listed_one_per_line() {
             "garraghan-offline",
             "garraghan-online",
             "dos-index",
-            "dos-index-10"
+            "dos-index-10",
+            "oracle",
         ]
     );
 }
