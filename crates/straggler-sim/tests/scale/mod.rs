@@ -416,3 +416,52 @@ fn levels_and_causes_are_checked() {
         "{err}"
     );
 }
+
+/// Records the progress of every reduce row it sees.
+#[derive(Debug, Default)]
+struct SeeReduces {
+    seen: Vec<(f64, f64)>,
+}
+
+impl Detector for SeeReduces {
+    fn name(&self) -> &str {
+        "see-reduces"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, _findings: &mut Findings) {
+        for (row, &stage) in snapshot.stage_indices().iter().enumerate() {
+            if snapshot.stages()[stage as usize].kind == TaskKind::Reduce {
+                self.seen
+                    .push((snapshot.now_secs(), snapshot.progress()[row]));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_detector_sees_a_reduces_progress_in_three_unequal_phases() {
+    // One node, one container: the map runs 0-10 s, the reduce (10 s of work) 10-20 s.
+    let mut spec = exact(1, 1, 1);
+    spec.jobs.reduces = 1;
+    spec.jobs.reduce_work_secs = 10.0;
+    spec.speculation = SpeculationSpec {
+        lag_secs: 0.0,
+        scan_interval_secs: 1.0,
+        heartbeat_secs: 1.0,
+    };
+    let mut linear = SeeReduces::default();
+    simulate_scenario(&spec, 1, Some(&mut linear), RunOptions::default()).expect("runs");
+    spec.causes.reduce_phases = Some(Default::default()); // copy 0.6, sort 0.1, reduce 0.3
+    let mut phased = SeeReduces::default();
+    simulate_scenario(&spec, 1, Some(&mut phased), RunOptions::default()).expect("runs");
+    let at = |seen: &[(f64, f64)], t: f64| {
+        seen.iter()
+            .find(|(now, _)| (now - t).abs() < 1e-9)
+            .map(|&(_, p)| p)
+            .expect("a scan at that time")
+    };
+    // 3 s into the reduce: 30% of the work; by hand (0 + 0.3 / 0.6) / 3 = 1/6.
+    assert!((at(&linear.seen, 13.0) - 0.3).abs() < 1e-9);
+    assert!((at(&phased.seen, 13.0) - 1.0 / 6.0).abs() < 1e-9);
+    // 9 s in: 90%; (2 + 0.2 / 0.3) / 3 = 8/9.
+    assert!((at(&phased.seen, 19.0) - 8.0 / 9.0).abs() < 1e-9);
+}
