@@ -465,3 +465,49 @@ fn a_detector_sees_a_reduces_progress_in_three_unequal_phases() {
     // 9 s in: 90%; (2 + 0.2 / 0.3) / 3 = 8/9.
     assert!((at(&phased.seen, 19.0) - 8.0 / 9.0).abs() < 1e-9);
 }
+
+#[test]
+fn a_task_whose_original_and_copy_are_both_lost_runs_again() {
+    // One map on 3 nodes of 2 containers; every task is copied at the first scan (1 s).
+    let mut spec = exact(3, 2, 1);
+    spec.speculation = SpeculationSpec {
+        lag_secs: 0.0,
+        scan_interval_secs: 1.0,
+        heartbeat_secs: 1.0,
+    };
+    let (_, healthy) = recorded(&spec, Some(&mut FlagAll));
+    let node_of = |role: AttemptRole| {
+        healthy
+            .attempts
+            .iter()
+            .find(|a| a.role == role)
+            .map(|a| a.node.0)
+            .expect("an attempt of that role")
+    };
+    let (original, copy) = (
+        node_of(AttemptRole::Original),
+        node_of(AttemptRole::Speculative),
+    );
+    // The original's node goes down at 5 s (the copy keeps running), the copy's at 6 s.
+    spec.causes.failures = vec![
+        Failure {
+            node: original,
+            at_secs: 5.0,
+            down_secs: 100.0,
+        },
+        Failure {
+            node: copy,
+            at_secs: 6.0,
+            down_secs: 100.0,
+        },
+    ];
+    let (outcome, run) = recorded(&spec, Some(&mut FlagAll));
+    assert_eq!(outcome.summary.failed_attempts, 2);
+    let winner = run
+        .attempts
+        .iter()
+        .find(|a| a.status == AttemptStatus::Succeeded)
+        .expect("the task runs again and finishes");
+    assert!(winner.start_secs >= 6.0);
+    assert_eq!(winner.role, AttemptRole::Original);
+}
