@@ -827,7 +827,14 @@ impl<'a> Fleet<'a> {
                                 self.requeued.push_back(live.task);
                             }
                         }
-                        AttemptRole::Speculative => self.copy[task] = EMPTY,
+                        AttemptRole::Speculative => {
+                            self.copy[task] = EMPTY;
+                            // Its original was lost earlier: the task must run again.
+                            if self.original[task] == EMPTY {
+                                self.flags[task] |= RERUN;
+                                self.requeued.push_back(live.task);
+                            }
+                        }
                     }
                 }
             }

@@ -305,7 +305,7 @@ impl ScenarioSpec {
 
     /// Total tasks of the workload.
     pub fn task_count(&self) -> u64 {
-        u64::from(self.jobs.count) * u64::from(self.jobs.maps + self.jobs.reduces)
+        u64::from(self.jobs.count) * (u64::from(self.jobs.maps) + u64::from(self.jobs.reduces))
     }
 
     /// The paper's platform and node groups seen as the older types.
@@ -334,6 +334,22 @@ impl ScenarioSpec {
         at_least_one("cluster.cores", c.cores)?;
         at_least_one("cluster.threads_per_core", c.threads_per_core)?;
         at_least_one("cluster.containers", c.containers)?;
+        // An upper bound of the containers in all, levels included.
+        let most = self
+            .causes
+            .levels
+            .iter()
+            .flat_map(|l| l.containers.iter().copied())
+            .chain([c.containers])
+            .max()
+            .unwrap_or(c.containers);
+        let containers = u64::from(c.nodes) * u64::from(most);
+        check(
+            "cluster.nodes * cluster.containers",
+            containers as f64,
+            "at most 2^32 - 2 containers in all",
+            |t| t <= f64::from(u32::MAX - 1),
+        )?;
         let j = &self.jobs;
         at_least_one("jobs.count", j.count)?;
         at_least_one("jobs.maps", j.maps)?;

@@ -416,3 +416,98 @@ fn levels_and_causes_are_checked() {
         "{err}"
     );
 }
+
+/// Records the progress of every reduce row it sees.
+#[derive(Debug, Default)]
+struct SeeReduces {
+    seen: Vec<(f64, f64)>,
+}
+
+impl Detector for SeeReduces {
+    fn name(&self) -> &str {
+        "see-reduces"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, _findings: &mut Findings) {
+        for (row, &stage) in snapshot.stage_indices().iter().enumerate() {
+            if snapshot.stages()[stage as usize].kind == TaskKind::Reduce {
+                self.seen
+                    .push((snapshot.now_secs(), snapshot.progress()[row]));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_detector_sees_a_reduces_progress_in_three_unequal_phases() {
+    // One node, one container: the map runs 0-10 s, the reduce (10 s of work) 10-20 s.
+    let mut spec = exact(1, 1, 1);
+    spec.jobs.reduces = 1;
+    spec.jobs.reduce_work_secs = 10.0;
+    spec.speculation = SpeculationSpec {
+        lag_secs: 0.0,
+        scan_interval_secs: 1.0,
+        heartbeat_secs: 1.0,
+    };
+    let mut linear = SeeReduces::default();
+    simulate_scenario(&spec, 1, Some(&mut linear), RunOptions::default()).expect("runs");
+    spec.causes.reduce_phases = Some(Default::default()); // copy 0.6, sort 0.1, reduce 0.3
+    let mut phased = SeeReduces::default();
+    simulate_scenario(&spec, 1, Some(&mut phased), RunOptions::default()).expect("runs");
+    let at = |seen: &[(f64, f64)], t: f64| {
+        seen.iter()
+            .find(|(now, _)| (now - t).abs() < 1e-9)
+            .map(|&(_, p)| p)
+            .expect("a scan at that time")
+    };
+    // 3 s into the reduce: 30% of the work; by hand (0 + 0.3 / 0.6) / 3 = 1/6.
+    assert!((at(&linear.seen, 13.0) - 0.3).abs() < 1e-9);
+    assert!((at(&phased.seen, 13.0) - 1.0 / 6.0).abs() < 1e-9);
+    // 9 s in: 90%; (2 + 0.2 / 0.3) / 3 = 8/9.
+    assert!((at(&phased.seen, 19.0) - 8.0 / 9.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_task_whose_original_and_copy_are_both_lost_runs_again() {
+    // One map on 3 nodes of 2 containers; every task is copied at the first scan (1 s).
+    let mut spec = exact(3, 2, 1);
+    spec.speculation = SpeculationSpec {
+        lag_secs: 0.0,
+        scan_interval_secs: 1.0,
+        heartbeat_secs: 1.0,
+    };
+    let (_, healthy) = recorded(&spec, Some(&mut FlagAll));
+    let node_of = |role: AttemptRole| {
+        healthy
+            .attempts
+            .iter()
+            .find(|a| a.role == role)
+            .map(|a| a.node.0)
+            .expect("an attempt of that role")
+    };
+    let (original, copy) = (
+        node_of(AttemptRole::Original),
+        node_of(AttemptRole::Speculative),
+    );
+    // The original's node goes down at 5 s (the copy keeps running), the copy's at 6 s.
+    spec.causes.failures = vec![
+        Failure {
+            node: original,
+            at_secs: 5.0,
+            down_secs: 100.0,
+        },
+        Failure {
+            node: copy,
+            at_secs: 6.0,
+            down_secs: 100.0,
+        },
+    ];
+    let (outcome, run) = recorded(&spec, Some(&mut FlagAll));
+    assert_eq!(outcome.summary.failed_attempts, 2);
+    let winner = run
+        .attempts
+        .iter()
+        .find(|a| a.status == AttemptStatus::Succeeded)
+        .expect("the task runs again and finishes");
+    assert!(winner.start_secs >= 6.0);
+    assert_eq!(winner.role, AttemptRole::Original);
+}
