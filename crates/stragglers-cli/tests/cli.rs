@@ -50,8 +50,8 @@ fn eval_prints_the_tables_and_writes_the_results() {
     let cells = results["cells"].as_array().unwrap();
     assert_eq!(
         cells.len(),
-        4 * 3,
-        "four scenarios, three detectors, one policy"
+        4 * 4,
+        "four scenarios, the paper's three detectors and the oracle, one policy"
     );
     assert!(
         cells
@@ -101,9 +101,9 @@ fn eval_runs_figure_3_and_table_7_with_the_copy_controls() {
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     let cells = results["cells"].as_array().unwrap();
     let count = |e: &str| cells.iter().filter(|c| c["experiment"] == e).count();
-    assert_eq!(count("table6"), 4 * 3);
+    assert_eq!(count("table6"), 4 * 4);
     assert_eq!(count("fig3"), 4 * 2, "four scenarios, two lags");
-    assert_eq!(count("table7"), 2 * 3, "two policies, three detectors");
+    assert_eq!(count("table7"), 2 * 4, "two policies, four detectors");
     let cell = &cells[cells.len() - 1];
     assert_eq!(cell["params"]["killed_original_time"], "exact");
     assert_eq!(cell["params"]["copies"]["launches_per_scan"], 1);
