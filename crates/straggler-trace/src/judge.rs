@@ -96,9 +96,7 @@ pub fn metric_map(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::truth::tests::{attempt, job, plain_task};
-    use crate::{AttemptOutcome, TruthConfig, label, recorded};
-    use AttemptOutcome::{Failed, Killed, Succeeded};
+    use crate::{TruthConfig, label, recorded};
 
     #[test]
     fn recorded_speculation_judged_by_hand() {
@@ -108,30 +106,7 @@ mod tests {
         // fake: won: 0 + 30 - 18 = 12 >= 10, not fake; lost: 32 - 25 = 7 < 10, fake.
         // precision_raw = 2/3, precision = (2 - 1)/3 = 1/3, recall = 1,
         // detection latency = ((18 - 0)/10 + (25 - 0)/10)/2 = 2.15, fake_positive = 1/3.
-        let mut won = plain_task("won", "map", 0.0, 0.0);
-        won.attempts = vec![
-            attempt("w0", 0.0, Some(30.0), Killed, None),
-            attempt("w1", 18.0, Some(30.0), Succeeded, None),
-        ];
-        let mut lost = plain_task("lost", "map", 0.0, 0.0);
-        lost.attempts = vec![
-            attempt("l0", 0.0, Some(32.0), Succeeded, Some(false)),
-            attempt("l1", 25.0, Some(32.0), Killed, Some(true)),
-        ];
-        let mut noisy = plain_task("n", "map", 0.0, 10.0);
-        noisy
-            .attempts
-            .push(attempt("n1", 5.0, Some(8.0), Failed, Some(true)));
-        let jobs = vec![job(
-            "j",
-            vec![
-                plain_task("a", "map", 0.0, 10.0),
-                plain_task("b", "map", 0.0, 10.0),
-                noisy,
-                won,
-                lost,
-            ],
-        )];
+        let jobs = crate::recorded::tests::copies_job();
         let labels = label(&jobs, TruthConfig::default()).unwrap();
         let recorded = recorded(&jobs, &labels);
         let metrics = judge(&labels, &recorded.detections).unwrap();

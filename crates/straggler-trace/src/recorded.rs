@@ -162,21 +162,16 @@ pub fn recorded(jobs: &[TraceJob], labels: &Labels) -> Recorded {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::truth::tests::{attempt, job, plain_task};
     use crate::{TruthConfig, label};
     use AttemptOutcome::{Failed, Killed, Succeeded};
 
-    #[test]
-    fn copies_detect_at_their_launch_and_count_as_successful_or_wasted() {
-        // Job origin 0. Maps of 10 s, 10 s, 10 s, and two slow ones:
-        // - "won": original 0..(killed 30), copy launched 18 succeeded at 30: exec 30,
-        //   detection 18;
-        // - "lost": original 0..32 succeeded, copy launched 25 killed at 32: exec 32,
-        //   detection 25, wasted 7 s;
-        // - "failed copy" on a 10 s task: copy 5..8 failed, wasted 3 s, a false positive.
-        // Median of (10, 10, 10, 30, 32) = 10, factor 1.5 -> stragglers: won, lost.
+    /// The job of the hand-worked tests: maps of 10 s, 10 s, 10 s with a failed copy
+    /// launched at 5, "won" (original killed at 30, copy launched at 18) and "lost"
+    /// (original 0..32, copy launched at 25 and killed).
+    pub(crate) fn copies_job() -> Vec<TraceJob> {
         let mut won = plain_task("won", "map", 0.0, 0.0);
         won.attempts = vec![
             attempt("w0", 0.0, Some(30.0), Killed, None),
@@ -191,7 +186,7 @@ mod tests {
         noisy
             .attempts
             .push(attempt("n1", 5.0, Some(8.0), Failed, Some(true)));
-        let jobs = vec![job(
+        vec![job(
             "j",
             vec![
                 plain_task("a", "map", 0.0, 10.0),
@@ -200,7 +195,19 @@ mod tests {
                 won,
                 lost,
             ],
-        )];
+        )]
+    }
+
+    #[test]
+    fn copies_detect_at_their_launch_and_count_as_successful_or_wasted() {
+        // Job origin 0. Maps of 10 s, 10 s, 10 s, and two slow ones:
+        // - "won": original 0..(killed 30), copy launched 18 succeeded at 30: exec 30,
+        //   detection 18;
+        // - "lost": original 0..32 succeeded, copy launched 25 killed at 32: exec 32,
+        //   detection 25, wasted 7 s;
+        // - "failed copy" on a 10 s task: copy 5..8 failed, wasted 3 s, a false positive.
+        // Median of (10, 10, 10, 30, 32) = 10, factor 1.5 -> stragglers: won, lost.
+        let jobs = copies_job();
         let labels = label(&jobs, TruthConfig::default()).unwrap();
         assert_eq!(labels.stragglers(), 2);
         let recorded = recorded(&jobs, &labels);
