@@ -99,20 +99,29 @@ pub(crate) fn group_sums(
     let chunk_sums = |chunk: usize| {
         let mut sums = vec![GroupSum::default(); group_count];
         let end = ((chunk + 1) * len).min(groups.len());
-        for row in chunk * len..end {
-            if let Some(v) = value(row) {
-                let group = &mut sums[groups[row] as usize];
-                group.sum += v;
-                group.count += 1;
-                // Branches, not `f64::min`: after a chunk's first rows they are seldom
-                // taken, and they add no dependency chain to the sums.
-                if v < group.min {
-                    group.min = v;
+        let mut row = chunk * len;
+        // Run by run of rows of one group (a snapshot lists a stage's rows together): the
+        // run's sums stay in registers, not in memory where each addition would wait for
+        // the previous one's store. The additions are the same, in the same order.
+        while row < end {
+            let group_index = groups[row];
+            let mut group = sums[group_index as usize];
+            while row < end && groups[row] == group_index {
+                if let Some(v) = value(row) {
+                    group.sum += v;
+                    group.count += 1;
+                    // Branches, not `f64::min`: after a chunk's first rows they are seldom
+                    // taken, and they add no dependency chain to the sums.
+                    if v < group.min {
+                        group.min = v;
+                    }
+                    if v > group.max {
+                        group.max = v;
+                    }
                 }
-                if v > group.max {
-                    group.max = v;
-                }
+                row += 1;
             }
+            sums[group_index as usize] = group;
         }
         sums
     };
@@ -290,6 +299,42 @@ mod tests {
         assert_eq!(seq[0].count, 5_000);
         // sum of even rows 0..9998 = 2 * (0 + ... + 4999) = 24_995_000, / 7
         approx::assert_relative_eq!(seq[0].sum, 24_995_000.0 / 7.0, max_relative = 1e-12);
+    }
+
+    #[test]
+    fn group_sums_in_runs_add_row_by_row() {
+        // Runs of 1 to 7 rows of groups 0..3, some values undefined: the sums are those of
+        // a plain row-by-row loop, bit for bit, chunk by chunk.
+        let groups: Vec<u32> = (0..9_000u32).map(|r| (r / (1 + r % 7)) % 3).collect();
+        let value = |r: usize| (r % 11 != 0).then(|| (r as f64).sqrt() / 3.0);
+        let mut expected = vec![GroupSum::default(); 3];
+        for chunk in groups.chunks(chunk_len(3)).enumerate() {
+            let mut sums = vec![GroupSum::default(); 3];
+            for (i, &g) in chunk.1.iter().enumerate() {
+                if let Some(v) = value(chunk.0 * chunk_len(3) + i) {
+                    let s = &mut sums[g as usize];
+                    s.sum += v;
+                    s.count += 1;
+                    s.min = s.min.min(v);
+                    s.max = s.max.max(v);
+                }
+            }
+            for (e, s) in expected.iter_mut().zip(sums) {
+                e.sum += s.sum;
+                e.count += s.count;
+                e.min = e.min.min(s.min);
+                e.max = e.max.max(s.max);
+            }
+        }
+        for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+            let sums = group_sums(&groups, 3, parallelism, value);
+            assert_eq!(sums, expected);
+            assert!(
+                sums.iter()
+                    .zip(&expected)
+                    .all(|(a, b)| a.sum.to_bits() == b.sum.to_bits())
+            );
+        }
     }
 
     #[test]
