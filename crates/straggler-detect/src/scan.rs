@@ -99,20 +99,29 @@ pub(crate) fn group_sums(
     let chunk_sums = |chunk: usize| {
         let mut sums = vec![GroupSum::default(); group_count];
         let end = ((chunk + 1) * len).min(groups.len());
-        for row in chunk * len..end {
-            if let Some(v) = value(row) {
-                let group = &mut sums[groups[row] as usize];
-                group.sum += v;
-                group.count += 1;
-                // Branches, not `f64::min`: after a chunk's first rows they are seldom
-                // taken, and they add no dependency chain to the sums.
-                if v < group.min {
-                    group.min = v;
+        let mut row = chunk * len;
+        // Run by run of rows of one group (a snapshot lists a stage's rows together): the
+        // run's sums stay in registers, not in memory where each addition would wait for
+        // the previous one's store. The additions are the same, in the same order.
+        while row < end {
+            let group_index = groups[row];
+            let mut group = sums[group_index as usize];
+            while row < end && groups[row] == group_index {
+                if let Some(v) = value(row) {
+                    group.sum += v;
+                    group.count += 1;
+                    // Branches, not `f64::min`: after a chunk's first rows they are seldom
+                    // taken, and they add no dependency chain to the sums.
+                    if v < group.min {
+                        group.min = v;
+                    }
+                    if v > group.max {
+                        group.max = v;
+                    }
                 }
-                if v > group.max {
-                    group.max = v;
-                }
+                row += 1;
             }
+            sums[group_index as usize] = group;
         }
         sums
     };
@@ -189,6 +198,45 @@ pub(crate) type IdMap<K, V> =
 /// A `HashSet` of ids, hashed with [`IdHasher`].
 pub(crate) type IdSet<K> = std::collections::HashSet<K, std::hash::BuildHasherDefault<IdHasher>>;
 
+/// A hasher that keeps an id's low bits as they are and mixes only the top seven, which
+/// `hashbrown` compares in its control bytes. Engines number ids densely and snapshots list
+/// them roughly in order, so a map hashed this way holds consecutive ids in consecutive
+/// slots, and a scan looking up every row's id reads the table in order instead of at
+/// random (a cache miss per row on a million entries). For maps that are only looked up,
+/// never iterated: an iteration order would follow the ids' low bits.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct DenseIdHasher(u64);
+
+/// The bits `hashbrown` keeps in a control byte.
+const TOP_SEVEN: u64 = 0xfe00_0000_0000_0000;
+
+impl std::hash::Hasher for DenseIdHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        (self.0 & !TOP_SEVEN) | (self.0.wrapping_mul(ID_HASH_SEED) & TOP_SEVEN)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = self.0.rotate_left(26) ^ n;
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// A `HashMap` keyed by dense ids and never iterated, hashed with [`DenseIdHasher`].
+pub(crate) type DenseIdMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<DenseIdHasher>>;
+
 /// How many rows of a snapshot each task has. Engines number tasks densely (a `TaskId`
 /// indexes the run's tasks), so the counts live in an array indexed by task when the
 /// largest id is at most `4 * rows + 1024`, and in an [`IdMap`] otherwise.
@@ -254,6 +302,42 @@ mod tests {
     }
 
     #[test]
+    fn group_sums_in_runs_add_row_by_row() {
+        // Runs of 1 to 7 rows of groups 0..3, some values undefined: the sums are those of
+        // a plain row-by-row loop, bit for bit, chunk by chunk.
+        let groups: Vec<u32> = (0..9_000u32).map(|r| (r / (1 + r % 7)) % 3).collect();
+        let value = |r: usize| (r % 11 != 0).then(|| (r as f64).sqrt() / 3.0);
+        let mut expected = vec![GroupSum::default(); 3];
+        for chunk in groups.chunks(chunk_len(3)).enumerate() {
+            let mut sums = vec![GroupSum::default(); 3];
+            for (i, &g) in chunk.1.iter().enumerate() {
+                if let Some(v) = value(chunk.0 * chunk_len(3) + i) {
+                    let s = &mut sums[g as usize];
+                    s.sum += v;
+                    s.count += 1;
+                    s.min = s.min.min(v);
+                    s.max = s.max.max(v);
+                }
+            }
+            for (e, s) in expected.iter_mut().zip(sums) {
+                e.sum += s.sum;
+                e.count += s.count;
+                e.min = e.min.min(s.min);
+                e.max = e.max.max(s.max);
+            }
+        }
+        for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+            let sums = group_sums(&groups, 3, parallelism, value);
+            assert_eq!(sums, expected);
+            assert!(
+                sums.iter()
+                    .zip(&expected)
+                    .all(|(a, b)| a.sum.to_bits() == b.sum.to_bits())
+            );
+        }
+    }
+
+    #[test]
     fn undefined_values_are_not_counted() {
         let groups = [0, 0, 0];
         let sums = group_sums(&groups, 1, Parallelism::Sequential, |r| {
@@ -284,6 +368,26 @@ mod tests {
         assert!((0..10_000u32).all(|id| map.get(&id.wrapping_mul(7919)) == Some(&id)));
         let set: IdSet<u64> = [u64::MAX, 0, 1 << 40].into_iter().collect();
         assert!(set.contains(&(1 << 40)) && !set.contains(&2));
+    }
+
+    #[test]
+    fn dense_id_maps_find_every_id() {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let build = BuildHasherDefault::<DenseIdHasher>::default();
+        // Low bits kept: consecutive ids, consecutive slots.
+        assert_eq!(build.hash_one(5u32) & !TOP_SEVEN, 5);
+        let mut map: DenseIdMap<u32, u32> = DenseIdMap::default();
+        for id in 0..20_000u32 {
+            map.insert(id.wrapping_mul(7919) ^ (id << 20), id);
+        }
+        for id in (0..20_000u32).step_by(2) {
+            map.remove(&(id.wrapping_mul(7919) ^ (id << 20)));
+        }
+        assert_eq!(map.len(), 10_000);
+        assert!((0..20_000u32).all(|id| {
+            let found = map.get(&(id.wrapping_mul(7919) ^ (id << 20)));
+            found == (id % 2 == 1).then_some(&id)
+        }));
     }
 
     #[test]

@@ -148,8 +148,9 @@ pub struct CheckedSparkParams(SparkParams);
 /// What the detector has learnt about one stage.
 #[derive(Debug, Clone, Default)]
 struct StageHistory {
-    /// Every task seen, running or ended: `numTasks`.
-    seen: IdSet<TaskId>,
+    /// How many distinct tasks were seen, running or ended: `numTasks` (the tasks
+    /// themselves are in the detector's [`SeenTasks`]).
+    seen: usize,
     /// Tasks with a success.
     succeeded: IdSet<TaskId>,
     /// Durations of the first successes, in seconds.
@@ -169,8 +170,8 @@ struct StageBar {
 }
 
 impl StageHistory {
+    /// Learns a success of `task`, which the caller has counted in `seen`.
     fn learn_success(&mut self, task: TaskId, duration_secs: f64, input_bytes: f64) {
-        self.seen.insert(task);
         let first_success = self.succeeded.insert(task);
         if !(first_success && duration_secs >= 0.0 && duration_secs.is_finite()) {
             return;
@@ -193,7 +194,7 @@ impl StageHistory {
     /// The stage's bar, `pending` of its tasks still waiting for a container.
     fn bar(&self, params: &SparkParams, pending: u32) -> Option<StageBar> {
         let successes = self.durations_secs.len();
-        let num_tasks = self.seen.len() + pending as usize;
+        let num_tasks = self.seen + pending as usize;
         let gate = ((params.quantile * num_tasks as f64).floor() as usize).max(1);
         if successes < gate {
             return None;
@@ -224,6 +225,8 @@ pub struct SparkDetector {
     params: SparkParams,
     /// By stage index.
     stages: IdMap<u32, StageHistory>,
+    /// The tasks seen per stage.
+    seen: SeenTasks,
     /// Running attempts per task in the current snapshot.
     running: TaskRowCounts,
 }
@@ -234,6 +237,7 @@ impl SparkDetector {
         SparkDetector {
             params: params.0,
             stages: IdMap::default(),
+            seen: SeenTasks::default(),
             running: TaskRowCounts::default(),
         }
     }
@@ -257,7 +261,10 @@ impl Detector for SparkDetector {
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
         let (tasks, stages) = (snapshot.tasks(), snapshot.stage_indices());
         for (&task, &stage) in tasks.iter().zip(stages) {
-            self.stages.entry(stage).or_default().seen.insert(task);
+            // Most rows were seen at an earlier scan: one array read, no hashing.
+            if self.seen.insert(stage, task) {
+                self.stages.entry(stage).or_default().seen += 1;
+            }
         }
         let params = self.params;
         let bars: Vec<Option<(StageBar, &StageHistory)>> = (0..snapshot.stages().len() as u32)
@@ -281,10 +288,12 @@ impl Detector for SparkDetector {
             };
             let task = tasks[row];
             let runtime = now - start[row];
-            if roles[row] != AttemptRole::Original
+            // The cheap comparisons first: most rows fail them, and the lookups after
+            // them read memory all over.
+            if runtime <= bar.threshold_secs
+                || roles[row] != AttemptRole::Original
                 || running.get(task) != 1
                 || history.succeeded.contains(&task)
-                || runtime <= bar.threshold_secs
             {
                 return false;
             }
@@ -299,23 +308,20 @@ impl Detector for SparkDetector {
 
     fn observe(&mut self, observation: &Observation) {
         match observation {
-            Observation::Progress(report) => {
-                self.stages
-                    .entry(report.stage.0)
-                    .or_default()
-                    .seen
-                    .insert(report.task);
+            Observation::Progress(report) if self.seen.insert(report.stage.0, report.task) => {
+                self.stages.entry(report.stage.0).or_default().seen += 1;
             }
             Observation::AttemptEnded(end) => {
                 let history = self.stages.entry(end.stage.0).or_default();
+                if self.seen.insert(end.stage.0, end.task) {
+                    history.seen += 1;
+                }
                 if end.status == AttemptStatus::Succeeded {
                     history.learn_success(
                         end.task,
                         end.end_secs - end.start_secs,
                         end.input_bytes as f64,
                     );
-                } else {
-                    history.seen.insert(end.task);
                 }
             }
             _ => {}
@@ -324,10 +330,57 @@ impl Detector for SparkDetector {
 
     fn reset(&mut self) {
         self.stages.clear();
+        self.seen.clear();
     }
 }
 
 /// A finite duration ordered by `total_cmp`, for the heaps.
+/// The set of (stage, task) pairs seen. Engines number tasks densely, so most pairs are
+/// an array slot by task index holding the stage the task was first seen in; a task seen
+/// in a second stage, or whose index is far beyond the tasks seen, goes to a hash set.
+#[derive(Debug, Clone, Default)]
+struct SeenTasks {
+    /// By task index: 1 + the stage of the task's first pair, 0 for none.
+    first_stage: Vec<u32>,
+    /// Pairs in `first_stage`.
+    dense: usize,
+    /// The other pairs.
+    other: IdSet<(u32, TaskId)>,
+}
+
+impl SeenTasks {
+    /// Adds the pair; whether it is new.
+    #[inline]
+    fn insert(&mut self, stage: u32, task: TaskId) -> bool {
+        let index = task.index();
+        let tag = stage.wrapping_add(1);
+        if tag != 0 && index < self.first_stage.len() {
+            match self.first_stage[index] {
+                // A pair put in `other` before the array reached its index.
+                0 if !self.other.is_empty() && self.other.contains(&(stage, task)) => {
+                    return false;
+                }
+                0 => {}
+                t if t == tag => return false,
+                _ => return self.other.insert((stage, task)),
+            }
+        } else if tag != 0 && index <= 4 * self.dense + 4096 {
+            self.first_stage.resize(index + 1, 0);
+        } else {
+            return self.other.insert((stage, task));
+        }
+        self.first_stage[index] = tag;
+        self.dense += 1;
+        true
+    }
+
+    fn clear(&mut self) {
+        self.first_stage.clear();
+        self.dense = 0;
+        self.other.clear();
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Secs(f64);
 
@@ -392,7 +445,39 @@ impl MedianHeap {
 
 #[cfg(test)]
 mod tests {
-    use super::MedianHeap;
+    use super::{MedianHeap, SeenTasks};
+    use straggler_model::TaskId;
+
+    #[test]
+    fn seen_tasks_count_each_pair_once() {
+        let mut seen = SeenTasks::default();
+        // Dense ids, a task in two stages, a huge id, a stage without a tag.
+        let pairs = [
+            (0, TaskId(3)),
+            (0, TaskId(1)),
+            (0, TaskId(3)),
+            (1, TaskId(3)),
+            (1, TaskId(3)),
+            (0, TaskId(u32::MAX)),
+            (0, TaskId(u32::MAX)),
+            (u32::MAX, TaskId(1)),
+            (u32::MAX, TaskId(1)),
+        ];
+        let new: Vec<bool> = pairs.iter().map(|&(s, t)| seen.insert(s, t)).collect();
+        assert_eq!(
+            new,
+            [true, true, false, true, false, true, false, true, false]
+        );
+        // A pair stored in the hash set before the array grew to its index.
+        let mut seen = SeenTasks::default();
+        assert!(seen.insert(0, TaskId(10_000)));
+        for t in 0..10_001 {
+            seen.insert(1, TaskId(t));
+        }
+        assert!(!seen.insert(0, TaskId(10_000)));
+        seen.clear();
+        assert!(seen.insert(0, TaskId(10_000)));
+    }
 
     #[test]
     fn median_heap_matches_sorting() {

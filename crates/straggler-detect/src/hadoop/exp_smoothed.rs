@@ -29,7 +29,7 @@
 //!   from there, so `start + est` is the forecast end. An attempt without two reports has
 //!   no estimate, and the speculator skips it.
 
-use crate::scan::IdMap;
+use crate::scan::DenseIdMap;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, ProgressReport};
@@ -80,7 +80,7 @@ struct Smoothed {
 #[derive(Debug, Clone, Default)]
 pub struct ExponentiallySmoothed {
     params: ExpSmoothedParams,
-    attempts: IdMap<AttemptId, Smoothed>,
+    attempts: DenseIdMap<AttemptId, Smoothed>,
 }
 
 impl ExponentiallySmoothed {
@@ -88,7 +88,7 @@ impl ExponentiallySmoothed {
     pub fn new(params: CheckedExpSmoothedParams) -> Self {
         ExponentiallySmoothed {
             params: params.0,
-            attempts: IdMap::default(),
+            attempts: DenseIdMap::default(),
         }
     }
 

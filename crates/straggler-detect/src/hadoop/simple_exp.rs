@@ -47,7 +47,7 @@
 //!   infinity; the result here is the limit of that, at once. With the speculator, a
 //!   stagnated attempt outranks any attempt with a finite estimate.
 
-use crate::scan::IdMap;
+use crate::scan::DenseIdMap;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, ProgressReport};
@@ -126,7 +126,7 @@ struct Record {
 #[derive(Debug, Clone, Default)]
 pub struct SimpleExponential {
     params: SimpleExpParams,
-    records: IdMap<AttemptId, Record>,
+    records: DenseIdMap<AttemptId, Record>,
 }
 
 impl SimpleExponential {
@@ -134,7 +134,7 @@ impl SimpleExponential {
     pub fn new(params: CheckedSimpleExpParams) -> Self {
         SimpleExponential {
             params: params.0,
-            records: IdMap::default(),
+            records: DenseIdMap::default(),
         }
     }
 
@@ -156,11 +156,17 @@ impl SimpleExponential {
     /// Whether the attempt's progress, below 1, has not changed for its stagnation window
     /// `max(2 tau, min_stagnation_window_secs)` at `now_secs`.
     pub fn is_stagnated(&self, attempt: AttemptId, now_secs: f64) -> bool {
-        self.records.get(&attempt).is_some_and(|r| {
-            // Hadoop sets the window once from the configured tau, not the raised one.
-            let window = (2.0 * self.params.tau_secs).max(self.params.min_stagnation_window_secs);
-            r.progress < 1.0 && now_secs - r.changed_secs >= window
-        })
+        self.records
+            .get(&attempt)
+            .is_some_and(|r| self.record_is_stagnated(r, now_secs))
+    }
+
+    /// [`SimpleExponential::is_stagnated`] for the attempt whose record is `r`.
+    #[inline]
+    fn record_is_stagnated(&self, r: &Record, now_secs: f64) -> bool {
+        // Hadoop sets the window once from the configured tau, not the raised one.
+        let window = (2.0 * self.params.tau_secs).max(self.params.min_stagnation_window_secs);
+        r.progress < 1.0 && now_secs - r.changed_secs >= window
     }
 }
 
@@ -224,10 +230,11 @@ impl RuntimeEstimator for SimpleExponential {
         now_secs: f64,
         _progress: f64,
     ) -> Option<f64> {
-        if self.is_stagnated(attempt, now_secs) {
+        // One lookup for both questions: this runs for every row of every scan.
+        let r = self.records.get(&attempt)?;
+        if self.record_is_stagnated(r, now_secs) {
             return Some(f64::INFINITY);
         }
-        let r = self.records.get(&attempt)?;
         if r.index < self.params.skip_initials || r.forecast <= 0.0 {
             return None;
         }
