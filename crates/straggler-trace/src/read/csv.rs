@@ -49,21 +49,7 @@ fn read_rows(
 ) {
     let mut lines = Lines::new(input, 0);
     let mut jobs = Assembler::default();
-    loop {
-        let line = match lines.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(error) => {
-                report.truncated = Some(Truncation {
-                    line: lines.line() + 1,
-                    note: format!(
-                        "the input cannot be read past line {}: {error}",
-                        lines.line()
-                    ),
-                });
-                break;
-            }
-        };
+    while let Some(line) = lines.next_or_note(report) {
         if is_blank(line.text) {
             continue;
         }

@@ -54,21 +54,7 @@ pub(crate) fn read(
     let mut pending: Option<(u64, String, usize)> = None;
     // The first line of an embedded configuration being passed over.
     let mut conf: Option<u64> = None;
-    loop {
-        let line = match lines.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(error) => {
-                report.truncated = Some(Truncation {
-                    line: lines.line() + 1,
-                    note: format!(
-                        "the input cannot be read past line {}: {error}",
-                        lines.line()
-                    ),
-                });
-                break;
-            }
-        };
+    while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
         let text = String::from_utf8_lossy(line.text);
         if let Some((start, mut record, count)) = pending.take() {

@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
-use crate::TraceError;
+use crate::{ReadReport, TraceError, Truncation};
 
 /// Buffer size for reading files: large enough that line splitting is not the bottleneck.
 const BUFFER_BYTES: usize = 256 * 1024;
@@ -187,6 +187,23 @@ impl<'a> Lines<'a> {
             text,
             terminated,
         }))
+    }
+
+    /// The next line, or `None` at the end of input and when the input cannot be read
+    /// further, in which case `report` notes where it stops.
+    pub(crate) fn next_or_note(&mut self, report: &mut ReadReport) -> Option<Line<'_>> {
+        // A failed read does not advance the count: this is the last line read.
+        let last = self.line;
+        match self.next_line() {
+            Ok(line) => line,
+            Err(error) => {
+                report.truncated = Some(Truncation {
+                    line: last + 1,
+                    note: format!("the input cannot be read past line {last}: {error}"),
+                });
+                None
+            }
+        }
     }
 }
 

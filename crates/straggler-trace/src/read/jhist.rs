@@ -44,21 +44,7 @@ pub(crate) fn read(
     let mut lines = Lines::new(input, 0);
     let mut jobs = Assembler::default();
     let mut header_lines = 0;
-    loop {
-        let line = match lines.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(error) => {
-                report.truncated = Some(Truncation {
-                    line: lines.line() + 1,
-                    note: format!(
-                        "the input cannot be read past line {}: {error}",
-                        lines.line()
-                    ),
-                });
-                break;
-            }
-        };
+    while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
         if header_lines < 2 {
             let text = String::from_utf8_lossy(line.text);

@@ -142,19 +142,8 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
     /// Reads every line of `lines`, counting each in `report`.
     pub(crate) fn read_lines(&mut self, lines: &mut Lines<'_>, report: &mut ReadReport) {
         loop {
-            let line = match lines.next_line() {
-                Ok(Some(line)) => line,
-                Ok(None) => return,
-                Err(error) => {
-                    report.truncated = Some(Truncation {
-                        line: lines.line() + 1,
-                        note: format!(
-                            "the input cannot be read past line {}: {error}",
-                            lines.line()
-                        ),
-                    });
-                    return;
-                }
+            let Some(line) = lines.next_or_note(report) else {
+                return;
             };
             if is_blank(line.text) {
                 continue;
