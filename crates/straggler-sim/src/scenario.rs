@@ -378,23 +378,16 @@ impl ScenarioSpec {
             "in [0, 1]",
             |v| (0.0..=1.0).contains(&v),
         )?;
-        let s = &self.speculation;
-        check("speculation.lag_secs", s.lag_secs, ">= 0", |v| v >= 0.0)?;
-        check(
-            "speculation.scan_interval_secs",
-            s.scan_interval_secs,
-            "> 0",
-            |v| v > 0.0,
-        )?;
-        check("speculation.heartbeat_secs", s.heartbeat_secs, "> 0", |v| {
-            v > 0.0
-        })?;
-        check("time_limit_secs", self.time_limit_secs, "> 0", |v| v > 0.0)?;
-        // The noise's keys are checked by the paper configuration's rules.
-        let sim = crate::SimConfig {
+        // The noise's, speculation's and time limit's keys are checked by the paper
+        // configuration's rules, under the same names.
+        let mut sim = crate::SimConfig {
             noise: self.noise,
+            time_limit_secs: self.time_limit_secs,
             ..crate::SimConfig::default()
         };
+        sim.speculation.lag_secs = self.speculation.lag_secs;
+        sim.speculation.scan_interval_secs = self.speculation.scan_interval_secs;
+        sim.speculation.heartbeat_secs = self.speculation.heartbeat_secs;
         sim.check()?;
         self.slowdown.check()?;
         self.power.check()?;
