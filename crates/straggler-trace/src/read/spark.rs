@@ -229,13 +229,8 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         Ok(())
     }
 
-    fn task_start(&mut self, event: Event, line: u64) -> Result<(), Skip> {
-        let (stage, stage_attempt) = stage_of(&event)?;
-        let info = event
-            .task_info
-            .ok_or(("missing field", Some("Task Info")))?;
-        let task_id = info.task_id.ok_or(("missing field", Some("Task ID")))?;
-        let index = info.index.ok_or(("missing field", Some("Index")))?;
+    fn task_start(&mut self, mut event: Event, line: u64) -> Result<(), Skip> {
+        let (stage, stage_attempt, info, task_id, index) = task_of(&mut event)?;
         let launch = info
             .launch_time
             .ok_or(("missing field", Some("Launch Time")))?;
@@ -263,13 +258,8 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         Ok(())
     }
 
-    fn task_end(&mut self, event: Event, line: u64) -> Result<(), Skip> {
-        let (stage, stage_attempt) = stage_of(&event)?;
-        let info = event
-            .task_info
-            .ok_or(("missing field", Some("Task Info")))?;
-        let task_id = info.task_id.ok_or(("missing field", Some("Task ID")))?;
-        let index = info.index.ok_or(("missing field", Some("Index")))?;
+    fn task_end(&mut self, mut event: Event, line: u64) -> Result<(), Skip> {
+        let (stage, stage_attempt, info, task_id, index) = task_of(&mut event)?;
         let finish = info
             .finish_time
             .ok_or(("missing field", Some("Finish Time")))?;
@@ -349,6 +339,19 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
 fn stage_of(event: &Event) -> Result<(u64, u64), Skip> {
     let stage = event.stage_id.ok_or(("missing field", Some("Stage ID")))?;
     Ok((stage, event.stage_attempt_id.unwrap_or(0)))
+}
+
+/// The stage, stage attempt, task info (taken out of the event), task id and index of a
+/// task start or end event.
+fn task_of(event: &mut Event) -> Result<(u64, u64, TaskInfo, u64, u64), Skip> {
+    let (stage, stage_attempt) = stage_of(event)?;
+    let info = event
+        .task_info
+        .take()
+        .ok_or(("missing field", Some("Task Info")))?;
+    let task_id = info.task_id.ok_or(("missing field", Some("Task ID")))?;
+    let index = info.index.ok_or(("missing field", Some("Index")))?;
+    Ok((stage, stage_attempt, info, task_id, index))
 }
 
 /// Input bytes and records of a task: what it read from storage plus what it fetched in
