@@ -93,11 +93,15 @@ pub fn child(args: &[&str]) -> anyhow::Result<()> {
             Ok(())
         }
         ["datacenter"] => datacenter(1, &["default", "late", "hierarchical"]),
-        [cut] => match cut.strip_prefix("datacenter-1/").map(str::parse::<u32>) {
-            Some(Ok(divisor)) if divisor >= 1 => datacenter(divisor, &["default"]),
+        [cut, detectors @ ..] => match cut.strip_prefix("datacenter-1/").map(str::parse::<u32>) {
+            // A cut runs Default unless detectors are named after it (for profiling).
+            Some(Ok(divisor)) if divisor >= 1 => match detectors {
+                [] => datacenter(divisor, &["default"]),
+                named => datacenter(divisor, named),
+            },
             _ => bail!("bench-child sim: unknown workload {args:?}"),
         },
-        _ => bail!("bench-child sim: unknown workload {args:?}"),
+        [] => bail!("bench-child sim: which workload?"),
     }
 }
 

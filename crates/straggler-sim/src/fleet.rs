@@ -10,11 +10,12 @@
 //! clock up to date and pushes its next completion into the queue: an event costs
 //! `O(containers of the node + log(nodes))`, not `O(running attempts)`.
 //!
-//! Memory is flat: per task a flag byte, the slab indices of its running original and
-//! copy and its execution time (13 bytes); running attempts live in a slab whose entries
-//! are reused as attempts end, each container slot naming its entry, and a scan visits
-//! the running attempts only; per-task factors are stateless hashes (no storage). A day
-//! of 25.6 million tasks holds about 340 MB of task state.
+//! Memory is flat: per task a flag byte, the indices of its running original and copy and
+//! its execution time (13 bytes); running attempts live in one dense array (an ending
+//! attempt's place goes to the last one), each container slot naming its entry, so a scan
+//! reads the running attempts only, from contiguous memory; per-task factors are
+//! stateless hashes (no storage). A day of 25.6 million tasks holds about 340 MB of task
+//! state.
 //!
 //! Differences from [`simulate`](crate::simulate) (the paper's engine, kept unchanged for
 //! the golden evaluation): regular tasks are placed on free containers in a round-robin
@@ -175,10 +176,6 @@ struct Live {
     input_bytes: f64,
     /// Its container slot.
     slot: u32,
-    /// Its index in `Fleet::running`.
-    running_at: u32,
-    /// Whether it is running (slab entries are reused once ended).
-    alive: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -235,13 +232,12 @@ struct Fleet<'a> {
     slots: Vec<u32>,
     /// Work clock at which the attempt in each slot finishes (infinite when empty).
     slot_finish: Vec<f64>,
-    /// Reused list of the attempts finishing at one event.
+    /// Reused list of the container slots whose attempts finish at one event.
     finishing: Vec<u32>,
+    /// The running attempts, densely, in a deterministic order: a start appends, an end
+    /// moves the last entry into the ended one's place (and renames it in `slots`,
+    /// `original` and `copy`). A scan reads them front to back, from contiguous memory.
     live: Vec<Live>,
-    free_live: Vec<u32>,
-    /// The slab entries of the running attempts, in no particular (but a deterministic)
-    /// order: a scan visits these only.
-    running: Vec<u32>,
     flags: Vec<u8>,
     original: Vec<u32>,
     copy: Vec<u32>,
@@ -347,9 +343,7 @@ impl<'a> Fleet<'a> {
             slots: vec![EMPTY; first_slot as usize],
             slot_finish: vec![f64::INFINITY; first_slot as usize],
             finishing: Vec::new(),
-            live: Vec::with_capacity(first_slot as usize),
-            free_live: Vec::new(),
-            running: Vec::new(),
+            live: Vec::new(),
             flags: vec![0; total],
             original: vec![EMPTY; total],
             copy: vec![EMPTY; total],
@@ -527,7 +521,7 @@ impl<'a> Fleet<'a> {
                 continue;
             }
             if finish <= clock + slack {
-                finished.push(self.slots[s]);
+                finished.push(s as u32);
             }
             if due.is_none_or(|(f, _)| finish < f) {
                 due = Some((finish, s));
@@ -535,12 +529,17 @@ impl<'a> Fleet<'a> {
         }
         if finished.is_empty() {
             if let Some((_, s)) = due {
-                finished.push(self.slots[s]);
+                finished.push(s as u32);
             }
         }
-        finished.sort_unstable_by_key(|&l| self.live[l as usize].id);
-        for &l in &finished {
-            self.succeed(l);
+        finished.sort_unstable_by_key(|&s| self.live[self.slots[s as usize] as usize].id);
+        // Entries move as attempts end: each is found again through its slot, which an
+        // earlier success in this loop may have emptied (a killed sibling).
+        for &s in &finished {
+            let l = self.slots[s as usize];
+            if l != EMPTY {
+                self.succeed(l);
+            }
         }
         self.finishing = finished;
         self.refresh(n);
@@ -570,8 +569,8 @@ impl<'a> Fleet<'a> {
                 let sibling = self.original[task];
                 if sibling != EMPTY {
                     self.original[task] = EMPTY;
-                    let progress = self.end_attempt(sibling, AttemptStatus::Killed);
                     let killed = self.live[sibling as usize];
+                    let progress = self.end_attempt(sibling, AttemptStatus::Killed);
                     // The paper's estimate of a killed original's time (Table 7's note).
                     self.exec_secs[task] =
                         ((self.now - killed.start_secs) / progress.max(1e-4)) as f32;
@@ -594,7 +593,7 @@ impl<'a> Fleet<'a> {
     }
 
     /// Ends attempt `l` with `status`; returns the progress (work fraction) it reached.
-    /// The slab entry stays readable until the next attempt starts.
+    /// The last running attempt takes entry `l`: read what is needed of `l` before.
     fn end_attempt(&mut self, l: u32, status: AttemptStatus) -> f64 {
         let live = self.live[l as usize];
         let n = live.node as usize;
@@ -610,12 +609,13 @@ impl<'a> Fleet<'a> {
         if !self.conditions.down[n] {
             self.free_slots.push_back(n as u32);
         }
-        self.live[l as usize].alive = false;
-        self.free_live.push(l);
-        let at = live.running_at as usize;
-        self.running.swap_remove(at);
-        if let Some(&moved) = self.running.get(at) {
-            self.live[moved as usize].running_at = at as u32;
+        self.live.swap_remove(l as usize);
+        if let Some(&moved) = self.live.get(l as usize) {
+            self.slots[moved.slot as usize] = l;
+            match moved.role {
+                AttemptRole::Original => self.original[moved.task as usize] = l,
+                AttemptRole::Speculative => self.copy[moved.task as usize] = l,
+            }
         }
         if let Some(r) = self.record.as_mut() {
             if let Some(a) = r.attempts.get_mut(live.id as usize) {
@@ -654,20 +654,9 @@ impl<'a> Fleet<'a> {
             work,
             input_bytes: input_bytes(self.spec, kind, &draw) as f64,
             slot: EMPTY,
-            running_at: self.running.len() as u32,
-            alive: true,
         };
-        let l = match self.free_live.pop() {
-            Some(l) => {
-                self.live[l as usize] = live;
-                l
-            }
-            None => {
-                self.live.push(live);
-                (self.live.len() - 1) as u32
-            }
-        };
-        self.running.push(l);
+        let l = self.live.len() as u32;
+        self.live.push(live);
         let node = &mut self.nodes[n];
         let first = node.first_slot as usize;
         let end = first + node.node.containers as usize;
@@ -876,12 +865,10 @@ impl<'a> Fleet<'a> {
         let mut snapshot = Snapshot::new(self.now, self.nodes.len() as u32, stages)?;
         self.snapshot_rows.clear();
         let phases = self.spec.causes.reduce_phases;
-        for &l in &self.running {
-            let live = &self.live[l as usize];
+        for (l, live) in self.live.iter().enumerate() {
             let job = &self.jobs[live.job as usize];
             let n = live.node as usize;
-            if !live.alive
-                || live.start_secs >= self.last_heartbeat
+            if live.start_secs >= self.last_heartbeat
                 || self.now - job.arrival_secs < lag
                 || self.flags[live.task as usize] & DONE != 0
             {
@@ -904,14 +891,15 @@ impl<'a> Fleet<'a> {
                 progress,
                 input_bytes: live.input_bytes,
             })?;
-            self.snapshot_rows.push(l);
+            self.snapshot_rows.push(l as u32);
         }
         if snapshot.is_empty() {
             return Ok(());
         }
         self.findings.clear();
         detector.scan(&snapshot, &mut self.findings);
-        let mut flagged: Vec<(f64, u32)> = Vec::new();
+        // (estimated time left, attempt id, entry): ties go to the older attempt.
+        let mut flagged: Vec<(f64, u32, u32)> = Vec::new();
         for &row in self.findings.rows() {
             let Some(&l) = self.snapshot_rows.get(row as usize) else {
                 continue;
@@ -936,11 +924,11 @@ impl<'a> Fleet<'a> {
             }
             if self.flags[task] & COPIED == 0 {
                 let left = (self.now - r.start_secs) * (1.0 - r.progress) / r.progress.max(1e-4);
-                flagged.push((left, l));
+                flagged.push((left, r.attempt.0, l));
             }
         }
         flagged.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        for (_, l) in flagged {
+        for (_, _, l) in flagged {
             let original = self.live[l as usize];
             let Some(n) = self.take_slot(Some(original.node as usize)) else {
                 break;
