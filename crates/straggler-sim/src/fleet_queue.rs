@@ -1,14 +1,35 @@
 //! An indexed min-heap of node completion times: one entry per node, updated in place
 //! (no stale entries), ties broken by the lower node index so that runs are deterministic.
+//!
+//! Four children per entry and each entry's time stored in the heap beside its node: a
+//! comparison reads the heap array only (no lookup of the time by node), the four
+//! children of an entry share one or two cache lines, and with 12,000 nodes the heap is
+//! half as deep as a binary one (7 levels, not 14). Which entry is first does not depend
+//! on the heap's shape: (time, node) is a total order.
 
 const ABSENT: u32 = u32::MAX;
+/// Children per entry.
+const ARITY: usize = 4;
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    time: f64,
+    node: u32,
+}
+
+impl Entry {
+    /// Earlier time first, then the lower node.
+    fn before(self, other: Entry) -> bool {
+        self.time < other.time || (self.time == other.time && self.node < other.node)
+    }
+}
 
 /// The next completion time of every node that has one.
 #[derive(Debug, Default)]
 pub(crate) struct CompletionQueue {
-    heap: Vec<u32>,
+    heap: Vec<Entry>,
+    /// Each node's index in `heap`, `ABSENT` when it has no entry.
     position: Vec<u32>,
-    time: Vec<f64>,
 }
 
 impl CompletionQueue {
@@ -17,94 +38,99 @@ impl CompletionQueue {
         CompletionQueue {
             heap: Vec::with_capacity(nodes),
             position: vec![ABSENT; nodes],
-            time: vec![f64::INFINITY; nodes],
         }
     }
 
     /// The earliest entry.
     pub(crate) fn peek(&self) -> Option<(f64, u32)> {
-        self.heap.first().map(|&n| (self.time[n as usize], n))
+        self.heap.first().map(|e| (e.time, e.node))
     }
 
     /// Sets node `n`'s time, or removes it with `None`.
     pub(crate) fn set(&mut self, n: u32, time: Option<f64>) {
-        let i = n as usize;
-        let at = self.position[i];
+        let at = self.position[n as usize];
         match (time, at == ABSENT) {
             (None, true) => {}
             (None, false) => self.remove_at(at as usize),
-            (Some(t), true) => {
-                self.time[i] = t;
-                self.heap.push(n);
-                self.position[i] = (self.heap.len() - 1) as u32;
+            (Some(time), true) => {
+                self.heap.push(Entry { time, node: n });
                 self.sift_up(self.heap.len() - 1);
             }
-            (Some(t), false) => {
-                let old = self.time[i];
-                self.time[i] = t;
-                if self.less(t, n, old, n) {
-                    self.sift_up(at as usize);
+            (Some(time), false) => {
+                let at = at as usize;
+                let old = self.heap[at];
+                let new = Entry { time, node: n };
+                self.heap[at] = new;
+                if new.before(old) {
+                    self.sift_up(at);
                 } else {
-                    self.sift_down(at as usize);
+                    self.sift_down(at);
                 }
             }
         }
     }
 
-    fn less(&self, ta: f64, a: u32, tb: f64, b: u32) -> bool {
-        ta < tb || (ta == tb && a < b)
-    }
-
-    fn before(&self, i: usize, j: usize) -> bool {
-        let (a, b) = (self.heap[i], self.heap[j]);
-        self.less(self.time[a as usize], a, self.time[b as usize], b)
-    }
-
-    fn swap(&mut self, i: usize, j: usize) {
-        self.heap.swap(i, j);
-        self.position[self.heap[i] as usize] = i as u32;
-        self.position[self.heap[j] as usize] = j as u32;
-    }
-
+    /// Moves the entry at `i` up to its place, shifting the parents it passes down.
     fn sift_up(&mut self, mut i: usize) {
+        let entry = self.heap[i];
         while i > 0 {
-            let parent = (i - 1) / 2;
-            if !self.before(i, parent) {
+            let parent = (i - 1) / ARITY;
+            let above = self.heap[parent];
+            if !entry.before(above) {
                 break;
             }
-            self.swap(i, parent);
+            self.place(i, above);
             i = parent;
         }
+        self.place(i, entry);
     }
 
+    /// Moves the entry at `i` down to its place, shifting the children it passes up.
     fn sift_down(&mut self, mut i: usize) {
+        let entry = self.heap[i];
+        let len = self.heap.len();
         loop {
-            let (left, right) = (2 * i + 1, 2 * i + 2);
-            let mut best = i;
-            if left < self.heap.len() && self.before(left, best) {
-                best = left;
-            }
-            if right < self.heap.len() && self.before(right, best) {
-                best = right;
-            }
-            if best == i {
+            let first = ARITY * i + 1;
+            if first >= len {
                 break;
             }
-            self.swap(i, best);
+            let mut best = first;
+            for child in first + 1..(first + ARITY).min(len) {
+                if self.heap[child].before(self.heap[best]) {
+                    best = child;
+                }
+            }
+            let below = self.heap[best];
+            if !below.before(entry) {
+                break;
+            }
+            self.place(i, below);
             i = best;
         }
+        self.place(i, entry);
+    }
+
+    fn place(&mut self, i: usize, entry: Entry) {
+        self.heap[i] = entry;
+        self.position[entry.node as usize] = i as u32;
     }
 
     fn remove_at(&mut self, at: usize) {
-        let last = self.heap.len() - 1;
-        self.swap(at, last);
-        if let Some(n) = self.heap.pop() {
-            self.position[n as usize] = ABSENT;
-            self.time[n as usize] = f64::INFINITY;
-        }
+        let Some(last) = self.heap.pop() else {
+            return;
+        };
+        let removed = match self.heap.get(at) {
+            Some(&removed) => removed,
+            None => last, // it was the last entry
+        };
+        self.position[removed.node as usize] = ABSENT;
         if at < self.heap.len() {
-            self.sift_up(at);
-            self.sift_down(at);
+            self.heap[at] = last;
+            if last.before(removed) {
+                self.sift_up(at);
+            } else {
+                self.sift_down(at);
+            }
         }
     }
 }
@@ -112,6 +138,7 @@ impl CompletionQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Stream;
 
     #[test]
     fn pops_in_time_then_node_order_after_updates() {
@@ -135,5 +162,54 @@ mod tests {
         assert_eq!(order, [(1.0, 0), (4.0, 3), (5.0, 1)]);
         q.set(2, None); // absent: nothing happens
         assert_eq!(q.peek(), None);
+    }
+
+    /// The reference: every node's time in a plain array, the minimum found by a scan.
+    fn reference_peek(times: &[Option<f64>]) -> Option<(f64, u32)> {
+        let mut best: Option<(f64, u32)> = None;
+        for (n, t) in times.iter().enumerate() {
+            if let Some(t) = *t {
+                if best.is_none_or(|(b, _)| t < b) {
+                    best = Some((t, n as u32));
+                }
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn agrees_with_a_linear_scan_over_random_sets_removals_and_pops() {
+        for nodes in [1usize, 2, 5, 17, 200] {
+            let mut stream = Stream::new(nodes as u64, &[0x9e3e]);
+            let mut q = CompletionQueue::new(nodes);
+            let mut times: Vec<Option<f64>> = vec![None; nodes];
+            for step in 0..20_000 {
+                let n = ((stream.uniform() * nodes as f64) as usize).min(nodes - 1);
+                let roll = stream.uniform();
+                // Times on a coarse grid so that ties between nodes are frequent.
+                let time = (stream.uniform() * 50.0).floor();
+                let time = match roll {
+                    r if r < 0.15 => None,
+                    r if r < 0.25 => Some(f64::INFINITY),
+                    _ => Some(time),
+                };
+                if roll > 0.9 {
+                    // Pop the earliest, as the engine does.
+                    if let Some((_, first)) = q.peek() {
+                        q.set(first, None);
+                        times[first as usize] = None;
+                    }
+                } else {
+                    q.set(n as u32, time);
+                    times[n] = time;
+                }
+                assert_eq!(
+                    q.peek(),
+                    reference_peek(&times),
+                    "{nodes} nodes, step {step}"
+                );
+                assert_eq!(q.heap.len(), times.iter().flatten().count());
+            }
+        }
     }
 }
