@@ -148,19 +148,30 @@ pub fn simulate_scenario(
     Ok(fleet.finish(name))
 }
 
+/// What an event reads and writes of a node, in one cache line (a day's 12,000 nodes do
+/// not fit a core's cache, so each line an event touches is a likely miss): the node's
+/// hardware is in `Fleet::machines`, its work clock at the last heartbeat in
+/// `Fleet::heartbeat_clock`, and its condition mirrors `Fleet::conditions`.
 #[derive(Debug)]
+#[repr(align(64))]
 struct NodeRt {
-    node: Node,
-    used: u32,
-    first_slot: u32,
     clock: f64,
     clock_secs: f64,
-    clock_at_heartbeat: f64,
     rate: f64,
-    /// Index in `Fleet::rate_tables`: nodes of the same shape share a table.
-    shape: u32,
-    dirty: bool,
+    /// Speed factor (a weak node's drift), as in `NodeConditions::speed`.
+    speed: f64,
     energy_joules: f64,
+    containers: u32,
+    used: u32,
+    first_slot: u32,
+    /// Index in `Fleet::rate_tables` and `Fleet::power_tables`: nodes of the same shape
+    /// share a table.
+    shape: u32,
+    /// Background tasks, as in `NodeConditions::background`.
+    background: u32,
+    /// Whether it is down, as in `NodeConditions::down`.
+    down: bool,
+    dirty: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -229,6 +240,10 @@ struct Fleet<'a> {
     spec: &'a ScenarioSpec,
     seed: u64,
     nodes: Vec<NodeRt>,
+    /// Each node's hardware.
+    machines: Vec<Node>,
+    /// Each node's work clock at the last heartbeat (what progress reports show).
+    heartbeat_clock: Vec<f64>,
     slots: Vec<u32>,
     /// Work clock at which the attempt in each slot finishes (infinite when empty).
     slot_finish: Vec<f64>,
@@ -253,6 +268,8 @@ struct Fleet<'a> {
     dirty: Vec<u32>,
     /// Rate of a node of each shape with 0, 1, 2, ... running tasks.
     rate_tables: Vec<Vec<f64>>,
+    /// Power of a node of each shape with 0, 1, 2, ... running tasks.
+    power_tables: Vec<Vec<f64>>,
     conditions: NodeConditions,
     noise: Stream,
     now: f64,
@@ -270,7 +287,9 @@ impl<'a> Fleet<'a> {
         let mut layout = Stream::new(seed, &[label("layout")]);
         let active = spec.active_cores()?;
         let placement = layout.permutation(active.len());
+        let conditions = NodeConditions::new(&spec.causes, c.nodes, seed);
         let mut nodes = Vec::with_capacity(c.nodes as usize);
+        let mut machines = Vec::with_capacity(c.nodes as usize);
         let mut first_slot = 0u32;
         for i in 0..c.nodes {
             let containers = spec.causes.containers_of(i, c.nodes, c.containers);
@@ -281,33 +300,37 @@ impl<'a> Fleet<'a> {
                 .unwrap_or(c.cores);
             let node = Node::new(NodeId(i), c.cores, c.threads_per_core, containers)
                 .with_active_cores(cores);
+            let i = i as usize;
             nodes.push(NodeRt {
-                node,
-                used: 0,
-                first_slot,
                 clock: 0.0,
                 clock_secs: 0.0,
-                clock_at_heartbeat: 0.0,
                 rate: 0.0,
-                shape: 0,
-                dirty: false,
+                speed: conditions.speed[i],
                 energy_joules: 0.0,
+                containers,
+                used: 0,
+                first_slot,
+                shape: 0,
+                background: conditions.background[i],
+                down: conditions.down[i],
+                dirty: false,
             });
+            machines.push(node);
             first_slot += containers;
         }
         // Free containers, round-robin over the nodes in a seeded order: the first wave
         // spreads over the cluster.
         let order = layout.permutation(nodes.len());
-        let max_containers = nodes.iter().map(|n| n.node.containers).max().unwrap_or(0);
+        let max_containers = nodes.iter().map(|n| n.containers).max().unwrap_or(0);
         let mut free_slots = VecDeque::with_capacity(first_slot as usize);
         for round in 0..max_containers {
             for &n in &order {
-                if round < nodes[n].node.containers {
+                if round < nodes[n].containers {
                     free_slots.push_back(n as u32);
                 }
             }
         }
-        let rate_tables = shape_rates(spec, &mut nodes);
+        let (rate_tables, power_tables) = shape_tables(spec, &machines, &mut nodes);
         let jobs = make_jobs(spec, seed);
         let total = spec.task_count() as usize;
         let mut record = record.then(Recorder::default);
@@ -348,8 +371,10 @@ impl<'a> Fleet<'a> {
             original: vec![EMPTY; total],
             copy: vec![EMPTY; total],
             exec_secs: vec![0.0; total],
-            conditions: NodeConditions::new(&spec.causes, c.nodes, seed),
+            conditions,
+            heartbeat_clock: vec![0.0; nodes.len()],
             nodes,
+            machines,
             jobs,
             next_arrival: 0,
             active: Vec::new(),
@@ -359,6 +384,7 @@ impl<'a> Fleet<'a> {
             completions: CompletionQueue::new(c.nodes as usize),
             dirty: Vec::new(),
             rate_tables,
+            power_tables,
             noise: Stream::new(seed, &[label("noise")]),
             now: 0.0,
             last_heartbeat: 0.0,
@@ -454,15 +480,17 @@ impl<'a> Fleet<'a> {
     /// Brings node `n`'s work clock and energy up to `now` under its current condition.
     fn touch(&mut self, n: usize) {
         let now = self.now;
-        let down = self.conditions.down[n];
-        let background = self.conditions.background[n];
         let node = &mut self.nodes[n];
         let dt = now - node.clock_secs;
         if dt > 0.0 {
             node.clock += node.rate * dt;
-            if !down {
-                let running = node.used + background;
-                node.energy_joules += self.spec.power.power_watts(&node.node, running) * dt;
+            if !node.down {
+                let running = node.used + node.background;
+                let watts = match self.power_tables[node.shape as usize].get(running as usize) {
+                    Some(&watts) => watts,
+                    None => self.spec.power.power_watts(&self.machines[n], running),
+                };
+                node.energy_joules += watts * dt;
             }
         }
         node.clock_secs = now;
@@ -480,21 +508,20 @@ impl<'a> Fleet<'a> {
 
     /// Recomputes node `n`'s rate and its next completion in the queue.
     fn update(&mut self, n: usize) {
-        let running = self.nodes[n].used + self.conditions.background[n];
-        let speed = self.conditions.speed[n];
         let node = &mut self.nodes[n];
         node.dirty = false;
+        let running = node.used + node.background;
         let rate = match self.rate_tables[node.shape as usize].get(running as usize) {
             Some(&rate) => rate,
-            None => self.spec.slowdown.rate(&node.node, running),
+            None => self.spec.slowdown.rate(&self.machines[n], running),
         };
-        node.rate = rate * speed;
+        node.rate = rate * node.speed;
         if node.used == 0 || node.rate <= 0.0 {
             self.completions.set(n as u32, None);
             return;
         }
         let first = node.first_slot as usize;
-        let finish = self.slot_finish[first..first + node.node.containers as usize]
+        let finish = self.slot_finish[first..first + node.containers as usize]
             .iter()
             .fold(f64::INFINITY, |a, &b| a.min(b));
         let time = finish
@@ -509,7 +536,7 @@ impl<'a> Fleet<'a> {
         self.touch(n);
         let node = &self.nodes[n];
         let first = node.first_slot as usize;
-        let end = first + node.node.containers as usize;
+        let end = first + node.containers as usize;
         let clock = node.clock;
         let slack = 1e-9 * clock.abs().max(1.0);
         let mut due: Option<(f64, usize)> = None;
@@ -606,7 +633,7 @@ impl<'a> Fleet<'a> {
         self.slots[live.slot as usize] = EMPTY;
         self.slot_finish[live.slot as usize] = f64::INFINITY;
         node.used -= 1;
-        if !self.conditions.down[n] {
+        if !node.down {
             self.free_slots.push_back(n as u32);
         }
         self.live.swap_remove(l as usize);
@@ -659,7 +686,7 @@ impl<'a> Fleet<'a> {
         self.live.push(live);
         let node = &mut self.nodes[n];
         let first = node.first_slot as usize;
-        let end = first + node.node.containers as usize;
+        let end = first + node.containers as usize;
         if let Some(slot) = (first..end).find(|&s| self.slots[s] == EMPTY) {
             self.slots[slot] = l;
             self.slot_finish[slot] = live.clock_start + live.work;
@@ -736,7 +763,7 @@ impl<'a> Fleet<'a> {
             };
             let n = n as usize;
             let node = &self.nodes[n];
-            if self.conditions.down[n] || node.used >= node.node.containers {
+            if node.down || node.used >= node.containers {
                 continue; // a stale entry
             }
             if Some(n) == avoid {
@@ -793,10 +820,14 @@ impl<'a> Fleet<'a> {
     fn change_node(&mut self, n: usize, change: Change) {
         self.touch(n);
         self.conditions.apply(n as u32, change, self.now);
+        let node = &mut self.nodes[n];
+        node.down = self.conditions.down[n];
+        node.background = self.conditions.background[n];
+        node.speed = self.conditions.speed[n];
         match change {
             Change::Down => {
                 let first = self.nodes[n].first_slot as usize;
-                let count = self.nodes[n].node.containers as usize;
+                let count = self.nodes[n].containers as usize;
                 for s in first..first + count {
                     let l = self.slots[s];
                     if l == EMPTY {
@@ -828,7 +859,7 @@ impl<'a> Fleet<'a> {
                 }
             }
             Change::Up => {
-                for _ in 0..self.nodes[n].node.containers {
+                for _ in 0..self.nodes[n].containers {
                     self.free_slots.push_back(n as u32);
                 }
             }
@@ -839,8 +870,8 @@ impl<'a> Fleet<'a> {
 
     fn heartbeat(&mut self) {
         self.last_heartbeat = self.now;
-        for node in &mut self.nodes {
-            node.clock_at_heartbeat = node.clock + node.rate * (self.now - node.clock_secs);
+        for (clock, node) in self.heartbeat_clock.iter_mut().zip(&self.nodes) {
+            *clock = node.clock + node.rate * (self.now - node.clock_secs);
         }
     }
 
@@ -874,8 +905,7 @@ impl<'a> Fleet<'a> {
             {
                 continue;
             }
-            let done =
-                ((self.nodes[n].clock_at_heartbeat - live.clock_start) / live.work).clamp(0.0, 1.0);
+            let done = ((self.heartbeat_clock[n] - live.clock_start) / live.work).clamp(0.0, 1.0);
             let is_map = live.task - job.first_task < job.maps;
             let progress = match (is_map, phases) {
                 (false, Some(p)) => p.score(done),
@@ -1001,7 +1031,7 @@ impl<'a> Fleet<'a> {
             energy_joules: self.nodes.iter().map(|n| n.energy_joules).sum(),
         };
         let run = self.record.take().map(|r| Run {
-            nodes: self.nodes.iter().map(|n| n.node).collect(),
+            nodes: self.machines.clone(),
             stages: (0..self.jobs.len() as u32)
                 .flat_map(|j| {
                     [TaskKind::Map, TaskKind::Reduce].map(|kind| Stage {
@@ -1020,31 +1050,44 @@ impl<'a> Fleet<'a> {
     }
 }
 
-/// One table of rates per node shape (cores, threads, containers); sets each node's
-/// shape. A table covers up to twice the containers (background tasks included).
-fn shape_rates(spec: &ScenarioSpec, nodes: &mut [NodeRt]) -> Vec<Vec<f64>> {
+/// One table of rates and one of power per node shape (cores, threads, containers); sets
+/// each node's shape. A table covers up to twice the containers (background tasks
+/// included); beyond, the models are asked again.
+fn shape_tables(
+    spec: &ScenarioSpec,
+    machines: &[Node],
+    nodes: &mut [NodeRt],
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
     let mut shapes: Vec<Node> = Vec::new();
-    let mut tables = Vec::new();
-    for n in nodes.iter_mut() {
+    let (mut rates, mut powers) = (Vec::new(), Vec::new());
+    for (n, machine) in nodes.iter_mut().zip(machines) {
         let same = |s: &Node| {
-            s.active_cores == n.node.active_cores
-                && s.threads_per_core == n.node.threads_per_core
-                && s.containers == n.node.containers
+            s.active_cores == machine.active_cores
+                && s.threads_per_core == machine.threads_per_core
+                && s.containers == machine.containers
         };
         let shape = match shapes.iter().position(same) {
             Some(shape) => shape,
             None => {
-                shapes.push(n.node);
-                let table = (0..=2 * n.node.containers)
-                    .map(|running| spec.slowdown.rate(&n.node, running))
-                    .collect();
-                tables.push(table);
+                shapes.push(*machine);
+                let running = 0..=2 * machine.containers;
+                rates.push(
+                    running
+                        .clone()
+                        .map(|r| spec.slowdown.rate(machine, r))
+                        .collect(),
+                );
+                powers.push(
+                    running
+                        .map(|r| spec.power.power_watts(machine, r))
+                        .collect(),
+                );
                 shapes.len() - 1
             }
         };
         n.shape = shape as u32;
     }
-    tables
+    (rates, powers)
 }
 
 /// The median of `values` (mean of the two middle values for an even count); reorders.
