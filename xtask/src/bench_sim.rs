@@ -8,7 +8,8 @@ use anyhow::{Context, bail};
 use serde_json::json;
 use std::time::Instant;
 
-use stragglers::detect::Detector;
+use stragglers::detect::{Detector, Findings};
+use stragglers::model::{Observation, Snapshot};
 use stragglers::sim::{
     DetectorSpec, Evaluation, RunOptions, ScenarioSpec, Summary, simulate_scenario,
 };
@@ -40,6 +41,17 @@ pub fn run(json_path: Option<&Path>) -> anyhow::Result<()> {
             measured.peak_rss_bytes as f64 / (1024.0 * 1024.0),
             facts["detectors"],
         );
+        for timing in facts["timings"].as_array().into_iter().flatten() {
+            let scans = timing["scans"].as_u64().unwrap_or(0);
+            println!(
+                "    {:<13} run {:>6.2} s, of which detector scans {:>6.2} s ({} scans, {:.0} rows each)",
+                timing["detector"].as_str().unwrap_or("?"),
+                timing["run_secs"].as_f64().unwrap_or(f64::NAN),
+                timing["scan_secs"].as_f64().unwrap_or(f64::NAN),
+                scans,
+                timing["rows"].as_u64().unwrap_or(0) as f64 / scans.max(1) as f64,
+            );
+        }
         for summary in facts["summaries"].as_array().into_iter().flatten() {
             println!(
                 "    {:<13} makespan {:>9.0} s, mean job {:>6.1} s, {} stragglers, {} detections, {} copies ({} won)",
@@ -105,8 +117,36 @@ pub fn child(args: &[&str]) -> anyhow::Result<()> {
     }
 }
 
+/// A detector that times the scans of the one it wraps: how much of a run they take.
+struct Timed {
+    inner: Box<dyn Detector>,
+    scan_secs: f64,
+    scans: u64,
+    rows: u64,
+}
+
+impl Detector for Timed {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let started = Instant::now();
+        self.inner.scan(snapshot, findings);
+        self.scan_secs += started.elapsed().as_secs_f64();
+        self.scans += 1;
+        self.rows += snapshot.len() as u64;
+    }
+    fn observe(&mut self, observation: &Observation) {
+        self.inner.observe(observation);
+    }
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
+}
+
 /// The `datacenter` preset with its nodes and jobs divided by `divisor`, run once with each
-/// detector, the runs spread over two threads; prints the facts and each run's summary.
+/// detector, the runs spread over two threads; prints the facts, each run's summary and
+/// how long it took, with the part its detector's scans took.
 fn datacenter(divisor: u32, detectors: &[&str]) -> anyhow::Result<()> {
     let mut spec = ScenarioSpec::datacenter();
     spec.cluster.nodes /= divisor;
@@ -127,7 +167,8 @@ fn datacenter(divisor: u32, detectors: &[&str]) -> anyhow::Result<()> {
         .into_iter()
         .map(|d| std::sync::Mutex::new(Some(d)))
         .collect();
-    let results: Vec<std::sync::Mutex<Option<anyhow::Result<Summary>>>> =
+    type Ran = anyhow::Result<(Summary, serde_json::Value)>;
+    let results: Vec<std::sync::Mutex<Option<Ran>>> =
         slots.iter().map(|_| std::sync::Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..2 {
@@ -136,23 +177,32 @@ fn datacenter(divisor: u32, detectors: &[&str]) -> anyhow::Result<()> {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(slot) = slots.get(i) else { break };
                     let taken = slot.lock().ok().and_then(|mut d| d.take());
-                    let Some(mut detector) = taken else { continue };
+                    let Some(inner) = taken else { continue };
+                    let mut detector = Timed {
+                        inner,
+                        scan_secs: 0.0,
+                        scans: 0,
+                        rows: 0,
+                    };
                     let started = Instant::now();
                     let outcome = simulate_scenario(
                         spec,
                         2019,
-                        Some(detector.as_mut() as &mut dyn Detector),
+                        Some(&mut detector as &mut dyn Detector),
                         RunOptions::default(),
                     );
+                    let run_secs = started.elapsed().as_secs_f64();
                     let result = outcome
                         .map(|o| {
-                            eprintln!(
-                                "{} with {}: {:.2} s",
-                                spec.name,
-                                o.summary.detector,
-                                started.elapsed().as_secs_f64()
-                            );
-                            o.summary
+                            eprintln!("{} with {}: {run_secs:.2} s", spec.name, o.summary.detector);
+                            let timing = json!({
+                                "detector": o.summary.detector,
+                                "run_secs": run_secs,
+                                "scan_secs": detector.scan_secs,
+                                "scans": detector.scans,
+                                "rows": detector.rows,
+                            });
+                            (o.summary, timing)
                         })
                         .map_err(anyhow::Error::from);
                     if let Ok(mut r) = results[i].lock() {
@@ -162,14 +212,16 @@ fn datacenter(divisor: u32, detectors: &[&str]) -> anyhow::Result<()> {
             });
         }
     });
-    let mut summaries = Vec::new();
+    let (mut summaries, mut timings) = (Vec::new(), Vec::new());
     for r in results {
         let r = r
             .into_inner()
             .ok()
             .flatten()
             .context("a run did not report")?;
-        summaries.push(r.context("simulating the datacenter")?);
+        let (summary, timing) = r.context("simulating the datacenter")?;
+        summaries.push(summary);
+        timings.push(timing);
     }
     println!(
         "{}",
@@ -178,6 +230,7 @@ fn datacenter(divisor: u32, detectors: &[&str]) -> anyhow::Result<()> {
             "tasks": spec.task_count() * detectors.len() as u64,
             "detectors": detectors,
             "summaries": summaries,
+            "timings": timings,
         })
     );
     Ok(())
