@@ -673,18 +673,19 @@ impl<'a> Fleet<'a> {
         done
     }
 
+    /// Starts an attempt of `task` on node `n`; `draw` is the task's
+    /// [`task_draw`](crate::causes::Causes::task_draw), which the caller has made.
     fn start_attempt(
         &mut self,
         task: u32,
         job: u32,
         n: usize,
         role: AttemptRole,
-        work: f64,
+        (work, draw): (f64, &TaskDraw),
     ) -> u32 {
         self.touch(n);
         let id = self.counters.attempts as u32;
         self.counters.attempts += 1;
-        let draw = self.spec.causes.task_draw(self.seed, u64::from(task));
         let kind = match task - self.jobs[job as usize].first_task < self.jobs[job as usize].maps {
             true => TaskKind::Map,
             false => TaskKind::Reduce,
@@ -698,7 +699,7 @@ impl<'a> Fleet<'a> {
             start_secs: self.now,
             clock_start: self.nodes[n].clock,
             work,
-            input_bytes: input_bytes(self.spec, kind, &draw) as f64,
+            input_bytes: input_bytes(self.spec, kind, draw) as f64,
             slot: EMPTY,
         };
         let l = self.live.len() as u32;
@@ -823,7 +824,7 @@ impl<'a> Fleet<'a> {
                     self.counters.injected += 1;
                 }
             }
-            let l = self.start_attempt(task, job, n, AttemptRole::Original, work);
+            let l = self.start_attempt(task, job, n, AttemptRole::Original, (work, &draw));
             self.tasks[t].original = l;
         }
     }
@@ -987,7 +988,13 @@ impl<'a> Fleet<'a> {
             let work = self.base_work(task, original.job)
                 * work_factor(&self.spec.noise, &mut self.noise)
                 * draw.every_attempt;
-            let c = self.start_attempt(task, original.job, n, AttemptRole::Speculative, work);
+            let c = self.start_attempt(
+                task,
+                original.job,
+                n,
+                AttemptRole::Speculative,
+                (work, &draw),
+            );
             self.tasks[task as usize].copy = c;
             self.tasks[task as usize].flags |= COPIED;
             self.counters.copies += 1;
