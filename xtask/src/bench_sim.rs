@@ -17,12 +17,15 @@ use stragglers::sim::{
 use crate::bench;
 
 /// The workloads `run` measures, each a `bench-child sim <workload>`: the paper's matrix,
-/// the `datacenter` preset cut to 1/100 and 1/10 of its nodes and jobs (with Default), and
-/// the whole day with Default, LATE and Hierarchical (one thread each, two at a time).
+/// the `datacenter` preset cut to 1/100, 1/10, 1/4 and 1/2 of its nodes and jobs (with
+/// Default: how one run's time grows with the cluster), and the whole day with Default,
+/// LATE and Hierarchical (one thread each, two at a time).
 const WORKLOADS: &[&str] = &[
     "paper-matrix",
     "datacenter-1/100",
     "datacenter-1/10",
+    "datacenter-1/4",
+    "datacenter-1/2",
     "datacenter",
 ];
 
