@@ -47,12 +47,13 @@ pub fn run(json_path: Option<&Path>) -> anyhow::Result<()> {
         for timing in facts["timings"].as_array().into_iter().flatten() {
             let scans = timing["scans"].as_u64().unwrap_or(0);
             println!(
-                "    {:<13} run {:>6.2} s, of which detector scans {:>6.2} s ({} scans, {:.0} rows each)",
+                "    {:<13} run {:>6.2} s, of which detector scans {:>6.2} s ({} scans, {:.0} rows and {:.1} flagged each)",
                 timing["detector"].as_str().unwrap_or("?"),
                 timing["run_secs"].as_f64().unwrap_or(f64::NAN),
                 timing["scan_secs"].as_f64().unwrap_or(f64::NAN),
                 scans,
                 timing["rows"].as_u64().unwrap_or(0) as f64 / scans.max(1) as f64,
+                timing["flagged"].as_u64().unwrap_or(0) as f64 / scans.max(1) as f64,
             );
         }
         for summary in facts["summaries"].as_array().into_iter().flatten() {
@@ -126,6 +127,7 @@ struct Timed {
     scan_secs: f64,
     scans: u64,
     rows: u64,
+    flagged: u64,
 }
 
 impl Detector for Timed {
@@ -138,6 +140,7 @@ impl Detector for Timed {
         self.scan_secs += started.elapsed().as_secs_f64();
         self.scans += 1;
         self.rows += snapshot.len() as u64;
+        self.flagged += findings.rows().len() as u64;
     }
     fn observe(&mut self, observation: &Observation) {
         self.inner.observe(observation);
@@ -186,6 +189,7 @@ fn datacenter(divisor: u32, detectors: &[&str]) -> anyhow::Result<()> {
                         scan_secs: 0.0,
                         scans: 0,
                         rows: 0,
+                        flagged: 0,
                     };
                     let started = Instant::now();
                     let outcome = simulate_scenario(
@@ -204,6 +208,7 @@ fn datacenter(divisor: u32, detectors: &[&str]) -> anyhow::Result<()> {
                                 "scan_secs": detector.scan_secs,
                                 "scans": detector.scans,
                                 "rows": detector.rows,
+                                "flagged": detector.flagged,
                             });
                             (o.summary, timing)
                         })
