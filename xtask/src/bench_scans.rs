@@ -292,8 +292,9 @@ fn measure(spec: &DetectorSpec, snapshot: &Snapshot) -> (f64, f64) {
     (median(scans), median(floors))
 }
 
-/// Measures every detector at every size, prints a table and optionally writes the JSON.
-pub fn run(json_path: Option<&Path>) -> anyhow::Result<()> {
+/// Measures every detector (or those named in `only`) at every size, prints a table and
+/// optionally writes the JSON.
+pub fn run(json_path: Option<&Path>, only: Option<&[&str]>) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("warning: a debug build; `cargo xtask` builds in release");
     }
@@ -303,7 +304,15 @@ pub fn run(json_path: Option<&Path>) -> anyhow::Result<()> {
         "{:<20} {:>9} {:>7} {:>10} {:>10} {:>7}",
         "detector", "tasks", "nodes", "scan", "floor", "ratio"
     );
-    let specs = DetectorSpec::all();
+    let mut specs = DetectorSpec::all();
+    if let Some(only) = only {
+        if let Some(unknown) = only.iter().find(|n| specs.iter().all(|s| s.name() != **n)) {
+            anyhow::bail!(
+                "bench scans: no detector {unknown:?} (`stragglers detectors` lists them)"
+            );
+        }
+        specs.retain(|s| only.contains(&s.name()));
+    }
     let mut scans = Vec::new();
     for (tasks, nodes) in SIZES {
         let snapshot = snapshot(tasks, nodes)
