@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{group_sums, map_rows, rate_or_nan};
+use crate::scan::{group_sums, rate_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hierarchical`].
@@ -103,9 +103,14 @@ impl<D: Detector> Hierarchical<D> {
         let nodes = snapshot.node_indices();
         let parallelism = self.params.parallelism;
         // Speed_i once per row, NaN for a row without one; then Perf_N per node.
-        map_rows(nodes.len(), parallelism, &mut self.speeds, |row| {
-            rate_or_nan(progress[row] * input[row], now, start[row])
-        });
+        rate_rows(
+            now,
+            progress,
+            Some(input),
+            start,
+            parallelism,
+            &mut self.speeds,
+        );
         let perf: Vec<Option<f64>> =
             group_sums(nodes, &self.speeds, node_count, parallelism, |s, _| s)
                 .iter()

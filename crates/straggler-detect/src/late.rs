@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{group_sums, map_rows, rate_or_nan, rows_below};
+use crate::scan::{group_sums, rate_rows, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -87,12 +87,7 @@ impl Detector for LateDetector {
         let stages = snapshot.stage_indices();
         let parallelism = self.params.parallelism;
         // Eq. 7, once per row; NaN marks "no rate" and fails every comparison below.
-        map_rows(
-            progress.len().min(start.len()),
-            parallelism,
-            &mut self.rates,
-            |row| rate_or_nan(progress[row], now, start[row]),
-        );
+        rate_rows(now, progress, None, start, parallelism, &mut self.rates);
         let rates = &self.rates;
         let group_count = snapshot.stages().len();
         // Eq. 8, then Eq. 9 in a second pass (more accurate than E[x^2] - mean^2). NaN

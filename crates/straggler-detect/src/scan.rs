@@ -245,51 +245,40 @@ pub(crate) fn filter_rows(
 
 /// Appends to `out`, in increasing order, the rows `0..len` whose bit is set in the words
 /// `word(rows)` returns for `rows` = `0..64`, `64..128`, ... (the last range shorter).
-/// Blocks of [`FILTER_BLOCK`] rows are filtered on their own, in parallel or not, their
-/// kept rows written at the front of their own part of `out`, then joined in block order.
+/// In parallel, blocks of [`FILTER_BLOCK`] rows are filtered on their own, and their kept
+/// rows joined in block order.
 fn filter_words(
     len: usize,
     parallelism: Parallelism,
     out: &mut Vec<u32>,
     word: impl Fn(std::ops::Range<usize>) -> u64 + Sync,
 ) {
-    let first = out.len();
-    out.resize(first + len, 0);
-    let filter_block = |(block, slots): (usize, &mut [u32])| {
-        let base = block * FILTER_BLOCK;
-        let mut kept = 0;
-        for word_start in (0..slots.len()).step_by(64) {
-            let rows = base + word_start..base + (word_start + 64).min(slots.len());
-            let mut word = word(rows.clone());
+    let filter = |rows: std::ops::Range<usize>, out: &mut Vec<u32>| {
+        for word_start in rows.clone().step_by(64) {
+            let mut word = word(word_start..(word_start + 64).min(rows.end));
             while word != 0 {
-                slots[kept] = (rows.start + word.trailing_zeros() as usize) as u32;
-                kept += 1;
+                out.push((word_start + word.trailing_zeros() as usize) as u32);
                 word &= word - 1;
             }
         }
-        kept
     };
-    let blocks = &mut out[first..];
-    let kept: Vec<usize> = if parallelism.is_parallel(len) {
-        blocks
-            .par_chunks_mut(FILTER_BLOCK)
-            .enumerate()
-            .map(filter_block)
-            .collect()
+    if parallelism.is_parallel(len) {
+        let blocks: Vec<Vec<u32>> = (0..len.div_ceil(FILTER_BLOCK))
+            .into_par_iter()
+            .map(|block| {
+                let mut kept = Vec::new();
+                filter(
+                    block * FILTER_BLOCK..((block + 1) * FILTER_BLOCK).min(len),
+                    &mut kept,
+                );
+                kept
+            })
+            .collect();
+        out.reserve(blocks.iter().map(Vec::len).sum());
+        blocks.iter().for_each(|kept| out.extend_from_slice(kept));
     } else {
-        blocks
-            .chunks_mut(FILTER_BLOCK)
-            .enumerate()
-            .map(filter_block)
-            .collect()
-    };
-    let mut end = first;
-    for (block, kept) in kept.into_iter().enumerate() {
-        let from = first + block * FILTER_BLOCK;
-        out.copy_within(from..from + kept, end);
-        end += kept;
+        filter(0..len, out);
     }
-    out.truncate(end);
 }
 
 /// Appends to `out`, in increasing order, the rows whose value is below the bar of their
@@ -336,19 +325,64 @@ pub(crate) fn map_rows(
     out: &mut Vec<f64>,
     value: impl Fn(usize) -> f64 + Sync,
 ) {
-    out.clear();
+    fill_blocks(len, parallelism, out, |rows, slots| {
+        for (slot, row) in slots.iter_mut().zip(rows) {
+            *slot = value(row);
+        }
+    });
+}
+
+/// Resizes `out` to `len` and hands its blocks of [`FILTER_BLOCK`] slots, with their rows,
+/// to `fill`, which writes every slot; on rayon's pool when parallel.
+fn fill_blocks(
+    len: usize,
+    parallelism: Parallelism,
+    out: &mut Vec<f64>,
+    fill: impl Fn(std::ops::Range<usize>, &mut [f64]) + Sync,
+) {
+    // Every slot is written: resized, not cleared, so that a buffer kept from the previous
+    // scan of as many rows is not filled twice.
     out.resize(len, 0.0);
     let fill = |(block, slots): (usize, &mut [f64])| {
-        let base = block * FILTER_BLOCK;
-        for (i, slot) in slots.iter_mut().enumerate() {
-            *slot = value(base + i);
-        }
+        let start = block * FILTER_BLOCK;
+        fill(start..start + slots.len(), slots);
     };
     if parallelism.is_parallel(len) {
         out.par_chunks_mut(FILTER_BLOCK).enumerate().for_each(fill);
     } else {
         out.chunks_mut(FILTER_BLOCK).enumerate().for_each(fill);
     }
+}
+
+/// Replaces `out` with the rate of every row, `progress x weight / (now - start)` (the
+/// weight being 1 without `weights`), NaN for a row without one ([`rate_or_nan`]). In
+/// blocks on rayon's pool when parallel; each row's rate depends on that row only, so the
+/// split changes nothing. Rows past the shortest column are not read.
+pub(crate) fn rate_rows(
+    now_secs: f64,
+    progress: &[f64],
+    weights: Option<&[f64]>,
+    start_secs: &[f64],
+    parallelism: Parallelism,
+    out: &mut Vec<f64>,
+) {
+    let len = progress
+        .len()
+        .min(start_secs.len())
+        .min(weights.map_or(usize::MAX, <[f64]>::len));
+    fill_blocks(len, parallelism, out, |rows, slots| {
+        let (progress, start) = (&progress[rows.clone()], &start_secs[rows.clone()]);
+        // Zipped slices, no index: the loops run as vectors.
+        let rated = slots.iter_mut().zip(progress).zip(start);
+        match weights {
+            None => rated.for_each(|((slot, &p), &s)| *slot = rate_or_nan(p, now_secs, s)),
+            Some(weights) => rated
+                .zip(&weights[rows])
+                .for_each(|(((slot, &p), &s), &w)| {
+                    *slot = rate_or_nan(p * w, now_secs, s);
+                }),
+        }
+    });
 }
 
 /// The rate `amount / (now - start)` of a row, NaN (no rate) when the row started at `now`
@@ -358,7 +392,8 @@ pub(crate) fn map_rows(
 pub(crate) fn rate_or_nan(amount: f64, now_secs: f64, start_secs: f64) -> f64 {
     let elapsed = now_secs - start_secs;
     let rate = amount / elapsed;
-    if elapsed > 0.0 && rate.is_finite() {
+    // `&`, not `&&`, and `abs() <` rather than `is_finite`: a select, not a branch.
+    if (elapsed > 0.0) & (rate.abs() < f64::INFINITY) {
         rate
     } else {
         f64::NAN
@@ -645,6 +680,102 @@ mod tests {
         assert_eq!(counts.get(TaskId(3)), 0);
         counts.count(&[]);
         assert_eq!(counts.get(TaskId(0)), 0);
+    }
+
+    #[test]
+    fn rates_by_hand() {
+        // now = 10: started at 5 with progress 0.5 -> 0.1/s (x2 with weight 2); started at
+        // now or later, or with an elapsed time that overflows the rate -> NaN.
+        let progress = [0.5, 0.5, 0.5, 1.0];
+        let start = [5.0, 10.0, 11.0, 10.0 - 1e-310];
+        let mut rates = vec![7.0; 9];
+        rate_rows(
+            10.0,
+            &progress,
+            None,
+            &start,
+            Parallelism::Sequential,
+            &mut rates,
+        );
+        assert_eq!(rates.len(), 4);
+        assert_eq!(rates[0], 0.1);
+        assert!(rates[1..].iter().all(|r| r.is_nan()));
+        let weights = [2.0, 1.0, 1.0];
+        rate_rows(
+            10.0,
+            &progress,
+            Some(&weights),
+            &start,
+            Parallelism::Parallel,
+            &mut rates,
+        );
+        assert_eq!(rates.len(), 3, "the shortest column bounds the rows");
+        assert_eq!(rates[0], 0.2);
+    }
+
+    #[test]
+    fn rates_match_across_paths() {
+        let n = 3 * FILTER_BLOCK + 5;
+        let progress: Vec<f64> = (0..n).map(|r| (r % 997) as f64 / 997.0).collect();
+        let start: Vec<f64> = (0..n).map(|r| (r % 13) as f64 * 50.0).collect();
+        let (mut seq, mut par) = (Vec::new(), Vec::new());
+        rate_rows(
+            600.0,
+            &progress,
+            Some(&start),
+            &start,
+            Parallelism::Sequential,
+            &mut seq,
+        );
+        rate_rows(
+            600.0,
+            &progress,
+            Some(&start),
+            &start,
+            Parallelism::Parallel,
+            &mut par,
+        );
+        assert!(
+            seq.iter()
+                .zip(&par)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        );
+        // Started at now (600 = 12 x 50): the rows r with r % 13 == 12.
+        let at_now = (0..n).filter(|r| r % 13 == 12).count();
+        assert_eq!(seq.iter().filter(|r| r.is_nan()).count(), at_now);
+    }
+
+    #[test]
+    fn rows_below_their_group_bar() {
+        // 200 rows: groups in runs of 100 (words of one group) then mixed row by row in the
+        // last 50 rows of each run; group 2 has no bar; NaN values are never kept.
+        let groups: Vec<u32> = (0..300u32)
+            .map(|r| if r % 100 >= 50 { r % 3 } else { r / 100 })
+            .collect();
+        let values: Vec<f64> = (0..300)
+            .map(|r| {
+                if r % 7 == 0 {
+                    f64::NAN
+                } else {
+                    f64::from(r % 10)
+                }
+            })
+            .collect();
+        let bars = [5.0, 2.0];
+        let expected: Vec<u32> = (0..300u32)
+            .filter(|&r| {
+                let v = values[r as usize];
+                bars.get(groups[r as usize] as usize)
+                    .is_some_and(|&bar| v < bar)
+            })
+            .collect();
+        assert!(!expected.is_empty());
+        for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+            let mut out = vec![9_999];
+            rows_below(&values, &groups, &bars, parallelism, &mut out);
+            assert_eq!(out[0], 9_999, "appended, not replaced");
+            assert_eq!(out[1..], expected[..]);
+        }
     }
 
     #[test]
