@@ -4,10 +4,10 @@
 //! reads, measured in the same run. The JSON is
 //! `{"threads", "scans": [{"detector", "tasks", "nodes", "ns_per_task", "floor_ns_per_task"}]}`.
 //!
-//! The snapshot is one stage of maps at `now` = 3000 s: progress = elapsed x 1/600 per
-//! second x a +-10% jitter (capped at 0.999), starts uniform over the last 600 s; on one
-//! node in 20 and for 1% of the other rows, stragglers five times slower, started over the
-//! last 2400 s; inputs 64 MB +-10%; the data come from a fixed SplitMix64 stream. Before
+//! The snapshot is the kit's `conformance::straggling_stage`: one stage of maps at `now` =
+//! 3000 s: progress = elapsed x 1/600 per second x a +-10% jitter (capped at 0.999), starts
+//! uniform over the last 600 s; on one node in 20 and for 1% of the other rows, stragglers
+//! five times slower, started over the last 2400 s; inputs 64 MB +-10%. Before
 //! timing, each detector observes what a long stage would have shown it: nine finished
 //! tasks per running one (so that Spark's 90% gate is open and Hadoop's estimators have
 //! means), ending evenly from 600 s to `now` (so that DSB's last 60 s window holds some),
@@ -27,11 +27,13 @@ use std::time::Instant;
 
 use anyhow::Context;
 use serde_json::json;
-use stragglers::detect::conformance::SplitMix64;
+use stragglers::detect::conformance::{
+    STAGE_NOW_SECS, STAGE_USUAL_SECS, SplitMix64, straggling_stage,
+};
 use stragglers::detect::{Detector, Findings};
 use stragglers::model::{
-    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, ProgressReport,
-    Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
+    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, NodeId, Observation, ProgressReport,
+    Snapshot, StageId, TaskId,
 };
 use stragglers::sim::DetectorSpec;
 
@@ -45,10 +47,9 @@ const SIZES: [(usize, u32); 4] = [
     (1_000_000, 10_000),
 ];
 
-/// The snapshot's instant.
-const NOW_SECS: f64 = 3000.0;
-/// A task's usual duration.
-const USUAL_SECS: f64 = 600.0;
+/// The snapshot's instant and a task's usual duration.
+const NOW_SECS: f64 = STAGE_NOW_SECS;
+const USUAL_SECS: f64 = STAGE_USUAL_SECS;
 /// Runs per figure (the median is reported).
 const RUNS: usize = 7;
 /// The length of one run.
@@ -134,35 +135,11 @@ fn floor(snapshot: &Snapshot, columns: &[Column]) -> f64 {
 
 /// `tasks` running maps of one job on `nodes` nodes; see the module docs.
 fn snapshot(tasks: usize, nodes: u32) -> anyhow::Result<Snapshot> {
-    let stages = vec![Stage {
-        job: JobId(0),
-        kind: TaskKind::Map,
-    }];
-    let mut snapshot = Snapshot::new(NOW_SECS, nodes, stages)?;
-    let mut rng = SplitMix64(0x5ca1_ab1e_0000_0000 ^ tasks as u64);
-    for i in 0..tasks {
-        let node = rng.below(nodes);
-        let slow = node.is_multiple_of(20) || rng.below(100) == 0;
-        let (slowdown, max_age) = if slow {
-            (5.0, 4.0 * USUAL_SECS)
-        } else {
-            (1.0, USUAL_SECS)
-        };
-        let start_secs = NOW_SECS - rng.unit() * max_age;
-        let rate = (0.9 + 0.2 * rng.unit()) / USUAL_SECS / slowdown;
-        let progress = ((NOW_SECS - start_secs) * rate).min(0.999);
-        snapshot.push(SnapshotRow {
-            attempt: AttemptId(i as u32),
-            task: TaskId(i as u32),
-            stage: StageId(0),
-            node: NodeId(node),
-            role: AttemptRole::Original,
-            start_secs,
-            progress,
-            input_bytes: 64e6 * (0.9 + 0.2 * rng.unit()),
-        })?;
-    }
-    Ok(snapshot)
+    Ok(straggling_stage(
+        tasks,
+        nodes,
+        0x5ca1_ab1e_0000_0000 ^ tasks as u64,
+    )?)
 }
 
 /// Feeds `detector` the history of a long stage; see the module docs.
