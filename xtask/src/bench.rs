@@ -13,8 +13,9 @@ use anyhow::{Context, bail};
 
 use crate::{bench_replay, bench_scans, bench_sim};
 
-pub const USAGE: &str = "  bench <what> [--json PATH]
-                 measure and print figures; --json also writes them to PATH.
+pub const USAGE: &str = "  bench <what> [--json PATH] [--only NAMES]
+                 measure and print figures; --json also writes them to PATH;
+                 --only (scans) measures the comma-separated detectors NAMES only.
                  <what>: one of the benchmarks below";
 
 /// The benchmarks `cargo xtask bench` knows: name, one line on what it measures.
@@ -33,20 +34,28 @@ const BENCHMARKS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Parses `<what> [--json PATH]` and runs that benchmark.
+/// Parses `<what> [--json PATH] [--only NAMES]` and runs that benchmark.
 pub fn main(args: &[&str]) -> anyhow::Result<()> {
-    let Some((what, rest)) = args.split_first() else {
+    let Some((what, mut rest)) = args.split_first() else {
         bail!("bench: which one? {}", known());
     };
-    let json = match rest {
-        [] => None,
-        ["--json", path] => Some(PathBuf::from(path)),
-        _ => bail!("bench {what}: expected [--json PATH], got {rest:?}"),
-    };
+    let (mut json, mut only) = (None, None);
+    loop {
+        match rest {
+            [] => break,
+            ["--json", path, more @ ..] => (json, rest) = (Some(PathBuf::from(path)), more),
+            ["--only", names, more @ ..] if *what == "scans" => {
+                (only, rest) = (Some(names.split(',').collect::<Vec<_>>()), more);
+            }
+            _ => {
+                bail!("bench {what}: expected [--json PATH] (scans: [--only NAMES]), got {rest:?}")
+            }
+        }
+    }
     match *what {
         "sim" => bench_sim::run(json.as_deref()),
         "replay" => bench_replay::run(json.as_deref()),
-        "scans" => bench_scans::run(json.as_deref()),
+        "scans" => bench_scans::run(json.as_deref(), only.as_deref()),
         other => bail!("bench: unknown benchmark {other:?}; {}", known()),
     }
 }

@@ -1,19 +1,20 @@
-//! `cargo xtask bench scans [--json PATH]`: the cost of one scan per running task, for
+//! `cargo xtask bench scans [--json PATH] [--only NAMES]`: the cost of one scan per running task, for
 //! every detector of `DetectorSpec::all()`, on 10^3 to 10^6 running tasks of 10^2 to 10^4
 //! nodes, beside a floor: a plain pass that only reads the snapshot columns that detector
 //! reads, measured in the same run. The JSON is
 //! `{"threads", "scans": [{"detector", "tasks", "nodes", "ns_per_task", "floor_ns_per_task"}]}`.
 //!
-//! The snapshot is one stage of maps at `now` = 3000 s: progress = elapsed x 1/600 per
-//! second x a +-10% jitter (capped at 0.999), starts uniform over the last 600 s; on one
-//! node in 20 and for 1% of the other rows, stragglers five times slower, started over the
-//! last 2400 s; inputs 64 MB +-10%; the data come from a fixed SplitMix64 stream. Before
+//! The snapshot is the kit's `conformance::straggling_stage`: one stage of maps at `now` =
+//! 3000 s: progress = elapsed x 1/600 per second x a +-10% jitter (capped at 0.999), starts
+//! uniform over the last 600 s; on one node in 20 and for 1% of the other rows, stragglers
+//! five times slower, started over the last 2400 s; inputs 64 MB +-10%. Before
 //! timing, each detector observes what a long stage would have shown it: nine finished
 //! tasks per running one (so that Spark's 90% gate is open and Hadoop's estimators have
-//! means), each with one progress report half a usual duration before its end, all in
-//! time order, then 25 progress reports of every running attempt, 3 s apart up to `now`
-//! (those after its start; Hadoop's simple exponential estimator needs 24). Only scans
-//! are timed.
+//! means), ending evenly from 600 s to `now` (so that DSB's last 60 s window holds some),
+//! each with one progress report half a usual duration before its end, and 25 progress
+//! reports of every running attempt, 3 s apart up to `now` (those after its start;
+//! Hadoop's simple exponential estimator needs 24), all in time order. Only scans are
+//! timed.
 //!
 //! Each figure is the median over [`RUNS`] runs, a run being as many scans as fill
 //! [`RUN_NANOS`] (at least one); floor and detector runs alternate, so that both see the
@@ -26,11 +27,13 @@ use std::time::Instant;
 
 use anyhow::Context;
 use serde_json::json;
-use stragglers::detect::conformance::SplitMix64;
+use stragglers::detect::conformance::{
+    STAGE_NOW_SECS, STAGE_USUAL_SECS, SplitMix64, straggling_stage,
+};
 use stragglers::detect::{Detector, Findings};
 use stragglers::model::{
-    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, ProgressReport,
-    Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
+    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, NodeId, Observation, ProgressReport,
+    Snapshot, StageId, TaskId,
 };
 use stragglers::sim::DetectorSpec;
 
@@ -44,10 +47,9 @@ const SIZES: [(usize, u32); 4] = [
     (1_000_000, 10_000),
 ];
 
-/// The snapshot's instant.
-const NOW_SECS: f64 = 3000.0;
-/// A task's usual duration.
-const USUAL_SECS: f64 = 600.0;
+/// The snapshot's instant and a task's usual duration.
+const NOW_SECS: f64 = STAGE_NOW_SECS;
+const USUAL_SECS: f64 = STAGE_USUAL_SECS;
 /// Runs per figure (the median is reported).
 const RUNS: usize = 7;
 /// The length of one run.
@@ -89,6 +91,7 @@ fn columns(detector: &str) -> &'static [Column] {
         "late-zaharia" => &[Task, Stage, Node, Role, Start, Progress],
         "garraghan" | "garraghan-offline" | "garraghan-online" => &[Stage, Start, Progress],
         "dos-index" | "dos-index-10" => &[Stage, Role, Start, Input],
+        "dsb" | "dsb-top3" => &[Node, Role],
         "oracle" => &[Task, Role, Start],
         _ => &[Attempt, Task, Stage, Node, Role, Start, Progress, Input],
     }
@@ -132,46 +135,22 @@ fn floor(snapshot: &Snapshot, columns: &[Column]) -> f64 {
 
 /// `tasks` running maps of one job on `nodes` nodes; see the module docs.
 fn snapshot(tasks: usize, nodes: u32) -> anyhow::Result<Snapshot> {
-    let stages = vec![Stage {
-        job: JobId(0),
-        kind: TaskKind::Map,
-    }];
-    let mut snapshot = Snapshot::new(NOW_SECS, nodes, stages)?;
-    let mut rng = SplitMix64(0x5ca1_ab1e_0000_0000 ^ tasks as u64);
-    for i in 0..tasks {
-        let node = rng.below(nodes);
-        let slow = node.is_multiple_of(20) || rng.below(100) == 0;
-        let (slowdown, max_age) = if slow {
-            (5.0, 4.0 * USUAL_SECS)
-        } else {
-            (1.0, USUAL_SECS)
-        };
-        let start_secs = NOW_SECS - rng.unit() * max_age;
-        let rate = (0.9 + 0.2 * rng.unit()) / USUAL_SECS / slowdown;
-        let progress = ((NOW_SECS - start_secs) * rate).min(0.999);
-        snapshot.push(SnapshotRow {
-            attempt: AttemptId(i as u32),
-            task: TaskId(i as u32),
-            stage: StageId(0),
-            node: NodeId(node),
-            role: AttemptRole::Original,
-            start_secs,
-            progress,
-            input_bytes: 64e6 * (0.9 + 0.2 * rng.unit()),
-        })?;
-    }
-    Ok(snapshot)
+    Ok(straggling_stage(
+        tasks,
+        nodes,
+        0x5ca1_ab1e_0000_0000 ^ tasks as u64,
+    )?)
 }
 
 /// Feeds `detector` the history of a long stage; see the module docs.
 fn warm_up(detector: &mut dyn Detector, snapshot: &Snapshot) {
     let running = snapshot.len();
     let finished = running * FINISHED_PER_RUNNING;
-    // Every end before the first reading of the running attempts.
-    let span = NOW_SECS - USUAL_SECS - HEARTBEAT_SECS * READINGS as f64;
-    let end_secs = |k: usize| USUAL_SECS + span * k as f64 / finished as f64;
-    // Finished task k: duration `durations[k]`, one progress report half a usual duration
-    // before its end. Reports and ends are both in increasing time: merged in time order.
+    // Ends spread evenly from one usual duration to `now`, so that DSB's last window holds
+    // some; each finished task has one report half a usual duration before its end.
+    let span = NOW_SECS - USUAL_SECS;
+    let end_secs = |k: usize| USUAL_SECS + span * (k + 1) as f64 / finished as f64;
+    let report_secs = |k: usize| end_secs(k) - 0.5 * USUAL_SECS;
     let mut rng = SplitMix64(0x0f1e_15ed);
     // Nodes that are slow in the snapshot (every 20th) were slow for the finished tasks
     // too, so that the node-level detectors (eSplash, DSB) have a weak node to find.
@@ -183,43 +162,57 @@ fn warm_up(detector: &mut dyn Detector, snapshot: &Snapshot) {
             slowdown * USUAL_SECS * (0.9 + 0.2 * rng.unit())
         })
         .collect();
-    let report_secs = |k: usize| end_secs(k) - 0.5 * USUAL_SECS;
+    // Finished task k runs on node `id % node_count`, id = running + k.
+    let finished_task = |k: usize| {
+        let id = (running + k) as u32;
+        (AttemptId(id), TaskId(id), NodeId(id % node_count))
+    };
+    // Reports and ends of finished tasks, each stream in increasing time, merged in time
+    // order up to `until` (inclusive).
     let (mut next_report, mut next_end) = (0, 0);
-    while next_end < finished {
-        let id = (running + next_end) as u32;
-        if next_report < finished && report_secs(next_report) < end_secs(next_end) {
-            let k = next_report;
-            let id = (running + k) as u32;
-            let elapsed = durations[k] - 0.5 * USUAL_SECS;
-            detector.observe(&Observation::Progress(ProgressReport {
-                attempt: AttemptId(id),
-                task: TaskId(id),
-                stage: StageId(0),
-                node: NodeId(id % node_count),
-                time_secs: report_secs(k),
-                progress: (elapsed / durations[k]).clamp(0.0, 1.0),
-            }));
-            next_report += 1;
-            continue;
+    let mut history_until = |detector: &mut dyn Detector, until: f64| loop {
+        let report = (next_report < finished).then(|| report_secs(next_report));
+        let end = (next_end < finished).then(|| end_secs(next_end));
+        match (report, end) {
+            (Some(r), end) if r <= until && end.is_none_or(|e| r < e) => {
+                let k = next_report;
+                let (attempt, task, node) = finished_task(k);
+                let elapsed = durations[k] - 0.5 * USUAL_SECS;
+                detector.observe(&Observation::Progress(ProgressReport {
+                    attempt,
+                    task,
+                    stage: StageId(0),
+                    node,
+                    time_secs: r,
+                    progress: (elapsed / durations[k]).clamp(0.0, 1.0),
+                }));
+                next_report += 1;
+            }
+            (_, Some(e)) if e <= until => {
+                let k = next_end;
+                let (attempt, task, node) = finished_task(k);
+                detector.observe(&Observation::AttemptEnded(AttemptEnd {
+                    attempt,
+                    task,
+                    stage: StageId(0),
+                    node,
+                    role: AttemptRole::Original,
+                    start_secs: e - durations[k],
+                    end_secs: e,
+                    status: AttemptStatus::Succeeded,
+                    input_bytes: 64_000_000,
+                }));
+                next_end += 1;
+            }
+            _ => break,
         }
-        let k = next_end;
-        detector.observe(&Observation::AttemptEnded(AttemptEnd {
-            attempt: AttemptId(id),
-            task: TaskId(id),
-            stage: StageId(0),
-            node: NodeId(id % node_count),
-            role: AttemptRole::Original,
-            start_secs: end_secs(k) - durations[k],
-            end_secs: end_secs(k),
-            status: AttemptStatus::Succeeded,
-            input_bytes: 64_000_000,
-        }));
-        next_end += 1;
-    }
+    };
     // The running attempts' last readings, a heartbeat apart (Hadoop's simple exponential
-    // estimator needs 24 before it estimates), each on the attempt's own straight line.
+    // estimator needs 24 before it estimates), each on the attempt's own straight line,
+    // with the finished tasks' history up to each reading.
     for reading in 0..READINGS {
         let when = NOW_SECS - HEARTBEAT_SECS * (READINGS - 1 - reading) as f64;
+        history_until(detector, when);
         for row in 0..running {
             let Some(r) = snapshot.row(row).filter(|r| r.start_secs < when) else {
                 continue;
@@ -235,6 +228,7 @@ fn warm_up(detector: &mut dyn Detector, snapshot: &Snapshot) {
             }));
         }
     }
+    history_until(detector, NOW_SECS);
 }
 
 /// Nanoseconds per task of one run of `work` over `tasks` tasks: as many calls as fill
@@ -292,8 +286,9 @@ fn measure(spec: &DetectorSpec, snapshot: &Snapshot) -> (f64, f64) {
     (median(scans), median(floors))
 }
 
-/// Measures every detector at every size, prints a table and optionally writes the JSON.
-pub fn run(json_path: Option<&Path>) -> anyhow::Result<()> {
+/// Measures every detector (or those named in `only`) at every size, prints a table and
+/// optionally writes the JSON.
+pub fn run(json_path: Option<&Path>, only: Option<&[&str]>) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("warning: a debug build; `cargo xtask` builds in release");
     }
@@ -303,7 +298,15 @@ pub fn run(json_path: Option<&Path>) -> anyhow::Result<()> {
         "{:<20} {:>9} {:>7} {:>10} {:>10} {:>7}",
         "detector", "tasks", "nodes", "scan", "floor", "ratio"
     );
-    let specs = DetectorSpec::all();
+    let mut specs = DetectorSpec::all();
+    if let Some(only) = only {
+        if let Some(unknown) = only.iter().find(|n| specs.iter().all(|s| s.name() != **n)) {
+            anyhow::bail!(
+                "bench scans: no detector {unknown:?} (`stragglers detectors` lists them)"
+            );
+        }
+        specs.retain(|s| only.contains(&s.name()));
+    }
     let mut scans = Vec::new();
     for (tasks, nodes) in SIZES {
         let snapshot = snapshot(tasks, nodes)
@@ -370,11 +373,9 @@ mod tests {
         }
         // No straggler of these snapshots takes ten times its share of time per byte
         // (at most 2400 s against a mean near 600 s): dos-index-10 has nobody to flag, but
-        // its scan does the work of dos-index's. DSB ranks nodes on the tasks that ended
-        // in its last 60 s window, and the warm-up's tasks all end before the running
-        // attempts' readings: `dsb` and `dsb-top3` scan here with nothing blacklisted (their
-        // blacklisting scans are measured in straggler-detect's `node_level_scans` bench).
-        assert_eq!(quiet, ["dsb", "dsb-top3", "dos-index-10"]);
+        // its scan does the work of dos-index's. DSB ranks nodes on the tasks that ended in
+        // its last 60 s window, which the warm-up fills: it blacklists and flags.
+        assert_eq!(quiet, ["dos-index-10"]);
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! Both detectors learn from finished attempts, so each is first fed a history of four
 //! successes per node, all ended in the last minute (inside DSB's window): node speeds
 //! vary by +-10%, nodes `n % 3 == 0` run 1.5 times faster (a second eSplash level), and for
-//! DSB nodes `n % 20 == 0` ran three times slower (its blacklist). In the snapshot, the rows
-//! of nodes `n % 20 == 0` and 1% of the others run at a third of the usual rate.
+//! DSB nodes `n % 20 == 0` ran three times slower (its blacklist). The snapshot is the
+//! kit's `conformance::straggling_stage`: the rows of nodes `n % 20 == 0` and 1% of the
+//! others run five times slower.
 //!
 //! Two cases per detector:
 //! - `<name>`: the steady scan, the one that runs every second: levels (eSplash) or the
@@ -28,15 +29,14 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use straggler_detect::conformance::SplitMix64;
+use straggler_detect::conformance::{
+    STAGE_NOW_SECS, STAGE_USUAL_SECS, SplitMix64, straggling_stage,
+};
 use straggler_detect::{Detector, Dsb, DsbParams, ESplash, Findings};
 use straggler_model::{
-    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, Snapshot,
-    SnapshotRow, Stage, StageId, TaskId, TaskKind,
+    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, NodeId, Observation, Snapshot, StageId,
+    TaskId,
 };
-
-/// The instant of every snapshot, seconds since the start of the run.
-const NOW_SECS: f64 = 600.0;
 
 /// Sizes benchmarked, with the cluster size of each.
 const SIZES: [(usize, u32); 4] = [
@@ -46,35 +46,9 @@ const SIZES: [(usize, u32); 4] = [
     (1_000_000, 10_000),
 ];
 
-/// `attempts` running maps of one job on `nodes` nodes, as in `benches/scans.rs`.
+/// `attempts` running maps of one job on `nodes` nodes: the kit's straggling stage.
 fn snapshot(attempts: usize, nodes: u32) -> Snapshot {
-    let stages = vec![Stage {
-        job: JobId(0),
-        kind: TaskKind::Map,
-    }];
-    let mut snapshot = Snapshot::new(NOW_SECS, nodes, stages).expect("finite now");
-    let mut rng = SplitMix64(0x00be_ac4e_d5ca_4500 ^ attempts as u64);
-    let usual_rate_per_sec = 1.0 / NOW_SECS;
-    for i in 0..attempts {
-        let node = rng.below(nodes);
-        let start_secs = rng.unit() * NOW_SECS;
-        let slow = node % 20 == 0 || rng.below(100) == 0;
-        let rate = usual_rate_per_sec * (0.9 + 0.2 * rng.unit()) / if slow { 3.0 } else { 1.0 };
-        let progress = ((NOW_SECS - start_secs) * rate).min(0.999);
-        snapshot
-            .push(SnapshotRow {
-                attempt: AttemptId(i as u32),
-                task: TaskId(i as u32),
-                stage: StageId(0),
-                node: NodeId(node),
-                role: AttemptRole::Original,
-                start_secs,
-                progress,
-                input_bytes: 64e6 * (0.9 + 0.2 * rng.unit()),
-            })
-            .expect("valid row");
-    }
-    snapshot
+    straggling_stage(attempts, nodes, 0x00be_ac4e_d5ca_4500 ^ attempts as u64).expect("valid rows")
 }
 
 /// Four successes per node, ended in the last minute; see the module docs.
@@ -89,8 +63,8 @@ fn history(nodes: u32, slow_weak_nodes: bool) -> Vec<Observation> {
             } else {
                 1.0
             };
-            let duration = NOW_SECS * (0.9 + 0.2 * rng.unit()) * weak / speed;
-            let end_secs = NOW_SECS - 60.0 + 15.0 * f64::from(round) + f64::from(node) / 1e6;
+            let duration = STAGE_USUAL_SECS * (0.9 + 0.2 * rng.unit()) * weak / speed;
+            let end_secs = STAGE_NOW_SECS - 60.0 + 15.0 * f64::from(round) + f64::from(node) / 1e6;
             observations.push(Observation::AttemptEnded(AttemptEnd {
                 attempt: AttemptId(0),
                 task: TaskId(0),

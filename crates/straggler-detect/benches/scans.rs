@@ -7,10 +7,10 @@
 //! node, as on a cluster of 10 000 nodes with 100 containers each; 10^6 attempts on 100
 //! nodes would be 10 000 containers per node).
 //!
-//! Data, from a fixed SplitMix64 stream: start times uniform over `0..now` (a continuous
-//! stream of maps, so progress is about uniform over `[0, 1]`), progress = elapsed time x
-//! usual rate x a +-10% jitter, capped at 0.999; the rows of one node in 20 and 1% of the
-//! other rows run at a third of the usual rate; inputs 64 MB +-10%.
+//! Data: the kit's `conformance::straggling_stage` (the snapshots of `cargo xtask bench
+//! scans`): maps started over the last 600 s at 1/600 of their work per second +-10%; the
+//! rows of one node in 20 and 1% of the others five times slower, started over the last
+//! 2400 s; inputs 64 MB +-10%.
 //!
 //! The detectors run with their default parameters, hence `Parallelism::Auto`: sequential
 //! below 32 768 rows, on rayon's pool from there (10^5 and 10^6). The floor is always one
@@ -23,16 +23,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use straggler_detect::conformance::SplitMix64;
+use straggler_detect::conformance::straggling_stage;
 use straggler_detect::{
     DefaultDetector, Detector, Findings, Hierarchical, HierarchicalParams, LateDetector,
 };
-use straggler_model::{
-    AttemptId, AttemptRole, JobId, NodeId, Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
-};
-
-/// The instant of every snapshot, seconds since the start of the run.
-const NOW_SECS: f64 = 600.0;
+use straggler_model::Snapshot;
 
 /// Sizes benchmarked, with the cluster size of each.
 const SIZES: [(usize, u32); 4] = [
@@ -42,35 +37,9 @@ const SIZES: [(usize, u32); 4] = [
     (1_000_000, 10_000),
 ];
 
-/// `attempts` running maps of one job on `nodes` nodes; see the module docs.
+/// `attempts` running maps of one job on `nodes` nodes: the kit's straggling stage.
 fn snapshot(attempts: usize, nodes: u32) -> Snapshot {
-    let stages = vec![Stage {
-        job: JobId(0),
-        kind: TaskKind::Map,
-    }];
-    let mut snapshot = Snapshot::new(NOW_SECS, nodes, stages).expect("finite now");
-    let mut rng = SplitMix64(0x00be_ac4e_d5ca_4500 ^ attempts as u64);
-    let usual_rate_per_sec = 1.0 / NOW_SECS;
-    for i in 0..attempts {
-        let node = rng.below(nodes);
-        let start_secs = rng.unit() * NOW_SECS;
-        let slow = node % 20 == 0 || rng.below(100) == 0;
-        let rate = usual_rate_per_sec * (0.9 + 0.2 * rng.unit()) / if slow { 3.0 } else { 1.0 };
-        let progress = ((NOW_SECS - start_secs) * rate).min(0.999);
-        snapshot
-            .push(SnapshotRow {
-                attempt: AttemptId(i as u32),
-                task: TaskId(i as u32),
-                stage: StageId(0),
-                node: NodeId(node),
-                role: AttemptRole::Original,
-                start_secs,
-                progress,
-                input_bytes: 64e6 * (0.9 + 0.2 * rng.unit()),
-            })
-            .expect("valid row");
-    }
-    snapshot
+    straggling_stage(attempts, nodes, 0x00be_ac4e_d5ca_4500 ^ attempts as u64).expect("valid rows")
 }
 
 /// Reads the progress and start columns and nothing else.

@@ -351,6 +351,42 @@ pub fn build_snapshot(
     Ok(snapshot)
 }
 
+/// The instant of a [`straggling_stage`] snapshot, seconds.
+pub const STAGE_NOW_SECS: f64 = 3000.0;
+/// The usual duration of a [`straggling_stage`] map, seconds.
+pub const STAGE_USUAL_SECS: f64 = 600.0;
+
+/// A snapshot for benchmarks of detectors: `tasks` running maps of one stage on `nodes`
+/// nodes at [`STAGE_NOW_SECS`]. Each row's node is uniform; a row runs at `1/600` of its
+/// work per second times a +-10% jitter, started uniformly over the last 600 s, its
+/// progress capped at 0.999; the rows of one node in 20 (`node % 20 == 0`) and 1% of the
+/// others are stragglers, five times slower, started over the last 2400 s; inputs are
+/// 64 MB +-10%. The data come from a SplitMix64 stream seeded by `seed`. `nodes` must be
+/// at least 1.
+pub fn straggling_stage(tasks: usize, nodes: u32, seed: u64) -> Result<Snapshot, ModelError> {
+    let mut rng = SplitMix64(seed);
+    let rows = (0..tasks).map(move |_| {
+        let node = rng.below(nodes);
+        let slow = node % 20 == 0 || rng.below(100) == 0;
+        let (slowdown, max_age) = if slow {
+            (5.0, 4.0 * STAGE_USUAL_SECS)
+        } else {
+            (1.0, STAGE_USUAL_SECS)
+        };
+        let start_secs = STAGE_NOW_SECS - rng.unit() * max_age;
+        let rate = (0.9 + 0.2 * rng.unit()) / STAGE_USUAL_SECS / slowdown;
+        let progress = ((STAGE_NOW_SECS - start_secs) * rate).min(0.999);
+        (
+            0,
+            node,
+            start_secs,
+            progress,
+            64e6 * (0.9 + 0.2 * rng.unit()),
+        )
+    });
+    build_snapshot(STAGE_NOW_SECS, nodes, 1, rows)
+}
+
 /// [`build_snapshot`] on the kit's own rows, which are valid.
 fn build(
     now_secs: f64,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{filter_rows, group_sums};
+use crate::scan::{group_sums, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DefaultDetector`].
@@ -71,9 +71,13 @@ impl Detector for DefaultDetector {
         let progress = snapshot.progress();
         let stages = snapshot.stage_indices();
         let parallelism = self.params.parallelism;
-        let sums = group_sums(stages, snapshot.stages().len(), parallelism, |row| {
-            Some(progress[row])
-        });
+        let sums = group_sums(
+            stages,
+            progress,
+            snapshot.stages().len(),
+            parallelism,
+            |p, _| p,
+        );
         let thresholds: Vec<f64> = sums
             .iter()
             .map(|s| {
@@ -81,10 +85,11 @@ impl Detector for DefaultDetector {
                     .map_or(f64::NEG_INFINITY, |mean| mean - self.params.gap)
             })
             .collect();
-        filter_rows(
-            progress.len(),
+        rows_below(
+            progress,
+            stages,
+            &thresholds,
             parallelism,
-            |row| progress[row] < thresholds[stages[row] as usize],
             findings.rows_mut(),
         );
     }

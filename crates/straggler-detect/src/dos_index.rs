@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::{IdMap, IdSet, filter_rows, group_sums};
+use crate::scan::{IdMap, IdSet, filter_rows, group_sums, map_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DosIndex`].
@@ -88,6 +88,9 @@ pub struct DosIndex {
     succeeded: IdSet<TaskId>,
     /// By stage index (a map: a stray stage id allocates nothing).
     finished: IdMap<u32, Finished>,
+    /// The counted rows' elapsed seconds and input bytes, NaN for the others.
+    elapsed: Vec<f64>,
+    inputs: Vec<f64>,
 }
 
 impl Default for DosIndex {
@@ -111,6 +114,8 @@ impl DosIndex {
             name,
             succeeded: IdSet::default(),
             finished: IdMap::default(),
+            elapsed: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 
@@ -132,12 +137,19 @@ impl Detector for DosIndex {
         let stage_count = snapshot.stages().len();
         let parallelism = self.params.parallelism;
         let counted = |row: usize| roles[row] == AttemptRole::Original && input[row] > 0.0;
-        let durations = group_sums(stages, stage_count, parallelism, |row| {
-            counted(row).then(|| now - start[row])
+        let rows = start.len();
+        map_rows(rows, parallelism, &mut self.elapsed, |row| {
+            if counted(row) {
+                now - start[row]
+            } else {
+                f64::NAN
+            }
         });
-        let inputs = group_sums(stages, stage_count, parallelism, |row| {
-            counted(row).then(|| input[row])
+        map_rows(rows, parallelism, &mut self.inputs, |row| {
+            if counted(row) { input[row] } else { f64::NAN }
         });
+        let durations = group_sums(stages, &self.elapsed, stage_count, parallelism, |v, _| v);
+        let inputs = group_sums(stages, &self.inputs, stage_count, parallelism, |v, _| v);
         // Seconds per byte of each stage, times the threshold; NaN fails every comparison
         // and so flags nothing.
         let bars: Vec<f64> = (0..stage_count)

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{elapsed_secs, group_sums};
+use crate::scan::{group_sums, rate_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hierarchical`].
@@ -66,6 +66,7 @@ pub struct Hierarchical<D> {
     params: HierarchicalParams,
     name: String,
     slow: Vec<bool>,
+    speeds: Vec<f64>,
 }
 
 impl<D: Detector> Hierarchical<D> {
@@ -81,6 +82,7 @@ impl<D: Detector> Hierarchical<D> {
             params: params.0,
             name,
             slow: Vec::new(),
+            speeds: Vec::new(),
         }
     }
 
@@ -98,15 +100,22 @@ impl<D: Detector> Hierarchical<D> {
             snapshot.input_bytes(),
         );
         let node_count = snapshot.node_count() as usize;
-        let perf: Vec<Option<f64>> = group_sums(
-            snapshot.node_indices(),
-            node_count,
-            self.params.parallelism,
-            |row| elapsed_secs(now, start[row]).map(|e| progress[row] * input[row] / e),
-        )
-        .iter()
-        .map(|s| s.mean())
-        .collect();
+        let nodes = snapshot.node_indices();
+        let parallelism = self.params.parallelism;
+        // Speed_i once per row, NaN for a row without one; then Perf_N per node.
+        rate_rows(
+            now,
+            progress,
+            Some(input),
+            start,
+            parallelism,
+            &mut self.speeds,
+        );
+        let perf: Vec<Option<f64>> =
+            group_sums(nodes, &self.speeds, node_count, parallelism, |s, _| s)
+                .iter()
+                .map(|s| s.mean())
+                .collect();
         let (sum, nodes, min, max) = perf.iter().flatten().fold(
             (0.0, 0u32, f64::INFINITY, f64::NEG_INFINITY),
             |(sum, n, min, max), &p| (sum + p, n + 1, min.min(p), max.max(p)),

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{elapsed_secs, filter_rows, group_sums};
+use crate::scan::{group_sums, rate_rows, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -76,9 +76,6 @@ impl LateDetector {
     }
 }
 
-/// Marks a row without a progress rate.
-const NO_RATE: f64 = f64::NAN;
-
 impl Detector for LateDetector {
     fn name(&self) -> &str {
         "late"
@@ -90,38 +87,27 @@ impl Detector for LateDetector {
         let stages = snapshot.stage_indices();
         let parallelism = self.params.parallelism;
         // Eq. 7, once per row; NaN marks "no rate" and fails every comparison below.
-        self.rates.clear();
-        self.rates
-            .extend(progress.iter().zip(start).map(|(&p, &s)| {
-                // A sub-normal elapsed time can overflow the rate: no rate then.
-                let rate = elapsed_secs(now, s).map_or(NO_RATE, |e| p / e);
-                if rate.is_finite() { rate } else { NO_RATE }
-            }));
+        rate_rows(now, progress, None, start, parallelism, &mut self.rates);
         let rates = &self.rates;
-        let rate = |row: usize| Some(rates[row]).filter(|r| !r.is_nan());
         let group_count = snapshot.stages().len();
-        // Eq. 8, then Eq. 9 in a second pass (more accurate than E[x^2] - mean^2).
-        let means: Vec<Option<f64>> = group_sums(stages, group_count, parallelism, rate)
+        // Eq. 8, then Eq. 9 in a second pass (more accurate than E[x^2] - mean^2). NaN
+        // marks a stage without a mean, and makes its rows' squares undefined.
+        let means: Vec<f64> = group_sums(stages, rates, group_count, parallelism, |r, _| r)
             .iter()
-            .map(|s| s.mean())
+            .map(|s| s.mean().unwrap_or(f64::NAN))
             .collect();
-        let squares = group_sums(stages, group_count, parallelism, |row| {
-            let mean = means[stages[row] as usize]?;
-            rate(row).map(|r| (r - mean) * (r - mean))
+        let squares = group_sums(stages, rates, group_count, parallelism, |rate, stage| {
+            let deviation = rate - means[stage];
+            deviation * deviation
         });
         let thresholds: Vec<f64> = means
             .iter()
             .zip(&squares)
-            .map(|(mean, sq)| match (mean, sq.mean()) {
-                (Some(mean), Some(variance)) => mean - self.params.alpha * variance.sqrt(),
-                _ => f64::NEG_INFINITY,
+            .map(|(&mean, sq)| match sq.mean() {
+                Some(variance) => mean - self.params.alpha * variance.sqrt(),
+                None => f64::NEG_INFINITY,
             })
             .collect();
-        filter_rows(
-            rates.len(),
-            parallelism,
-            |row| rates[row] < thresholds[stages[row] as usize],
-            findings.rows_mut(),
-        );
+        rows_below(rates, stages, &thresholds, parallelism, findings.rows_mut());
     }
 }

@@ -5,7 +5,7 @@
 //! number of threads could flag a row that a sequential scan does not (a task whose
 //! progress sits exactly at the threshold). Here both paths split the rows into the same
 //! fixed chunks (of [`chunk_len`] rows, which depends on the data only), sum each chunk from
-//! zero, and add the chunk sums in chunk
+//! zero in an order fixed by the data ([`group_sums`]), and add the chunk sums in chunk
 //! order. Only who computes a chunk differs.
 
 use rayon::prelude::*;
@@ -15,11 +15,11 @@ use straggler_model::TaskId;
 /// The smallest number of rows per chunk.
 pub(crate) const CHUNK: usize = 4096;
 
-/// Rows per chunk for `group_count` groups: at least [`CHUNK`], and 16 rows per group so
+/// Rows per chunk for `group_count` groups: at least [`CHUNK`], and 8 rows per group so
 /// that the per-chunk arrays of group sums stay small beside the rows they summarise. It
 /// depends on the data only, never on the number of threads, so sums do not either.
 pub(crate) fn chunk_len(group_count: usize) -> usize {
-    CHUNK.max(16 * group_count)
+    CHUNK.max(8 * group_count)
 }
 
 /// Whether a scan runs on one thread or on rayon's pool.
@@ -87,41 +87,122 @@ impl GroupSum {
     }
 }
 
-/// For each of `group_count` groups, the sum and count of `value(row)` over the rows of
-/// that group (`groups[row]`) where it is `Some`.
+/// Accumulators per run of rows of one group: independent chains of additions, so that a
+/// run's sum advances several rows per cycle rather than one addition's latency per row.
+const LANES: usize = 4;
+
+/// Rows of a run checked for their group at once, then summed without a check.
+const BLOCK: usize = 4 * LANES;
+
+/// The sums of one run of rows, lane `k` holding rows `k`, `k + LANES`, ... of the run.
+#[derive(Clone, Copy)]
+struct Lanes {
+    sum: [f64; LANES],
+    count: [u64; LANES],
+    min: [f64; LANES],
+    max: [f64; LANES],
+}
+
+impl Lanes {
+    const EMPTY: Lanes = Lanes {
+        sum: [0.0; LANES],
+        count: [0; LANES],
+        min: [f64::INFINITY; LANES],
+        max: [f64::NEG_INFINITY; LANES],
+    };
+
+    /// Adds `value` to lane `lane`: nothing for a NaN (undefined), and no branch either way.
+    #[inline(always)]
+    fn add(&mut self, lane: usize, value: f64) {
+        let defined = !value.is_nan();
+        self.sum[lane] += if defined { value } else { 0.0 };
+        self.count[lane] += u64::from(defined);
+        // A NaN fails both comparisons: the range stays as it was. Written as comparisons
+        // rather than `f64::min`, whose NaN rule costs instructions here.
+        if value < self.min[lane] {
+            self.min[lane] = value;
+        }
+        if value > self.max[lane] {
+            self.max[lane] = value;
+        }
+    }
+
+    /// Adds the run's lanes to `group`, lanes paired in a fixed order.
+    #[inline(always)]
+    fn fold_into(self, group: &mut GroupSum) {
+        group.sum += (self.sum[0] + self.sum[1]) + (self.sum[2] + self.sum[3]);
+        group.count += self.count.iter().sum::<u64>();
+        group.min = self.min.iter().fold(group.min, |m, &v| m.min(v));
+        group.max = self.max.iter().fold(group.max, |m, &v| m.max(v));
+    }
+}
+
+/// For each of `group_count` groups, the sum and count of `value(values[row], group)` over
+/// the rows of that group (`groups[row]`) where it is defined (not NaN). `value` turns a
+/// row's value into what is summed (the value itself, its squared distance to the group's
+/// mean, ...); a caller whose summand needs other columns computes it into a column first
+/// ([`map_rows`]). Rows past the shorter of `groups` and `values` are not read.
+///
+/// The order of the additions is a function of the data only: rows are cut into chunks of
+/// [`chunk_len`] rows; within a chunk, into runs of consecutive rows of one group (a
+/// snapshot lists a stage's rows together); a run's rows are spread over [`LANES`]
+/// accumulators, row `i` of the run to lane `i % LANES`, the lanes added pairwise into the
+/// group's chunk sum; the chunk sums are added in chunk order. Only who computes a chunk
+/// differs between the sequential and the parallel path.
 pub(crate) fn group_sums(
     groups: &[u32],
+    values: &[f64],
     group_count: usize,
     parallelism: Parallelism,
-    value: impl Fn(usize) -> Option<f64> + Sync,
+    value: impl Fn(f64, usize) -> f64 + Sync,
 ) -> Vec<GroupSum> {
+    let rows = groups.len().min(values.len());
     let len = chunk_len(group_count);
     let chunk_sums = |chunk: usize| {
         let mut sums = vec![GroupSum::default(); group_count];
-        let end = ((chunk + 1) * len).min(groups.len());
-        let mut row = chunk * len;
-        // Run by run of rows of one group (a snapshot lists a stage's rows together): the
-        // run's sums stay in registers, not in memory where each addition would wait for
-        // the previous one's store. The additions are the same, in the same order.
+        let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
+        let (groups, values) = (&groups[chunk_rows.clone()], &values[chunk_rows]);
+        let end = groups.len();
+        let mut row = 0;
         while row < end {
             let group_index = groups[row];
-            let mut group = sums[group_index as usize];
-            while row < end && groups[row] == group_index {
-                if let Some(v) = value(row) {
+            let g = group_index as usize;
+            let group = &mut sums[g];
+            if row + 1 == end || groups[row + 1] != group_index {
+                // A run of one row (the rows of many nodes, mixed): its lanes would add up
+                // to `(v + 0) + (0 + 0)`, which is `v`; skipped, bit for bit the same.
+                let v = value(values[row], g);
+                if !v.is_nan() {
                     group.sum += v;
                     group.count += 1;
-                    // Branches, not `f64::min`: after a chunk's first rows they are seldom
-                    // taken, and they add no dependency chain to the sums.
-                    if v < group.min {
-                        group.min = v;
-                    }
-                    if v > group.max {
-                        group.max = v;
-                    }
+                    group.min = if v < group.min { v } else { group.min };
+                    group.max = if v > group.max { v } else { group.max };
                 }
                 row += 1;
+                continue;
             }
-            sums[group_index as usize] = group;
+            let mut lanes = Lanes::EMPTY;
+            // Blocks of BLOCK rows of the run, then its last rows one by one (fewer than
+            // BLOCK, lanes taken in turn from 0: the run's row `i` lands in lane
+            // `i % LANES`).
+            while row + BLOCK <= end
+                && groups[row..row + BLOCK]
+                    .iter()
+                    .fold(true, |same, &g| same & (g == group_index))
+            {
+                for quad in values[row..row + BLOCK].chunks_exact(LANES) {
+                    for (lane, &v) in quad.iter().enumerate() {
+                        lanes.add(lane, value(v, g));
+                    }
+                }
+                row += BLOCK;
+            }
+            let mut lane = 0;
+            while row < end && groups[row] == group_index {
+                lanes.add(lane % LANES, value(values[row], g));
+                (row, lane) = (row + 1, lane + 1);
+            }
+            lanes.fold_into(group);
         }
         sums
     };
@@ -144,22 +225,178 @@ pub(crate) fn group_sums(
     total
 }
 
+/// Rows per block of [`filter_rows`]: blocks are filtered independently (in parallel or
+/// not) and their kept rows joined in block order.
+const FILTER_BLOCK: usize = 1 << 14;
+
 /// Appends to `out`, in increasing order, the rows `0..len` for which `keep` is true.
+///
+/// Without a branch on `keep`: the answers for 64 rows are gathered as the bits of a word,
+/// then the set bits (few: a detector flags few rows) are written out, so an unpredictable
+/// `keep` costs no misprediction and the loop over rows stores nothing.
 pub(crate) fn filter_rows(
     len: usize,
     parallelism: Parallelism,
     keep: impl Fn(usize) -> bool + Sync,
     out: &mut Vec<u32>,
 ) {
+    filter_words(len, parallelism, out, |rows| bits(rows.map(&keep)));
+}
+
+/// Appends to `out`, in increasing order, the rows `0..len` whose bit is set in the words
+/// `word(rows)` returns for `rows` = `0..64`, `64..128`, ... (the last range shorter).
+/// In parallel, blocks of [`FILTER_BLOCK`] rows are filtered on their own, and their kept
+/// rows joined in block order.
+fn filter_words(
+    len: usize,
+    parallelism: Parallelism,
+    out: &mut Vec<u32>,
+    word: impl Fn(std::ops::Range<usize>) -> u64 + Sync,
+) {
+    let filter = |rows: std::ops::Range<usize>, out: &mut Vec<u32>| {
+        for word_start in rows.clone().step_by(64) {
+            let mut word = word(word_start..(word_start + 64).min(rows.end));
+            while word != 0 {
+                out.push((word_start + word.trailing_zeros() as usize) as u32);
+                word &= word - 1;
+            }
+        }
+    };
     if parallelism.is_parallel(len) {
-        let kept: Vec<u32> = (0..len)
+        let blocks: Vec<Vec<u32>> = (0..len.div_ceil(FILTER_BLOCK))
             .into_par_iter()
-            .filter(|&row| keep(row))
-            .map(|row| row as u32)
+            .map(|block| {
+                let mut kept = Vec::new();
+                filter(
+                    block * FILTER_BLOCK..((block + 1) * FILTER_BLOCK).min(len),
+                    &mut kept,
+                );
+                kept
+            })
             .collect();
-        out.extend(kept);
+        out.reserve(blocks.iter().map(Vec::len).sum());
+        blocks.iter().for_each(|kept| out.extend_from_slice(kept));
     } else {
-        out.extend((0..len).filter(|&row| keep(row)).map(|row| row as u32));
+        filter(0..len, out);
+    }
+}
+
+/// Appends to `out`, in increasing order, the rows whose value is below the bar of their
+/// group: `values[row] < bars[groups[row]]`. A NaN value, or a row of a group without a
+/// bar, is never kept. The rule of Default and LATE.
+///
+/// [`filter_rows`] with that `keep`, made fast for snapshots that list a group's rows
+/// together: 64 rows of one group compare with one bar, a loop the compiler vectorises.
+pub(crate) fn rows_below(
+    values: &[f64],
+    groups: &[u32],
+    bars: &[f64],
+    parallelism: Parallelism,
+    out: &mut Vec<u32>,
+) {
+    let len = values.len().min(groups.len());
+    let bar = |group: u32| bars.get(group as usize).copied().unwrap_or(f64::NAN);
+    filter_words(len, parallelism, out, |rows| {
+        let (values, groups) = (&values[rows.clone()], &groups[rows]);
+        let first = groups.first().copied().unwrap_or(0);
+        // `fold`, not `all`: no early exit, so the 64 comparisons run as vectors.
+        if groups.iter().fold(true, |same, &g| same & (g == first)) {
+            let bar = bar(first);
+            bits(values.iter().map(|&v| v < bar))
+        } else {
+            bits(values.iter().zip(groups).map(|(&v, &g)| v < bar(g)))
+        }
+    });
+}
+
+/// The word whose bit `i` is the `i`-th of (at most 64) answers.
+#[inline(always)]
+fn bits(answers: impl Iterator<Item = bool>) -> u64 {
+    answers
+        .enumerate()
+        .fold(0, |word, (bit, kept)| word | (u64::from(kept) << bit))
+}
+
+/// Replaces `out` with `value(row)` for the rows `0..len`, in blocks on rayon's pool when
+/// parallel. Each row's value depends on that row only, so the split changes nothing.
+pub(crate) fn map_rows(
+    len: usize,
+    parallelism: Parallelism,
+    out: &mut Vec<f64>,
+    value: impl Fn(usize) -> f64 + Sync,
+) {
+    fill_blocks(len, parallelism, out, |rows, slots| {
+        for (slot, row) in slots.iter_mut().zip(rows) {
+            *slot = value(row);
+        }
+    });
+}
+
+/// Resizes `out` to `len` and hands its blocks of [`FILTER_BLOCK`] slots, with their rows,
+/// to `fill`, which writes every slot; on rayon's pool when parallel.
+fn fill_blocks(
+    len: usize,
+    parallelism: Parallelism,
+    out: &mut Vec<f64>,
+    fill: impl Fn(std::ops::Range<usize>, &mut [f64]) + Sync,
+) {
+    // Every slot is written: resized, not cleared, so that a buffer kept from the previous
+    // scan of as many rows is not filled twice.
+    out.resize(len, 0.0);
+    let fill = |(block, slots): (usize, &mut [f64])| {
+        let start = block * FILTER_BLOCK;
+        fill(start..start + slots.len(), slots);
+    };
+    if parallelism.is_parallel(len) {
+        out.par_chunks_mut(FILTER_BLOCK).enumerate().for_each(fill);
+    } else {
+        out.chunks_mut(FILTER_BLOCK).enumerate().for_each(fill);
+    }
+}
+
+/// Replaces `out` with the rate of every row, `progress x weight / (now - start)` (the
+/// weight being 1 without `weights`), NaN for a row without one ([`rate_or_nan`]). In
+/// blocks on rayon's pool when parallel; each row's rate depends on that row only, so the
+/// split changes nothing. Rows past the shortest column are not read.
+pub(crate) fn rate_rows(
+    now_secs: f64,
+    progress: &[f64],
+    weights: Option<&[f64]>,
+    start_secs: &[f64],
+    parallelism: Parallelism,
+    out: &mut Vec<f64>,
+) {
+    let len = progress
+        .len()
+        .min(start_secs.len())
+        .min(weights.map_or(usize::MAX, <[f64]>::len));
+    fill_blocks(len, parallelism, out, |rows, slots| {
+        let (progress, start) = (&progress[rows.clone()], &start_secs[rows.clone()]);
+        // Zipped slices, no index: the loops run as vectors.
+        let rated = slots.iter_mut().zip(progress).zip(start);
+        match weights {
+            None => rated.for_each(|((slot, &p), &s)| *slot = rate_or_nan(p, now_secs, s)),
+            Some(weights) => rated
+                .zip(&weights[rows])
+                .for_each(|(((slot, &p), &s), &w)| {
+                    *slot = rate_or_nan(p * w, now_secs, s);
+                }),
+        }
+    });
+}
+
+/// The rate `amount / (now - start)` of a row, NaN (no rate) when the row started at `now`
+/// or later, or when the rate is not finite (a sub-normal elapsed time can overflow it).
+/// Without branches, so that a pass over every row runs as vectors.
+#[inline(always)]
+pub(crate) fn rate_or_nan(amount: f64, now_secs: f64, start_secs: f64) -> f64 {
+    let elapsed = now_secs - start_secs;
+    let rate = amount / elapsed;
+    // `&`, not `&&`, and `abs() <` rather than `is_finite`: a select, not a branch.
+    if (elapsed > 0.0) & (rate.abs() < f64::INFINITY) {
+        rate
+    } else {
+        f64::NAN
     }
 }
 
@@ -292,9 +529,9 @@ mod tests {
     fn group_sums_match_across_paths_and_hand_values() {
         // groups: 0,1,0,1,... over 10 000 rows (three chunks); value = row as f64 / 7.
         let groups: Vec<u32> = (0..10_000).map(|r| r % 2).collect();
-        let value = |r: usize| Some(r as f64 / 7.0);
-        let seq = group_sums(&groups, 2, Parallelism::Sequential, value);
-        let par = group_sums(&groups, 2, Parallelism::Parallel, value);
+        let values: Vec<f64> = (0..10_000).map(|r| f64::from(r) / 7.0).collect();
+        let seq = group_sums(&groups, &values, 2, Parallelism::Sequential, |v, _| v);
+        let par = group_sums(&groups, &values, 2, Parallelism::Parallel, |v, _| v);
         assert_eq!(seq, par);
         assert_eq!(seq[0].count, 5_000);
         // sum of even rows 0..9998 = 2 * (0 + ... + 4999) = 24_995_000, / 7
@@ -302,22 +539,55 @@ mod tests {
     }
 
     #[test]
-    fn group_sums_in_runs_add_row_by_row() {
-        // Runs of 1 to 7 rows of groups 0..3, some values undefined: the sums are those of
-        // a plain row-by-row loop, bit for bit, chunk by chunk.
+    fn a_run_is_summed_in_four_lanes() {
+        // One run of five rows: lanes 0..3 hold rows 0..3, lane 0 also row 4, so the sum is
+        // (1e16 + -1e16) + 1 + 1 + 1 = ((0 + 1) + (1 + 1)) = 3 exactly, where a row-by-row
+        // sum loses the ones to rounding (1e16 + 1 = 1e16) and ends at 0.
+        let values = [1e16, 1.0, 1.0, 1.0, -1e16];
+        let sums = group_sums(&[0; 5], &values, 1, Parallelism::Sequential, |v, _| v);
+        assert_eq!(sums[0].sum.to_bits(), 3.0f64.to_bits());
+        assert_eq!((sums[0].count, sums[0].min, sums[0].max), (5, -1e16, 1e16));
+    }
+
+    #[test]
+    fn group_sums_follow_their_documented_order() {
+        // Runs of 1 to 7 rows of groups 0..3, some values undefined, three chunks: the sums
+        // are those of the order the docs give (chunks, runs, four lanes), bit for bit.
         let groups: Vec<u32> = (0..9_000u32).map(|r| (r / (1 + r % 7)) % 3).collect();
-        let value = |r: usize| (r % 11 != 0).then(|| (r as f64).sqrt() / 3.0);
-        let mut expected = vec![GroupSum::default(); 3];
-        for chunk in groups.chunks(chunk_len(3)).enumerate() {
-            let mut sums = vec![GroupSum::default(); 3];
-            for (i, &g) in chunk.1.iter().enumerate() {
-                if let Some(v) = value(chunk.0 * chunk_len(3) + i) {
-                    let s = &mut sums[g as usize];
-                    s.sum += v;
-                    s.count += 1;
-                    s.min = s.min.min(v);
-                    s.max = s.max.max(v);
+        let values: Vec<f64> = (0..9_000)
+            .map(|r| {
+                if r % 11 != 0 {
+                    f64::from(r).sqrt()
+                } else {
+                    f64::NAN
                 }
+            })
+            .collect();
+        // The summand: the value over 3, plus its group's number.
+        let value = |v: f64, g: usize| v / 3.0 + g as f64;
+        let len = chunk_len(3);
+        let mut expected = vec![GroupSum::default(); 3];
+        for (chunk, rows) in groups.chunks(len).enumerate() {
+            let mut sums = vec![GroupSum::default(); 3];
+            let mut start = 0;
+            while start < rows.len() {
+                let g = rows[start];
+                let end = (start..rows.len())
+                    .find(|&i| rows[i] != g)
+                    .unwrap_or(rows.len());
+                let mut lanes = [0.0; 4];
+                let s = &mut sums[g as usize];
+                for i in start..end {
+                    let v = value(values[chunk * len + i], g as usize);
+                    if !v.is_nan() {
+                        lanes[(i - start) % 4] += v;
+                        s.count += 1;
+                        s.min = s.min.min(v);
+                        s.max = s.max.max(v);
+                    }
+                }
+                s.sum += (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+                start = end;
             }
             for (e, s) in expected.iter_mut().zip(sums) {
                 e.sum += s.sum;
@@ -327,7 +597,7 @@ mod tests {
             }
         }
         for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
-            let sums = group_sums(&groups, 3, parallelism, value);
+            let sums = group_sums(&groups, &values, 3, parallelism, value);
             assert_eq!(sums, expected);
             assert!(
                 sums.iter()
@@ -340,9 +610,13 @@ mod tests {
     #[test]
     fn undefined_values_are_not_counted() {
         let groups = [0, 0, 0];
-        let sums = group_sums(&groups, 1, Parallelism::Sequential, |r| {
-            (r != 1).then_some(1.0)
-        });
+        let sums = group_sums(
+            &groups,
+            &[1.0, f64::NAN, 1.0],
+            1,
+            Parallelism::Sequential,
+            |v, _| v,
+        );
         assert_eq!(
             sums[0],
             GroupSum {
@@ -353,7 +627,7 @@ mod tests {
             }
         );
         assert_eq!(
-            group_sums(&[], 1, Parallelism::Parallel, |_| Some(1.0))[0].mean(),
+            group_sums(&[], &[], 1, Parallelism::Parallel, |v, _| v)[0].mean(),
             None
         );
     }
@@ -406,6 +680,102 @@ mod tests {
         assert_eq!(counts.get(TaskId(3)), 0);
         counts.count(&[]);
         assert_eq!(counts.get(TaskId(0)), 0);
+    }
+
+    #[test]
+    fn rates_by_hand() {
+        // now = 10: started at 5 with progress 0.5 -> 0.1/s (x2 with weight 2); started at
+        // now or later, or with an elapsed time that overflows the rate -> NaN.
+        let progress = [0.5, 0.5, 0.5, 1.0];
+        let start = [5.0, 10.0, 11.0, 10.0 - 1e-310];
+        let mut rates = vec![7.0; 9];
+        rate_rows(
+            10.0,
+            &progress,
+            None,
+            &start,
+            Parallelism::Sequential,
+            &mut rates,
+        );
+        assert_eq!(rates.len(), 4);
+        assert_eq!(rates[0], 0.1);
+        assert!(rates[1..].iter().all(|r| r.is_nan()));
+        let weights = [2.0, 1.0, 1.0];
+        rate_rows(
+            10.0,
+            &progress,
+            Some(&weights),
+            &start,
+            Parallelism::Parallel,
+            &mut rates,
+        );
+        assert_eq!(rates.len(), 3, "the shortest column bounds the rows");
+        assert_eq!(rates[0], 0.2);
+    }
+
+    #[test]
+    fn rates_match_across_paths() {
+        let n = 3 * FILTER_BLOCK + 5;
+        let progress: Vec<f64> = (0..n).map(|r| (r % 997) as f64 / 997.0).collect();
+        let start: Vec<f64> = (0..n).map(|r| (r % 13) as f64 * 50.0).collect();
+        let (mut seq, mut par) = (Vec::new(), Vec::new());
+        rate_rows(
+            600.0,
+            &progress,
+            Some(&start),
+            &start,
+            Parallelism::Sequential,
+            &mut seq,
+        );
+        rate_rows(
+            600.0,
+            &progress,
+            Some(&start),
+            &start,
+            Parallelism::Parallel,
+            &mut par,
+        );
+        assert!(
+            seq.iter()
+                .zip(&par)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        );
+        // Started at now (600 = 12 x 50): the rows r with r % 13 == 12.
+        let at_now = (0..n).filter(|r| r % 13 == 12).count();
+        assert_eq!(seq.iter().filter(|r| r.is_nan()).count(), at_now);
+    }
+
+    #[test]
+    fn rows_below_their_group_bar() {
+        // 200 rows: groups in runs of 100 (words of one group) then mixed row by row in the
+        // last 50 rows of each run; group 2 has no bar; NaN values are never kept.
+        let groups: Vec<u32> = (0..300u32)
+            .map(|r| if r % 100 >= 50 { r % 3 } else { r / 100 })
+            .collect();
+        let values: Vec<f64> = (0..300)
+            .map(|r| {
+                if r % 7 == 0 {
+                    f64::NAN
+                } else {
+                    f64::from(r % 10)
+                }
+            })
+            .collect();
+        let bars = [5.0, 2.0];
+        let expected: Vec<u32> = (0..300u32)
+            .filter(|&r| {
+                let v = values[r as usize];
+                bars.get(groups[r as usize] as usize)
+                    .is_some_and(|&bar| v < bar)
+            })
+            .collect();
+        assert!(!expected.is_empty());
+        for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+            let mut out = vec![9_999];
+            rows_below(&values, &groups, &bars, parallelism, &mut out);
+            assert_eq!(out[0], 9_999, "appended, not replaced");
+            assert_eq!(out[1..], expected[..]);
+        }
     }
 
     #[test]

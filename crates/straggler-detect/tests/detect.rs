@@ -880,3 +880,35 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_straggling_stage_has_its_documented_shape() {
+    use straggler_detect::conformance::{STAGE_NOW_SECS, straggling_stage};
+    let snapshot = straggling_stage(20_000, 100, 7).expect("valid rows");
+    assert_eq!(snapshot.len(), 20_000);
+    assert_eq!(snapshot.now_secs(), STAGE_NOW_SECS);
+    let same = straggling_stage(20_000, 100, 7).expect("valid rows");
+    assert_eq!(
+        snapshot.progress(),
+        same.progress(),
+        "the same seed, the same rows"
+    );
+    // Rows started more than 600 s ago are stragglers only: on the 5 nodes in 100 with
+    // n % 20 == 0 (5% of rows) plus 1% of the rest, three quarters of them that old.
+    let old = snapshot
+        .start_secs()
+        .iter()
+        .filter(|&&s| STAGE_NOW_SECS - s > 600.0)
+        .count();
+    let expected = 20_000.0 * (0.05 + 0.95 * 0.01) * 0.75;
+    assert!(
+        (old as f64 - expected).abs() < 0.15 * expected,
+        "{old} vs {expected}"
+    );
+    assert!(
+        snapshot
+            .progress()
+            .iter()
+            .all(|&p| (0.0..=0.999).contains(&p))
+    );
+}

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{filter_rows, group_sums};
+use crate::scan::{filter_rows, group_sums, map_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hadoop1`].
@@ -73,6 +73,8 @@ pub struct CheckedHadoop1Params(Hadoop1Params);
 pub struct Hadoop1 {
     params: Hadoop1Params,
     attempts_per_task: TaskRowCounts,
+    /// The originals' progress, NaN for copies.
+    original_progress: Vec<f64>,
 }
 
 impl Hadoop1 {
@@ -81,6 +83,7 @@ impl Hadoop1 {
         Hadoop1 {
             params: params.0,
             attempts_per_task: TaskRowCounts::default(),
+            original_progress: Vec::new(),
         }
     }
 
@@ -101,9 +104,25 @@ impl Detector for Hadoop1 {
         let (stages, roles, tasks) = (snapshot.stage_indices(), snapshot.roles(), snapshot.tasks());
         let parallelism = self.params.parallelism;
         self.attempts_per_task.count(tasks);
-        let sums = group_sums(stages, snapshot.stages().len(), parallelism, |row| {
-            (roles[row] == AttemptRole::Original).then(|| progress[row])
-        });
+        map_rows(
+            progress.len(),
+            parallelism,
+            &mut self.original_progress,
+            |row| {
+                if roles[row] == AttemptRole::Original {
+                    progress[row]
+                } else {
+                    f64::NAN
+                }
+            },
+        );
+        let sums = group_sums(
+            stages,
+            &self.original_progress,
+            snapshot.stages().len(),
+            parallelism,
+            |p, _| p,
+        );
         let means: Vec<Option<f64>> = sums.iter().map(|s| s.mean()).collect();
         let (gap, lag) = (self.params.gap, self.params.lag_secs);
         let counts = &self.attempts_per_task;
