@@ -174,6 +174,23 @@ struct NodeRt {
     dirty: bool,
 }
 
+/// A container slot: the attempt in it and the work clock at which that attempt finishes,
+/// side by side (what an event on the node reads of its slots is one or two cache lines).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// Infinite when the slot is free.
+    finish: f64,
+    /// Index in `Fleet::live`, `EMPTY` when free.
+    live: u32,
+}
+
+impl Slot {
+    const FREE: Slot = Slot {
+        finish: f64::INFINITY,
+        live: EMPTY,
+    };
+}
+
 /// A task's state: 13 bytes of data in 16.
 #[derive(Debug, Clone, Copy)]
 struct TaskRt {
@@ -268,9 +285,8 @@ struct Fleet<'a> {
     machines: Vec<Node>,
     /// Each node's work clock at the last heartbeat (what progress reports show).
     heartbeat_clock: Vec<f64>,
-    slots: Vec<u32>,
-    /// Work clock at which the attempt in each slot finishes (infinite when empty).
-    slot_finish: Vec<f64>,
+    /// Every node's container slots, a node's side by side.
+    slots: Vec<Slot>,
     /// Reused list of the container slots whose attempts finish at one event.
     finishing: Vec<u32>,
     /// The running attempts, densely, in a deterministic order: a start appends, an end
@@ -385,8 +401,7 @@ impl<'a> Fleet<'a> {
         Ok(Fleet {
             spec,
             seed,
-            slots: vec![EMPTY; first_slot as usize],
-            slot_finish: vec![f64::INFINITY; first_slot as usize],
+            slots: vec![Slot::FREE; first_slot as usize],
             finishing: Vec::new(),
             live: Vec::new(),
             tasks: vec![TaskRt::default(); total],
@@ -540,9 +555,9 @@ impl<'a> Fleet<'a> {
             return;
         }
         let first = node.first_slot as usize;
-        let finish = self.slot_finish[first..first + node.containers as usize]
+        let finish = self.slots[first..first + node.containers as usize]
             .iter()
-            .fold(f64::INFINITY, |a, &b| a.min(b));
+            .fold(f64::INFINITY, |a, b| a.min(b.finish));
         let time = finish
             .is_finite()
             .then(|| self.now + ((finish - node.clock) / node.rate).max(0.0));
@@ -562,7 +577,7 @@ impl<'a> Fleet<'a> {
         let mut finished = std::mem::take(&mut self.finishing);
         finished.clear();
         for s in first..end {
-            let finish = self.slot_finish[s];
+            let finish = self.slots[s].finish;
             if finish == f64::INFINITY {
                 continue;
             }
@@ -578,11 +593,11 @@ impl<'a> Fleet<'a> {
                 finished.push(s as u32);
             }
         }
-        finished.sort_unstable_by_key(|&s| self.live[self.slots[s as usize] as usize].id);
+        finished.sort_unstable_by_key(|&s| self.live[self.slots[s as usize].live as usize].id);
         // Entries move as attempts end: each is found again through its slot, which an
         // earlier success in this loop may have emptied (a killed sibling).
         for &s in &finished {
-            let l = self.slots[s as usize];
+            let l = self.slots[s as usize].live;
             if l != EMPTY {
                 self.succeed(l);
             }
@@ -649,15 +664,14 @@ impl<'a> Fleet<'a> {
             _ => ((self.nodes[n].clock - live.clock_start) / live.work).clamp(0.0, 1.0),
         };
         let node = &mut self.nodes[n];
-        self.slots[live.slot as usize] = EMPTY;
-        self.slot_finish[live.slot as usize] = f64::INFINITY;
+        self.slots[live.slot as usize] = Slot::FREE;
         node.used -= 1;
         if !node.down {
             self.free_slots.push_back(n as u32);
         }
         self.live.swap_remove(l as usize);
         if let Some(&moved) = self.live.get(l as usize) {
-            self.slots[moved.slot as usize] = l;
+            self.slots[moved.slot as usize].live = l;
             match moved.role {
                 AttemptRole::Original => self.tasks[moved.task as usize].original = l,
                 AttemptRole::Speculative => self.tasks[moved.task as usize].copy = l,
@@ -707,9 +721,11 @@ impl<'a> Fleet<'a> {
         let node = &mut self.nodes[n];
         let first = node.first_slot as usize;
         let end = first + node.containers as usize;
-        if let Some(slot) = (first..end).find(|&s| self.slots[s] == EMPTY) {
-            self.slots[slot] = l;
-            self.slot_finish[slot] = live.clock_start + live.work;
+        if let Some(slot) = (first..end).find(|&s| self.slots[s].live == EMPTY) {
+            self.slots[slot] = Slot {
+                finish: live.clock_start + live.work,
+                live: l,
+            };
             self.live[l as usize].slot = slot as u32;
         }
         node.used += 1;
@@ -849,7 +865,7 @@ impl<'a> Fleet<'a> {
                 let first = self.nodes[n].first_slot as usize;
                 let count = self.nodes[n].containers as usize;
                 for s in first..first + count {
-                    let l = self.slots[s];
+                    let l = self.slots[s].live;
                     if l == EMPTY {
                         continue;
                     }
