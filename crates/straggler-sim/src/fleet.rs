@@ -499,8 +499,44 @@ impl<'a> Fleet<'a> {
                     self.scan(d)?;
                 }
             }
+            #[cfg(test)]
+            self.assert_links();
         }
         Ok(())
+    }
+
+    /// The unit tests' check, after every event, that the running attempts, the slots,
+    /// the tasks and the nodes name each other (entries move as attempts end).
+    #[cfg(test)]
+    fn assert_links(&self) {
+        for (l, live) in self.live.iter().enumerate() {
+            let slot = self.slots[live.slot as usize];
+            assert_eq!(slot.live, l as u32, "slot of entry {l}");
+            assert_eq!(slot.finish, live.clock_start + live.work);
+            let first = self.nodes[live.node as usize].first_slot;
+            assert!(
+                (first..first + self.nodes[live.node as usize].containers).contains(&live.slot)
+            );
+            let task = self.tasks[live.task as usize];
+            match live.role {
+                AttemptRole::Original => assert_eq!(task.original, l as u32),
+                AttemptRole::Speculative => assert_eq!(task.copy, l as u32),
+            }
+            assert_eq!(task.flags & DONE, 0, "a running attempt of a finished task");
+        }
+        for (n, node) in self.nodes.iter().enumerate() {
+            let first = node.first_slot as usize;
+            let slots = &self.slots[first..first + node.containers as usize];
+            let occupied = slots.iter().filter(|s| s.live != EMPTY).count();
+            assert_eq!(occupied, node.used as usize, "node {n}");
+            assert!(
+                slots
+                    .iter()
+                    .all(|s| (s.live == EMPTY) == (s.finish == f64::INFINITY))
+            );
+        }
+        let occupied = self.slots.iter().filter(|s| s.live != EMPTY).count();
+        assert_eq!(occupied, self.live.len());
     }
 
     /// The time of the first completion, once every changed node is up to date.
@@ -1241,6 +1277,35 @@ mod tests {
         assert_eq!(apportion(&[1.0, 1.0, 2.0], 8), [2, 2, 4]);
         assert_eq!(apportion(&[1.0, 1.0, 1.0], 10), [4, 3, 3]);
         assert_eq!(apportion(&[], 5), Vec::<u32>::new());
+    }
+
+    /// Flags every attempt: every task gets a copy, so originals, copies and kills move
+    /// entries of the running array in every way.
+    struct FlagAll;
+
+    impl Detector for FlagAll {
+        fn name(&self) -> &str {
+            "flag-all"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            findings.rows_mut().extend(0..snapshot.len() as u32);
+        }
+    }
+
+    #[test]
+    fn running_attempts_slots_and_tasks_stay_linked_through_copies_kills_and_failures() {
+        // eSplash: levels of 32 to 4 containers, an episode and a node failure; `run`
+        // checks the links after every event (`assert_links`).
+        let spec = ScenarioSpec::esplash();
+        let outcome = simulate_scenario(&spec, 3, Some(&mut FlagAll), RunOptions::default())
+            .expect("the run finishes");
+        let s = outcome.summary;
+        assert!(s.failed_attempts > 0, "{s:?}");
+        assert!(s.copies > 0 && s.successful_copies > 0, "{s:?}");
+        assert!(
+            s.successful_copies < s.copies,
+            "some copies are killed: {s:?}"
+        );
     }
 
     #[test]
