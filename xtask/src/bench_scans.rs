@@ -1,6 +1,7 @@
 //! `cargo xtask bench scans [--json PATH] [--only NAMES]`: the cost of one scan per running task, for
 //! every detector of `DetectorSpec::all()`, on 10^3 to 10^6 running tasks of 10^2 to 10^4
-//! nodes, beside a floor: a plain pass that only reads the snapshot columns that detector
+//! nodes (one size with as many nodes as tasks, where a scan's work per node shows), beside
+//! a floor: a plain pass that only reads the snapshot columns that detector
 //! reads, measured in the same run. The JSON is
 //! `{"threads", "scans": [{"detector", "tasks", "nodes", "ns_per_task", "floor_ns_per_task"}]}`.
 //!
@@ -40,9 +41,10 @@ use stragglers::sim::DetectorSpec;
 use crate::bench;
 
 /// Sizes measured: running tasks and nodes.
-const SIZES: [(usize, u32); 4] = [
+const SIZES: [(usize, u32); 5] = [
     (1_000, 100),
     (10_000, 100),
+    (10_000, 10_000),
     (100_000, 1_000),
     (1_000_000, 10_000),
 ];

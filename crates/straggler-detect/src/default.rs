@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{group_sums, rows_below};
+use crate::scan::{GroupSums, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DefaultDetector`].
@@ -48,12 +48,18 @@ pub struct CheckedDefaultParams(DefaultParams);
 #[derive(Debug, Clone, Default)]
 pub struct DefaultDetector {
     params: DefaultParams,
+    /// Buffers kept between scans.
+    sums: GroupSums,
+    thresholds: Vec<f64>,
 }
 
 impl DefaultDetector {
     /// A detector with checked parameters.
     pub fn new(params: CheckedDefaultParams) -> Self {
-        DefaultDetector { params: params.0 }
+        DefaultDetector {
+            params: params.0,
+            ..DefaultDetector::default()
+        }
     }
 
     /// The parameters.
@@ -71,24 +77,22 @@ impl Detector for DefaultDetector {
         let progress = snapshot.progress();
         let stages = snapshot.stage_indices();
         let parallelism = self.params.parallelism;
-        let sums = group_sums(
+        let sums = self.sums.compute(
             stages,
             progress,
             snapshot.stages().len(),
             parallelism,
             |p, _| p,
         );
-        let thresholds: Vec<f64> = sums
-            .iter()
-            .map(|s| {
-                s.mean()
-                    .map_or(f64::NEG_INFINITY, |mean| mean - self.params.gap)
-            })
-            .collect();
+        self.thresholds.clear();
+        self.thresholds.extend(sums.iter().map(|s| {
+            s.mean()
+                .map_or(f64::NEG_INFINITY, |mean| mean - self.params.gap)
+        }));
         rows_below(
             progress,
             stages,
-            &thresholds,
+            &self.thresholds,
             parallelism,
             findings.rows_mut(),
         );

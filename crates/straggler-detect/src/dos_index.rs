@@ -22,14 +22,14 @@
 //!   and never flagged; so is a success with no input or a negative or non-finite
 //!   duration. A stage whose sums give no finite positive time per byte flags nothing.
 //!
-//! Sums are taken by the chunked [`group_sums`], so the parallel scan flags exactly the
+//! Sums are taken by the chunked [`GroupSums`], so the parallel scan flags exactly the
 //! rows the sequential one flags.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::{IdMap, IdSet, filter_rows, group_sums, map_rows};
+use crate::scan::{GroupSums, IdMap, IdSet, filter_rows, map_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DosIndex`].
@@ -91,6 +91,7 @@ pub struct DosIndex {
     /// The counted rows' elapsed seconds and input bytes, NaN for the others.
     elapsed: Vec<f64>,
     inputs: Vec<f64>,
+    sums: GroupSums,
 }
 
 impl Default for DosIndex {
@@ -116,6 +117,7 @@ impl DosIndex {
             finished: IdMap::default(),
             elapsed: Vec::new(),
             inputs: Vec::new(),
+            sums: GroupSums::default(),
         }
     }
 
@@ -148,15 +150,22 @@ impl Detector for DosIndex {
         map_rows(rows, parallelism, &mut self.inputs, |row| {
             if counted(row) { input[row] } else { f64::NAN }
         });
-        let durations = group_sums(stages, &self.elapsed, stage_count, parallelism, |v, _| v);
-        let inputs = group_sums(stages, &self.inputs, stage_count, parallelism, |v, _| v);
+        // Per stage (a few): the sums copied out of the kept buffers.
+        let mut sum_by_stage = |values: &[f64]| -> Vec<f64> {
+            let sums = self
+                .sums
+                .compute(stages, values, stage_count, parallelism, |v, _| v);
+            sums.iter().map(|s| s.sum).collect()
+        };
+        let durations = sum_by_stage(&self.elapsed);
+        let inputs = sum_by_stage(&self.inputs);
         // Seconds per byte of each stage, times the threshold; NaN fails every comparison
         // and so flags nothing.
         let bars: Vec<f64> = (0..stage_count)
             .map(|s| {
                 let done = self.finished.get(&(s as u32)).copied().unwrap_or_default();
-                let secs = durations[s].sum + done.duration_secs;
-                let bytes = inputs[s].sum + done.input_bytes;
+                let secs = durations[s] + done.duration_secs;
+                let bytes = inputs[s] + done.input_bytes;
                 let bar = self.params.threshold * (secs / bytes);
                 if bar.is_finite() && bar > 0.0 {
                     bar

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{group_sums, rate_rows};
+use crate::scan::{GroupSums, rate_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hierarchical`].
@@ -65,8 +65,10 @@ pub struct Hierarchical<D> {
     inner: D,
     params: HierarchicalParams,
     name: String,
+    /// Buffers kept between scans.
     slow: Vec<bool>,
     speeds: Vec<f64>,
+    node_sums: GroupSums,
 }
 
 impl<D: Detector> Hierarchical<D> {
@@ -83,6 +85,7 @@ impl<D: Detector> Hierarchical<D> {
             name,
             slow: Vec::new(),
             speeds: Vec::new(),
+            node_sums: GroupSums::default(),
         }
     }
 
@@ -111,14 +114,12 @@ impl<D: Detector> Hierarchical<D> {
             parallelism,
             &mut self.speeds,
         );
-        let perf: Vec<Option<f64>> =
-            group_sums(nodes, &self.speeds, node_count, parallelism, |s, _| s)
-                .iter()
-                .map(|s| s.mean())
-                .collect();
-        let (sum, nodes, min, max) = perf.iter().flatten().fold(
+        let perf = self
+            .node_sums
+            .compute(nodes, &self.speeds, node_count, parallelism, |s, _| s);
+        let (sum, nodes, min, max) = perf.iter().filter_map(|s| s.mean()).fold(
             (0.0, 0u32, f64::INFINITY, f64::NEG_INFINITY),
-            |(sum, n, min, max), &p| (sum + p, n + 1, min.min(p), max.max(p)),
+            |(sum, n, min, max), p| (sum + p, n + 1, min.min(p), max.max(p)),
         );
         self.slow.clear();
         if nodes == 0 {
@@ -129,7 +130,7 @@ impl<D: Detector> Hierarchical<D> {
         let average = (sum / f64::from(nodes)).max(min).min(max);
         let bar = self.params.node_threshold * average;
         self.slow
-            .extend(perf.iter().map(|p| p.is_some_and(|p| p < bar)));
+            .extend(perf.iter().map(|s| s.mean().is_some_and(|p| p < bar)));
     }
 }
 

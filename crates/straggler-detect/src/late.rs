@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{group_sums, rate_rows, rows_below};
+use crate::scan::{GroupSums, rate_rows, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -58,7 +58,11 @@ pub struct CheckedLateParams(LateParams);
 #[derive(Debug, Clone, Default)]
 pub struct LateDetector {
     params: LateParams,
+    /// Buffers kept between scans.
     rates: Vec<f64>,
+    sums: GroupSums,
+    means: Vec<f64>,
+    thresholds: Vec<f64>,
 }
 
 impl LateDetector {
@@ -66,7 +70,7 @@ impl LateDetector {
     pub fn new(params: CheckedLateParams) -> Self {
         LateDetector {
             params: params.0,
-            rates: Vec::new(),
+            ..LateDetector::default()
         }
     }
 
@@ -92,22 +96,35 @@ impl Detector for LateDetector {
         let group_count = snapshot.stages().len();
         // Eq. 8, then Eq. 9 in a second pass (more accurate than E[x^2] - mean^2). NaN
         // marks a stage without a mean, and makes its rows' squares undefined.
-        let means: Vec<f64> = group_sums(stages, rates, group_count, parallelism, |r, _| r)
-            .iter()
-            .map(|s| s.mean().unwrap_or(f64::NAN))
-            .collect();
-        let squares = group_sums(stages, rates, group_count, parallelism, |rate, stage| {
-            let deviation = rate - means[stage];
-            deviation * deviation
-        });
-        let thresholds: Vec<f64> = means
-            .iter()
-            .zip(&squares)
-            .map(|(&mean, sq)| match sq.mean() {
-                Some(variance) => mean - self.params.alpha * variance.sqrt(),
-                None => f64::NEG_INFINITY,
-            })
-            .collect();
-        rows_below(rates, stages, &thresholds, parallelism, findings.rows_mut());
+        let sums = self
+            .sums
+            .compute(stages, rates, group_count, parallelism, |r, _| r);
+        self.means.clear();
+        self.means
+            .extend(sums.iter().map(|s| s.mean().unwrap_or(f64::NAN)));
+        let means = &self.means;
+        let squares = self
+            .sums
+            .compute(stages, rates, group_count, parallelism, |rate, stage| {
+                let deviation = rate - means[stage];
+                deviation * deviation
+            });
+        self.thresholds.clear();
+        self.thresholds.extend(
+            means
+                .iter()
+                .zip(squares)
+                .map(|(&mean, sq)| match sq.mean() {
+                    Some(variance) => mean - self.params.alpha * variance.sqrt(),
+                    None => f64::NEG_INFINITY,
+                }),
+        );
+        rows_below(
+            rates,
+            stages,
+            &self.thresholds,
+            parallelism,
+            findings.rows_mut(),
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! number of threads could flag a row that a sequential scan does not (a task whose
 //! progress sits exactly at the threshold). Here both paths split the rows into the same
 //! fixed chunks (of [`chunk_len`] rows, which depends on the data only), sum each chunk from
-//! zero in an order fixed by the data ([`group_sums`]), and add the chunk sums in chunk
+//! zero in an order fixed by the data ([`GroupSums`]), and add the chunk sums in chunk
 //! order. Only who computes a chunk differs.
 
 use rayon::prelude::*;
@@ -137,8 +137,8 @@ impl Lanes {
     }
 }
 
-/// For each of `group_count` groups, the sum and count of `value(values[row], group)` over
-/// the rows of that group (`groups[row]`) where it is defined (not NaN). `value` turns a
+/// Per-group sums: for each of `group_count` groups, the sum and count of
+/// `value(values[row], group)` over the rows of that group (`groups[row]`) where it is defined (not NaN). `value` turns a
 /// row's value into what is summed (the value itself, its squared distance to the group's
 /// mean, ...); a caller whose summand needs other columns computes it into a column first
 /// ([`map_rows`]). Rows past the shorter of `groups` and `values` are not read.
@@ -149,80 +149,105 @@ impl Lanes {
 /// accumulators, row `i` of the run to lane `i % LANES`, the lanes added pairwise into the
 /// group's chunk sum; the chunk sums are added in chunk order. Only who computes a chunk
 /// differs between the sequential and the parallel path.
-pub(crate) fn group_sums(
-    groups: &[u32],
-    values: &[f64],
-    group_count: usize,
-    parallelism: Parallelism,
-    value: impl Fn(f64, usize) -> f64 + Sync,
-) -> Vec<GroupSum> {
-    let rows = groups.len().min(values.len());
-    let len = chunk_len(group_count);
-    let chunk_sums = |chunk: usize| {
-        let mut sums = vec![GroupSum::default(); group_count];
-        let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
-        let (groups, values) = (&groups[chunk_rows.clone()], &values[chunk_rows]);
-        let end = groups.len();
-        let mut row = 0;
-        while row < end {
-            let group_index = groups[row];
-            let g = group_index as usize;
-            let group = &mut sums[g];
-            if row + 1 == end || groups[row + 1] != group_index {
-                // A run of one row (the rows of many nodes, mixed): its lanes would add up
-                // to `(v + 0) + (0 + 0)`, which is `v`; skipped, bit for bit the same.
-                let v = value(values[row], g);
-                if !v.is_nan() {
-                    group.sum += v;
-                    group.count += 1;
-                    group.min = if v < group.min { v } else { group.min };
-                    group.max = if v > group.max { v } else { group.max };
-                }
-                row += 1;
-                continue;
-            }
-            let mut lanes = Lanes::EMPTY;
-            // Blocks of BLOCK rows of the run, then its last rows one by one (fewer than
-            // BLOCK, lanes taken in turn from 0: the run's row `i` lands in lane
-            // `i % LANES`).
-            while row + BLOCK <= end
-                && groups[row..row + BLOCK]
-                    .iter()
-                    .fold(true, |same, &g| same & (g == group_index))
-            {
-                for quad in values[row..row + BLOCK].chunks_exact(LANES) {
-                    for (lane, &v) in quad.iter().enumerate() {
-                        lanes.add(lane, value(v, g));
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GroupSums {
+    /// One array of group sums per chunk, when there are several chunks.
+    chunks: Vec<Vec<GroupSum>>,
+    total: Vec<GroupSum>,
+}
+
+impl GroupSums {
+    /// The sums, in buffers kept from the previous call: a detector owns one `GroupSums`
+    /// per sum it takes, so that a scan of a cluster of many nodes allocates nothing once
+    /// sizes settle (an array per chunk and scan would cost page faults).
+    pub(crate) fn compute(
+        &mut self,
+        groups: &[u32],
+        values: &[f64],
+        group_count: usize,
+        parallelism: Parallelism,
+        value: impl Fn(f64, usize) -> f64 + Sync,
+    ) -> &[GroupSum] {
+        let rows = groups.len().min(values.len());
+        let len = chunk_len(group_count);
+        let chunk_sums = |chunk: usize, sums: &mut Vec<GroupSum>| {
+            sums.clear();
+            sums.resize(group_count, GroupSum::default());
+            let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
+            let (groups, values) = (&groups[chunk_rows.clone()], &values[chunk_rows]);
+            let end = groups.len();
+            let mut row = 0;
+            while row < end {
+                let group_index = groups[row];
+                let g = group_index as usize;
+                let group = &mut sums[g];
+                if row + 1 == end || groups[row + 1] != group_index {
+                    // A run of one row (the rows of many nodes, mixed): its lanes would add
+                    // up to `(v + 0) + (0 + 0)`, which is `v`; skipped, bit for bit the same.
+                    let v = value(values[row], g);
+                    if !v.is_nan() {
+                        group.sum += v;
+                        group.count += 1;
+                        group.min = if v < group.min { v } else { group.min };
+                        group.max = if v > group.max { v } else { group.max };
                     }
+                    row += 1;
+                    continue;
                 }
-                row += BLOCK;
+                let mut lanes = Lanes::EMPTY;
+                // Blocks of BLOCK rows of the run, then its last rows one by one (fewer than
+                // BLOCK, lanes taken in turn from 0: the run's row `i` lands in lane
+                // `i % LANES`).
+                while row + BLOCK <= end
+                    && groups[row..row + BLOCK]
+                        .iter()
+                        .fold(true, |same, &g| same & (g == group_index))
+                {
+                    for quad in values[row..row + BLOCK].chunks_exact(LANES) {
+                        for (lane, &v) in quad.iter().enumerate() {
+                            lanes.add(lane, value(v, g));
+                        }
+                    }
+                    row += BLOCK;
+                }
+                let mut lane = 0;
+                while row < end && groups[row] == group_index {
+                    lanes.add(lane % LANES, value(values[row], g));
+                    (row, lane) = (row + 1, lane + 1);
+                }
+                lanes.fold_into(group);
             }
-            let mut lane = 0;
-            while row < end && groups[row] == group_index {
-                lanes.add(lane % LANES, value(values[row], g));
-                (row, lane) = (row + 1, lane + 1);
+        };
+        let chunks = rows.div_ceil(len);
+        if chunks <= 1 {
+            // One chunk: its sums are the total (`0 + s = s`).
+            chunk_sums(0, &mut self.total);
+            return &self.total;
+        }
+        self.chunks.resize_with(chunks, Vec::new);
+        let per_chunk = &mut self.chunks[..chunks];
+        if parallelism.is_parallel(rows) {
+            per_chunk
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(chunk, sums)| chunk_sums(chunk, sums));
+        } else {
+            for (chunk, sums) in per_chunk.iter_mut().enumerate() {
+                chunk_sums(chunk, sums);
             }
-            lanes.fold_into(group);
         }
-        sums
-    };
-    let chunks = groups.len().div_ceil(len);
-    let mut total = vec![GroupSum::default(); group_count];
-    let mut add = |sums: Vec<GroupSum>| {
-        for (t, s) in total.iter_mut().zip(sums) {
-            t.sum += s.sum;
-            t.count += s.count;
-            t.min = t.min.min(s.min);
-            t.max = t.max.max(s.max);
+        self.total.clear();
+        self.total.resize(group_count, GroupSum::default());
+        for sums in per_chunk.iter() {
+            for (t, s) in self.total.iter_mut().zip(sums) {
+                t.sum += s.sum;
+                t.count += s.count;
+                t.min = t.min.min(s.min);
+                t.max = t.max.max(s.max);
+            }
         }
-    };
-    if parallelism.is_parallel(groups.len()) {
-        let per_chunk: Vec<Vec<GroupSum>> = (0..chunks).into_par_iter().map(chunk_sums).collect();
-        per_chunk.into_iter().for_each(&mut add);
-    } else {
-        (0..chunks).map(chunk_sums).for_each(&mut add);
+        &self.total
     }
-    total
 }
 
 /// Rows per block of [`filter_rows`]: blocks are filtered independently (in parallel or
@@ -524,6 +549,35 @@ pub(crate) fn elapsed_secs(now_secs: f64, start_secs: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sums of a fresh [`GroupSums`].
+    fn group_sums(
+        groups: &[u32],
+        values: &[f64],
+        group_count: usize,
+        parallelism: Parallelism,
+        value: impl Fn(f64, usize) -> f64 + Sync,
+    ) -> Vec<GroupSum> {
+        GroupSums::default()
+            .compute(groups, values, group_count, parallelism, value)
+            .to_vec()
+    }
+
+    #[test]
+    fn kept_buffers_give_fresh_sums() {
+        // One buffer through snapshots of 3, 1, 3 and 0 chunks and 2, 5, 2 groups: each
+        // time the sums of a fresh one.
+        let mut kept = GroupSums::default();
+        for (rows, groups) in [(10_000, 2), (100, 5), (9_000, 2), (0, 2)] {
+            let g: Vec<u32> = (0..rows).map(|r| (r % groups) as u32).collect();
+            let v: Vec<f64> = (0..rows).map(|r| r as f64 * 0.1).collect();
+            for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+                let reused = kept.compute(&g, &v, groups, parallelism, |x, _| x).to_vec();
+                assert_eq!(reused, group_sums(&g, &v, groups, parallelism, |x, _| x));
+                assert_eq!(reused.len(), groups);
+            }
+        }
+    }
 
     #[test]
     fn group_sums_match_across_paths_and_hand_values() {

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{filter_rows, group_sums, map_rows};
+use crate::scan::{GroupSums, filter_rows, map_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hadoop1`].
@@ -75,6 +75,7 @@ pub struct Hadoop1 {
     attempts_per_task: TaskRowCounts,
     /// The originals' progress, NaN for copies.
     original_progress: Vec<f64>,
+    sums: GroupSums,
 }
 
 impl Hadoop1 {
@@ -84,6 +85,7 @@ impl Hadoop1 {
             params: params.0,
             attempts_per_task: TaskRowCounts::default(),
             original_progress: Vec::new(),
+            sums: GroupSums::default(),
         }
     }
 
@@ -116,7 +118,7 @@ impl Detector for Hadoop1 {
                 }
             },
         );
-        let sums = group_sums(
+        let sums = self.sums.compute(
             stages,
             &self.original_progress,
             snapshot.stages().len(),
