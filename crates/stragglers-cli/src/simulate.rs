@@ -1,11 +1,13 @@
-//! `stragglers simulate`: one run of a scenario (a preset or a TOML file) with one
-//! detector, a progress bar on standard error while it runs, and a summary.
+//! `stragglers simulate`: runs of a scenario (a preset or a TOML file), one per detector
+//! given, on rayon's pool (as many at a time as there are threads), a progress bar each on
+//! standard error while they run, and their summaries in the order given.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 use stragglers::detect::Detector;
 use stragglers::sim::{
     DetectorSpec, PRESETS, Progress, RunOptions, ScenarioSpec, Summary, simulate_scenario,
@@ -21,13 +23,14 @@ pub struct SimulateArgs {
     /// A scenario file (TOML; see fixtures/scenarios/ and docs/simulation.md).
     #[arg(long, value_name = "PATH")]
     scenario_file: Option<PathBuf>,
-    /// The detector (`stragglers detectors` lists them), or `none`.
+    /// The detector (`stragglers detectors` lists them), or `none`; several, comma-separated
+    /// (`default,late,hierarchical`), run side by side.
     #[arg(long, default_value = "default")]
     detector: String,
     /// Seed of the run.
     #[arg(long, default_value_t = 2019)]
     seed: u64,
-    /// Write the summary as JSON to this file.
+    /// Write the summary as JSON to this file (a list of summaries for several detectors).
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
 }
@@ -42,43 +45,61 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             PRESETS.join(", ")
         ),
     };
-    let mut detector = match args.detector.as_str() {
-        "none" => None,
-        name => {
-            let all = DetectorSpec::all();
-            let spec = all.iter().find(|d| d.name() == name).with_context(|| {
-                let names: Vec<&str> = all.iter().map(DetectorSpec::name).collect();
-                format!(
-                    "unknown detector {name:?}; known: none, {}",
-                    names.join(", ")
-                )
-            })?;
-            Some(spec.make())
-        }
-    };
-    let bar = ProgressBar::new(spec.task_count());
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} tasks  {msg}")
-            .context("the progress bar's template")?,
-    );
-    let mut on_progress = |p: Progress| {
-        bar.set_position(p.tasks_done);
-        bar.set_message(format!("simulated {:.0} s", p.now_secs));
-    };
-    let options = RunOptions {
-        record: false,
-        progress: Some(&mut on_progress),
-    };
+    let all = DetectorSpec::all();
+    let detectors = args
+        .detector
+        .split(',')
+        .map(|name| match name {
+            "none" => Ok(None),
+            name => all
+                .iter()
+                .find(|d| d.name() == name)
+                .map(Some)
+                .with_context(|| {
+                    let names: Vec<&str> = all.iter().map(DetectorSpec::name).collect();
+                    format!(
+                        "unknown detector {name:?}; known: none, {}",
+                        names.join(", ")
+                    )
+                }),
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let bars = MultiProgress::new();
+    let style = ProgressStyle::with_template("{prefix:>14} {bar:40} {pos}/{len} tasks  {msg}")
+        .context("the progress bar's template")?;
     let started = Instant::now();
-    let detector = detector.as_deref_mut().map(|d| d as &mut dyn Detector);
-    let outcome = simulate_scenario(&spec, args.seed, detector, options)
-        .with_context(|| format!("simulating {}", spec.name))?;
-    bar.finish_and_clear();
+    let summaries = detectors
+        .par_iter()
+        .map(|detector| {
+            let bar = bars.add(ProgressBar::new(spec.task_count()));
+            bar.set_style(style.clone());
+            bar.set_prefix(detector.map_or("none", |d| d.name()).to_owned());
+            let mut on_progress = |p: Progress| {
+                bar.set_position(p.tasks_done);
+                bar.set_message(format!("simulated {:.0} s", p.now_secs));
+            };
+            let options = RunOptions {
+                record: false,
+                progress: Some(&mut on_progress),
+            };
+            let mut made = detector.map(DetectorSpec::make);
+            let made = made.as_deref_mut().map(|d| d as &mut dyn Detector);
+            let outcome = simulate_scenario(&spec, args.seed, made, options)
+                .with_context(|| format!("simulating {}", spec.name));
+            bar.finish_and_clear();
+            outcome.map(|o| o.summary)
+        })
+        .collect::<anyhow::Result<Vec<Summary>>>()?;
     let wall = started.elapsed().as_secs_f64();
-    print!("{}", render(&outcome.summary));
+    for summary in &summaries {
+        print!("{}", render(summary));
+    }
     eprintln!("simulated in {wall:.2} s");
     if let Some(path) = args.json {
-        let text = serde_json::to_string_pretty(&outcome.summary)?;
+        let text = match summaries.as_slice() {
+            [one] => serde_json::to_string_pretty(one)?,
+            several => serde_json::to_string_pretty(several)?,
+        };
         std::fs::write(&path, text + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
     }

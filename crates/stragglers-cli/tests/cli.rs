@@ -203,6 +203,37 @@ fn simulate_runs_a_preset_and_writes_its_summary() {
 }
 
 #[test]
+fn simulate_runs_several_detectors_side_by_side() {
+    let dir = std::env::temp_dir().join(format!("stragglers-sim-many-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("summaries.json");
+    let run = |detectors: &str, json: Option<&str>| {
+        let mut args = vec!["simulate", "--preset", "paper", "--seed", "3"];
+        args.extend(["--detector", detectors]);
+        if let Some(path) = json {
+            args.extend(["--json", path]);
+        }
+        let output = stragglers(&args);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let both = run("late,none", Some(json_path.to_str().unwrap()));
+    // The summaries in the order given, each as a run of that detector alone prints it.
+    assert_eq!(both, run("late", None) + &run("none", None));
+    let summaries: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(summaries[0]["detector"], "late");
+    assert_eq!(summaries[1]["detector"], "none");
+    let output = stragglers(&["simulate", "--preset", "paper", "--detector", "late,nope"]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("\"nope\""));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn simulate_names_the_bad_key_of_a_scenario_file() {
     let dir = std::env::temp_dir().join(format!("stragglers-sim-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
