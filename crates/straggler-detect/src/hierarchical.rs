@@ -1,7 +1,8 @@
 //! Hierarchical: keeps another detector's detections on slow nodes only (Phan et al.,
 //! Euro-Par 2017; seed paper, Section 5.5).
 //!
-//! For each running attempt `i` with elapsed time `t_now - t_start > 0`:
+//! For each running attempt `i` with elapsed time `t_now - t_start > 0` (and a finite
+//! speed: one that a sub-normal elapsed time overflows is left out, as LATE's rate):
 //!
 //! ```text
 //! Speed_i = PS_i * Size_total data,i / (t_now - t_start)
