@@ -29,14 +29,15 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use straggler_detect::conformance::{
-    STAGE_NOW_SECS, STAGE_USUAL_SECS, SplitMix64, straggling_stage,
-};
+use straggler_detect::conformance::{STAGE_NOW_SECS, STAGE_USUAL_SECS, SplitMix64};
 use straggler_detect::{Detector, Dsb, DsbParams, ESplash, Findings};
 use straggler_model::{
     AttemptEnd, AttemptId, AttemptRole, AttemptStatus, NodeId, Observation, Snapshot, StageId,
     TaskId,
 };
+use support::{floor, snapshot};
+
+mod support;
 
 /// Sizes benchmarked, with the cluster size of each.
 const SIZES: [(usize, u32); 4] = [
@@ -45,11 +46,6 @@ const SIZES: [(usize, u32); 4] = [
     (100_000, 100),
     (1_000_000, 10_000),
 ];
-
-/// `attempts` running maps of one job on `nodes` nodes: the kit's straggling stage.
-fn snapshot(attempts: usize, nodes: u32) -> Snapshot {
-    straggling_stage(attempts, nodes, 0x00be_ac4e_d5ca_4500 ^ attempts as u64).expect("valid rows")
-}
 
 /// Four successes per node, ended in the last minute; see the module docs.
 fn history(nodes: u32, slow_weak_nodes: bool) -> Vec<Observation> {
@@ -171,24 +167,6 @@ fn bench_pair<D: Detector + Clone>(
             });
         },
     );
-}
-
-/// Reads the progress and start columns and nothing else (as `benches/scans.rs`).
-fn floor(snapshot: &Snapshot) -> f64 {
-    let (progress, start) = (snapshot.progress(), snapshot.start_secs());
-    let mut lanes = [0.0f64; 8];
-    let (progress_chunks, start_chunks) = (progress.chunks_exact(8), start.chunks_exact(8));
-    let tail: f64 = progress_chunks
-        .remainder()
-        .iter()
-        .chain(start_chunks.remainder())
-        .sum();
-    for (p, s) in progress_chunks.zip(start_chunks) {
-        for ((lane, p), s) in lanes.iter_mut().zip(p).zip(s) {
-            *lane += p + s;
-        }
-    }
-    lanes.iter().sum::<f64>() + tail
 }
 
 fn node_level_scans(c: &mut Criterion) {

@@ -23,11 +23,13 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use straggler_detect::conformance::straggling_stage;
 use straggler_detect::{
     DefaultDetector, Detector, Findings, Hierarchical, HierarchicalParams, LateDetector,
 };
 use straggler_model::Snapshot;
+use support::{floor, snapshot};
+
+mod support;
 
 /// Sizes benchmarked, with the cluster size of each.
 const SIZES: [(usize, u32); 4] = [
@@ -36,29 +38,6 @@ const SIZES: [(usize, u32); 4] = [
     (100_000, 100),
     (1_000_000, 10_000),
 ];
-
-/// `attempts` running maps of one job on `nodes` nodes: the kit's straggling stage.
-fn snapshot(attempts: usize, nodes: u32) -> Snapshot {
-    straggling_stage(attempts, nodes, 0x00be_ac4e_d5ca_4500 ^ attempts as u64).expect("valid rows")
-}
-
-/// Reads the progress and start columns and nothing else.
-fn floor(snapshot: &Snapshot) -> f64 {
-    let (progress, start) = (snapshot.progress(), snapshot.start_secs());
-    let mut lanes = [0.0f64; 8];
-    let (progress_chunks, start_chunks) = (progress.chunks_exact(8), start.chunks_exact(8));
-    let tail: f64 = progress_chunks
-        .remainder()
-        .iter()
-        .chain(start_chunks.remainder())
-        .sum();
-    for (p, s) in progress_chunks.zip(start_chunks) {
-        for ((lane, p), s) in lanes.iter_mut().zip(p).zip(s) {
-            *lane += p + s;
-        }
-    }
-    lanes.iter().sum::<f64>() + tail
-}
 
 /// How many rows `detector` flags in `snapshot`, for the record.
 fn flagged(mut detector: impl Detector, snapshot: &Snapshot) -> usize {

@@ -9,13 +9,24 @@ fn stragglers(args: &[&str]) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// The standard output of a run that must succeed (its standard error in the failure).
+fn stragglers_ok(args: &[&str]) -> String {
+    let output = stragglers(args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8 output")
+}
+
 #[test]
 fn eval_prints_the_tables_and_writes_the_results() {
     let dir = std::env::temp_dir().join(format!("stragglers-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json_path = dir.join("results.json");
     let markdown_path = dir.join("report.md");
-    let output = stragglers(&[
+    let stdout = stragglers_ok(&[
         "eval",
         "--repetitions",
         "2",
@@ -30,12 +41,6 @@ fn eval_prints_the_tables_and_writes_the_results() {
         "--markdown",
         markdown_path.to_str().unwrap(),
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.contains("Table 5."), "{stdout}");
     assert!(
         stdout.contains("Table 6. Characteristics of the detectors, policy x100"),
@@ -68,7 +73,7 @@ fn eval_runs_figure_3_and_table_7_with_the_copy_controls() {
     let dir = std::env::temp_dir().join(format!("stragglers-cli-s7-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json_path = dir.join("results.json");
-    let output = stragglers(&[
+    let stdout = stragglers_ok(&[
         "eval",
         "--repetitions",
         "1",
@@ -88,12 +93,6 @@ fn eval_runs_figure_3_and_table_7_with_the_copy_controls() {
         "--json",
         json_path.to_str().unwrap(),
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.contains("Figure 3."), "{stdout}");
     assert!(stdout.contains("Table 7."), "{stdout}");
     assert!(stdout.contains("Figures 4-6."), "{stdout}");
@@ -176,7 +175,7 @@ fn simulate_runs_a_preset_and_writes_its_summary() {
     let dir = std::env::temp_dir().join(format!("stragglers-sim-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json_path = dir.join("summary.json");
-    let output = stragglers(&[
+    let stdout = stragglers_ok(&[
         "simulate",
         "--preset",
         "paper",
@@ -187,12 +186,6 @@ fn simulate_runs_a_preset_and_writes_its_summary() {
         "--json",
         json_path.to_str().unwrap(),
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.contains("20 nodes, 1 jobs, 480 tasks"), "{stdout}");
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
@@ -213,13 +206,7 @@ fn simulate_runs_several_detectors_side_by_side() {
         if let Some(path) = json {
             args.extend(["--json", path]);
         }
-        let output = stragglers(&args);
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap()
+        stragglers_ok(&args)
     };
     let both = run("late,none", Some(json_path.to_str().unwrap()));
     // The summaries in the order given, each as a run of that detector alone prints it.
