@@ -20,7 +20,7 @@
 //! Each figure is the median over [`RUNS`] runs, a run being as many scans as fill
 //! [`RUN_NANOS`] (at least one); floor and detector runs alternate, so that both see the
 //! same machine load. Detectors run with their default parameters (`Parallelism::Auto`:
-//! rayon's pool from 32 768 rows); the floor is one thread with eight accumulators.
+//! rayon's pool from 262 144 rows); the floor is one thread with eight accumulators.
 
 use std::hint::black_box;
 use std::path::Path;

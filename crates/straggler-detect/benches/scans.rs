@@ -13,7 +13,7 @@
 //! 2400 s; inputs 64 MB +-10%.
 //!
 //! The detectors run with their default parameters, hence `Parallelism::Auto`: sequential
-//! below 32 768 rows, on rayon's pool from there (10^5 and 10^6). The floor is always one
+//! below 262 144 rows, on rayon's pool from there (10^6). The floor is always one
 //! thread, with eight accumulators so that it runs at memory speed rather than at the
 //! latency of one chain of additions. Criterion reports elements (attempts) per second.
 //!

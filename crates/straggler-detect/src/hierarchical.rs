@@ -67,7 +67,7 @@ pub struct Hierarchical<D> {
     params: HierarchicalParams,
     name: String,
     /// Buffers kept between scans.
-    slow: Vec<bool>,
+    perf: Vec<f64>,
     speeds: Vec<f64>,
     node_sums: GroupSums,
 }
@@ -84,7 +84,7 @@ impl<D: Detector> Hierarchical<D> {
             inner,
             params: params.0,
             name,
-            slow: Vec::new(),
+            perf: Vec::new(),
             speeds: Vec::new(),
             node_sums: GroupSums::default(),
         }
@@ -95,8 +95,9 @@ impl<D: Detector> Hierarchical<D> {
         &self.inner
     }
 
-    /// Marks in `self.slow` the nodes whose performance is below the threshold.
-    fn mark_slow_nodes(&mut self, snapshot: &Snapshot) {
+    /// Computes `Perf_N` of every node into `self.perf` (NaN for a node without one) and
+    /// returns the bar below which a node is slow (NaN when no node has a performance).
+    fn node_performance(&mut self, snapshot: &Snapshot) -> f64 {
         let now = snapshot.now_secs();
         let (progress, start, input) = (
             snapshot.progress(),
@@ -115,23 +116,22 @@ impl<D: Detector> Hierarchical<D> {
             parallelism,
             &mut self.speeds,
         );
-        let perf = self
+        let sums = self
             .node_sums
             .compute(nodes, &self.speeds, node_count, parallelism, |s, _| s);
-        let (sum, nodes, min, max) = perf.iter().filter_map(|s| s.mean()).fold(
+        self.perf.clear();
+        self.perf
+            .extend(sums.iter().map(|s| s.mean().unwrap_or(f64::NAN)));
+        let (sum, count, min, max) = self.perf.iter().filter(|p| !p.is_nan()).fold(
             (0.0, 0u32, f64::INFINITY, f64::NEG_INFINITY),
-            |(sum, n, min, max), p| (sum + p, n + 1, min.min(p), max.max(p)),
+            |(sum, n, min, max), &p| (sum + p, n + 1, min.min(p), max.max(p)),
         );
-        self.slow.clear();
-        if nodes == 0 {
-            self.slow.resize(node_count, false);
-            return;
+        if count == 0 {
+            return f64::NAN;
         }
         // Within the nodes' range despite rounding, as `GroupSum::mean`.
-        let average = (sum / f64::from(nodes)).max(min).min(max);
-        let bar = self.params.node_threshold * average;
-        self.slow
-            .extend(perf.iter().map(|s| s.mean().is_some_and(|p| p < bar)));
+        let average = (sum / f64::from(count)).max(min).min(max);
+        self.params.node_threshold * average
     }
 }
 
@@ -146,23 +146,20 @@ impl<D: Detector> Detector for Hierarchical<D> {
         if findings.rows().len() == first {
             return;
         }
-        self.mark_slow_nodes(snapshot);
-        let nodes = snapshot.node_indices();
-        let slow = &self.slow;
-        let rows = findings.rows_mut();
-        let kept: Vec<u32> = rows[first..]
-            .iter()
-            .copied()
-            .filter(|&row| {
-                // A row the wrapped detector flagged past the snapshot is dropped, not a panic.
-                let node = nodes.get(row as usize).copied();
-                node.and_then(|n| slow.get(n as usize))
-                    .copied()
-                    .unwrap_or(false)
-            })
-            .collect();
-        rows.truncate(first);
-        rows.extend(kept);
+        let bar = self.node_performance(snapshot);
+        let (nodes, perf) = (snapshot.node_indices(), &self.perf);
+        // A row the wrapped detector flagged past the snapshot is dropped, not a panic; so
+        // is a row of a node without a performance (NaN fails the comparison).
+        let on_slow_node = |row: u32| {
+            let node = nodes.get(row as usize).copied();
+            node.and_then(|n| perf.get(n as usize))
+                .is_some_and(|&p| p < bar)
+        };
+        let mut seen = 0;
+        findings.rows_mut().retain(|&row| {
+            seen += 1;
+            seen <= first || on_slow_node(row)
+        });
     }
 
     fn observe(&mut self, observation: &Observation) {

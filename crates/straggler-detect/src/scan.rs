@@ -15,11 +15,12 @@ use straggler_model::TaskId;
 /// The smallest number of rows per chunk.
 pub(crate) const CHUNK: usize = 4096;
 
-/// Rows per chunk for `group_count` groups: at least [`CHUNK`], and 8 rows per group so
-/// that the per-chunk arrays of group sums stay small beside the rows they summarise. It
+/// Rows per chunk for `group_count` groups: at least [`CHUNK`], and 32 rows per group so
+/// that the per-chunk arrays of group sums (cleared and added up once per chunk) stay
+/// small beside the rows they summarise. It
 /// depends on the data only, never on the number of threads, so sums do not either.
 pub(crate) fn chunk_len(group_count: usize) -> usize {
-    CHUNK.max(8 * group_count)
+    CHUNK.max(32 * group_count)
 }
 
 /// Whether a scan runs on one thread or on rayon's pool.
@@ -38,10 +39,13 @@ pub enum Parallelism {
 }
 
 impl Default for Parallelism {
-    /// Parallel from 32 768 rows: below that, a scan takes tens of microseconds and
-    /// handing work to other threads costs more than it saves.
+    /// Parallel from 262 144 rows. On the 2-core machines this project is measured on,
+    /// waking the pool's threads for a parallel pass costs tens of microseconds; at 10^5
+    /// rows, Default's, LATE's and Hierarchical's scans were faster on one thread
+    /// (`cargo xtask bench scans`: 0.86, 2.17 and 4.04 ns per row, against 0.92, 4.14 and
+    /// 6.87 on the pool).
     fn default() -> Self {
-        Parallelism::Auto { min_rows: 1 << 15 }
+        Parallelism::Auto { min_rows: 1 << 18 }
     }
 }
 
@@ -89,16 +93,17 @@ impl GroupSum {
 
 /// Accumulators per run of rows of one group: independent chains of additions, so that a
 /// run's sum advances several rows per cycle rather than one addition's latency per row.
-const LANES: usize = 4;
+const LANES: usize = 8;
 
-/// Rows of a run checked for their group at once, then summed without a check.
-const BLOCK: usize = 4 * LANES;
+/// Rows of a run checked for their group (and for undefined values) at once, then summed
+/// without a check.
+const BLOCK: usize = 2 * LANES;
 
 /// The sums of one run of rows, lane `k` holding rows `k`, `k + LANES`, ... of the run.
 #[derive(Clone, Copy)]
 struct Lanes {
     sum: [f64; LANES],
-    count: [u64; LANES],
+    count: u64,
     min: [f64; LANES],
     max: [f64; LANES],
 }
@@ -106,7 +111,7 @@ struct Lanes {
 impl Lanes {
     const EMPTY: Lanes = Lanes {
         sum: [0.0; LANES],
-        count: [0; LANES],
+        count: 0,
         min: [f64::INFINITY; LANES],
         max: [f64::NEG_INFINITY; LANES],
     };
@@ -115,8 +120,9 @@ impl Lanes {
     #[inline(always)]
     fn add(&mut self, lane: usize, value: f64) {
         let defined = !value.is_nan();
+        // `+ 0.0` leaves a lane as it was: a lane starts at `+0.0` and so never holds -0.0.
         self.sum[lane] += if defined { value } else { 0.0 };
-        self.count[lane] += u64::from(defined);
+        self.count += u64::from(defined);
         // A NaN fails both comparisons: the range stays as it was. Written as comparisons
         // rather than `f64::min`, whose NaN rule costs instructions here.
         if value < self.min[lane] {
@@ -127,11 +133,44 @@ impl Lanes {
         }
     }
 
-    /// Adds the run's lanes to `group`, lanes paired in a fixed order.
+    /// Adds a block of values, lane `k` taking values `k` and `k + LANES`: the same sums as
+    /// [`Lanes::add`] on each, with the checks for undefined values made once per block
+    /// when there are none (the common case), so that the loop runs as vectors.
+    #[inline(always)]
+    fn add_block(&mut self, block: &[f64; BLOCK]) {
+        // `fold`, not `all`: no early exit, so the comparisons run as vectors.
+        if block.iter().fold(true, |defined, v| defined & !v.is_nan()) {
+            for half in block.chunks_exact(LANES) {
+                for (lane, &v) in half.iter().enumerate() {
+                    self.sum[lane] += v;
+                    self.min[lane] = if v < self.min[lane] {
+                        v
+                    } else {
+                        self.min[lane]
+                    };
+                    self.max[lane] = if v > self.max[lane] {
+                        v
+                    } else {
+                        self.max[lane]
+                    };
+                }
+            }
+            self.count += BLOCK as u64;
+        } else {
+            for half in block.chunks_exact(LANES) {
+                for (lane, &v) in half.iter().enumerate() {
+                    self.add(lane, v);
+                }
+            }
+        }
+    }
+
+    /// Adds the run's lanes to `group`, lanes paired in a fixed order (a tree).
     #[inline(always)]
     fn fold_into(self, group: &mut GroupSum) {
-        group.sum += (self.sum[0] + self.sum[1]) + (self.sum[2] + self.sum[3]);
-        group.count += self.count.iter().sum::<u64>();
+        let s = self.sum;
+        group.sum += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+        group.count += self.count;
         group.min = self.min.iter().fold(group.min, |m, &v| m.min(v));
         group.max = self.max.iter().fold(group.max, |m, &v| m.max(v));
     }
@@ -146,7 +185,7 @@ impl Lanes {
 /// The order of the additions is a function of the data only: rows are cut into chunks of
 /// [`chunk_len`] rows; within a chunk, into runs of consecutive rows of one group (a
 /// snapshot lists a stage's rows together); a run's rows are spread over [`LANES`]
-/// accumulators, row `i` of the run to lane `i % LANES`, the lanes added pairwise into the
+/// accumulators, row `i` of the run to lane `i % LANES`, the lanes added pairwise (a tree) into the
 /// group's chunk sum; the chunk sums are added in chunk order. Only who computes a chunk
 /// differs between the sequential and the parallel path.
 #[derive(Debug, Clone, Default)]
@@ -183,7 +222,7 @@ impl GroupSums {
                 let group = &mut sums[g];
                 if row + 1 == end || groups[row + 1] != group_index {
                     // A run of one row (the rows of many nodes, mixed): its lanes would add
-                    // up to `(v + 0) + (0 + 0)`, which is `v`; skipped, bit for bit the same.
+                    // up to `v` plus zeros, which is `v`; skipped, bit for bit the same.
                     let v = value(values[row], g);
                     if !v.is_nan() {
                         group.sum += v;
@@ -203,11 +242,9 @@ impl GroupSums {
                         .iter()
                         .fold(true, |same, &g| same & (g == group_index))
                 {
-                    for quad in values[row..row + BLOCK].chunks_exact(LANES) {
-                        for (lane, &v) in quad.iter().enumerate() {
-                            lanes.add(lane, value(v, g));
-                        }
-                    }
+                    let block: &[f64; BLOCK] =
+                        values[row..row + BLOCK].try_into().expect("BLOCK values");
+                    lanes.add_block(&std::array::from_fn(|i| value(block[i], g)));
                     row += BLOCK;
                 }
                 let mut lane = 0;
@@ -252,7 +289,7 @@ impl GroupSums {
 
 /// Rows per block of [`filter_rows`]: blocks are filtered independently (in parallel or
 /// not) and their kept rows joined in block order.
-const FILTER_BLOCK: usize = 1 << 16;
+const FILTER_BLOCK: usize = 1 << 14;
 
 /// Appends to `out`, in increasing order, the rows `0..len` for which `keep` is true.
 ///
@@ -265,45 +302,81 @@ pub(crate) fn filter_rows(
     keep: impl Fn(usize) -> bool + Sync,
     out: &mut Vec<u32>,
 ) {
-    filter_words(len, parallelism, out, |rows| bits(rows.map(&keep)));
+    filter_words(len, parallelism, out, |rows| {
+        bits(rows.len(), |i| keep(rows.start + i))
+    });
 }
 
 /// Appends to `out`, in increasing order, the rows `0..len` whose bit is set in the words
 /// `word(rows)` returns for `rows` = `0..64`, `64..128`, ... (the last range shorter).
-/// In parallel, blocks of [`FILTER_BLOCK`] rows are filtered on their own, and their kept
-/// rows joined in block order.
+///
+/// In parallel, in two passes over blocks of [`FILTER_BLOCK`] rows: the first computes
+/// each block's words and counts their bits, the second writes each block's rows into its
+/// own part of `out`, placed by the counts before it. Nothing is allocated per block, and
+/// the rows come out as the sequential pass writes them.
 fn filter_words(
     len: usize,
     parallelism: Parallelism,
     out: &mut Vec<u32>,
     word: impl Fn(std::ops::Range<usize>) -> u64 + Sync,
 ) {
-    let filter = |rows: std::ops::Range<usize>, out: &mut Vec<u32>| {
-        for word_start in rows.clone().step_by(64) {
-            let mut word = word(word_start..(word_start + 64).min(rows.end));
-            while word != 0 {
-                out.push((word_start + word.trailing_zeros() as usize) as u32);
-                word &= word - 1;
-            }
+    let word_at = |start: usize| word(start..(start + 64).min(len));
+    if !parallelism.is_parallel(len) {
+        for start in (0..len).step_by(64) {
+            out.extend(set_rows(word_at(start), start));
         }
-    };
-    if parallelism.is_parallel(len) {
-        let blocks: Vec<Vec<u32>> = (0..len.div_ceil(FILTER_BLOCK))
-            .into_par_iter()
-            .map(|block| {
-                let mut kept = Vec::new();
-                filter(
-                    block * FILTER_BLOCK..((block + 1) * FILTER_BLOCK).min(len),
-                    &mut kept,
-                );
-                kept
-            })
-            .collect();
-        out.reserve(blocks.iter().map(Vec::len).sum());
-        blocks.iter().for_each(|kept| out.extend_from_slice(kept));
-    } else {
-        filter(0..len, out);
+        return;
     }
+    const WORDS_PER_BLOCK: usize = FILTER_BLOCK / 64;
+    let mut words = vec![0u64; len.div_ceil(64)];
+    let kept: Vec<usize> = words
+        .par_chunks_mut(WORDS_PER_BLOCK)
+        .enumerate()
+        .map(|(block, words)| {
+            let first = block * FILTER_BLOCK;
+            let mut kept = 0;
+            for (i, slot) in words.iter_mut().enumerate() {
+                *slot = word_at(first + 64 * i);
+                kept += slot.count_ones() as usize;
+            }
+            kept
+        })
+        .collect();
+    let at = out.len();
+    out.resize(at + kept.iter().sum::<usize>(), 0);
+    let mut parts = Vec::with_capacity(kept.len());
+    let mut rest = &mut out[at..];
+    for &count in &kept {
+        let (part, tail) = rest.split_at_mut(count);
+        parts.push(part);
+        rest = tail;
+    }
+    words
+        .par_chunks(WORDS_PER_BLOCK)
+        .zip(parts)
+        .enumerate()
+        .for_each(|(block, (words, part))| {
+            let first = block * FILTER_BLOCK;
+            let rows = words
+                .iter()
+                .enumerate()
+                .flat_map(|(i, &word)| set_rows(word, first + 64 * i));
+            for (slot, row) in part.iter_mut().zip(rows) {
+                *slot = row;
+            }
+        });
+}
+
+/// The rows `start + i` for the set bits `i` of `word`, in increasing order.
+#[inline(always)]
+fn set_rows(mut word: u64, start: usize) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        (word != 0).then(|| {
+            let row = (start + word.trailing_zeros() as usize) as u32;
+            word &= word - 1;
+            row
+        })
+    })
 }
 
 /// Appends to `out`, in increasing order, the rows whose value is below the bar of their
@@ -320,26 +393,50 @@ pub(crate) fn rows_below(
     out: &mut Vec<u32>,
 ) {
     let len = values.len().min(groups.len());
-    let bar = |group: u32| bars.get(group as usize).copied().unwrap_or(f64::NAN);
     filter_words(len, parallelism, out, |rows| {
         let (values, groups) = (&values[rows.clone()], &groups[rows]);
-        let first = groups.first().copied().unwrap_or(0);
-        // `fold`, not `all`: no early exit, so the 64 comparisons run as vectors.
-        if groups.iter().fold(true, |same, &g| same & (g == first)) {
-            let bar = bar(first);
-            bits(values.iter().map(|&v| v < bar))
-        } else {
-            bits(values.iter().zip(groups).map(|(&v, &g)| v < bar(g)))
+        // A full word as arrays: lengths the compiler knows, loops it unrolls as vectors.
+        match (
+            <&[f64; 64]>::try_from(values),
+            <&[u32; 64]>::try_from(groups),
+        ) {
+            (Ok(values), Ok(groups)) => word_below(values, groups, bars),
+            _ => word_below(values, groups, bars),
         }
     });
 }
 
-/// The word whose bit `i` is the `i`-th of (at most 64) answers.
+/// The bits of [`rows_below`] for one word of rows (`values` and `groups` as long).
 #[inline(always)]
-fn bits(answers: impl Iterator<Item = bool>) -> u64 {
-    answers
-        .enumerate()
-        .fold(0, |word, (bit, kept)| word | (u64::from(kept) << bit))
+fn word_below(values: &[f64], groups: &[u32], bars: &[f64]) -> u64 {
+    let bar = |group: u32| bars.get(group as usize).copied().unwrap_or(f64::NAN);
+    let first = groups.first().copied().unwrap_or(0);
+    // `fold`, not `all`: no early exit, so the comparisons run as vectors.
+    if groups.iter().fold(true, |same, &g| same & (g == first)) {
+        let bar = bar(first);
+        bits(values.len(), |i| values[i] < bar)
+    } else {
+        bits(values.len(), |i| values[i] < bar(groups[i]))
+    }
+}
+
+/// The word whose bit `i` is `kept(i)`, for `i` in `0..len` (`len` at most 64).
+///
+/// Built as two 32-bit halves, and with the length a constant for a full word: in that
+/// form the compiler turns the answers into vector comparisons and masks, a few times
+/// faster than a bit at a time.
+#[inline(always)]
+fn bits(len: usize, kept: impl Fn(usize) -> bool) -> u64 {
+    let half = |rows: std::ops::Range<usize>| {
+        let first = rows.start;
+        rows.fold(0u32, |word, i| word | (u32::from(kept(i)) << (i - first)))
+    };
+    let mid = len.min(32);
+    if len == 64 {
+        u64::from(half(0..32)) | (u64::from(half(32..64)) << 32)
+    } else {
+        u64::from(half(0..mid)) | (u64::from(half(mid..len)) << 32)
+    }
 }
 
 /// Replaces `out` with `value(row)` for the rows `0..len`, in blocks on rayon's pool when
@@ -593,24 +690,48 @@ mod tests {
     }
 
     #[test]
-    fn a_run_is_summed_in_four_lanes() {
-        // One run of five rows: lanes 0..3 hold rows 0..3, lane 0 also row 4, so the sum is
-        // (1e16 + -1e16) + 1 + 1 + 1 = ((0 + 1) + (1 + 1)) = 3 exactly, where a row-by-row
-        // sum loses the ones to rounding (1e16 + 1 = 1e16) and ends at 0.
-        let values = [1e16, 1.0, 1.0, 1.0, -1e16];
-        let sums = group_sums(&[0; 5], &values, 1, Parallelism::Sequential, |v, _| v);
-        assert_eq!(sums[0].sum.to_bits(), 3.0f64.to_bits());
-        assert_eq!((sums[0].count, sums[0].min, sums[0].max), (5, -1e16, 1e16));
+    fn a_run_is_summed_in_eight_lanes() {
+        // One run of nine rows: lanes 0..7 hold rows 0..7, lane 0 also row 8, so the sum is
+        // (1e16 + -1e16) + seven ones = 7 exactly, where a row-by-row sum loses the ones to
+        // rounding (1e16 + 1 = 1e16) and ends at 0.
+        let values = [1e16, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1e16];
+        let sums = group_sums(&[0; 9], &values, 1, Parallelism::Sequential, |v, _| v);
+        assert_eq!(sums[0].sum.to_bits(), 7.0f64.to_bits());
+        assert_eq!((sums[0].count, sums[0].min, sums[0].max), (9, -1e16, 1e16));
+        // The same in a block of sixteen (lane k: rows k and k + 8), with and without an
+        // undefined value in it.
+        let mut block = [1.0; 16];
+        (block[0], block[8]) = (1e16, -1e16);
+        let sums = group_sums(&[0; 16], &block, 1, Parallelism::Sequential, |v, _| v);
+        assert_eq!(
+            (sums[0].sum.to_bits(), sums[0].count),
+            (14.0f64.to_bits(), 16)
+        );
+        block[3] = f64::NAN;
+        let sums = group_sums(&[0; 16], &block, 1, Parallelism::Sequential, |v, _| v);
+        assert_eq!(
+            (sums[0].sum.to_bits(), sums[0].count),
+            (13.0f64.to_bits(), 15)
+        );
     }
 
     #[test]
     fn group_sums_follow_their_documented_order() {
         // Runs of 1 to 7 rows of groups 0..3, some values undefined, three chunks: the sums
-        // are those of the order the docs give (chunks, runs, four lanes), bit for bit.
-        let groups: Vec<u32> = (0..9_000u32).map(|r| (r / (1 + r % 7)) % 3).collect();
+        // are those of the order the docs give (chunks, runs, eight lanes), bit for bit.
+        // Then runs of 40 rows (blocks of sixteen), undefined values only before row 6000.
+        let groups: Vec<u32> = (0..9_000u32)
+            .map(|r| {
+                if r < 4_500 {
+                    (r / (1 + r % 7)) % 3
+                } else {
+                    (r / 40) % 3
+                }
+            })
+            .collect();
         let values: Vec<f64> = (0..9_000)
             .map(|r| {
-                if r % 11 != 0 {
+                if r % 11 != 0 || r >= 6_000 {
                     f64::from(r).sqrt()
                 } else {
                     f64::NAN
@@ -629,18 +750,19 @@ mod tests {
                 let end = (start..rows.len())
                     .find(|&i| rows[i] != g)
                     .unwrap_or(rows.len());
-                let mut lanes = [0.0; 4];
+                let mut lanes = [0.0; 8];
                 let s = &mut sums[g as usize];
                 for i in start..end {
                     let v = value(values[chunk * len + i], g as usize);
                     if !v.is_nan() {
-                        lanes[(i - start) % 4] += v;
+                        lanes[(i - start) % 8] += v;
                         s.count += 1;
                         s.min = s.min.min(v);
                         s.max = s.max.max(v);
                     }
                 }
-                s.sum += (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+                let l = lanes;
+                s.sum += ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
                 start = end;
             }
             for (e, s) in expected.iter_mut().zip(sums) {
