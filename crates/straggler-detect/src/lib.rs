@@ -61,6 +61,7 @@ mod esplash;
 pub mod garraghan;
 pub mod hadoop;
 mod hierarchical;
+mod id_table;
 mod late;
 mod oracle;
 mod scan;

@@ -557,45 +557,6 @@ pub(crate) type IdMap<K, V> =
 /// A `HashSet` of ids, hashed with [`IdHasher`].
 pub(crate) type IdSet<K> = std::collections::HashSet<K, std::hash::BuildHasherDefault<IdHasher>>;
 
-/// A hasher that keeps an id's low bits as they are and mixes only the top seven, which
-/// `hashbrown` compares in its control bytes. Engines number ids densely and snapshots list
-/// them roughly in order, so a map hashed this way holds consecutive ids in consecutive
-/// slots, and a scan looking up every row's id reads the table in order instead of at
-/// random (a cache miss per row on a million entries). For maps that are only looked up,
-/// never iterated: an iteration order would follow the ids' low bits.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct DenseIdHasher(u64);
-
-/// The bits `hashbrown` keeps in a control byte.
-const TOP_SEVEN: u64 = 0xfe00_0000_0000_0000;
-
-impl std::hash::Hasher for DenseIdHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        (self.0 & !TOP_SEVEN) | (self.0.wrapping_mul(ID_HASH_SEED) & TOP_SEVEN)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(u64::from(byte));
-        }
-    }
-    #[inline]
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        self.0 = self.0.rotate_left(26) ^ n;
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-}
-
-/// A `HashMap` keyed by dense ids and never iterated, hashed with [`DenseIdHasher`].
-pub(crate) type DenseIdMap<K, V> =
-    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<DenseIdHasher>>;
-
 /// How many rows of a snapshot each task has. Engines number tasks densely (a `TaskId`
 /// indexes the run's tasks), so the counts live in an array indexed by task when the
 /// largest id is at most `4 * rows + 1024`, and in an [`IdMap`] otherwise.
@@ -818,26 +779,6 @@ mod tests {
         assert!((0..10_000u32).all(|id| map.get(&id.wrapping_mul(7919)) == Some(&id)));
         let set: IdSet<u64> = [u64::MAX, 0, 1 << 40].into_iter().collect();
         assert!(set.contains(&(1 << 40)) && !set.contains(&2));
-    }
-
-    #[test]
-    fn dense_id_maps_find_every_id() {
-        use std::hash::{BuildHasher, BuildHasherDefault};
-        let build = BuildHasherDefault::<DenseIdHasher>::default();
-        // Low bits kept: consecutive ids, consecutive slots.
-        assert_eq!(build.hash_one(5u32) & !TOP_SEVEN, 5);
-        let mut map: DenseIdMap<u32, u32> = DenseIdMap::default();
-        for id in 0..20_000u32 {
-            map.insert(id.wrapping_mul(7919) ^ (id << 20), id);
-        }
-        for id in (0..20_000u32).step_by(2) {
-            map.remove(&(id.wrapping_mul(7919) ^ (id << 20)));
-        }
-        assert_eq!(map.len(), 10_000);
-        assert!((0..20_000u32).all(|id| {
-            let found = map.get(&(id.wrapping_mul(7919) ^ (id << 20)));
-            found == (id % 2 == 1).then_some(&id)
-        }));
     }
 
     #[test]

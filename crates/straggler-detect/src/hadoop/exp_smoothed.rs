@@ -29,7 +29,7 @@
 //!   from there, so `start + est` is the forecast end. An attempt without two reports has
 //!   no estimate, and the speculator skips it.
 
-use crate::scan::DenseIdMap;
+use crate::id_table::IdTable;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, ProgressReport};
@@ -80,7 +80,7 @@ struct Smoothed {
 #[derive(Debug, Clone, Default)]
 pub struct ExponentiallySmoothed {
     params: ExpSmoothedParams,
-    attempts: DenseIdMap<AttemptId, Smoothed>,
+    attempts: IdTable<Smoothed>,
 }
 
 impl ExponentiallySmoothed {
@@ -88,7 +88,7 @@ impl ExponentiallySmoothed {
     pub fn new(params: CheckedExpSmoothedParams) -> Self {
         ExponentiallySmoothed {
             params: params.0,
-            attempts: DenseIdMap::default(),
+            attempts: IdTable::default(),
         }
     }
 
@@ -99,7 +99,7 @@ impl ExponentiallySmoothed {
 
     /// The smoothed rate of an attempt (progress per second), if it has one.
     pub fn rate(&self, attempt: AttemptId) -> Option<f64> {
-        self.attempts.get(&attempt).and_then(|s| s.rate)
+        self.attempts.get(attempt.0).and_then(|s| s.rate)
     }
 }
 
@@ -114,31 +114,31 @@ impl RuntimeEstimator for ExponentiallySmoothed {
             return;
         }
         let lambda = self.params.lambda_secs;
-        self.attempts
-            .entry(report.attempt)
-            .and_modify(|s| {
-                if t1 <= s.at_secs || p1 < s.progress {
-                    return;
-                }
-                let dt = t1 - s.at_secs;
-                let sample = (p1 - s.progress) / dt;
-                if !sample.is_finite() {
-                    return;
-                }
-                let w = (-dt / lambda).exp();
-                s.rate = Some(s.rate.map_or(sample, |rate| w * rate + (1.0 - w) * sample));
-                s.at_secs = t1;
-                s.progress = p1;
-            })
-            .or_insert(Smoothed {
+        let Some(s) = self.attempts.get_mut(report.attempt.0) else {
+            let first = Smoothed {
                 at_secs: t1,
                 progress: p1,
                 rate: None,
-            });
+            };
+            self.attempts.insert(report.attempt.0, first);
+            return;
+        };
+        if t1 <= s.at_secs || p1 < s.progress {
+            return;
+        }
+        let dt = t1 - s.at_secs;
+        let sample = (p1 - s.progress) / dt;
+        if !sample.is_finite() {
+            return;
+        }
+        let w = (-dt / lambda).exp();
+        s.rate = Some(s.rate.map_or(sample, |rate| w * rate + (1.0 - w) * sample));
+        s.at_secs = t1;
+        s.progress = p1;
     }
 
     fn forget(&mut self, attempt: AttemptId) {
-        self.attempts.remove(&attempt);
+        self.attempts.remove(attempt.0);
     }
 
     fn reset(&mut self) {
@@ -152,7 +152,7 @@ impl RuntimeEstimator for ExponentiallySmoothed {
         _now_secs: f64,
         _progress: f64,
     ) -> Option<f64> {
-        let s = self.attempts.get(&attempt)?;
+        let s = self.attempts.get(attempt.0)?;
         let rate = s.rate.filter(|&r| r > 0.0)?;
         let remaining = (1.0 - s.progress).clamp(0.0, 1.0) / rate;
         Some((s.at_secs - start_secs).max(0.0) + remaining)

@@ -47,7 +47,7 @@
 //!   infinity; the result here is the limit of that, at once. With the speculator, a
 //!   stagnated attempt outranks any attempt with a finite estimate.
 
-use crate::scan::DenseIdMap;
+use crate::id_table::IdTable;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, ProgressReport};
@@ -126,7 +126,7 @@ struct Record {
 #[derive(Debug, Clone, Default)]
 pub struct SimpleExponential {
     params: SimpleExpParams,
-    records: DenseIdMap<AttemptId, Record>,
+    records: IdTable<Record>,
 }
 
 impl SimpleExponential {
@@ -134,7 +134,7 @@ impl SimpleExponential {
     pub fn new(params: CheckedSimpleExpParams) -> Self {
         SimpleExponential {
             params: params.0,
-            records: DenseIdMap::default(),
+            records: IdTable::default(),
         }
     }
 
@@ -145,19 +145,19 @@ impl SimpleExponential {
 
     /// The forecast rate of an attempt and the readings behind it.
     pub fn forecast(&self, attempt: AttemptId) -> Option<(f64, u32)> {
-        self.records.get(&attempt).map(|r| (r.forecast, r.index))
+        self.records.get(attempt.0).map(|r| (r.forecast, r.index))
     }
 
     /// The time constant of an attempt, seconds.
     pub fn tau_secs(&self, attempt: AttemptId) -> Option<f64> {
-        self.records.get(&attempt).map(|r| r.tau_secs)
+        self.records.get(attempt.0).map(|r| r.tau_secs)
     }
 
     /// Whether the attempt's progress, below 1, has not changed for its stagnation window
     /// `max(2 tau, min_stagnation_window_secs)` at `now_secs`.
     pub fn is_stagnated(&self, attempt: AttemptId, now_secs: f64) -> bool {
         self.records
-            .get(&attempt)
+            .get(attempt.0)
             .is_some_and(|r| self.record_is_stagnated(r, now_secs))
     }
 
@@ -181,30 +181,8 @@ impl RuntimeEstimator for SimpleExponential {
             return;
         }
         let params = self.params;
-        self.records
-            .entry(report.attempt)
-            .and_modify(|r| {
-                if new_t <= r.at_secs || new_p < r.progress {
-                    return;
-                }
-                let dt = new_t - r.at_secs;
-                let rate = (new_p - r.progress) / dt;
-                if !rate.is_finite() {
-                    return;
-                }
-                let alpha = 1.0 - (-dt / r.tau_secs).exp();
-                r.forecast = alpha * rate + (1.0 - alpha) * r.forecast;
-                if new_p > r.progress {
-                    r.changed_secs = new_t;
-                }
-                r.progress = new_p;
-                r.at_secs = new_t;
-                r.index = r.index.saturating_add(1);
-                if r.index == params.skip_initials {
-                    r.tau_secs = r.tau_secs.max(new_t - r.first_secs);
-                }
-            })
-            .or_insert(Record {
+        let Some(r) = self.records.get_mut(report.attempt.0) else {
+            let first = Record {
                 at_secs: new_t,
                 progress: new_p,
                 forecast: 0.0,
@@ -212,11 +190,33 @@ impl RuntimeEstimator for SimpleExponential {
                 tau_secs: params.tau_secs,
                 first_secs: new_t,
                 changed_secs: new_t,
-            });
+            };
+            self.records.insert(report.attempt.0, first);
+            return;
+        };
+        if new_t <= r.at_secs || new_p < r.progress {
+            return;
+        }
+        let dt = new_t - r.at_secs;
+        let rate = (new_p - r.progress) / dt;
+        if !rate.is_finite() {
+            return;
+        }
+        let alpha = 1.0 - (-dt / r.tau_secs).exp();
+        r.forecast = alpha * rate + (1.0 - alpha) * r.forecast;
+        if new_p > r.progress {
+            r.changed_secs = new_t;
+        }
+        r.progress = new_p;
+        r.at_secs = new_t;
+        r.index = r.index.saturating_add(1);
+        if r.index == params.skip_initials {
+            r.tau_secs = r.tau_secs.max(new_t - r.first_secs);
+        }
     }
 
     fn forget(&mut self, attempt: AttemptId) {
-        self.records.remove(&attempt);
+        self.records.remove(attempt.0);
     }
 
     fn reset(&mut self) {
@@ -231,7 +231,7 @@ impl RuntimeEstimator for SimpleExponential {
         _progress: f64,
     ) -> Option<f64> {
         // One lookup for both questions: this runs for every row of every scan.
-        let r = self.records.get(&attempt)?;
+        let r = self.records.get(attempt.0)?;
         if self.record_is_stagnated(r, now_secs) {
             return Some(f64::INFINITY);
         }
