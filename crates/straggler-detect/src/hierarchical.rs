@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, rate_rows};
+use crate::scan::{GroupSums, Rates};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hierarchical`].
@@ -68,7 +68,6 @@ pub struct Hierarchical<D> {
     name: String,
     /// Buffers kept between scans.
     perf: Vec<f64>,
-    speeds: Vec<f64>,
     node_sums: GroupSums,
 }
 
@@ -85,7 +84,6 @@ impl<D: Detector> Hierarchical<D> {
             params: params.0,
             name,
             perf: Vec::new(),
-            speeds: Vec::new(),
             node_sums: GroupSums::default(),
         }
     }
@@ -107,18 +105,16 @@ impl<D: Detector> Hierarchical<D> {
         let node_count = snapshot.node_count() as usize;
         let nodes = snapshot.node_indices();
         let parallelism = self.params.parallelism;
-        // Speed_i once per row, NaN for a row without one; then Perf_N per node.
-        rate_rows(
-            now,
+        // Speed_i of each row (NaN for a row without one), computed as it is summed: Perf_N.
+        let speeds = Rates {
+            now_secs: now,
             progress,
-            Some(input),
-            start,
-            parallelism,
-            &mut self.speeds,
-        );
+            weights: Some(input),
+            start_secs: start,
+        };
         let sums = self
             .node_sums
-            .compute(nodes, &self.speeds, node_count, parallelism, |s, _| s);
+            .compute(nodes, &speeds, node_count, parallelism, |s, _| s);
         self.perf.clear();
         self.perf
             .extend(sums.iter().map(|s| s.mean().unwrap_or(f64::NAN)));
@@ -155,11 +151,15 @@ impl<D: Detector> Detector for Hierarchical<D> {
             node.and_then(|n| perf.get(n as usize))
                 .is_some_and(|&p| p < bar)
         };
-        let mut seen = 0;
-        findings.rows_mut().retain(|&row| {
-            seen += 1;
-            seen <= first || on_slow_node(row)
-        });
+        // Kept rows moved down in place, without a branch on whether a row is kept.
+        let rows = findings.rows_mut();
+        let mut kept = first;
+        for read in first..rows.len() {
+            let row = rows[read];
+            rows[kept] = row;
+            kept += usize::from(on_slow_node(row));
+        }
+        rows.truncate(kept);
     }
 
     fn observe(&mut self, observation: &Observation) {

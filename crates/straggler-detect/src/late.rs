@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, rate_rows, rows_below};
+use crate::scan::{GroupSums, Rates, rate_rows, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -91,7 +91,13 @@ impl Detector for LateDetector {
         let stages = snapshot.stage_indices();
         let parallelism = self.params.parallelism;
         // Eq. 7, once per row; NaN marks "no rate" and fails every comparison below.
-        rate_rows(now, progress, None, start, parallelism, &mut self.rates);
+        let rates = Rates {
+            now_secs: now,
+            progress,
+            weights: None,
+            start_secs: start,
+        };
+        rate_rows(rates, parallelism, &mut self.rates);
         let rates = &self.rates;
         let group_count = snapshot.stages().len();
         // Eq. 8, then Eq. 9 in a second pass (more accurate than E[x^2] - mean^2). NaN
