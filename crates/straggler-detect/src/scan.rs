@@ -157,10 +157,19 @@ impl Lanes {
             }
             self.count += BLOCK as u64;
         } else {
-            for half in block.chunks_exact(LANES) {
-                for (lane, &v) in half.iter().enumerate() {
-                    self.add(lane, v);
-                }
+            self.add_each(block);
+        }
+    }
+
+    /// [`Lanes::add`] on each value of a block, kept out of line: a block with an undefined
+    /// value is rare, and its code beside the common case's made the compiler keep the
+    /// lanes in memory rather than in registers.
+    #[cold]
+    #[inline(never)]
+    fn add_each(&mut self, block: &[f64; BLOCK]) {
+        for half in block.chunks_exact(LANES) {
+            for (lane, &v) in half.iter().enumerate() {
+                self.add(lane, v);
             }
         }
     }
@@ -180,8 +189,9 @@ impl Lanes {
 /// `value(values[row], group)` over the rows of that group (`groups[row]`) where it is
 /// defined (not NaN). `values` is a stored column or one computed as it is read
 /// ([`Values`], [`Rates`]); `value` turns a row's value into what is summed (the value
-/// itself, its squared distance to the group's mean, ...). Rows past the shorter of
-/// `groups` and `values` are not read.
+/// itself, its squared distance to the group's mean, ...). Every group is below
+/// `group_count`; with a single group (a snapshot of one stage), the group column is not
+/// read. Rows past the shorter of `groups` and `values` are not read.
 ///
 /// The order of the additions is a function of the data only: rows are cut into chunks of
 /// [`chunk_len`] rows, chunks into segments of [`SEGMENT`] rows; within a segment, into
@@ -218,7 +228,11 @@ impl GroupSums {
             for start in chunk_rows.clone().step_by(SEGMENT) {
                 let segment = start..(start + SEGMENT).min(chunk_rows.end);
                 values.with_values(segment.clone(), |values| {
-                    sum_runs(&groups[segment], values, sums, &value);
+                    if group_count == 1 {
+                        sum_one_group(values, &mut sums[0], &value);
+                    } else {
+                        sum_runs(&groups[segment], values, sums, &value);
+                    }
                 });
             }
         };
@@ -291,25 +305,45 @@ fn sum_runs(
             row += 1;
             continue;
         }
-        let mut lanes = Lanes::EMPTY;
-        // Blocks of BLOCK rows of the run, then its last rows one by one (fewer than BLOCK,
-        // lanes taken in turn from 0: the run's row `i` lands in lane `i % LANES`).
-        while row + BLOCK <= end
-            && groups[row..row + BLOCK]
+        // The run's end: blocks of BLOCK rows of its group, then row by row.
+        let mut run_end = row + 2;
+        while run_end + BLOCK <= end
+            && groups[run_end..run_end + BLOCK]
                 .iter()
                 .fold(true, |same, &g| same & (g == group_index))
         {
-            let block: &[f64; BLOCK] = values[row..row + BLOCK].try_into().expect("BLOCK values");
-            lanes.add_block(&std::array::from_fn(|i| value(block[i], g)));
-            row += BLOCK;
+            run_end += BLOCK;
         }
-        let mut lane = 0;
-        while row < end && groups[row] == group_index {
-            lanes.add(lane % LANES, value(values[row], g));
-            (row, lane) = (row + 1, lane + 1);
+        while run_end < end && groups[run_end] == group_index {
+            run_end += 1;
         }
-        lanes.fold_into(group);
+        add_run(&values[row..run_end], group, g, value);
+        row = run_end;
     }
+}
+
+/// [`sum_runs`] for a column of one group, whose segment is one run: the group column is
+/// not read.
+#[inline(never)]
+fn sum_one_group(values: &[f64], group: &mut GroupSum, value: &impl Fn(f64, usize) -> f64) {
+    add_run(values, group, 0, value);
+}
+
+/// Adds the values of one run of group `g` to its sums: blocks of BLOCK rows, then the last
+/// rows one by one, the run's row `i` in lane `i % LANES`; then the lanes, pairwise.
+#[inline(always)]
+fn add_run(values: &[f64], group: &mut GroupSum, g: usize, value: &impl Fn(f64, usize) -> f64) {
+    let mut lanes = Lanes::EMPTY;
+    let blocks = values.chunks_exact(BLOCK);
+    let rest = blocks.remainder();
+    for block in blocks {
+        let block: &[f64; BLOCK] = block.try_into().expect("BLOCK values");
+        lanes.add_block(&std::array::from_fn(|i| value(block[i], g)));
+    }
+    for (i, &v) in rest.iter().enumerate() {
+        lanes.add(i % LANES, value(v, g));
+    }
+    lanes.fold_into(group);
 }
 
 /// A column of values for [`GroupSums`]: stored (`[f64]`), or computed a segment at a
@@ -434,8 +468,9 @@ fn set_rows(mut word: u64, start: usize) -> impl Iterator<Item = u32> {
 }
 
 /// Appends to `out`, in increasing order, the rows whose value is below the bar of their
-/// group: `values[row] < bars[groups[row]]`. A NaN value, or a row of a group without a
-/// bar, is never kept. The rule of Default and LATE.
+/// group: `values[row] < bars[groups[row]]`. A NaN value or bar is never kept. Every group
+/// has a bar (`groups[row] < bars.len()`: a row of a group without one is never kept);
+/// with a single bar, the group column is not read. The rule of Default and LATE.
 ///
 /// [`filter_rows`] with that `keep`, made fast for snapshots that list a group's rows
 /// together: 64 rows of one group compare with one bar, a loop the compiler vectorises.
@@ -447,6 +482,16 @@ pub(crate) fn rows_below(
     out: &mut Vec<u32>,
 ) {
     let len = values.len().min(groups.len());
+    if let [bar] = *bars {
+        filter_words(len, parallelism, out, |rows| {
+            let values = &values[rows];
+            match <&[f64; 64]>::try_from(values) {
+                Ok(values) => bits(64, |i| values[i] < bar),
+                Err(_) => bits(values.len(), |i| values[i] < bar),
+            }
+        });
+        return;
+    }
     filter_words(len, parallelism, out, |rows| {
         let (values, groups) = (&values[rows.clone()], &groups[rows]);
         // A full word as arrays: lengths the compiler knows, loops it unrolls as vectors.
@@ -1011,6 +1056,36 @@ mod tests {
             rows_below(&values, &groups, &bars, parallelism, &mut out);
             assert_eq!(out[0], 9_999, "appended, not replaced");
             assert_eq!(out[1..], expected[..]);
+        }
+    }
+
+    #[test]
+    fn one_group_gives_what_the_runs_give() {
+        // One group: the group column is not read, and the sums and kept rows are those of
+        // the general path (here with a second, empty group), bit for bit.
+        let n = 2 * chunk_len(2) + 3 * SEGMENT + 5;
+        let groups = vec![0; n];
+        let values: Vec<f64> = (0..n)
+            .map(|r| {
+                if r % 5 == 0 {
+                    f64::NAN
+                } else {
+                    (r % 97) as f64 / 9.0
+                }
+            })
+            .collect();
+        for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+            let one = group_sums(&groups, &values, 1, parallelism, |v, _| v);
+            let two = group_sums(&groups, &values, 2, parallelism, |v, _| v);
+            assert_eq!(
+                (one[0], one[0].sum.to_bits()),
+                (two[0], two[0].sum.to_bits())
+            );
+            let (mut one, mut two) = (Vec::new(), Vec::new());
+            rows_below(&values, &groups, &[4.0], parallelism, &mut one);
+            rows_below(&values, &groups, &[4.0, f64::NAN], parallelism, &mut two);
+            assert_eq!(one, two);
+            assert_eq!(one.len(), (0..n).filter(|&r| values[r] < 4.0).count());
         }
     }
 
