@@ -34,7 +34,7 @@ use crate::id_table::IdTable;
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, ProgressReport};
 
-use super::{DataStatistics, RuntimeEstimator};
+use super::{DataStatistics, RuntimeEstimator, rate_sample};
 use crate::DetectError;
 use crate::error::check_param;
 
@@ -123,14 +123,9 @@ impl RuntimeEstimator for ExponentiallySmoothed {
             self.attempts.insert(report.attempt.0, first);
             return;
         };
-        if t1 <= s.at_secs || p1 < s.progress {
+        let Some((dt, sample)) = rate_sample(s.at_secs, s.progress, t1, p1) else {
             return;
-        }
-        let dt = t1 - s.at_secs;
-        let sample = (p1 - s.progress) / dt;
-        if !sample.is_finite() {
-            return;
-        }
+        };
         let w = (-dt / lambda).exp();
         s.rate = Some(s.rate.map_or(sample, |rate| w * rate + (1.0 - w) * sample));
         s.at_secs = t1;

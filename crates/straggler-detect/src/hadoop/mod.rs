@@ -66,3 +66,35 @@ pub trait RuntimeEstimator: Send {
     /// `None` when it cannot say.
     fn new_attempt_runtime_secs(&self, stats: &DataStatistics) -> Option<f64>;
 }
+
+/// The rate sample of a new report `(t1, p1)` after the last one used `(t0, p0)`: the time
+/// between them and `(p1 - p0) / (t1 - t0)`. `None` for a report to ignore, as Hadoop's
+/// `incorporate` does: one not later than the last, with a lower progress, or whose rate is
+/// not finite.
+fn rate_sample(t0: f64, p0: f64, t1: f64, p1: f64) -> Option<(f64, f64)> {
+    if t1 <= t0 || p1 < p0 {
+        return None;
+    }
+    let dt = t1 - t0;
+    let rate = (p1 - p0) / dt;
+    rate.is_finite().then_some((dt, rate))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rate_sample;
+
+    #[test]
+    fn rate_samples_by_hand() {
+        // From 20% at 10 s to 40% at 20 s: 0.2 in 10 s.
+        let (dt, rate) = rate_sample(10.0, 0.2, 20.0, 0.4).expect("a sample");
+        assert_eq!(dt, 10.0);
+        approx::assert_relative_eq!(rate, 0.02, max_relative = 1e-12);
+        // Not later, lower, or a rate that overflows: ignored.
+        assert_eq!(rate_sample(10.0, 0.2, 10.0, 0.4), None);
+        assert_eq!(rate_sample(10.0, 0.2, 20.0, 0.1), None);
+        assert_eq!(rate_sample(0.0, 0.0, 1e-320, 1.0), None);
+        // Same progress later: a rate of zero, kept.
+        assert_eq!(rate_sample(10.0, 0.5, 12.0, 0.5), Some((2.0, 0.0)));
+    }
+}

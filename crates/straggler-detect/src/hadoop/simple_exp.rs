@@ -52,7 +52,7 @@ use crate::id_table::IdTable;
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, ProgressReport};
 
-use super::{DataStatistics, RuntimeEstimator};
+use super::{DataStatistics, RuntimeEstimator, rate_sample};
 use crate::DetectError;
 use crate::error::check_param;
 
@@ -194,14 +194,9 @@ impl RuntimeEstimator for SimpleExponential {
             self.records.insert(report.attempt.0, first);
             return;
         };
-        if new_t <= r.at_secs || new_p < r.progress {
+        let Some((dt, rate)) = rate_sample(r.at_secs, r.progress, new_t, new_p) else {
             return;
-        }
-        let dt = new_t - r.at_secs;
-        let rate = (new_p - r.progress) / dt;
-        if !rate.is_finite() {
-            return;
-        }
+        };
         let alpha = 1.0 - (-dt / r.tau_secs).exp();
         r.forecast = alpha * rate + (1.0 - alpha) * r.forecast;
         if new_p > r.progress {
