@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates};
+use crate::scan::{GroupSums, Rates, clamp};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hierarchical`].
@@ -118,15 +118,21 @@ impl<D: Detector> Hierarchical<D> {
         self.perf.clear();
         self.perf
             .extend(sums.iter().map(|s| s.mean().unwrap_or(f64::NAN)));
-        let (sum, count, min, max) = self.perf.iter().filter(|p| !p.is_nan()).fold(
-            (0.0, 0u32, f64::INFINITY, f64::NEG_INFINITY),
-            |(sum, n, min, max), &p| (sum + p, n + 1, min.min(p), max.max(p)),
-        );
+        // Branch-free over the nodes: a NaN (no performance) adds nothing and fails both
+        // comparisons.
+        let (mut sum, mut count, mut min, mut max) = (0.0, 0u32, f64::INFINITY, f64::NEG_INFINITY);
+        for &p in &self.perf {
+            let defined = !p.is_nan();
+            sum += if defined { p } else { 0.0 };
+            count += u32::from(defined);
+            min = if p < min { p } else { min };
+            max = if p > max { p } else { max };
+        }
         if count == 0 {
             return f64::NAN;
         }
         // Within the nodes' range despite rounding, as `GroupSum::mean`.
-        let average = (sum / f64::from(count)).max(min).min(max);
+        let average = clamp(sum / f64::from(count), min, max);
         self.params.node_threshold * average
     }
 }

@@ -87,8 +87,16 @@ impl GroupSum {
     /// fall outside them (`(0.1 + 0.1 + 0.1) / 3 = 0.10000000000000002`), and a mean above
     /// every value would make identical tasks stragglers of each other.
     pub(crate) fn mean(self) -> Option<f64> {
-        (self.count > 0).then(|| (self.sum / self.count as f64).max(self.min).min(self.max))
+        (self.count > 0).then(|| clamp(self.sum / self.count as f64, self.min, self.max))
     }
+}
+
+/// `value` kept within `[min, max]`, by comparisons (a NaN `value` stays NaN): cheaper than
+/// `f64::clamp` or `max`/`min`, which check for NaN bounds, over every group of a scan.
+#[inline(always)]
+pub(crate) fn clamp(value: f64, min: f64, max: f64) -> f64 {
+    let value = if value < min { min } else { value };
+    if value > max { max } else { value }
 }
 
 /// Accumulators per run of rows of one group: independent chains of additions, so that a
