@@ -17,8 +17,8 @@ pub(crate) const CHUNK: usize = 4096;
 
 /// Rows per chunk for `group_count` groups: at least [`CHUNK`], and 32 rows per group so
 /// that the per-chunk arrays of group sums (cleared and added up once per chunk) stay
-/// small beside the rows they summarise. It
-/// depends on the data only, never on the number of threads, so sums do not either.
+/// small beside the rows they summarise. It depends on the data only, never on the number
+/// of threads, so sums do not either.
 pub(crate) fn chunk_len(group_count: usize) -> usize {
     CHUNK.max(32 * group_count)
 }
@@ -40,10 +40,10 @@ pub enum Parallelism {
 
 impl Default for Parallelism {
     /// Parallel from 262 144 rows. On the 2-core machines this project is measured on,
-    /// waking the pool's threads for a parallel pass costs tens of microseconds; at 10^5
-    /// rows, Default's, LATE's and Hierarchical's scans were faster on one thread
-    /// (`cargo xtask bench scans`: 0.86, 2.17 and 4.04 ns per row, against 0.92, 4.14 and
-    /// 6.87 on the pool).
+    /// waking the pool's threads for a parallel pass costs tens of microseconds; when this
+    /// threshold was set (2026-11-25), Default's, LATE's and Hierarchical's scans of 10^5
+    /// rows were faster on one thread (`cargo xtask bench scans`: 0.86, 2.17 and 4.04 ns
+    /// per row, against 0.92, 4.14 and 6.87 on the pool).
     fn default() -> Self {
         Parallelism::Auto { min_rows: 1 << 18 }
     }
@@ -379,7 +379,7 @@ impl Values for Vec<f64> {
     }
     #[inline(always)]
     fn with_values<R>(&self, rows: std::ops::Range<usize>, f: impl FnOnce(&[f64]) -> R) -> R {
-        f(&self[rows])
+        self.as_slice().with_values(rows, f)
     }
 }
 
