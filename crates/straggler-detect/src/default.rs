@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, rows_below};
+use crate::scan::{GroupSums, Summands, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DefaultDetector`].
@@ -82,7 +82,7 @@ impl Detector for DefaultDetector {
             progress,
             snapshot.stages().len(),
             parallelism,
-            |p, _| p,
+            Summands::Values,
         );
         self.thresholds.clear();
         self.thresholds.extend(sums.iter().map(|s| {

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, IdMap, IdSet, filter_rows, map_rows};
+use crate::scan::{GroupSums, IdMap, IdSet, Summands, filter_rows, map_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DosIndex`].
@@ -152,9 +152,9 @@ impl Detector for DosIndex {
         });
         // Per stage (a few): the sums copied out of the kept buffers.
         let mut sum_by_stage = |values: &[f64]| -> Vec<f64> {
-            let sums = self
-                .sums
-                .compute(stages, values, stage_count, parallelism, |v, _| v);
+            let sums =
+                self.sums
+                    .compute(stages, values, stage_count, parallelism, Summands::Values);
             sums.iter().map(|s| s.sum).collect()
         };
         let durations = sum_by_stage(&self.elapsed);

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates, clamp};
+use crate::scan::{GroupSums, Rates, Summands, clamp};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hierarchical`].
@@ -112,9 +112,9 @@ impl<D: Detector> Hierarchical<D> {
             weights: Some(input),
             start_secs: start,
         };
-        let sums = self
-            .node_sums
-            .compute(nodes, &speeds, node_count, parallelism, |s, _| s);
+        let sums =
+            self.node_sums
+                .compute(nodes, &speeds, node_count, parallelism, Summands::Values);
         self.perf.clear();
         self.perf
             .extend(sums.iter().map(|s| s.mean().unwrap_or(f64::NAN)));

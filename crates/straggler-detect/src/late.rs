@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates, rate_rows, rows_below};
+use crate::scan::{GroupSums, Rates, Summands, rate_rows, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -104,17 +104,18 @@ impl Detector for LateDetector {
         // marks a stage without a mean, and makes its rows' squares undefined.
         let sums = self
             .sums
-            .compute(stages, rates, group_count, parallelism, |r, _| r);
+            .compute(stages, rates, group_count, parallelism, Summands::Values);
         self.means.clear();
         self.means
             .extend(sums.iter().map(|s| s.mean().unwrap_or(f64::NAN)));
         let means = &self.means;
-        let squares = self
-            .sums
-            .compute(stages, rates, group_count, parallelism, |rate, stage| {
-                let deviation = rate - means[stage];
-                deviation * deviation
-            });
+        let squares = self.sums.compute(
+            stages,
+            rates,
+            group_count,
+            parallelism,
+            Summands::SquaredDeviations { centres: means },
+        );
         self.thresholds.clear();
         self.thresholds.extend(
             means

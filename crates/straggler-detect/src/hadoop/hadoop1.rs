@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, filter_rows, map_rows};
+use crate::scan::{GroupSums, Summands, filter_rows, map_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hadoop1`].
@@ -123,7 +123,7 @@ impl Detector for Hadoop1 {
             &self.original_progress,
             snapshot.stages().len(),
             parallelism,
-            |p, _| p,
+            Summands::Values,
         );
         let means: Vec<Option<f64>> = sums.iter().map(|s| s.mean()).collect();
         let (gap, lag) = (self.params.gap, self.params.lag_secs);

@@ -8,6 +8,10 @@
 //! zero in an order fixed by the data ([`GroupSums`]), and add the chunk sums in chunk
 //! order. Only who computes a chunk differs.
 
+#[allow(unsafe_code)]
+mod kernels;
+
+use kernels::{LANES, Lanes, Summand};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use straggler_model::TaskId;
@@ -60,12 +64,11 @@ impl Parallelism {
     }
 }
 
-/// Sum, count and range of the defined values of one group.
+/// Sum, count and largest value of the defined values of one group.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct GroupSum {
     pub(crate) sum: f64,
     pub(crate) count: u64,
-    pub(crate) min: f64,
     pub(crate) max: f64,
 }
 
@@ -74,7 +77,6 @@ impl Default for GroupSum {
         GroupSum {
             sum: 0.0,
             count: 0,
-            min: f64::INFINITY,
             max: f64::NEG_INFINITY,
         }
     }
@@ -83,123 +85,80 @@ impl Default for GroupSum {
 impl GroupSum {
     /// The mean of the group's values, `None` for an empty group.
     ///
-    /// Kept within the group's smallest and largest values: a rounded `sum / count` can
-    /// fall outside them (`(0.1 + 0.1 + 0.1) / 3 = 0.10000000000000002`), and a mean above
-    /// every value would make identical tasks stragglers of each other.
+    /// Kept at or below the group's largest value: a rounded `sum / count` can be above
+    /// every value (`(0.1 + 0.1 + 0.1) / 3 = 0.10000000000000002`), and a mean above
+    /// every value would make identical tasks stragglers of each other. A mean rounded
+    /// below the smallest value needs no bound: every rule that uses these means flags a
+    /// value below the mean minus a margin of zero or more, and no value is below it.
     pub(crate) fn mean(self) -> Option<f64> {
-        (self.count > 0).then(|| clamp(self.sum / self.count as f64, self.min, self.max))
+        (self.count > 0).then(|| {
+            let mean = self.sum / self.count as f64;
+            // By comparison (a NaN mean stays NaN): cheaper than `f64::min` over every
+            // group of a scan of many nodes.
+            if mean > self.max { self.max } else { mean }
+        })
+    }
+
+    /// Adds one value, unless it is undefined (NaN).
+    #[inline(always)]
+    fn add(&mut self, value: f64) {
+        if !value.is_nan() {
+            self.sum += value;
+            self.count += 1;
+            self.max = if value > self.max { value } else { self.max };
+        }
+    }
+
+    /// Adds the sums of another part of the group (a later chunk).
+    fn merge(&mut self, other: &GroupSum) {
+        self.sum += other.sum;
+        self.count += other.count;
+        self.max = if other.max > self.max {
+            other.max
+        } else {
+            self.max
+        };
     }
 }
 
 /// `value` kept within `[min, max]`, by comparisons (a NaN `value` stays NaN): cheaper than
-/// `f64::clamp` or `max`/`min`, which check for NaN bounds, over every group of a scan.
+/// `f64::clamp` or `max`/`min`, which check for NaN bounds.
 #[inline(always)]
 pub(crate) fn clamp(value: f64, min: f64, max: f64) -> f64 {
     let value = if value < min { min } else { value };
     if value > max { max } else { value }
 }
 
-/// Accumulators per run of rows of one group: independent chains of additions, so that a
-/// run's sum advances several rows per cycle rather than one addition's latency per row.
-const LANES: usize = 8;
-
-/// Rows of a run checked for their group (and for undefined values) at once, then summed
-/// without a check.
-const BLOCK: usize = 2 * LANES;
-
-/// The sums of one run of rows, lane `k` holding rows `k`, `k + LANES`, ... of the run.
-#[derive(Clone, Copy)]
-struct Lanes {
-    sum: [f64; LANES],
-    count: u64,
-    min: [f64; LANES],
-    max: [f64; LANES],
+/// What [`GroupSums`] adds for each row: its value, or the square of its distance to its
+/// group's centre (LATE's second pass, Eq. 9).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Summands<'a> {
+    /// The value itself.
+    Values,
+    /// `(v - centres[g])^2` for a row of group `g` (NaN, so left out, when `g` has no
+    /// centre or its centre is NaN).
+    SquaredDeviations { centres: &'a [f64] },
 }
 
-impl Lanes {
-    const EMPTY: Lanes = Lanes {
-        sum: [0.0; LANES],
-        count: 0,
-        min: [f64::INFINITY; LANES],
-        max: [f64::NEG_INFINITY; LANES],
-    };
-
-    /// Adds `value` to lane `lane`: nothing for a NaN (undefined), and no branch either way.
+impl Summands<'_> {
+    /// What the rows of group `g` add.
     #[inline(always)]
-    fn add(&mut self, lane: usize, value: f64) {
-        let defined = !value.is_nan();
-        // `+ 0.0` leaves a lane as it was: a lane starts at `+0.0` and so never holds -0.0.
-        self.sum[lane] += if defined { value } else { 0.0 };
-        self.count += u64::from(defined);
-        // A NaN fails both comparisons: the range stays as it was. Written as comparisons
-        // rather than `f64::min`, whose NaN rule costs instructions here.
-        if value < self.min[lane] {
-            self.min[lane] = value;
+    fn of_group(self, g: usize) -> Summand {
+        match self {
+            Summands::Values => Summand::Value,
+            Summands::SquaredDeviations { centres } => Summand::SquaredDeviation {
+                centre: centres.get(g).copied().unwrap_or(f64::NAN),
+            },
         }
-        if value > self.max[lane] {
-            self.max[lane] = value;
-        }
-    }
-
-    /// Adds a block of values, lane `k` taking values `k` and `k + LANES`: the same sums as
-    /// [`Lanes::add`] on each, with the checks for undefined values made once per block
-    /// when there are none (the common case), so that the loop runs as vectors.
-    #[inline(always)]
-    fn add_block(&mut self, block: &[f64; BLOCK]) {
-        // `fold`, not `all`: no early exit, so the comparisons run as vectors.
-        if block.iter().fold(true, |defined, v| defined & !v.is_nan()) {
-            for half in block.chunks_exact(LANES) {
-                for (lane, &v) in half.iter().enumerate() {
-                    self.sum[lane] += v;
-                    self.min[lane] = if v < self.min[lane] {
-                        v
-                    } else {
-                        self.min[lane]
-                    };
-                    self.max[lane] = if v > self.max[lane] {
-                        v
-                    } else {
-                        self.max[lane]
-                    };
-                }
-            }
-            self.count += BLOCK as u64;
-        } else {
-            self.add_each(block);
-        }
-    }
-
-    /// [`Lanes::add`] on each value of a block, kept out of line: a block with an undefined
-    /// value is rare, and its code beside the common case's made the compiler keep the
-    /// lanes in memory rather than in registers.
-    #[cold]
-    #[inline(never)]
-    fn add_each(&mut self, block: &[f64; BLOCK]) {
-        for half in block.chunks_exact(LANES) {
-            for (lane, &v) in half.iter().enumerate() {
-                self.add(lane, v);
-            }
-        }
-    }
-
-    /// Adds the run's lanes to `group`, lanes paired in a fixed order (a tree).
-    #[inline(always)]
-    fn fold_into(self, group: &mut GroupSum) {
-        let s = self.sum;
-        group.sum += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-        group.count += self.count;
-        group.min = self.min.iter().fold(group.min, |m, &v| m.min(v));
-        group.max = self.max.iter().fold(group.max, |m, &v| m.max(v));
     }
 }
 
-/// Per-group sums: for each of `group_count` groups, the sum and count of
-/// `value(values[row], group)` over the rows of that group (`groups[row]`) where it is
-/// defined (not NaN). `values` is a stored column or one computed as it is read
-/// ([`Values`], [`Rates`]); `value` turns a row's value into what is summed (the value
-/// itself, its squared distance to the group's mean, ...). Every group is below
-/// `group_count`; with a single group (a snapshot of one stage), the group column is not
-/// read. Rows past the shorter of `groups` and `values` are not read.
+/// Per-group sums: for each of `group_count` groups, the sum, count and largest value of
+/// the [`Summands`] of the rows of that group (`groups[row]`) where they are defined (not
+/// NaN). `values` is a stored column or one computed as it is read ([`Values`],
+/// [`Rates`]). Every group is below `group_count`; with a single group (a snapshot of one
+/// stage), the group column is not read. Rows past the shorter of `groups` and `values`
+/// are not read.
 ///
 /// The order of the additions is a function of the data only: rows are cut into chunks of
 /// [`chunk_len`] rows, chunks into segments of [`SEGMENT`] rows; within a segment, into
@@ -208,6 +167,11 @@ impl Lanes {
 /// `i % LANES`, the lanes added pairwise (a tree) into the group's chunk sum; the chunk
 /// sums are added in chunk order. Only who computes a chunk differs between the sequential
 /// and the parallel path.
+///
+/// A run is first summed without looking for undefined values (the kernels of
+/// `kernels.rs`); a NaN in it makes a lane's sum NaN, and only then is the run summed
+/// again leaving them out, in the same order. Both give the same bits when no value is
+/// undefined, which is the common case (a snapshot's columns are finite).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct GroupSums {
     /// One array of group sums per chunk, when there are several chunks.
@@ -225,7 +189,7 @@ impl GroupSums {
         values: &(impl Values + ?Sized),
         group_count: usize,
         parallelism: Parallelism,
-        value: impl Fn(f64, usize) -> f64 + Sync,
+        summands: Summands<'_>,
     ) -> &[GroupSum] {
         let rows = groups.len().min(values.len());
         let len = chunk_len(group_count);
@@ -237,9 +201,9 @@ impl GroupSums {
                 let segment = start..(start + SEGMENT).min(chunk_rows.end);
                 values.with_values(segment.clone(), |values| {
                     if group_count == 1 {
-                        sum_one_group(values, &mut sums[0], &value);
+                        add_run(values, summands.of_group(0), &mut sums[0]);
                     } else {
-                        sum_runs(&groups[segment], values, sums, &value);
+                        sum_runs(&groups[segment], values, sums, summands);
                     }
                 });
             }
@@ -266,10 +230,7 @@ impl GroupSums {
         self.total.resize(group_count, GroupSum::default());
         for sums in per_chunk.iter() {
             for (t, s) in self.total.iter_mut().zip(sums) {
-                t.sum += s.sum;
-                t.count += s.count;
-                t.min = t.min.min(s.min);
-                t.max = t.max.max(s.max);
+                t.merge(s);
             }
         }
         &self.total
@@ -286,12 +247,7 @@ const SEGMENT: usize = 1024;
 /// Never inlined: compiled on its own, the loop keeps its lanes in registers; inlined into
 /// the loop over segments, it ran at about half the speed.
 #[inline(never)]
-fn sum_runs(
-    groups: &[u32],
-    values: &[f64],
-    sums: &mut [GroupSum],
-    value: &impl Fn(f64, usize) -> f64,
-) {
+fn sum_runs(groups: &[u32], values: &[f64], sums: &mut [GroupSum], summands: Summands<'_>) {
     let end = groups.len().min(values.len());
     // As long as each other, so that the compiler drops the bounds checks.
     let (groups, values) = (&groups[..end], &values[..end]);
@@ -299,59 +255,90 @@ fn sum_runs(
     while row < end {
         let group_index = groups[row];
         let g = group_index as usize;
-        let group = &mut sums[g];
-        if row + 1 == end || groups[row + 1] != group_index {
+        let run_end = run_end(groups, row);
+        let summand = summands.of_group(g);
+        if run_end == row + 1 {
             // A run of one row (the rows of many nodes, mixed): its lanes would add up to
-            // `v` plus zeros, which is `v`; skipped, bit for bit the same.
-            let v = value(values[row], g);
-            if !v.is_nan() {
-                group.sum += v;
-                group.count += 1;
-                group.min = if v < group.min { v } else { group.min };
-                group.max = if v > group.max { v } else { group.max };
-            }
-            row += 1;
-            continue;
+            // `v` plus zeros, which is `v`; added directly, bit for bit the same.
+            sums[g].add(summand.of(values[row]));
+        } else {
+            add_run(&values[row..run_end], summand, &mut sums[g]);
         }
-        // The run's end: blocks of BLOCK rows of its group, then row by row.
-        let mut run_end = row + 2;
-        while run_end + BLOCK <= end
-            && groups[run_end..run_end + BLOCK]
-                .iter()
-                .fold(true, |same, &g| same & (g == group_index))
-        {
-            run_end += BLOCK;
-        }
-        while run_end < end && groups[run_end] == group_index {
-            run_end += 1;
-        }
-        add_run(&values[row..run_end], group, g, value);
         row = run_end;
     }
 }
 
-/// [`sum_runs`] for a column of one group, whose segment is one run: the group column is
-/// not read.
-#[inline(never)]
-fn sum_one_group(values: &[f64], group: &mut GroupSum, value: &impl Fn(f64, usize) -> f64) {
-    add_run(values, group, 0, value);
+/// The end of the run of rows of `groups[start]`'s group that starts at `start`.
+#[inline(always)]
+fn run_end(groups: &[u32], start: usize) -> usize {
+    const BLOCK: usize = 16;
+    let group = groups[start];
+    let end = groups.len();
+    let mut run_end = start + 1;
+    if run_end == end || groups[run_end] != group {
+        return run_end;
+    }
+    // Blocks of BLOCK rows of the group, compared at once, then row by row.
+    while run_end + BLOCK <= end
+        && groups[run_end..run_end + BLOCK]
+            .iter()
+            .fold(true, |same, &g| same & (g == group))
+    {
+        run_end += BLOCK;
+    }
+    while run_end < end && groups[run_end] == group {
+        run_end += 1;
+    }
+    run_end
 }
 
-/// Adds the values of one run of group `g` to its sums: blocks of BLOCK rows, then the last
-/// rows one by one, the run's row `i` in lane `i % LANES`; then the lanes, pairwise.
+/// Adds the summands of one run of one group to its sums: the run's row `i` in lane
+/// `i % LANES`, then the lanes, pairwise; see [`GroupSums`].
 #[inline(always)]
-fn add_run(values: &[f64], group: &mut GroupSum, g: usize, value: &impl Fn(f64, usize) -> f64) {
+fn add_run(values: &[f64], summand: Summand, group: &mut GroupSum) {
     let mut lanes = Lanes::EMPTY;
-    let blocks = values.chunks_exact(BLOCK);
-    let rest = blocks.remainder();
-    for block in blocks {
-        let block: &[f64; BLOCK] = block.try_into().expect("BLOCK values");
-        lanes.add_block(&std::array::from_fn(|i| value(block[i], g)));
+    kernels::add_run(values, summand, &mut lanes);
+    if lanes.sum.iter().any(|s| s.is_nan()) {
+        add_run_leaving_out_undefined(values, summand, group);
+        return;
     }
-    for (i, &v) in rest.iter().enumerate() {
-        lanes.add(i % LANES, value(v, g));
+    fold_into(&lanes, values.len() as u64, group);
+}
+
+/// [`add_run`] for a run with an undefined value: the same lanes, each value checked.
+/// Kept out of line: rare, and beside the common case it would cost registers.
+#[cold]
+#[inline(never)]
+fn add_run_leaving_out_undefined(values: &[f64], summand: Summand, group: &mut GroupSum) {
+    let mut lanes = Lanes::EMPTY;
+    let mut count = 0;
+    for (i, &v) in values.iter().enumerate() {
+        let v = summand.of(v);
+        if !v.is_nan() {
+            let lane = i % LANES;
+            lanes.sum[lane] += v;
+            lanes.max[lane] = if v > lanes.max[lane] {
+                v
+            } else {
+                lanes.max[lane]
+            };
+            count += 1;
+        }
     }
-    lanes.fold_into(group);
+    fold_into(&lanes, count, group);
+}
+
+/// Adds a run's lanes, holding `count` values, to `group`: lanes paired in a fixed order
+/// (a tree).
+#[inline(always)]
+fn fold_into(lanes: &Lanes, count: u64, group: &mut GroupSum) {
+    let s = lanes.sum;
+    group.sum += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    group.count += count;
+    group.max = lanes
+        .max
+        .iter()
+        .fold(group.max, |m, &v| if v > m { v } else { m });
 }
 
 /// A column of values for [`GroupSums`]: stored (`[f64]`), or computed a segment at a
@@ -476,12 +463,13 @@ fn set_rows(mut word: u64, start: usize) -> impl Iterator<Item = u32> {
 }
 
 /// Appends to `out`, in increasing order, the rows whose value is below the bar of their
-/// group: `values[row] < bars[groups[row]]`. A NaN value or bar is never kept. Every group
-/// has a bar (`groups[row] < bars.len()`: a row of a group without one is never kept);
-/// with a single bar, the group column is not read. The rule of Default and LATE.
+/// group: `values[row] < bars[groups[row]]`. A NaN value or bar is never kept, nor is a row
+/// of a group without a bar (`groups[row] >= bars.len()`); with a single bar, the group
+/// column is not read. The rule of Default and LATE.
 ///
-/// [`filter_rows`] with that `keep`, made fast for snapshots that list a group's rows
-/// together: 64 rows of one group compare with one bar, a loop the compiler vectorises.
+/// Run by run (a snapshot lists a stage's rows together): the rows of a run compare with
+/// one bar, eight at a time (`kernels::append_below`). In parallel, blocks of
+/// [`FILTER_BLOCK`] rows are filtered on rayon's pool and their rows joined in block order.
 pub(crate) fn rows_below(
     values: &[f64],
     groups: &[u32],
@@ -490,42 +478,49 @@ pub(crate) fn rows_below(
     out: &mut Vec<u32>,
 ) {
     let len = values.len().min(groups.len());
-    if let [bar] = *bars {
-        filter_words(len, parallelism, out, |rows| {
-            let values = &values[rows];
-            match <&[f64; 64]>::try_from(values) {
-                Ok(values) => bits(64, |i| values[i] < bar),
-                Err(_) => bits(values.len(), |i| values[i] < bar),
+    let filter = |rows: std::ops::Range<usize>, out: &mut Vec<u32>| {
+        if let [bar] = *bars {
+            kernels::append_below(&values[rows.clone()], bar, rows.start as u32, out);
+            return;
+        }
+        let groups = &groups[..rows.end];
+        let mut row = rows.start;
+        while row < rows.end {
+            let end = run_end(groups, row);
+            let bar = bars.get(groups[row] as usize).copied().unwrap_or(f64::NAN);
+            if end - row < SHORT_RUN {
+                // Short runs (the rows of many stages, mixed) one row at a time: the
+                // kernel's gathering costs more than it saves there.
+                out.extend((row..end).filter(|&r| values[r] < bar).map(|r| r as u32));
+            } else {
+                kernels::append_below(&values[row..end], bar, row as u32, out);
             }
-        });
+            row = end;
+        }
+    };
+    if !parallelism.is_parallel(len) {
+        filter(0..len, out);
         return;
     }
-    filter_words(len, parallelism, out, |rows| {
-        let (values, groups) = (&values[rows.clone()], &groups[rows]);
-        // A full word as arrays: lengths the compiler knows, loops it unrolls as vectors.
-        match (
-            <&[f64; 64]>::try_from(values),
-            <&[u32; 64]>::try_from(groups),
-        ) {
-            (Ok(values), Ok(groups)) => word_below(values, groups, bars),
-            _ => word_below(values, groups, bars),
-        }
-    });
-}
-
-/// The bits of [`rows_below`] for one word of rows (`values` and `groups` as long).
-#[inline(always)]
-fn word_below(values: &[f64], groups: &[u32], bars: &[f64]) -> u64 {
-    let bar = |group: u32| bars.get(group as usize).copied().unwrap_or(f64::NAN);
-    let first = groups.first().copied().unwrap_or(0);
-    // `fold`, not `all`: no early exit, so the comparisons run as vectors.
-    if groups.iter().fold(true, |same, &g| same & (g == first)) {
-        let bar = bar(first);
-        bits(values.len(), |i| values[i] < bar)
-    } else {
-        bits(values.len(), |i| values[i] < bar(groups[i]))
+    let blocks: Vec<Vec<u32>> = (0..len.div_ceil(FILTER_BLOCK))
+        .into_par_iter()
+        .map(|block| {
+            let mut kept = Vec::new();
+            filter(
+                block * FILTER_BLOCK..((block + 1) * FILTER_BLOCK).min(len),
+                &mut kept,
+            );
+            kept
+        })
+        .collect();
+    out.reserve(blocks.iter().map(Vec::len).sum());
+    for kept in &blocks {
+        out.extend_from_slice(kept);
     }
 }
+
+/// Runs shorter than this are filtered one row at a time by [`rows_below`].
+const SHORT_RUN: usize = 32;
 
 /// The word whose bit `i` is `kept(i)`, for `i` in `0..len` (`len` at most 64).
 ///
@@ -742,10 +737,10 @@ mod tests {
         values: &(impl Values + ?Sized),
         group_count: usize,
         parallelism: Parallelism,
-        value: impl Fn(f64, usize) -> f64 + Sync,
+        summands: Summands<'_>,
     ) -> Vec<GroupSum> {
         GroupSums::default()
-            .compute(groups, values, group_count, parallelism, value)
+            .compute(groups, values, group_count, parallelism, summands)
             .to_vec()
     }
 
@@ -758,8 +753,13 @@ mod tests {
             let g: Vec<u32> = (0..rows).map(|r| (r % groups) as u32).collect();
             let v: Vec<f64> = (0..rows).map(|r| r as f64 * 0.1).collect();
             for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
-                let reused = kept.compute(&g, &v, groups, parallelism, |x, _| x).to_vec();
-                assert_eq!(reused, group_sums(&g, &v, groups, parallelism, |x, _| x));
+                let reused = kept
+                    .compute(&g, &v, groups, parallelism, Summands::Values)
+                    .to_vec();
+                assert_eq!(
+                    reused,
+                    group_sums(&g, &v, groups, parallelism, Summands::Values)
+                );
                 assert_eq!(reused.len(), groups);
             }
         }
@@ -770,8 +770,14 @@ mod tests {
         // groups: 0,1,0,1,... over 10 000 rows (three chunks); value = row as f64 / 7.
         let groups: Vec<u32> = (0..10_000).map(|r| r % 2).collect();
         let values: Vec<f64> = (0..10_000).map(|r| f64::from(r) / 7.0).collect();
-        let seq = group_sums(&groups, &values, 2, Parallelism::Sequential, |v, _| v);
-        let par = group_sums(&groups, &values, 2, Parallelism::Parallel, |v, _| v);
+        let seq = group_sums(
+            &groups,
+            &values,
+            2,
+            Parallelism::Sequential,
+            Summands::Values,
+        );
+        let par = group_sums(&groups, &values, 2, Parallelism::Parallel, Summands::Values);
         assert_eq!(seq, par);
         assert_eq!(seq[0].count, 5_000);
         // sum of even rows 0..9998 = 2 * (0 + ... + 4999) = 24_995_000, / 7
@@ -784,20 +790,38 @@ mod tests {
         // (1e16 + -1e16) + seven ones = 7 exactly, where a row-by-row sum loses the ones to
         // rounding (1e16 + 1 = 1e16) and ends at 0.
         let values = [1e16, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1e16];
-        let sums = group_sums(&[0; 9], &values[..], 1, Parallelism::Sequential, |v, _| v);
+        let sums = group_sums(
+            &[0; 9],
+            &values[..],
+            1,
+            Parallelism::Sequential,
+            Summands::Values,
+        );
         assert_eq!(sums[0].sum.to_bits(), 7.0f64.to_bits());
-        assert_eq!((sums[0].count, sums[0].min, sums[0].max), (9, -1e16, 1e16));
+        assert_eq!((sums[0].count, sums[0].max), (9, 1e16));
         // The same in a block of sixteen (lane k: rows k and k + 8), with and without an
         // undefined value in it.
         let mut block = [1.0; 16];
         (block[0], block[8]) = (1e16, -1e16);
-        let sums = group_sums(&[0; 16], &block[..], 1, Parallelism::Sequential, |v, _| v);
+        let sums = group_sums(
+            &[0; 16],
+            &block[..],
+            1,
+            Parallelism::Sequential,
+            Summands::Values,
+        );
         assert_eq!(
             (sums[0].sum.to_bits(), sums[0].count),
             (14.0f64.to_bits(), 16)
         );
         block[3] = f64::NAN;
-        let sums = group_sums(&[0; 16], &block[..], 1, Parallelism::Sequential, |v, _| v);
+        let sums = group_sums(
+            &[0; 16],
+            &block[..],
+            1,
+            Parallelism::Sequential,
+            Summands::Values,
+        );
         assert_eq!(
             (sums[0].sum.to_bits(), sums[0].count),
             (13.0f64.to_bits(), 15)
@@ -827,8 +851,9 @@ mod tests {
                 }
             })
             .collect();
-        // The summand: the value over 3, plus its group's number.
-        let value = |v: f64, g: usize| v / 3.0 + g as f64;
+        // The summand: the square of the value's distance to its group's centre.
+        let centres = [0.5, 10.0, 40.0];
+        let value = |v: f64, g: usize| (v - centres[g]) * (v - centres[g]);
         let len = chunk_len(3);
         let mut expected = vec![GroupSum::default(); 3];
         for (chunk, rows) in groups.chunks(len).enumerate() {
@@ -847,7 +872,6 @@ mod tests {
                     if !v.is_nan() {
                         lanes[(i - start) % 8] += v;
                         s.count += 1;
-                        s.min = s.min.min(v);
                         s.max = s.max.max(v);
                     }
                 }
@@ -858,12 +882,17 @@ mod tests {
             for (e, s) in expected.iter_mut().zip(sums) {
                 e.sum += s.sum;
                 e.count += s.count;
-                e.min = e.min.min(s.min);
                 e.max = e.max.max(s.max);
             }
         }
         for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
-            let sums = group_sums(&groups, &values, 3, parallelism, value);
+            let sums = group_sums(
+                &groups,
+                &values,
+                3,
+                parallelism,
+                Summands::SquaredDeviations { centres: &centres },
+            );
             assert_eq!(sums, expected);
             assert!(
                 sums.iter()
@@ -881,19 +910,18 @@ mod tests {
             &[1.0, f64::NAN, 1.0][..],
             1,
             Parallelism::Sequential,
-            |v, _| v,
+            Summands::Values,
         );
         assert_eq!(
             sums[0],
             GroupSum {
                 sum: 2.0,
                 count: 2,
-                min: 1.0,
                 max: 1.0
             }
         );
         assert_eq!(
-            group_sums(&[], &[][..], 1, Parallelism::Parallel, |v, _| v)[0].mean(),
+            group_sums(&[], &[][..], 1, Parallelism::Parallel, Summands::Values)[0].mean(),
             None
         );
     }
@@ -984,9 +1012,15 @@ mod tests {
             ((0..n as u32).map(|r| r % 300).collect(), 300),
         ] {
             for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
-                let computed = group_sums(&groups, &rates, group_count, parallelism, |v, _| v);
-                let from_column =
-                    group_sums(&groups, &stored[..], group_count, parallelism, |v, _| v);
+                let computed =
+                    group_sums(&groups, &rates, group_count, parallelism, Summands::Values);
+                let from_column = group_sums(
+                    &groups,
+                    &stored[..],
+                    group_count,
+                    parallelism,
+                    Summands::Values,
+                );
                 assert_eq!(computed, from_column);
                 assert!(
                     computed
@@ -1083,8 +1117,8 @@ mod tests {
             })
             .collect();
         for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
-            let one = group_sums(&groups, &values, 1, parallelism, |v, _| v);
-            let two = group_sums(&groups, &values, 2, parallelism, |v, _| v);
+            let one = group_sums(&groups, &values, 1, parallelism, Summands::Values);
+            let two = group_sums(&groups, &values, 2, parallelism, Summands::Values);
             assert_eq!(
                 (one[0], one[0].sum.to_bits()),
                 (two[0], two[0].sum.to_bits())

@@ -1,0 +1,389 @@
+//! The innermost loops of the scans: a run of values added into eight lanes, and the rows
+//! of a run whose value is below a bar.
+//!
+//! Each kernel has two bodies that give the same bits: one in SSE2, which is part of every
+//! x86_64 CPU (so it needs no detection at run time), and one in plain Rust for other
+//! targets. The plain loops compile to vector instructions for the sums, but LLVM does not
+//! turn a comparison per row into SSE2's `cmppd` and `movmskpd` (two instructions for two
+//! rows): written out, the SSE2 filter is about three times faster than the best plain
+//! formulation found (`cargo xtask bench scans`).
+//!
+//! This is the crate's only `unsafe` code: calling a function that enables SSE2 is unsafe
+//! by the language's rule even when, as here, the build enables SSE2 everywhere (checked
+//! by `cfg(target_feature = "sse2")`). The kernels themselves are safe code.
+
+/// Lanes of a run's sums: lane `k` holds rows `k`, `k + LANES`, `k + 2 LANES`, ... of the
+/// run.
+pub(crate) const LANES: usize = 8;
+
+/// The sum and largest value of each lane. A NaN makes its lane's sum NaN and leaves its
+/// largest value as it was.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Lanes {
+    pub(crate) sum: [f64; LANES],
+    pub(crate) max: [f64; LANES],
+}
+
+impl Lanes {
+    pub(crate) const EMPTY: Lanes = Lanes {
+        sum: [0.0; LANES],
+        max: [f64::NEG_INFINITY; LANES],
+    };
+}
+
+/// What a run of values adds to its lanes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Summand {
+    /// The value itself.
+    Value,
+    /// The square of its distance to `centre`: `(v - centre)^2`.
+    SquaredDeviation { centre: f64 },
+}
+
+impl Summand {
+    /// What `value` adds.
+    #[inline(always)]
+    pub(crate) fn of(self, value: f64) -> f64 {
+        match self {
+            Summand::Value => value,
+            Summand::SquaredDeviation { centre } => {
+                let deviation = value - centre;
+                deviation * deviation
+            }
+        }
+    }
+}
+
+/// Adds `summand.of(v)` for every value `v` of `values` to `lanes`, value `i` to lane
+/// `i % LANES`, each lane in the order of its values. No value is skipped: a NaN makes its
+/// lane's sum NaN (and is ignored by its largest value), so a caller that must leave
+/// undefined values out sees that one was there.
+pub(crate) fn add_run(values: &[f64], summand: Summand, lanes: &mut Lanes) {
+    let blocks = values.len() / LANES * LANES;
+    let (whole, rest) = values.split_at(blocks);
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    // SAFETY: this build enables SSE2 (the cfg above), the only feature `add_blocks` enables.
+    unsafe {
+        sse2::add_blocks(whole, summand, lanes);
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    portable::add_blocks(whole, summand, lanes);
+    for (lane, &v) in rest.iter().enumerate() {
+        add_one(lanes, lane, summand.of(v));
+    }
+}
+
+/// Adds one value to one lane, as the kernels do.
+#[inline(always)]
+fn add_one(lanes: &mut Lanes, lane: usize, value: f64) {
+    lanes.sum[lane] += value;
+    // As SSE2's `maxpd(value, max)`: the value if it is larger, else the lane's (a NaN
+    // fails the comparison).
+    lanes.max[lane] = if value > lanes.max[lane] {
+        value
+    } else {
+        lanes.max[lane]
+    };
+}
+
+/// Appends `first + i` to `out`, in increasing order, for every `i` with `values[i] < bar`
+/// (a NaN value or bar is never below).
+pub(crate) fn append_below(values: &[f64], bar: f64, first: u32, out: &mut Vec<u32>) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
+    unsafe {
+        sse2::append_below(values, bar, first, out);
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    portable::append_below(values, bar, first, out);
+}
+
+/// Rows a filter gathers on the stack before appending them to its output at once.
+const GATHER: usize = 256;
+
+/// For each byte `b`, the positions of its set bits in increasing order, then zeros: the
+/// rows of eight whose answers are the bits of `b`.
+static SET_BITS: [[u32; 8]; 256] = {
+    let mut table = [[0u32; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let (mut bit, mut count) = (0, 0);
+        while bit < 8 {
+            if byte & (1 << bit) != 0 {
+                table[byte][count] = bit as u32;
+                count += 1;
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// The number of set bits of each byte (the x86_64 baseline has no population count).
+static BIT_COUNT: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = (byte as u32).count_ones() as u8;
+        byte += 1;
+    }
+    table
+};
+
+/// Writes the rows `base + bit` of the set bits of `byte` at the start of `slots`, and
+/// returns how many there are. All eight slots are written; those past the count are
+/// overwritten by the next call.
+#[inline(always)]
+fn write_set_bits(byte: usize, base: u32, slots: &mut [u32; 8]) -> usize {
+    let bits = &SET_BITS[byte];
+    for (slot, &bit) in slots.iter_mut().zip(bits) {
+        *slot = base + bit;
+    }
+    usize::from(BIT_COUNT[byte])
+}
+
+/// `values` cut into gathers of [`GATHER`] rows, each gather's rows of eight answered by
+/// `byte_of` (bit `k` for row `k`), the kept rows gathered on the stack and appended to
+/// `out` at once; the last rows (fewer than eight) one by one.
+#[inline(always)]
+fn gather_below(
+    values: &[f64],
+    bar: f64,
+    first: u32,
+    out: &mut Vec<u32>,
+    byte_of: impl Fn(&[f64; 8]) -> usize,
+) {
+    let mut gathered = [0u32; GATHER + 8];
+    for (g, part) in values.chunks(GATHER).enumerate() {
+        let start = first + (g * GATHER) as u32;
+        let eights = part.chunks_exact(8);
+        let rest = eights.remainder();
+        let mut count = 0;
+        for (k, eight) in eights.enumerate() {
+            let eight: &[f64; 8] = eight.try_into().expect("eight values");
+            let slots: &mut [u32; 8] = (&mut gathered[count..count + 8])
+                .try_into()
+                .expect("eight slots");
+            count += write_set_bits(byte_of(eight), start + 8 * k as u32, slots);
+        }
+        out.extend_from_slice(&gathered[..count]);
+        let rest_start = start + (part.len() - rest.len()) as u32;
+        for (i, &v) in rest.iter().enumerate() {
+            if v < bar {
+                out.push(rest_start + i as u32);
+            }
+        }
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128d, _mm_add_pd, _mm_cmplt_pd, _mm_cvtsd_f64, _mm_max_pd, _mm_movemask_pd, _mm_mul_pd,
+        _mm_set1_pd, _mm_setr_pd, _mm_sub_pd, _mm_unpackhi_pd,
+    };
+
+    use super::{LANES, Lanes, Summand};
+
+    /// Values `2k` and `2k + 1` of `values`, as one vector (one unaligned load).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn pair(values: &[f64; LANES], k: usize) -> __m128d {
+        _mm_setr_pd(values[2 * k], values[2 * k + 1])
+    }
+
+    /// The two halves of a vector.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn halves(v: __m128d) -> [f64; 2] {
+        [_mm_cvtsd_f64(v), _mm_cvtsd_f64(_mm_unpackhi_pd(v, v))]
+    }
+
+    /// [`super::add_run`] over whole blocks of `LANES` values, lanes `2k` and `2k + 1` in
+    /// vector `k`.
+    #[target_feature(enable = "sse2")]
+    pub(super) fn add_blocks(values: &[f64], summand: Summand, lanes: &mut Lanes) {
+        let mut sum: [__m128d; 4] =
+            std::array::from_fn(|k| _mm_setr_pd(lanes.sum[2 * k], lanes.sum[2 * k + 1]));
+        let mut max: [__m128d; 4] =
+            std::array::from_fn(|k| _mm_setr_pd(lanes.max[2 * k], lanes.max[2 * k + 1]));
+        let blocks = values.chunks_exact(LANES);
+        match summand {
+            Summand::Value => {
+                for block in blocks {
+                    let block: &[f64; LANES] = block.try_into().expect("a block");
+                    for k in 0..4 {
+                        let v = pair(block, k);
+                        sum[k] = _mm_add_pd(sum[k], v);
+                        max[k] = _mm_max_pd(v, max[k]);
+                    }
+                }
+            }
+            Summand::SquaredDeviation { centre } => {
+                let centre = _mm_set1_pd(centre);
+                for block in blocks {
+                    let block: &[f64; LANES] = block.try_into().expect("a block");
+                    for k in 0..4 {
+                        let deviation = _mm_sub_pd(pair(block, k), centre);
+                        let v = _mm_mul_pd(deviation, deviation);
+                        sum[k] = _mm_add_pd(sum[k], v);
+                        max[k] = _mm_max_pd(v, max[k]);
+                    }
+                }
+            }
+        }
+        for k in 0..4 {
+            [lanes.sum[2 * k], lanes.sum[2 * k + 1]] = halves(sum[k]);
+            [lanes.max[2 * k], lanes.max[2 * k + 1]] = halves(max[k]);
+        }
+    }
+
+    /// [`super::append_below`]: eight rows' answers from four comparisons of two.
+    #[target_feature(enable = "sse2")]
+    pub(super) fn append_below(values: &[f64], bar: f64, first: u32, out: &mut Vec<u32>) {
+        let bars = _mm_set1_pd(bar);
+        super::gather_below(values, bar, first, out, |eight| {
+            (0..4).fold(0, |byte, k| {
+                let below = _mm_movemask_pd(_mm_cmplt_pd(pair(eight, k), bars));
+                byte | ((below as usize) << (2 * k))
+            })
+        });
+    }
+}
+
+/// The plain-Rust bodies, for targets without SSE2, and for the tests that check the SSE2
+/// bodies against them.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+mod portable {
+    use super::{LANES, Lanes, Summand, add_one};
+
+    /// [`super::add_run`] over whole blocks of `LANES` values.
+    pub(super) fn add_blocks(values: &[f64], summand: Summand, lanes: &mut Lanes) {
+        for block in values.chunks_exact(LANES) {
+            for (lane, &v) in block.iter().enumerate() {
+                add_one(lanes, lane, summand.of(v));
+            }
+        }
+    }
+
+    /// [`super::append_below`].
+    pub(super) fn append_below(values: &[f64], bar: f64, first: u32, out: &mut Vec<u32>) {
+        super::gather_below(values, bar, first, out, |eight| {
+            (0..8).fold(0, |byte, k| byte | (usize::from(eight[k] < bar) << k))
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values that exercise the corners: NaN, infinities, zeros of both signs, sub-normals,
+    /// values at the bar.
+    fn awkward(len: usize, seed: u64) -> Vec<f64> {
+        let mut state = seed;
+        (0..len)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                match state >> 60 {
+                    0 => f64::NAN,
+                    1 => f64::INFINITY,
+                    2 => f64::NEG_INFINITY,
+                    3 => -0.0,
+                    4 => 0.0,
+                    5 => 1e-310,
+                    6 => 0.5,
+                    _ => (state >> 11) as f64 / (1u64 << 53) as f64 - 0.25,
+                }
+            })
+            .collect()
+    }
+
+    fn same_bits(a: &Lanes, b: &Lanes) -> bool {
+        let bits = |l: &Lanes| {
+            l.sum
+                .iter()
+                .chain(&l.max)
+                .map(|v| v.to_bits())
+                .collect::<Vec<_>>()
+        };
+        bits(a) == bits(b)
+    }
+
+    #[test]
+    fn sse2_and_portable_sums_agree_bit_for_bit() {
+        for len in [0, 1, 7, 8, 9, 16, 63, 64, 100, 1000] {
+            for seed in 0..20 {
+                let values = awkward(len, seed);
+                // Finite values only too, where no lane is NaN.
+                let finite: Vec<f64> = values.iter().map(|v| v.clamp(-1e3, 1e3)).collect();
+                for values in [&values, &finite] {
+                    for summand in [Summand::Value, Summand::SquaredDeviation { centre: 0.125 }] {
+                        let whole = values.len() / LANES * LANES;
+                        let mut fast = Lanes::EMPTY;
+                        let mut plain = Lanes::EMPTY;
+                        add_run(&values[..whole], summand, &mut fast);
+                        portable::add_blocks(&values[..whole], summand, &mut plain);
+                        assert!(same_bits(&fast, &plain), "len {len} seed {seed}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_fills_its_lanes_in_order() {
+        // Ten values: lanes 0 and 1 take two each (rows 0, 8 and 1, 9).
+        let values: Vec<f64> = (0..10).map(f64::from).collect();
+        let mut lanes = Lanes::EMPTY;
+        add_run(&values, Summand::Value, &mut lanes);
+        assert_eq!(lanes.sum, [8.0, 10.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+        assert_eq!(lanes.max, [8.0, 9.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+        let mut lanes = Lanes::EMPTY;
+        add_run(
+            &values,
+            Summand::SquaredDeviation { centre: 1.0 },
+            &mut lanes,
+        );
+        // lane 0: (0-1)^2 + (8-1)^2 = 50; lane 1: 0 + 64.
+        assert_eq!(lanes.sum[..2], [50.0, 64.0]);
+        // A NaN makes its lane's sum NaN and leaves its largest value.
+        let mut lanes = Lanes::EMPTY;
+        add_run(&[1.0, f64::NAN, 2.0], Summand::Value, &mut lanes);
+        assert!(lanes.sum[1].is_nan());
+        assert_eq!((lanes.max[0], lanes.max[1]), (1.0, f64::NEG_INFINITY));
+    }
+
+    #[test]
+    fn rows_below_agree_with_a_plain_filter() {
+        for len in [0, 1, 7, 8, 9, 64, 1023, 1024, 1025, 3000] {
+            for seed in 0..10 {
+                let values = awkward(len, seed);
+                for bar in [0.5, 0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+                    let expected: Vec<u32> = (0..len as u32)
+                        .filter(|&i| values[i as usize] < bar)
+                        .map(|i| 7 + i)
+                        .collect();
+                    let (mut fast, mut plain) = (vec![3], vec![3]);
+                    append_below(&values, bar, 7, &mut fast);
+                    portable::append_below(&values, bar, 7, &mut plain);
+                    assert_eq!(fast[0], 3, "appended, not replaced");
+                    assert_eq!(fast[1..], expected[..], "len {len} seed {seed} bar {bar}");
+                    assert_eq!(plain, fast);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn set_bit_tables_by_hand() {
+        assert_eq!(SET_BITS[0b1010_0101][..4], [0, 2, 5, 7]);
+        assert_eq!(BIT_COUNT[0b1010_0101], 4);
+        let mut slots = [0; 8];
+        assert_eq!(write_set_bits(0b1000_0001, 16, &mut slots), 2);
+        assert_eq!(slots[..2], [16, 23]);
+    }
+}
