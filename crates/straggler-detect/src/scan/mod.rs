@@ -197,9 +197,11 @@ impl GroupSums {
             sums.clear();
             sums.resize(group_count, GroupSum::default());
             let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
+            // Where a computed column's segments go: on the stack, set once per chunk.
+            let mut buffer = [0.0; SEGMENT];
             for start in chunk_rows.clone().step_by(SEGMENT) {
                 let segment = start..(start + SEGMENT).min(chunk_rows.end);
-                values.with_values(segment.clone(), |values| {
+                values.with_values(segment.clone(), &mut buffer, |values| {
                     if group_count == 1 {
                         add_run(values, summands.of_group(0), &mut sums[0]);
                     } else {
@@ -248,22 +250,38 @@ const SEGMENT: usize = 1024;
 /// the loop over segments, it ran at about half the speed.
 #[inline(never)]
 fn sum_runs(groups: &[u32], values: &[f64], sums: &mut [GroupSum], summands: Summands<'_>) {
+    // One loop per kind of summand, so that the plain sum's loop has no choice in it.
+    match summands {
+        Summands::Values => sum_runs_of(groups, values, sums, |_| Summand::Value),
+        Summands::SquaredDeviations { .. } => {
+            sum_runs_of(groups, values, sums, |g| summands.of_group(g));
+        }
+    }
+}
+
+/// [`sum_runs`] with the summand of each group.
+#[inline(always)]
+fn sum_runs_of(
+    groups: &[u32],
+    values: &[f64],
+    sums: &mut [GroupSum],
+    summand_of: impl Fn(usize) -> Summand,
+) {
     let end = groups.len().min(values.len());
     // As long as each other, so that the compiler drops the bounds checks.
     let (groups, values) = (&groups[..end], &values[..end]);
     let mut row = 0;
     while row < end {
-        let group_index = groups[row];
-        let g = group_index as usize;
-        let run_end = run_end(groups, row);
-        let summand = summands.of_group(g);
-        if run_end == row + 1 {
+        let g = groups[row] as usize;
+        if row + 1 == end || groups[row + 1] as usize != g {
             // A run of one row (the rows of many nodes, mixed): its lanes would add up to
             // `v` plus zeros, which is `v`; added directly, bit for bit the same.
-            sums[g].add(summand.of(values[row]));
-        } else {
-            add_run(&values[row..run_end], summand, &mut sums[g]);
+            sums[g].add(summand_of(g).of(values[row]));
+            row += 1;
+            continue;
         }
+        let run_end = run_end(groups, row);
+        add_run(&values[row..run_end], summand_of(g), &mut sums[g]);
         row = run_end;
     }
 }
@@ -346,8 +364,14 @@ fn fold_into(lanes: &Lanes, count: u64, group: &mut GroupSum) {
 pub(crate) trait Values: Sync {
     /// The rows of the column.
     fn len(&self) -> usize;
-    /// Calls `f` with the values of `rows` (at most [`SEGMENT`] of them).
-    fn with_values<R>(&self, rows: std::ops::Range<usize>, f: impl FnOnce(&[f64]) -> R) -> R;
+    /// Calls `f` with the values of `rows` (at most [`SEGMENT`] of them); a computed
+    /// column computes them into `buffer`, a stored one ignores it.
+    fn with_values<R>(
+        &self,
+        rows: std::ops::Range<usize>,
+        buffer: &mut [f64; SEGMENT],
+        f: impl FnOnce(&[f64]) -> R,
+    ) -> R;
 }
 
 impl Values for [f64] {
@@ -355,7 +379,12 @@ impl Values for [f64] {
         <[f64]>::len(self)
     }
     #[inline(always)]
-    fn with_values<R>(&self, rows: std::ops::Range<usize>, f: impl FnOnce(&[f64]) -> R) -> R {
+    fn with_values<R>(
+        &self,
+        rows: std::ops::Range<usize>,
+        _buffer: &mut [f64; SEGMENT],
+        f: impl FnOnce(&[f64]) -> R,
+    ) -> R {
         f(&self[rows])
     }
 }
@@ -365,8 +394,13 @@ impl Values for Vec<f64> {
         <[f64]>::len(self)
     }
     #[inline(always)]
-    fn with_values<R>(&self, rows: std::ops::Range<usize>, f: impl FnOnce(&[f64]) -> R) -> R {
-        self.as_slice().with_values(rows, f)
+    fn with_values<R>(
+        &self,
+        rows: std::ops::Range<usize>,
+        buffer: &mut [f64; SEGMENT],
+        f: impl FnOnce(&[f64]) -> R,
+    ) -> R {
+        self.as_slice().with_values(rows, buffer, f)
     }
 }
 
@@ -593,16 +627,13 @@ impl Rates<'_> {
     /// Writes the rates of `rows` into `slots` (as long).
     #[inline(always)]
     fn fill(&self, rows: std::ops::Range<usize>, slots: &mut [f64]) {
-        let now = self.now_secs;
-        let (progress, start) = (&self.progress[rows.clone()], &self.start_secs[rows.clone()]);
-        // Zipped slices, no index: the loops run as vectors.
-        let rated = slots.iter_mut().zip(progress).zip(start);
-        match self.weights {
-            None => rated.for_each(|((slot, &p), &s)| *slot = rate_or_nan(p, now, s)),
-            Some(weights) => rated
-                .zip(&weights[rows])
-                .for_each(|(((slot, &p), &s), &w)| *slot = rate_or_nan(p * w, now, s)),
-        }
+        kernels::fill_rates(
+            self.now_secs,
+            &self.progress[rows.clone()],
+            self.weights.map(|w| &w[rows.clone()]),
+            &self.start_secs[rows],
+            slots,
+        );
     }
 }
 
@@ -614,8 +645,12 @@ impl Values for Rates<'_> {
             .min(self.weights.map_or(usize::MAX, <[f64]>::len))
     }
     #[inline(always)]
-    fn with_values<R>(&self, rows: std::ops::Range<usize>, f: impl FnOnce(&[f64]) -> R) -> R {
-        let mut buffer = [0.0; SEGMENT];
+    fn with_values<R>(
+        &self,
+        rows: std::ops::Range<usize>,
+        buffer: &mut [f64; SEGMENT],
+        f: impl FnOnce(&[f64]) -> R,
+    ) -> R {
         let slots = &mut buffer[..rows.len()];
         self.fill(rows, slots);
         f(slots)
@@ -628,21 +663,6 @@ pub(crate) fn rate_rows(rates: Rates<'_>, parallelism: Parallelism, out: &mut Ve
     fill_blocks(rates.len(), parallelism, out, |rows, slots| {
         rates.fill(rows, slots);
     });
-}
-
-/// The rate `amount / (now - start)` of a row, NaN (no rate) when the row started at `now`
-/// or later, or when the rate is not finite (a sub-normal elapsed time can overflow it).
-/// Without branches, so that a pass over every row runs as vectors.
-#[inline(always)]
-pub(crate) fn rate_or_nan(amount: f64, now_secs: f64, start_secs: f64) -> f64 {
-    let elapsed = now_secs - start_secs;
-    let rate = amount / elapsed;
-    // `&`, not `&&`, and `abs() <` rather than `is_finite`: a select, not a branch.
-    if (elapsed > 0.0) & (rate.abs() < f64::INFINITY) {
-        rate
-    } else {
-        f64::NAN
-    }
 }
 
 /// A hasher for the workspace's numeric ids (`TaskId`, `AttemptId`, stage indices): one
