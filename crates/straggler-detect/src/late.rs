@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates, Summands, rate_rows, rows_below};
+use crate::scan::{GroupSums, Rates, Summands, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -90,21 +90,24 @@ impl Detector for LateDetector {
         let (progress, start) = (snapshot.progress(), snapshot.start_secs());
         let stages = snapshot.stage_indices();
         let parallelism = self.params.parallelism;
-        // Eq. 7, once per row; NaN marks "no rate" and fails every comparison below.
+        // Eq. 7, once per row, stored as Eq. 8's sums are taken; NaN marks "no rate" and
+        // fails every comparison below.
         let rates = Rates {
             now_secs: now,
             progress,
             weights: None,
             start_secs: start,
         };
-        rate_rows(rates, parallelism, &mut self.rates);
-        let rates = &self.rates;
         let group_count = snapshot.stages().len();
-        // Eq. 8, then Eq. 9 in a second pass (more accurate than E[x^2] - mean^2). NaN
-        // marks a stage without a mean, and makes its rows' squares undefined.
-        let sums = self
-            .sums
-            .compute(stages, rates, group_count, parallelism, Summands::Values);
+        let sums = self.sums.compute_storing(
+            stages,
+            &rates,
+            group_count,
+            parallelism,
+            Summands::Values,
+            &mut self.rates,
+        );
+        let rates = &self.rates;
         self.means.clear();
         self.means
             .extend(sums.iter().map(|s| s.mean().unwrap_or(f64::NAN)));

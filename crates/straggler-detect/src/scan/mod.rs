@@ -191,17 +191,59 @@ impl GroupSums {
         parallelism: Parallelism,
         summands: Summands<'_>,
     ) -> &[GroupSum] {
+        self.compute_with(groups, values, group_count, parallelism, summands, None)
+    }
+
+    /// [`GroupSums::compute`] over rates, which are also written into `out` (one per row,
+    /// NaN for a row without one) as they are summed: a column that later passes read is
+    /// computed and summed in one pass over the snapshot, and the sums are those of
+    /// `compute` over the stored column, bit for bit.
+    pub(crate) fn compute_storing(
+        &mut self,
+        groups: &[u32],
+        rates: &Rates<'_>,
+        group_count: usize,
+        parallelism: Parallelism,
+        summands: Summands<'_>,
+        out: &mut Vec<f64>,
+    ) -> &[GroupSum] {
+        // Every slot is written: resized, not cleared, so that a buffer kept from the
+        // previous scan of as many rows is not filled twice.
+        out.resize(groups.len().min(rates.len()), 0.0);
+        self.compute_with(groups, rates, group_count, parallelism, summands, Some(out))
+    }
+
+    /// [`GroupSums::compute`], the values of each segment computed into `store` (as long as
+    /// the rows) when there is one, else into a buffer on the stack.
+    fn compute_with(
+        &mut self,
+        groups: &[u32],
+        values: &(impl Values + ?Sized),
+        group_count: usize,
+        parallelism: Parallelism,
+        summands: Summands<'_>,
+        store: Option<&mut [f64]>,
+    ) -> &[GroupSum] {
         let rows = groups.len().min(values.len());
         let len = chunk_len(group_count);
-        let chunk_sums = |chunk: usize, sums: &mut Vec<GroupSum>| {
+        let chunk_sums = |chunk: usize,
+                          sums: &mut Vec<GroupSum>,
+                          mut stored: Option<&mut [f64]>| {
             sums.clear();
             sums.resize(group_count, GroupSum::default());
             let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
-            // Where a computed column's segments go: on the stack, set once per chunk.
-            let mut buffer = [0.0; SEGMENT];
+            // Where a computed column's segments go without a store: on the stack, set
+            // once per chunk.
+            let mut stack = [0.0; SEGMENT];
             for start in chunk_rows.clone().step_by(SEGMENT) {
                 let segment = start..(start + SEGMENT).min(chunk_rows.end);
-                values.with_values(segment.clone(), &mut buffer, |values| {
+                let buffer = match stored.as_deref_mut() {
+                    Some(chunk_store) => {
+                        &mut chunk_store[start - chunk_rows.start..segment.end - chunk_rows.start]
+                    }
+                    None => &mut stack[..segment.len()],
+                };
+                values.with_values(segment.clone(), buffer, |values| {
                     if group_count == 1 {
                         add_run(values, summands.of_group(0), &mut sums[0]);
                     } else {
@@ -210,22 +252,27 @@ impl GroupSums {
                 });
             }
         };
+        // Each chunk's part of the store, if any.
+        let mut stores = store.map(|store| store[..rows].chunks_mut(len));
+        let mut next_store = || stores.as_mut().and_then(Iterator::next);
         let chunks = rows.div_ceil(len);
         if chunks <= 1 {
             // One chunk: its sums are the total (`0 + s = s`).
-            chunk_sums(0, &mut self.total);
+            chunk_sums(0, &mut self.total, next_store());
             return &self.total;
         }
         self.chunks.resize_with(chunks, Vec::new);
         let per_chunk = &mut self.chunks[..chunks];
         if parallelism.is_parallel(rows) {
+            let stores: Vec<_> = (0..chunks).map(|_| next_store()).collect();
             per_chunk
                 .par_iter_mut()
+                .zip(stores)
                 .enumerate()
-                .for_each(|(chunk, sums)| chunk_sums(chunk, sums));
+                .for_each(|(chunk, (sums, stored))| chunk_sums(chunk, sums, stored));
         } else {
             for (chunk, sums) in per_chunk.iter_mut().enumerate() {
-                chunk_sums(chunk, sums);
+                chunk_sums(chunk, sums, next_store());
             }
         }
         self.total.clear();
@@ -365,11 +412,11 @@ pub(crate) trait Values: Sync {
     /// The rows of the column.
     fn len(&self) -> usize;
     /// Calls `f` with the values of `rows` (at most [`SEGMENT`] of them); a computed
-    /// column computes them into `buffer`, a stored one ignores it.
+    /// column computes them into `buffer` (at least as long), a stored one ignores it.
     fn with_values<R>(
         &self,
         rows: std::ops::Range<usize>,
-        buffer: &mut [f64; SEGMENT],
+        buffer: &mut [f64],
         f: impl FnOnce(&[f64]) -> R,
     ) -> R;
 }
@@ -382,7 +429,7 @@ impl Values for [f64] {
     fn with_values<R>(
         &self,
         rows: std::ops::Range<usize>,
-        _buffer: &mut [f64; SEGMENT],
+        _buffer: &mut [f64],
         f: impl FnOnce(&[f64]) -> R,
     ) -> R {
         f(&self[rows])
@@ -397,7 +444,7 @@ impl Values for Vec<f64> {
     fn with_values<R>(
         &self,
         rows: std::ops::Range<usize>,
-        buffer: &mut [f64; SEGMENT],
+        buffer: &mut [f64],
         f: impl FnOnce(&[f64]) -> R,
     ) -> R {
         self.as_slice().with_values(rows, buffer, f)
@@ -648,21 +695,13 @@ impl Values for Rates<'_> {
     fn with_values<R>(
         &self,
         rows: std::ops::Range<usize>,
-        buffer: &mut [f64; SEGMENT],
+        buffer: &mut [f64],
         f: impl FnOnce(&[f64]) -> R,
     ) -> R {
         let slots = &mut buffer[..rows.len()];
         self.fill(rows, slots);
         f(slots)
     }
-}
-
-/// Replaces `out` with the rates of [`Rates`], one per row, in blocks on rayon's pool when
-/// parallel; each row's rate depends on that row only, so the split changes nothing.
-pub(crate) fn rate_rows(rates: Rates<'_>, parallelism: Parallelism, out: &mut Vec<f64>) {
-    fill_blocks(rates.len(), parallelism, out, |rows, slots| {
-        rates.fill(rows, slots);
-    });
 }
 
 /// A hasher for the workspace's numeric ids (`TaskId`, `AttemptId`, stage indices): one
@@ -762,6 +801,22 @@ mod tests {
         GroupSums::default()
             .compute(groups, values, group_count, parallelism, summands)
             .to_vec()
+    }
+
+    /// The rates of `rates` as `compute_storing` stores them (over rows of one group),
+    /// into a buffer that held other values.
+    fn rate_rows(rates: Rates<'_>, parallelism: Parallelism, out: &mut Vec<f64>) {
+        out.clear();
+        out.resize(9, 7.0);
+        let groups = vec![0; rates.len()];
+        GroupSums::default().compute_storing(
+            &groups,
+            &rates,
+            1,
+            parallelism,
+            Summands::Values,
+            out,
+        );
     }
 
     #[test]
@@ -1041,13 +1096,29 @@ mod tests {
                     parallelism,
                     Summands::Values,
                 );
-                assert_eq!(computed, from_column);
-                assert!(
-                    computed
-                        .iter()
-                        .zip(&from_column)
-                        .all(|(a, b)| a.sum.to_bits() == b.sum.to_bits())
-                );
+                // Stored as they are summed: the same rates and sums.
+                let mut column = vec![1.0; 5];
+                let while_storing = GroupSums::default()
+                    .compute_storing(
+                        &groups,
+                        &rates,
+                        group_count,
+                        parallelism,
+                        Summands::Values,
+                        &mut column,
+                    )
+                    .to_vec();
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&column), bits(&stored));
+                for sums in [&from_column, &while_storing] {
+                    assert_eq!(&computed, sums);
+                    assert!(
+                        computed
+                            .iter()
+                            .zip(sums)
+                            .all(|(a, b)| a.sum.to_bits() == b.sum.to_bits())
+                    );
+                }
             }
         }
     }
