@@ -318,11 +318,13 @@ fn sum_runs_of(
     // As long as each other, so that the compiler drops the bounds checks.
     let (groups, values) = (&groups[..end], &values[..end]);
     let mut row = 0;
-    while row < end {
+    // Every row but the last has a next one to compare with: no check for the end in the
+    // loop of the rows of many nodes, mixed.
+    while row + 1 < end {
         let g = groups[row] as usize;
-        if row + 1 == end || groups[row + 1] as usize != g {
-            // A run of one row (the rows of many nodes, mixed): its lanes would add up to
-            // `v` plus zeros, which is `v`; added directly, bit for bit the same.
+        if groups[row + 1] as usize != g {
+            // A run of one row: its lanes would add up to `v` plus zeros, which is `v`;
+            // added directly, bit for bit the same.
             sums[g].add(summand_of(g).of(values[row]));
             row += 1;
             continue;
@@ -330,6 +332,10 @@ fn sum_runs_of(
         let run_end = run_end(groups, row);
         add_run(&values[row..run_end], summand_of(g), &mut sums[g]);
         row = run_end;
+    }
+    if row < end {
+        let g = groups[row] as usize;
+        sums[g].add(summand_of(g).of(values[row]));
     }
 }
 
