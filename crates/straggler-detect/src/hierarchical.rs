@@ -194,7 +194,7 @@ impl<D: Detector> Detector for Hierarchical<D> {
         let kept: Vec<Vec<u32>> = flagged
             .par_chunks(1 << 14)
             .map(|block| {
-                let mut kept = Vec::new();
+                let mut kept = Vec::with_capacity(block.len());
                 keep_rows(block, on_slow_node, &mut kept);
                 kept
             })

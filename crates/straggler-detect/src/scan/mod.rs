@@ -226,32 +226,37 @@ impl GroupSums {
     ) -> &[GroupSum] {
         let rows = groups.len().min(values.len());
         let len = chunk_len(group_count);
-        let chunk_sums = |chunk: usize,
-                          sums: &mut Vec<GroupSum>,
-                          mut stored: Option<&mut [f64]>| {
-            sums.clear();
-            sums.resize(group_count, GroupSum::default());
-            let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
-            // Where a computed column's segments go without a store: on the stack, set
-            // once per chunk.
-            let mut stack = [0.0; SEGMENT];
-            for start in chunk_rows.clone().step_by(SEGMENT) {
-                let segment = start..(start + SEGMENT).min(chunk_rows.end);
-                let buffer = match stored.as_deref_mut() {
-                    Some(chunk_store) => {
-                        &mut chunk_store[start - chunk_rows.start..segment.end - chunk_rows.start]
-                    }
-                    None => &mut stack[..segment.len()],
-                };
-                values.with_values(segment.clone(), buffer, |values| {
+        let chunk_sums =
+            |chunk: usize, sums: &mut Vec<GroupSum>, mut stored: Option<&mut [f64]>| {
+                sums.clear();
+                sums.resize(group_count, GroupSum::default());
+                let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
+                // Where a computed column's segments go without a store: on the stack, set
+                // once per chunk that needs it.
+                let mut stack = None;
+                for start in chunk_rows.clone().step_by(SEGMENT) {
+                    let segment = start..(start + SEGMENT).min(chunk_rows.end);
+                    let values = match (stored.as_deref_mut(), values.stored(segment.clone())) {
+                        (None, Some(values)) => values,
+                        (Some(chunk_store), _) => {
+                            let slots = &mut chunk_store
+                                [start - chunk_rows.start..segment.end - chunk_rows.start];
+                            values.write(segment.clone(), slots);
+                            slots
+                        }
+                        (None, None) => {
+                            let slots = &mut stack.get_or_insert([0.0; SEGMENT])[..segment.len()];
+                            values.write(segment.clone(), slots);
+                            slots
+                        }
+                    };
                     if group_count == 1 {
                         add_run(values, summands.of_group(0), &mut sums[0]);
                     } else {
                         sum_runs(&groups[segment], values, sums, summands);
                     }
-                });
-            }
-        };
+                }
+            };
         // Each chunk's part of the store, if any.
         let mut stores = store.map(|store| store[..rows].chunks_mut(len));
         let mut next_store = || stores.as_mut().and_then(Iterator::next);
@@ -417,14 +422,10 @@ fn fold_into(lanes: &Lanes, count: u64, group: &mut GroupSum) {
 pub(crate) trait Values: Sync {
     /// The rows of the column.
     fn len(&self) -> usize;
-    /// Calls `f` with the values of `rows` (at most [`SEGMENT`] of them); a computed
-    /// column computes them into `buffer` (at least as long), a stored one ignores it.
-    fn with_values<R>(
-        &self,
-        rows: std::ops::Range<usize>,
-        buffer: &mut [f64],
-        f: impl FnOnce(&[f64]) -> R,
-    ) -> R;
+    /// The values of `rows`, if the column is stored.
+    fn stored(&self, rows: std::ops::Range<usize>) -> Option<&[f64]>;
+    /// Writes the values of `rows` into `slots` (as long).
+    fn write(&self, rows: std::ops::Range<usize>, slots: &mut [f64]);
 }
 
 impl Values for [f64] {
@@ -432,13 +433,11 @@ impl Values for [f64] {
         <[f64]>::len(self)
     }
     #[inline(always)]
-    fn with_values<R>(
-        &self,
-        rows: std::ops::Range<usize>,
-        _buffer: &mut [f64],
-        f: impl FnOnce(&[f64]) -> R,
-    ) -> R {
-        f(&self[rows])
+    fn stored(&self, rows: std::ops::Range<usize>) -> Option<&[f64]> {
+        Some(&self[rows])
+    }
+    fn write(&self, rows: std::ops::Range<usize>, slots: &mut [f64]) {
+        slots.copy_from_slice(&self[rows]);
     }
 }
 
@@ -447,13 +446,11 @@ impl Values for Vec<f64> {
         <[f64]>::len(self)
     }
     #[inline(always)]
-    fn with_values<R>(
-        &self,
-        rows: std::ops::Range<usize>,
-        buffer: &mut [f64],
-        f: impl FnOnce(&[f64]) -> R,
-    ) -> R {
-        self.as_slice().with_values(rows, buffer, f)
+    fn stored(&self, rows: std::ops::Range<usize>) -> Option<&[f64]> {
+        Some(&self[rows])
+    }
+    fn write(&self, rows: std::ops::Range<usize>, slots: &mut [f64]) {
+        self.as_slice().write(rows, slots);
     }
 }
 
@@ -592,11 +589,10 @@ pub(crate) fn rows_below(
     let blocks: Vec<Vec<u32>> = (0..len.div_ceil(FILTER_BLOCK))
         .into_par_iter()
         .map(|block| {
-            let mut kept = Vec::new();
-            filter(
-                block * FILTER_BLOCK..((block + 1) * FILTER_BLOCK).min(len),
-                &mut kept,
-            );
+            let rows = block * FILTER_BLOCK..((block + 1) * FILTER_BLOCK).min(len);
+            // Room for every row: no growth while filtering.
+            let mut kept = Vec::with_capacity(rows.len());
+            filter(rows, &mut kept);
             kept
         })
         .collect();
@@ -697,16 +693,12 @@ impl Values for Rates<'_> {
             .min(self.start_secs.len())
             .min(self.weights.map_or(usize::MAX, <[f64]>::len))
     }
+    fn stored(&self, _rows: std::ops::Range<usize>) -> Option<&[f64]> {
+        None
+    }
     #[inline(always)]
-    fn with_values<R>(
-        &self,
-        rows: std::ops::Range<usize>,
-        buffer: &mut [f64],
-        f: impl FnOnce(&[f64]) -> R,
-    ) -> R {
-        let slots = &mut buffer[..rows.len()];
+    fn write(&self, rows: std::ops::Range<usize>, slots: &mut [f64]) {
         self.fill(rows, slots);
-        f(slots)
     }
 }
 
