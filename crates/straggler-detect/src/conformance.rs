@@ -367,7 +367,7 @@ pub fn straggling_stage(tasks: usize, nodes: u32, seed: u64) -> Result<Snapshot,
     let mut rng = SplitMix64(seed);
     let rows = (0..tasks).map(move |_| {
         let node = rng.below(nodes);
-        let slow = node % 20 == 0 || rng.below(100) == 0;
+        let slow = node.is_multiple_of(20) || rng.below(100) == 0;
         let (slowdown, max_age) = if slow {
             (5.0, 4.0 * STAGE_USUAL_SECS)
         } else {

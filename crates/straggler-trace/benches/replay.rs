@@ -59,7 +59,7 @@ fn generated_job(maps: usize) -> TraceJob {
         let host = container % HOSTS;
         let start = free_at[container];
         let mut duration = 60.0 * (0.9 + 0.2 * uniform(&mut rng));
-        let slow = rng.next_u64() % 50 == 0;
+        let slow = rng.next_u64().is_multiple_of(50);
         if slow {
             duration *= 3.0;
         }
