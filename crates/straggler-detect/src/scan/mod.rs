@@ -862,43 +862,28 @@ mod tests {
         // One run of nine rows: lanes 0..7 hold rows 0..7, lane 0 also row 8, so the sum is
         // (1e16 + -1e16) + seven ones = 7 exactly, where a row-by-row sum loses the ones to
         // rounding (1e16 + 1 = 1e16) and ends at 0.
-        let values = [1e16, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1e16];
-        let sums = group_sums(
-            &[0; 9],
-            &values[..],
-            1,
-            Parallelism::Sequential,
-            Summands::Values,
-        );
-        assert_eq!(sums[0].sum.to_bits(), 7.0f64.to_bits());
-        assert_eq!((sums[0].count, sums[0].max), (9, 1e16));
+        let one_run = |values: &[f64]| {
+            let groups = vec![0; values.len()];
+            group_sums(
+                &groups,
+                values,
+                1,
+                Parallelism::Sequential,
+                Summands::Values,
+            )[0]
+        };
+        let sums = one_run(&[1e16, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1e16]);
+        assert_eq!(sums.sum.to_bits(), 7.0f64.to_bits());
+        assert_eq!((sums.count, sums.max), (9, 1e16));
         // The same in a block of sixteen (lane k: rows k and k + 8), with and without an
         // undefined value in it.
         let mut block = [1.0; 16];
         (block[0], block[8]) = (1e16, -1e16);
-        let sums = group_sums(
-            &[0; 16],
-            &block[..],
-            1,
-            Parallelism::Sequential,
-            Summands::Values,
-        );
-        assert_eq!(
-            (sums[0].sum.to_bits(), sums[0].count),
-            (14.0f64.to_bits(), 16)
-        );
+        let sums = one_run(&block);
+        assert_eq!((sums.sum.to_bits(), sums.count), (14.0f64.to_bits(), 16));
         block[3] = f64::NAN;
-        let sums = group_sums(
-            &[0; 16],
-            &block[..],
-            1,
-            Parallelism::Sequential,
-            Summands::Values,
-        );
-        assert_eq!(
-            (sums[0].sum.to_bits(), sums[0].count),
-            (13.0f64.to_bits(), 15)
-        );
+        let sums = one_run(&block);
+        assert_eq!((sums.sum.to_bits(), sums.count), (13.0f64.to_bits(), 15));
     }
 
     #[test]
