@@ -173,9 +173,6 @@ mod avx {
     }
 }
 
-/// Rows a filter gathers on the stack before appending them to its output at once.
-const GATHER: usize = 256;
-
 /// For each byte `b`, the positions of its set bits in increasing order, then zeros: the
 /// rows of eight whose answers are the bits of `b`.
 static SET_BITS: [[u32; 8]; 256] = {
@@ -218,9 +215,10 @@ fn write_set_bits(byte: usize, base: u32, slots: &mut [u32; 8]) -> usize {
     usize::from(BIT_COUNT[byte])
 }
 
-/// `values` cut into gathers of [`GATHER`] rows, each gather's rows of eight answered by
-/// `byte_of` (bit `k` for row `k`), the kept rows gathered on the stack and appended to
-/// `out` at once; the last rows (fewer than eight) one by one.
+/// Appends the rows of `values` below `bar`: each eight rows answered by `byte_of` (bit
+/// `k` for row `k`), their kept rows written into `out`, which first gets room for every
+/// row (and for the unused slots of the last eight written); the last rows (fewer than
+/// eight) one by one.
 #[inline(always)]
 fn gather_below(
     values: &[f64],
@@ -229,25 +227,23 @@ fn gather_below(
     out: &mut Vec<u32>,
     byte_of: impl Fn(&[f64; 8]) -> usize,
 ) {
-    let mut gathered = [0u32; GATHER + 8];
-    for (g, part) in values.chunks(GATHER).enumerate() {
-        let start = first + (g * GATHER) as u32;
-        let eights = part.chunks_exact(8);
-        let rest = eights.remainder();
-        let mut count = 0;
-        for (k, eight) in eights.enumerate() {
-            let eight: &[f64; 8] = eight.try_into().expect("eight values");
-            let slots: &mut [u32; 8] = (&mut gathered[count..count + 8])
-                .try_into()
-                .expect("eight slots");
-            count += write_set_bits(byte_of(eight), start + 8 * k as u32, slots);
-        }
-        out.extend_from_slice(&gathered[..count]);
-        let rest_start = start + (part.len() - rest.len()) as u32;
-        for (i, &v) in rest.iter().enumerate() {
-            if v < bar {
-                out.push(rest_start + i as u32);
-            }
+    let eights = values.chunks_exact(8);
+    let rest = eights.remainder();
+    let at = out.len();
+    out.resize(at + values.len() + 8, 0);
+    let mut count = at;
+    for (k, eight) in eights.enumerate() {
+        let eight: &[f64; 8] = eight.try_into().expect("eight values");
+        let slots: &mut [u32; 8] = (&mut out[count..count + 8])
+            .try_into()
+            .expect("room for eight");
+        count += write_set_bits(byte_of(eight), first + 8 * k as u32, slots);
+    }
+    out.truncate(count);
+    let rest_start = first + (values.len() - rest.len()) as u32;
+    for (i, &v) in rest.iter().enumerate() {
+        if v < bar {
+            out.push(rest_start + i as u32);
         }
     }
 }

@@ -590,8 +590,8 @@ pub(crate) fn rows_below(
         .into_par_iter()
         .map(|block| {
             let rows = block * FILTER_BLOCK..((block + 1) * FILTER_BLOCK).min(len);
-            // Room for every row: no growth while filtering.
-            let mut kept = Vec::with_capacity(rows.len());
+            // Room for every row and the kernel's spare eight: no growth while filtering.
+            let mut kept = Vec::with_capacity(rows.len() + 8);
             filter(rows, &mut kept);
             kept
         })
