@@ -107,7 +107,7 @@ impl Detector for LateDetector {
             Summands::Values,
             &mut self.rates,
         );
-        let rates = &self.rates;
+        let rates = &self.rates[..];
         self.means.clear();
         self.means
             .extend(sums.iter().map(|s| s.mean().unwrap_or(f64::NAN)));

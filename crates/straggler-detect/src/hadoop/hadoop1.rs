@@ -120,7 +120,7 @@ impl Detector for Hadoop1 {
         );
         let sums = self.sums.compute(
             stages,
-            &self.original_progress,
+            &self.original_progress[..],
             snapshot.stages().len(),
             parallelism,
             Summands::Values,

@@ -7,6 +7,9 @@
 //! fixed chunks (of [`chunk_len`] rows, which depends on the data only), sum each chunk from
 //! zero in an order fixed by the data ([`GroupSums`]), and add the chunk sums in chunk
 //! order. Only who computes a chunk differs.
+//!
+//! The innermost loops (a run's sums, a run's rows below a bar, a column of rates) are in
+//! `kernels.rs`, the crate's one module of `unsafe` code.
 
 #[allow(unsafe_code)]
 mod kernels;
@@ -441,19 +444,6 @@ impl Values for [f64] {
     }
 }
 
-impl Values for Vec<f64> {
-    fn len(&self) -> usize {
-        <[f64]>::len(self)
-    }
-    #[inline(always)]
-    fn stored(&self, rows: std::ops::Range<usize>) -> Option<&[f64]> {
-        Some(&self[rows])
-    }
-    fn write(&self, rows: std::ops::Range<usize>, slots: &mut [f64]) {
-        self.as_slice().write(rows, slots);
-    }
-}
-
 /// Rows per block of [`filter_rows`]: blocks are filtered independently (in parallel or
 /// not) and their kept rows joined in block order.
 const FILTER_BLOCK: usize = 1 << 14;
@@ -827,11 +817,11 @@ mod tests {
             let v: Vec<f64> = (0..rows).map(|r| r as f64 * 0.1).collect();
             for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
                 let reused = kept
-                    .compute(&g, &v, groups, parallelism, Summands::Values)
+                    .compute(&g, &v[..], groups, parallelism, Summands::Values)
                     .to_vec();
                 assert_eq!(
                     reused,
-                    group_sums(&g, &v, groups, parallelism, Summands::Values)
+                    group_sums(&g, &v[..], groups, parallelism, Summands::Values)
                 );
                 assert_eq!(reused.len(), groups);
             }
@@ -845,12 +835,18 @@ mod tests {
         let values: Vec<f64> = (0..10_000).map(|r| f64::from(r) / 7.0).collect();
         let seq = group_sums(
             &groups,
-            &values,
+            &values[..],
             2,
             Parallelism::Sequential,
             Summands::Values,
         );
-        let par = group_sums(&groups, &values, 2, Parallelism::Parallel, Summands::Values);
+        let par = group_sums(
+            &groups,
+            &values[..],
+            2,
+            Parallelism::Parallel,
+            Summands::Values,
+        );
         assert_eq!(seq, par);
         assert_eq!(seq[0].count, 5_000);
         // sum of even rows 0..9998 = 2 * (0 + ... + 4999) = 24_995_000, / 7
@@ -946,7 +942,7 @@ mod tests {
         for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
             let sums = group_sums(
                 &groups,
-                &values,
+                &values[..],
                 3,
                 parallelism,
                 Summands::SquaredDeviations { centres: &centres },
@@ -1191,8 +1187,8 @@ mod tests {
             })
             .collect();
         for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
-            let one = group_sums(&groups, &values, 1, parallelism, Summands::Values);
-            let two = group_sums(&groups, &values, 2, parallelism, Summands::Values);
+            let one = group_sums(&groups, &values[..], 1, parallelism, Summands::Values);
+            let two = group_sums(&groups, &values[..], 2, parallelism, Summands::Values);
             assert_eq!(
                 (one[0], one[0].sum.to_bits()),
                 (two[0], two[0].sum.to_bits())
