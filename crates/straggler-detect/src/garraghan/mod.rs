@@ -26,7 +26,7 @@
 //! **Combined** (Section 6.2, "If T_iProg < T_iS, as well as 50% smaller than the median
 //! task progression ... a task is identified as a straggler"): both tests. In every mode
 //! an attempt is judged only once it has run `min_elapsed_secs` (Section 7.1: detection
-//! "commence[s] 5 seconds after the job commences").
+//! "commence\[s\] 5 seconds after the job commences").
 //!
 //! # Decisions where the paper is not specific
 //!
