@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Summands, rows_below};
+use crate::scan::{GroupSums, RowBlocks, Summands, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DefaultDetector`].
@@ -51,6 +51,7 @@ pub struct DefaultDetector {
     /// Buffers kept between scans.
     sums: GroupSums,
     thresholds: Vec<f64>,
+    blocks: RowBlocks,
 }
 
 impl DefaultDetector {
@@ -94,6 +95,7 @@ impl Detector for DefaultDetector {
             stages,
             &self.thresholds,
             parallelism,
+            &mut self.blocks,
             findings.rows_mut(),
         );
     }

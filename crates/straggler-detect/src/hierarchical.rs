@@ -17,12 +17,11 @@
 //! small inputs (reduces, say) beside another stage's looks slower. In the paper's job the
 //! reduces start after the last map, so the stages never mix on a node.
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates, Summands, clamp};
+use crate::scan::{GroupSums, Rates, RowBlocks, Summands, clamp};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hierarchical`].
@@ -61,17 +60,16 @@ impl HierarchicalParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CheckedHierarchicalParams(HierarchicalParams);
 
-/// Appends to `out` the rows of `flagged` that `keep` keeps, in order: each row written,
-/// the next written over it unless it is kept, so no branch on whether a row is kept.
-fn keep_rows(flagged: &[u32], keep: impl Fn(u32) -> bool, out: &mut Vec<u32>) {
-    let first = out.len();
-    out.resize(first + flagged.len(), 0);
-    let mut kept = first;
+/// Writes the rows of `flagged` that `keep` keeps, in order, at the start of `slots` (as
+/// long at least), and returns how many: each row written, the next written over it unless
+/// it is kept, so no branch on whether a row is kept.
+fn keep_rows(flagged: &[u32], keep: impl Fn(u32) -> bool, slots: &mut [u32]) -> usize {
+    let mut kept = 0;
     for &row in flagged {
-        out[kept] = row;
+        slots[kept] = row;
         kept += usize::from(keep(row));
     }
-    out.truncate(kept);
+    kept
 }
 
 /// Wraps a detector and keeps its detections on slow nodes only.
@@ -81,11 +79,12 @@ pub struct Hierarchical<D> {
     params: HierarchicalParams,
     name: String,
     /// Buffers kept between scans: the wrapped detector's findings, each node's
-    /// performance and whether it is slow.
+    /// performance and whether it is slow, the kept rows.
     flagged: Findings,
     perf: Vec<f64>,
     slow: Vec<bool>,
     node_sums: GroupSums,
+    kept: RowBlocks,
 }
 
 impl<D: Detector> Hierarchical<D> {
@@ -104,6 +103,7 @@ impl<D: Detector> Hierarchical<D> {
             perf: Vec::new(),
             slow: Vec::new(),
             node_sums: GroupSums::default(),
+            kept: RowBlocks::default(),
         }
     }
 
@@ -185,23 +185,13 @@ impl<D: Detector> Detector for Hierarchical<D> {
                 .copied()
                 .unwrap_or(false)
         };
-        let (flagged, rows) = (self.flagged.rows(), findings.rows_mut());
-        if !self.params.parallelism.is_parallel(flagged.len()) {
-            keep_rows(flagged, on_slow_node, rows);
-            return;
-        }
-        // Blocks of flagged rows on rayon's pool, joined in order.
-        let kept: Vec<Vec<u32>> = flagged
-            .par_chunks(1 << 14)
-            .map(|block| {
-                let mut kept = Vec::with_capacity(block.len());
-                keep_rows(block, on_slow_node, &mut kept);
-                kept
-            })
-            .collect();
-        for block in &kept {
-            rows.extend_from_slice(block);
-        }
+        let flagged = self.flagged.rows();
+        self.kept.append(
+            flagged.len(),
+            self.params.parallelism,
+            |rows, slots| keep_rows(&flagged[rows], on_slow_node, slots),
+            findings.rows_mut(),
+        );
     }
 
     fn observe(&mut self, observation: &Observation) {

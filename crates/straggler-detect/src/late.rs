@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates, Summands, rows_below};
+use crate::scan::{GroupSums, Rates, RowBlocks, Summands, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -63,6 +63,7 @@ pub struct LateDetector {
     sums: GroupSums,
     means: Vec<f64>,
     thresholds: Vec<f64>,
+    blocks: RowBlocks,
 }
 
 impl LateDetector {
@@ -134,6 +135,7 @@ impl Detector for LateDetector {
             stages,
             &self.thresholds,
             parallelism,
+            &mut self.blocks,
             findings.rows_mut(),
         );
     }

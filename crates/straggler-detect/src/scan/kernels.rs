@@ -92,16 +92,22 @@ fn add_one(lanes: &mut Lanes, lane: usize, value: f64) {
     };
 }
 
-/// Appends `first + i` to `out`, in increasing order, for every `i` with `values[i] < bar`
-/// (a NaN value or bar is never below).
-pub(crate) fn append_below(values: &[f64], bar: f64, first: u32, out: &mut Vec<u32>) {
+/// Slots past a run's rows that [`write_below`] may write: the kept rows of eight are
+/// written as eight slots, those past the count overwritten by the next eight's.
+pub(crate) const SPARE: usize = 8;
+
+/// Writes `first + i`, in increasing order, for every `i` with `values[i] < bar` (a NaN
+/// value or bar is never below) at the start of `slots`, and returns how many there are.
+/// `slots` holds at least `values.len() + SPARE` rows; the slots past the count are
+/// written with rows of no meaning.
+pub(crate) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
     unsafe {
-        sse2::append_below(values, bar, first, out);
+        sse2::write_below(values, bar, first, slots)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    portable::append_below(values, bar, first, out);
+    portable::write_below(values, bar, first, slots)
 }
 
 /// Writes the rate `amount / (now - start)` of each row into `slots` ([`rate_or_nan`]),
@@ -214,37 +220,33 @@ fn write_set_bits(byte: usize, base: u32, slots: &mut [u32; 8]) -> usize {
     usize::from(BIT_COUNT[byte])
 }
 
-/// Appends the rows of `values` below `bar`: each eight rows answered by `byte_of` (bit
-/// `k` for row `k`), their kept rows written into `out`, which first gets room for every
-/// row (and for the unused slots of the last eight written); the last rows (fewer than
-/// eight) one by one.
+/// [`write_below`]'s body: each eight rows answered by `byte_of` (bit `k` for row `k`),
+/// their kept rows written at the count so far; the last rows (fewer than eight) one by
+/// one, each written and counted if kept, so without a branch.
 #[inline(always)]
 fn gather_below(
     values: &[f64],
     bar: f64,
     first: u32,
-    out: &mut Vec<u32>,
+    slots: &mut [u32],
     byte_of: impl Fn(&[f64; 8]) -> usize,
-) {
+) -> usize {
     let eights = values.chunks_exact(8);
     let rest = eights.remainder();
-    let at = out.len();
-    out.resize(at + values.len() + 8, 0);
-    let mut count = at;
+    let mut count = 0;
     for (k, eight) in eights.enumerate() {
         let eight: &[f64; 8] = eight.try_into().expect("eight values");
-        let slots: &mut [u32; 8] = (&mut out[count..count + 8])
+        let eight_slots: &mut [u32; 8] = (&mut slots[count..count + 8])
             .try_into()
             .expect("room for eight");
-        count += write_set_bits(byte_of(eight), first + 8 * k as u32, slots);
+        count += write_set_bits(byte_of(eight), first + 8 * k as u32, eight_slots);
     }
-    out.truncate(count);
     let rest_start = first + (values.len() - rest.len()) as u32;
     for (i, &v) in rest.iter().enumerate() {
-        if v < bar {
-            out.push(rest_start + i as u32);
-        }
+        slots[count] = rest_start + i as u32;
+        count += usize::from(v < bar);
     }
+    count
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -309,16 +311,16 @@ mod sse2 {
         }
     }
 
-    /// [`super::append_below`]: eight rows' answers from four comparisons of two.
+    /// [`super::write_below`]: eight rows' answers from four comparisons of two.
     #[target_feature(enable = "sse2")]
-    pub(super) fn append_below(values: &[f64], bar: f64, first: u32, out: &mut Vec<u32>) {
+    pub(super) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
         let bars = _mm_set1_pd(bar);
-        super::gather_below(values, bar, first, out, |eight| {
+        super::gather_below(values, bar, first, slots, |eight| {
             (0..4).fold(0, |byte, k| {
                 let below = _mm_movemask_pd(_mm_cmplt_pd(pair(eight, k), bars));
                 byte | ((below as usize) << (2 * k))
             })
-        });
+        })
     }
 }
 
@@ -337,11 +339,11 @@ mod portable {
         }
     }
 
-    /// [`super::append_below`].
-    pub(super) fn append_below(values: &[f64], bar: f64, first: u32, out: &mut Vec<u32>) {
-        super::gather_below(values, bar, first, out, |eight| {
+    /// [`super::write_below`].
+    pub(super) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
+        super::gather_below(values, bar, first, slots, |eight| {
             (0..8).fold(0, |byte, k| byte | (usize::from(eight[k] < bar) << k))
-        });
+        })
     }
 }
 
@@ -437,12 +439,15 @@ mod tests {
                         .filter(|&i| values[i as usize] < bar)
                         .map(|i| 7 + i)
                         .collect();
-                    let (mut fast, mut plain) = (vec![3], vec![3]);
-                    append_below(&values, bar, 7, &mut fast);
-                    portable::append_below(&values, bar, 7, &mut plain);
-                    assert_eq!(fast[0], 3, "appended, not replaced");
-                    assert_eq!(fast[1..], expected[..], "len {len} seed {seed} bar {bar}");
-                    assert_eq!(plain, fast);
+                    let (mut fast, mut plain) = (vec![0; len + SPARE], vec![0; len + SPARE]);
+                    let count = write_below(&values, bar, 7, &mut fast);
+                    let plain_count = portable::write_below(&values, bar, 7, &mut plain);
+                    assert_eq!(
+                        fast[..count],
+                        expected[..],
+                        "len {len} seed {seed} bar {bar}"
+                    );
+                    assert_eq!(plain[..plain_count], fast[..count]);
                 }
             }
         }

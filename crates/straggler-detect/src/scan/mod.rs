@@ -541,54 +541,104 @@ fn set_rows(mut word: u64, start: usize) -> impl Iterator<Item = u32> {
 /// of a group without a bar (`groups[row] >= bars.len()`); with a single bar, the group
 /// column is not read. The rule of Default and LATE.
 ///
-/// Run by run (a snapshot lists a stage's rows together): the rows of a run compare with
-/// one bar, eight at a time (`kernels::append_below`). In parallel, blocks of
-/// [`FILTER_BLOCK`] rows are filtered on rayon's pool and their rows joined in block order.
+/// Block by block ([`RowBlocks`]), and within a block run by run (a snapshot lists a
+/// stage's rows together): the rows of a run compare with one bar, eight at a time
+/// (`kernels::write_below`).
 pub(crate) fn rows_below(
     values: &[f64],
     groups: &[u32],
     bars: &[f64],
     parallelism: Parallelism,
+    blocks: &mut RowBlocks,
     out: &mut Vec<u32>,
 ) {
     let len = values.len().min(groups.len());
-    let filter = |rows: std::ops::Range<usize>, out: &mut Vec<u32>| {
+    let write = |rows: std::ops::Range<usize>, slots: &mut [u32]| {
         if let [bar] = *bars {
-            kernels::append_below(&values[rows.clone()], bar, rows.start as u32, out);
-            return;
+            return kernels::write_below(&values[rows.clone()], bar, rows.start as u32, slots);
         }
         let groups = &groups[..rows.end];
-        let mut row = rows.start;
+        let (mut row, mut count) = (rows.start, 0);
         while row < rows.end {
             let end = run_end(groups, row);
             let bar = bars.get(groups[row] as usize).copied().unwrap_or(f64::NAN);
             if end - row < SHORT_RUN {
-                // Short runs (the rows of many stages, mixed) one row at a time: the
-                // kernel's gathering costs more than it saves there.
-                out.extend((row..end).filter(|&r| values[r] < bar).map(|r| r as u32));
+                // Short runs (the rows of many stages, mixed) one row at a time, each
+                // written and counted if kept: the kernel's gathering costs more than it
+                // saves there.
+                for (r, &v) in values[row..end].iter().enumerate() {
+                    slots[count] = (row + r) as u32;
+                    count += usize::from(v < bar);
+                }
             } else {
-                kernels::append_below(&values[row..end], bar, row as u32, out);
+                count +=
+                    kernels::write_below(&values[row..end], bar, row as u32, &mut slots[count..]);
             }
             row = end;
         }
+        count
     };
-    if !parallelism.is_parallel(len) {
-        filter(0..len, out);
-        return;
-    }
-    let blocks: Vec<Vec<u32>> = (0..len.div_ceil(FILTER_BLOCK))
-        .into_par_iter()
-        .map(|block| {
-            let rows = block * FILTER_BLOCK..((block + 1) * FILTER_BLOCK).min(len);
-            // Room for every row and the kernel's spare eight: no growth while filtering.
-            let mut kept = Vec::with_capacity(rows.len() + 8);
-            filter(rows, &mut kept);
-            kept
-        })
-        .collect();
-    out.reserve(blocks.iter().map(Vec::len).sum());
-    for kept in &blocks {
-        out.extend_from_slice(kept);
+    blocks.append(len, parallelism, write, out);
+}
+
+/// The buffers of a filter's blocks, kept between scans: a filter writes each block's kept
+/// rows into its own buffer, and they are appended to the output in block order.
+///
+/// A block's buffer keeps its length from scan to scan, so that a filter writes into it
+/// without first clearing or filling it (growing a vector that a scan has emptied writes
+/// every slot); appending the kept rows to the output copies only them. In parallel, each
+/// block has its own buffer, kept too: a buffer allocated per block and scan cost page
+/// faults at 10^6 rows.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RowBlocks {
+    blocks: Vec<Vec<u32>>,
+}
+
+impl RowBlocks {
+    /// Appends to `out` the kept rows of `0..len`, in blocks of [`FILTER_BLOCK`] rows (on
+    /// rayon's pool when parallel): `write(rows, slots)` writes the kept rows of `rows` at
+    /// the start of `slots` (`rows.len() + kernels::SPARE` long at least) and returns how
+    /// many it kept.
+    pub(crate) fn append(
+        &mut self,
+        len: usize,
+        parallelism: Parallelism,
+        write: impl Fn(std::ops::Range<usize>, &mut [u32]) -> usize + Sync,
+        out: &mut Vec<u32>,
+    ) {
+        let block_rows = |block: usize| block * FILTER_BLOCK..((block + 1) * FILTER_BLOCK).min(len);
+        let room = len.min(FILTER_BLOCK) + kernels::SPARE;
+        let parallel = parallelism.is_parallel(len);
+        let buffers = if parallel {
+            len.div_ceil(FILTER_BLOCK)
+        } else {
+            1
+        };
+        if self.blocks.len() < buffers {
+            self.blocks.resize_with(buffers, Vec::new);
+        }
+        for buffer in &mut self.blocks[..buffers] {
+            if buffer.len() < room {
+                buffer.resize(room, 0);
+            }
+        }
+        if !parallel {
+            let buffer = &mut self.blocks[0];
+            for block in 0..len.div_ceil(FILTER_BLOCK) {
+                let kept = write(block_rows(block), buffer);
+                out.extend_from_slice(&buffer[..kept]);
+            }
+            return;
+        }
+        let kept: Vec<usize> = self.blocks[..buffers]
+            .par_iter_mut()
+            .enumerate()
+            .map(|(block, buffer)| write(block_rows(block), buffer))
+            .collect();
+        out.reserve(kept.iter().sum());
+        for (buffer, &kept) in self.blocks.iter().zip(&kept) {
+            out.extend_from_slice(&buffer[..kept]);
+        }
     }
 }
 
@@ -1165,9 +1215,45 @@ mod tests {
         assert!(!expected.is_empty());
         for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
             let mut out = vec![9_999];
-            rows_below(&values, &groups, &bars, parallelism, &mut out);
+            rows_below(
+                &values,
+                &groups,
+                &bars,
+                parallelism,
+                &mut RowBlocks::default(),
+                &mut out,
+            );
             assert_eq!(out[0], 9_999, "appended, not replaced");
             assert_eq!(out[1..], expected[..]);
+        }
+    }
+
+    #[test]
+    fn kept_row_blocks_give_fresh_rows() {
+        // One `RowBlocks` through scans of several blocks, of one, and of several again,
+        // in both paths: what a larger scan left in the buffers never shows.
+        let mut blocks = RowBlocks::default();
+        for (len, parallelism) in [
+            (3 * FILTER_BLOCK + 70, Parallelism::Parallel),
+            (100, Parallelism::Sequential),
+            (2 * FILTER_BLOCK + 1, Parallelism::Sequential),
+            (FILTER_BLOCK - 3, Parallelism::Parallel),
+            (0, Parallelism::Parallel),
+        ] {
+            // Runs of 40 rows of one group, then 40 rows of three groups mixed: runs cross
+            // the blocks' edges.
+            let groups: Vec<u32> = (0..len as u32)
+                .map(|r| if r % 80 < 40 { (r / 80) % 2 } else { r % 3 })
+                .collect();
+            let values: Vec<f64> = (0..len).map(|r| ((r * 7919) % 101) as f64).collect();
+            let bars = [30.0, 60.0, 90.0];
+            let expected: Vec<u32> = (0..len)
+                .filter(|&r| values[r] < bars[groups[r] as usize])
+                .map(|r| r as u32)
+                .collect();
+            let mut out = vec![7];
+            rows_below(&values, &groups, &bars, parallelism, &mut blocks, &mut out);
+            assert_eq!(out[1..], expected[..], "{len} rows, {parallelism:?}");
         }
     }
 
@@ -1194,8 +1280,22 @@ mod tests {
                 (two[0], two[0].sum.to_bits())
             );
             let (mut one, mut two) = (Vec::new(), Vec::new());
-            rows_below(&values, &groups, &[4.0], parallelism, &mut one);
-            rows_below(&values, &groups, &[4.0, f64::NAN], parallelism, &mut two);
+            rows_below(
+                &values,
+                &groups,
+                &[4.0],
+                parallelism,
+                &mut RowBlocks::default(),
+                &mut one,
+            );
+            rows_below(
+                &values,
+                &groups,
+                &[4.0, f64::NAN],
+                parallelism,
+                &mut RowBlocks::default(),
+                &mut two,
+            );
             assert_eq!(one, two);
             assert_eq!(one.len(), (0..n).filter(|&r| values[r] < 4.0).count());
         }
