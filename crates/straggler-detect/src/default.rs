@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, RowBlocks, Summands, rows_below};
+use crate::scan::{GroupSums, RowBlocks, Summands, means, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DefaultDetector`].
@@ -85,11 +85,11 @@ impl Detector for DefaultDetector {
             parallelism,
             Summands::Values,
         );
-        self.thresholds.clear();
-        self.thresholds.extend(sums.iter().map(|s| {
-            s.mean()
-                .map_or(f64::NEG_INFINITY, |mean| mean - self.params.gap)
-        }));
+        // A stage without a mean has a NaN bar, which no progress is below.
+        means(sums, &mut self.thresholds);
+        for bar in &mut self.thresholds {
+            *bar -= self.params.gap;
+        }
         rows_below(
             progress,
             stages,

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates, RowBlocks, Summands, clamp};
+use crate::scan::{GroupSum, GroupSums, Rates, RowBlocks, Summands, means};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hierarchical`].
@@ -134,26 +134,10 @@ impl<D: Detector> Hierarchical<D> {
         let sums =
             self.node_sums
                 .compute(nodes, &speeds, node_count, parallelism, Summands::Values);
-        self.perf.clear();
-        self.perf
-            .extend(sums.iter().map(|s| s.mean().unwrap_or(f64::NAN)));
-        // Branch-free over the nodes: a NaN (no performance) adds nothing and fails both
-        // comparisons.
-        let (mut sum, mut count, mut min, mut max) = (0.0, 0u32, f64::INFINITY, f64::NEG_INFINITY);
-        for &p in &self.perf {
-            let defined = !p.is_nan();
-            sum += if defined { p } else { 0.0 };
-            count += u32::from(defined);
-            min = if p < min { p } else { min };
-            max = if p > max { p } else { max };
-        }
-        // Within the nodes' range despite rounding, as `GroupSum::mean`; NaN (no node
-        // slow) when no node has a performance.
-        let average = if count == 0 {
-            f64::NAN
-        } else {
-            clamp(sum / f64::from(count), min, max)
-        };
+        means(sums, &mut self.perf);
+        // The mean of the nodes' performances, those without one left out; NaN (no node
+        // slow) when no node has one.
+        let average = GroupSum::of_run(&self.perf).mean().unwrap_or(f64::NAN);
         let bar = self.params.node_threshold * average;
         self.slow.clear();
         self.slow.extend(self.perf.iter().map(|&p| p < bar));

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates, RowBlocks, Summands, rows_below};
+use crate::scan::{GroupSums, Rates, RowBlocks, Summands, means, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -109,9 +109,7 @@ impl Detector for LateDetector {
             &mut self.rates,
         );
         let rates = &self.rates[..];
-        self.means.clear();
-        self.means
-            .extend(sums.iter().map(|s| s.mean().unwrap_or(f64::NAN)));
+        means(sums, &mut self.means);
         let means = &self.means;
         let squares = self.sums.compute(
             stages,

@@ -94,12 +94,24 @@ impl GroupSum {
     /// below the smallest value needs no bound: every rule that uses these means flags a
     /// value below the mean minus a margin of zero or more, and no value is below it.
     pub(crate) fn mean(self) -> Option<f64> {
-        (self.count > 0).then(|| {
-            let mean = self.sum / self.count as f64;
-            // By comparison (a NaN mean stays NaN): cheaper than `f64::min` over every
-            // group of a scan of many nodes.
-            if mean > self.max { self.max } else { mean }
-        })
+        (self.count > 0).then(|| self.mean_or_nan())
+    }
+
+    /// [`GroupSum::mean`], NaN for an empty group (`0 / 0`, which no bound changes), without
+    /// a branch: a loop over the groups of a scan of many nodes runs as vectors.
+    #[inline(always)]
+    fn mean_or_nan(self) -> f64 {
+        let mean = self.sum / self.count as f64;
+        // By comparison (a NaN mean stays NaN): cheaper than `f64::min`.
+        if mean > self.max { self.max } else { mean }
+    }
+
+    /// The sums of the defined values of `values`, taken as those of one run of a group
+    /// ([`GroupSums`]): value `i` in lane `i % LANES`, the lanes added pairwise.
+    pub(crate) fn of_run(values: &[f64]) -> GroupSum {
+        let mut sums = GroupSum::default();
+        add_run(values, Summand::Value, &mut sums);
+        sums
     }
 
     /// Adds one value, unless it is undefined (NaN).
@@ -122,14 +134,6 @@ impl GroupSum {
             self.max
         };
     }
-}
-
-/// `value` kept within `[min, max]`, by comparisons (a NaN `value` stays NaN): cheaper than
-/// `f64::clamp` or `max`/`min`, which check for NaN bounds.
-#[inline(always)]
-pub(crate) fn clamp(value: f64, min: f64, max: f64) -> f64 {
-    let value = if value < min { min } else { value };
-    if value > max { max } else { value }
 }
 
 /// What [`GroupSums`] adds for each row: its value, or the square of its distance to its
@@ -294,6 +298,12 @@ impl GroupSums {
     }
 }
 
+/// Replaces `out` with each group's mean ([`GroupSum::mean`]), NaN for an empty group.
+pub(crate) fn means(sums: &[GroupSum], out: &mut Vec<f64>) {
+    out.clear();
+    out.extend(sums.iter().map(|s| s.mean_or_nan()));
+}
+
 /// Rows whose values [`GroupSums`] takes at once: runs of one group are cut at
 /// multiples of it (counted from the chunk's first row), and a computed column ([`Rates`])
 /// is computed this many rows at a time, into a buffer that stays in the first-level cache.
@@ -384,27 +394,36 @@ fn add_run(values: &[f64], summand: Summand, group: &mut GroupSum) {
     fold_into(&lanes, values.len() as u64, group);
 }
 
-/// [`add_run`] for a run with an undefined value: the same lanes, each value checked.
-/// Kept out of line: rare, and beside the common case it would cost registers.
-#[cold]
+/// [`add_run`] for a run with an undefined value: the same lanes, an undefined value adding
+/// `-0.0` (which leaves every sum as it was, `-0.0` included) and nothing to the count, so
+/// without a branch on it. Kept out of line: beside the common case it would cost
+/// registers.
 #[inline(never)]
 fn add_run_leaving_out_undefined(values: &[f64], summand: Summand, group: &mut GroupSum) {
     let mut lanes = Lanes::EMPTY;
-    let mut count = 0;
-    for (i, &v) in values.iter().enumerate() {
+    let mut counts = [0u64; LANES];
+    let mut add = |lane: usize, v: f64| {
         let v = summand.of(v);
-        if !v.is_nan() {
-            let lane = i % LANES;
-            lanes.sum[lane] += v;
-            lanes.max[lane] = if v > lanes.max[lane] {
-                v
-            } else {
-                lanes.max[lane]
-            };
-            count += 1;
+        let defined = !v.is_nan();
+        lanes.sum[lane] += if defined { v } else { -0.0 };
+        counts[lane] += u64::from(defined);
+        lanes.max[lane] = if v > lanes.max[lane] {
+            v
+        } else {
+            lanes.max[lane]
+        };
+    };
+    let blocks = values.chunks_exact(LANES);
+    let rest = blocks.remainder();
+    for block in blocks {
+        for (lane, &v) in block.iter().enumerate() {
+            add(lane, v);
         }
     }
-    fold_into(&lanes, count, group);
+    for (lane, &v) in rest.iter().enumerate() {
+        add(lane, v);
+    }
+    fold_into(&lanes, counts.iter().sum(), group);
 }
 
 /// Adds a run's lanes, holding `count` values, to `group`: lanes paired in a fixed order
@@ -1028,6 +1047,66 @@ mod tests {
             group_sums(&[], &[][..], 1, Parallelism::Parallel, Summands::Values)[0].mean(),
             None
         );
+    }
+
+    #[test]
+    fn leaving_out_undefined_values_skips_them_lane_by_lane() {
+        // Against a loop that skips every undefined value, on runs of all lengths up to
+        // two blocks and a part, with NaN, infinities and zeros of both signs: the same
+        // sum, count and largest value, bit for bit.
+        let corner = [f64::NAN, -0.0, 0.0, f64::INFINITY, 1e-310, -2.5, 0.1];
+        for len in 0..20 {
+            for shift in 0..corner.len() {
+                let values: Vec<f64> = (0..len).map(|i| corner[(i * 3 + shift) % 7]).collect();
+                for summand in [Summand::Value, Summand::SquaredDeviation { centre: 0.5 }] {
+                    let mut lanes = Lanes::EMPTY;
+                    let mut count = 0;
+                    for (i, &v) in values.iter().enumerate() {
+                        let v = summand.of(v);
+                        if !v.is_nan() {
+                            lanes.sum[i % LANES] += v;
+                            lanes.max[i % LANES] = lanes.max[i % LANES].max(v);
+                            count += 1;
+                        }
+                    }
+                    let mut expected = GroupSum::default();
+                    fold_into(&lanes, count, &mut expected);
+                    let mut got = GroupSum::default();
+                    add_run_leaving_out_undefined(&values, summand, &mut got);
+                    let bits = |g: GroupSum| (g.sum.to_bits(), g.count, g.max.to_bits());
+                    assert_eq!(bits(got), bits(expected), "{values:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn means_by_hand() {
+        let sums = [
+            // 6 / 3.
+            GroupSum {
+                sum: 6.0,
+                count: 3,
+                max: 3.0,
+            },
+            // 0.1 + 0.1 + 0.1 = 0.30000000000000004, over 3 rounded above 0.1: kept at 0.1.
+            GroupSum {
+                sum: 0.1 + 0.1 + 0.1,
+                count: 3,
+                max: 0.1,
+            },
+            // No value.
+            GroupSum::default(),
+        ];
+        let mut out = vec![9.0; 7];
+        means(&sums, &mut out);
+        assert_eq!(out[..2], [2.0, 0.1]);
+        assert!(out[2].is_nan());
+        assert_eq!(out.len(), 3);
+        assert_eq!(sums.map(GroupSum::mean)[..2], [Some(2.0), Some(0.1)]);
+        assert_eq!(sums[2].mean(), None);
+        // A run with an undefined value: 1 + 3 over two.
+        assert_eq!(GroupSum::of_run(&[1.0, f64::NAN, 3.0]).mean(), Some(2.0));
     }
 
     #[test]
