@@ -79,10 +79,9 @@ pub struct Hierarchical<D> {
     params: HierarchicalParams,
     name: String,
     /// Buffers kept between scans: the wrapped detector's findings, each node's
-    /// performance and whether it is slow, the kept rows.
+    /// performance, the kept rows.
     flagged: Findings,
     perf: Vec<f64>,
-    slow: Vec<bool>,
     node_sums: GroupSums,
     kept: RowBlocks,
 }
@@ -101,8 +100,7 @@ impl<D: Detector> Hierarchical<D> {
             name,
             flagged: Findings::default(),
             perf: Vec::new(),
-            slow: Vec::new(),
-            node_sums: GroupSums::default(),
+            node_sums: GroupSums::mixed(),
             kept: RowBlocks::default(),
         }
     }
@@ -112,9 +110,10 @@ impl<D: Detector> Hierarchical<D> {
         &self.inner
     }
 
-    /// Marks in `self.slow` every node whose `Perf_N` is below `node_threshold` times the
-    /// cluster's average; no node is slow when no node has a performance.
-    fn mark_slow_nodes(&mut self, snapshot: &Snapshot) {
+    /// Computes every node's `Perf_N` into `self.perf` (NaN for a node without one) and
+    /// returns the bar below which a node is slow: `node_threshold` times the cluster's
+    /// average, NaN (no node slow) when no node has a performance.
+    fn slow_node_bar(&mut self, snapshot: &Snapshot) -> f64 {
         let now = snapshot.now_secs();
         let (progress, start, input) = (
             snapshot.progress(),
@@ -138,9 +137,7 @@ impl<D: Detector> Hierarchical<D> {
         // The mean of the nodes' performances, those without one left out; NaN (no node
         // slow) when no node has one.
         let average = GroupSum::of_run(&self.perf).mean().unwrap_or(f64::NAN);
-        let bar = self.params.node_threshold * average;
-        self.slow.clear();
-        self.slow.extend(self.perf.iter().map(|&p| p < bar));
+        self.params.node_threshold * average
     }
 }
 
@@ -158,16 +155,15 @@ impl<D: Detector> Detector for Hierarchical<D> {
         if self.flagged.rows().is_empty() {
             return;
         }
-        self.mark_slow_nodes(snapshot);
-        let (nodes, slow) = (snapshot.node_indices(), &self.slow[..]);
+        let bar = self.slow_node_bar(snapshot);
+        let (nodes, perf) = (snapshot.node_indices(), &self.perf[..]);
         // A row the wrapped detector flagged past the snapshot is dropped, not a panic; so
-        // is a row of a node without a performance (never slow).
+        // is a row of a node without a performance (NaN, never below the bar).
         let on_slow_node = |row: u32| {
             nodes
                 .get(row as usize)
-                .and_then(|&n| slow.get(n as usize))
-                .copied()
-                .unwrap_or(false)
+                .and_then(|&n| perf.get(n as usize))
+                .is_some_and(|&p| p < bar)
         };
         let flagged = self.flagged.rows();
         self.kept.append(

@@ -79,6 +79,43 @@ pub(crate) fn add_run(values: &[f64], summand: Summand, lanes: &mut Lanes) {
     }
 }
 
+/// [`add_run`] leaving undefined summands (NaN) out: one adds `-0.0` to its lane's sum,
+/// which leaves every sum as it was (`-0.0` included), and nothing to `counts[lane]`;
+/// every other summand adds one to it. So no branch on whether a value is defined.
+pub(crate) fn add_run_defined(
+    values: &[f64],
+    summand: Summand,
+    lanes: &mut Lanes,
+    counts: &mut [u64; LANES],
+) {
+    let blocks = values.len() / LANES * LANES;
+    let (whole, rest) = values.split_at(blocks);
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
+    unsafe {
+        sse2::add_blocks_defined(whole, summand, lanes, counts);
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    portable::add_blocks_defined(whole, summand, lanes, counts);
+    for (lane, &v) in rest.iter().enumerate() {
+        add_one_defined(lanes, counts, lane, summand.of(v));
+    }
+}
+
+/// Adds one summand to one lane as [`add_run_defined`]'s kernels do.
+#[inline(always)]
+fn add_one_defined(lanes: &mut Lanes, counts: &mut [u64; LANES], lane: usize, value: f64) {
+    let defined = !value.is_nan();
+    lanes.sum[lane] += if defined { value } else { -0.0 };
+    counts[lane] += u64::from(defined);
+    // The value itself, as in `add_one`: a NaN fails the comparison.
+    lanes.max[lane] = if value > lanes.max[lane] {
+        value
+    } else {
+        lanes.max[lane]
+    };
+}
+
 /// Adds one value to one lane, as the kernels do.
 #[inline(always)]
 fn add_one(lanes: &mut Lanes, lane: usize, value: f64) {
@@ -252,8 +289,10 @@ fn gather_below(
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128d, _mm_add_pd, _mm_cmplt_pd, _mm_cvtsd_f64, _mm_max_pd, _mm_movemask_pd, _mm_mul_pd,
-        _mm_set1_pd, _mm_setr_pd, _mm_sub_pd, _mm_unpackhi_pd,
+        __m128d, __m128i, _mm_add_pd, _mm_and_pd, _mm_andnot_pd, _mm_castpd_si128,
+        _mm_castsi128_pd, _mm_cmplt_pd, _mm_cmpord_pd, _mm_cvtsd_f64, _mm_max_pd, _mm_movemask_pd,
+        _mm_mul_pd, _mm_or_pd, _mm_set_epi64x, _mm_set1_pd, _mm_setr_pd, _mm_sub_epi64, _mm_sub_pd,
+        _mm_unpackhi_pd,
     };
 
     use super::{LANES, Lanes, Summand};
@@ -276,19 +315,61 @@ mod sse2 {
     /// vector `k`.
     #[target_feature(enable = "sse2")]
     pub(super) fn add_blocks(values: &[f64], summand: Summand, lanes: &mut Lanes) {
-        let mut sum: [__m128d; 4] =
-            std::array::from_fn(|k| _mm_setr_pd(lanes.sum[2 * k], lanes.sum[2 * k + 1]));
-        let mut max: [__m128d; 4] =
-            std::array::from_fn(|k| _mm_setr_pd(lanes.max[2 * k], lanes.max[2 * k + 1]));
+        let mut sum = load(&lanes.sum);
+        let mut max = load(&lanes.max);
+        each_summand(values, summand, |k, v| {
+            sum[k] = _mm_add_pd(sum[k], v);
+            max[k] = _mm_max_pd(v, max[k]);
+        });
+        store(sum, &mut lanes.sum);
+        store(max, &mut lanes.max);
+    }
+
+    /// [`super::add_run_defined`] over whole blocks of `LANES` values: a lane's count goes
+    /// down by the comparison's mask (all ones, -1, for a defined summand).
+    #[target_feature(enable = "sse2")]
+    pub(super) fn add_blocks_defined(
+        values: &[f64],
+        summand: Summand,
+        lanes: &mut Lanes,
+        counts: &mut [u64; LANES],
+    ) {
+        let mut sum = load(&lanes.sum);
+        let mut max = load(&lanes.max);
+        let mut count: [__m128i; 4] =
+            std::array::from_fn(|k| _mm_set_epi64x(counts[2 * k + 1] as i64, counts[2 * k] as i64));
+        let negative_zero = _mm_set1_pd(-0.0);
+        each_summand(values, summand, |k, v| {
+            let defined = _mm_cmpord_pd(v, v);
+            let addend = _mm_or_pd(
+                _mm_and_pd(defined, v),
+                _mm_andnot_pd(defined, negative_zero),
+            );
+            sum[k] = _mm_add_pd(sum[k], addend);
+            max[k] = _mm_max_pd(v, max[k]);
+            count[k] = _mm_sub_epi64(count[k], _mm_castpd_si128(defined));
+        });
+        store(sum, &mut lanes.sum);
+        store(max, &mut lanes.max);
+        for (k, c) in count.iter().enumerate() {
+            let [low, high] = halves(_mm_castsi128_pd(*c)).map(f64::to_bits);
+            [counts[2 * k], counts[2 * k + 1]] = [low, high];
+        }
+    }
+
+    /// Calls `add(k, summands)` for the vectors `k` of two summands of each block of
+    /// `LANES` values, in order; one loop per kind of summand, so that neither has a
+    /// choice in it.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn each_summand(values: &[f64], summand: Summand, mut add: impl FnMut(usize, __m128d)) {
         let blocks = values.chunks_exact(LANES);
         match summand {
             Summand::Value => {
                 for block in blocks {
                     let block: &[f64; LANES] = block.try_into().expect("a block");
                     for k in 0..4 {
-                        let v = pair(block, k);
-                        sum[k] = _mm_add_pd(sum[k], v);
-                        max[k] = _mm_max_pd(v, max[k]);
+                        add(k, pair(block, k));
                     }
                 }
             }
@@ -298,16 +379,26 @@ mod sse2 {
                     let block: &[f64; LANES] = block.try_into().expect("a block");
                     for k in 0..4 {
                         let deviation = _mm_sub_pd(pair(block, k), centre);
-                        let v = _mm_mul_pd(deviation, deviation);
-                        sum[k] = _mm_add_pd(sum[k], v);
-                        max[k] = _mm_max_pd(v, max[k]);
+                        add(k, _mm_mul_pd(deviation, deviation));
                     }
                 }
             }
         }
-        for k in 0..4 {
-            [lanes.sum[2 * k], lanes.sum[2 * k + 1]] = halves(sum[k]);
-            [lanes.max[2 * k], lanes.max[2 * k + 1]] = halves(max[k]);
+    }
+
+    /// Lanes as four vectors of two.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn load(lanes: &[f64; LANES]) -> [__m128d; 4] {
+        std::array::from_fn(|k| _mm_setr_pd(lanes[2 * k], lanes[2 * k + 1]))
+    }
+
+    /// Four vectors of two back into lanes.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn store(vectors: [__m128d; 4], lanes: &mut [f64; LANES]) {
+        for (k, v) in vectors.into_iter().enumerate() {
+            [lanes[2 * k], lanes[2 * k + 1]] = halves(v);
         }
     }
 
@@ -328,13 +419,27 @@ mod sse2 {
 /// bodies against them.
 #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
 mod portable {
-    use super::{LANES, Lanes, Summand, add_one};
+    use super::{LANES, Lanes, Summand, add_one, add_one_defined};
 
     /// [`super::add_run`] over whole blocks of `LANES` values.
     pub(super) fn add_blocks(values: &[f64], summand: Summand, lanes: &mut Lanes) {
         for block in values.chunks_exact(LANES) {
             for (lane, &v) in block.iter().enumerate() {
                 add_one(lanes, lane, summand.of(v));
+            }
+        }
+    }
+
+    /// [`super::add_run_defined`] over whole blocks of `LANES` values.
+    pub(super) fn add_blocks_defined(
+        values: &[f64],
+        summand: Summand,
+        lanes: &mut Lanes,
+        counts: &mut [u64; LANES],
+    ) {
+        for block in values.chunks_exact(LANES) {
+            for (lane, &v) in block.iter().enumerate() {
+                add_one_defined(lanes, counts, lane, summand.of(v));
             }
         }
     }
@@ -392,7 +497,9 @@ mod tests {
                 let values = awkward(len, seed);
                 // Finite values only too, where no lane is NaN.
                 let finite: Vec<f64> = values.iter().map(|v| v.clamp(-1e3, 1e3)).collect();
-                for values in [&values, &finite] {
+                // And none defined: every largest value stays as it was.
+                let undefined = vec![f64::NAN; len];
+                for values in [&values, &finite, &undefined] {
                     for summand in [Summand::Value, Summand::SquaredDeviation { centre: 0.125 }] {
                         let whole = values.len() / LANES * LANES;
                         let mut fast = Lanes::EMPTY;
@@ -400,6 +507,22 @@ mod tests {
                         add_run(&values[..whole], summand, &mut fast);
                         portable::add_blocks(&values[..whole], summand, &mut plain);
                         assert!(same_bits(&fast, &plain), "len {len} seed {seed}");
+                        // Leaving undefined values out, from lanes and counts already set.
+                        let start = Lanes {
+                            sum: [-0.0, 0.0, 1.5, -2.0, 0.0, 0.0, 1e300, 0.0],
+                            max: [f64::NEG_INFINITY, 3.0, 0.0, -0.0, 1.0, 2.0, 3.0, 4.0],
+                        };
+                        let (mut fast, mut plain) = (start, start);
+                        let (mut fast_counts, mut plain_counts) = ([3; LANES], [3; LANES]);
+                        add_run_defined(&values[..whole], summand, &mut fast, &mut fast_counts);
+                        portable::add_blocks_defined(
+                            &values[..whole],
+                            summand,
+                            &mut plain,
+                            &mut plain_counts,
+                        );
+                        assert!(same_bits(&fast, &plain), "len {len} seed {seed}");
+                        assert_eq!(fast_counts, plain_counts);
                     }
                 }
             }
