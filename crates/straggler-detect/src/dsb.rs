@@ -24,11 +24,17 @@
 //!   decreasing standard deviation and by decreasing mean of their normalised durations;
 //!   the nodes in both top-`k` lists are blacklisted, and each remaining place goes to one
 //!   of the pair of nodes at the same position in the two lists' leftovers, at random
-//!   (the paper's `M_6` or `M_7`, after Sparrow's power of two choices).
+//!   (the paper's `M_6` or `M_7`, after Sparrow's power of two choices). When no edge
+//!   exists at all, every ranked node is level zero (Section 4.2.4: "all machine CIs are
+//!   overlapped ... P-Cores without number ranks all nodes as level zero"), and the same
+//!   choice picks `k` of them: the case the policy exists for.
 //!
 //! The rows flagged are the original attempts running on blacklisted nodes (the paper
 //! moves tasks off weak nodes, "migrate tasks running on them is meaningful"); blacklisted
-//! nodes are reported with [`Findings::push_slow_node`], since DSB launches nothing there.
+//! nodes are reported with [`Findings::push_slow_node`] at every scan until the next
+//! ranking, and DSB's [`SlowNodeRule::NoNewWork`] tells the engine that they host neither
+//! new tasks nor copies meanwhile (the abstract: "no new tasks/replications are assigned
+//! to those straggler-prone nodes within the following time window").
 //!
 //! # Decisions where the paper is unclear (also in `docs/formulas.md`)
 //!
@@ -42,11 +48,18 @@
 //! - Algorithm 3 draws an edge when `H_1 <= L_2`, the text when `L_2 > H_1`; touching
 //!   intervals overlap, so the strict test is used.
 //! - When no edge exists at all (every interval overlaps every other, the paper's
-//!   "extreme case"), nothing is blacklisted: the paper allows "blacklist no nodes", and
-//!   blacklisting every node would stop the cluster.
-//! - With number `k`, a level zero of at most `k` nodes is blacklisted whole; normal nodes
-//!   are never added to reach `k`. Ties in the two rankings go to the lower node index.
-//!   The random choice uses a SplitMix64 stream from `seed`, restarted by `reset`.
+//!   "extreme case"), P-Cores without number blacklists nothing: the paper allows
+//!   "blacklist no nodes", and blacklisting every node would stop the cluster. With number
+//!   `k` (Section 4.2.3: "or specify a certain number to blacklist"), the top `k` of the
+//!   ranked nodes are blacklisted when more than `k` are ranked; when at most `k` are,
+//!   nothing is: choosing them all would blacklist every node with evidence, which is what
+//!   the with-number policy exists to prevent, and leaves no weaker node to tell apart.
+//! - With number `k` and an edge, a level zero of at most `k` nodes is blacklisted whole;
+//!   normal nodes are never added to reach `k`. Ties in the two rankings go to the lower
+//!   node index. The random choice uses a SplitMix64 stream from `seed`, restarted by
+//!   `reset`.
+//! - Per-stage statistics are kept in a map keyed by stage, so that a stage index from an
+//!   observation costs one entry whatever its value.
 //! - The first ranking happens at the first scan, then every `window_secs`.
 
 use std::collections::VecDeque;
@@ -58,7 +71,8 @@ use straggler_model::{AttemptRole, AttemptStatus, NodeId, Observation, Snapshot}
 use crate::conformance::SplitMix64;
 use crate::error::check_param;
 use crate::esplash::Moments;
-use crate::{DetectError, Detector, Findings};
+use crate::scan::IdMap;
+use crate::{DetectError, Detector, Findings, SlowNodeRule};
 
 /// Parameters of [`Dsb`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -152,7 +166,8 @@ pub struct Dsb {
     blacklist: Vec<NodeId>,
     intervals: Vec<NodeInterval>,
     // Buffers kept between rankings.
-    stage_moments: Vec<Moments>,
+    /// Durations of the window by stage (a map: stage indices come from observations).
+    stage_moments: IdMap<u32, Moments>,
     node_moments: Vec<Moments>,
     t_quantiles: Vec<f64>,
 }
@@ -178,7 +193,7 @@ impl Dsb {
             blacklisted: Vec::new(),
             blacklist: Vec::new(),
             intervals: Vec::new(),
-            stage_moments: Vec::new(),
+            stage_moments: IdMap::default(),
             node_moments: Vec::new(),
             t_quantiles: Vec::new(),
         }
@@ -226,11 +241,10 @@ impl Dsb {
         // Eq. 1: stage means and standard deviations.
         self.stage_moments.clear();
         for f in self.log.iter().filter(|f| f.end_secs <= now) {
-            let stage = f.stage as usize;
-            if self.stage_moments.len() <= stage {
-                self.stage_moments.resize(stage + 1, Moments::default());
-            }
-            self.stage_moments[stage].push(f.duration_secs);
+            self.stage_moments
+                .entry(f.stage)
+                .or_default()
+                .push(f.duration_secs);
         }
         // Algorithm 2: per node, the moments of the normalised durations.
         self.node_moments.clear();
@@ -239,7 +253,9 @@ impl Dsb {
             let Some(moments) = self.node_moments.get_mut(f.node as usize) else {
                 continue;
             };
-            let stage = &self.stage_moments[f.stage as usize];
+            let Some(stage) = self.stage_moments.get(&f.stage) else {
+                continue;
+            };
             let sd = stage.population_sd();
             let normalised = if sd > 0.0 {
                 (f.duration_secs - stage.mean) / sd
@@ -290,13 +306,12 @@ impl Dsb {
                 level_zero.push(*interval);
             }
         }
-        if !any_edge {
-            level_zero.clear();
-        }
+        // Without an edge, level zero holds every ranked node.
         let mut chosen: Vec<NodeId> = match self.params.blacklist_size {
             Some(k) if level_zero.len() > k as usize => {
                 pcores_with_number(&level_zero, k as usize, &mut self.rng)
             }
+            _ if !any_edge => Vec::new(),
             _ => level_zero.iter().map(|i| i.node).collect(),
         };
         chosen.sort_unstable();
@@ -399,6 +414,11 @@ impl Detector for Dsb {
 
     fn reset(&mut self) {
         *self = Dsb::new(CheckedDsbParams(self.params));
+    }
+
+    /// [`SlowNodeRule::NoNewWork`]: blacklisted nodes host neither new tasks nor copies.
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        SlowNodeRule::NoNewWork
     }
 }
 

@@ -32,8 +32,17 @@
 //! SV     = mean of c_j over the node's running tasks
 //! ```
 //!
-//! and the node is a straggler iff `SV > tau`. Straggler nodes are reported through
-//! [`Findings::push_slow_node`]: eSplash excludes them from hosting copies (Section IV-D).
+//! and the node is a straggler iff `SV > tau`. A task with `p_j = 0` has `PR_j = 0` and
+//! `EstT_j` unbounded: the paper's term `PR(i, d_j) / PR_j` is infinite. Such a task counts
+//! as `c_j = +infinity` (its node is a straggler whatever its other tasks) once it has run
+//! longer than its level's usual time, `t_j > mu(i, d_j)`, the mean of the finished tasks
+//! of its type at its level: by then a normal task of the level would have finished, so no
+//! progress at all is a stall. A younger one adds no term (at launch, before its first
+//! report of progress, every task is at 0), nor does one whose level has not finished a
+//! task of its type. Straggler nodes are reported through [`Findings::push_slow_node`],
+//! and eSplash's [`SlowNodeRule::NoCopies`] tells the engine that they host no copy until
+//! the next scan (Section IV-D: "the marked straggler nodes are excluded from hosting any
+//! speculative task").
 //!
 //! # Copies and `minL` (Section IV-C, Algorithm 3)
 //!
@@ -51,7 +60,10 @@
 //! i.e. whose time left `EstEnd - T_now = start_j + EstT_j - T_now` exceeds `ExpT_minL`,
 //! are flagged. The
 //! `minL` of each flagged row is available from [`ESplash::min_levels`] for a placement
-//! policy; the engine picks which copy to launch first.
+//! policy; the engine picks which copy to launch first. The simulator in this workspace
+//! uses neither: its copies go to any node that is not a straggler (no `minL`), and its
+//! candidates are launched longest time left first rather than by speculative value (see
+//! `docs/formulas.md`).
 //!
 //! # Decisions where the paper is unclear (also in `docs/formulas.md`)
 //!
@@ -63,9 +75,10 @@
 //!   over the node's running tasks so that a node with more containers is not more of a
 //!   straggler; `tau = 3` by default (the paper gives no value).
 //! - `PR_j` is the rate since the attempt started (a snapshot holds one progress value),
-//!   not the increase over the last epoch. Tasks with zero progress or zero elapsed time
-//!   add no term to SV (no rate yet) but are flagged on a straggler node when they have
-//!   run (their time left is unbounded).
+//!   not the increase over the last epoch. Tasks with zero elapsed time add no term to SV
+//!   (no rate yet); tasks with zero progress add an infinite term past their level's usual
+//!   time and none before (above), and are flagged on a straggler node when they have run
+//!   (their time left is unbounded).
 //! - The z-term is used when the level has at least two finished tasks of the type and
 //!   `sigma > 0`.
 //! - Dimensions: the stage finished on the most nodes is always one; the nodes that have
@@ -85,7 +98,8 @@
 //! scan after a new success once `recluster_interval_secs` (30 s) have passed since the
 //! last classification (the paper does not say how often; on 10^4 nodes a classification
 //! costs tens of milliseconds). Progress reports ([`Observation::Progress`]) give the time
-//! of each attempt's progress. The scan is sequential
+//! of each attempt's progress; an attempt's last report is kept until it ends, keyed by
+//! its id (any `u32`). The scan is sequential
 //! (three passes over the rows, no allocation once the buffers have grown), so it does
 //! not depend on the number of threads.
 
@@ -93,7 +107,8 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, NodeId, Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::{DetectError, Detector, Findings};
+use crate::id_table::IdTable;
+use crate::{DetectError, Detector, Findings, SlowNodeRule};
 
 /// Parameters of [`ESplash`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -351,11 +366,25 @@ const NO_LEVEL: u32 = u32::MAX;
 /// A row without a level or a rate.
 const NO_CELL: u32 = u32::MAX;
 
-/// Tables are indexed by node, stage and attempt; observations beyond these bounds are
-/// skipped and counted ([`ESplash::skipped_observations`]) rather than grown into.
+/// A cell of the statistics table for one scan: a level and a task type.
+#[derive(Debug, Clone, Copy)]
+struct CellStats {
+    /// `PR(i, d)`: the mean rate of the cell's running tasks (0 without one).
+    mean_rate: f64,
+    /// `mu(i, d)` for the z-term (infinite without one: two finished tasks, `sigma > 0`).
+    mu: f64,
+    /// `1 / sigma(i, d)` (0 without a z-term).
+    inv_sigma: f64,
+    /// The usual time of the cell: `mu(i, d)` from one finished task on (infinite before),
+    /// past which a task at zero progress is stalled.
+    usual: f64,
+}
+
+/// The history is indexed by node and stage; observations beyond these bounds are skipped
+/// and counted ([`ESplash::skipped_observations`]) rather than grown into. Attempts are
+/// keyed in an [`IdTable`], which holds the attempts reported and not yet ended only.
 const MAX_NODES: usize = 1 << 20;
 const MAX_STAGES: usize = 1 << 16;
-const MAX_ATTEMPTS: usize = 1 << 28;
 
 /// eSplash (seed 001): levels of nodes by group-based k-means over their performance
 /// vectors, a straggler value per node against its level's statistics, and the tasks on
@@ -385,15 +414,17 @@ pub struct ESplash {
     straggler: Vec<bool>,
     hosts: Vec<u32>,
     exp_bar: Vec<(f64, u32)>,
-    /// `(time, progress)` of the last progress report of each attempt, by attempt index.
-    reports: Vec<(f64, f64)>,
+    /// `(time, progress)` of the last progress report of each running attempt, by id.
+    reports: IdTable<(f64, f64)>,
     /// Observations with an index too large for the tables.
     skipped_observations: u64,
-    /// `(PR, mu, 1 / sigma)` by level then snapshot stage.
-    cell_stats: Vec<(f64, f64, f64)>,
-    /// Per row: its level-and-stage cell ([`NO_CELL`] without level or rate) and EstT.
+    /// `(PR, mu, 1 / sigma, usual)` by level then snapshot stage (see [`CellStats`]).
+    cell_stats: Vec<CellStats>,
+    /// Per row: its level-and-stage cell ([`NO_CELL`] without a level, or without a rate
+    /// and a progress of zero), EstT (infinite at zero progress) and elapsed time.
     row_cell: Vec<u32>,
     row_est: Vec<f64>,
+    row_elapsed: Vec<f64>,
     min_levels: Vec<(u32, u32)>,
 }
 
@@ -419,8 +450,8 @@ impl ESplash {
             .filter(|&l| l != NO_LEVEL)
     }
 
-    /// Observations skipped because a node, stage or attempt index was beyond the tables'
-    /// bounds (2^20 nodes, 2^16 stages, 2^28 attempts).
+    /// Observations skipped because a node or stage index was beyond the tables' bounds
+    /// (2^20 nodes, 2^16 stages).
     pub fn skipped_observations(&self) -> u64 {
         self.skipped_observations
     }
@@ -431,7 +462,8 @@ impl ESplash {
     }
 
     /// `(row, minL)` for every row flagged by the last scan: the lowest level a node must
-    /// have to host its copy (Algorithm 3).
+    /// have to host its copy (Algorithm 3). For a placement policy that knows the levels;
+    /// the workspace's simulator does not use it.
     pub fn min_levels(&self) -> &[(u32, u32)] {
         &self.min_levels
     }
@@ -546,7 +578,7 @@ impl Detector for ESplash {
         // Elapsed time at the row's progress: up to its last report when the detector saw
         // the report of that progress, up to now otherwise.
         let (attempts, reports) = (snapshot.attempts(), &self.reports);
-        let elapsed_of = |row: usize| match reports.get(attempts[row].index()) {
+        let elapsed_of = |row: usize| match reports.get(attempts[row].0) {
             Some(&(time, reported))
                 if reported == progress[row] && time >= start[row] && time <= now =>
             {
@@ -560,6 +592,7 @@ impl Detector for ESplash {
         self.rate_sums.resize(levels * stage_count, (0.0, 0));
         self.row_cell.clear();
         self.row_est.clear();
+        self.row_elapsed.clear();
         for (row, &stage) in stages.iter().enumerate() {
             let elapsed = elapsed_of(row);
             let (rate, est) = (progress[row] / elapsed, elapsed / progress[row]);
@@ -573,13 +606,18 @@ impl Detector for ESplash {
                     sums.1 += 1;
                     cell as u32
                 }
+                // Zero progress: no rate for PR(i, d), an infinite EstT.
+                Some(level) if progress[row] == 0.0 && elapsed > 0.0 && elapsed.is_finite() => {
+                    (level as usize * stage_count + stage as usize) as u32
+                }
                 _ => NO_CELL,
             };
             self.row_cell.push(cell);
             self.row_est.push(est);
+            self.row_elapsed.push(elapsed);
         }
-        // Per cell: PR(i, d) and the z-term's mu and 1 / sigma (two finished tasks and
-        // sigma > 0, else 1 / sigma = 0 and no z-term).
+        // Per cell: PR(i, d), the z-term's mu and 1 / sigma (two finished tasks and
+        // sigma > 0, else 1 / sigma = 0 and no z-term), and the usual time.
         self.cell_stats.clear();
         for level in 0..levels {
             for stage in 0..stage_count {
@@ -589,27 +627,46 @@ impl Detector for ESplash {
                 } else {
                     0.0
                 };
-                let (mu, inv_sigma) = self
-                    .level_stat(level, stage)
+                let stat = self.level_stat(level, stage);
+                let (mu, inv_sigma) = stat
                     .filter(|stat| stat.count >= 2 && stat.population_sd() > 0.0)
                     .map_or((f64::INFINITY, 0.0), |stat| {
                         (stat.mean, 1.0 / stat.population_sd())
                     });
-                self.cell_stats.push((mean_rate, mu, inv_sigma));
+                self.cell_stats.push(CellStats {
+                    mean_rate,
+                    mu,
+                    inv_sigma,
+                    usual: stat.map_or(f64::INFINITY, |stat| stat.mean),
+                });
             }
         }
-        // Pass 2: the straggler value of each node. PR(i, d) / PR_j = PR(i, d) * EstT_j.
+        // Pass 2: the straggler value of each node. PR(i, d) / PR_j = PR(i, d) * EstT_j; at
+        // zero progress, +infinity past the usual time and nothing before.
         let node_count = snapshot.node_count() as usize;
         self.node_sv.clear();
         self.node_sv.resize(node_count, (0.0, 0));
-        for ((&cell, &est), &node) in self.row_cell.iter().zip(&self.row_est).zip(nodes) {
+        let rows = self
+            .row_cell
+            .iter()
+            .zip(&self.row_est)
+            .zip(&self.row_elapsed);
+        for (((&cell, &est), &elapsed), &node) in rows.zip(nodes) {
             if cell == NO_CELL {
                 continue;
             }
-            let (mean_rate, mu, inv_sigma) = self.cell_stats[cell as usize];
-            let mut term = mean_rate * est;
-            if est > mu {
-                term += (est - mu) * inv_sigma;
+            let stats = self.cell_stats[cell as usize];
+            if est == f64::INFINITY {
+                if elapsed > stats.usual {
+                    let sv = &mut self.node_sv[node as usize];
+                    sv.0 = f64::INFINITY;
+                    sv.1 += 1;
+                }
+                continue;
+            }
+            let mut term = stats.mean_rate * est;
+            if est > stats.mu {
+                term += (est - stats.mu) * stats.inv_sigma;
             }
             if term.is_finite() {
                 let sv = &mut self.node_sv[node as usize];
@@ -691,19 +748,14 @@ impl Detector for ESplash {
         let end = match observation {
             Observation::AttemptEnded(end) => end,
             Observation::Progress(report) => {
-                let attempt = report.attempt.index();
-                if attempt >= MAX_ATTEMPTS {
-                    self.skipped_observations += 1;
-                    return;
-                }
-                if self.reports.len() <= attempt {
-                    self.reports.resize(attempt + 1, (f64::NAN, f64::NAN));
-                }
-                self.reports[attempt] = (report.time_secs, report.progress);
+                self.reports
+                    .insert(report.attempt.0, (report.time_secs, report.progress));
                 return;
             }
             _ => return,
         };
+        // An ended attempt is in no later snapshot: forget its report.
+        self.reports.remove(end.attempt.0);
         let duration = end.end_secs - end.start_secs;
         if end.status != AttemptStatus::Succeeded || !(duration >= 0.0 && duration.is_finite()) {
             return;
@@ -730,6 +782,11 @@ impl Detector for ESplash {
             params: self.params,
             ..ESplash::default()
         };
+    }
+
+    /// [`SlowNodeRule::NoCopies`]: straggler nodes host no copy (Section IV-D).
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        SlowNodeRule::NoCopies
     }
 }
 

@@ -22,7 +22,7 @@ use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
 use crate::scan::{GroupSum, GroupSums, Rates, RowBlocks, Summands, means};
-use crate::{DetectError, Detector, Findings, Parallelism};
+use crate::{DetectError, Detector, Findings, Parallelism, SlowNodeRule};
 
 /// Parameters of [`Hierarchical`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -180,5 +180,10 @@ impl<D: Detector> Detector for Hierarchical<D> {
 
     fn reset(&mut self) {
         self.inner.reset();
+    }
+
+    /// The wrapped detector's: the slow nodes reported are its.
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        self.inner.slow_node_rule()
     }
 }

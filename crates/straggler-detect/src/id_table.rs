@@ -109,7 +109,9 @@ impl<V> IdTable<V> {
         self.held -= 1;
         while self.slots.front().is_some_and(Option::is_none) {
             self.slots.pop_front();
-            self.base += 1;
+            // Wraps only when the window empties past id u32::MAX; an empty window's base
+            // is reset by the next insert.
+            self.base = self.base.wrapping_add(1);
         }
         while self.slots.back().is_some_and(Option::is_none) {
             self.slots.pop_back();

@@ -17,6 +17,9 @@
 //!
 //! A detector looks at a [`Snapshot`] of the running attempts and flags rows of it; what
 //! the engine does with a flag (launch a copy, when, where) is not the detector's business.
+//! A node-level detector also reports the nodes it judges slow, and declares with
+//! [`Detector::slow_node_rule`] what its source paper keeps off them ([`SlowNodeRule`]:
+//! nothing, copies, or all new work); the engine applies the rule.
 //! Stateful detectors (estimators that learn from successive progress reports or finished
 //! tasks, node-level detectors that rank nodes) receive every [`Observation`] before the
 //! scan at the same instant through [`Detector::observe`].
@@ -108,7 +111,8 @@ impl Findings {
         );
         self.rows.push(row);
     }
-    /// Reports a node as slow.
+    /// Reports a node as slow; what it is kept from is the detector's
+    /// [`Detector::slow_node_rule`].
     pub fn push_slow_node(&mut self, node: NodeId) {
         self.slow_nodes.push(node);
     }
@@ -128,6 +132,37 @@ impl Findings {
     /// keeps them in increasing order.
     pub fn rows_mut(&mut self) -> &mut Vec<u32> {
         &mut self.rows
+    }
+}
+
+/// What the nodes a detector reports slow ([`Findings::slow_nodes`]) are kept from until its
+/// next scan, as the detector's source paper says. Declared by
+/// [`Detector::slow_node_rule`]; an engine applies it to the nodes of each scan's findings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SlowNodeRule {
+    /// Nothing: the slow nodes are information (the default). An engine may still keep
+    /// copies off them by its own policy.
+    #[default]
+    Report,
+    /// No speculative copy starts there; new regular tasks still do (LATE's
+    /// SlowNodeThreshold, OSDI 2008; eSplash, seed 001, Section IV-D: "the marked straggler
+    /// nodes are excluded from hosting any speculative task").
+    NoCopies,
+    /// Neither a new task nor a copy starts there; running attempts go on (DSB, seed 002:
+    /// "no new tasks/replications are assigned to those straggler-prone nodes within the
+    /// following time window").
+    NoNewWork,
+}
+
+impl SlowNodeRule {
+    /// Whether a copy may not start on a slow node.
+    pub fn keeps_copies_off(self) -> bool {
+        matches!(self, SlowNodeRule::NoCopies | SlowNodeRule::NoNewWork)
+    }
+    /// Whether a new regular task may not start on a slow node.
+    pub fn keeps_tasks_off(self) -> bool {
+        matches!(self, SlowNodeRule::NoNewWork)
     }
 }
 
@@ -156,6 +191,12 @@ pub trait Detector: Send {
     /// Forgets everything learnt, ready for a new run. Stateless detectors have nothing to
     /// forget (the default).
     fn reset(&mut self) {}
+
+    /// What the nodes this detector reports slow are kept from until its next scan
+    /// ([`SlowNodeRule::Report`], nothing, by default). Constant over a detector's life.
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        SlowNodeRule::Report
+    }
 }
 
 impl<D: Detector + ?Sized> Detector for &mut D {
@@ -171,6 +212,9 @@ impl<D: Detector + ?Sized> Detector for &mut D {
     fn reset(&mut self) {
         (**self).reset();
     }
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        (**self).slow_node_rule()
+    }
 }
 
 impl<D: Detector + ?Sized> Detector for Box<D> {
@@ -185,6 +229,9 @@ impl<D: Detector + ?Sized> Detector for Box<D> {
     }
     fn reset(&mut self) {
         (**self).reset();
+    }
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        (**self).slow_node_rule()
     }
 }
 

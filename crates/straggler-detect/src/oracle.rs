@@ -1,7 +1,7 @@
-//! The oracle: a detector that knows the truth and flags every straggler, and nothing
-//! else, once it has run a chosen fraction of its execution time. It is the upper bound of
-//! every evaluation table: perfect precision and recall, with a detection latency set by
-//! `fraction` alone.
+//! The oracle: a detector told the truth of an undisturbed run, that flags those
+//! stragglers, and nothing else, once each has run a chosen fraction of its execution time.
+//! It is the reference upper bound of the evaluation tables, with a detection latency set
+//! by `fraction`.
 //!
 //! It is built with the straggler tasks and their execution times, keyed by [`TaskId`]. The
 //! simulator is deterministic, so an undisturbed run of the same seed gives them (the
@@ -12,9 +12,17 @@
 //! now - start >= fraction * exec_secs
 //! ```
 //!
-//! Copies are never flagged. In a disturbed run (copies launched, nodes loaded differently)
-//! an original attempt may run longer or shorter than in the undisturbed run; the oracle
-//! still flags at `fraction` of the undisturbed time.
+//! Copies are never flagged. Its precision and recall are therefore not 1 by construction:
+//! in the run it is scored on, the copies it causes change the nodes' loads, so an
+//! original may run longer or shorter than in the undisturbed run (and be labelled
+//! differently), and the oracle still flags at `fraction` of the undisturbed time; a
+//! straggler is missed if its original has ended, or has not reported progress yet, at
+//! every scan from then on. `fraction` is below 1: at `fraction = 1` an original of the
+//! undisturbed run would be flagged only at a scan at the very instant it ends, after it
+//! has left the snapshot.
+//!
+//! The stragglers are kept in a map, so any task id, `TaskId(u32::MAX)` included, costs one
+//! entry.
 //!
 //! The per-row test sums nothing, so the parallel filter flags exactly the rows the
 //! sequential one flags.
@@ -23,13 +31,13 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::filter_rows;
+use crate::scan::{IdMap, filter_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Oracle`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct OracleParams {
-    /// The fraction of its execution time after which a straggler is flagged. In `(0, 1]`.
+    /// The fraction of its execution time after which a straggler is flagged. In `(0, 1)`.
     pub fraction: f64,
     /// How the row filter uses threads.
     pub parallelism: Parallelism,
@@ -46,10 +54,11 @@ impl Default for OracleParams {
 }
 
 impl OracleParams {
-    /// Checks the parameters: `fraction` in `(0, 1]`.
+    /// Checks the parameters: `fraction` in `(0, 1)` (see the module docs for why 1 is
+    /// out).
     pub fn check(self) -> Result<CheckedOracleParams, DetectError> {
-        check_param("fraction", self.fraction, "in (0, 1]", |f| {
-            f > 0.0 && f <= 1.0
+        check_param("fraction", self.fraction, "in (0, 1)", |f| {
+            f > 0.0 && f < 1.0
         })?;
         Ok(CheckedOracleParams(self))
     }
@@ -59,16 +68,12 @@ impl OracleParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CheckedOracleParams(OracleParams);
 
-/// Marks a task that is not a straggler in [`Oracle::detect_after_secs`].
-const NOT_A_STRAGGLER: f64 = f64::INFINITY;
-
 /// Knows the stragglers and flags each at `fraction` of its execution time.
 #[derive(Debug, Clone)]
 pub struct Oracle {
     params: OracleParams,
-    /// By task index: the elapsed time from which the task's original is flagged.
-    detect_after_secs: Vec<f64>,
-    stragglers: usize,
+    /// By task id: the elapsed time from which the task's original is flagged.
+    detect_after_secs: IdMap<u32, f64>,
 }
 
 impl Oracle {
@@ -80,7 +85,7 @@ impl Oracle {
         stragglers: impl IntoIterator<Item = (TaskId, f64)>,
     ) -> Result<Self, DetectError> {
         let params = params.0;
-        let mut detect_after_secs = Vec::new();
+        let mut detect_after_secs = IdMap::default();
         for (task, exec_secs) in stragglers {
             check_param(
                 "stragglers: execution time (s)",
@@ -88,20 +93,11 @@ impl Oracle {
                 "finite and >= 0",
                 |e| e >= 0.0,
             )?;
-            let index = task.index();
-            if detect_after_secs.len() <= index {
-                detect_after_secs.resize(index + 1, NOT_A_STRAGGLER);
-            }
-            detect_after_secs[index] = params.fraction * exec_secs;
+            detect_after_secs.insert(task.0, params.fraction * exec_secs);
         }
-        let stragglers = detect_after_secs
-            .iter()
-            .filter(|&&t| t != NOT_A_STRAGGLER)
-            .count();
         Ok(Oracle {
             params,
             detect_after_secs,
-            stragglers,
         })
     }
 
@@ -112,7 +108,7 @@ impl Oracle {
 
     /// How many straggler tasks it knows.
     pub fn stragglers(&self) -> usize {
-        self.stragglers
+        self.detect_after_secs.len()
     }
 }
 
@@ -131,8 +127,8 @@ impl Detector for Oracle {
             |row| {
                 roles[row] == AttemptRole::Original
                     && after
-                        .get(tasks[row].index())
-                        .is_some_and(|&after| after.is_finite() && now - start[row] >= after)
+                        .get(&tasks[row].0)
+                        .is_some_and(|&after| now - start[row] >= after)
             },
             findings.rows_mut(),
         );

@@ -8,8 +8,7 @@
 //! successes >= max(floor(quantile * numTasks), 1)
 //! ```
 //!
-//! tasks have succeeded, with `median` the median duration of the successful tasks (the
-//! mean of the two middle values for an even count, as Spark's `MedianHeap`):
+//! tasks have succeeded, with `median` the median duration of the successful tasks:
 //!
 //! ```text
 //! threshold = max(multiplier * median, min_task_runtime)          (min_task_runtime = 0.1 s)
@@ -22,25 +21,49 @@
 //!
 //! ```text
 //! runtime > long_run_task_factor * threshold                       (factor 2.0)
-//!   or  rate < process_rate_multiplier * mean stage rate           (multiplier 0.75)
+//!   or  rate < process_rate_multiplier * stage rate                (multiplier 0.75)
 //! ```
 //!
-//! Presets: [`SparkParams::spark4`] (quantile 0.9, multiplier 3, Spark 4.0's defaults, also
-//! [`Default`]) and [`SparkParams::legacy`] (0.75 and 1.5, the defaults before 4.0).
+//! **Median.** For an even count `n` of durations, Spark 4's `PercentileHeap` (percentage
+//! 0.5) returns the upper middle value, `sorted[n / 2]` (its `sorted((n * 0.5).toInt)`): the
+//! averaging was removed by SPARK-42528 (February 2023, after Spark 3.4's branch). Before,
+//! `MedianHeap` (SPARK-16929, until Spark 3.3) and the first `PercentileHeap` (SPARK-41530,
+//! Spark 3.4) return the mean of the two middle values. [`SparkParams::median_averages_middle_pair`]
+//! chooses; for an odd count both give the middle value.
+//!
+//! **Stage rate.** Spark's `TaskSetManager.TaskProcessRateCalculator` (Spark 3.4 to 4.x)
+//! keeps the stage's totals over its successful tasks and sets
+//!
+//! ```text
+//! stage rate = total input / total run time         once both totals are > 0
+//!            = f64::MAX (Spark: Double.MaxValue)     before
+//! ```
+//!
+//! a ratio of totals, not a mean of per-task rates: successes of 10, 10 and 90 s on 64 MB
+//! give 192 MB / 110 s = 1.75 MB/s, where the mean of the rates would be 4.50 MB/s. Until a
+//! success has both input and run time, every finite rate is below the bar (unless
+//! `process_rate_multiplier` is 0), so an attempt is speculated once `runtime > threshold`.
+//!
+//! Presets: [`SparkParams::spark4`] (quantile 0.9, multiplier 3, upper middle: Spark 4.0's
+//! defaults, also [`Default`]) and [`SparkParams::legacy`] (0.75 and 1.5, the defaults
+//! before 4.0, with the averaged median: Spark 3.4, the first release with the efficiency
+//! check on; Spark 3.5 is `legacy` with `median_averages_middle_pair = false`).
 //!
 //! # Where this differs from Spark
 //!
 //! - **Processing rate.** Spark compares records read per second. Snapshots carry no record
 //!   counts, so the rate here is input bytes processed per second: a running attempt's is
-//!   `progress * input_bytes / runtime`, and the stage's average is the mean, over its
-//!   successful tasks, of `input_bytes / duration` (successes of zero duration left out).
-//!   Spark's average is a ratio of totals (records over run time); with equal inputs the
-//!   two agree up to the spread of durations. When no success has a rate, only the
-//!   `long_run_task_factor` clause can pass the efficiency check.
+//!   `progress * input_bytes / runtime`, and the stage's is the sum of the successes'
+//!   `input_bytes` over the sum of their durations (`end - start`, where Spark sums the
+//!   executor run time). A ratio above `f64::MAX` (a tiny total run time) is taken as
+//!   `f64::MAX`, so the bar is never NaN.
 //! - **Number of tasks.** A snapshot has no stage totals, so `numTasks` is the number of
 //!   distinct tasks of the stage seen so far, running (in a snapshot or a progress report)
 //!   or ended, plus the snapshot's count of the stage's tasks still waiting for a container
-//!   ([`Snapshot::pending`]).
+//!   ([`Snapshot::pending`]). This assumes `pending` counts tasks never launched, as the
+//!   engines do (`straggler-sim`'s queues of unlaunched tasks, `straggler-trace`'s replay
+//!   `tasks - launched`): an engine that also counted a failed task waiting for a re-run
+//!   would count that task twice.
 //! - **Marking.** Spark marks a task speculatable once and never checks it again; this
 //!   detector flags it at every scan while the rule holds (the engine counts the first
 //!   detection only).
@@ -50,9 +73,9 @@
 //!
 //! Durations are learnt from [`Observation::AttemptEnded`] with status `Succeeded`, each
 //! task once (its first success); an end with a negative or non-finite duration marks the
-//! task succeeded but adds no duration. The per-row decision reads per-stage values fixed
-//! before the filter and sums nothing over rows, so the parallel filter flags exactly the
-//! rows the sequential one flags.
+//! task succeeded but adds neither a duration nor its input to the totals. The per-row
+//! decision reads per-stage values fixed before the filter and sums nothing over rows, so
+//! the parallel filter flags exactly the rows the sequential one flags.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -76,14 +99,21 @@ pub struct SparkParams {
     /// Floor of the threshold, in seconds (`spark.speculation.minTaskRuntime`, 100 ms).
     /// Finite, `>= 0`.
     pub min_task_runtime_secs: f64,
+    /// Whether the median of an even count of durations is the mean of the two middle
+    /// values (`MedianHeap` until Spark 3.3, `PercentileHeap` in 3.4) rather than the upper one, `sorted[n / 2]`
+    /// (`PercentileHeap` since SPARK-42528: Spark 3.5 and 4.x). Missing in a serialized
+    /// value: `false`.
+    #[serde(default)]
+    pub median_averages_middle_pair: bool,
     /// Whether the efficiency check applies (`spark.speculation.efficiency.enabled`, on).
     pub efficiency_enabled: bool,
     /// An attempt running longer than this times the threshold passes the efficiency
     /// check whatever its rate (`spark.speculation.efficiency.longRunTaskFactor`, 2.0).
     /// Finite, `>= 0`.
     pub long_run_task_factor: f64,
-    /// An attempt processing slower than this times the stage's average rate passes the
-    /// efficiency check (`spark.speculation.efficiency.processRateMultiplier`, 0.75).
+    /// An attempt processing slower than this times the stage's rate (total input over
+    /// total run time of its successes) passes the efficiency check
+    /// (`spark.speculation.efficiency.processRateMultiplier`, 0.75).
     /// Finite, `>= 0`.
     pub process_rate_multiplier: f64,
     /// How the row filter uses threads.
@@ -98,12 +128,13 @@ impl Default for SparkParams {
 }
 
 impl SparkParams {
-    /// Spark 4.0's defaults: quantile 0.9, multiplier 3.
+    /// Spark 4.0's defaults: quantile 0.9, multiplier 3; the upper middle of an even count.
     pub fn spark4() -> Self {
         SparkParams {
             quantile: 0.9,
             multiplier: 3.0,
             min_task_runtime_secs: 0.1,
+            median_averages_middle_pair: false,
             efficiency_enabled: true,
             long_run_task_factor: 2.0,
             process_rate_multiplier: 0.75,
@@ -111,11 +142,13 @@ impl SparkParams {
         }
     }
 
-    /// The defaults before Spark 4.0: quantile 0.75, multiplier 1.5.
+    /// The defaults before Spark 4.0: quantile 0.75, multiplier 1.5; with the mean of the
+    /// two middle values of an even count and the efficiency check, Spark 3.4.
     pub fn legacy() -> Self {
         SparkParams {
             quantile: 0.75,
             multiplier: 1.5,
+            median_averages_middle_pair: true,
             ..SparkParams::spark4()
         }
     }
@@ -155,9 +188,10 @@ struct StageHistory {
     succeeded: IdSet<TaskId>,
     /// Durations of the first successes, in seconds.
     durations_secs: MedianHeap,
-    /// Sum and count of `input_bytes / duration` over those successes with a duration > 0.
-    rate_sum: f64,
-    rate_count: u64,
+    /// Sums over those successes of their input bytes and of their durations (Spark's
+    /// `totalRecordsRead` and `totalExecutorRunTime`).
+    total_input_bytes: f64,
+    total_run_secs: f64,
 }
 
 /// The values a stage's rows are judged against at one scan.
@@ -165,8 +199,9 @@ struct StageHistory {
 struct StageBar {
     threshold_secs: f64,
     long_run_secs: f64,
-    /// `process_rate_multiplier` times the mean rate, if any success has a rate.
-    min_rate: Option<f64>,
+    /// `process_rate_multiplier` times the stage rate, in bytes per second; finite or
+    /// `+inf`, never NaN.
+    min_rate: f64,
 }
 
 impl StageHistory {
@@ -177,18 +212,19 @@ impl StageHistory {
             return;
         }
         self.durations_secs.push(duration_secs);
-        if duration_secs > 0.0 {
-            let rate = input_bytes / duration_secs;
-            if rate.is_finite() {
-                self.rate_sum += rate;
-                self.rate_count += 1;
-            }
-        }
+        self.total_input_bytes += input_bytes;
+        self.total_run_secs += duration_secs;
     }
 
-    /// Spark's `MedianHeap::median`: the middle value, or the mean of the two middle ones.
-    fn median_secs(&self) -> Option<f64> {
-        self.durations_secs.median()
+    /// Spark's `avgTaskProcessRate` (`TaskProcessRateCalculator`): total input over total
+    /// run time once both are > 0, `f64::MAX` (Spark's `Double.MaxValue`) before; a ratio
+    /// beyond `f64::MAX` is capped there.
+    fn stage_rate(&self) -> f64 {
+        if self.total_input_bytes > 0.0 && self.total_run_secs > 0.0 {
+            (self.total_input_bytes / self.total_run_secs).min(f64::MAX)
+        } else {
+            f64::MAX
+        }
     }
 
     /// The stage's bar, `pending` of its tasks still waiting for a container.
@@ -199,10 +235,12 @@ impl StageHistory {
         if successes < gate {
             return None;
         }
-        let threshold_secs =
-            (params.multiplier * self.median_secs()?).max(params.min_task_runtime_secs);
-        let min_rate = (self.rate_count > 0)
-            .then(|| params.process_rate_multiplier * (self.rate_sum / self.rate_count as f64));
+        let median_secs = self
+            .durations_secs
+            .median(params.median_averages_middle_pair)?;
+        let threshold_secs = (params.multiplier * median_secs).max(params.min_task_runtime_secs);
+        // A finite multiplier >= 0 times a finite rate > 0: finite or +inf.
+        let min_rate = params.process_rate_multiplier * self.stage_rate();
         Some(StageBar {
             threshold_secs,
             long_run_secs: params.long_run_task_factor * threshold_secs,
@@ -217,9 +255,10 @@ impl StageHistory {
 /// original attempts of unfinished tasks whose runtime exceeds
 /// `max(multiplier * median successful duration, min_task_runtime)` and, with the
 /// efficiency check, that run more than twice that long or process their input bytes
-/// slower than 0.75 times the stage's mean rate. `numTasks` counts the tasks seen so far and those waiting
-/// (snapshots carry no stage totals), and rates are input bytes per second where Spark uses
-/// records per second; `src/spark.rs` documents these substitutions.
+/// slower than 0.75 times the stage's rate (total input over total run time of its
+/// successes). `numTasks` counts the tasks seen so far and those waiting (snapshots carry
+/// no stage totals), and rates are input bytes per second where Spark uses records per
+/// second; `src/spark.rs` documents these substitutions.
 #[derive(Debug, Clone, Default)]
 pub struct SparkDetector {
     params: SparkParams,
@@ -297,11 +336,10 @@ impl Detector for SparkDetector {
             {
                 return false;
             }
+            // runtime > threshold >= 0, so the rate is finite.
             !params.efficiency_enabled
                 || runtime > bar.long_run_secs
-                || bar
-                    .min_rate
-                    .is_some_and(|min| progress[row] * input[row] / runtime < min)
+                || progress[row] * input[row] / runtime < bar.min_rate
         };
         filter_rows(tasks.len(), params.parallelism, keep, findings.rows_mut());
     }
@@ -334,7 +372,6 @@ impl Detector for SparkDetector {
     }
 }
 
-/// A finite duration ordered by `total_cmp`, for the heaps.
 /// The set of (stage, task) pairs seen. Engines number tasks densely, so most pairs are
 /// an array slot by task index holding the stage the task was first seen in; a task seen
 /// in a second stage, or whose index is far beyond the tasks seen, goes to a hash set.
@@ -381,6 +418,7 @@ impl SeenTasks {
     }
 }
 
+/// A finite duration ordered by `total_cmp`, for the heaps.
 #[derive(Debug, Clone, Copy)]
 struct Secs(f64);
 
@@ -401,9 +439,10 @@ impl Ord for Secs {
     }
 }
 
-/// Spark's `MedianHeap`: the lower half of the values in a max-heap, the upper half in a
-/// min-heap, the lower never smaller than the upper nor larger by more than one. An
-/// insertion costs O(log n) and the median O(1), however many tasks a stage has.
+/// Spark's `MedianHeap` and `PercentileHeap(0.5)`: the lower half of the values in a
+/// max-heap, the upper half in a min-heap, the lower never smaller than the upper nor
+/// larger by more than one. An insertion costs O(log n) and the median O(1), however many
+/// tasks a stage has.
 #[derive(Debug, Clone, Default)]
 struct MedianHeap {
     lower: BinaryHeap<Secs>,
@@ -431,15 +470,20 @@ impl MedianHeap {
         self.lower.len() + self.upper.len()
     }
 
-    /// The middle value for an odd count, the mean of the two middle values for an even
-    /// count, `None` when empty.
-    fn median(&self) -> Option<f64> {
+    /// The middle value for an odd count; for an even count the mean of the two middle
+    /// values (`MedianHeap`) if `average_middle_pair`, else the upper one, `sorted[n / 2]`
+    /// (`PercentileHeap`); `None` when empty.
+    fn median(&self, average_middle_pair: bool) -> Option<f64> {
         let low = self.lower.peek()?.0;
         if self.lower.len() > self.upper.len() {
             return Some(low);
         }
         let high = self.upper.peek().map_or(low, |Reverse(s)| s.0);
-        Some((low + high) / 2.0)
+        Some(if average_middle_pair {
+            (low + high) / 2.0
+        } else {
+            high
+        })
     }
 }
 
@@ -481,15 +525,20 @@ mod tests {
 
     #[test]
     fn median_heap_matches_sorting() {
-        // Durations 5, 1, 4, 2, 3 pushed one by one: medians 5, 3, 4, 3, 3.
+        // Durations 5, 1, 4, 2, 3 pushed one by one: sorted prefixes [5], [1 5], [1 4 5],
+        // [1 2 4 5], [1 2 3 4 5]. Averaged (MedianHeap): 5, 3, 4, 3, 3; upper middle
+        // (PercentileHeap, sorted[n / 2]): 5, 5, 4, 4, 3.
         let mut heap = MedianHeap::default();
-        assert_eq!(heap.median(), None);
-        let mut medians = Vec::new();
+        assert_eq!(heap.median(true), None);
+        assert_eq!(heap.median(false), None);
+        let (mut averaged, mut upper) = (Vec::new(), Vec::new());
         for d in [5.0, 1.0, 4.0, 2.0, 3.0] {
             heap.push(d);
-            medians.push(heap.median().unwrap());
+            averaged.push(heap.median(true).unwrap());
+            upper.push(heap.median(false).unwrap());
         }
-        assert_eq!(medians, [5.0, 3.0, 4.0, 3.0, 3.0]);
+        assert_eq!(averaged, [5.0, 3.0, 4.0, 3.0, 3.0]);
+        assert_eq!(upper, [5.0, 5.0, 4.0, 4.0, 3.0]);
         assert_eq!(heap.len(), 5);
         // A generated sequence against a sort.
         let mut values = Vec::new();
@@ -505,12 +554,13 @@ mod tests {
             let mut sorted = values.clone();
             sorted.sort_by(f64::total_cmp);
             let n = sorted.len();
-            let expected = if n % 2 == 1 {
+            let averaged = if n % 2 == 1 {
                 sorted[n / 2]
             } else {
                 (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
             };
-            assert_eq!(heap.median(), Some(expected));
+            assert_eq!(heap.median(true), Some(averaged));
+            assert_eq!(heap.median(false), Some(sorted[n / 2]));
         }
     }
 }

@@ -26,7 +26,8 @@
 //!   its score is below that percentile of the scores of the nodes that have one. In LATE
 //!   this threshold decides where a copy may *launch* (never on a slow node), not which
 //!   tasks are stragglers, so it filters no row here: slow nodes are reported with
-//!   [`Findings::push_slow_node`] for the engine's placement policy.
+//!   [`Findings::push_slow_node`], and [`SlowNodeRule::NoCopies`] tells the engine to
+//!   start no copy there.
 //!
 //! # Where this differs from the OSDI paper
 //!
@@ -58,7 +59,7 @@ use straggler_model::{AttemptRole, NodeId, Snapshot, TaskId};
 
 use crate::error::check_param;
 use crate::scan::{IdSet, elapsed_secs};
-use crate::{DetectError, Detector, Findings};
+use crate::{DetectError, Detector, Findings, SlowNodeRule};
 
 /// Parameters of [`ZahariaLate`], the knobs of LATE's Section 4.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -67,7 +68,8 @@ pub struct ZahariaLateParams {
     /// attempt is slow (25). In `[0, 100]`.
     pub slow_task_percentile: f64,
     /// SpeculativeCap: the fraction of running attempts that may be copies (0.1, the
-    /// paper's 10% of slots), at least one copy. In `[0, 1]`.
+    /// paper's 10% of slots), at least one copy. In `(0, 1]`: a cap of zero would still
+    /// allow that one copy, so it is refused rather than silently raised.
     pub speculative_cap: f64,
     /// SlowNodeThreshold: the percentile of node scores below which a node is slow (25).
     /// In `[0, 100]`.
@@ -85,13 +87,13 @@ impl Default for ZahariaLateParams {
 }
 
 impl ZahariaLateParams {
-    /// Checks the parameters: percentiles in `[0, 100]`, the cap in `[0, 1]`.
+    /// Checks the parameters: percentiles in `[0, 100]`, the cap in `(0, 1]`.
     pub fn check(self) -> Result<CheckedZahariaLateParams, DetectError> {
         let percentile =
             |param, value| check_param(param, value, "in [0, 100]", |p| (0.0..=100.0).contains(&p));
         percentile("slow_task_percentile", self.slow_task_percentile)?;
-        check_param("speculative_cap", self.speculative_cap, "in [0, 1]", |c| {
-            (0.0..=1.0).contains(&c)
+        check_param("speculative_cap", self.speculative_cap, "in (0, 1]", |c| {
+            c > 0.0 && c <= 1.0
         })?;
         percentile("slow_node_percentile", self.slow_node_percentile)?;
         Ok(CheckedZahariaLateParams(self))
@@ -196,6 +198,11 @@ impl Mean {
 impl Detector for ZahariaLate {
     fn name(&self) -> &str {
         "late-zaharia"
+    }
+
+    /// [`SlowNodeRule::NoCopies`]: LATE launches no copy on a node below SlowNodeThreshold.
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        SlowNodeRule::NoCopies
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
@@ -466,7 +473,7 @@ mod tests {
             for (task, node, cap) in [
                 (25.0, 25.0, 0.1),
                 (0.0, 100.0, 1.0),
-                (100.0, 0.0, 0.0),
+                (100.0, 0.0, 0.01),
                 (50.0, 50.0, 0.5),
             ] {
                 let params = ZahariaLateParams {

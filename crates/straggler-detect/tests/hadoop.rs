@@ -189,15 +189,16 @@ fn the_cap_on_running_copies() {
         detector.observe(&succeeded(1000, 0, 0.0, 100.0));
         scan(&mut detector, &snapshot)
     };
-    // allowed = max(m, 0.01 * (1 + 3) = 0.04, 0.1 * 3 = 0.3); flag while 1 copy < allowed.
+    // allowed = floor(max(m, 0.01 * (1 + 3) = 0.04, 0.1 * 3 = 0.3)); flag while 1 copy <
+    // allowed: m = 10 or 2 allow 10 or 2, m = 1 allows 1, m = 0 allows floor(0.3) = 0.
     assert_eq!(cap(10.0), [2]);
     assert_eq!(cap(2.0), [2]);
     assert_eq!(cap(1.0), [] as [u32; 0]);
     assert_eq!(cap(0.0), [] as [u32; 0]);
     // Without the minimum, the running term decides: three finished maps of 100 s (the 5%
     // gate needs 0.05 x (3 + 43) = 2.3 of them) and 40 more originals running (rows 3..42,
-    // progress 0.5, not candidates: estEnd 300 = replEnd) allow 0.1 x 43 = 4.3 copies
-    // (0.01 x 46 = 0.46 from the total), so with 1 copy running row 2 is flagged.
+    // progress 0.5, not candidates: estEnd 300 = replEnd) allow floor(0.1 x 43 = 4.3) = 4
+    // copies (0.01 x 46 = 0.46 from the total), so with 1 copy running row 2 is flagged.
     let mut many = rows.to_vec();
     many.extend((3..43).map(|task| (task, 0, O, 100.0, 0.5)));
     let mut detector = legacy_with(HadoopParams {
@@ -208,6 +209,31 @@ fn the_cap_on_running_copies() {
         detector.observe(&succeeded(attempt, 0, 0.0, 100.0));
     }
     assert_eq!(scan(&mut detector, &crate::snapshot(200.0, 1, &many)), [2]);
+}
+
+#[test]
+fn the_cap_is_a_whole_number_of_copies() {
+    // Hadoop's `(int) Math.max(10, 0.01 * tasks)` then `(int) Math.max(that, 0.1 *
+    // running)`. Seven finished maps of 100 s (the 5% gate: 7 >= 0.05 x 122 = 6.1) and 115
+    // running tasks (122 in all): allowed = floor(max(10, 1.22, 11.5)) = 11, not 11.5.
+    // Tasks 0..copies have a copy; task 114 (progress 0.25: est = 100 / 0.25 = 400, estEnd
+    // 500 > replEnd 300) is the only candidate, the others are at 0.5 (estEnd 300 = replEnd).
+    let rows = |copies: u32| -> Vec<Row> {
+        let mut rows: Vec<Row> = (0..114).map(|task| (task, 0, O, 100.0, 0.5)).collect();
+        rows.push((114, 0, O, 100.0, 0.25));
+        rows.extend((0..copies).map(|task| (task, 0, S, 150.0, 0.0)));
+        rows
+    };
+    let mut detector = HadoopSpeculator::legacy();
+    for attempt in 1000..1007 {
+        detector.observe(&succeeded(attempt, 0, 0.0, 100.0));
+    }
+    // 10 copies < 11: row 114 is flagged; 11 copies = 11: nothing (11 < 11.5 would flag).
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 1, &rows(10))), [114]);
+    assert_eq!(
+        scan(&mut detector, &snapshot(200.0, 1, &rows(11))),
+        [] as [u32; 0]
+    );
 }
 
 #[test]
@@ -331,46 +357,86 @@ fn simple_exp(tau_secs: f64, skip_initials: u32) -> SimpleExponential {
 
 #[test]
 fn simple_exp_forecast_skip_initials_and_tau() {
+    // tau 10 s, skip 3; the attempt started at 0 s. Reports come first and the start with
+    // the next scan, as an engine sends them.
     let mut estimator = simple_exp(10.0, 3);
     let a = AttemptId(0);
-    // Reading 1 at 0 s, progress 0: forecast 0, index 1.
     estimator.observe_progress(&report(0, 0.0, 0.0));
-    assert_eq!(estimator.forecast(a), Some((0.0, 1)));
-    // Reading 2: rate 0.01, alpha = 1 - e^-1, forecast = 0.01 (1 - e^-1).
     estimator.observe_progress(&report(0, 10.0, 0.1));
-    let alpha = 1.0 - (-1.0f64).exp();
-    let (forecast, index) = estimator.forecast(a).expect("record");
-    assert!((forecast - 0.01 * alpha).abs() < 1e-15);
-    assert_eq!(index, 2);
-    // Fewer than 3 readings: no estimate.
-    assert_eq!(estimator.estimated_runtime_secs(a, 0.0, 10.0, 0.1), None);
-    // Reading 3 (the skip-initials-th): forecast = 0.01 alpha + (1 - alpha) 0.01 alpha
-    // = 0.01 (1 - e^-2); tau = max(10, 20 - 0) = 20.
+    // Start unknown: the readings wait, no record.
+    assert_eq!(estimator.forecast(a), None);
+    estimator.observe_start(a, 0.0);
+    // The record starts at (0 s, 0). Reading (0, 0) is at the start itself (dt = 0):
+    // ignored. Reading (10, 0.1): the rate since the start, 0.1 / 10 = 0.01, is the first
+    // forecast; index 1.
+    assert_eq!(estimator.forecast(a), Some((0.01, 1)));
+    // Reading (20, 0.2): sample 0.01, alpha = 1 - e^-1, forecast = 0.01 alpha + 0.01
+    // (1 - alpha) = 0.01; index 2. The three reports (0, 0), (10, 0.1), (20, 0.2) give
+    // two samples: no estimate (index 2 <= 3).
     estimator.observe_progress(&report(0, 20.0, 0.2));
-    let forecast = 0.01 * (1.0 - (-2.0f64).exp());
+    let (forecast, index) = estimator.forecast(a).expect("record");
+    assert!((forecast - 0.01).abs() < 1e-15);
+    assert_eq!(index, 2);
+    assert_eq!(estimator.estimated_runtime_secs(a, 0.0, 20.0, 0.2), None);
+    // Reading (30, 0.4): sample 0.02, forecast = 0.02 (1 - e^-1) + 0.01 e^-1
+    // = 0.01 (2 - e^-1) = 0.0163212; index 3 = skip: still no estimate, tau still 10.
+    estimator.observe_progress(&report(0, 30.0, 0.4));
+    let forecast = 0.01 * (2.0 - (-1.0f64).exp());
     assert!((estimator.forecast(a).expect("record").0 - forecast).abs() < 1e-15);
-    assert_eq!(estimator.tau_secs(a), Some(20.0));
-    // est = (1 - 0.2) / forecast + 20 - 0 = 0.8 / 0.0086466 + 20, about 112.5.
+    assert_eq!(estimator.estimated_runtime_secs(a, 0.0, 30.0, 0.4), None);
+    assert_eq!(estimator.tau_secs(a), Some(10.0));
+    // Reading (40, 0.5), the one after the 3 skipped: tau = max(10, 40 - 0) = 40 (the age
+    // from the start) before its alpha = 1 - e^(-10 / 40); sample 0.01;
+    // forecast = 0.01 alpha + 0.0163212 e^-0.25 = 0.0149230; index 4 > 3: an estimate,
+    // est = (1 - 0.5) / 0.0149230 + 40 - 0 = 73.505.
+    estimator.observe_progress(&report(0, 40.0, 0.5));
+    assert_eq!(estimator.tau_secs(a), Some(40.0));
+    let alpha = 1.0 - (-0.25f64).exp();
+    let forecast = alpha * 0.01 + (1.0 - alpha) * forecast;
+    let (got, index) = estimator.forecast(a).expect("record");
+    assert!((got - forecast).abs() < 1e-15);
+    assert_eq!(index, 4);
     let est = estimator
-        .estimated_runtime_secs(a, 0.0, 25.0, 0.2)
+        .estimated_runtime_secs(a, 0.0, 45.0, 0.5)
         .expect("estimate");
-    assert!((est - (0.8 / forecast + 20.0)).abs() < 1e-9);
-    // Reading 4 uses tau 20: alpha = 1 - e^(-10 / 20).
-    estimator.observe_progress(&report(0, 30.0, 0.3));
-    let alpha = 1.0 - (-0.5f64).exp();
-    let next = alpha * 0.01 + (1.0 - alpha) * forecast;
-    assert!((estimator.forecast(a).expect("record").0 - next).abs() < 1e-15);
-    // A reading at the same instant (dt = 0) is ignored.
-    estimator.observe_progress(&report(0, 30.0, 0.9));
-    assert_eq!(estimator.forecast(a).expect("record").1, 4);
+    assert!((est - (0.5 / forecast + 40.0)).abs() < 1e-9);
+    assert!((est - 73.505).abs() < 1e-3);
+    // A reading at the same instant (dt = 0), or lower, is ignored; the start again
+    // changes nothing.
+    estimator.observe_progress(&report(0, 40.0, 0.9));
+    estimator.observe_progress(&report(0, 50.0, 0.4));
+    estimator.observe_start(a, 5.0);
+    assert_eq!(estimator.forecast(a), Some((got, 4)));
+}
+
+#[test]
+fn simple_exp_first_sample_is_the_rate_since_the_start() {
+    // Started at 5 s, first report (10, 0.1): the first forecast is 0.1 / (10 - 5) = 0.02,
+    // whether the start comes before the report (Hadoop's order) or after it.
+    let mut before = simple_exp(10.0, 3);
+    before.observe_start(AttemptId(0), 5.0);
+    assert_eq!(before.forecast(AttemptId(0)), Some((0.0, 0)));
+    before.observe_progress(&report(0, 10.0, 0.1));
+    let mut after = simple_exp(10.0, 3);
+    after.observe_progress(&report(0, 10.0, 0.1));
+    after.observe_start(AttemptId(0), 5.0);
+    assert_eq!(before.forecast(AttemptId(0)), Some((0.02, 1)));
+    assert_eq!(after.forecast(AttemptId(0)), Some((0.02, 1)));
+    // An attempt that ends before its start is known leaves nothing behind.
+    after.observe_progress(&report(1, 10.0, 0.1));
+    after.forget(AttemptId(1));
+    after.observe_start(AttemptId(1), 0.0);
+    assert_eq!(after.forecast(AttemptId(1)), Some((0.0, 0)));
 }
 
 #[test]
 fn simple_exp_stagnation() {
-    // Default window floor 360 s; tau 10, raised at reading 3 to max(10, 20) = 20:
-    // window = max(40, 360) = 360. Progress last changed at 30 s.
+    // Default window floor 360 s; started at 0 s, tau 10 (raised at the 4th sample, at
+    // 60 s, to 60): window = max(2 x 10, 360) = 360 with the configured tau. Progress last
+    // changed at 30 s.
     let mut estimator = simple_exp(10.0, 3);
     let a = AttemptId(0);
+    estimator.observe_start(a, 0.0);
     for (t, p) in [
         (0.0, 0.0),
         (10.0, 0.1),
@@ -386,10 +452,19 @@ fn simple_exp_stagnation() {
         estimator.estimated_runtime_secs(a, 0.0, 390.0, 0.3),
         Some(f64::INFINITY)
     );
-    // Progress 1 never stagnates; an unknown attempt neither.
-    estimator.observe_progress(&report(1, 0.0, 1.0));
+    assert_eq!(estimator.tau_secs(a), Some(60.0));
+    // Progress 1 never stagnates; an unknown attempt neither, nor one whose start is not
+    // known yet.
+    estimator.observe_start(AttemptId(1), 0.0);
+    estimator.observe_progress(&report(1, 10.0, 1.0));
     assert!(!estimator.is_stagnated(AttemptId(1), 1e6));
     assert!(!estimator.is_stagnated(AttemptId(9), 1e6));
+    estimator.observe_progress(&report(2, 10.0, 0.0));
+    assert!(!estimator.is_stagnated(AttemptId(2), 1e6));
+    // Progress 0 since the start at 0 s: stagnated from 360 s.
+    estimator.observe_start(AttemptId(2), 0.0);
+    assert!(!estimator.is_stagnated(AttemptId(2), 359.0));
+    assert!(estimator.is_stagnated(AttemptId(2), 360.0));
 }
 
 #[test]
@@ -397,9 +472,9 @@ fn simple_exp_new_attempt_runtime() {
     let estimator = SimpleExponential::default();
     let mut stats = DataStatistics::default();
     assert_eq!(estimator.new_attempt_runtime_secs(&stats), None);
-    // n = 1: meanCI = 100, sd = 0: 100 + min(25, 0) = 100.
+    // n = 1: Hadoop's meanCI is 0 (`count <= 1`), sd = 0: 0 + min(0, 0) = 0.
     stats.add(100.0);
-    assert_eq!(estimator.new_attempt_runtime_secs(&stats), Some(100.0));
+    assert_eq!(estimator.new_attempt_runtime_secs(&stats), Some(0.0));
     // 100..400: mean 250, sd = sqrt(12 500) = 111.80, meanCI = 250 + 1.96 * 111.80 / 2
     // = 359.57; min(0.25 * 359.57 = 89.89, 111.80 / 2 = 55.90): 359.57 + 55.90 = 415.47.
     for secs in [200.0, 300.0, 400.0] {
@@ -415,20 +490,23 @@ fn simple_exp_new_attempt_runtime() {
 
 #[test]
 fn simple_exp_speculator_flags_a_stagnated_attempt_first() {
-    // Attempts 0 and 1 report every 10 s from 0 to 230 s (24 readings, so both have an
-    // estimate, and tau = max(120, 230 - 0) = 230 from the 24th on). One finished task of
-    // 100 s: the new attempt takes meanCI + min(25, 0) = 100 s.
+    // Attempts 0 and 1 start at 0 s and report every 10 s from 0 to 250 s; the report at
+    // 0 s is at the start (ignored), so each has 25 samples, from 10 s to 250 s: an
+    // estimate (25 > 24), and tau = max(120, 250 - 0) = 250 from the 25th on. Two finished
+    // tasks of 100 s: meanCI = 100 + 1.96 x 0 / sqrt(2) = 100, the new attempt takes
+    // 100 + min(25, 0) = 100 s.
     //
-    // Attempt 0 moves 0.0004 per s: forecast = 0.0004 (1 - e^(-230/120)) = 0.000341,
-    // est = (1 - 0.092) / 0.000341 + 230 = 2892: estEnd 2892 > replEnd (400 + 100).
-    // Attempt 1 jumps to 0.9 at 10 s and stops: forecast = 0.09 (1 - e^(-10/120))
-    // e^(-220/120) = 0.00115, est = 0.1 / 0.00115 + 230 = 317 < now = 400: skipped.
-    // Its stagnation window is max(2 * 120, 360) = 360 s (the configured tau, not the raised
-    // one) from its last change (10 s): from 370 s it is stagnated, est = +inf, and it
-    // outranks attempt 0.
+    // Attempt 0 moves 0.0004 per s: every sample, the first (0.004 / 10) included, is
+    // 0.0004, so the forecast is 0.0004 and est = (1 - 0.1) / 0.0004 + 250 = 2500.
+    // Attempt 1 jumps to 0.9 at 10 s and stops: first forecast 0.9 / 10 = 0.09, then 23
+    // samples of 0 with tau 120 and one with tau 250: forecast = 0.09 e^(-230/120)
+    // e^(-10/250) = 0.0127196, est = 0.1 / 0.0127196 + 250 = 257.86 < now: skipped.
+    // Its stagnation window is max(2 x 120, 360) = 360 s (the configured tau, not the
+    // raised one) from its last change (10 s): from 370 s it is stagnated, est = +inf,
+    // and it outranks attempt 0.
     let mut detector = HadoopSpeculator::simple_exp();
     assert_eq!(detector.name(), "hadoop-simple-exp");
-    for i in 0..24 {
+    for i in 0..26 {
         let t = 10.0 * f64::from(i);
         detector.observe(&Observation::Progress(report(0, t, 0.0004 * t)));
         detector.observe(&Observation::Progress(report(
@@ -437,21 +515,52 @@ fn simple_exp_speculator_flags_a_stagnated_attempt_first() {
             if t >= 10.0 { 0.9 } else { 0.0 },
         )));
     }
-    assert_eq!(detector.estimator().tau_secs(AttemptId(1)), Some(230.0));
     detector.observe(&succeeded(1000, 0, 0.0, 100.0));
-    let rows = [(0, 0, O, 0.0, 0.092), (1, 0, O, 0.0, 0.9)];
+    detector.observe(&succeeded(1001, 0, 0.0, 100.0));
+    let rows = [(0, 0, O, 0.0, 0.1), (1, 0, O, 0.0, 0.9)];
+    // The estimator learns the starts at the scan. At 369 s attempt 1's estEnd 257.86 <
+    // now: skipped; attempt 0 (value 2500 - 469) wins.
+    assert_eq!(scan(&mut detector, &snapshot(369.0, 1, &rows)), [0]);
+    assert_eq!(detector.estimator().tau_secs(AttemptId(1)), Some(250.0));
     let est = |d: &HadoopSpeculator<SimpleExponential>, a: u32, now: f64| {
         d.estimator()
             .estimated_runtime_secs(AttemptId(a), 0.0, now, 0.0)
             .expect("estimate")
     };
-    assert!((est(&detector, 0, 400.0) - 2892.0).abs() < 1.0);
-    assert!((est(&detector, 1, 369.0) - 317.0).abs() < 1.0);
+    assert!((est(&detector, 0, 369.0) - 2500.0).abs() < 1e-6);
+    assert!((est(&detector, 1, 369.0) - 257.86).abs() < 0.01);
     assert!(!detector.estimator().is_stagnated(AttemptId(1), 369.0));
-    // At 369 s attempt 1's estEnd 317 < now: skipped; attempt 0 (value 2892 - 469) wins.
-    assert_eq!(scan(&mut detector, &snapshot(369.0, 1, &rows)), [0]);
     assert_eq!(est(&detector, 1, 370.0), f64::INFINITY);
     assert_eq!(scan(&mut detector, &snapshot(400.0, 1, &rows)), [1]);
+}
+
+#[test]
+fn simple_exp_speculator_with_one_finished_task_expects_a_copy_to_take_no_time() {
+    // An attempt started at 0 s moving 1/300 per s, reporting every 10 s up to 250 s
+    // (25 samples, all 1/300): est = (1 - 250/300) / (1/300) + 250 = 50 + 250 = 300.
+    // At 260 s: with one finished task Hadoop's meanCI is 0, the copy takes 0 s, replEnd =
+    // 260 < estEnd 300: flagged (value 40). With a second finished task of 100 s, meanCI =
+    // 100 and replEnd = 360 >= 300: skipped.
+    let mut detector = HadoopSpeculator::simple_exp();
+    for i in 0..26 {
+        let t = 10.0 * f64::from(i);
+        detector.observe(&Observation::Progress(report(0, t, t / 300.0)));
+    }
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    let stats = detector.finished(0);
+    assert_eq!(
+        detector.estimator().new_attempt_runtime_secs(&stats),
+        Some(0.0)
+    );
+    let snapshot = snapshot(260.0, 1, &[(0, 0, O, 0.0, 250.0 / 300.0)]);
+    assert_eq!(scan(&mut detector, &snapshot), [0]);
+    let est = detector
+        .estimator()
+        .estimated_runtime_secs(AttemptId(0), 0.0, 260.0, 0.0)
+        .expect("estimate");
+    assert!((est - 300.0).abs() < 1e-6);
+    detector.observe(&succeeded(1001, 0, 0.0, 100.0));
+    assert_eq!(scan(&mut detector, &snapshot), [] as [u32; 0]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -459,10 +568,10 @@ fn simple_exp_speculator_flags_a_stagnated_attempt_first() {
 
 #[test]
 fn hadoop1_hand_worked() {
-    // Originals of stage 0: 0.9, 0.9, 0.3, 0.3, 0.3 (sum 2.7, mean 0.54).
-    // Row 2: 0.54 - 0.3 = 0.24 >= 0.2, ran 100 s: flagged. Row 3: ran 50 s < 60. Row 4:
-    // its task has a copy (row 5, which is not an original and does not count in the
-    // mean). Stage 1: one task, mean = its progress.
+    // Tasks of stage 0 (nothing finished or waiting): 0.9, 0.9, 0.3, 0.3, and task 4 at
+    // max(0.3, its copy's 0.0) = 0.3 (sum 2.7, mean 0.54). Row 2: 0.54 - 0.3 = 0.24 >= 0.2,
+    // ran 100 s: flagged. Row 3: ran 50 s < 60. Row 4: its task has a copy (row 5, which
+    // is never flagged). Stage 1: one task, mean = its progress.
     let rows = [
         (0, 0, O, 0.0, 0.9),
         (1, 0, O, 0.0, 0.9),
@@ -475,6 +584,69 @@ fn hadoop1_hand_worked() {
     let mut detector = Hadoop1::default();
     assert_eq!(detector.name(), "hadoop1");
     assert_eq!(scan(&mut detector, &snapshot(100.0, 2, &rows)), [2]);
+}
+
+#[test]
+fn hadoop1_mean_is_over_all_the_tasks_of_the_stage() {
+    // Hadoop 1's averageProgress: finished tasks count 1, waiting ones 0. Three finished
+    // maps, one waiting, two running (0.6 and 0.3, ran 100 s): mean = (3 + 0.6 + 0.3 + 0)
+    // / 6 = 0.65; 0.65 - 0.3 = 0.35 >= 0.2: row 1 flagged (over the running tasks only,
+    // 0.45 - 0.3 = 0.15 would not be). Stage 1 (reduces) counts nothing of stage 0.
+    let rows = [
+        (0, 0, O, 0.0, 0.6),
+        (1, 0, O, 0.0, 0.3),
+        (2, 1, O, 0.0, 0.3),
+    ];
+    let mut detector = Hadoop1::default();
+    for attempt in 1000..1003 {
+        detector.observe(&succeeded(attempt, 0, 0.0, 50.0));
+    }
+    // Neither a killed nor a failed attempt counts as finished.
+    detector.observe(&ended(1003, 0, 0.0, 50.0, AttemptStatus::Killed));
+    detector.observe(&ended(1004, 0, 0.0, 50.0, AttemptStatus::Failed));
+    assert_eq!(detector.finished(StageId(0)), 3);
+    let mut with_pending = snapshot(100.0, 2, &rows);
+    with_pending.set_pending(StageId(0), 1).expect("stage 0");
+    assert_eq!(scan(&mut detector, &with_pending), [1]);
+    // Ten waiting: mean = 3.9 / 15 = 0.26, below both running tasks: nothing.
+    with_pending.set_pending(StageId(0), 10).expect("stage 0");
+    assert_eq!(scan(&mut detector, &with_pending), [] as [u32; 0]);
+    // reset forgets the finished tasks: mean (0.6 + 0.3) / 2 = 0.45, nothing.
+    detector.reset();
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 2, &rows)),
+        [] as [u32; 0]
+    );
+}
+
+#[test]
+fn hadoop1_a_task_counts_once_at_its_best_attempt() {
+    // Task 0 runs an original at 0.1 and a copy at 0.7: it counts once, at 0.7 (Hadoop's
+    // TaskInProgress progress is its best running attempt). Mean (0.7 + 0.3 + 0.9) / 3
+    // = 0.6333; task 1 (0.3): 0.3333 >= 0.2, flagged. Task 0's original has a copy: not
+    // flagged. Over the originals, (0.1 + 0.3 + 0.9) / 3 = 0.4333 would not flag task 1.
+    let rows = [
+        (0, 0, O, 0.0, 0.1),
+        (1, 0, O, 0.0, 0.3),
+        (2, 0, O, 0.0, 0.9),
+        (0, 0, S, 50.0, 0.7),
+    ];
+    let mut detector = Hadoop1::default();
+    assert_eq!(scan(&mut detector, &snapshot(100.0, 1, &rows)), [1]);
+}
+
+#[test]
+fn hadoop1_gap_is_compared_in_binary64() {
+    // 0.9 and 0.5: mean (0.9 + 0.5) / 2 = 0.7, and 0.7 - 0.5 = 0.19999999999999996 < 0.2
+    // in binary64, though 0.2 in the reals: not flagged. Hadoop 1 does not flag it either
+    // (its float average 0.7f minus 0.5 is 0.19999998807907104).
+    assert_eq!((0.9f64 + 0.5) / 2.0 - 0.5, 0.19999999999999996);
+    let rows = [(0, 0, O, 0.0, 0.9), (1, 0, O, 0.0, 0.5)];
+    let mut detector = Hadoop1::default();
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 1, &rows)),
+        [] as [u32; 0]
+    );
 }
 
 #[test]

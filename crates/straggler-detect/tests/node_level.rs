@@ -7,7 +7,10 @@
 //! A row here is `(node, role, start_secs, progress)`, all of stage 0 unless said.
 
 use straggler_detect::conformance::{Conformance, SplitMix64, build_snapshot};
-use straggler_detect::{DetectError, Detector, Dsb, DsbParams, ESplash, ESplashParams, Findings};
+use straggler_detect::{
+    DetectError, Detector, Dsb, DsbParams, ESplash, ESplashParams, Findings, SlowNodeRule,
+    ZahariaLate,
+};
 use straggler_model::{
     AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, ProgressReport,
     Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
@@ -265,19 +268,113 @@ fn esplash_needs_history_and_skips_copies() {
     let rows = [(0, O, 95.0, 0.5), (1, O, 90.0, 0.25), (1, S, 90.0, 0.25)];
     let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
     assert_eq!(findings.rows(), &[1]);
-    // Indices too large for the tables are skipped and counted, not allocated for.
+    // Node and stage indices too large for the history are skipped and counted, not
+    // allocated for.
     detector.observe(&success(u32::MAX, 0, 50.0, 10.0));
-    detector.observe(&Observation::Progress(ProgressReport {
-        attempt: AttemptId(u32::MAX),
-        task: TaskId(0),
-        stage: StageId(0),
-        node: NodeId(0),
-        time_secs: 99.0,
-        progress: 0.5,
-    }));
+    detector.observe(&success(0, u32::MAX, 50.0, 10.0));
     assert_eq!(detector.skipped_observations(), 2);
     // reset forgets the history.
     detector.reset();
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 4, &rows)),
+        Findings::default()
+    );
+}
+
+#[test]
+fn esplash_keeps_reports_of_huge_attempt_ids_without_allocating_for_them() {
+    // The rows of `esplash_times_progress_at_its_report`, with r3's attempt id near 2^28
+    // and then u32::MAX: its report of 0.5 at 90 s is found by id (a table indexed by id
+    // would ask 4 GiB for the first, 64 GiB for the second), so node 3 is no straggler.
+    for id in [(1 << 28) - 1, u32::MAX] {
+        let mut detector = esplash_with_history();
+        detector.observe(&Observation::Progress(ProgressReport {
+            attempt: AttemptId(id),
+            task: TaskId(3),
+            stage: StageId(0),
+            node: NodeId(3),
+            time_secs: 90.0,
+            progress: 0.5,
+        }));
+        let mut rows = snapshot(
+            100.0,
+            4,
+            &[(0, O, 95.0, 0.5), (1, O, 90.0, 0.25), (2, O, 90.0, 0.5)],
+        );
+        rows.push(SnapshotRow {
+            attempt: AttemptId(id),
+            task: TaskId(3),
+            stage: StageId(0),
+            node: NodeId(3),
+            role: O,
+            start_secs: 80.0,
+            progress: 0.5,
+            input_bytes: 64e6,
+        })
+        .expect("valid row");
+        let findings = scan(&mut detector, &rows);
+        assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice(), "id {id}");
+        assert_eq!(detector.skipped_observations(), 0);
+        // Once the attempt ends its report is forgotten: timed up to now again (elapsed
+        // 20, EstT 40), node 3 is a straggler as in
+        // `esplash_levels_straggler_values_and_min_levels`.
+        let end = AttemptEnd {
+            attempt: AttemptId(id),
+            task: TaskId(3),
+            stage: StageId(0),
+            node: NodeId(3),
+            role: O,
+            start_secs: 80.0,
+            end_secs: 99.0,
+            status: AttemptStatus::Killed,
+            input_bytes: 64_000_000,
+        };
+        detector.observe(&Observation::AttemptEnded(end));
+        let findings = scan(&mut detector, &rows);
+        assert_eq!(findings.slow_nodes(), nodes(&[1, 3]).as_slice(), "id {id}");
+    }
+}
+
+#[test]
+fn esplash_a_task_stuck_at_zero_progress_past_its_usual_time_makes_a_straggler() {
+    // The history of `esplash_with_history`: level 1 = nodes 0, 1 (mu 11 s), level 0 =
+    // nodes 2, 3 (mu 21 s). At 100 s:
+    //   r0 node 0, start 95, p 0.5: PR 0.1, EstT 10     r1 node 1, start 80, p 0: elapsed 20
+    //   r2 node 1, start 95, p 0.5: PR 0.1, EstT 10     r3 node 2, start 90, p 0.5
+    //   r4 node 3, start 90, p 0: elapsed 10
+    // PR(1) = 0.1: c = 1 for r0 and r2 (EstT 10 < 11). r1: PR_j = 0, PR(1) / PR_j infinite,
+    // and 20 > mu(1) = 11: c = +inf, SV(1) = (1 + inf) / 2 = inf > 3: node 1 is a
+    // straggler, and the other node of its level (SV(0) = 1) is not. r4: 10 < mu(0) = 21,
+    // no term: SV(3) = 0. Hosts C(1) = 1 (node 0), C(0) = 2: level 1's minL = 1, bar
+    // ExpT_1 = 11. r1's time left is unbounded: flagged; r2's is 95 + 10 - 100 = 5 < 11.
+    let rows = [
+        (0, O, 95.0, 0.5),
+        (1, O, 80.0, 0.0),
+        (1, O, 95.0, 0.5),
+        (2, O, 90.0, 0.5),
+        (3, O, 90.0, 0.0),
+    ];
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
+    assert_eq!(findings.rows(), &[1]);
+    assert_eq!(detector.min_levels(), &[(1, 1)]);
+    // r1 started at 92 instead: elapsed 8 < 11, no term: SV(1) = 1, nothing.
+    let mut young = rows;
+    young[1].2 = 92.0;
+    let mut detector = esplash_with_history();
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 4, &young)),
+        Findings::default()
+    );
+    // Its level without a finished map (only reduces finished): no usual time, no term.
+    let mut detector = esplash(ESplashParams {
+        levels: 2,
+        ..ESplashParams::default()
+    });
+    for (node, d) in [(0, 10.0), (1, 12.0), (2, 20.0), (3, 22.0)] {
+        detector.observe(&success(node, 1, 50.0, d));
+    }
     assert_eq!(
         scan(&mut detector, &snapshot(100.0, 4, &rows)),
         Findings::default()
@@ -458,6 +555,112 @@ fn dsb_blacklists_nothing_when_every_interval_overlaps() {
 }
 
 #[test]
+fn dsb_with_number_picks_among_overlapping_intervals() {
+    // Maps ended in the window: nodes 0, 1, 2 ran 10, 20, 10, 20 s, node 3 10, 30, 10, 30 s.
+    // Stage: 16 durations, mean 260 / 16 = 16.25, E[x^2] = 5000 / 16 = 312.5, variance
+    // 312.5 - 16.25^2 = 48.4375, sd 6.9597. Normalised: 10 -> -0.8980, 20 -> 0.5388,
+    // 30 -> 1.9757.
+    // Nodes 0-2: mean -0.1796, sd 0.7184; half 0.7184 x 3.18245 / 2 = 1.1432:
+    //   CI [-1.3228, 0.9636]. Node 3: mean 0.5388, sd 1.4369; half 2.2863:
+    //   CI [-1.7475, 2.8251]. Every interval overlaps every other: no edge.
+    // dsb: nothing (the paper's "blacklist no nodes"). dsb-top1: all four are level zero
+    // (Section 4.2.4); by sd node 3 first (1.437 > 0.718), by mean node 3 first (0.539 >
+    // -0.180): blacklist [3]. dsb-top4: four ranked nodes, at most four: nothing rather
+    // than every ranked node.
+    let feed = |detector: &mut Dsb| {
+        for node in 0..4 {
+            let long = if node == 3 { 30.0 } else { 20.0 };
+            for d in [10.0, long, 10.0, long] {
+                detector.observe(&success(node, 0, 50.0, d));
+            }
+        }
+    };
+    let rows = [(0, O, 90.0, 0.5), (3, O, 90.0, 0.5), (3, S, 95.0, 0.5)];
+    let mut without = dsb(DsbParams::default());
+    feed(&mut without);
+    assert_eq!(
+        scan(&mut without, &snapshot(100.0, 4, &rows)),
+        Findings::default()
+    );
+    let intervals = without.intervals();
+    assert_eq!(intervals.len(), 4);
+    approx::assert_relative_eq!(intervals[0].mean, -0.179_605, epsilon = 1e-5);
+    approx::assert_relative_eq!(intervals[0].sd, 0.718_421, epsilon = 1e-5);
+    approx::assert_relative_eq!(intervals[3].mean, 0.538_816, epsilon = 1e-5);
+    approx::assert_relative_eq!(intervals[3].sd, 1.436_842, epsilon = 1e-5);
+    assert!(intervals[3].low < intervals[0].high && intervals[0].low < intervals[3].high);
+    let mut top1 = dsb(DsbParams::top(1));
+    feed(&mut top1);
+    let findings = scan(&mut top1, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[3]).as_slice());
+    assert_eq!(findings.rows(), &[1]);
+    assert_eq!(top1.blacklist(), nodes(&[3]).as_slice());
+    let mut top4 = dsb(DsbParams::top(4));
+    feed(&mut top4);
+    assert_eq!(
+        scan(&mut top4, &snapshot(100.0, 4, &rows)),
+        Findings::default()
+    );
+}
+
+#[test]
+fn dsb_keeps_huge_stage_indices_in_a_map() {
+    // A success of stage u32::MAX (a table indexed by stage would ask ~100 GB) is one
+    // more stage: alone in it, its duration normalises to 0. Node 0's values: two maps of
+    // 10 s against node 1's 30 s (normalised -1 and 1 each) and that 0.
+    let mut detector = dsb(DsbParams::default());
+    for node in 0..2 {
+        for _ in 0..2 {
+            detector.observe(&success(node, 0, 50.0, 10.0 + 20.0 * f64::from(node)));
+        }
+    }
+    detector.observe(&success(0, u32::MAX, 50.0, 7.0));
+    scan(&mut detector, &snapshot(100.0, 2, &[(0, O, 90.0, 0.5)]));
+    let intervals = detector.intervals();
+    assert_eq!(intervals.len(), 2);
+    assert_eq!(intervals[0].tasks, 3);
+    approx::assert_relative_eq!(intervals[0].mean, -2.0 / 3.0, epsilon = 1e-12);
+    approx::assert_relative_eq!(intervals[1].mean, 1.0, epsilon = 1e-12);
+}
+
+#[test]
+fn node_level_detectors_declare_what_slow_nodes_are_kept_from() {
+    // DSB: "no new tasks/replications" on blacklisted nodes (seed 002); eSplash: straggler
+    // nodes host no copy (seed 001, IV-D); LATE: no copy below SlowNodeThreshold.
+    assert_eq!(Dsb::default().slow_node_rule(), SlowNodeRule::NoNewWork);
+    assert_eq!(
+        dsb(DsbParams::top(3)).slow_node_rule(),
+        SlowNodeRule::NoNewWork
+    );
+    assert_eq!(ESplash::default().slow_node_rule(), SlowNodeRule::NoCopies);
+    assert_eq!(
+        ZahariaLate::default().slow_node_rule(),
+        SlowNodeRule::NoCopies
+    );
+    // Through a box and a reference, as the engines hold them.
+    let boxed: Box<dyn Detector> = Box::new(Dsb::default());
+    assert_eq!(boxed.slow_node_rule(), SlowNodeRule::NoNewWork);
+    fn rule_of(detector: impl Detector) -> SlowNodeRule {
+        detector.slow_node_rule()
+    }
+    assert_eq!(rule_of(&mut ESplash::default()), SlowNodeRule::NoCopies);
+    // Detectors that judge no node report only; Hierarchical passes on its wrapped
+    // detector's slow nodes, so its rule too.
+    assert_eq!(
+        straggler_detect::DefaultDetector::default().slow_node_rule(),
+        SlowNodeRule::Report
+    );
+    let params = straggler_detect::HierarchicalParams::default()
+        .check()
+        .expect("valid");
+    let over = |inner| straggler_detect::Hierarchical::new(inner, params).slow_node_rule();
+    assert_eq!(over(Dsb::default()), SlowNodeRule::NoNewWork);
+    let over_default =
+        straggler_detect::Hierarchical::new(straggler_detect::DefaultDetector::default(), params);
+    assert_eq!(over_default.slow_node_rule(), SlowNodeRule::Report);
+}
+
+#[test]
 fn dsb_parameters_are_checked() {
     let invalid = |params: DsbParams| match params.check() {
         Err(DetectError::InvalidParam { param, .. }) => param,
@@ -573,10 +776,16 @@ fn check_with_history<D: Detector>(make: impl Fn() -> D) -> Findings {
 
 #[test]
 fn node_level_detectors_are_deterministic_with_a_history() {
-    // Each finds something (eSplash node 12, slow for its level; DSB node 23, the slowest
-    // in the history), so the checks are not vacuous.
+    // Each finds something (eSplash node 12, slow for its level, and node 32, which runs a
+    // task still at zero progress past its level's usual time; DSB node 23, the slowest in
+    // the history), so the checks are not vacuous.
     let esplash = check_with_history(ESplash::default);
-    assert_eq!(esplash.slow_nodes(), nodes(&[12]).as_slice());
+    assert_eq!(esplash.slow_nodes(), nodes(&[12, 32]).as_slice());
+    assert!(
+        generated_rows(12)
+            .iter()
+            .any(|&(_, node, start, progress, _)| node == 32 && progress == 0.0 && start < 90.0)
+    );
     assert!(!esplash.rows().is_empty());
     let all = check_with_history(Dsb::default);
     // Node 23 (7.5 times node 0) lies wholly above node 7 (6 times): only 23 is level zero.

@@ -34,9 +34,10 @@ fn garraghan(mode: GarraghanMode, segments: u32, min_elapsed_secs: f64) -> Garra
     GarraghanDetector::new(params.check().expect("valid parameters"))
 }
 
-/// Seed 004's Eq. 2 as a history: one success whose reports lie on p = 0.01 + 0.15 t.
+/// Seed 004's Eq. 2 as a history: one attempt whose reports lie on p = 0.01 + 0.15 t (its
+/// median curve is itself: from 0.01 at 0 s, which the jump from (0, 0) reaches at once).
 fn eq2_history() -> ProgressHistory {
-    let mut history = ProgressHistory::new(1);
+    let mut history = ProgressHistory::new();
     history.add_trajectory(
         StageId(0),
         [0.0, 2.0, 4.0, 6.0].map(|t| (t, 0.01 + 0.15 * t)),
@@ -46,8 +47,8 @@ fn eq2_history() -> ProgressHistory {
 
 /// A two-phase task: 0.05 per second up to 0.5 at 10 s, then 0.0125 per second up to 1 at
 /// 50 s.
-fn two_phase_history(segments: u32) -> ProgressHistory {
-    let mut history = ProgressHistory::new(segments);
+fn two_phase_history() -> ProgressHistory {
+    let mut history = ProgressHistory::new();
     let t = [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 20.0, 30.0, 40.0, 50.0];
     let p = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.625, 0.75, 0.875, 1.0];
     history.add_trajectory(StageId(0), t.into_iter().zip(p));
@@ -62,7 +63,7 @@ fn garraghan_offline_threshold_is_eq3() {
     // Fit of Eq. 2: 0.01 + 0.15 t. Diff 0.5 gives Eq. 3, T_S(t) = 0.01 + 0.15 (2/3) t;
     // at t = 3 s, T_S = 0.31: progress 0.30 is flagged, 0.32 is not.
     let history = eq2_history();
-    let model = history.model(StageId(0)).expect("fitted");
+    let model = history.model(StageId(0), 1).expect("fitted");
     let line = model.overall().expect("two distinct times");
     approx::assert_relative_eq!(line.slope, 0.15, max_relative = 1e-12);
     approx::assert_relative_eq!(line.intercept, 0.01, max_relative = 1e-9);
@@ -78,10 +79,12 @@ fn garraghan_offline_threshold_is_eq3() {
 
 #[test]
 fn garraghan_piecewise_model_follows_the_phases() {
-    // Bands [0, 0.5) and [0.5, 1]: lines 0.05 t and 0.375 + 0.0125 t; the overall line is
-    // 0.16209 + 0.018407 t. At elapsed 30 s (t / 1.5 = 20 s), the threshold is 0.625 with
-    // the bands and 0.5302 with the overall line: progress 0.58 is flagged by the
-    // piecewise model only. At elapsed 12 s (8 s): 0.4 and 0.3093, progress 0.35 likewise.
+    // The median curve of one attempt is its own: levels q <= 0.5 at 20 q s, above at
+    // 10 + 80 (q - 0.5) s. Bands [0, 0.5) (levels 0.01..0.49) and [0.5, 1] (0.50..1): lines
+    // 0.05 t and 0.375 + 0.0125 t; the overall line through the 100 points is
+    // 0.18174 + 0.018212 t. At elapsed 30 s (t / 1.5 = 20 s), the threshold is 0.625 with
+    // the bands and 0.5460 with the overall line: progress 0.58 is flagged by the
+    // piecewise model only. At elapsed 12 s (8 s): 0.4 and 0.3274, progress 0.35 likewise.
     let snapshot = build_snapshot(
         30.0,
         1,
@@ -89,15 +92,90 @@ fn garraghan_piecewise_model_follows_the_phases() {
         [(0, 0, 0.0, 0.58, 1.0), (0, 0, 18.0, 0.35, 1.0)],
     )
     .expect("valid");
-    let mut piecewise =
-        garraghan(GarraghanMode::Offline, 2, 0.0).with_history(two_phase_history(2));
+    let mut piecewise = garraghan(GarraghanMode::Offline, 2, 0.0).with_history(two_phase_history());
     check(&mut piecewise, &snapshot, &[0, 1]);
-    let mut linear = garraghan(GarraghanMode::Offline, 1, 0.0).with_history(two_phase_history(1));
+    let mut linear = garraghan(GarraghanMode::Offline, 1, 0.0).with_history(two_phase_history());
     check(&mut linear, &snapshot, &[]);
-    let model = two_phase_history(2).model(StageId(0)).expect("fitted");
+    let model = two_phase_history().model(StageId(0), 2).expect("fitted");
+    let band0 = model.band(0).expect("band 0 fitted");
+    approx::assert_relative_eq!(band0.slope, 0.05, max_relative = 1e-9);
+    approx::assert_relative_eq!(band0.intercept, 0.0, epsilon = 1e-12);
     let band1 = model.band(1).expect("band 1 fitted");
     approx::assert_relative_eq!(band1.slope, 0.0125, max_relative = 1e-9);
     approx::assert_relative_eq!(band1.intercept, 0.375, max_relative = 1e-9);
+    let overall = model.overall().expect("overall fitted");
+    approx::assert_relative_eq!(overall.slope, 0.018212, max_relative = 1e-4);
+    approx::assert_relative_eq!(overall.intercept, 0.18174, max_relative = 1e-4);
+}
+
+/// Progress reports every 2 s of an attempt that runs at `1 / duration` per second.
+fn linear_trajectory(duration: f64) -> Vec<(f64, f64)> {
+    (1..=5)
+        .map(|i| (f64::from(i) * duration / 5.0, f64::from(i) / 5.0))
+        .collect()
+}
+
+#[test]
+fn garraghan_model_is_the_median_task_not_the_pooled_reports() {
+    // Three normal successes at 0.1/s: (2, 0.2), (4, 0.4), ..., (10, 1); one straggler at
+    // 0.02/s: (10, 0.2), ..., (50, 1). Pooling the 20 points fits 0.4829 + 0.009756 t
+    // (the straggler's points pull the line): at 3 s its threshold 0.4829 + 0.009756 * 2 =
+    // 0.502 would flag a normal task at 0.3, and at 15 s 0.4829 + 0.009756 * 10 = 0.580
+    // would miss a 2.5x slow task at 0.6. The median of the four times to reach level q
+    // (10 q, 10 q, 10 q, 50 q) is 10 q: the curve is 0.1 t, the typical task. With Diff
+    // 0.5: at 3 s, T_S = 0.1 * 3 / 1.5 = 0.2, so the normal task (0.3) is not flagged; at
+    // 15 s, T_S = 0.1 * 15 / 1.5 = 1.0, so the slow task (0.6, 0.04/s) is.
+    let mut history = ProgressHistory::new();
+    for _ in 0..3 {
+        history.add_trajectory(StageId(0), linear_trajectory(10.0));
+    }
+    history.add_trajectory(StageId(0), linear_trajectory(50.0));
+    assert_eq!(history.attempts(StageId(0)), 4);
+    for segments in [1, 3] {
+        let model = history.model(StageId(0), segments).expect("fitted");
+        let line = model.overall().expect("overall fitted");
+        approx::assert_relative_eq!(line.slope, 0.1, max_relative = 1e-12);
+        approx::assert_relative_eq!(line.intercept, 0.0, epsilon = 1e-12);
+        for k in 0..segments as usize {
+            let band = model.band(k).expect("band fitted");
+            approx::assert_relative_eq!(band.slope, 0.1, max_relative = 1e-9);
+        }
+        approx::assert_relative_eq!(model.median_curve()[49].0, 5.0, max_relative = 1e-12);
+        let snapshot = build_snapshot(15.0, 1, 1, [(0, 0, 12.0, 0.3, 1.0), (0, 0, 0.0, 0.6, 1.0)])
+            .expect("valid");
+        let mut detector =
+            garraghan(GarraghanMode::Offline, segments, 5.0).with_history(history.clone());
+        check(&mut detector, &snapshot, &[1]);
+    }
+}
+
+#[test]
+fn garraghan_median_curve_weighs_each_attempt_once() {
+    // Two attempts reach every level at 10 q s with 5 reports each; a third, at 30 q s,
+    // reports 100 times: the median of (10 q, 10 q, 30 q) is still 10 q.
+    let mut history = ProgressHistory::new();
+    history.add_trajectory(StageId(0), linear_trajectory(10.0));
+    history.add_trajectory(StageId(0), linear_trajectory(10.0));
+    history.add_trajectory(
+        StageId(0),
+        (1..=100).map(|i| (f64::from(i) * 0.3, f64::from(i) / 100.0)),
+    );
+    let line = history
+        .model(StageId(0), 1)
+        .and_then(|m| m.overall())
+        .expect("fitted");
+    approx::assert_relative_eq!(line.slope, 0.1, max_relative = 1e-12);
+    // Merging two halves gives the same model as learning everything in one.
+    let (mut left, mut right) = (ProgressHistory::new(), ProgressHistory::new());
+    left.add_trajectory(StageId(0), linear_trajectory(10.0));
+    right.add_trajectory(StageId(0), linear_trajectory(10.0));
+    right.add_trajectory(
+        StageId(0),
+        (1..=100).map(|i| (f64::from(i) * 0.3, f64::from(i) / 100.0)),
+    );
+    left.merge(&right);
+    assert_eq!(left.attempts(StageId(0)), 3);
+    assert_eq!(left.model(StageId(0), 3), history.model(StageId(0), 3));
 }
 
 #[test]
@@ -109,9 +187,38 @@ fn garraghan_online_is_half_the_median() {
     check(&mut online, &even, &[3]);
     let odd = build_snapshot(100.0, 1, 1, rows(0.0, &[0.8, 0.6, 0.5, 0.2, 0.1])).expect("valid");
     check(&mut online, &odd, &[3, 4]);
-    // Run for 4 s only: below the 5 s before which nothing is judged.
+    // A job that commenced 4 s ago: below the 5 s before which nothing is judged.
     let young = build_snapshot(100.0, 1, 1, rows(96.0, &[0.8, 0.6, 0.5, 0.2])).expect("valid");
-    check(&mut online, &young, &[]);
+    check(&mut garraghan(GarraghanMode::Online, 3, 5.0), &young, &[]);
+}
+
+#[test]
+fn garraghan_waits_5_s_after_the_job_commences_not_the_attempt() {
+    // Section 7.1: detection commences 5 s after the job commences. Job 0's stages 0 and 1;
+    // at 4 s (rows started at 0): nothing. At 100 s, stage 1's rows started at 98 (2 s
+    // old) are judged, the job having commenced at 0: median 0.5, bar 0.25, 0.1 flagged.
+    // The same rows in stage 2, of job 1 which commenced at 98, are not judged.
+    let mut online = garraghan(GarraghanMode::Online, 3, 5.0);
+    let early =
+        build_snapshot(4.0, 1, 2, [(0, 0, 0.0, 0.5, 1.0), (0, 0, 0.0, 0.05, 1.0)]).expect("valid");
+    check(&mut online, &early, &[]);
+    let young_rows = [(98.0, 0.5), (98.0, 0.6), (98.0, 0.1)];
+    let later = build_snapshot(
+        100.0,
+        1,
+        4,
+        [1, 2]
+            .into_iter()
+            .flat_map(|stage| young_rows.map(|(start, p)| (stage, 0, start, p, 1.0))),
+    )
+    .expect("valid");
+    check(&mut online, &later, &[2]);
+    // Reset forgets the job's start: the same rows are 2 s into the job.
+    online.reset();
+    check(&mut online, &later, &[]);
+    // An attempt that ended is seen too: one that started at 0 makes the job 100 s old.
+    online.observe(&ended(0, 0.0, 50.0, AttemptStatus::Succeeded));
+    check(&mut online, &later, &[2]);
 }
 
 #[test]
@@ -205,10 +312,11 @@ fn garraghan_learns_from_successes_only() {
     ] {
         detector.observe(&o);
     }
-    assert_eq!(detector.history().points(StageId(0)), 3);
+    // The trajectory (0, 0), (2, 0.2), (4, 0.4), (10, 1) reaches every level q at 10 q.
+    assert_eq!(detector.history().attempts(StageId(0)), 1);
     let line = detector
         .history()
-        .model(StageId(0))
+        .model(StageId(0), 1)
         .and_then(|m| m.overall())
         .expect("fitted");
     approx::assert_relative_eq!(line.slope, 0.1, max_relative = 1e-12);
@@ -217,7 +325,7 @@ fn garraghan_learns_from_successes_only() {
     let snapshot = build_snapshot(130.0, 1, 1, rows(120.0, &[0.6, 0.7])).expect("valid");
     check(&mut detector, &snapshot, &[0]);
     detector.reset();
-    assert_eq!(detector.history().points(StageId(0)), 0);
+    assert_eq!(detector.history().attempts(StageId(0)), 0);
     check(&mut detector, &snapshot, &[]);
 }
 
@@ -226,14 +334,14 @@ fn garraghan_reset_goes_back_to_the_given_history() {
     let mut detector = garraghan(GarraghanMode::Offline, 1, 0.0).with_history(eq2_history());
     detector.observe(&report(0, 1.0, 0.5));
     detector.observe(&ended(0, 0.0, 2.0, AttemptStatus::Succeeded));
-    assert_eq!(detector.history().points(StageId(0)), 6);
+    assert_eq!(detector.history().attempts(StageId(0)), 2);
     detector.reset();
-    assert_eq!(detector.history().points(StageId(0)), 4);
+    assert_eq!(detector.history().attempts(StageId(0)), 1);
 }
 
 #[test]
 fn garraghan_history_skips_and_counts_bad_points() {
-    let mut history = ProgressHistory::new(2);
+    let mut history = ProgressHistory::new();
     history.add_trajectory(
         StageId(1),
         [
@@ -244,18 +352,25 @@ fn garraghan_history_skips_and_counts_bad_points() {
             (3.0, 0.3),
         ],
     );
-    assert_eq!(history.points(StageId(1)), 2);
+    assert_eq!(history.attempts(StageId(1)), 1);
     assert_eq!(history.skipped_points(), 3);
+    // An attempt with no valid point is not learnt.
+    history.add_trajectory(StageId(1), [(f64::INFINITY, 0.5)]);
+    assert_eq!(history.attempts(StageId(1)), 1);
+    assert_eq!(history.skipped_points(), 4);
     // A stray stage id costs one entry, not a table up to it.
     history.add_trajectory(StageId(u32::MAX), [(1.0, 0.1), (2.0, 0.2)]);
-    assert_eq!(history.points(StageId(u32::MAX)), 2);
-    assert_eq!(history.points(StageId(0)), 0);
-    assert_eq!(history.model(StageId(0)), None);
-    // A flat history (progress never grows) is no usable model.
-    let mut flat = ProgressHistory::new(1);
-    flat.add_trajectory(StageId(0), [(1.0, 0.5), (2.0, 0.5)]);
-    let model = flat.model(StageId(0)).expect("fitted");
-    assert_eq!(model.line_for(0.5), None);
+    assert_eq!(history.attempts(StageId(u32::MAX)), 1);
+    assert_eq!(history.attempts(StageId(0)), 0);
+    assert_eq!(history.model(StageId(0), 1), None);
+    // Any number of bands is taken into 1..=50: u32::MAX allocates 50, not 4e9.
+    let model = history.model(StageId(1), u32::MAX).expect("fitted");
+    assert!(model.band(49).is_none() && model.band(50).is_none());
+    // A history whose progress jumped to 0.5 at start (every level reached at 0 s, one
+    // time) has no line, so no usable model.
+    let mut flat = ProgressHistory::new();
+    flat.add_trajectory(StageId(0), [(0.0, 0.5)]);
+    assert_eq!(flat.model(StageId(0), 1), None);
     let snapshot = build_snapshot(100.0, 1, 1, rows(0.0, &[0.0])).expect("valid");
     check(
         &mut garraghan(GarraghanMode::Offline, 1, 0.0).with_history(flat),
@@ -284,7 +399,11 @@ fn garraghan_parameters_are_checked() {
             ..GarraghanParams::default()
         },
         GarraghanParams {
-            segments: 2000,
+            segments: 51,
+            ..GarraghanParams::default()
+        },
+        GarraghanParams {
+            segments: u32::MAX,
             ..GarraghanParams::default()
         },
         GarraghanParams {
@@ -299,6 +418,11 @@ fn garraghan_parameters_are_checked() {
         );
     }
     assert!(GarraghanParams::default().check().is_ok());
+    let most = GarraghanParams {
+        segments: 50,
+        ..GarraghanParams::default()
+    };
+    assert!(most.check().is_ok());
 }
 
 #[test]
@@ -319,7 +443,7 @@ fn garraghan_names() {
 
 fn garraghan_at(mode: GarraghanMode, parallelism: Parallelism) -> GarraghanDetector {
     // A history of a task at 1/600 per second (the conformance snapshots' pace).
-    let mut history = ProgressHistory::new(3);
+    let mut history = ProgressHistory::new();
     history.add_trajectory(
         StageId(0),
         (0..=60).map(|i| (f64::from(i) * 10.0, f64::from(i) / 60.0)),
@@ -417,16 +541,21 @@ fn dos_index_is_time_per_byte_against_the_stage() {
 
 #[test]
 fn dos_index_leaves_copies_and_empty_inputs_out() {
-    // Durations 100, 100 on 100 B and 10 B: 200 s / 110 B = 1.818 s/B; the 10 B row has
-    // index 10 / 1.818 = 5.5. A copy of 1 B and a row of 0 B are neither counted nor
-    // flagged (counted, the copy would bring the bar to 201 / 111 and flag itself).
+    // At 100 s: originals of 100 s on 100 B (1 s/B) and 50 s on 10 B (5 s/B), a row of 0 B
+    // started at 0, and a copy of the second task started at 60 (40 s on its 10 B, 4 s/B).
+    // Counted: the originals with input, 150 s / 110 B = 1.3636 s/B; indices 0.733, 3.667,
+    // (the copy's, were it judged, 2.933). Flagged: row 1 at 2.5 and at 3.5, nobody at 10;
+    // never the copy, whose index reaches 2.5.
+    // Were the copy counted, 190 s / 120 B = 1.5833 s/B and row 1's index 3.158: not
+    // flagged at 3.5. Were the 0 B row counted, 250 s / 110 B = 2.2727 s/B and row 1's
+    // index 2.2: not flagged at 2.5.
     let mut snapshot = build_snapshot(
         100.0,
         1,
         1,
         [
             (0, 0, 0.0, 0.5, 100.0),
-            (0, 0, 0.0, 0.5, 10.0),
+            (0, 0, 50.0, 0.5, 10.0),
             (0, 0, 0.0, 0.5, 0.0),
         ],
     )
@@ -438,12 +567,13 @@ fn dos_index_leaves_copies_and_empty_inputs_out() {
             stage: StageId(0),
             node: NodeId(0),
             role: AttemptRole::Speculative,
-            start_secs: 99.0,
+            start_secs: 60.0,
             progress: 0.1,
-            input_bytes: 1.0,
+            input_bytes: 10.0,
         })
         .expect("valid");
     check(&mut dos(2.5), &snapshot, &[1]);
+    check(&mut dos(3.5), &snapshot, &[1]);
     check(&mut dos(10.0), &snapshot, &[]);
 }
 
@@ -533,30 +663,41 @@ fn oracle_flags_stragglers_at_the_fraction_of_their_run() {
     let mut detector = oracle(0.5, &[(1, 100.0), (3, 40.0)]).expect("valid");
     assert_eq!(detector.stragglers(), 2);
     check(&mut detector, &snapshot, &[1, 2]);
-    let mut later = Snapshot::new(60.0, 1, stages).expect("valid");
+    let mut later = Snapshot::new(60.0, 1, stages.clone()).expect("valid");
     later
         .push(row(1, AttemptRole::Original, 20.0))
         .expect("valid");
     check(&mut detector, &later, &[]);
-    // At fraction 1, a straggler is flagged once it has run its whole time.
+    // At fraction 0.6, task 1 of 100 s is flagged from 60 s of elapsed time (the boundary
+    // counts); of 100.5 s, from 60.3 s.
     check(
-        &mut oracle(1.0, &[(1, 60.0)]).expect("valid"),
+        &mut oracle(0.6, &[(1, 100.0)]).expect("valid"),
         &snapshot,
         &[1],
     );
     check(
-        &mut oracle(1.0, &[(1, 60.5)]).expect("valid"),
+        &mut oracle(0.6, &[(1, 100.5)]).expect("valid"),
         &snapshot,
         &[],
     );
+    // A task id as large as it gets costs one entry (a table up to it would be 32 GiB).
+    let mut far = oracle(0.5, &[(u32::MAX, 10.0), (1, 100.0)]).expect("valid");
+    assert_eq!(far.stragglers(), 2);
+    check(&mut far, &snapshot, &[1]);
+    let mut last = Snapshot::new(60.0, 1, vec![stages[0]]).expect("valid");
+    last.push(row(u32::MAX, AttemptRole::Original, 50.0))
+        .expect("valid");
+    check(&mut far, &last, &[0]);
 }
 
 #[test]
 fn oracle_parameters_and_times_are_checked() {
-    for fraction in [0.0, -0.5, 1.5, f64::NAN] {
+    // Fraction 1 would flag an undisturbed original only at the instant it ends, when it
+    // has left the snapshot: rejected with the rest.
+    for fraction in [0.0, -0.5, 1.0, 1.5, f64::NAN] {
         assert!(oracle(fraction, &[]).is_err(), "{fraction}");
     }
-    assert!(oracle(1.0, &[]).is_ok());
+    assert!(oracle(0.99, &[]).is_ok());
     for exec in [-1.0, f64::NAN, f64::INFINITY] {
         let error = oracle(0.5, &[(0, 1.0), (1, exec)]).expect_err("bad time");
         assert!(matches!(error, DetectError::InvalidParam { .. }));

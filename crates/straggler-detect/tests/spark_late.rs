@@ -143,8 +143,8 @@ fn spark_after(params: SparkParams, successes: u32) -> SparkDetector {
 fn spark_threshold_and_efficiency_check() {
     // Tasks 0..9 succeeded in 10 s on 64 MB; task 9 runs: numTasks = 10, gate =
     // max(floor(0.9 * 10), 1) = 9 successes, reached. median = 10 s, threshold =
-    // max(3 * 10, 0.1) = 30 s, long run = 2 * 30 = 60 s. Mean rate = 64e6 / 10 = 6.4e6 B/s,
-    // efficiency bar = 0.75 * 6.4e6 = 4.8e6 B/s.
+    // max(3 * 10, 0.1) = 30 s, long run = 2 * 30 = 60 s. Stage rate = (9 * 64e6) / (9 * 10)
+    // = 6.4e6 B/s, efficiency bar = 0.75 * 6.4e6 = 4.8e6 B/s.
     let mut detector = spark_after(SparkParams::spark4(), 9);
     // runtime 30 is not > 30.
     check(
@@ -230,25 +230,63 @@ fn spark_median_of_an_even_and_an_odd_count() {
         efficiency_enabled: false,
         ..SparkParams::spark4()
     };
-    // Durations 4 and 8 s, task 2 running: numTasks 3, gate floor(2.7) = 2. median =
-    // (4 + 8) / 2 = 6, threshold 3 * 6 = 18 s.
-    let mut detector = spark(params);
-    detector.observe(&success(0, 0, 0.0, 4.0));
-    detector.observe(&success(1, 0, 0.0, 8.0));
+    let two_durations = |params: SparkParams| {
+        let mut detector = spark(params);
+        detector.observe(&success(0, 0, 0.0, 4.0));
+        detector.observe(&success(1, 0, 0.0, 8.0));
+        detector
+    };
+    // Durations 4 and 8 s, task 2 running: numTasks 3, gate floor(2.7) = 2. Spark 4
+    // (PercentileHeap): median sorted[2 / 2] = 8, threshold 3 * 8 = 24 s.
+    let mut detector = two_durations(params);
     let row = [(2, 0, 0, O, 0.0, 0.5, 64.0 * MB)];
-    check(&mut detector, 18.0, &row, &[]);
-    check(&mut detector, 18.5, &row, &[0]);
-    // A third duration, 100 s (task 3): sorted 4, 8, 100, median 8, threshold 24 s.
-    // numTasks 4, gate floor(3.6) = 3.
-    detector.observe(&success(3, 0, 50.0, 150.0));
     check(&mut detector, 24.0, &row, &[]);
     check(&mut detector, 24.5, &row, &[0]);
+    // The averaged median (MedianHeap): (4 + 8) / 2 = 6, threshold 3 * 6 = 18 s.
+    let mut averaged = two_durations(SparkParams {
+        median_averages_middle_pair: true,
+        ..params
+    });
+    check(&mut averaged, 18.0, &row, &[]);
+    check(&mut averaged, 18.5, &row, &[0]);
+    // The legacy preset averages: gate floor(0.75 * 3) = 2, threshold 1.5 * 6 = 9 s.
+    let mut legacy = two_durations(SparkParams {
+        efficiency_enabled: false,
+        ..SparkParams::legacy()
+    });
+    check(&mut legacy, 9.0, &row, &[]);
+    check(&mut legacy, 9.5, &row, &[0]);
+    // A third duration, 100 s (task 3): sorted 4, 8, 100, median 8 both ways, threshold
+    // 24 s. numTasks 4, gate floor(3.6) = 3.
+    for detector in [&mut detector, &mut averaged] {
+        detector.observe(&success(3, 0, 50.0, 150.0));
+        check(detector, 24.0, &row, &[]);
+        check(detector, 24.5, &row, &[0]);
+    }
+}
+
+#[test]
+fn spark_stage_rate_is_a_ratio_of_totals() {
+    // Successes of 10, 10 and 90 s on 64 MB each; task 3 runs on 640 MB: numTasks 4, gate
+    // floor(0.9 * 4) = 3. median 10 s, threshold 30 s, long run 60 s. Stage rate =
+    // 192e6 / 110 = 1.745e6 B/s, bar 0.75 * 1.745e6 = 1.309e6 B/s (the mean of the rates,
+    // (6.4e6 + 6.4e6 + 0.711e6) / 3 = 4.504e6, would give 3.378e6).
+    let mut detector = spark(SparkParams::spark4());
+    detector.observe(&success(0, 0, 0.0, 10.0));
+    detector.observe(&success(1, 0, 0.0, 10.0));
+    detector.observe(&success(2, 0, 0.0, 90.0));
+    let row = [(3, 0, 0, O, 0.0, 0.1, 640.0 * MB)];
+    // runtime 31: rate 64e6 / 31 = 2.06e6 >= 1.309e6, and 31 <= 60: efficient.
+    check(&mut detector, 31.0, &row, &[]);
+    // runtime 48: 64e6 / 48 = 1.333e6 >= 1.309e6; runtime 49: 1.306e6 < 1.309e6.
+    check(&mut detector, 48.0, &row, &[]);
+    check(&mut detector, 49.0, &row, &[0]);
 }
 
 #[test]
 fn spark_threshold_never_below_min_task_runtime() {
     // One success of 0.01 s, task 1 running: gate max(floor(1.8), 1) = 1. threshold =
-    // max(3 * 0.01, 0.1) = 0.1 s, long run 0.2 s; mean rate 64e6 / 0.01 = 6.4e9 B/s.
+    // max(3 * 0.01, 0.1) = 0.1 s, long run 0.2 s; stage rate 64e6 / 0.01 = 6.4e9 B/s.
     let mut detector = spark(SparkParams::spark4());
     detector.observe(&success(0, 0, 0.0, 0.01));
     let row = [(1, 0, 0, O, 0.0, 1.0, 64.0 * MB)];
@@ -259,26 +297,45 @@ fn spark_threshold_never_below_min_task_runtime() {
 
 #[test]
 fn spark_degenerate_successes() {
-    // A success of zero duration: median 0, threshold max(0, 0.1) = 0.1 s, long run 0.2 s,
-    // and no rate to compare with, so only the long-run clause can pass.
+    // A success of zero duration: median 0, threshold max(0, 0.1) = 0.1 s. Total run time
+    // 0, so the stage rate is f64::MAX (Spark's Double.MaxValue) and the bar 0.75 * f64::MAX:
+    // any finite rate is below it, and the task is speculated once past the threshold.
     let mut detector = spark(SparkParams::spark4());
     detector.observe(&success(0, 0, 5.0, 5.0));
     let row = [(1, 0, 0, O, 0.0, 0.0, 0.0)];
-    check(&mut detector, 0.15, &row, &[]);
-    check(&mut detector, 0.25, &row, &[0]);
+    check(&mut detector, 0.1, &row, &[]);
+    check(&mut detector, 0.15, &row, &[0]);
+    check(
+        &mut detector,
+        0.15,
+        &[(1, 0, 0, O, 0.0, 1.0, 640.0 * MB)],
+        &[0],
+    );
     // A success with a NaN or negative duration marks the task succeeded but adds no
     // duration: the gate (max(floor(0.9 * 3), 1) = 2 successes) is not reached.
     let mut broken = spark(SparkParams::spark4());
     broken.observe(&success(0, 0, 5.0, f64::NAN));
     broken.observe(&success(2, 0, 5.0, 4.0));
     check(&mut broken, 1e6, &row, &[]);
-    // Zero input everywhere: mean rate 0, bar 0; a rate of 0 is not < 0, so only the
-    // long-run clause: threshold 30, long run 60.
-    let mut empty_inputs = spark(SparkParams::spark4());
-    empty_inputs.observe(&ended(0, 0, AttemptStatus::Succeeded, 0.0, 10.0, 0));
+    // Zero input everywhere: total input 0, stage rate f64::MAX; threshold 30 s, long run
+    // 60 s. The running rate 0.5 * 0 / 31 = 0 < 0.75 * f64::MAX: speculated at 31 s.
+    let zero_input = |params: SparkParams| {
+        let mut detector = spark(params);
+        detector.observe(&ended(0, 0, AttemptStatus::Succeeded, 0.0, 10.0, 0));
+        detector
+    };
+    let mut empty_inputs = zero_input(SparkParams::spark4());
     let row = [(1, 0, 0, O, 0.0, 0.5, 0.0)];
-    check(&mut empty_inputs, 31.0, &row, &[]);
-    check(&mut empty_inputs, 61.0, &row, &[0]);
+    check(&mut empty_inputs, 30.0, &row, &[]);
+    check(&mut empty_inputs, 31.0, &row, &[0]);
+    // Multiplier 0: the bar is 0 * f64::MAX = 0, and 0 is not < 0: only the long-run clause.
+    let mut no_rate_bar = zero_input(SparkParams {
+        process_rate_multiplier: 0.0,
+        ..SparkParams::spark4()
+    });
+    check(&mut no_rate_bar, 31.0, &row, &[]);
+    check(&mut no_rate_bar, 60.0, &row, &[]);
+    check(&mut no_rate_bar, 61.0, &row, &[0]);
     // No observation at all: nothing, even on an empty snapshot.
     let mut fresh = spark(SparkParams::spark4());
     check(&mut fresh, 1e6, &row, &[]);
@@ -372,6 +429,9 @@ fn spark_names_and_presets() {
     assert_eq!(spark(SparkParams::legacy()).name(), "spark-legacy");
     let legacy = SparkParams::legacy();
     assert_eq!((legacy.quantile, legacy.multiplier), (0.75, 1.5));
+    // Spark 4 takes the upper middle of an even count, the legacy preset the mean.
+    assert!(!SparkParams::spark4().median_averages_middle_pair);
+    assert!(legacy.median_averages_middle_pair);
     let custom = SparkParams {
         multiplier: 2.0,
         ..SparkParams::legacy()
@@ -658,8 +718,9 @@ fn zaharia_degenerate_snapshots() {
         .map(|i| (i, 0, i % 3, O, 64.0, f64::from(i) / 10.0, MB))
         .collect();
     check(&mut detector, 64.0, &now, &[]);
-    // A cap of zero fraction still allows one copy; only copies: nothing to flag.
-    check(&mut zaharia_cap(0.0), 64.0, &eight_rows(), &[6]);
+    // A cap of 1% of eight attempts (floor 0.08 = 0) still allows one copy; only copies:
+    // nothing to flag.
+    check(&mut zaharia_cap(0.01), 64.0, &eight_rows(), &[6]);
     let copies: Vec<Row> = eight_rows()
         .into_iter()
         .map(|r| (r.0, r.1, r.2, S, r.4, r.5, r.6))
@@ -699,6 +760,14 @@ fn zaharia_name_defaults_and_invalid_parameters() {
             "speculative_cap",
             ZahariaLateParams {
                 speculative_cap: -0.1,
+                ..base
+            },
+        ),
+        // Zero would still allow one copy (the cap is at least one): refused.
+        (
+            "speculative_cap",
+            ZahariaLateParams {
+                speculative_cap: 0.0,
                 ..base
             },
         ),

@@ -330,7 +330,8 @@ impl CopyCaps {
     }
 }
 
-/// Where a speculative copy may run. Every rule holds together with the policy's room.
+/// Where a speculative copy may run, and where the nodes a detector judges slow keep new
+/// work from. Every rule holds together with the policy's room.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CopyPlacement {
@@ -343,9 +344,15 @@ pub struct CopyPlacement {
     pub min_active_cores: u32,
     /// Never on these nodes (node indices, `0 .. platform.workers`).
     pub blacklist: Vec<u32>,
-    /// Never on a node the detector reported slow at its last scan (`Findings::slow_nodes`;
-    /// only detectors that judge nodes, such as Hierarchical, report them).
+    /// Never on a node the detector reported slow at its last scan (`Findings::slow_nodes`),
+    /// whatever the detector's own rule: for detectors whose slow nodes are information
+    /// only (`SlowNodeRule::Report`, such as a detector of yours).
     pub avoid_slow_nodes: bool,
+    /// Apply the detector's `Detector::slow_node_rule` to the nodes it reported slow at its
+    /// last scan (on by default): `dsb` and `dsb-top<k>` give them neither new tasks nor
+    /// copies (seed 002), `esplash` and `late-zaharia` no copy (seed 001, Section IV-D;
+    /// LATE's SlowNodeThreshold). Off: their node judgements place nothing, for ablations.
+    pub follow_slow_node_rule: bool,
 }
 
 impl Default for CopyPlacement {
@@ -355,6 +362,7 @@ impl Default for CopyPlacement {
             min_active_cores: 0,
             blacklist: Vec::new(),
             avoid_slow_nodes: false,
+            follow_slow_node_rule: true,
         }
     }
 }

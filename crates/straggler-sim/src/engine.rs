@@ -5,10 +5,16 @@
 //! At each instant, in this order: attempts that finished are completed (and their sibling
 //! killed), nodes report progress if it is a heartbeat, free containers are filled, and if
 //! it is a scan the detector runs and copies are launched.
+//!
+//! The nodes a detector reports slow at a scan stay slow until its next scan, and are kept
+//! from new work as its [`SlowNodeRule`] says (with `copies.placement.follow_slow_node_rule`,
+//! the default): no copy (`NoCopies`), or neither a new regular task nor a copy
+//! (`NoNewWork`, DSB's blacklist); `copies.placement.avoid_slow_nodes` keeps copies off them
+//! whatever the rule. Attempts already running there go on.
 
 use std::collections::VecDeque;
 
-use straggler_detect::{Detector, Findings};
+use straggler_detect::{Detector, Findings, SlowNodeRule};
 use straggler_model::{
     Attempt, AttemptEnd, AttemptId, AttemptRole, AttemptStatus, Detection, JobId, LoadTimeline,
     Node, NodeId, Observation, ProgressReport, Run, Snapshot, SnapshotRow, Stage, StageId, Task,
@@ -87,6 +93,31 @@ struct NodeState {
     slow: bool,
 }
 
+/// What the nodes reported slow are kept from in a run: the detector's [`SlowNodeRule`]
+/// (if followed) and the `avoid_slow_nodes` placement rule together.
+#[derive(Debug, Clone, Copy, Default)]
+struct SlowNodeEffect {
+    /// No copy starts on a slow node.
+    no_copies: bool,
+    /// No new regular task starts on a slow node.
+    no_tasks: bool,
+}
+
+impl SlowNodeEffect {
+    fn new(config: &SimConfig, rule: SlowNodeRule) -> Self {
+        let placement = &config.copies.placement;
+        let rule = if placement.follow_slow_node_rule {
+            rule
+        } else {
+            SlowNodeRule::Report
+        };
+        SlowNodeEffect {
+            no_copies: placement.avoid_slow_nodes || rule.keeps_copies_off(),
+            no_tasks: rule.keeps_tasks_off(),
+        }
+    }
+}
+
 impl NodeState {
     fn used(&self) -> u32 {
         self.regular + self.copies
@@ -153,6 +184,7 @@ struct Engine<'a> {
     copy_noise: Stream,
     snapshot: Snapshot,
     findings: Findings,
+    slow_nodes: SlowNodeEffect,
     now: f64,
 }
 
@@ -271,12 +303,16 @@ impl<'a> Engine<'a> {
             copy_noise: Stream::new(seed, &[label("copies")]),
             snapshot,
             findings: Findings::default(),
+            slow_nodes: SlowNodeEffect::default(),
             now: 0.0,
         })
     }
 
     fn run<D: Detector + ?Sized>(&mut self, mut detector: Option<&mut D>) -> Result<(), SimError> {
         let speculation = &self.config.speculation;
+        if let Some(d) = detector.as_deref() {
+            self.slow_nodes = SlowNodeEffect::new(self.config, d.slow_node_rule());
+        }
         let (mut heartbeats, mut scans) = (1u64, 1u64);
         self.release_reduces();
         self.fill();
@@ -536,7 +572,10 @@ impl<'a> Engine<'a> {
             let n = self.node_order[i];
             loop {
                 let node = &self.nodes[n];
-                if node.regular >= node.regular_limit || node.used() >= node.node.containers {
+                if node.regular >= node.regular_limit
+                    || node.used() >= node.node.containers
+                    || (self.slow_nodes.no_tasks && node.slow)
+                {
                     break;
                 }
                 let next = match self.pending_maps.pop_front() {
@@ -571,7 +610,7 @@ impl<'a> Engine<'a> {
         let node = &self.nodes[n];
         if node.blacklisted
             || node.node.active_cores < placement.min_active_cores
-            || (placement.avoid_slow_nodes && node.slow)
+            || (self.slow_nodes.no_copies && node.slow)
         {
             return false;
         }
@@ -705,14 +744,12 @@ impl<'a> Engine<'a> {
         }
         self.findings.clear();
         detector.scan(&self.snapshot, &mut self.findings);
-        if self.config.copies.placement.avoid_slow_nodes {
-            for node in &mut self.nodes {
-                node.slow = false;
-            }
-            for slow in self.findings.slow_nodes() {
-                if let Some(node) = self.nodes.get_mut(slow.index()) {
-                    node.slow = true;
-                }
+        for node in &mut self.nodes {
+            node.slow = false;
+        }
+        for slow in self.findings.slow_nodes() {
+            if let Some(node) = self.nodes.get_mut(slow.index()) {
+                node.slow = true;
             }
         }
 

@@ -37,7 +37,15 @@ pub struct DetectorSpec {
     /// Set for the oracle: the evaluation gives it the truth of each run (see
     /// [`DetectorSpec::oracle`]).
     oracle: Option<OracleParams>,
+    /// Set for the detectors that learn from past runs (seed 004's offline model): the
+    /// evaluation makes them with the progress history of its baseline runs (see
+    /// [`baseline_progress_history`]); [`DetectorSpec::make`] alone gives one without.
+    with_history: Option<Arc<MakeWithHistory>>,
 }
+
+/// Makes a detector that starts from a progress history.
+type MakeWithHistory =
+    dyn Fn(&straggler_detect::garraghan::ProgressHistory) -> Box<dyn Detector> + Send + Sync;
 
 impl std::fmt::Debug for DetectorSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -59,6 +67,7 @@ impl DetectorSpec {
             description: description.to_owned(),
             make: Arc::new(make),
             oracle: None,
+            with_history: None,
         }
     }
 
@@ -71,7 +80,7 @@ impl DetectorSpec {
     ///
     /// # Errors
     ///
-    /// `params.fraction` outside `(0, 1]`.
+    /// `params.fraction` outside `(0, 1)`.
     pub fn oracle(params: OracleParams) -> Result<Self, SimError> {
         params.check()?;
         let percent = params.fraction * 100.0;
@@ -196,7 +205,7 @@ impl DetectorSpec {
             ),
             DetectorSpec::new(
                 "late-zaharia",
-                "LATE (OSDI 2008): 25th-percentile rate, 10% cap, longest time left first",
+                "LATE (OSDI 2008): 25th-percentile rate, 10% cap, longest time left first, no copy on slow nodes",
                 || Box::new(ZahariaLate::default()),
             ),
         ]);
@@ -211,12 +220,12 @@ fn node_level_detectors() -> [DetectorSpec; 3] {
     [
         DetectorSpec::new(
             "esplash",
-            "eSplash (seed 001): tasks on nodes slow for their k-means level (SV > 3), copy worth it at level >= minL",
+            "eSplash (seed 001): tasks on nodes slow for their k-means level (SV > 3) whose copy pays (minL); those nodes host no copy",
             || Box::new(straggler_detect::ESplash::default()),
         ),
         DetectorSpec::new(
             "dsb",
-            "DSB (seed 002): tasks on nodes blacklisted by P-Cores over 95% t-intervals of normalised durations, every 60 s",
+            "DSB (seed 002): tasks on nodes blacklisted by P-Cores over 95% t-intervals of normalised durations, every 60 s; no new task or copy there",
             || Box::new(straggler_detect::Dsb::default()),
         ),
         DetectorSpec::new(
@@ -235,30 +244,21 @@ fn node_level_detectors() -> [DetectorSpec; 3] {
 /// Seed 004's detectors (Garraghan et al.): the combined, offline and online tests, and
 /// the DoS-index rule at 2.5 and at 10.
 fn seed004_detectors() -> Vec<DetectorSpec> {
-    let garraghan = |mode: GarraghanMode| -> Box<dyn Detector> {
-        let params = GarraghanParams {
-            mode,
-            ..GarraghanParams::default()
-        };
-        Box::new(GarraghanDetector::new(
-            params.check().expect("preset parameters are valid"),
-        ))
-    };
     vec![
-        DetectorSpec::new(
+        garraghan_spec(
             "garraghan",
-            "Garraghan: progress below the fitted model stretched by Diff 0.5 and below half the stage median (seed 004, Sec. 6)",
-            move || garraghan(GarraghanMode::Combined),
+            "Garraghan: progress below the median progress model stretched by Diff 0.5 and below half the stage median (seed 004, Sec. 6)",
+            GarraghanMode::Combined,
         ),
-        DetectorSpec::new(
+        garraghan_spec(
             "garraghan-offline",
-            "Garraghan offline: progress below the fitted progress model stretched by Diff 0.5 (seed 004, Eq. 3)",
-            move || garraghan(GarraghanMode::Offline),
+            "Garraghan offline: progress below the median progress model stretched by Diff 0.5 (seed 004, Eq. 3)",
+            GarraghanMode::Offline,
         ),
-        DetectorSpec::new(
+        garraghan_spec(
             "garraghan-online",
             "Garraghan online: progress below half the median progress of the stage (seed 004, Sec. 6.2)",
-            move || garraghan(GarraghanMode::Online),
+            GarraghanMode::Online,
         ),
         DetectorSpec::new(
             "dos-index",
@@ -276,6 +276,94 @@ fn seed004_detectors() -> Vec<DetectorSpec> {
             },
         ),
     ]
+}
+
+/// Garraghan et al.'s detector in `mode`. The modes with the offline model (combined,
+/// offline) learn from past runs: in an [`Evaluation`] they start from the progress history
+/// of its baseline runs ([`baseline_progress_history`]); made alone, from none.
+fn garraghan_spec(name: &str, description: &str, mode: GarraghanMode) -> DetectorSpec {
+    let params = GarraghanParams {
+        mode,
+        ..GarraghanParams::default()
+    }
+    .check()
+    .expect("preset parameters are valid");
+    let make = move |history: &straggler_detect::garraghan::ProgressHistory| -> Box<dyn Detector> {
+        Box::new(GarraghanDetector::new(params).with_history(history.clone()))
+    };
+    let mut spec = DetectorSpec::new(name, description, move || {
+        Box::new(GarraghanDetector::new(params))
+    });
+    if mode != GarraghanMode::Online {
+        spec.with_history = Some(Arc::new(make));
+    }
+    spec
+}
+
+/// Watches a run for [`baseline_progress_history`]: learns as Garraghan et al.'s offline
+/// detector does (the progress trajectories of the attempts that succeeded) and flags
+/// nothing.
+#[derive(Debug)]
+struct HistoryRecorder(GarraghanDetector);
+
+impl Detector for HistoryRecorder {
+    fn name(&self) -> &str {
+        "history-recorder"
+    }
+    fn scan(&mut self, _: &straggler_model::Snapshot, _: &mut straggler_detect::Findings) {}
+    fn observe(&mut self, observation: &straggler_model::Observation) {
+        self.0.observe(observation);
+    }
+    fn reset(&mut self) {
+        self.0.reset();
+    }
+}
+
+/// Baseline run `seed` of `config` on `scenario` replayed with a [`HistoryRecorder`]: the
+/// run and the progress history it records. The recorder flags nothing, so no copy is
+/// launched, and its scans are put on the heartbeats, so they add no event: the run is the
+/// one [`simulate`] gives without a detector, bit for bit.
+fn replay_baseline(
+    config: &SimConfig,
+    scenario: &Scenario,
+    seed: u64,
+) -> Result<(Run, straggler_detect::garraghan::ProgressHistory), SimError> {
+    let mut sim = config.clone();
+    sim.speculation.scan_interval_secs = sim.speculation.heartbeat_secs;
+    let params = GarraghanParams {
+        mode: GarraghanMode::Offline,
+        ..GarraghanParams::default()
+    }
+    .check()?;
+    let mut recorder = HistoryRecorder(GarraghanDetector::new(params));
+    let run = simulate(&sim, scenario, seed, Some(&mut recorder))?;
+    Ok((run, recorder.0.history().clone()))
+}
+
+/// The progress history of the evaluation's homogeneous baseline runs (seed 004, Section
+/// 7.2: "statistical models generated from historical data"; framework spec: "an offline
+/// progress model from history"): every baseline run, replayed as [`replay_baseline`]
+/// says, gives the trajectories of its attempts that succeeded, merged in run order (the
+/// model's medians do not depend on the order anyway). They are keyed by stage, and the
+/// simulated job's stages are the same in every run (stage 0 its maps, stage 1 its
+/// reduces): each stage kind of an evaluated run starts from the baseline's attempts of
+/// that kind.
+fn baseline_progress_history(
+    config: &EvalConfig,
+    scenario: &Scenario,
+) -> Result<straggler_detect::garraghan::ProgressHistory, SimError> {
+    let histories: Vec<_> = (0..config.baseline_runs)
+        .into_par_iter()
+        .map(|r| {
+            replay_baseline(&config.sim, scenario, run_seed(config.seed, "baseline", r))
+                .map(|(_, history)| history)
+        })
+        .collect::<Result<_, _>>()?;
+    let mut history = straggler_detect::garraghan::ProgressHistory::new();
+    for run_history in &histories {
+        history.merge(run_history);
+    }
+    Ok(history)
 }
 
 /// Which execution time labels a task whose original attempt was killed (its copy won).
@@ -494,6 +582,12 @@ impl Evaluation {
         drop(baseline_runs);
 
         let cells = self.plan()?;
+        // Seed 004's offline model learns from past runs: the baseline runs' progress.
+        let history = if cells.iter().any(|c| c.detector.with_history.is_some()) {
+            baseline_progress_history(config, &homogeneous)?
+        } else {
+            straggler_detect::garraghan::ProgressHistory::new()
+        };
         // A cell identical to an earlier one (Table 7's x100 and Shared cells are Table 6's
         // in C2, Figure 3 at the configured lag is Table 6's Default) runs once: same
         // scenario, configuration, detector and seeds give the same runs.
@@ -525,7 +619,10 @@ impl Evaluation {
                         rule,
                         params,
                     )?),
-                    None => plan.detector.make(),
+                    None => match &plan.detector.with_history {
+                        Some(make) => make(&history),
+                        None => plan.detector.make(),
+                    },
                 };
                 let outcome =
                     simulate_outcome(&plan.sim, &plan.scenario, seed, Some(detector.as_mut()))?;
@@ -1046,5 +1143,74 @@ impl EvalResults {
                 && c.policy == policy
                 && c.detector == detector
         })
+    }
+}
+
+#[cfg(test)]
+mod seed004_history_tests {
+    use straggler_model::StageId;
+
+    use super::*;
+
+    #[test]
+    fn a_replayed_baseline_run_is_the_baseline_run_and_records_both_stages() {
+        let config = SimConfig::default();
+        let homogeneous = Scenario::homogeneous();
+        let baseline = simulate(&config, &homogeneous, 5, None).expect("runs");
+        let (replayed, history) = replay_baseline(&config, &homogeneous, 5).expect("runs");
+        assert_eq!(replayed, baseline);
+        // One trajectory per success: every task, maps in stage 0, reduces in stage 1.
+        let successes = |kind: TaskKind| {
+            baseline
+                .attempts
+                .iter()
+                .filter(|a| {
+                    a.status == AttemptStatus::Succeeded
+                        && baseline.tasks[a.task.index()].key.kind == kind
+                })
+                .count() as u64
+        };
+        assert_eq!(history.attempts(StageId(0)), successes(TaskKind::Map));
+        assert_eq!(history.attempts(StageId(1)), successes(TaskKind::Reduce));
+        assert_eq!(baseline.stages[0].kind, TaskKind::Map);
+        assert_eq!(baseline.stages[1].kind, TaskKind::Reduce);
+        // A usable model: progress grows with time.
+        let model = history.model(StageId(0), 3).expect("fitted");
+        assert!(model.overall().is_some_and(|line| line.slope > 0.0));
+    }
+
+    #[test]
+    fn garraghan_cells_are_the_same_on_one_thread_and_on_two() {
+        let garraghan: Vec<DetectorSpec> = DetectorSpec::all()
+            .into_iter()
+            .filter(|d| d.name().starts_with("garraghan"))
+            .collect();
+        assert!(garraghan[..2].iter().all(|d| d.with_history.is_some()));
+        let evaluation = Evaluation::paper()
+            .with_detectors(garraghan)
+            .with_config(EvalConfig {
+                repetitions: 2,
+                baseline_runs: 2,
+                scenarios: vec![Scenario::c2()],
+                policies: vec![Policy::X100],
+                fig3: Fig3Config {
+                    lags_secs: Vec::new(),
+                    ..Fig3Config::default()
+                },
+                table7: Table7Config {
+                    policies: Vec::new(),
+                    ..Table7Config::default()
+                },
+                ..EvalConfig::default()
+            });
+        let on = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a pool");
+            let results = pool.install(|| evaluation.run()).expect("runs");
+            serde_json::to_string(&results).expect("serialises")
+        };
+        assert_eq!(on(1), on(2));
     }
 }

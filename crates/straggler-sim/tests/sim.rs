@@ -4,9 +4,9 @@
 mod scale;
 
 use approx::assert_relative_eq;
-use straggler_detect::{DefaultDetector, Detector, Findings, LateDetector};
+use straggler_detect::{DefaultDetector, Detector, Dsb, Findings, LateDetector, SlowNodeRule};
 use straggler_energy::SlowdownModel;
-use straggler_model::{AttemptRole, AttemptStatus, Run, Snapshot, TaskKind};
+use straggler_model::{AttemptRole, AttemptStatus, NodeId, Run, Snapshot, TaskKind};
 use straggler_sim::{
     DetectorSpec, EvalConfig, Evaluation, Fig3Config, Noise, Platform, Policy, Scenario, SimConfig,
     SimError, Table7Config, Workload, simulate,
@@ -649,6 +649,183 @@ fn nodes_the_detector_reports_slow_receive_no_copy_when_asked() {
     assert!(on_node_zero(&config) > 0);
     config.copies.placement.avoid_slow_nodes = true;
     assert_eq!(on_node_zero(&config), 0);
+}
+
+/// Reports `node` slow at the scans in `[from_secs, until_secs)` under `rule`, and flags
+/// every attempt.
+struct Judge {
+    rule: SlowNodeRule,
+    node: u32,
+    from_secs: f64,
+    until_secs: f64,
+}
+
+impl Detector for Judge {
+    fn name(&self) -> &str {
+        "judge"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        (0..snapshot.len() as u32).for_each(|row| findings.push_row(row));
+        let now = snapshot.now_secs();
+        if now >= self.from_secs && now < self.until_secs {
+            findings.push_slow_node(NodeId(self.node));
+        }
+    }
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        self.rule
+    }
+}
+
+/// The attempts of `run` of `role` (any role if `None`) started on `node` in `(from, to)`.
+fn started_on(run: &Run, node: u32, role: Option<AttemptRole>, from: f64, to: f64) -> usize {
+    run.attempts
+        .iter()
+        .filter(|a| a.node.0 == node && role.is_none_or(|r| a.role == r))
+        .filter(|a| a.start_secs > from && a.start_secs < to)
+        .count()
+}
+
+#[test]
+fn a_node_under_no_new_work_receives_no_task_and_no_copy_until_the_rule_lifts() {
+    // Node 0 is reported slow by the scans from 20 s (the lag) to 99 s, under DSB's rule:
+    // from the scan at 20 s until the scan at 100 s no attempt, original or copy, starts
+    // there; before and after, it works as any node. x50: copies launch from 20 s on the
+    // reserved containers while the second wave of maps starts on the others.
+    let mut config = SimConfig::paper(Policy::Reserved {
+        regular_percent: 50,
+    });
+    let run_with = |config: &SimConfig| {
+        let mut judge = Judge {
+            rule: SlowNodeRule::NoNewWork,
+            node: 0,
+            from_secs: 20.0,
+            until_secs: 100.0,
+        };
+        let run = simulate(config, &Scenario::c2(), 3, Some(&mut judge)).unwrap();
+        check_invariants(&run);
+        run
+    };
+    let run = run_with(&config);
+    assert!(started_on(&run, 0, None, -1.0, 20.0) > 0);
+    assert_eq!(started_on(&run, 0, None, 20.0, 100.0), 0);
+    assert!(started_on(&run, 0, Some(AttemptRole::Original), 100.0, f64::INFINITY) > 0);
+    let elsewhere: usize = (1..20)
+        .map(|n| started_on(&run, n, Some(AttemptRole::Original), 20.0, 100.0))
+        .sum();
+    assert!(elsewhere > 0);
+    // The same run with the rule not followed: node 0 gets tasks and copies meanwhile.
+    config.copies.placement.follow_slow_node_rule = false;
+    let ignored = run_with(&config);
+    assert!(started_on(&ignored, 0, Some(AttemptRole::Original), 20.0, 100.0) > 0);
+    assert!(started_on(&ignored, 0, Some(AttemptRole::Speculative), 20.0, 100.0) > 0);
+    // avoid_slow_nodes alone keeps the copies off, not the tasks.
+    config.copies.placement.avoid_slow_nodes = true;
+    let copies_only = run_with(&config);
+    assert_eq!(
+        started_on(&copies_only, 0, Some(AttemptRole::Speculative), 20.0, 100.0),
+        0
+    );
+    assert!(started_on(&copies_only, 0, Some(AttemptRole::Original), 20.0, 100.0) > 0);
+}
+
+#[test]
+fn a_node_under_no_copies_receives_tasks_but_no_copy() {
+    // eSplash's and LATE's rule: node 0, reported slow at every scan, still receives new
+    // regular tasks, never a copy.
+    let mut config = SimConfig::paper(Policy::Shared);
+    let run_with = |config: &SimConfig| {
+        let mut judge = Judge {
+            rule: SlowNodeRule::NoCopies,
+            node: 0,
+            from_secs: 0.0,
+            until_secs: f64::INFINITY,
+        };
+        simulate(config, &Scenario::c2(), 3, Some(&mut judge)).unwrap()
+    };
+    let run = run_with(&config);
+    check_invariants(&run);
+    assert!(run.speculative_attempts().count() > 50);
+    assert_eq!(
+        started_on(&run, 0, Some(AttemptRole::Speculative), -1.0, f64::INFINITY),
+        0
+    );
+    assert!(started_on(&run, 0, Some(AttemptRole::Original), 20.0, f64::INFINITY) > 0);
+    config.copies.placement.follow_slow_node_rule = false;
+    let ignored = run_with(&config);
+    assert!(
+        started_on(
+            &ignored,
+            0,
+            Some(AttemptRole::Speculative),
+            -1.0,
+            f64::INFINITY
+        ) > 0
+    );
+}
+
+/// Runs a detector and records the slow nodes of each of its scans.
+struct Recorder<D> {
+    inner: D,
+    scans: Vec<(f64, Vec<NodeId>)>,
+}
+
+impl<D: Detector> Detector for Recorder<D> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        self.inner.scan(snapshot, findings);
+        self.scans
+            .push((snapshot.now_secs(), findings.slow_nodes().to_vec()));
+    }
+    fn observe(&mut self, observation: &straggler_model::Observation) {
+        self.inner.observe(observation);
+    }
+    fn reset(&mut self) {
+        self.inner.reset();
+        self.scans.clear();
+    }
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        self.inner.slow_node_rule()
+    }
+}
+
+#[test]
+fn dsb_blacklisted_nodes_receive_no_new_attempt_while_blacklisted() {
+    // An attempt that starts at t was placed under the blacklist of the last scan before
+    // t, or, at a scan's instant, under that one or the one before (containers are filled
+    // before and after a scan).
+    for (policy, scenario) in [
+        (Policy::X100, Scenario::c1()),
+        (Policy::Shared, Scenario::c2()),
+    ] {
+        let mut recorder = Recorder {
+            inner: Dsb::default(),
+            scans: Vec::new(),
+        };
+        let run = simulate(&SimConfig::paper(policy), &scenario, 4, Some(&mut recorder)).unwrap();
+        check_invariants(&run);
+        let scans = &recorder.scans;
+        let listed = |i: usize, node: NodeId| scans[i].1.contains(&node);
+        let mut blacklisted_starts = 0;
+        for attempt in &run.attempts {
+            let before = scans.partition_point(|(t, _)| *t < attempt.start_secs);
+            let Some(last) = before.checked_sub(1) else {
+                continue;
+            };
+            let at_scan = scans
+                .get(before)
+                .is_some_and(|(t, _)| *t == attempt.start_secs);
+            let under_last = listed(last, attempt.node);
+            if under_last && (!at_scan || listed(before, attempt.node)) {
+                blacklisted_starts += 1;
+            }
+        }
+        assert_eq!(blacklisted_starts, 0, "{}", policy.name());
+        // Not vacuous: DSB blacklisted nodes for a while.
+        let blacklisting_scans = scans.iter().filter(|(_, nodes)| !nodes.is_empty()).count();
+        assert!(blacklisting_scans > 10, "{}", policy.name());
+    }
 }
 
 #[test]

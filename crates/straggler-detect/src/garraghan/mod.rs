@@ -2,11 +2,13 @@
 //! "Straggler Root-Cause and Impact Analysis for Massive-scale Virtualized Cloud
 //! Datacenters", IEEE TSC 2019; seed 004, Sections 6-7).
 //!
-//! **Offline** (Section 6.1): a model of a stage's progress over elapsed time, fitted by
-//! linear (Eq. 2) and piecewise-linear (Fig. 8) regression from the progress reports of the
-//! stage's attempts that succeeded (see [`ProgressModel`]). With `Diff` the tolerated
-//! stretch (0.5: "task execution time 50% greater than median"), the straggler threshold at
-//! elapsed time `t` is the model stretched in time (Eq. 3):
+//! **Offline** (Section 6.1): the median progress of a stage's tasks over elapsed time
+//! (Fig. 9's `T_iProg`, "median task progress"), taken over the trajectories of the
+//! attempts of its history that succeeded, each attempt counted once, and fitted by linear
+//! (Eq. 2) and piecewise-linear (Fig. 8) regression (see [`ProgressHistory`] for the
+//! formulas). With `Diff` the tolerated stretch (0.5: "task execution time 50% greater than
+//! median"), the straggler threshold at elapsed time `t` is the model stretched in time
+//! (Eq. 3):
 //!
 //! ```text
 //! T_S(t) = Prog(t / (1 + Diff))          Prog(t) = 0.01 + 0.15 t  gives  T_S(t) = 0.01 + 0.15 (2/3) t
@@ -25,18 +27,27 @@
 //!
 //! **Combined** (Section 6.2, "If T_iProg < T_iS, as well as 50% smaller than the median
 //! task progression ... a task is identified as a straggler"): both tests. In every mode
-//! an attempt is judged only once it has run `min_elapsed_secs` (Section 7.1: detection
-//! "commence\[s\] 5 seconds after the job commences").
+//! nothing is judged before `min_elapsed_secs` after the job commences (Section 7.1:
+//! "straggler detection to commence 5 seconds after the job commences"): after the earliest
+//! start the detector has seen of an attempt of the job (in a snapshot, or in an
+//! [`Observation::AttemptEnded`]). An attempt is judged once it has run at all (`now >
+//! start`).
 //!
 //! # Decisions where the paper is not specific
 //!
-//! - **History.** The paper fits its model on past jobs of the same type. The detector
-//!   learns, within the run, from every attempt (original or copy) that succeeded: the
-//!   points `(report time - start, progress)` of its progress reports and `(duration, 1)`;
-//!   a killed or failed attempt teaches nothing. A history of past runs can be given with
-//!   [`GarraghanDetector::with_history`]; [`Detector::reset`] goes back to it. Without a
-//!   usable model (too few points, slope not positive) the offline test holds for no
-//!   attempt, so the offline and combined modes flag nothing.
+//! - **History.** The paper fits its model on past jobs of the same type ("statistical
+//!   models generated from historical data", Section 7.2): give one with
+//!   [`GarraghanDetector::with_history`] (the evaluation gives the history of its
+//!   homogeneous baseline runs). The detector also learns, within the run, from every
+//!   attempt (original or copy) that succeeded: its trajectory is `(0, 0)`, the points
+//!   `(report time - start, progress)` of its progress reports and `(duration, 1)`; a
+//!   killed or failed attempt teaches nothing. [`Detector::reset`] goes back to the given
+//!   history. Without a usable model (no history yet, slope not positive) the offline test
+//!   holds for no attempt, so the offline and combined modes flag nothing.
+//! - **Typical progress.** Fig. 9 names `T_iProg` the median task progress; the model is
+//!   the median over attempts of the time to reach each progress level, then the
+//!   regression, rather than a regression over every report pooled (which weighs an
+//!   attempt by its number of reports and lets slow attempts drag the line).
 //! - **Job.** "The median progress of all tasks within the same job" is taken over the
 //!   running attempts of the stage (the maps, or the reduces, of one job), the unit every
 //!   detector of the workspace compares with; copies count. The median of an even count is
@@ -47,6 +58,8 @@
 //! - The bands of the piecewise model are fixed, `K` equal bands of progress (Hadoop's
 //!   reduce has three phases of a third each: `K = 3` by default); the paper chooses its
 //!   segments by eye on Fig. 8.
+//! - **Start.** "The job commences" is the earliest start seen of an attempt of any stage
+//!   of the job (a [`Stage`](straggler_model::Stage)'s `job`).
 //!
 //! The medians are exact order statistics and the per-row test sums nothing, so the
 //! parallel filter flags exactly the rows the sequential one flags.
@@ -56,7 +69,7 @@ mod model;
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, AttemptStatus, Observation, Snapshot, StageId};
 
-pub use model::{Line, ProgressHistory, ProgressModel};
+pub use model::{LEVELS, Line, MAX_SEGMENTS, ProgressHistory, ProgressModel};
 
 use crate::error::check_param;
 use crate::scan::{IdMap, filter_rows};
@@ -86,9 +99,10 @@ pub struct GarraghanParams {
     /// (0.5, "50% smaller than the median"). In `[0, 1]`.
     pub online_margin: f64,
     /// Bands of progress of the piecewise model (3); 1 is the linear model of Eq. 2. In
-    /// `1..=1024`.
+    /// `1..=`[`MAX_SEGMENTS`] (50: two of the model's 100 progress levels per band).
     pub segments: u32,
-    /// An attempt is judged once it has run this long (5 s, Section 7.1). Finite, `>= 0`.
+    /// Nothing is judged before the job has run this long (5 s, Section 7.1). Finite,
+    /// `>= 0`.
     pub min_elapsed_secs: f64,
     /// How the row filter uses threads.
     pub parallelism: Parallelism,
@@ -109,14 +123,14 @@ impl Default for GarraghanParams {
 
 impl GarraghanParams {
     /// Checks the parameters: `diff` and `min_elapsed_secs` finite and `>= 0`,
-    /// `online_margin` in `[0, 1]`, `segments` in `1..=1024`.
+    /// `online_margin` in `[0, 1]`, `segments` in `1..=50`.
     pub fn check(self) -> Result<CheckedGarraghanParams, DetectError> {
         check_param("diff", self.diff, "finite and >= 0", |d| d >= 0.0)?;
         check_param("online_margin", self.online_margin, "in [0, 1]", |m| {
             (0.0..=1.0).contains(&m)
         })?;
-        check_param("segments", f64::from(self.segments), "in 1..=1024", |s| {
-            (1.0..=1024.0).contains(&s)
+        check_param("segments", f64::from(self.segments), "in 1..=50", |s| {
+            (1.0..=f64::from(MAX_SEGMENTS)).contains(&s)
         })?;
         check_param(
             "min_elapsed_secs",
@@ -132,7 +146,7 @@ impl GarraghanParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CheckedGarraghanParams(GarraghanParams);
 
-/// Garraghan et al.'s detector: a progress model learnt from successful attempts,
+/// Garraghan et al.'s detector: the median progress model of successful attempts,
 /// stretched by `Diff`, and the median test against the stage's running attempts, alone
 /// or combined (see [`GarraghanMode`]). `src/garraghan/mod.rs` documents the formulas
 /// and the decisions taken where seed 004 is not specific.
@@ -145,6 +159,8 @@ pub struct GarraghanDetector {
     history: ProgressHistory,
     /// Progress reports `(time, progress)` of attempts still running.
     reports: IdMap<AttemptId, Vec<(f64, f64)>>,
+    /// The earliest start seen of an attempt of each stage (by stage index).
+    first_start: IdMap<u32, f64>,
     /// Scratch: the stage's rows' progress, grouped by stage, for the medians.
     by_stage: Vec<f64>,
 }
@@ -164,21 +180,21 @@ impl GarraghanDetector {
             GarraghanMode::Offline => "garraghan-offline",
             GarraghanMode::Online => "garraghan-online",
         };
-        let history = ProgressHistory::new(params.segments);
         GarraghanDetector {
             params,
             name,
-            prior: history.clone(),
-            history,
+            prior: ProgressHistory::new(),
+            history: ProgressHistory::new(),
             reports: IdMap::default(),
+            first_start: IdMap::default(),
             by_stage: Vec::new(),
         }
     }
 
-    /// A detector that starts from `history` (past runs of the same jobs) and keeps
-    /// learning. The history's number of bands replaces the parameters' `segments`.
+    /// A detector that starts from `history` (past runs of the same jobs, keyed by the
+    /// stage ids of the runs it will scan) and keeps learning; [`Detector::reset`] goes back
+    /// to it.
     pub fn with_history(mut self, history: ProgressHistory) -> Self {
-        self.params.segments = history.segments() as u32;
         self.prior = history.clone();
         self.history = history;
         self
@@ -192,6 +208,29 @@ impl GarraghanDetector {
     /// What the detector has learnt so far.
     pub fn history(&self) -> &ProgressHistory {
         &self.history
+    }
+
+    /// When each stage's job commenced, by stage index: the earliest start seen of an
+    /// attempt of any stage of the job (this snapshot's rows and what was seen before),
+    /// remembered for the next scans. `+inf` for a job of which nothing was seen.
+    fn job_starts(&mut self, snapshot: &Snapshot) -> Vec<f64> {
+        let stages = snapshot.stages();
+        let mut earliest = vec![f64::INFINITY; stages.len()];
+        for (&s, &start) in snapshot.stage_indices().iter().zip(snapshot.start_secs()) {
+            let slot = &mut earliest[s as usize];
+            *slot = slot.min(start);
+        }
+        let mut by_job: IdMap<u32, f64> = IdMap::default();
+        for (s, (stage, &slot)) in stages.iter().zip(&earliest).enumerate() {
+            let seen = self.first_start.entry(s as u32).or_insert(f64::INFINITY);
+            *seen = seen.min(slot);
+            let job = by_job.entry(stage.job.0).or_insert(f64::INFINITY);
+            *job = job.min(*seen);
+        }
+        for (stage, slot) in stages.iter().zip(&mut earliest) {
+            *slot = by_job.get(&stage.job.0).copied().unwrap_or(f64::INFINITY);
+        }
+        earliest
     }
 
     /// The median progress of each stage's rows (`NaN` for a stage without rows).
@@ -253,16 +292,19 @@ impl Detector for GarraghanDetector {
         let use_median = params.mode != GarraghanMode::Offline;
         // Offline: per stage, the lines of its bands, each falling back to the overall
         // line; `None` where the stage has no usable model.
-        let segments = self.history.segments();
+        let segments = params.segments.clamp(1, MAX_SEGMENTS) as usize;
         let lines: Vec<Option<Vec<Option<model::Line>>>> = (0..snapshot.stages().len())
             .map(|s| {
-                let model = self.history.model(StageId(s as u32))?;
+                let model = self.history.model(StageId(s as u32), params.segments)?;
                 let lines: Vec<_> = (0..segments)
                     .map(|k| model.line_for((k as f64 + 0.5) / segments as f64))
                     .collect();
                 lines.iter().any(Option::is_some).then_some(lines)
             })
             .collect();
+        // Section 7.1: nothing is judged before `min_elapsed_secs` into the job (the starts
+        // seen are remembered even when nothing can be judged yet).
+        let job_starts = self.job_starts(snapshot);
         if use_model && lines.iter().all(Option::is_none) {
             return;
         }
@@ -280,11 +322,11 @@ impl Detector for GarraghanDetector {
             progress.len(),
             params.parallelism,
             |row| {
+                let (p, stage) = (progress[row], stages[row] as usize);
                 let elapsed = now - start[row];
-                if !(elapsed >= params.min_elapsed_secs && elapsed > 0.0) {
+                if !(now - job_starts[stage] >= params.min_elapsed_secs && elapsed > 0.0) {
                     return false;
                 }
-                let (p, stage) = (progress[row], stages[row] as usize);
                 let behind_stage = !use_median || p < bars[stage];
                 if !behind_stage {
                     return false;
@@ -306,6 +348,10 @@ impl Detector for GarraghanDetector {
     }
 
     fn observe(&mut self, observation: &Observation) {
+        if let Observation::AttemptEnded(end) = observation {
+            let seen = self.first_start.entry(end.stage.0).or_insert(f64::INFINITY);
+            *seen = seen.min(end.start_secs);
+        }
         if self.params.mode == GarraghanMode::Online {
             return;
         }
@@ -334,5 +380,6 @@ impl Detector for GarraghanDetector {
     fn reset(&mut self) {
         self.history = self.prior.clone();
         self.reports.clear();
+        self.first_start.clear();
     }
 }

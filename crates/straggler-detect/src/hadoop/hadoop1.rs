@@ -5,29 +5,61 @@
 //!
 //! ```text
 //! its task has exactly one running attempt
-//! and mean(PS of the stage) - PS >= gap        (gap = 0.2)
+//! and mean - PS >= gap                         (SPECULATIVE_GAP = 0.2)
 //! and now - start >= lag                       (SPECULATIVE_LAG = 60 s)
 //! ```
 //!
-//! Source: `reference/speculators.md`, "Hadoop 1"; seed paper, Section 5.5, Eq. 6 (the
-//! same gap, with a strict `<` and no lag, is [`DefaultDetector`](crate::DefaultDetector)).
+//! where `mean` is the average progress of all the tasks of the attempt's stage (a job's
+//! maps, or its reduces), finished and waiting ones included:
 //!
-//! The stage mean is taken over the progress of the stage's running original attempts
-//! (one per task while it runs; a copy does not count its task twice), kept within their
-//! smallest and largest values so that identical attempts are never behind each other.
-//! This differs from Hadoop 1, which averages the progress of all of the job's tasks of
-//! the kind, finished ones at 1 and waiting ones at 0: that average flags attempts that
-//! are merely younger than finished peers, and this workspace's detectors compare an
-//! attempt with the attempts running beside it.
+//! ```text
+//! mean = (finished x 1 + sum over running tasks of PS_task + waiting x 0)
+//!        / (finished + running + waiting)
+//! PS_task = the largest progress of the task's running attempts
+//! ```
+//!
+//! Sources: `reference/speculators.md`, "Hadoop 1"; seed paper, Section 5.5, Eq. 6 (the
+//! same gap, with a strict `<`, no lag and the mean of the running tasks, is
+//! [`DefaultDetector`](crate::DefaultDetector)). The mean is Hadoop 1's `averageProgress`:
+//! `JobInProgress` passes `status.mapProgress()` (or `reduceProgress()`), which it keeps
+//! as the sum of every `TaskInProgress`'s progress over `maps.length` (or
+//! `reduces.length`), all the job's tasks of the kind; a task's progress is 1 once it
+//! completed, 0 before it is scheduled, and otherwise the best progress of its running
+//! attempts (`TaskInProgress.recomputeProgress`).
+//!
+//! How the detector knows each term:
+//! - `finished`: the stage's succeeded attempts observed ([`Observation::AttemptEnded`])
+//!   since the last reset, one per task (an engine kills the other attempts of a task
+//!   that succeeds).
+//! - `running`: the distinct tasks with a row in the snapshot; `PS_task` is the largest
+//!   progress of its rows.
+//! - `waiting`: [`Snapshot::pending`], the tasks waiting for a container.
+//!
+//! A task whose attempt has started but not reported yet is in none of them (a snapshot
+//! lists the attempts that reported), where Hadoop counts it at its progress, about 0.
+//!
+//! The mean is kept at or below the largest of the values averaged (see
+//! `docs/formulas.md`, "Means that stay at or below their largest value"), so identical
+//! attempts are never behind each other.
+//!
+//! The comparison `mean - PS >= gap` is made in binary64 and decided by rounding where it
+//! is a tie in the reals: with tasks at 0.9 and 0.5, `mean - 0.5 = 0.19999999999999996`,
+//! and the 0.5 is not flagged at gap 0.2. Hadoop does the same: `hasSpeculativeTask`
+//! computes `averageProgress - progress >= SPECULATIVE_GAP` in `double`, and its
+//! `averageProgress` is a `float` (`JobStatus.mapProgress`) accumulated from the tasks'
+//! progress deltas, so its ties are decided by rounding too (there `0.7f - 0.5 =
+//! 0.19999998807907104`, not flagged either). The binary32 accumulation, which depends
+//! on the order of the updates, is not reproduced; no tolerance is added.
 //!
 //! The running attempts of each task are counted in one sequential pass (a hash map);
-//! the stage means and the filter run on rayon's pool with the crate's fixed chunks, so a
-//! parallel scan flags exactly the rows a sequential one flags.
+//! the sums of the tasks with one running attempt and the filter run on rayon's pool with
+//! the crate's fixed chunks, the tasks with several attempts are added in row order after
+//! them, so a parallel scan flags exactly the rows a sequential one flags.
 
-use crate::scan::TaskRowCounts;
+use crate::scan::{GroupSum, IdMap, TaskRowCounts};
 
 use serde::{Deserialize, Serialize};
-use straggler_model::{AttemptRole, Snapshot};
+use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, StageId, TaskId};
 
 use crate::error::check_param;
 use crate::scan::{GroupSums, Summands, filter_rows, map_rows};
@@ -72,10 +104,16 @@ pub struct CheckedHadoop1Params(Hadoop1Params);
 #[derive(Debug, Clone, Default)]
 pub struct Hadoop1 {
     params: Hadoop1Params,
+    /// Succeeded tasks per stage index, observed since the last reset.
+    finished: IdMap<u32, u64>,
     attempts_per_task: TaskRowCounts,
-    /// The originals' progress, NaN for copies.
-    original_progress: Vec<f64>,
+    /// The progress of each row whose task has no other row, NaN for the others.
+    single_progress: Vec<f64>,
     sums: GroupSums,
+    /// The tasks with several rows: their index in `shared_tasks`.
+    shared_index: IdMap<TaskId, usize>,
+    /// The tasks with several rows, in order of their first row: stage and best progress.
+    shared_tasks: Vec<(u32, f64)>,
 }
 
 impl Hadoop1 {
@@ -83,15 +121,94 @@ impl Hadoop1 {
     pub fn new(params: CheckedHadoop1Params) -> Self {
         Hadoop1 {
             params: params.0,
-            attempts_per_task: TaskRowCounts::default(),
-            original_progress: Vec::new(),
-            sums: GroupSums::default(),
+            ..Hadoop1::default()
         }
     }
 
     /// The parameters.
     pub fn params(&self) -> &Hadoop1Params {
         &self.params
+    }
+
+    /// The succeeded tasks of a stage observed since the last reset.
+    pub fn finished(&self, stage: StageId) -> u64 {
+        self.finished.get(&stage.0).copied().unwrap_or(0)
+    }
+
+    /// Each stage's `averageProgress` (see the module docs), `None` for a stage without a
+    /// task. Fills `shared_index` and `shared_tasks` on the way.
+    fn stage_means(&mut self, snapshot: &Snapshot) -> Vec<Option<f64>> {
+        let (progress, stages, tasks) = (
+            snapshot.progress(),
+            snapshot.stage_indices(),
+            snapshot.tasks(),
+        );
+        let parallelism = self.params.parallelism;
+        let counts = &self.attempts_per_task;
+        map_rows(
+            progress.len(),
+            parallelism,
+            &mut self.single_progress,
+            |row| {
+                if counts.get(tasks[row]) == 1 {
+                    progress[row]
+                } else {
+                    f64::NAN
+                }
+            },
+        );
+        let stage_count = snapshot.stages().len();
+        let mut sums: Vec<GroupSum> = self
+            .sums
+            .compute(
+                stages,
+                &self.single_progress[..],
+                stage_count,
+                parallelism,
+                Summands::Values,
+            )
+            .to_vec();
+        // Progress is finite (a snapshot's invariant): the rows left out are those of the
+        // tasks with several rows, rare (copies), added one task at a time in row order.
+        let summed: u64 = sums.iter().map(|s| s.count).sum();
+        self.shared_index.clear();
+        self.shared_tasks.clear();
+        if summed < progress.len() as u64 {
+            for row in 0..progress.len() {
+                if counts.get(tasks[row]) < 2 {
+                    continue;
+                }
+                let next = self.shared_tasks.len();
+                let index = *self.shared_index.entry(tasks[row]).or_insert(next);
+                if index == next {
+                    self.shared_tasks.push((stages[row], progress[row]));
+                } else if progress[row] > self.shared_tasks[index].1 {
+                    self.shared_tasks[index].1 = progress[row];
+                }
+            }
+            for &(stage, best) in &self.shared_tasks {
+                let sum = &mut sums[stage as usize];
+                sum.sum += best;
+                sum.count += 1;
+                sum.max = sum.max.max(best);
+            }
+        }
+        sums.iter_mut()
+            .enumerate()
+            .map(|(stage, sum)| {
+                let finished = self.finished.get(&(stage as u32)).copied().unwrap_or(0);
+                let waiting = u64::from(snapshot.pending(StageId(stage as u32)));
+                if finished > 0 {
+                    sum.sum += finished as f64;
+                    sum.max = sum.max.max(1.0);
+                }
+                if waiting > 0 {
+                    sum.max = sum.max.max(0.0);
+                }
+                sum.count += finished + waiting;
+                sum.mean()
+            })
+            .collect()
     }
 }
 
@@ -100,37 +217,29 @@ impl Detector for Hadoop1 {
         "hadoop1"
     }
 
+    fn observe(&mut self, observation: &Observation) {
+        if let Observation::AttemptEnded(end) = observation
+            && end.status == AttemptStatus::Succeeded
+        {
+            *self.finished.entry(end.stage.0).or_insert(0) += 1;
+        }
+    }
+
+    fn reset(&mut self) {
+        self.finished.clear();
+    }
+
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
         let now = snapshot.now_secs();
         let (progress, starts) = (snapshot.progress(), snapshot.start_secs());
         let (stages, roles, tasks) = (snapshot.stage_indices(), snapshot.roles(), snapshot.tasks());
-        let parallelism = self.params.parallelism;
         self.attempts_per_task.count(tasks);
-        map_rows(
-            progress.len(),
-            parallelism,
-            &mut self.original_progress,
-            |row| {
-                if roles[row] == AttemptRole::Original {
-                    progress[row]
-                } else {
-                    f64::NAN
-                }
-            },
-        );
-        let sums = self.sums.compute(
-            stages,
-            &self.original_progress[..],
-            snapshot.stages().len(),
-            parallelism,
-            Summands::Values,
-        );
-        let means: Vec<Option<f64>> = sums.iter().map(|s| s.mean()).collect();
+        let means = self.stage_means(snapshot);
         let (gap, lag) = (self.params.gap, self.params.lag_secs);
         let counts = &self.attempts_per_task;
         filter_rows(
             progress.len(),
-            parallelism,
+            self.params.parallelism,
             |row| {
                 roles[row] == AttemptRole::Original
                     && now - starts[row] >= lag

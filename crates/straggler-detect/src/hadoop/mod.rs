@@ -45,6 +45,15 @@ pub trait RuntimeEstimator: Send {
     /// Learns from a progress report.
     fn observe_progress(&mut self, report: &ProgressReport);
 
+    /// Learns when a running attempt started (Hadoop's `enrollAttempt`, which records the
+    /// start before the attempt's first status update). A progress report does not carry
+    /// the start, so [`HadoopSpeculator`] passes the snapshot's start of every row at every
+    /// scan; the calls after the first for an attempt change nothing. An estimator that
+    /// does not need starts ignores them (the default).
+    fn observe_start(&mut self, attempt: AttemptId, start_secs: f64) {
+        let _ = (attempt, start_secs);
+    }
+
     /// Forgets an attempt that ended.
     fn forget(&mut self, attempt: AttemptId);
 

@@ -6,48 +6,65 @@
 //! attempt whose record holds `(atTime, data, forecast, index)`:
 //!
 //! ```text
-//! rate     = (newP - data) / (newT - atTime)
-//! alpha    = 1 - exp(-(newT - atTime) / tau)           (seed 003, Eq. 3)
-//! forecast = alpha * rate + (1 - alpha) * forecast      (seed 003, Eq. 2)
+//! sample   = (newP - data) / (newT - atTime)
+//! alpha    = 1 - exp(-(newT - atTime) / tau)            (seed 003, Eq. 3)
+//! forecast = alpha * sample + (1 - alpha) * forecast     (seed 003, Eq. 2)
 //! index    = index + 1
 //! ```
 //!
-//! Algorithm 2 (estimated runtime), once `index >= skip_initials` (24):
+//! The record starts at the attempt's start: `atTime = start`, `data = 0`, `index = 0`, and
+//! the first reading's sample, the rate since the start `newP / (newT - start)`, is the
+//! first forecast (Hadoop's `SimpleExponentialSmoothing.incorporateReading` seeds the
+//! forecast with that same sample, so `alpha` does not matter there).
+//!
+//! `tau` starts at 120 s. The reading after the `skip_initials` (24) first ones raises it,
+//! before its own `alpha` is computed, to the attempt's age at that reading:
+//! `tau = max(tau, newT - start)`. Algorithm 2 (estimated runtime) answers from that
+//! reading on, once `index > skip_initials` (the 25th reading by default):
 //!
 //! ```text
 //! est = min(1, 1 - data) / forecast + atTime - start    (no estimate while forecast <= 0)
 //! ```
 //!
-//! and a new attempt of the stage is expected to take
-//! `meanCI + min(0.25 meanCI, sd / 2)` over the stage's finished tasks.
+//! A new attempt of the stage is expected to take `meanCI + min(0.25 meanCI, sd / 2)` over
+//! the stage's finished tasks, with Hadoop's `meanCI`, which is 0 for a single finished
+//! task ([`DataStatistics::mean_ci`]): with one finished task the new attempt takes 0 s.
 //!
-//! `tau` starts at 120 s; when the attempt's `skip_initials`-th reading arrives it is
-//! raised to `max(tau, age)`. The stagnation window is `max(2 tau, 360 s)` with the
-//! configured tau (Hadoop computes it once), not the raised one.
+//! The stagnation window is `max(2 tau, 360 s)` with the configured tau (Hadoop computes it
+//! once), not the raised one.
 //!
 //! Sources: seed 003 (Hadoop speculation review), Algorithms 1-2 and Eqs. 2-3;
 //! `reference/speculators.md`, "Hadoop MapReduce v2" (the defaults 120 s, 24 readings,
-//! 360 s, and the new attempt's runtime).
+//! 360 s, tau raised "after the skip-initials readings", no estimate before, and the new
+//! attempt's runtime). Where those are silent, Hadoop's `SimpleExponentialSmoothing`
+//! (`incorporateReading`, `append`, `getForecast`: the first sample is the rate since the
+//! start, `tau` is raised when the record's index equals `skip_initials` with the age
+//! `newTimeStamp - startTime`, a forecast is returned once `myIndex > kMinimumReads`) and
+//! `SimpleExponentialTaskRuntimeEstimator.estimatedNewAttemptRuntime`. Seed 003's
+//! Algorithm 1 writes the initial record as `new Estimate(-1, 0, MIN_VALUE)` without
+//! naming its fields; read as `atTime = MIN_VALUE` its first rate would be about 0, which
+//! Hadoop's code does not do.
 //!
 //! Choices where the sources leave room:
-//! - Algorithm 1 seeds a record with `atTime = MIN_VALUE`, so its first reading gives a
-//!   rate sample of about 0 with `alpha = 1`: the first report here sets `forecast = 0`,
-//!   `data = newP`, `atTime = newT`, `index = 1`.
-//! - A reading not later than the record's (`newT <= atTime`, which would divide by zero)
-//!   or with a lower progress is ignored, as Algorithm 1 ignores earlier or lower ones.
-//! - The attempt's age is measured from its first progress report: a report does not carry
-//!   the attempt's start, and the engine reports an attempt from its first heartbeat on.
-//! - Counting: tau is raised, and estimates start, at the `skip_initials`-th reading.
-//!   Hadoop's `SimpleExponentialSmoothing` raises tau while incorporating the reading
-//!   after it (the 25th) and estimates from there: one reading later than here.
-//! - Stagnation: an attempt below progress 1 whose reported progress has not changed
-//!   for the window up to the scan's `now` is estimated to never finish (`est = +inf`),
-//!   whatever its number of readings. Hadoop instead feeds it a fake heartbeat at `now`
-//!   with the same progress, which drives its forecast towards 0 and its estimate towards
-//!   infinity; the result here is the limit of that, at once. With the speculator, a
-//!   stagnated attempt outranks any attempt with a finite estimate.
+//! - The start: a progress report does not carry it. The estimator learns it from
+//!   [`RuntimeEstimator::observe_start`], which the speculator calls with the snapshot's
+//!   start of every row at every scan (Hadoop learns it at the launch, before any status
+//!   update). Readings of an attempt whose start is not known yet are kept, in order, and
+//!   incorporated when it is; until then the attempt has no record and no estimate.
+//!   Engines send an attempt's first reports before the scan that lists it, and hold scans
+//!   back during the speculative lag, so a few readings wait at most that long.
+//! - A reading not later than the record's (`newT <= atTime`, which would divide by zero,
+//!   such as a reading at the attempt's start) or with a lower progress is ignored, as
+//!   Algorithm 1 ignores earlier or lower ones.
+//! - Stagnation: an attempt below progress 1 whose progress has not changed (since its
+//!   start while it is 0) for the window up to the scan's `now` is estimated to never
+//!   finish (`est = +inf`), whatever its number of readings. Hadoop instead feeds it a fake
+//!   heartbeat at `now` with the same progress, which drives its forecast towards 0 and
+//!   its estimate towards infinity; the result here is the limit of that, at once. With
+//!   the speculator, a stagnated attempt outranks any attempt with a finite estimate.
 
 use crate::id_table::IdTable;
+use crate::scan::IdMap;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, ProgressReport};
@@ -61,7 +78,8 @@ use crate::error::check_param;
 pub struct SimpleExpParams {
     /// The initial time constant `tau`, seconds (Hadoop: 120 s). Finite, `> 0`.
     pub tau_secs: f64,
-    /// Readings before an attempt has an estimate (Hadoop's skip-initials: 24). `>= 1`.
+    /// Readings skipped (Hadoop's skip-initials: 24): an attempt has an estimate, and its
+    /// tau is raised, from the reading after them on. `>= 1`.
     pub skip_initials: u32,
     /// The floor of the stagnation window `max(2 tau, this)`, seconds (Hadoop: 360 s).
     /// Finite, `> 0`.
@@ -106,20 +124,59 @@ pub struct CheckedSimpleExpParams(SimpleExpParams);
 /// Algorithm 1's estimate record of one running attempt.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Record {
-    /// `atTime`: time of the last reading used, seconds.
+    /// `atTime`: time of the last reading used (the start before any), seconds.
     at_secs: f64,
-    /// `data`: progress at that reading.
+    /// `data`: progress at that reading (0 at the start).
     progress: f64,
-    /// The forecast progress rate, per second.
+    /// The forecast progress rate, per second (meaningless while `index = 0`).
     forecast: f64,
     /// Readings incorporated.
     index: u32,
     /// This attempt's time constant, seconds.
     tau_secs: f64,
-    /// Time of the first reading, the origin of the attempt's age.
-    first_secs: f64,
-    /// Time of the last reading that changed the progress.
+    /// The attempt's start, the origin of its age.
+    start_secs: f64,
+    /// Time of the last reading that changed the progress (the start before any).
     changed_secs: f64,
+}
+
+impl Record {
+    /// The record of an attempt started at `start_secs`, before any reading.
+    fn started(start_secs: f64, tau_secs: f64) -> Record {
+        Record {
+            at_secs: start_secs,
+            progress: 0.0,
+            forecast: 0.0,
+            index: 0,
+            tau_secs,
+            start_secs,
+            changed_secs: start_secs,
+        }
+    }
+
+    /// Algorithm 1: incorporates the reading `(new_t, new_p)`.
+    fn incorporate(&mut self, skip_initials: u32, new_t: f64, new_p: f64) {
+        let Some((dt, sample)) = rate_sample(self.at_secs, self.progress, new_t, new_p) else {
+            return;
+        };
+        if self.index == skip_initials {
+            // Hadoop raises tau before computing this reading's alpha.
+            self.tau_secs = self.tau_secs.max(new_t - self.start_secs);
+        }
+        self.forecast = if self.index == 0 {
+            // The first sample, the rate since the start, is the first forecast.
+            sample
+        } else {
+            let alpha = 1.0 - (-dt / self.tau_secs).exp();
+            alpha * sample + (1.0 - alpha) * self.forecast
+        };
+        if new_p > self.progress {
+            self.changed_secs = new_t;
+        }
+        self.progress = new_p;
+        self.at_secs = new_t;
+        self.index = self.index.saturating_add(1);
+    }
 }
 
 /// Seed 003's simple exponential smoothing estimator, with stagnation.
@@ -127,6 +184,8 @@ struct Record {
 pub struct SimpleExponential {
     params: SimpleExpParams,
     records: IdTable<Record>,
+    /// Readings `(time, progress)` of attempts whose start is not known yet, in order.
+    unstarted: IdMap<u32, Vec<(f64, f64)>>,
 }
 
 impl SimpleExponential {
@@ -135,6 +194,7 @@ impl SimpleExponential {
         SimpleExponential {
             params: params.0,
             records: IdTable::default(),
+            unstarted: IdMap::default(),
         }
     }
 
@@ -143,7 +203,8 @@ impl SimpleExponential {
         &self.params
     }
 
-    /// The forecast rate of an attempt and the readings behind it.
+    /// The forecast rate of an attempt and the readings behind it (`None` until its start
+    /// is known; the forecast is meaningless while no reading is incorporated).
     pub fn forecast(&self, attempt: AttemptId) -> Option<(f64, u32)> {
         self.records.get(attempt.0).map(|r| (r.forecast, r.index))
     }
@@ -153,8 +214,9 @@ impl SimpleExponential {
         self.records.get(attempt.0).map(|r| r.tau_secs)
     }
 
-    /// Whether the attempt's progress, below 1, has not changed for its stagnation window
-    /// `max(2 tau, min_stagnation_window_secs)` at `now_secs`.
+    /// Whether the attempt's progress, below 1, has not changed (since its start while it
+    /// is 0) for its stagnation window `max(2 tau, min_stagnation_window_secs)` at
+    /// `now_secs`. `false` until its start is known.
     pub fn is_stagnated(&self, attempt: AttemptId, now_secs: f64) -> bool {
         self.records
             .get(attempt.0)
@@ -180,42 +242,38 @@ impl RuntimeEstimator for SimpleExponential {
         if !(new_t.is_finite() && new_p.is_finite()) {
             return;
         }
-        let params = self.params;
-        let Some(r) = self.records.get_mut(report.attempt.0) else {
-            let first = Record {
-                at_secs: new_t,
-                progress: new_p,
-                forecast: 0.0,
-                index: 1,
-                tau_secs: params.tau_secs,
-                first_secs: new_t,
-                changed_secs: new_t,
-            };
-            self.records.insert(report.attempt.0, first);
-            return;
-        };
-        let Some((dt, rate)) = rate_sample(r.at_secs, r.progress, new_t, new_p) else {
-            return;
-        };
-        let alpha = 1.0 - (-dt / r.tau_secs).exp();
-        r.forecast = alpha * rate + (1.0 - alpha) * r.forecast;
-        if new_p > r.progress {
-            r.changed_secs = new_t;
+        let skip_initials = self.params.skip_initials;
+        match self.records.get_mut(report.attempt.0) {
+            Some(record) => record.incorporate(skip_initials, new_t, new_p),
+            None => self
+                .unstarted
+                .entry(report.attempt.0)
+                .or_default()
+                .push((new_t, new_p)),
         }
-        r.progress = new_p;
-        r.at_secs = new_t;
-        r.index = r.index.saturating_add(1);
-        if r.index == params.skip_initials {
-            r.tau_secs = r.tau_secs.max(new_t - r.first_secs);
+    }
+
+    fn observe_start(&mut self, attempt: AttemptId, start_secs: f64) {
+        if !start_secs.is_finite() || self.records.get(attempt.0).is_some() {
+            return;
         }
+        let mut record = Record::started(start_secs, self.params.tau_secs);
+        if !self.unstarted.is_empty() {
+            for (new_t, new_p) in self.unstarted.remove(&attempt.0).unwrap_or_default() {
+                record.incorporate(self.params.skip_initials, new_t, new_p);
+            }
+        }
+        self.records.insert(attempt.0, record);
     }
 
     fn forget(&mut self, attempt: AttemptId) {
         self.records.remove(attempt.0);
+        self.unstarted.remove(&attempt.0);
     }
 
     fn reset(&mut self) {
         self.records.clear();
+        self.unstarted.clear();
     }
 
     fn estimated_runtime_secs(
@@ -230,7 +288,8 @@ impl RuntimeEstimator for SimpleExponential {
         if self.record_is_stagnated(r, now_secs) {
             return Some(f64::INFINITY);
         }
-        if r.index < self.params.skip_initials || r.forecast <= 0.0 {
+        // Hadoop's `getForecast`: a forecast once `myIndex > kMinimumReads`.
+        if r.index <= self.params.skip_initials || r.forecast <= 0.0 {
             return None;
         }
         let remaining = (1.0 - r.progress).clamp(0.0, 1.0) / r.forecast;
@@ -238,6 +297,7 @@ impl RuntimeEstimator for SimpleExponential {
     }
 
     fn new_attempt_runtime_secs(&self, stats: &DataStatistics) -> Option<f64> {
+        // Hadoop's `meanCI`: 0 for a single finished task, so the new attempt takes 0 s.
         let (mean_ci, sd) = (stats.mean_ci()?, stats.std_dev()?);
         Some(mean_ci + (0.25 * mean_ci).min(sd / 2.0))
     }

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! gate:      finished >= 1 and finished >= 0.05 * total        (StartEndTimesBase)
-//! allowed  = max(10, 0.01 * total, 0.1 * running)              (DefaultSpeculator)
+//! allowed  = floor(max(10, 0.01 * total, 0.1 * running))       (DefaultSpeculator)
 //!            nothing is flagged unless copies running < allowed
 //! replEnd  = now + estimatedNewAttemptRuntime                  (mean of finished durations,
 //!                                                               or the estimator's own)
@@ -19,6 +19,12 @@
 //! (`speculationValue`, `maybeScheduleASpeculation`, `computeSpeculations`) and
 //! `StartEndTimesBase` (`reference/speculators.md`, "Hadoop MapReduce v2").
 //!
+//! The cap is a whole number of copies: `maybeScheduleASpeculation` truncates twice,
+//! `(int) Math.max(minimumAllowed, 0.01 * tasks)` then `(int) Math.max(that, 0.1 *
+//! running)`, which for values `>= 0` is the floor of the largest of the three (the
+//! products taken in binary64, as Java does). 115 running tasks allow 11 copies, not 11.5:
+//! with 11 running, nothing more is flagged.
+//!
 //! How the snapshot maps to Hadoop's counts:
 //! - `finished` is the number of succeeded attempts of the stage observed since the last
 //!   reset (one per task); their durations `end - start` feed the stage's
@@ -29,6 +35,8 @@
 //!   has not heard from and that are not pending are not counted.
 //! - A task has a running copy when a speculative row of the same task is in the snapshot;
 //!   `copies running` counts the speculative rows of the stage.
+//! - Each row's start is passed to the estimator ([`RuntimeEstimator::observe_start`])
+//!   before anything is estimated: a progress report does not carry it.
 //!
 //! What is left to the engine, whose policy it is: how often scans run (Hadoop waits 1 s,
 //! or 15 s after a launch), skipping jobs with containers waiting, and where a copy runs.
@@ -51,7 +59,8 @@ use crate::{DetectError, Detector, Findings};
 /// Parameters of [`HadoopSpeculator`] (Hadoop's defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct HadoopParams {
-    /// `minimum-allowed-tasks`: copies always allowed per stage (10). Finite, `>= 0`.
+    /// `minimum-allowed-tasks`: copies always allowed per stage (10; Hadoop's is an integer,
+    /// a fraction here is truncated with the cap). Finite, `>= 0`.
     pub min_allowed_copies: f64,
     /// `speculative-cap-total-tasks`: allowed copies per task of the stage (0.01). In
     /// `[0, 1]`.
@@ -260,6 +269,7 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
         self.copies_per_task.count(&self.copy_tasks);
         self.shared_tasks.clear();
         for row in 0..snapshot.len() {
+            self.estimator.observe_start(attempts[row], starts[row]);
             let scan = &mut self.stages[stages[row] as usize];
             if roles[row] == AttemptRole::Speculative {
                 scan.copies += 1;
@@ -290,10 +300,12 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
                 let total = finished + counts.running_tasks as f64 + f64::from(pending);
                 let gate = stats.count() >= u64::from(params.min_finished_tasks)
                     && finished >= params.min_finished_fraction * total;
+                // Hadoop's two `(int)` casts: the floor of the largest term.
                 let allowed = params
                     .min_allowed_copies
                     .max(params.copies_per_task * total)
-                    .max(params.copies_per_running_task * counts.running_tasks as f64);
+                    .max(params.copies_per_running_task * counts.running_tasks as f64)
+                    .floor();
                 if !gate || (counts.copies as f64) >= allowed {
                     return None;
                 }

@@ -7,8 +7,13 @@
 //! mean     = sum / n
 //! variance = max(sum_sq / n - mean^2, 0)      0 when n <= 1
 //! sd       = sqrt(variance)
-//! meanCI   = mean + 1.96 sd / sqrt(n)
+//! meanCI   = mean + 1.96 sd / sqrt(n)         0 when n <= 1
 //! ```
+//!
+//! `meanCI` is 0, not the mean, for a single duration: Hadoop's `DataStatistics.meanCI`
+//! returns `0.0` when `count <= 1` (`speculators.md` leaves that case out). Hadoop also
+//! returns 0 for an empty statistic; here every statistic is `None` before the first
+//! duration, since the speculator's gate needs one finished task anyway.
 
 /// The z value of a two-sided 95% interval, Hadoop's `DEFAULT_CI_FACTOR`.
 const CI_FACTOR: f64 = 1.96;
@@ -58,9 +63,14 @@ impl DataStatistics {
         self.variance().map(f64::sqrt)
     }
 
-    /// `mean + 1.96 sd / sqrt(n)`: the upper end of a 95% interval of the mean.
+    /// `mean + 1.96 sd / sqrt(n)`: the upper end of a 95% interval of the mean; 0 when
+    /// `n = 1`, as Hadoop's `DataStatistics.meanCI` (`count <= 1`); `None` before the first
+    /// duration.
     pub fn mean_ci(&self) -> Option<f64> {
         let (mean, sd) = (self.mean()?, self.std_dev()?);
+        if self.count <= 1 {
+            return Some(0.0);
+        }
         Some(mean + CI_FACTOR * sd / (self.count as f64).sqrt())
     }
 }
@@ -75,10 +85,10 @@ mod tests {
         assert_eq!(stats.mean(), None);
         assert_eq!(stats.mean_ci(), None);
         stats.add(100.0);
-        // n = 1: variance 0, meanCI = mean.
+        // n = 1: variance 0 and meanCI 0 (Hadoop's `count <= 1` cases), not the mean.
         assert_eq!(
             (stats.mean(), stats.variance(), stats.mean_ci()),
-            (Some(100.0), Some(0.0), Some(100.0))
+            (Some(100.0), Some(0.0), Some(0.0))
         );
         stats.add(f64::NAN);
         stats.add(-1.0);
