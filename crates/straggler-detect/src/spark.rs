@@ -47,7 +47,15 @@
 //! Presets: [`SparkParams::spark4`] (quantile 0.9, multiplier 3, upper middle: Spark 4.0's
 //! defaults, also [`Default`]) and [`SparkParams::legacy`] (0.75 and 1.5, the defaults
 //! before 4.0, with the averaged median: Spark 3.4, the first release with the efficiency
-//! check on; Spark 3.5 is `legacy` with `median_averages_middle_pair = false`).
+//! check on; Spark 3.5 is `legacy` with `median_averages_middle_pair = false`). The
+//! detector is named `spark-legacy` only with all three of the legacy preset's values
+//! (quantile, multiplier and the averaged median), `spark` otherwise.
+//!
+//! **Serialized parameters.** A value without `median_averages_middle_pair` (saved before
+//! the field existed) loads with `false`, the upper middle, whatever its quantile and
+//! multiplier: a legacy configuration saved then loads as Spark 3.5's rule and is named
+//! `spark`, not `spark-legacy`. Add `"median_averages_middle_pair": true` to keep the
+//! legacy preset.
 //!
 //! # Where this differs from Spark
 //!
@@ -102,7 +110,8 @@ pub struct SparkParams {
     /// Whether the median of an even count of durations is the mean of the two middle
     /// values (`MedianHeap` until Spark 3.3, `PercentileHeap` in 3.4) rather than the upper one, `sorted[n / 2]`
     /// (`PercentileHeap` since SPARK-42528: Spark 3.5 and 4.x). Missing in a serialized
-    /// value: `false`.
+    /// value: `false`, for every preset (a legacy value saved without it is then not the
+    /// legacy preset, and is named `spark`).
     #[serde(default)]
     pub median_averages_middle_pair: bool,
     /// Whether the efficiency check applies (`spark.speculation.efficiency.enabled`, on).
@@ -153,10 +162,12 @@ impl SparkParams {
         }
     }
 
-    /// Whether the gate and multiplier are the legacy preset's.
+    /// Whether the gate, the multiplier and the median are the legacy preset's.
     fn is_legacy(&self) -> bool {
         let legacy = SparkParams::legacy();
-        self.quantile == legacy.quantile && self.multiplier == legacy.multiplier
+        self.quantile == legacy.quantile
+            && self.multiplier == legacy.multiplier
+            && self.median_averages_middle_pair == legacy.median_averages_middle_pair
     }
 
     /// Checks the parameters: `quantile` in `[0, 1]`, the others finite and `>= 0`.
@@ -182,7 +193,7 @@ pub struct CheckedSparkParams(SparkParams);
 #[derive(Debug, Clone, Default)]
 struct StageHistory {
     /// How many distinct tasks were seen, running or ended: `numTasks` (the tasks
-    /// themselves are in the detector's [`SeenTasks`]).
+    /// themselves are in the detector's [`StageTaskSet`]).
     seen: usize,
     /// Tasks with a success.
     succeeded: IdSet<TaskId>,
@@ -265,7 +276,7 @@ pub struct SparkDetector {
     /// By stage index.
     stages: IdMap<u32, StageHistory>,
     /// The tasks seen per stage.
-    seen: SeenTasks,
+    seen: StageTaskSet,
     /// Running attempts per task in the current snapshot.
     running: TaskRowCounts,
 }
@@ -276,7 +287,7 @@ impl SparkDetector {
         SparkDetector {
             params: params.0,
             stages: IdMap::default(),
-            seen: SeenTasks::default(),
+            seen: StageTaskSet::default(),
             running: TaskRowCounts::default(),
         }
     }
@@ -288,7 +299,9 @@ impl SparkDetector {
 }
 
 impl Detector for SparkDetector {
-    /// `"spark-legacy"` with the legacy quantile and multiplier, `"spark"` otherwise.
+    /// `"spark-legacy"` with the legacy quantile, multiplier and averaged median,
+    /// `"spark"` otherwise (Spark 3.5's rule, the legacy values with the upper middle,
+    /// included).
     fn name(&self) -> &str {
         if self.params.is_legacy() {
             "spark-legacy"
@@ -372,11 +385,14 @@ impl Detector for SparkDetector {
     }
 }
 
-/// The set of (stage, task) pairs seen. Engines number tasks densely, so most pairs are
-/// an array slot by task index holding the stage the task was first seen in; a task seen
-/// in a second stage, or whose index is far beyond the tasks seen, goes to a hash set.
+/// A set of (stage, task) pairs: the tasks seen here, the succeeded tasks in
+/// [`Hadoop1`](crate::Hadoop1). Engines number tasks densely, so most pairs are an array
+/// slot by task index holding the stage of the task's first pair; a task in a second
+/// stage, or whose index is far beyond the pairs inserted, goes to a hash set. A lookup
+/// of a dense pair is one array read, where a hash set of a million tasks costs a cache
+/// miss per lookup.
 #[derive(Debug, Clone, Default)]
-struct SeenTasks {
+pub(crate) struct StageTaskSet {
     /// By task index: 1 + the stage of the task's first pair, 0 for none.
     first_stage: Vec<u32>,
     /// Pairs in `first_stage`.
@@ -385,10 +401,10 @@ struct SeenTasks {
     other: IdSet<(u32, TaskId)>,
 }
 
-impl SeenTasks {
+impl StageTaskSet {
     /// Adds the pair; whether it is new.
     #[inline]
-    fn insert(&mut self, stage: u32, task: TaskId) -> bool {
+    pub(crate) fn insert(&mut self, stage: u32, task: TaskId) -> bool {
         let index = task.index();
         let tag = stage.wrapping_add(1);
         if tag != 0 && index < self.first_stage.len() {
@@ -411,7 +427,17 @@ impl SeenTasks {
         true
     }
 
-    fn clear(&mut self) {
+    /// Whether the pair is in the set.
+    #[inline]
+    pub(crate) fn contains(&self, stage: u32, task: TaskId) -> bool {
+        let tag = stage.wrapping_add(1);
+        match self.first_stage.get(task.index()) {
+            Some(&first) if tag != 0 && first == tag => true,
+            _ => !self.other.is_empty() && self.other.contains(&(stage, task)),
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
         self.first_stage.clear();
         self.dense = 0;
         self.other.clear();
@@ -489,12 +515,12 @@ impl MedianHeap {
 
 #[cfg(test)]
 mod tests {
-    use super::{MedianHeap, SeenTasks};
+    use super::{MedianHeap, StageTaskSet};
     use straggler_model::TaskId;
 
     #[test]
     fn seen_tasks_count_each_pair_once() {
-        let mut seen = SeenTasks::default();
+        let mut seen = StageTaskSet::default();
         // Dense ids, a task in two stages, a huge id, a stage without a tag.
         let pairs = [
             (0, TaskId(3)),
@@ -512,14 +538,27 @@ mod tests {
             new,
             [true, true, false, true, false, true, false, true, false]
         );
+        assert!(pairs.iter().all(|&(s, t)| seen.contains(s, t)));
+        // Pairs never inserted: other stages of dense, huge and tagless tasks, other tasks.
+        let absent = [
+            (2, TaskId(3)),
+            (1, TaskId(1)),
+            (1, TaskId(u32::MAX)),
+            (u32::MAX, TaskId(3)),
+            (0, TaskId(2)),
+            (0, TaskId(5)),
+        ];
+        assert!(absent.iter().all(|&(s, t)| !seen.contains(s, t)));
         // A pair stored in the hash set before the array grew to its index.
-        let mut seen = SeenTasks::default();
+        let mut seen = StageTaskSet::default();
         assert!(seen.insert(0, TaskId(10_000)));
         for t in 0..10_001 {
             seen.insert(1, TaskId(t));
         }
         assert!(!seen.insert(0, TaskId(10_000)));
+        assert!(seen.contains(0, TaskId(10_000)) && seen.contains(1, TaskId(10_000)));
         seen.clear();
+        assert!(!seen.contains(0, TaskId(10_000)));
         assert!(seen.insert(0, TaskId(10_000)));
     }
 

@@ -635,6 +635,84 @@ fn hadoop1_a_task_counts_once_at_its_best_attempt() {
     assert_eq!(scan(&mut detector, &snapshot(100.0, 1, &rows)), [1]);
 }
 
+/// The end of `attempt`, of `task` of stage 0, run from 0 to 90 s.
+fn task_ended(attempt: u32, task: u32, role: AttemptRole, status: AttemptStatus) -> Observation {
+    Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(attempt),
+        task: TaskId(task),
+        stage: StageId(0),
+        node: NodeId(0),
+        role,
+        start_secs: 0.0,
+        end_secs: 90.0,
+        status,
+        input_bytes: 64_000_000,
+    })
+}
+
+#[test]
+fn hadoop1_a_finished_task_whose_original_still_runs_counts_once() {
+    // A trace replay: task 0's copy (attempt 1000) succeeds at 90 s, its original (row 0,
+    // at 0.1) is killed at 110 s, so the snapshot at 100 s still lists it. Task 0 counts
+    // once, finished: mean = (1 + 0.5 + 0.9) / 3 = 0.8; task 1: 0.8 - 0.5 = 0.3 >= 0.2,
+    // flagged; row 0 is a finished task's, neither averaged nor flagged. Counted twice,
+    // the mean would be (1 + 0.1 + 0.5 + 0.9) / 4 = 0.625: row 0 flagged (0.525), row 1
+    // not (0.125).
+    let rows = [
+        (0, 0, O, 0.0, 0.1),
+        (1, 0, O, 0.0, 0.5),
+        (2, 0, O, 0.0, 0.9),
+    ];
+    let mut detector = Hadoop1::default();
+    detector.observe(&task_ended(1000, 0, S, AttemptStatus::Succeeded));
+    assert_eq!(detector.finished(StageId(0)), 1);
+    assert_eq!(scan(&mut detector, &snapshot(100.0, 1, &rows)), [1]);
+    // Parallel, the same rows.
+    let params = Hadoop1Params {
+        parallelism: Parallelism::Parallel,
+        ..Hadoop1Params::default()
+    };
+    let mut parallel = Hadoop1::new(params.check().expect("valid"));
+    parallel.observe(&task_ended(1000, 0, S, AttemptStatus::Succeeded));
+    assert_eq!(scan(&mut parallel, &snapshot(100.0, 1, &rows)), [1]);
+    // A running copy of the finished task is left out too (no shared row counted).
+    let mut with_copy = rows.to_vec();
+    with_copy.push((0, 0, S, 50.0, 0.2));
+    assert_eq!(scan(&mut detector, &snapshot(100.0, 1, &with_copy)), [1]);
+    // Once the original's kill is observed and its row gone, the same mean, 0.8.
+    detector.observe(&task_ended(0, 0, O, AttemptStatus::Killed));
+    assert_eq!(detector.finished(StageId(0)), 1);
+    assert_eq!(scan(&mut detector, &snapshot(120.0, 1, &rows[1..])), [0]);
+    // reset forgets the finished task: row 0 is running again, mean (0.1 + 0.5 + 0.9) / 3
+    // = 0.5, row 0 flagged (0.4), row 1 not (0).
+    detector.reset();
+    assert_eq!(detector.finished(StageId(0)), 0);
+    assert_eq!(scan(&mut detector, &snapshot(100.0, 1, &rows)), [0]);
+}
+
+#[test]
+fn hadoop1_a_task_succeeding_twice_counts_once() {
+    // Task 0's success is observed twice (one end reported twice), then its copy's
+    // success too; one running task, task 1 at 0.65. Counted once: mean = (1 + 0.65) / 2
+    // = 0.825, 0.825 - 0.65 = 0.175 < 0.2, not flagged. Counted three times, the mean
+    // would be (3 + 0.65) / 4 = 0.9125 (0.2625: flagged), twice (2 + 0.65) / 3 = 0.8833
+    // (0.2333: flagged).
+    let rows = [(1, 0, O, 0.0, 0.65)];
+    let mut detector = Hadoop1::default();
+    detector.observe(&task_ended(1000, 0, O, AttemptStatus::Succeeded));
+    detector.observe(&task_ended(1000, 0, O, AttemptStatus::Succeeded));
+    detector.observe(&task_ended(1001, 0, S, AttemptStatus::Succeeded));
+    assert_eq!(detector.finished(StageId(0)), 1);
+    assert_eq!(
+        scan(&mut detector, &snapshot(100.0, 1, &rows)),
+        [] as [u32; 0]
+    );
+    // A second task's success: mean (2 + 0.65) / 3 = 0.8833, 0.2333 >= 0.2, flagged.
+    detector.observe(&task_ended(1002, 2, O, AttemptStatus::Succeeded));
+    assert_eq!(detector.finished(StageId(0)), 2);
+    assert_eq!(scan(&mut detector, &snapshot(100.0, 1, &rows)), [0]);
+}
+
 #[test]
 fn hadoop1_gap_is_compared_in_binary64() {
     // 0.9 and 0.5: mean (0.9 + 0.5) / 2 = 0.7, and 0.7 - 0.5 = 0.19999999999999996 < 0.2

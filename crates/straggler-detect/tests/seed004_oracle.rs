@@ -80,8 +80,9 @@ fn garraghan_offline_threshold_is_eq3() {
 #[test]
 fn garraghan_piecewise_model_follows_the_phases() {
     // The median curve of one attempt is its own: levels q <= 0.5 at 20 q s, above at
-    // 10 + 80 (q - 0.5) s. Bands [0, 0.5) (levels 0.01..0.49) and [0.5, 1] (0.50..1): lines
-    // 0.05 t and 0.375 + 0.0125 t; the overall line through the 100 points is
+    // 10 + 80 (q - 0.5) s. Band 0 has levels 0.01..0.50, band 1 0.51..1 (level j in band
+    // ((j - 1) 2) div 100; the kink at 0.5 lies on both lines): lines 0.05 t and
+    // 0.375 + 0.0125 t; the overall line through the 100 points is
     // 0.18174 + 0.018212 t. At elapsed 30 s (t / 1.5 = 20 s), the threshold is 0.625 with
     // the bands and 0.5460 with the overall line: progress 0.58 is flagged by the
     // piecewise model only. At elapsed 12 s (8 s): 0.4 and 0.3274, progress 0.35 likewise.
@@ -221,6 +222,75 @@ fn garraghan_waits_5_s_after_the_job_commences_not_the_attempt() {
     check(&mut online, &later, &[2]);
 }
 
+/// A snapshot at `now_secs` of one stage, index 0, of job `job`, one node, rows started at
+/// `start_secs`.
+fn job_snapshot(now_secs: f64, job: u32, start_secs: f64, progress: &[f64]) -> Snapshot {
+    let stage = Stage {
+        job: JobId(job),
+        kind: TaskKind::Map,
+    };
+    let mut snapshot = Snapshot::new(now_secs, 1, vec![stage]).expect("valid");
+    for (i, &p) in progress.iter().enumerate() {
+        snapshot
+            .push(SnapshotRow {
+                attempt: AttemptId(i as u32),
+                task: TaskId(i as u32),
+                stage: StageId(0),
+                node: NodeId(0),
+                role: AttemptRole::Original,
+                start_secs,
+                progress: p,
+                input_bytes: 1.0,
+            })
+            .expect("valid");
+    }
+    snapshot
+}
+
+#[test]
+fn garraghan_a_job_reusing_a_stage_index_waits_its_own_5_s() {
+    // The scale engine gives stage index 0 to job 0, then, once job 0 is done, to job 1.
+    // Progress 0.5, 0.6, 0.1: median 0.5, bar 0.25, row 2 flagged once judged. Job 0
+    // (started at 0) is judged at 10 s; job 1, started at 98, not at 100 s (2 s into it)
+    // nor at 102.9 s, but at 103 s. Its start is its own, not job 0's.
+    let progress = [0.5, 0.6, 0.1];
+    let mut online = garraghan(GarraghanMode::Online, 3, 5.0);
+    check(&mut online, &job_snapshot(10.0, 0, 0.0, &progress), &[2]);
+    for (now, expected) in [(100.0, &[][..]), (102.9, &[]), (103.0, &[2])] {
+        check(
+            &mut online,
+            &job_snapshot(now, 1, 98.0, &progress),
+            expected,
+        );
+    }
+    // An attempt of stage 0 that ends now belongs to job 1 (stage 0's job in the last
+    // snapshot): one started at 90 makes job 1 10 s old at 100 s.
+    let mut online = garraghan(GarraghanMode::Online, 3, 5.0);
+    check(&mut online, &job_snapshot(10.0, 0, 0.0, &progress), &[2]);
+    check(&mut online, &job_snapshot(100.0, 1, 98.0, &progress), &[]);
+    online.observe(&ended(7, 90.0, 99.0, AttemptStatus::Succeeded));
+    check(&mut online, &job_snapshot(100.0, 1, 98.0, &progress), &[2]);
+    // ... and one ended before job 1's first snapshot, while stage 0 was job 0's, does not.
+    let mut online = garraghan(GarraghanMode::Online, 3, 5.0);
+    check(&mut online, &job_snapshot(10.0, 0, 0.0, &progress), &[2]);
+    online.observe(&ended(7, 0.0, 50.0, AttemptStatus::Succeeded));
+    check(&mut online, &job_snapshot(100.0, 1, 98.0, &progress), &[]);
+}
+
+#[test]
+fn garraghan_every_band_of_fifty_is_fitted() {
+    // Level j is in band ((j - 1) 50) div 100: two levels per band, so a history reaching
+    // every level q at 10 q s fits all 50 bands on 0.1 t (in floating point, band 0 had
+    // only 0.01 and band 29 only 0.59, as 0.58 * 50 = 28.999...).
+    let mut history = ProgressHistory::new();
+    history.add_trajectory(StageId(0), linear_trajectory(10.0));
+    let model = history.model(StageId(0), 50).expect("fitted");
+    for k in 0..50 {
+        let band = model.band(k).expect("every band fitted");
+        approx::assert_relative_eq!(band.slope, 0.1, max_relative = 1e-9);
+    }
+}
+
 #[test]
 fn garraghan_online_medians_are_per_stage() {
     // Stage 0: 0.8, 0.9, 0.3 (median 0.8, bar 0.4: row 2). Stage 1: 0.1, 0.1, 0.04 (median
@@ -303,6 +373,10 @@ fn garraghan_learns_from_successes_only() {
     // Attempt 0 (start 100): reports (2 s, 0.2) and (4 s, 0.4), success at 10 s: points
     // (2, 0.2), (4, 0.4), (10, 1): the line 0.1 t. Attempt 1, killed, teaches nothing.
     let mut detector = garraghan(GarraghanMode::Offline, 1, 5.0);
+    // Scanned before it learns: no model, nothing flagged (and the stage's model, kept
+    // between scans, is refitted once it learns).
+    let snapshot = build_snapshot(130.0, 1, 1, rows(120.0, &[0.6, 0.7])).expect("valid");
+    check(&mut detector, &snapshot, &[]);
     for o in [
         report(0, 102.0, 0.2),
         report(1, 102.0, 0.9),
@@ -322,7 +396,6 @@ fn garraghan_learns_from_successes_only() {
     approx::assert_relative_eq!(line.slope, 0.1, max_relative = 1e-12);
     approx::assert_relative_eq!(line.intercept, 0.0, epsilon = 1e-12);
     // At 130 s, elapsed 10 s: T_S = 0.1 * 10 / 1.5 = 0.667; 0.6 is flagged, 0.7 is not.
-    let snapshot = build_snapshot(130.0, 1, 1, rows(120.0, &[0.6, 0.7])).expect("valid");
     check(&mut detector, &snapshot, &[0]);
     detector.reset();
     assert_eq!(detector.history().attempts(StageId(0)), 0);
@@ -363,9 +436,17 @@ fn garraghan_history_skips_and_counts_bad_points() {
     assert_eq!(history.attempts(StageId(u32::MAX)), 1);
     assert_eq!(history.attempts(StageId(0)), 0);
     assert_eq!(history.model(StageId(0), 1), None);
-    // Any number of bands is taken into 1..=50: u32::MAX allocates 50, not 4e9.
-    let model = history.model(StageId(1), u32::MAX).expect("fitted");
-    assert!(model.band(49).is_none() && model.band(50).is_none());
+    // Any number of bands is taken into 1..=50: u32::MAX allocates 50, not 4e9. A history
+    // that reaches 1 at 10 q s fits the last band (levels 0.99 and 1) and has no 51st.
+    let mut full = ProgressHistory::new();
+    full.add_trajectory(StageId(1), linear_trajectory(10.0));
+    let model = full.model(StageId(1), u32::MAX).expect("fitted");
+    assert!(model.band(49).is_some(), "band 49 fitted");
+    assert!(model.band(50).is_none(), "no band 50");
+    assert_eq!(
+        model.band(49),
+        full.model(StageId(1), 50).and_then(|m| m.band(49))
+    );
     // A history whose progress jumped to 0.5 at start (every level reached at 0 s, one
     // time) has no line, so no usable model.
     let mut flat = ProgressHistory::new();

@@ -437,6 +437,57 @@ fn spark_names_and_presets() {
         ..SparkParams::legacy()
     };
     assert_eq!(spark(custom).name(), "spark");
+    // Spark 3.5: the legacy gate and multiplier with the upper middle.
+    let spark35 = SparkParams {
+        median_averages_middle_pair: false,
+        ..SparkParams::legacy()
+    };
+    assert_eq!(spark(spark35).name(), "spark");
+}
+
+#[test]
+fn spark_legacy_json_saved_without_the_median_key_is_not_named_legacy() {
+    // The legacy preset as saved before `median_averages_middle_pair` existed.
+    let old = r#"{
+        "quantile": 0.75,
+        "multiplier": 1.5,
+        "min_task_runtime_secs": 0.1,
+        "efficiency_enabled": false,
+        "long_run_task_factor": 2.0,
+        "process_rate_multiplier": 0.75,
+        "parallelism": "sequential"
+    }"#;
+    let loaded: SparkParams = serde_json::from_str(old).expect("an old legacy value loads");
+    // The missing key is `false`: Spark 3.5's upper middle, so the name is not the
+    // legacy preset's.
+    assert!(!loaded.median_averages_middle_pair);
+    assert_eq!((loaded.quantile, loaded.multiplier), (0.75, 1.5));
+    let mut detector = spark(loaded);
+    assert_eq!(detector.name(), "spark");
+    // And it behaves as named: durations 4 and 8 s, task 2 running (gate floor(0.75 * 3)
+    // = 2): median sorted[2 / 2] = 8, threshold 1.5 * 8 = 12 s (the legacy preset's
+    // averaged median, 6, would give 9 s).
+    detector.observe(&success(0, 0, 0.0, 4.0));
+    detector.observe(&success(1, 0, 0.0, 8.0));
+    let row = [(2, 0, 0, O, 0.0, 0.5, 64.0 * MB)];
+    check(&mut detector, 9.5, &row, &[]);
+    check(&mut detector, 12.0, &row, &[]);
+    check(&mut detector, 12.5, &row, &[0]);
+    // With the key, the legacy preset and its name; a saved preset round-trips.
+    let with_key = old.replacen('{', r#"{ "median_averages_middle_pair": true,"#, 1);
+    let loaded: SparkParams = serde_json::from_str(&with_key).expect("loads");
+    assert_eq!(
+        loaded,
+        SparkParams {
+            efficiency_enabled: false,
+            parallelism: Parallelism::Sequential,
+            ..SparkParams::legacy()
+        }
+    );
+    assert_eq!(spark(loaded).name(), "spark-legacy");
+    let saved = serde_json::to_string(&SparkParams::legacy()).expect("serializes");
+    let reloaded: SparkParams = serde_json::from_str(&saved).expect("loads");
+    assert_eq!(spark(reloaded).name(), "spark-legacy");
 }
 
 #[test]

@@ -11,6 +11,15 @@
 //! the default): no copy (`NoCopies`), or neither a new regular task nor a copy
 //! (`NoNewWork`, DSB's blacklist); `copies.placement.avoid_slow_nodes` keeps copies off them
 //! whatever the rule. Attempts already running there go on.
+//!
+//! Nothing stops a rule from blocking every node: a detector whose rule is `NoNewWork` and
+//! that reports every node with room leaves the regular tasks waiting; heartbeats and
+//! scans still move the clock, and the run ends at `time_limit_secs` with
+//! [`SimError::DidNotFinish`], not a hang. DSB never does this (`straggler-detect`'s
+//! `dsb.rs`): with an edge between intervals, the edge's source is not in level zero, the
+//! blacklist; with number `k`, at least one ranked node is left out. A third-party
+//! detector's rule carries no such guarantee (`docs/simulation.md`, "A rule that blocks
+//! every node").
 
 use std::collections::VecDeque;
 

@@ -39,7 +39,7 @@ pub struct DetectorSpec {
     oracle: Option<OracleParams>,
     /// Set for the detectors that learn from past runs (seed 004's offline model): the
     /// evaluation makes them with the progress history of its baseline runs (see
-    /// [`baseline_progress_history`]); [`DetectorSpec::make`] alone gives one without.
+    /// [`simulate_baselines`]); [`DetectorSpec::make`] alone gives one without.
     with_history: Option<Arc<MakeWithHistory>>,
 }
 
@@ -170,7 +170,7 @@ impl DetectorSpec {
         all.extend([
             DetectorSpec::new(
                 "hadoop1",
-                "Hadoop 1: progress 0.2 below the stage mean after 60 s, one attempt running",
+                "Hadoop 1: progress 0.2 below the mean of all the stage's tasks after 60 s, one attempt running",
                 || Box::new(Hadoop1::default()),
             ),
             DetectorSpec::new(
@@ -280,7 +280,7 @@ fn seed004_detectors() -> Vec<DetectorSpec> {
 
 /// Garraghan et al.'s detector in `mode`. The modes with the offline model (combined,
 /// offline) learn from past runs: in an [`Evaluation`] they start from the progress history
-/// of its baseline runs ([`baseline_progress_history`]); made alone, from none.
+/// of its baseline runs ([`simulate_baselines`]); made alone, from none.
 fn garraghan_spec(name: &str, description: &str, mode: GarraghanMode) -> DetectorSpec {
     let params = GarraghanParams {
         mode,
@@ -300,7 +300,7 @@ fn garraghan_spec(name: &str, description: &str, mode: GarraghanMode) -> Detecto
     spec
 }
 
-/// Watches a run for [`baseline_progress_history`]: learns as Garraghan et al.'s offline
+/// Watches a run for [`simulate_baselines`]: learns as Garraghan et al.'s offline
 /// detector does (the progress trajectories of the attempts that succeeded) and flags
 /// nothing.
 #[derive(Debug)]
@@ -340,30 +340,40 @@ fn replay_baseline(
     Ok((run, recorder.0.history().clone()))
 }
 
-/// The progress history of the evaluation's homogeneous baseline runs (seed 004, Section
-/// 7.2: "statistical models generated from historical data"; framework spec: "an offline
-/// progress model from history"): every baseline run, replayed as [`replay_baseline`]
-/// says, gives the trajectories of its attempts that succeeded, merged in run order (the
-/// model's medians do not depend on the order anyway). They are keyed by stage, and the
-/// simulated job's stages are the same in every run (stage 0 its maps, stage 1 its
-/// reduces): each stage kind of an evaluated run starts from the baseline's attempts of
-/// that kind.
-fn baseline_progress_history(
+/// The evaluation's homogeneous baseline runs, in run order, and, `with_history`, their
+/// progress history (seed 004, Section 7.2: "statistical models generated from historical
+/// data"; framework spec: "an offline progress model from history"); without, an empty
+/// one. With the history, every baseline run is replayed as [`replay_baseline`] says,
+/// which gives the run itself (bit for bit) and the trajectories of its attempts that
+/// succeeded: each run is simulated once. The histories are merged in run order (which
+/// matters only past `WINDOW` attempts of a stage, see
+/// [`ProgressHistory::merge`](straggler_detect::garraghan::ProgressHistory::merge)). They
+/// are keyed by stage, and the simulated job's stages are the same in every run (stage 0
+/// its maps, stage 1 its reduces): each stage kind of an evaluated run starts from the
+/// baseline's attempts of that kind.
+fn simulate_baselines(
     config: &EvalConfig,
     scenario: &Scenario,
-) -> Result<straggler_detect::garraghan::ProgressHistory, SimError> {
-    let histories: Vec<_> = (0..config.baseline_runs)
+    with_history: bool,
+) -> Result<(Vec<Run>, straggler_detect::garraghan::ProgressHistory), SimError> {
+    let runs: Vec<_> = (0..config.baseline_runs)
         .into_par_iter()
         .map(|r| {
-            replay_baseline(&config.sim, scenario, run_seed(config.seed, "baseline", r))
-                .map(|(_, history)| history)
+            let seed = run_seed(config.seed, "baseline", r);
+            if with_history {
+                replay_baseline(&config.sim, scenario, seed).map(|(run, h)| (run, Some(h)))
+            } else {
+                simulate(&config.sim, scenario, seed, None).map(|run| (run, None))
+            }
         })
         .collect::<Result<_, _>>()?;
     let mut history = straggler_detect::garraghan::ProgressHistory::new();
-    for run_history in &histories {
+    for run_history in runs.iter().filter_map(|(_, h)| h.as_ref()) {
         history.merge(run_history);
     }
-    Ok(history)
+    // Sorted once here, not in every evaluated run's copy.
+    history.sync();
+    Ok((runs.into_iter().map(|(run, _)| run).collect(), history))
 }
 
 /// Which execution time labels a task whose original attempt was killed (its copy won).
@@ -551,17 +561,11 @@ impl Evaluation {
         }
 
         let homogeneous = Scenario::homogeneous();
-        let baseline_runs: Vec<Run> = (0..config.baseline_runs)
-            .into_par_iter()
-            .map(|r| {
-                simulate(
-                    &config.sim,
-                    &homogeneous,
-                    run_seed(config.seed, "baseline", r),
-                    None,
-                )
-            })
-            .collect::<Result<_, _>>()?;
+        let cells = self.plan()?;
+        // Seed 004's offline model learns from past runs: the baseline runs' progress,
+        // recorded in the baseline runs themselves (no second simulation).
+        let with_history = cells.iter().any(|c| c.detector.with_history.is_some());
+        let (baseline_runs, history) = simulate_baselines(config, &homogeneous, with_history)?;
         let usual = UsualTimes::from_runs(&baseline_runs, config.usual_quantile)?;
         // Table 5 is over map executions, as in the paper (21 outliers among 3200 maps).
         let samples: Vec<_> = baseline_samples(&baseline_runs)?
@@ -581,13 +585,6 @@ impl Evaluation {
         };
         drop(baseline_runs);
 
-        let cells = self.plan()?;
-        // Seed 004's offline model learns from past runs: the baseline runs' progress.
-        let history = if cells.iter().any(|c| c.detector.with_history.is_some()) {
-            baseline_progress_history(config, &homogeneous)?
-        } else {
-            straggler_detect::garraghan::ProgressHistory::new()
-        };
         // A cell identical to an earlier one (Table 7's x100 and Shared cells are Table 6's
         // in C2, Figure 3 at the configured lag is Table 6's Default) runs once: same
         // scenario, configuration, detector and seeds give the same runs.
@@ -1179,6 +1176,25 @@ mod seed004_history_tests {
         assert!(model.overall().is_some_and(|line| line.slope > 0.0));
     }
 
+    /// C2 under x100 only, two baseline runs, neither Figure 3 nor Table 7.
+    fn c2_x100_only(repetitions: u32) -> EvalConfig {
+        EvalConfig {
+            repetitions,
+            baseline_runs: 2,
+            scenarios: vec![Scenario::c2()],
+            policies: vec![Policy::X100],
+            fig3: Fig3Config {
+                lags_secs: Vec::new(),
+                ..Fig3Config::default()
+            },
+            table7: Table7Config {
+                policies: Vec::new(),
+                ..Table7Config::default()
+            },
+            ..EvalConfig::default()
+        }
+    }
+
     #[test]
     fn garraghan_cells_are_the_same_on_one_thread_and_on_two() {
         let garraghan: Vec<DetectorSpec> = DetectorSpec::all()
@@ -1188,21 +1204,7 @@ mod seed004_history_tests {
         assert!(garraghan[..2].iter().all(|d| d.with_history.is_some()));
         let evaluation = Evaluation::paper()
             .with_detectors(garraghan)
-            .with_config(EvalConfig {
-                repetitions: 2,
-                baseline_runs: 2,
-                scenarios: vec![Scenario::c2()],
-                policies: vec![Policy::X100],
-                fig3: Fig3Config {
-                    lags_secs: Vec::new(),
-                    ..Fig3Config::default()
-                },
-                table7: Table7Config {
-                    policies: Vec::new(),
-                    ..Table7Config::default()
-                },
-                ..EvalConfig::default()
-            });
+            .with_config(c2_x100_only(2));
         let on = |threads| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -1212,5 +1214,35 @@ mod seed004_history_tests {
             serde_json::to_string(&results).expect("serialises")
         };
         assert_eq!(on(1), on(2));
+    }
+
+    #[test]
+    fn the_baselines_recorded_for_the_history_are_the_plain_baselines() {
+        // With a Garraghan detector the baseline runs are simulated once, with the recorder:
+        // the baseline, Table 5 and the Default cells are those of an evaluation without.
+        let config = c2_x100_only(1);
+        let run = |names: &[&str]| {
+            let detectors = DetectorSpec::all()
+                .into_iter()
+                .filter(|d| names.contains(&d.name()))
+                .collect();
+            Evaluation::paper()
+                .with_detectors(detectors)
+                .with_config(config.clone())
+                .run()
+                .expect("runs")
+        };
+        let (plain, with_history) = (run(&["default"]), run(&["default", "garraghan"]));
+        assert_eq!(
+            serde_json::to_string(&plain.baseline).expect("serialises"),
+            serde_json::to_string(&with_history.baseline).expect("serialises")
+        );
+        let default = |results: &EvalResults| {
+            let cell = results
+                .cell("table6", "C2", "x100", "default")
+                .expect("a cell");
+            serde_json::to_string(cell).expect("serialises")
+        };
+        assert_eq!(default(&plain), default(&with_history));
     }
 }

@@ -728,6 +728,47 @@ fn a_node_under_no_new_work_receives_no_task_and_no_copy_until_the_rule_lifts() 
     assert!(started_on(&copies_only, 0, Some(AttemptRole::Original), 20.0, 100.0) > 0);
 }
 
+/// Reports every node slow at every scan under `NoNewWork`; flags nothing.
+struct BlockEveryNode;
+
+impl Detector for BlockEveryNode {
+    fn name(&self) -> &str {
+        "block-every-node"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        (0..snapshot.node_count()).for_each(|node| findings.push_slow_node(NodeId(node)));
+    }
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        SlowNodeRule::NoNewWork
+    }
+}
+
+#[test]
+fn a_detector_blocking_every_node_ends_the_run_at_the_time_limit() {
+    // Two one-container nodes, eight maps of 10 s: waves start at 0, 10 and 20 s. Scans
+    // count from the lag, 20 s; at 20 s the third wave is placed before the scan, which
+    // then blocks both nodes for good. The third wave ends at 30 s, 6 of 8 tasks done; the
+    // clock runs on, scan by scan, to the limit: a typed error, not a hang.
+    let mut config = exact(2, 1, 8, 0);
+    config.time_limit_secs = 100.0;
+    let err = simulate(&config, &one_core(), 0, Some(&mut BlockEveryNode)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SimError::DidNotFinish {
+                limit_secs: 100.0,
+                done: 6,
+                total: 8
+            }
+        ),
+        "{err}"
+    );
+    // The rule not followed, the same detector lets the job finish in four waves.
+    config.copies.placement.follow_slow_node_rule = false;
+    let run = simulate(&config, &one_core(), 0, Some(&mut BlockEveryNode)).unwrap();
+    assert_relative_eq!(run.makespan_secs(), 40.0, max_relative = 1e-12);
+}
+
 #[test]
 fn a_node_under_no_copies_receives_tasks_but_no_copy() {
     // eSplash's and LATE's rule: node 0, reported slow at every scan, still receives new

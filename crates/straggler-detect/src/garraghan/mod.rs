@@ -41,9 +41,12 @@
 //!   homogeneous baseline runs). The detector also learns, within the run, from every
 //!   attempt (original or copy) that succeeded: its trajectory is `(0, 0)`, the points
 //!   `(report time - start, progress)` of its progress reports and `(duration, 1)`; a
-//!   killed or failed attempt teaches nothing. [`Detector::reset`] goes back to the given
-//!   history. Without a usable model (no history yet, slope not positive) the offline test
-//!   holds for no attempt, so the offline and combined modes flag nothing.
+//!   killed or failed attempt teaches nothing. The model of a stage is that of **the latest
+//!   [`WINDOW`] (4096) successful attempts of the stage** (the memory of a stage is bounded,
+//!   see [`ProgressHistory`]); the detector refits a stage's model only when the stage has
+//!   learnt an attempt since. [`Detector::reset`] goes back to the given history. Without
+//!   a usable model (no history yet, slope not positive) the offline test holds for no
+//!   attempt, so the offline and combined modes flag nothing.
 //! - **Typical progress.** Fig. 9 names `T_iProg` the median task progress; the model is
 //!   the median over attempts of the time to reach each progress level, then the
 //!   regression, rather than a regression over every report pooled (which weighs an
@@ -59,7 +62,10 @@
 //!   reduce has three phases of a third each: `K = 3` by default); the paper chooses its
 //!   segments by eye on Fig. 8.
 //! - **Start.** "The job commences" is the earliest start seen of an attempt of any stage
-//!   of the job (a [`Stage`](straggler_model::Stage)'s `job`).
+//!   of the job (a [`Stage`](straggler_model::Stage)'s `job`), remembered by job: an engine
+//!   may give a stage index to another job from one snapshot to the next, and the later job
+//!   waits its own 5 s. An ended attempt counts for the job its stage index had in the last
+//!   snapshot scanned (before any, in the next one).
 //!
 //! The medians are exact order statistics and the per-row test sums nothing, so the
 //! parallel filter flags exactly the rows the sequential one flags.
@@ -67,9 +73,9 @@
 mod model;
 
 use serde::{Deserialize, Serialize};
-use straggler_model::{AttemptId, AttemptStatus, Observation, Snapshot, StageId};
+use straggler_model::{AttemptId, AttemptStatus, JobId, Observation, Snapshot, StageId};
 
-pub use model::{LEVELS, Line, MAX_SEGMENTS, ProgressHistory, ProgressModel};
+pub use model::{LEVELS, Line, MAX_SEGMENTS, ProgressHistory, ProgressModel, WINDOW};
 
 use crate::error::check_param;
 use crate::scan::{IdMap, filter_rows};
@@ -159,10 +165,28 @@ pub struct GarraghanDetector {
     history: ProgressHistory,
     /// Progress reports `(time, progress)` of attempts still running.
     reports: IdMap<AttemptId, Vec<(f64, f64)>>,
-    /// The earliest start seen of an attempt of each stage (by stage index).
+    /// The earliest start seen of an attempt of each job (by job id).
     first_start: IdMap<u32, f64>,
+    /// The job of each stage index in the last snapshot scanned (an engine may give a
+    /// stage index to another job from one snapshot to the next).
+    stage_jobs: Vec<JobId>,
+    /// Starts of ended attempts whose stage index the last snapshot scanned did not have
+    /// (none scanned yet), by stage index: given to the job of that stage at the next scan.
+    unplaced_starts: IdMap<u32, f64>,
+    /// Each stage's lines, by stage index, kept while its history learns nothing.
+    models: Vec<CachedLines>,
     /// Scratch: the stage's rows' progress, grouped by stage, for the medians.
     by_stage: Vec<f64>,
+}
+
+/// A stage's lines for the offline test, fitted when its history had learnt `attempts`.
+#[derive(Debug, Clone, Default)]
+struct CachedLines {
+    /// [`ProgressHistory::attempts`] at the fit; `None`: never fitted.
+    attempts: Option<u64>,
+    /// The line of each band (falling back to the overall line); `None` without a usable
+    /// one.
+    lines: Option<Vec<Option<model::Line>>>,
 }
 
 impl Default for GarraghanDetector {
@@ -187,6 +211,9 @@ impl GarraghanDetector {
             history: ProgressHistory::new(),
             reports: IdMap::default(),
             first_start: IdMap::default(),
+            stage_jobs: Vec::new(),
+            unplaced_starts: IdMap::default(),
+            models: Vec::new(),
             by_stage: Vec::new(),
         }
     }
@@ -194,9 +221,11 @@ impl GarraghanDetector {
     /// A detector that starts from `history` (past runs of the same jobs, keyed by the
     /// stage ids of the runs it will scan) and keeps learning; [`Detector::reset`] goes back
     /// to it.
-    pub fn with_history(mut self, history: ProgressHistory) -> Self {
+    pub fn with_history(mut self, mut history: ProgressHistory) -> Self {
+        history.sync();
         self.prior = history.clone();
         self.history = history;
+        self.models.clear();
         self
     }
 
@@ -212,7 +241,7 @@ impl GarraghanDetector {
 
     /// When each stage's job commenced, by stage index: the earliest start seen of an
     /// attempt of any stage of the job (this snapshot's rows and what was seen before),
-    /// remembered for the next scans. `+inf` for a job of which nothing was seen.
+    /// remembered, by job, for the next scans. `+inf` for a job of which nothing was seen.
     fn job_starts(&mut self, snapshot: &Snapshot) -> Vec<f64> {
         let stages = snapshot.stages();
         let mut earliest = vec![f64::INFINITY; stages.len()];
@@ -220,17 +249,49 @@ impl GarraghanDetector {
             let slot = &mut earliest[s as usize];
             *slot = slot.min(start);
         }
-        let mut by_job: IdMap<u32, f64> = IdMap::default();
-        for (s, (stage, &slot)) in stages.iter().zip(&earliest).enumerate() {
-            let seen = self.first_start.entry(s as u32).or_insert(f64::INFINITY);
-            *seen = seen.min(slot);
-            let job = by_job.entry(stage.job.0).or_insert(f64::INFINITY);
-            *job = job.min(*seen);
+        // Ended attempts of stage indices unknown until now (a minimum: any order).
+        for (s, start) in self.unplaced_starts.drain() {
+            if let Some(slot) = earliest.get_mut(s as usize) {
+                *slot = slot.min(start);
+            }
         }
+        for (stage, &slot) in stages.iter().zip(&earliest) {
+            let seen = self.first_start.entry(stage.job.0).or_insert(f64::INFINITY);
+            *seen = seen.min(slot);
+        }
+        self.stage_jobs.clear();
+        self.stage_jobs.extend(stages.iter().map(|stage| stage.job));
         for (stage, slot) in stages.iter().zip(&mut earliest) {
-            *slot = by_job.get(&stage.job.0).copied().unwrap_or(f64::INFINITY);
+            *slot = self.first_start[&stage.job.0];
         }
         earliest
+    }
+
+    /// Refits the lines of every stage of the snapshot whose history learnt an attempt
+    /// since its last fit, after bringing its sorted times up to date.
+    fn refresh_models(&mut self, stage_count: usize) {
+        let segments = self.params.segments.clamp(1, MAX_SEGMENTS) as usize;
+        if self.models.len() < stage_count {
+            self.models.resize_with(stage_count, CachedLines::default);
+        }
+        for (s, cached) in self.models.iter_mut().enumerate().take(stage_count) {
+            let stage = StageId(s as u32);
+            let attempts = self.history.attempts(stage);
+            if cached.attempts == Some(attempts) {
+                continue;
+            }
+            cached.attempts = Some(attempts);
+            self.history.sync_stage(stage);
+            cached.lines = self
+                .history
+                .model(stage, self.params.segments)
+                .and_then(|model| {
+                    let lines: Vec<_> = (0..segments)
+                        .map(|k| model.line_for((k as f64 + 0.5) / segments as f64))
+                        .collect();
+                    lines.iter().any(Option::is_some).then_some(lines)
+                });
+        }
     }
 
     /// The median progress of each stage's rows (`NaN` for a stage without rows).
@@ -258,24 +319,9 @@ impl GarraghanDetector {
             }
         }
         (0..stage_count)
-            .map(|s| median(&mut self.by_stage[offsets[s]..offsets[s + 1]]))
+            .map(|s| model::median(&mut self.by_stage[offsets[s]..offsets[s + 1]]))
             .collect()
     }
-}
-
-/// The median of `values` (reordered), `NaN` when empty: the middle value, or the mean of
-/// the two middle ones, kept between them.
-fn median(values: &mut [f64]) -> f64 {
-    let n = values.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    let (lower, &mut upper, _) = values.select_nth_unstable_by(n / 2, f64::total_cmp);
-    if n % 2 == 1 {
-        return upper;
-    }
-    let below = lower.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (0.5 * (below + upper)).max(below).min(upper)
 }
 
 impl Detector for GarraghanDetector {
@@ -290,23 +336,21 @@ impl Detector for GarraghanDetector {
         let params = self.params;
         let use_model = params.mode != GarraghanMode::Online;
         let use_median = params.mode != GarraghanMode::Offline;
-        // Offline: per stage, the lines of its bands, each falling back to the overall
-        // line; `None` where the stage has no usable model.
-        let segments = params.segments.clamp(1, MAX_SEGMENTS) as usize;
-        let lines: Vec<Option<Vec<Option<model::Line>>>> = (0..snapshot.stages().len())
-            .map(|s| {
-                let model = self.history.model(StageId(s as u32), params.segments)?;
-                let lines: Vec<_> = (0..segments)
-                    .map(|k| model.line_for((k as f64 + 0.5) / segments as f64))
-                    .collect();
-                lines.iter().any(Option::is_some).then_some(lines)
-            })
-            .collect();
+        let stage_count = snapshot.stages().len();
         // Section 7.1: nothing is judged before `min_elapsed_secs` into the job (the starts
         // seen are remembered even when nothing can be judged yet).
         let job_starts = self.job_starts(snapshot);
-        if use_model && lines.iter().all(Option::is_none) {
-            return;
+        // Offline: per stage, the lines of its bands, each falling back to the overall
+        // line; `None` where the stage has no usable model.
+        let segments = params.segments.clamp(1, MAX_SEGMENTS) as usize;
+        if use_model {
+            self.refresh_models(stage_count);
+            if self.models[..stage_count]
+                .iter()
+                .all(|cached| cached.lines.is_none())
+            {
+                return;
+            }
         }
         // Online: the bar below which an attempt is behind its stage.
         let bars: Vec<f64> = if use_median {
@@ -317,6 +361,7 @@ impl Detector for GarraghanDetector {
         } else {
             Vec::new()
         };
+        let lines = &self.models;
         let stretch = 1.0 / (1.0 + params.diff);
         filter_rows(
             progress.len(),
@@ -333,6 +378,7 @@ impl Detector for GarraghanDetector {
                 }
                 if use_model {
                     let line = lines[stage]
+                        .lines
                         .as_ref()
                         .and_then(|bands| bands[model::band_of(p, segments)]);
                     match line {
@@ -349,7 +395,12 @@ impl Detector for GarraghanDetector {
 
     fn observe(&mut self, observation: &Observation) {
         if let Observation::AttemptEnded(end) = observation {
-            let seen = self.first_start.entry(end.stage.0).or_insert(f64::INFINITY);
+            // Its job is the one its stage index had in the last snapshot scanned.
+            let seen = match self.stage_jobs.get(end.stage.index()) {
+                Some(job) => self.first_start.entry(job.0),
+                None => self.unplaced_starts.entry(end.stage.0),
+            }
+            .or_insert(f64::INFINITY);
             *seen = seen.min(end.start_secs);
         }
         if self.params.mode == GarraghanMode::Online {
@@ -381,5 +432,8 @@ impl Detector for GarraghanDetector {
         self.history = self.prior.clone();
         self.reports.clear();
         self.first_start.clear();
+        self.stage_jobs.clear();
+        self.unplaced_starts.clear();
+        self.models.clear();
     }
 }

@@ -18,7 +18,7 @@
 //! ```text
 //! tau_a(q) = t_(i-1) + (q - p_(i-1)) (t_i - t_(i-1)) / (p_i - p_(i-1))    where p_(i-1) < q <= p_i
 //! tau_a(q) = +inf                                                         if a never reached q
-//! M(q_j)   = median over the attempts of tau_a(q_j)     (the mean of the two middle values for an even count)
+//! M(q_j)   = median over the latest W attempts of tau_a(q_j)   (the mean of the two middle values for an even count)
 //! ```
 //!
 //! `M(q)` is the typical time to reach `q`; for trajectories that never go back, at most
@@ -35,15 +35,40 @@
 //! progress `[k / K, (k + 1) / K)` (the last closed at 1) through the points of its levels:
 //! Fig. 8's "combination of linear and non-linear regression" for tasks whose progress has
 //! phases (Hadoop's reduce: copy, sort, reduce, a third of the score each). `K = 1` is the
-//! plain linear model; `K <=` [`MAX_SEGMENTS`] `= Q / 2` leaves two levels to every band.
-//! Choosing points by their progress biases nothing here: they are points of one curve, not
-//! noisy samples.
+//! plain linear model. Level `j` (the progress from `(j - 1) / Q` to `j / Q`) belongs to the
+//! band of its lower end, `((j - 1) K) div Q` in integers: every band has at least
+//! `Q div K` levels, so `K <=` [`MAX_SEGMENTS`] `= Q / 2` leaves two or more to every band
+//! (exactly two each for `K = 50`). An attempt is judged on the band `floor(K p)` of its
+//! progress `p`. Choosing points by their progress biases nothing here: they are points of
+//! one curve, not noisy samples.
 //!
-//! The medians are kept per level in two heaps (O(Q log n) per attempt learnt, O(1) per
-//! median); a fit costs O(Q), and its sums are running means and co-moments (Welford).
+//! # A window of attempts
+//!
+//! *Decision*: `M` is the median over **the latest [`WINDOW`] successful attempts of the
+//! stage**, not over all it ever learnt (a long run's millions would cost 800 bytes each,
+//! forever). The paper fits "historical data" without saying how much; `W =` [`WINDOW`]
+//! `= 4096` holds the evaluation's whole history (see [`WINDOW`]), and past it the latest
+//! attempts follow the stage's current conditions. [`ProgressHistory::merge`] learns the
+//! other history's kept attempts after its own, so the result is the history that learnt
+//! both in that order.
+//!
+//! A stage keeps a ring of its latest `W` attempts' level times (learning an attempt writes
+//! one slot, O(Q)) and, for the medians, the same times sorted level by level, in chunks of
+//! 32 to 128 (an insertion or a removal is a count over the chunks' last values and one
+//! chunk's values, and a shift within it). The sorted times are brought up to date when a
+//! model is wanted ([`ProgressHistory::sync`]; the detector does it at a scan, for a stage
+//! that learnt since): the attempts learnt since inserted and those they replaced removed,
+//! or, past `W / 8` of them, every level sorted again from the ring (a long warm-up
+//! learns millions at O(Q) each and sorts once). A model then costs O(Q) passes over a
+//! few dozen chunk lengths. A stage costs at most about 17 MB whatever it learnt: 3.3 MB of
+//! ring (`W Q` x 8 bytes), the sorted times (at most four times as much, chunks half full;
+//! about twice in practice) and the replaced times of up to `W / 8` attempts. Taking the
+//! medians from the ring at each model instead (`select_nth_unstable`, O(Q W)) made the
+//! evaluation ten times slower: its detectors want a model at nearly every scan, as a stage
+//! learns between most scans. The detector also keeps each stage's lines until the stage
+//! learns another attempt, and clones of a history share each stage until one learns.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use straggler_model::StageId;
 
@@ -54,6 +79,16 @@ pub const LEVELS: usize = 100;
 
 /// The most bands a piecewise model may have: two levels per band.
 pub const MAX_SEGMENTS: u32 = (LEVELS / 2) as u32;
+
+/// The successful attempts of a stage the history keeps: the latest `WINDOW` learnt, whose
+/// medians make the model. 4096 holds the evaluation's whole history (its 10 baseline runs
+/// of 320 maps and 160 reduces, 3200 attempts of a stage at most, and the at most 320 that
+/// one evaluated run adds), so there the model is the median of every attempt. The median
+/// of 4096 attempts is within about 2% of the attempts' spread of the median of all (its
+/// standard error is `1.25 sigma / sqrt(4096)`), far below the 50% `Diff`; a stage costs
+/// at most about 17 MB (4096 x 800 bytes of ring, and its sorted levels; see the module
+/// docs).
+pub const WINDOW: usize = 4096;
 
 /// Running count, means and co-moments of points `(t, p)`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -126,7 +161,8 @@ impl ProgressModel {
         self.overall
     }
 
-    /// The regression of band `k` (levels in `[k / K, (k + 1) / K)`), if defined.
+    /// The regression of band `k` (the levels `q_j` with `((j - 1) K) div LEVELS = k`, those
+    /// above `k / K` up to `(k + 1) / K` when `K` divides [`LEVELS`]), if defined.
     pub fn band(&self, k: usize) -> Option<Line> {
         self.bands.get(k).copied().flatten()
     }
@@ -151,6 +187,14 @@ impl ProgressModel {
     }
 }
 
+/// The band of level `level` (`q = level / LEVELS`, `1..=LEVELS`) among `segments`
+/// bands, `((level - 1) * segments) div LEVELS`: the band of the level's lower end
+/// `(level - 1) / LEVELS`, in integers, so that every band of `segments <= LEVELS / 2`
+/// has at least `LEVELS div segments >= 2` levels (exactly two each for 50).
+pub(crate) fn band_of_level(level: usize, segments: usize) -> usize {
+    (level.saturating_sub(1) * segments / LEVELS).min(segments.saturating_sub(1))
+}
+
 /// The band of `progress` among `segments` equal bands of `[0, 1]`.
 #[inline]
 pub(crate) fn band_of(progress: f64, segments: usize) -> usize {
@@ -158,85 +202,277 @@ pub(crate) fn band_of(progress: f64, segments: usize) -> usize {
     ((progress * segments as f64) as usize).min(segments.saturating_sub(1))
 }
 
-/// An `f64` ordered by `total_cmp`, for the heaps.
-#[derive(Debug, Clone, Copy)]
-struct Time(f64);
-
-impl PartialEq for Time {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+/// The median of `values` (reordered), `NaN` when empty: the middle value, or the mean of
+/// the two middle ones, kept between them (`+inf` if either is). Ordered by `total_cmp`.
+pub(crate) fn median(values: &mut [f64]) -> f64 {
+    let n = values.len();
+    if n == 0 {
+        return f64::NAN;
     }
-}
-impl Eq for Time {}
-impl PartialOrd for Time {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+    let (lower, &mut upper, _) = values.select_nth_unstable_by(n / 2, f64::total_cmp);
+    if n % 2 == 1 {
+        return upper;
     }
-}
-impl Ord for Time {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
+    let below = lower.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (0.5 * (below + upper)).max(below).min(upper)
 }
 
-/// The running median of one level's times: the lower half in a max-heap, the upper half
-/// in a min-heap, the lower holding the middle value of an odd count.
+/// Makes room in `values` for one more, doubling its capacity but never past `most`.
+fn reserve_up_to<T>(values: &mut Vec<T>, most: usize) {
+    if values.len() == values.capacity() && values.len() < most {
+        let more = values.len().max(4).min(most - values.len());
+        values.reserve_exact(more);
+    }
+}
+
+/// `time` as an integer in the order of `f64::total_cmp` (the transform `total_cmp` itself
+/// compares: flip every bit but the sign of a negative value).
+fn order_key(time: f64) -> i64 {
+    let bits = time.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+/// The time of [`order_key`]`(time)` (the transform is its own inverse).
+fn time_of(key: i64) -> f64 {
+    f64::from_bits((key ^ (((key >> 63) as u64) >> 1) as i64) as u64)
+}
+
+/// How many of `keys` are at most `key` (`or_equal`) or below it: a count rather than a
+/// binary search, with no branch, over the few dozen keys of a chunk.
+fn count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
+    if or_equal {
+        keys.iter().map(|&k| usize::from(k <= key)).sum()
+    } else {
+        keys.iter().map(|&k| usize::from(k < key)).sum()
+    }
+}
+
+/// Times kept in increasing `total_cmp` order (as [`order_key`]s), in runs ("chunks") of
+/// [`CHUNK`] / 2 to 2 [`CHUNK`] values: an insertion or a removal counts the chunks' last
+/// keys and the keys of one chunk, and shifts within it; the value of a rank is a pass over
+/// the chunks' lengths.
 #[derive(Debug, Clone, Default)]
-struct RunningMedian {
-    lower: BinaryHeap<Time>,
-    upper: BinaryHeap<Reverse<Time>>,
+struct SortedTimes {
+    /// Non-empty, each in order and all in order one after the other; only the last may
+    /// be shorter than `CHUNK / 2`.
+    chunks: Vec<Vec<i64>>,
+    /// The last (largest) key of each chunk.
+    lasts: Vec<i64>,
+    len: usize,
 }
 
-impl RunningMedian {
-    fn push(&mut self, value: f64) {
-        let value = Time(value);
-        match self.lower.peek() {
-            Some(&top) if value > top => self.upper.push(Reverse(value)),
-            _ => self.lower.push(value),
-        }
-        if self.lower.len() > self.upper.len() + 1 {
-            if let Some(v) = self.lower.pop() {
-                self.upper.push(Reverse(v));
-            }
-        } else if self.upper.len() > self.lower.len() {
-            if let Some(Reverse(v)) = self.upper.pop() {
-                self.lower.push(v);
-            }
+/// The length of a [`SortedTimes`] chunk once split.
+const CHUNK: usize = 64;
+
+impl SortedTimes {
+    /// `sorted` (in increasing `total_cmp` order), chunked.
+    fn from_sorted(sorted: &[f64]) -> Self {
+        let chunks: Vec<Vec<i64>> = sorted
+            .chunks(CHUNK)
+            .map(|chunk| chunk.iter().map(|&t| order_key(t)).collect())
+            .collect();
+        SortedTimes {
+            lasts: chunks.iter().map(|c| c[c.len() - 1]).collect(),
+            chunks,
+            len: sorted.len(),
         }
     }
 
-    /// The median (`None` when empty): the middle value, or the mean of the two middle
-    /// ones, kept between them (`+inf` if either is).
-    fn median(&self) -> Option<f64> {
-        let below = self.lower.peek()?.0;
-        if self.lower.len() > self.upper.len() {
-            return Some(below);
+    fn insert(&mut self, time: f64) {
+        let key = order_key(time);
+        self.len += 1;
+        // The first chunk whose last key is above `key`, else the last chunk.
+        let c = count_below(&self.lasts, key, true).min(self.chunks.len().saturating_sub(1));
+        let Some(chunk) = self.chunks.get_mut(c) else {
+            self.chunks.push(vec![key]);
+            self.lasts.push(key);
+            return;
+        };
+        let at = count_below(chunk, key, true);
+        reserve_up_to(chunk, 2 * CHUNK + 1);
+        chunk.insert(at, key);
+        self.lasts[c] = chunk[chunk.len() - 1];
+        if chunk.len() > 2 * CHUNK {
+            let upper = chunk.split_off(CHUNK);
+            self.lasts[c] = chunk[CHUNK - 1];
+            self.lasts.insert(c + 1, upper[upper.len() - 1]);
+            self.chunks.insert(c + 1, upper);
         }
-        let above = self.upper.peek().map_or(below, |v| v.0.0);
-        Some((0.5 * (below + above)).max(below).min(above))
     }
 
-    fn values(&self) -> impl Iterator<Item = f64> + '_ {
-        self.lower
-            .iter()
-            .map(|v| v.0)
-            .chain(self.upper.iter().map(|v| v.0.0))
+    /// Removes one time equal to `time` (by `total_cmp`); `false` if there is none.
+    fn remove(&mut self, time: f64) -> bool {
+        let key = order_key(time);
+        // The first chunk whose last key is at least `key`.
+        let c = count_below(&self.lasts, key, false);
+        let Some(chunk) = self.chunks.get_mut(c) else {
+            return false;
+        };
+        let at = count_below(chunk, key, false);
+        if chunk.get(at) != Some(&key) {
+            return false;
+        }
+        chunk.remove(at);
+        self.len -= 1;
+        if chunk.is_empty() {
+            self.chunks.remove(c);
+            self.lasts.remove(c);
+            return true;
+        }
+        self.lasts[c] = chunk[chunk.len() - 1];
+        if chunk.len() < CHUNK / 2 && self.chunks.len() > 1 {
+            // Into its neighbour, split again if too long.
+            let low = if c + 1 < self.chunks.len() { c } else { c - 1 };
+            let high = self.chunks.remove(low + 1);
+            self.lasts.remove(low);
+            let merged = &mut self.chunks[low];
+            merged.reserve_exact(high.len());
+            merged.extend_from_slice(&high);
+            if merged.len() > 2 * CHUNK {
+                let upper = merged.split_off(merged.len() / 2);
+                merged.shrink_to(2 * CHUNK + 1);
+                self.lasts[low] = merged[merged.len() - 1];
+                self.lasts.insert(low + 1, upper[upper.len() - 1]);
+                self.chunks.insert(low + 1, upper);
+            }
+        }
+        true
+    }
+
+    /// The time of rank `rank` (0 the least).
+    fn get(&self, mut rank: usize) -> Option<f64> {
+        for chunk in &self.chunks {
+            if rank < chunk.len() {
+                return Some(time_of(chunk[rank]));
+            }
+            rank -= chunk.len();
+        }
+        None
+    }
+
+    /// The median, as [`median`] gives it: `NaN` when empty, the middle value, or the
+    /// mean of the two middle ones, kept between them.
+    fn median(&self) -> f64 {
+        let n = self.len;
+        let Some(upper) = n.checked_sub(1).and_then(|_| self.get(n / 2)) else {
+            return f64::NAN;
+        };
+        if n % 2 == 1 {
+            return upper;
+        }
+        let below = self.get(n / 2 - 1).unwrap_or(upper);
+        (0.5 * (below + upper)).max(below).min(upper)
+    }
+
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = f64> + '_ {
+        self.chunks.iter().flatten().map(|&key| time_of(key))
     }
 }
 
-/// One stage's history: the attempts learnt and each level's running median.
-#[derive(Debug, Clone)]
+/// Attempts learnt since a stage's sorted times were last brought up to date, past which
+/// [`StageHistory::sync`] sorts the kept times again rather than update them one attempt
+/// at a time (an update costs about a thousandth of a sort of [`WINDOW`] times per level).
+const MAX_PENDING: u64 = (WINDOW / 8) as u64;
+
+/// One stage's history: the attempts learnt, the level times of the latest [`WINDOW`] of
+/// them in a ring, and, for the medians, the same times level by level in increasing order,
+/// brought up to date when asked ([`StageHistory::sync`]): learning an attempt only writes
+/// the ring.
+#[derive(Debug, Clone, Default)]
 struct StageHistory {
+    /// Attempts learnt, including those the ring no longer holds.
     attempts: u64,
-    levels: Vec<RunningMedian>,
+    /// Each kept attempt's time to reach every level; at most [`WINDOW`] long.
+    ring: Vec<[f64; LEVELS]>,
+    /// Once the ring is full, the slot of its oldest attempt (the next to be replaced).
+    oldest: usize,
+    /// Per level (empty before the first sync, then [`LEVELS`] long), the times of the
+    /// attempts the ring held when `attempts` was `synced`, in increasing order.
+    sorted: Vec<SortedTimes>,
+    /// `attempts` at the last sync.
+    synced: u64,
+    /// The times that attempts learnt since the last sync took the place of in the ring,
+    /// while there are at most [`MAX_PENDING`] such attempts (past that, no longer kept).
+    replaced: Vec<[f64; LEVELS]>,
 }
 
-impl Default for StageHistory {
-    fn default() -> Self {
-        StageHistory {
-            attempts: 0,
-            levels: vec![RunningMedian::default(); LEVELS],
+impl StageHistory {
+    fn push(&mut self, times: [f64; LEVELS]) {
+        self.attempts += 1;
+        let pending = self.attempts - self.synced;
+        if self.ring.len() < WINDOW {
+            reserve_up_to(&mut self.ring, WINDOW);
+            self.ring.push(times);
+        } else {
+            let old = std::mem::replace(&mut self.ring[self.oldest], times);
+            self.oldest = (self.oldest + 1) % WINDOW;
+            if pending <= MAX_PENDING {
+                self.replaced.push(old);
+            }
         }
+        if pending == MAX_PENDING + 1 {
+            self.replaced = Vec::new();
+        }
+    }
+
+    /// Whether the sorted times are those of the ring.
+    fn is_synced(&self) -> bool {
+        self.synced == self.attempts
+    }
+
+    /// Brings the sorted times up to date: the attempts learnt since the last sync (fewer
+    /// than [`WINDOW`], so all still in the ring) inserted and the times they replaced
+    /// removed, or, past [`MAX_PENDING`] of them, every level sorted again.
+    fn sync(&mut self) {
+        let pending = self.attempts - self.synced;
+        if pending == 0 {
+            return;
+        }
+        if pending > MAX_PENDING || self.sorted.is_empty() {
+            let mut times = vec![0.0; self.ring.len()];
+            self.sorted = (0..LEVELS)
+                .map(|level| {
+                    for (time, attempt) in times.iter_mut().zip(&self.ring) {
+                        *time = attempt[level];
+                    }
+                    times.sort_unstable_by(f64::total_cmp);
+                    SortedTimes::from_sorted(&times)
+                })
+                .collect();
+        } else {
+            for old in self.replaced.drain(..) {
+                for (level, time) in self.sorted.iter_mut().zip(old) {
+                    let removed = level.remove(time);
+                    debug_assert!(removed, "a replaced time is among the sorted times");
+                }
+            }
+            let (newer, older) = self.ring.split_at(self.oldest);
+            for new in older.iter().chain(newer).rev().take(pending as usize) {
+                for (level, &time) in self.sorted.iter_mut().zip(new) {
+                    level.insert(time);
+                }
+            }
+        }
+        self.replaced.clear();
+        self.synced = self.attempts;
+    }
+
+    /// The median of level `level` (0-based) over the kept attempts: from the sorted times
+    /// when up to date, else taken from the ring.
+    fn level_median(&self, level: usize, scratch: &mut Vec<f64>) -> f64 {
+        if self.is_synced() {
+            return self.sorted[level].median();
+        }
+        scratch.clear();
+        scratch.extend(self.ring.iter().map(|times| times[level]));
+        median(scratch)
+    }
+
+    /// The kept attempts' level times, oldest first.
+    fn in_order(&self) -> impl Iterator<Item = &[f64; LEVELS]> + '_ {
+        let (newer, older) = self.ring.split_at(self.oldest);
+        older.iter().chain(newer)
     }
 }
 
@@ -271,7 +507,8 @@ fn level_times(points: &[(f64, f64)]) -> [f64; LEVELS] {
 }
 
 /// Progress trajectories of attempts that succeeded, per stage, summarised for
-/// [`ProgressModel`]s: the running median of each progress level's time.
+/// [`ProgressModel`]s: the time each of the latest [`WINDOW`] attempts of the stage took to
+/// reach each progress level, whose medians make the model.
 ///
 /// Each attempt `a` is the trajectory `(0, 0)`, its reports `(elapsed, progress)`,
 /// `(duration, 1)`; at the levels `q_j = j / 100` (seed 004, Fig. 9's median task progress
@@ -279,7 +516,7 @@ fn level_times(points: &[(f64, f64)]) -> [f64; LEVELS] {
 ///
 /// ```text
 /// tau_a(q) = t_(i-1) + (q - p_(i-1)) (t_i - t_(i-1)) / (p_i - p_(i-1)),  p_(i-1) < q <= p_i   (+inf if never reached)
-/// M(q_j)   = median over a of tau_a(q_j)                                   (the typical time to reach q_j)
+/// M(q_j)   = median over the latest W of a of tau_a(q_j)                   (the typical time to reach q_j)
 /// Prog(t)  = a + b t, least squares through the points (M(q_j), q_j), one more line per band of K
 /// ```
 ///
@@ -288,8 +525,10 @@ fn level_times(points: &[(f64, f64)]) -> [f64; LEVELS] {
 /// [`GarraghanDetector::with_history`](crate::GarraghanDetector::with_history).
 #[derive(Debug, Clone, Default)]
 pub struct ProgressHistory {
-    /// By stage index (a map: a stray stage id allocates nothing).
-    stages: IdMap<u32, StageHistory>,
+    /// By stage index (a map: a stray stage id allocates nothing). Shared between clones
+    /// until one of them learns (a detector's history, its prior, and the evaluation's
+    /// history it started from are one until the run's first success).
+    stages: IdMap<u32, Arc<StageHistory>>,
     skipped_points: u64,
 }
 
@@ -317,24 +556,24 @@ impl ProgressHistory {
             return;
         }
         valid.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let history = self.stages.entry(stage.0).or_default();
-        history.attempts += 1;
-        for (level, time) in history.levels.iter_mut().zip(level_times(&valid)) {
-            level.push(time);
-        }
+        Arc::make_mut(self.stages.entry(stage.0).or_default()).push(level_times(&valid));
     }
 
-    /// Adds every attempt of `other` (the history of another run, say).
+    /// Adds every attempt of `other` (the history of another run, say) after this
+    /// history's own: the result is the history that learnt this one's attempts, then
+    /// `other`'s, each in the order it learnt them (so it keeps, of each stage, the latest
+    /// [`WINDOW`] of that sequence).
     pub fn merge(&mut self, other: &ProgressHistory) {
         self.skipped_points += other.skipped_points;
         for (&stage, theirs) in &other.stages {
-            let ours = self.stages.entry(stage).or_default();
-            ours.attempts += theirs.attempts;
-            for (level, their_level) in ours.levels.iter_mut().zip(&theirs.levels) {
-                for time in their_level.values() {
-                    level.push(time);
-                }
+            let ours = Arc::make_mut(self.stages.entry(stage).or_default());
+            // The attempts `other` no longer holds would have left our window anyway: it
+            // holds fewer than `WINDOW` only if it learnt no more.
+            let forgotten = theirs.attempts - theirs.ring.len() as u64;
+            for times in theirs.in_order() {
+                ours.push(*times);
             }
+            ours.attempts += forgotten;
         }
     }
 
@@ -343,31 +582,55 @@ impl ProgressHistory {
         self.skipped_points
     }
 
-    /// Attempts learnt for `stage`.
+    /// Attempts learnt for `stage`, including those no longer kept. It grows with every
+    /// attempt learnt, so it tells whether the stage's model may have changed.
     pub fn attempts(&self, stage: StageId) -> u64 {
         self.stages.get(&stage.0).map_or(0, |h| h.attempts)
     }
 
+    /// Attempts of `stage` whose trajectories are kept, the latest [`WINDOW`] learnt at
+    /// most: the stage's model is theirs.
+    pub fn kept_attempts(&self, stage: StageId) -> usize {
+        self.stages.get(&stage.0).map_or(0, |h| h.ring.len())
+    }
+
+    /// Brings every stage's sorted times up to date with the attempts it learnt (see
+    /// [`model`](Self::model)); nothing to do for a stage that learnt nothing since.
+    pub fn sync(&mut self) {
+        for history in self.stages.values_mut() {
+            if !history.is_synced() {
+                Arc::make_mut(history).sync();
+            }
+        }
+    }
+
+    /// [`sync`](Self::sync) for `stage` only.
+    pub(crate) fn sync_stage(&mut self, stage: StageId) {
+        if let Some(history) = self.stages.get_mut(&stage.0).filter(|h| !h.is_synced()) {
+            Arc::make_mut(history).sync();
+        }
+    }
+
     /// The fitted model of `stage` with `segments` bands (taken into
-    /// `1..=`[`MAX_SEGMENTS`]), `None` if it has no usable line at all.
+    /// `1..=`[`MAX_SEGMENTS`]), `None` if it has no usable line at all. After a
+    /// [`sync`](Self::sync) the medians are read from sorted times (O([`LEVELS`]) passes
+    /// over a few dozen chunk lengths); without, they are taken from the ring
+    /// (O([`LEVELS`] x kept attempts)): the same model, later.
     pub fn model(&self, stage: StageId, segments: u32) -> Option<ProgressModel> {
         let history = self.stages.get(&stage.0)?;
         let segments = segments.clamp(1, MAX_SEGMENTS) as usize;
-        let curve: Vec<(f64, f64)> = history
-            .levels
-            .iter()
-            .enumerate()
-            .filter_map(|(i, level)| {
-                let time = level.median()?;
-                time.is_finite()
-                    .then_some((time, (i + 1) as f64 / LEVELS as f64))
-            })
-            .collect();
         let mut overall = Moments::default();
         let mut bands = vec![Moments::default(); segments];
-        for &(t, q) in &curve {
-            overall.add(t, q);
-            bands[band_of(q, segments)].add(t, q);
+        let mut curve = Vec::with_capacity(LEVELS);
+        let mut scratch = Vec::new();
+        for level in 1..=LEVELS {
+            let time = history.level_median(level - 1, &mut scratch);
+            if time.is_finite() {
+                let q = level as f64 / LEVELS as f64;
+                overall.add(time, q);
+                bands[band_of_level(level, segments)].add(time, q);
+                curve.push((time, q));
+            }
         }
         let model = ProgressModel {
             curve,
@@ -434,18 +697,253 @@ mod tests {
     }
 
     #[test]
-    fn running_median_of_odd_even_and_infinite_counts() {
-        let mut m = RunningMedian::default();
-        assert_eq!(m.median(), None);
-        for (value, median) in [(5.0, 5.0), (1.0, 3.0), (9.0, 5.0), (2.0, 3.5), (7.0, 5.0)] {
-            m.push(value);
-            assert_eq!(m.median(), Some(median));
+    fn median_of_odd_even_and_infinite_counts() {
+        assert!(median(&mut []).is_nan());
+        for (values, expected) in [
+            (&[5.0][..], 5.0),
+            (&[5.0, 1.0], 3.0),
+            (&[5.0, 1.0, 9.0], 5.0),
+            (&[5.0, 1.0, 9.0, 2.0], 3.5),
+            (&[5.0, 1.0, 9.0, 2.0, 7.0], 5.0),
+            (&[5.0, 1.0, 9.0, 2.0, 7.0, f64::INFINITY], 6.0),
+            (&[1.0, f64::INFINITY], f64::INFINITY),
+        ] {
+            assert_eq!(median(&mut values.to_vec()), expected, "{values:?}");
+            let mut sorted = values.to_vec();
+            sorted.sort_by(f64::total_cmp);
+            assert_eq!(
+                SortedTimes::from_sorted(&sorted).median(),
+                expected,
+                "{values:?}"
+            );
         }
-        m.push(f64::INFINITY);
-        assert_eq!(m.median(), Some(6.0));
-        let mut unreached = RunningMedian::default();
-        unreached.push(1.0);
-        unreached.push(f64::INFINITY);
-        assert_eq!(unreached.median(), Some(f64::INFINITY));
+    }
+
+    #[test]
+    fn every_band_of_fifty_has_two_levels() {
+        // In floating point 0.58 * 50 = 28.999...: `band_of` would give band 0 the level
+        // 0.01 alone, and band 29 the level 0.59 alone. In integers every band has two.
+        for segments in [1, 2, 3, 7, 50] {
+            let mut levels = vec![0usize; segments];
+            for level in 1..=LEVELS {
+                levels[band_of_level(level, segments)] += 1;
+            }
+            assert!(levels.iter().all(|&n| n >= LEVELS / segments), "{levels:?}");
+            assert_eq!(levels.iter().sum::<usize>(), LEVELS);
+        }
+        let mut fifty = [0usize; 50];
+        for level in 1..=LEVELS {
+            fifty[band_of_level(level, 50)] += 1;
+        }
+        assert_eq!(fifty, [2; 50]);
+        assert_eq!(band_of_level(58, 50), 28);
+        assert_eq!(band_of_level(59, 50), 29);
+    }
+
+    /// A trajectory at `1 / duration` per second, every level reached.
+    fn linear(duration: f64) -> [(f64, f64); 2] {
+        [(0.5 * duration, 0.5), (duration, 1.0)]
+    }
+
+    #[test]
+    fn the_history_keeps_the_latest_window_of_attempts() {
+        // 3 W attempts of durations 1, 2, ..., 3 W: the history keeps the last W, its model
+        // is that of a history fed only those, and its ring is W long, not 3 W.
+        let mut all = ProgressHistory::new();
+        let mut last = ProgressHistory::new();
+        for i in 0..3 * WINDOW {
+            let trajectory = linear((i + 1) as f64);
+            all.add_trajectory(StageId(0), trajectory);
+            if i >= 2 * WINDOW {
+                last.add_trajectory(StageId(0), trajectory);
+            }
+            if i == WINDOW + 7 {
+                assert_eq!(all.kept_attempts(StageId(0)), WINDOW);
+            }
+        }
+        assert_eq!(all.attempts(StageId(0)), 3 * WINDOW as u64);
+        assert_eq!(all.kept_attempts(StageId(0)), WINDOW);
+        let stage = &all.stages[&0];
+        assert_eq!(stage.ring.len(), WINDOW);
+        assert!(stage.ring.capacity() <= WINDOW, "{}", stage.ring.capacity());
+        // Unsynced, the model is taken from the ring; synced, from the sorted times: the
+        // same, and the sorted times are W long too.
+        let mut synced = all.clone();
+        synced.sync();
+        assert_eq!(synced.model(StageId(0), 3), last.model(StageId(0), 3));
+        let stage = &synced.stages[&0];
+        assert_eq!(stage.sorted.len(), LEVELS);
+        for level in &stage.sorted {
+            assert_eq!(level.len, WINDOW);
+            assert!(level.iter().is_sorted_by(|a, b| a.total_cmp(b).is_le()));
+            assert!(level.chunks.len() <= 2 * WINDOW / CHUNK + 1);
+        }
+        assert_eq!(all.model(StageId(0), 3), last.model(StageId(0), 3));
+        // The median duration of 2 W + 1 ..= 3 W is 2.5 W + 0.5: M(1) is it.
+        let model = all.model(StageId(0), 3).expect("fitted");
+        assert_eq!(
+            model.median_curve()[LEVELS - 1].0,
+            2.5 * WINDOW as f64 + 0.5
+        );
+    }
+
+    /// A deterministic stream of numbers in `[0, 1)` (a linear congruential generator).
+    fn numbers(seed: u64) -> impl Iterator<Item = f64> {
+        let mut state = seed;
+        std::iter::from_fn(move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            Some((state >> 11) as f64 / (1u64 << 53) as f64)
+        })
+    }
+
+    #[test]
+    fn order_keys_are_in_the_order_of_total_cmp() {
+        let times = [
+            f64::NEG_INFINITY,
+            -2.5,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            1.0,
+            2.5,
+            f64::MAX,
+            f64::INFINITY,
+        ];
+        for (i, &a) in times.iter().enumerate() {
+            assert_eq!(time_of(order_key(a)).to_bits(), a.to_bits());
+            for &b in &times[i..] {
+                assert_eq!(order_key(a).cmp(&order_key(b)), a.total_cmp(&b), "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn sorted_times_follow_inserts_and_removals() {
+        // Against a sorted vector: values on a coarse grid (ties), +inf, grown to 1000 then
+        // taken down to 0, chunks splitting and merging on the way.
+        let mut sorted = SortedTimes::default();
+        let mut reference: Vec<f64> = Vec::new();
+        let mut values = numbers(7).map(|x| {
+            let v = (x * 50.0).floor();
+            if v == 0.0 { f64::INFINITY } else { v }
+        });
+        let mut picks = numbers(11);
+        for step in 0..6000 {
+            let grow = step < 1500 || (step < 3000 && step % 3 != 0) || reference.is_empty();
+            if grow && step < 4000 {
+                let v = values.next().expect("endless");
+                sorted.insert(v);
+                let at = reference.partition_point(|x| x.total_cmp(&v).is_le());
+                reference.insert(at, v);
+            } else if let Some(&v) =
+                reference.get((picks.next().expect("endless") * reference.len() as f64) as usize)
+            {
+                assert!(sorted.remove(v));
+                let at = reference.partition_point(|x| x.total_cmp(&v).is_lt());
+                reference.remove(at);
+            }
+            assert_eq!(sorted.len, reference.len());
+            if step % 97 == 0 {
+                assert!(sorted.iter().eq(reference.iter().copied()));
+                assert_eq!(
+                    sorted.median().to_bits(),
+                    median(&mut reference.clone()).to_bits()
+                );
+                let short = sorted.chunks.iter().filter(|c| c.len() < CHUNK / 2).count();
+                assert!(short <= 1 && sorted.chunks.iter().all(|c| c.len() <= 2 * CHUNK));
+                // Memory: at most 2 CHUNK + 1 slots a chunk, a chunk per CHUNK / 2 values.
+                assert!(sorted.chunks.iter().all(|c| c.capacity() <= 2 * CHUNK + 1));
+                assert!(sorted.chunks.len() <= reference.len() / (CHUNK / 2) + 1);
+                let lasts: Vec<i64> = sorted.chunks.iter().map(|c| c[c.len() - 1]).collect();
+                assert_eq!(sorted.lasts, lasts);
+            }
+        }
+        assert!(reference.is_empty() && sorted.chunks.is_empty());
+        assert!(!sorted.remove(1.0));
+        sorted.insert(2.0);
+        assert!(!sorted.remove(1.0) && !sorted.remove(3.0) && sorted.remove(2.0));
+    }
+
+    #[test]
+    fn synced_step_by_step_or_at_once_the_model_is_the_same() {
+        // Durations at random (some attempts never reach the last levels), synced after
+        // every few attempts (the incremental path, with attempts replaced in the ring), or
+        // never (the model taken from the ring), or once at the end (a new sort): the
+        // sorted times are the ring's, and the models are equal.
+        let mut stepwise = ProgressHistory::new();
+        let mut never = ProgressHistory::new();
+        let mut gaps = numbers(3);
+        let (mut until_sync, mut syncs) = (0, 0);
+        for (i, x) in numbers(5)
+            .take(WINDOW + 3 * MAX_PENDING as usize)
+            .enumerate()
+        {
+            let duration = 10.0 + (x * 40.0).round();
+            let trajectory = if i % 5 == 0 {
+                vec![(0.5 * duration, 0.5), (duration, 0.9)]
+            } else {
+                linear(duration).to_vec()
+            };
+            stepwise.add_trajectory(StageId(0), trajectory.iter().copied());
+            never.add_trajectory(StageId(0), trajectory);
+            if until_sync == 0 {
+                stepwise.sync_stage(StageId(0));
+                until_sync = (gaps.next().expect("endless") * 8.0) as usize;
+                syncs += 1;
+                let stage = &stepwise.stages[&0];
+                for (level, sorted) in stage.sorted.iter().enumerate().filter(|_| syncs % 40 == 0) {
+                    let mut ring: Vec<f64> = stage.ring.iter().map(|t| t[level]).collect();
+                    ring.sort_by(f64::total_cmp);
+                    assert!(sorted.iter().eq(ring), "level {level} after {i}");
+                }
+            } else {
+                until_sync -= 1;
+            }
+        }
+        stepwise.sync();
+        let mut at_once = never.clone();
+        at_once.sync();
+        for segments in [1, 3, 50] {
+            let model = never.model(StageId(0), segments);
+            assert!(model.is_some());
+            assert_eq!(stepwise.model(StageId(0), segments), model);
+            assert_eq!(at_once.model(StageId(0), segments), model);
+        }
+    }
+
+    #[test]
+    fn merging_is_learning_one_history_then_the_other() {
+        // Histories of W / 2 + 3 and W + 5 attempts, merged both ways: each equals the
+        // history that learnt the two sequences in that order.
+        let first: Vec<_> = (0..WINDOW / 2 + 3)
+            .map(|i| linear(1.0 + i as f64))
+            .collect();
+        let second: Vec<_> = (0..WINDOW + 5)
+            .map(|i| linear(0.5 + 3.0 * i as f64))
+            .collect();
+        let learnt = |parts: &[&[[(f64, f64); 2]]]| {
+            let mut history = ProgressHistory::new();
+            for trajectory in parts.iter().flat_map(|part| part.iter()) {
+                history.add_trajectory(StageId(1), *trajectory);
+            }
+            history
+        };
+        let (a, b) = (learnt(&[&first]), learnt(&[&second]));
+        let (mut ab, mut ba) = (a.clone(), b.clone());
+        ab.merge(&b);
+        ba.merge(&a);
+        for (merged, expected) in [
+            (&ab, learnt(&[&first, &second])),
+            (&ba, learnt(&[&second, &first])),
+        ] {
+            assert_eq!(merged.attempts(StageId(1)), expected.attempts(StageId(1)));
+            let (ours, theirs) = (&merged.stages[&1], &expected.stages[&1]);
+            assert!(ours.in_order().eq(theirs.in_order()));
+            assert_eq!(merged.model(StageId(1), 3), expected.model(StageId(1), 3));
+        }
+        // The order matters: the two windows hold different attempts.
+        assert_ne!(ab.model(StageId(1), 1), ba.model(StageId(1), 1));
     }
 }

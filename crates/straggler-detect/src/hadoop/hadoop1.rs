@@ -28,11 +28,15 @@
 //! attempts (`TaskInProgress.recomputeProgress`).
 //!
 //! How the detector knows each term:
-//! - `finished`: the stage's succeeded attempts observed ([`Observation::AttemptEnded`])
-//!   since the last reset, one per task (an engine kills the other attempts of a task
-//!   that succeeds).
-//! - `running`: the distinct tasks with a row in the snapshot; `PS_task` is the largest
-//!   progress of its rows.
+//! - `finished`: the stage's distinct tasks with a succeeded attempt observed
+//!   ([`Observation::AttemptEnded`]) since the last reset, kept as a set: a second success
+//!   of a task (a copy and its original both succeeding, or one end reported twice) counts
+//!   once.
+//! - `running`: the distinct tasks with a row in the snapshot and not finished; `PS_task`
+//!   is the largest progress of their rows. A finished task's rows are left out of the
+//!   mean and never flagged: in a trace replay, a copy that succeeds at `t` while its
+//!   original is killed at `t + delta` leaves the original's row in the snapshots of that
+//!   interval, and the task, counted at 1, would otherwise be counted a second time.
 //! - `waiting`: [`Snapshot::pending`], the tasks waiting for a container.
 //!
 //! A task whose attempt has started but not reported yet is in none of them (a snapshot
@@ -63,6 +67,7 @@ use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, StageId
 
 use crate::error::check_param;
 use crate::scan::{GroupSums, Summands, filter_rows, map_rows};
+use crate::spark::StageTaskSet;
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`Hadoop1`].
@@ -104,10 +109,14 @@ pub struct CheckedHadoop1Params(Hadoop1Params);
 #[derive(Debug, Clone, Default)]
 pub struct Hadoop1 {
     params: Hadoop1Params,
-    /// Succeeded tasks per stage index, observed since the last reset.
+    /// Succeeded tasks per stage index, observed since the last reset: the pairs of
+    /// `finished_tasks` per stage.
     finished: IdMap<u32, u64>,
+    /// The (stage index, task) pairs with a success observed since the last reset.
+    finished_tasks: StageTaskSet,
     attempts_per_task: TaskRowCounts,
-    /// The progress of each row whose task has no other row, NaN for the others.
+    /// The progress of each row whose task has no other row and has not finished, NaN
+    /// for the others.
     single_progress: Vec<f64>,
     sums: GroupSums,
     /// The tasks with several rows: their index in `shared_tasks`.
@@ -130,13 +139,14 @@ impl Hadoop1 {
         &self.params
     }
 
-    /// The succeeded tasks of a stage observed since the last reset.
+    /// The distinct tasks of a stage with a success observed since the last reset.
     pub fn finished(&self, stage: StageId) -> u64 {
         self.finished.get(&stage.0).copied().unwrap_or(0)
     }
 
     /// Each stage's `averageProgress` (see the module docs), `None` for a stage without a
-    /// task. Fills `shared_index` and `shared_tasks` on the way.
+    /// task. Fills `single_progress` (read by the filter), `shared_index` and
+    /// `shared_tasks` on the way.
     fn stage_means(&mut self, snapshot: &Snapshot) -> Vec<Option<f64>> {
         let (progress, stages, tasks) = (
             snapshot.progress(),
@@ -145,19 +155,21 @@ impl Hadoop1 {
         );
         let parallelism = self.params.parallelism;
         let counts = &self.attempts_per_task;
+        let stage_count = snapshot.stages().len();
+        let finished_tasks = &self.finished_tasks;
+        let is_finished = |row: usize| finished_tasks.contains(stages[row], tasks[row]);
         map_rows(
             progress.len(),
             parallelism,
             &mut self.single_progress,
             |row| {
-                if counts.get(tasks[row]) == 1 {
+                if counts.get(tasks[row]) == 1 && !is_finished(row) {
                     progress[row]
                 } else {
                     f64::NAN
                 }
             },
         );
-        let stage_count = snapshot.stages().len();
         let mut sums: Vec<GroupSum> = self
             .sums
             .compute(
@@ -169,13 +181,14 @@ impl Hadoop1 {
             )
             .to_vec();
         // Progress is finite (a snapshot's invariant): the rows left out are those of the
-        // tasks with several rows, rare (copies), added one task at a time in row order.
+        // tasks with several rows, rare (copies), added one task at a time in row order,
+        // and those of finished tasks, rarer still, not added.
         let summed: u64 = sums.iter().map(|s| s.count).sum();
         self.shared_index.clear();
         self.shared_tasks.clear();
         if summed < progress.len() as u64 {
             for row in 0..progress.len() {
-                if counts.get(tasks[row]) < 2 {
+                if counts.get(tasks[row]) < 2 || is_finished(row) {
                     continue;
                 }
                 let next = self.shared_tasks.len();
@@ -220,6 +233,7 @@ impl Detector for Hadoop1 {
     fn observe(&mut self, observation: &Observation) {
         if let Observation::AttemptEnded(end) = observation
             && end.status == AttemptStatus::Succeeded
+            && self.finished_tasks.insert(end.stage.0, end.task)
         {
             *self.finished.entry(end.stage.0).or_insert(0) += 1;
         }
@@ -227,6 +241,7 @@ impl Detector for Hadoop1 {
 
     fn reset(&mut self) {
         self.finished.clear();
+        self.finished_tasks.clear();
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
@@ -236,14 +251,15 @@ impl Detector for Hadoop1 {
         self.attempts_per_task.count(tasks);
         let means = self.stage_means(snapshot);
         let (gap, lag) = (self.params.gap, self.params.lag_secs);
-        let counts = &self.attempts_per_task;
+        // Not NaN: the task's only row, and the task has not finished.
+        let single_progress = &self.single_progress;
         filter_rows(
             progress.len(),
             self.params.parallelism,
             |row| {
                 roles[row] == AttemptRole::Original
                     && now - starts[row] >= lag
-                    && counts.get(tasks[row]) == 1
+                    && !single_progress[row].is_nan()
                     && means[stages[row] as usize].is_some_and(|mean| mean - progress[row] >= gap)
             },
             findings.rows_mut(),
