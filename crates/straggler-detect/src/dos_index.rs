@@ -17,7 +17,9 @@
 //!   their current duration, and the tasks that succeeded, with the duration of their first
 //!   success (learnt from [`Observation::AttemptEnded`]). Speculative copies are left out of
 //!   the sums (a copy reads the same input as its original: counting both would count the
-//!   task twice) and are never flagged.
+//!   task twice) and are never flagged; so is an original still in the snapshot after its
+//!   task succeeded (in a replayed log, the original is killed a moment after its copy
+//!   won): its task is counted once, as a success.
 //! - A running attempt with no input (`Inp = 0`) has no index: it is left out of the sums
 //!   and never flagged; so is a success with no input or a negative or non-finite
 //!   duration. A stage whose sums give no finite positive time per byte flags nothing.
@@ -26,10 +28,11 @@
 //! rows the sequential one flags.
 
 use serde::{Deserialize, Serialize};
-use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, TaskId};
+use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, IdMap, IdSet, Summands, filter_rows, map_rows};
+use crate::scan::{GroupSums, IdMap, Summands, filter_rows, map_rows};
+use crate::spark::StageTaskSet;
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DosIndex`].
@@ -85,7 +88,7 @@ struct Finished {
 pub struct DosIndex {
     params: DosIndexParams,
     name: String,
-    succeeded: IdSet<TaskId>,
+    succeeded: StageTaskSet,
     /// By stage index (a map: a stray stage id allocates nothing).
     finished: IdMap<u32, Finished>,
     /// The counted rows' elapsed seconds and input bytes, NaN for the others.
@@ -113,7 +116,7 @@ impl DosIndex {
         DosIndex {
             params,
             name,
-            succeeded: IdSet::default(),
+            succeeded: StageTaskSet::default(),
             finished: IdMap::default(),
             elapsed: Vec::new(),
             inputs: Vec::new(),
@@ -135,10 +138,15 @@ impl Detector for DosIndex {
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
         let now = snapshot.now_secs();
         let (start, input) = (snapshot.start_secs(), snapshot.input_bytes());
-        let (stages, roles) = (snapshot.stage_indices(), snapshot.roles());
+        let (stages, roles, tasks) = (snapshot.stage_indices(), snapshot.roles(), snapshot.tasks());
         let stage_count = snapshot.stages().len();
         let parallelism = self.params.parallelism;
-        let counted = |row: usize| roles[row] == AttemptRole::Original && input[row] > 0.0;
+        let succeeded = &self.succeeded;
+        let counted = |row: usize| {
+            roles[row] == AttemptRole::Original
+                && input[row] > 0.0
+                && !succeeded.contains(stages[row], tasks[row])
+        };
         let rows = start.len();
         map_rows(rows, parallelism, &mut self.elapsed, |row| {
             if counted(row) {
@@ -186,7 +194,7 @@ impl Detector for DosIndex {
         let Observation::AttemptEnded(end) = observation else {
             return;
         };
-        if end.status != AttemptStatus::Succeeded || !self.succeeded.insert(end.task) {
+        if end.status != AttemptStatus::Succeeded || !self.succeeded.insert(end.stage.0, end.task) {
             return;
         }
         let duration_secs = end.end_secs - end.start_secs;

@@ -148,6 +148,35 @@ fn nothing_before_a_finished_task_and_only_succeeded_attempts_count() {
 }
 
 #[test]
+fn a_task_succeeding_twice_counts_once() {
+    // Hadoop's StartEndTimesBase counts a task's first success only: the same success
+    // reported twice, then a copy of the task succeeding (300 s), leave one duration,
+    // 100 s.
+    let mut detector = HadoopSpeculator::legacy();
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    detector.observe(&Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(2000),
+        task: TaskId(1000),
+        stage: StageId(0),
+        node: NodeId(1),
+        role: S,
+        start_secs: 50.0,
+        end_secs: 350.0,
+        status: AttemptStatus::Succeeded,
+        input_bytes: 64_000_000,
+    }));
+    let finished = detector.finished(0);
+    assert_eq!((finished.count(), finished.mean()), (1, Some(100.0)));
+    // A task of another stage with the same id is another task.
+    detector.observe(&succeeded(1000, 1, 0.0, 40.0));
+    assert_eq!(detector.finished(1).count(), 1);
+    detector.reset();
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    assert_eq!(detector.finished(0).count(), 1);
+}
+
+#[test]
 fn the_five_percent_gate_counts_running_and_pending_tasks() {
     // 1 finished + 19 running = 20 tasks: 1 >= 0.05 * 20 = 1.0, the gate opens; the
     // slowest, row 0 (est = 100 / 0.125 = 800, estEnd 900, replEnd 300), is flagged.

@@ -659,6 +659,42 @@ fn dos_index_leaves_copies_and_empty_inputs_out() {
 }
 
 #[test]
+fn dos_index_counts_a_task_whose_copy_won_once() {
+    // The first snapshot above (tasks 0, 1, 2: 100 s on 100 B, 50 s on 100 B, 20 s on
+    // 10 B) after task 2's copy succeeded (10 s on 10 B) while its original still runs:
+    // 160 s / 210 B = 0.7619 s/B; indices 1.3125 and 0.656; row 2 is not judged (its
+    // index would be 2.625). Were the original counted too, 180 s / 220 B = 0.8182 s/B:
+    // row 0 at 1.222, below 1.3, and row 2 at 2.444, below 2.5.
+    let snapshot = build_snapshot(
+        100.0,
+        1,
+        1,
+        [
+            (0, 0, 0.0, 0.5, 100.0),
+            (0, 0, 50.0, 0.5, 100.0),
+            (0, 0, 80.0, 0.5, 10.0),
+        ],
+    )
+    .expect("valid");
+    let copy_won = Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(7),
+        task: TaskId(2),
+        stage: StageId(0),
+        node: NodeId(0),
+        role: AttemptRole::Speculative,
+        start_secs: 85.0,
+        end_secs: 95.0,
+        status: AttemptStatus::Succeeded,
+        input_bytes: 10,
+    });
+    for (threshold, expected) in [(2.5, &[][..]), (1.3, &[0])] {
+        let mut detector = dos(threshold);
+        detector.observe(&copy_won);
+        check(&mut detector, &snapshot, expected);
+    }
+}
+
+#[test]
 fn dos_index_names_and_parameters() {
     assert_eq!(dos(2.5).name(), "dos-index");
     assert_eq!(

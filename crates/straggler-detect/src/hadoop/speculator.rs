@@ -48,6 +48,7 @@
 //! sizes of one job's snapshot.
 
 use crate::scan::{IdMap, TaskRowCounts};
+use crate::spark::StageTaskSet;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, StageId, TaskId};
@@ -138,8 +139,11 @@ struct StageScan {
 pub struct HadoopSpeculator<E> {
     estimator: E,
     params: HadoopParams,
-    /// Durations of the succeeded attempts, per stage index.
+    /// Durations of the succeeded tasks, per stage index: a task's first success only
+    /// (`StartEndTimesBase.updateAttempt`: "if a task completes twice ... we only count
+    /// the first one"), the tasks in `succeeded`.
     finished: IdMap<u32, DataStatistics>,
+    succeeded: StageTaskSet,
     /// Scratch of a scan: rows per task, running copies per task (over `copy_tasks`), and
     /// the stage of the first row of each task with several rows.
     rows_per_task: TaskRowCounts,
@@ -156,6 +160,7 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
             estimator,
             params: params.0,
             finished: IdMap::default(),
+            succeeded: StageTaskSet::default(),
             rows_per_task: TaskRowCounts::default(),
             copy_tasks: Vec::new(),
             copies_per_task: TaskRowCounts::default(),
@@ -209,6 +214,7 @@ impl<E: RuntimeEstimator + Default> Default for HadoopSpeculator<E> {
             estimator: E::default(),
             params: HadoopParams::default(),
             finished: IdMap::default(),
+            succeeded: StageTaskSet::default(),
             rows_per_task: TaskRowCounts::default(),
             copy_tasks: Vec::new(),
             copies_per_task: TaskRowCounts::default(),
@@ -228,7 +234,9 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             Observation::Progress(report) => self.estimator.observe_progress(report),
             Observation::AttemptEnded(end) => {
                 self.estimator.forget(end.attempt);
-                if end.status == AttemptStatus::Succeeded {
+                if end.status == AttemptStatus::Succeeded
+                    && self.succeeded.insert(end.stage.0, end.task)
+                {
                     self.finished
                         .entry(end.stage.0)
                         .or_default()
@@ -242,6 +250,7 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
     fn reset(&mut self) {
         self.estimator.reset();
         self.finished.clear();
+        self.succeeded.clear();
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
