@@ -390,15 +390,29 @@ impl Detector for SparkDetector {
 /// slot by task index holding the stage of the task's first pair; a task in a second
 /// stage, or whose index is far beyond the pairs inserted, goes to a hash set. A lookup
 /// of a dense pair is one array read, where a hash set of a million tasks costs a cache
-/// miss per lookup.
-#[derive(Debug, Clone, Default)]
+/// miss per lookup; so does a lookup that misses, unless its index is outside the range
+/// of the hash set's indices (the running tasks of a snapshot, numbered before the tasks
+/// that ended, say), which is checked first.
+#[derive(Debug, Clone)]
 pub(crate) struct StageTaskSet {
     /// By task index: 1 + the stage of the task's first pair, 0 for none.
     first_stage: Vec<u32>,
     /// Pairs in `first_stage`.
     dense: usize,
-    /// The other pairs.
+    /// The other pairs, and the smallest and largest of their task indices.
     other: IdSet<(u32, TaskId)>,
+    other_indices: (usize, usize),
+}
+
+impl Default for StageTaskSet {
+    fn default() -> Self {
+        StageTaskSet {
+            first_stage: Vec::new(),
+            dense: 0,
+            other: IdSet::default(),
+            other_indices: (usize::MAX, 0),
+        }
+    }
 }
 
 impl StageTaskSet {
@@ -415,25 +429,36 @@ impl StageTaskSet {
                 }
                 0 => {}
                 t if t == tag => return false,
-                _ => return self.other.insert((stage, task)),
+                _ => return self.insert_other(stage, task),
             }
-        } else if tag != 0 && index <= 4 * self.dense + 4096 {
+        } else if tag != 0 && index <= 4 * (self.dense + self.other.len()) + 4096 {
             self.first_stage.resize(index + 1, 0);
         } else {
-            return self.other.insert((stage, task));
+            return self.insert_other(stage, task);
         }
         self.first_stage[index] = tag;
         self.dense += 1;
         true
     }
 
+    /// Adds the pair to the hash set; whether it is new.
+    fn insert_other(&mut self, stage: u32, task: TaskId) -> bool {
+        let (low, high) = self.other_indices;
+        self.other_indices = (low.min(task.index()), high.max(task.index()));
+        self.other.insert((stage, task))
+    }
+
     /// Whether the pair is in the set.
     #[inline]
     pub(crate) fn contains(&self, stage: u32, task: TaskId) -> bool {
         let tag = stage.wrapping_add(1);
-        match self.first_stage.get(task.index()) {
+        let index = task.index();
+        match self.first_stage.get(index) {
             Some(&first) if tag != 0 && first == tag => true,
-            _ => !self.other.is_empty() && self.other.contains(&(stage, task)),
+            _ => {
+                let (low, high) = self.other_indices;
+                (low..=high).contains(&index) && self.other.contains(&(stage, task))
+            }
         }
     }
 
@@ -441,6 +466,7 @@ impl StageTaskSet {
         self.first_stage.clear();
         self.dense = 0;
         self.other.clear();
+        self.other_indices = (usize::MAX, 0);
     }
 }
 
@@ -560,6 +586,23 @@ mod tests {
         seen.clear();
         assert!(!seen.contains(0, TaskId(10_000)));
         assert!(seen.insert(0, TaskId(10_000)));
+        // Tasks numbered from 100 000 (those that ended, after the running ones): the first
+        // 31 968 go to the hash set (100 000 + n > 4 n + 4096 until n = 31 968), the others to
+        // the array; every one is found, and tasks below 100 000 are not, whether their
+        // slot exists or not.
+        let mut seen = StageTaskSet::default();
+        for t in 100_000..200_000 {
+            assert!(seen.insert(0, TaskId(t)));
+        }
+        assert_eq!(seen.other.len(), 31_968);
+        assert_eq!(seen.other_indices, (100_000, 131_967));
+        assert!((100_000..200_000).all(|t| seen.contains(0, TaskId(t))));
+        assert!(
+            (0..100_000)
+                .step_by(7)
+                .all(|t| !seen.contains(0, TaskId(t)))
+        );
+        assert!(!seen.contains(1, TaskId(100_000)) && !seen.contains(0, TaskId(200_000)));
     }
 
     #[test]
