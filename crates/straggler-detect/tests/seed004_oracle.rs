@@ -571,11 +571,10 @@ fn dos(threshold: f64) -> DosIndex {
     DosIndex::new(params.check().expect("valid"))
 }
 
-#[test]
-fn dos_index_is_time_per_byte_against_the_stage() {
-    // now 100, starts 0, 50, 80 (durations 100, 50, 20), inputs 100, 100, 10 bytes:
-    // 170 s / 210 B = 0.8095 s/B; indices 1.235, 0.618, 2.47: none reaches 2.5.
-    let snapshot = build_snapshot(
+/// At now 100, tasks 0, 1, 2 started at 0, 50, 80 (durations 100, 50, 20 s) on 100, 100
+/// and 10 bytes.
+fn three_tasks() -> Snapshot {
+    build_snapshot(
         100.0,
         1,
         1,
@@ -585,7 +584,14 @@ fn dos_index_is_time_per_byte_against_the_stage() {
             (0, 0, 80.0, 0.5, 10.0),
         ],
     )
-    .expect("valid");
+    .expect("valid")
+}
+
+#[test]
+fn dos_index_is_time_per_byte_against_the_stage() {
+    // now 100, starts 0, 50, 80 (durations 100, 50, 20), inputs 100, 100, 10 bytes:
+    // 170 s / 210 B = 0.8095 s/B; indices 1.235, 0.618, 2.47: none reaches 2.5.
+    let snapshot = three_tasks();
     let mut detector = dos(2.5);
     check(&mut detector, &snapshot, &[]);
     // A success of 10 s on 100 B: 180 s / 310 B = 0.5806 s/B; indices 1.722, 0.861, 3.444:
@@ -665,17 +671,7 @@ fn dos_index_counts_a_task_whose_copy_won_once() {
     // 160 s / 210 B = 0.7619 s/B; indices 1.3125 and 0.656; row 2 is not judged (its
     // index would be 2.625). Were the original counted too, 180 s / 220 B = 0.8182 s/B:
     // row 0 at 1.222, below 1.3, and row 2 at 2.444, below 2.5.
-    let snapshot = build_snapshot(
-        100.0,
-        1,
-        1,
-        [
-            (0, 0, 0.0, 0.5, 100.0),
-            (0, 0, 50.0, 0.5, 100.0),
-            (0, 0, 80.0, 0.5, 10.0),
-        ],
-    )
-    .expect("valid");
+    let snapshot = three_tasks();
     let copy_won = Observation::AttemptEnded(AttemptEnd {
         attempt: AttemptId(7),
         task: TaskId(2),
