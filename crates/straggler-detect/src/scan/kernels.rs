@@ -1,21 +1,23 @@
 //! The innermost loops of the scans: a run of values added into eight lanes, the rows of a
 //! run whose value is below a bar, and a column of rates.
 //!
-//! The sums and the filter have two bodies that give the same bits: one in SSE2, which is
-//! part of every x86_64 CPU (so it needs no detection at run time), and one in plain Rust
-//! for other targets. The plain loops compile to vector instructions for the sums, but
-//! LLVM does not turn a comparison per row into SSE2's `cmppd` and `movmskpd` (two
-//! instructions for two rows), and the plain formulations tried compiled to a comparison,
-//! a flag and a shift per row.
+//! The sums and the filter have three bodies that give the same bits: one in AVX2, for the
+//! x86_64 CPUs that have it (detected at run time; the standard library caches the
+//! answer), one in SSE2, which is part of every x86_64 CPU, and one in plain Rust for
+//! other targets. The vector bodies do, lane by lane, what the plain one does: the same
+//! eight lanes, each adding its values in the same order, so IEEE 754, which fixes every
+//! operation's result, gives the same bits. The plain loops compile to vector instructions
+//! for the sums, but LLVM does not turn a comparison per row into `cmppd` and `movmskpd`
+//! (two instructions for two rows, or four), and the plain formulations tried compiled to
+//! a comparison, a flag and a shift per row.
 //!
-//! The rates have one body, in plain Rust, compiled twice: for the target, and with AVX
-//! for the CPUs that have it (detected at run time, once). A rate is a division, and AVX
-//! divides four numbers where SSE2 divides two, and a scan that computes rates waits on
-//! its divisions. IEEE 754 fixes every operation's result, so both give the same bits.
+//! The rates have one body, in plain Rust, compiled twice: for the target, and with AVX2
+//! where the CPU has it. A rate is a division, AVX divides four numbers where SSE2 divides
+//! two, and a scan that computes rates waits on its divisions.
 //!
 //! This is the crate's only `unsafe` code: calling a function that enables a target
 //! feature is unsafe by the language's rule, even for SSE2, which the build enables
-//! everywhere (checked by `cfg(target_feature = "sse2")`), and for AVX once the CPU is
+//! everywhere (checked by `cfg(target_feature = "sse2")`), and for AVX2 once the CPU is
 //! known to have it. The kernels themselves are safe code.
 
 /// Lanes of a run's sums: lane `k` holds rows `k`, `k + LANES`, `k + 2 LANES`, ... of the
@@ -68,9 +70,12 @@ pub(crate) fn add_run(values: &[f64], summand: Summand, lanes: &mut Lanes) {
     let blocks = values.len() / LANES * LANES;
     let (whole, rest) = values.split_at(blocks);
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    // SAFETY: this build enables SSE2 (the cfg above), the only feature `add_blocks` enables.
-    unsafe {
-        sse2::add_blocks(whole, summand, lanes);
+    if avx2::detected() {
+        // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
+        unsafe { avx2::add_blocks(whole, summand, lanes) }
+    } else {
+        // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
+        unsafe { sse2::add_blocks(whole, summand, lanes) }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     portable::add_blocks(whole, summand, lanes);
@@ -91,9 +96,12 @@ pub(crate) fn add_run_defined(
     let blocks = values.len() / LANES * LANES;
     let (whole, rest) = values.split_at(blocks);
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
-    unsafe {
-        sse2::add_blocks_defined(whole, summand, lanes, counts);
+    if avx2::detected() {
+        // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
+        unsafe { avx2::add_blocks_defined(whole, summand, lanes, counts) }
+    } else {
+        // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
+        unsafe { sse2::add_blocks_defined(whole, summand, lanes, counts) }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     portable::add_blocks_defined(whole, summand, lanes, counts);
@@ -139,9 +147,12 @@ pub(crate) const SPARE: usize = 8;
 /// written with rows of no meaning.
 pub(crate) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
-    unsafe {
-        sse2::write_below(values, bar, first, slots)
+    if avx2::detected() {
+        // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
+        unsafe { avx2::write_below(values, bar, first, slots) }
+    } else {
+        // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
+        unsafe { sse2::write_below(values, bar, first, slots) }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     portable::write_below(values, bar, first, slots)
@@ -157,10 +168,10 @@ pub(crate) fn fill_rates(
     start_secs: &[f64],
     slots: &mut [f64],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: the CPU has AVX (detected just above), the only feature it enables.
-        unsafe { avx::fill_rates(now_secs, progress, weights, start_secs, slots) };
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if avx2::detected() {
+        // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
+        unsafe { avx2::fill_rates(now_secs, progress, weights, start_secs, slots) };
         return;
     }
     plain_fill_rates(now_secs, progress, weights, start_secs, slots);
@@ -197,21 +208,6 @@ pub(crate) fn rate_or_nan(amount: f64, now_secs: f64, start_secs: f64) -> f64 {
         rate
     } else {
         f64::NAN
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx {
-    /// [`super::fill_rates`] compiled with AVX.
-    #[target_feature(enable = "avx")]
-    pub(super) fn fill_rates(
-        now: f64,
-        progress: &[f64],
-        weights: Option<&[f64]>,
-        start: &[f64],
-        slots: &mut [f64],
-    ) {
-        super::plain_fill_rates(now, progress, weights, start, slots);
     }
 }
 
@@ -271,12 +267,16 @@ fn gather_below(
     let eights = values.chunks_exact(8);
     let rest = eights.remainder();
     let mut count = 0;
+    // Where the last eight slots start. The count never passes it (eight rows keep at most
+    // eight, and `slots` has room for the rows and `SPARE` more); bounded by it, the slots
+    // of each eight need no check that could fail, and the compiler leaves none.
+    let last = slots.len().saturating_sub(8);
     for (k, eight) in eights.enumerate() {
         let eight: &[f64; 8] = eight.try_into().expect("eight values");
-        let eight_slots: &mut [u32; 8] = (&mut slots[count..count + 8])
-            .try_into()
-            .expect("room for eight");
-        count += write_set_bits(byte_of(eight), first + 8 * k as u32, eight_slots);
+        let at = count.min(last);
+        let eight_slots: &mut [u32; 8] =
+            (&mut slots[at..at + 8]).try_into().expect("room for eight");
+        count = at + write_set_bits(byte_of(eight), first + 8 * k as u32, eight_slots);
     }
     let rest_start = first + (values.len() - rest.len()) as u32;
     for (i, &v) in rest.iter().enumerate() {
@@ -300,14 +300,14 @@ mod sse2 {
     /// Values `2k` and `2k + 1` of `values`, as one vector (one unaligned load).
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn pair(values: &[f64; LANES], k: usize) -> __m128d {
+    pub(super) fn pair(values: &[f64; LANES], k: usize) -> __m128d {
         _mm_setr_pd(values[2 * k], values[2 * k + 1])
     }
 
     /// The two halves of a vector.
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn halves(v: __m128d) -> [f64; 2] {
+    pub(super) fn halves(v: __m128d) -> [f64; 2] {
         [_mm_cvtsd_f64(v), _mm_cvtsd_f64(_mm_unpackhi_pd(v, v))]
     }
 
@@ -415,6 +415,158 @@ mod sse2 {
     }
 }
 
+/// The AVX2 bodies: lanes `4k` to `4k + 3` in vector `k`, each lane doing what the SSE2
+/// and plain bodies do.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256d, __m256i, _CMP_LT_OQ, _CMP_ORD_Q, _mm256_add_pd, _mm256_and_pd, _mm256_andnot_pd,
+        _mm256_castpd_si256, _mm256_castpd256_pd128, _mm256_castsi256_pd, _mm256_cmp_pd,
+        _mm256_extractf128_pd, _mm256_max_pd, _mm256_movemask_pd, _mm256_mul_pd, _mm256_or_pd,
+        _mm256_set1_pd, _mm256_setr_epi64x, _mm256_setr_pd, _mm256_sub_epi64, _mm256_sub_pd,
+    };
+
+    use super::sse2::halves;
+    use super::{LANES, Lanes, Summand};
+
+    /// Whether the CPU has AVX2 (the standard library detects it once, then reads a cached
+    /// answer).
+    #[inline(always)]
+    pub(super) fn detected() -> bool {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+
+    /// Values `4k` to `4k + 3` of `values`, as one vector (one unaligned load).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn quad(values: &[f64; LANES], k: usize) -> __m256d {
+        let v = &values[4 * k..4 * k + 4];
+        _mm256_setr_pd(v[0], v[1], v[2], v[3])
+    }
+
+    /// The four values of a vector.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn quarters(v: __m256d) -> [f64; 4] {
+        let [a, b] = halves(_mm256_castpd256_pd128(v));
+        let [c, d] = halves(_mm256_extractf128_pd::<1>(v));
+        [a, b, c, d]
+    }
+
+    /// Lanes as two vectors of four.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load(lanes: &[f64; LANES]) -> [__m256d; 2] {
+        std::array::from_fn(|k| quad(lanes, k))
+    }
+
+    /// Two vectors of four back into lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store(vectors: [__m256d; 2], lanes: &mut [f64; LANES]) {
+        for (k, v) in vectors.into_iter().enumerate() {
+            lanes[4 * k..4 * k + 4].copy_from_slice(&quarters(v));
+        }
+    }
+
+    /// [`super::add_run`] over whole blocks of `LANES` values.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn add_blocks(values: &[f64], summand: Summand, lanes: &mut Lanes) {
+        let mut sum = load(&lanes.sum);
+        let mut max = load(&lanes.max);
+        each_summand(values, summand, |k, v| {
+            sum[k] = _mm256_add_pd(sum[k], v);
+            max[k] = _mm256_max_pd(v, max[k]);
+        });
+        store(sum, &mut lanes.sum);
+        store(max, &mut lanes.max);
+    }
+
+    /// [`super::add_run_defined`] over whole blocks of `LANES` values: a lane's count goes
+    /// down by the comparison's mask (all ones, -1, for a defined summand).
+    #[target_feature(enable = "avx2")]
+    pub(super) fn add_blocks_defined(
+        values: &[f64],
+        summand: Summand,
+        lanes: &mut Lanes,
+        counts: &mut [u64; LANES],
+    ) {
+        let mut sum = load(&lanes.sum);
+        let mut max = load(&lanes.max);
+        let mut count: [__m256i; 2] = std::array::from_fn(|k| {
+            let c = &counts[4 * k..4 * k + 4];
+            _mm256_setr_epi64x(c[0] as i64, c[1] as i64, c[2] as i64, c[3] as i64)
+        });
+        let negative_zero = _mm256_set1_pd(-0.0);
+        each_summand(values, summand, |k, v| {
+            let defined = _mm256_cmp_pd::<_CMP_ORD_Q>(v, v);
+            let addend = _mm256_or_pd(
+                _mm256_and_pd(defined, v),
+                _mm256_andnot_pd(defined, negative_zero),
+            );
+            sum[k] = _mm256_add_pd(sum[k], addend);
+            max[k] = _mm256_max_pd(v, max[k]);
+            count[k] = _mm256_sub_epi64(count[k], _mm256_castpd_si256(defined));
+        });
+        store(sum, &mut lanes.sum);
+        store(max, &mut lanes.max);
+        for (k, c) in count.iter().enumerate() {
+            let four = quarters(_mm256_castsi256_pd(*c)).map(f64::to_bits);
+            counts[4 * k..4 * k + 4].copy_from_slice(&four);
+        }
+    }
+
+    /// Calls `add(k, summands)` for the vectors `k` of four summands of each block of
+    /// `LANES` values, in order; one loop per kind of summand.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn each_summand(values: &[f64], summand: Summand, mut add: impl FnMut(usize, __m256d)) {
+        let blocks = values.chunks_exact(LANES);
+        match summand {
+            Summand::Value => {
+                for block in blocks {
+                    let block: &[f64; LANES] = block.try_into().expect("a block");
+                    for k in 0..2 {
+                        add(k, quad(block, k));
+                    }
+                }
+            }
+            Summand::SquaredDeviation { centre } => {
+                let centre = _mm256_set1_pd(centre);
+                for block in blocks {
+                    let block: &[f64; LANES] = block.try_into().expect("a block");
+                    for k in 0..2 {
+                        let deviation = _mm256_sub_pd(quad(block, k), centre);
+                        add(k, _mm256_mul_pd(deviation, deviation));
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`super::write_below`]: eight rows' answers from two comparisons of four.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
+        let bars = _mm256_set1_pd(bar);
+        super::gather_below(values, bar, first, slots, |eight| {
+            let below = |k| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LT_OQ>(quad(eight, k), bars));
+            (below(0) | (below(1) << 4)) as usize
+        })
+    }
+
+    /// [`super::fill_rates`] compiled with AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn fill_rates(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        slots: &mut [f64],
+    ) {
+        super::plain_fill_rates(now, progress, weights, start, slots);
+    }
+}
+
 /// The plain-Rust bodies, for targets without SSE2, and for the tests that check the SSE2
 /// bodies against them.
 #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
@@ -490,39 +642,100 @@ mod tests {
         bits(a) == bits(b)
     }
 
+    /// A body of the kernels: its name, its sums over whole blocks (plain, and leaving
+    /// undefined values out) and its filter.
+    struct Body {
+        name: &'static str,
+        add_blocks: fn(&[f64], Summand, &mut Lanes),
+        add_blocks_defined: fn(&[f64], Summand, &mut Lanes, &mut [u64; LANES]),
+        write_below: fn(&[f64], f64, u32, &mut [u32]) -> usize,
+    }
+
+    /// Every body this CPU runs, to be checked against the plain one: the one the kernels
+    /// choose, and each vector body on its own.
+    fn vector_bodies() -> Vec<Body> {
+        #[allow(unused_mut)]
+        let mut bodies = vec![Body {
+            name: "chosen",
+            add_blocks: add_run,
+            add_blocks_defined: add_run_defined,
+            write_below,
+        }];
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            bodies.push(Body {
+                name: "sse2",
+                add_blocks: |v, s, l| {
+                    // SAFETY: this build enables SSE2, the only feature it enables.
+                    unsafe { sse2::add_blocks(v, s, l) }
+                },
+                add_blocks_defined: |v, s, l, c| {
+                    // SAFETY: as above.
+                    unsafe { sse2::add_blocks_defined(v, s, l, c) }
+                },
+                write_below: |v, b, f, s| {
+                    // SAFETY: as above.
+                    unsafe { sse2::write_below(v, b, f, s) }
+                },
+            });
+            // Listed only where the CPU has AVX2, the only feature these enable.
+            if avx2::detected() {
+                bodies.push(Body {
+                    name: "avx2",
+                    add_blocks: |v, s, l| {
+                        // SAFETY: listed only where the CPU has AVX2.
+                        unsafe { avx2::add_blocks(v, s, l) }
+                    },
+                    add_blocks_defined: |v, s, l, c| {
+                        // SAFETY: as above.
+                        unsafe { avx2::add_blocks_defined(v, s, l, c) }
+                    },
+                    write_below: |v, b, f, s| {
+                        // SAFETY: as above.
+                        unsafe { avx2::write_below(v, b, f, s) }
+                    },
+                });
+            }
+        }
+        bodies
+    }
+
     #[test]
-    fn sse2_and_portable_sums_agree_bit_for_bit() {
-        for len in [0, 1, 7, 8, 9, 16, 63, 64, 100, 1000] {
-            for seed in 0..20 {
-                let values = awkward(len, seed);
-                // Finite values only too, where no lane is NaN.
-                let finite: Vec<f64> = values.iter().map(|v| v.clamp(-1e3, 1e3)).collect();
-                // And none defined: every largest value stays as it was.
-                let undefined = vec![f64::NAN; len];
-                for values in [&values, &finite, &undefined] {
-                    for summand in [Summand::Value, Summand::SquaredDeviation { centre: 0.125 }] {
-                        let whole = values.len() / LANES * LANES;
-                        let mut fast = Lanes::EMPTY;
-                        let mut plain = Lanes::EMPTY;
-                        add_run(&values[..whole], summand, &mut fast);
-                        portable::add_blocks(&values[..whole], summand, &mut plain);
-                        assert!(same_bits(&fast, &plain), "len {len} seed {seed}");
-                        // Leaving undefined values out, from lanes and counts already set.
-                        let start = Lanes {
-                            sum: [-0.0, 0.0, 1.5, -2.0, 0.0, 0.0, 1e300, 0.0],
-                            max: [f64::NEG_INFINITY, 3.0, 0.0, -0.0, 1.0, 2.0, 3.0, 4.0],
-                        };
-                        let (mut fast, mut plain) = (start, start);
-                        let (mut fast_counts, mut plain_counts) = ([3; LANES], [3; LANES]);
-                        add_run_defined(&values[..whole], summand, &mut fast, &mut fast_counts);
-                        portable::add_blocks_defined(
-                            &values[..whole],
-                            summand,
-                            &mut plain,
-                            &mut plain_counts,
-                        );
-                        assert!(same_bits(&fast, &plain), "len {len} seed {seed}");
-                        assert_eq!(fast_counts, plain_counts);
+    fn vector_and_portable_sums_agree_bit_for_bit() {
+        for body in vector_bodies() {
+            for len in [0, 1, 7, 8, 9, 16, 63, 64, 100, 1000] {
+                for seed in 0..20 {
+                    let values = awkward(len, seed);
+                    // Finite values only too, where no lane is NaN.
+                    let finite: Vec<f64> = values.iter().map(|v| v.clamp(-1e3, 1e3)).collect();
+                    // And none defined: every largest value stays as it was.
+                    let undefined = vec![f64::NAN; len];
+                    for values in [&values, &finite, &undefined] {
+                        let whole = &values[..values.len() / LANES * LANES];
+                        for summand in [Summand::Value, Summand::SquaredDeviation { centre: 0.125 }]
+                        {
+                            let case = format!("{} len {len} seed {seed}", body.name);
+                            let (mut fast, mut plain) = (Lanes::EMPTY, Lanes::EMPTY);
+                            (body.add_blocks)(whole, summand, &mut fast);
+                            portable::add_blocks(whole, summand, &mut plain);
+                            assert!(same_bits(&fast, &plain), "{case}");
+                            // Leaving undefined values out, from lanes and counts already set.
+                            let start = Lanes {
+                                sum: [-0.0, 0.0, 1.5, -2.0, 0.0, 0.0, 1e300, 0.0],
+                                max: [f64::NEG_INFINITY, 3.0, 0.0, -0.0, 1.0, 2.0, 3.0, 4.0],
+                            };
+                            let (mut fast, mut plain) = (start, start);
+                            let (mut fast_counts, mut plain_counts) = ([3; LANES], [3; LANES]);
+                            (body.add_blocks_defined)(whole, summand, &mut fast, &mut fast_counts);
+                            portable::add_blocks_defined(
+                                whole,
+                                summand,
+                                &mut plain,
+                                &mut plain_counts,
+                            );
+                            assert!(same_bits(&fast, &plain), "{case}");
+                            assert_eq!(fast_counts, plain_counts, "{case}");
+                        }
                     }
                 }
             }
@@ -554,30 +767,29 @@ mod tests {
 
     #[test]
     fn rows_below_agree_with_a_plain_filter() {
-        for len in [0, 1, 7, 8, 9, 64, 1023, 1024, 1025, 3000] {
-            for seed in 0..10 {
-                let values = awkward(len, seed);
-                for bar in [0.5, 0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
-                    let expected: Vec<u32> = (0..len as u32)
-                        .filter(|&i| values[i as usize] < bar)
-                        .map(|i| 7 + i)
-                        .collect();
-                    let (mut fast, mut plain) = (vec![0; len + SPARE], vec![0; len + SPARE]);
-                    let count = write_below(&values, bar, 7, &mut fast);
-                    let plain_count = portable::write_below(&values, bar, 7, &mut plain);
-                    assert_eq!(
-                        fast[..count],
-                        expected[..],
-                        "len {len} seed {seed} bar {bar}"
-                    );
-                    assert_eq!(plain[..plain_count], fast[..count]);
+        for body in vector_bodies() {
+            for len in [0, 1, 7, 8, 9, 64, 1023, 1024, 1025, 3000] {
+                for seed in 0..10 {
+                    let values = awkward(len, seed);
+                    for bar in [0.5, 0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+                        let case = format!("{} len {len} seed {seed} bar {bar}", body.name);
+                        let expected: Vec<u32> = (0..len as u32)
+                            .filter(|&i| values[i as usize] < bar)
+                            .map(|i| 7 + i)
+                            .collect();
+                        let (mut fast, mut plain) = (vec![0; len + SPARE], vec![0; len + SPARE]);
+                        let count = (body.write_below)(&values, bar, 7, &mut fast);
+                        let plain_count = portable::write_below(&values, bar, 7, &mut plain);
+                        assert_eq!(fast[..count], expected[..], "{case}");
+                        assert_eq!(plain[..plain_count], fast[..count], "{case}");
+                    }
                 }
             }
         }
     }
 
     #[test]
-    fn rates_with_and_without_avx_agree_bit_for_bit() {
+    fn rates_with_and_without_avx2_agree_bit_for_bit() {
         for len in [0, 1, 3, 4, 5, 100, 1001] {
             let progress = awkward(len, 1);
             let start = awkward(len, 2);
