@@ -511,10 +511,10 @@ impl MedianHeap {
             if let Some(top) = self.lower.pop() {
                 self.upper.push(Reverse(top));
             }
-        } else if self.upper.len() > self.lower.len() {
-            if let Some(Reverse(bottom)) = self.upper.pop() {
-                self.lower.push(bottom);
-            }
+        } else if self.upper.len() > self.lower.len()
+            && let Some(Reverse(bottom)) = self.upper.pop()
+        {
+            self.lower.push(bottom);
         }
     }
 

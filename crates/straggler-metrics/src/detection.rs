@@ -136,14 +136,14 @@ fn check_record(index: usize, record: &TaskRecord) -> Result<(), MetricsError> {
     if !(record.usual_secs.is_finite() && record.usual_secs > 0.0) {
         return Err(bad("usual_secs", record.usual_secs, "finite and > 0"));
     }
-    if let Some(detected) = record.first_detection_secs {
-        if !(detected.is_finite() && detected >= record.start_secs) {
-            return Err(bad(
-                "first_detection_secs",
-                detected,
-                "finite and >= start_secs",
-            ));
-        }
+    if let Some(detected) = record.first_detection_secs
+        && !(detected.is_finite() && detected >= record.start_secs)
+    {
+        return Err(bad(
+            "first_detection_secs",
+            detected,
+            "finite and >= start_secs",
+        ));
     }
     Ok(())
 }

@@ -94,11 +94,11 @@ pub fn efficiency_metrics(run: &Run) -> Result<EfficiencyMetrics, MetricsError> 
                 }
             }
         }
-        if attempt.status == AttemptStatus::Succeeded {
-            if let Some(end) = end {
-                let done = &mut completion[task];
-                *done = Some(done.map_or(end, |d: f64| d.min(end)));
-            }
+        if attempt.status == AttemptStatus::Succeeded
+            && let Some(end) = end
+        {
+            let done = &mut completion[task];
+            *done = Some(done.map_or(end, |d: f64| d.min(end)));
         }
     }
     let task_secs: Vec<f64> = first_original_start
@@ -138,10 +138,10 @@ fn check_attempt(attempt: &Attempt) -> Result<Option<f64>, MetricsError> {
     if !(start.is_finite() && start >= 0.0) {
         return Err(bad("start_secs", start, "finite and >= 0"));
     }
-    if let Some(end) = attempt.end_secs {
-        if !(end.is_finite() && end >= start) {
-            return Err(bad("end_secs", end, "finite and >= start_secs"));
-        }
+    if let Some(end) = attempt.end_secs
+        && !(end.is_finite() && end >= start)
+    {
+        return Err(bad("end_secs", end, "finite and >= start_secs"));
     }
     Ok(attempt.end_secs)
 }

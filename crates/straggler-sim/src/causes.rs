@@ -449,33 +449,33 @@ fn hash_uniform(seed: u64, task: u64, purpose: u64) -> f64 {
 /// The per-task draws of the skew and mix causes (see [`Causes::task_draw`]).
 pub fn task_draw(causes: &Causes, seed: u64, task: u64) -> TaskDraw {
     let mut draw = TaskDraw::NONE;
-    if let Some(skew) = &causes.skew {
-        if hash_uniform(seed, task, 0x5ce1) < skew.probability {
-            draw.every_attempt = skew.factor;
-            draw.cause = Some(RootCause::DataSkew);
-        }
+    if let Some(skew) = &causes.skew
+        && hash_uniform(seed, task, 0x5ce1) < skew.probability
+    {
+        draw.every_attempt = skew.factor;
+        draw.cause = Some(RootCause::DataSkew);
     }
-    if let Some(mix) = &causes.mix {
-        if hash_uniform(seed, task, 0x313c) < mix.probability {
-            let total: f64 = mix.weights.iter().sum();
-            let pick = hash_uniform(seed, task, 0xca05) * total;
-            let mut acc = 0.0;
-            let mut cause = RootCause::DataSkew;
-            for (c, &w) in RootCause::ALL.iter().zip(&mix.weights) {
-                acc += w;
-                if pick < acc {
-                    cause = *c;
-                    break;
-                }
+    if let Some(mix) = &causes.mix
+        && hash_uniform(seed, task, 0x313c) < mix.probability
+    {
+        let total: f64 = mix.weights.iter().sum();
+        let pick = hash_uniform(seed, task, 0xca05) * total;
+        let mut acc = 0.0;
+        let mut cause = RootCause::DataSkew;
+        for (c, &w) in RootCause::ALL.iter().zip(&mix.weights) {
+            acc += w;
+            if pick < acc {
+                cause = *c;
+                break;
             }
-            let u = hash_uniform(seed, task, 0xfac7);
-            let factor = bounded_pareto(mix.min_factor, mix.max_factor, mix.tail_index, u);
-            match cause {
-                RootCause::DataSkew => draw.every_attempt *= factor,
-                _ => draw.original_only = factor,
-            }
-            draw.cause = Some(cause);
         }
+        let u = hash_uniform(seed, task, 0xfac7);
+        let factor = bounded_pareto(mix.min_factor, mix.max_factor, mix.tail_index, u);
+        match cause {
+            RootCause::DataSkew => draw.every_attempt *= factor,
+            _ => draw.original_only = factor,
+        }
+        draw.cause = Some(cause);
     }
     draw
 }

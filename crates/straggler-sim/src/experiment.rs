@@ -1026,10 +1026,10 @@ impl RunMetrics {
 fn task_end_secs(run: &Run) -> Vec<Option<f64>> {
     let mut ends = vec![None; run.tasks.len()];
     for attempt in &run.attempts {
-        if attempt.status == AttemptStatus::Succeeded {
-            if let Some(slot) = ends.get_mut(attempt.task.index()) {
-                *slot = attempt.end_secs;
-            }
+        if attempt.status == AttemptStatus::Succeeded
+            && let Some(slot) = ends.get_mut(attempt.task.index())
+        {
+            *slot = attempt.end_secs;
         }
     }
     ends

@@ -624,10 +624,10 @@ impl<'a> Fleet<'a> {
                 due = Some((finish, s));
             }
         }
-        if finished.is_empty() {
-            if let Some((_, s)) = due {
-                finished.push(s as u32);
-            }
+        if finished.is_empty()
+            && let Some((_, s)) = due
+        {
+            finished.push(s as u32);
         }
         finished.sort_unstable_by_key(|&s| self.live[self.slots[s as usize].live as usize].id);
         // Entries move as attempts end: each is found again through its slot, which an

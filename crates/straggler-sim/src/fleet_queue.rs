@@ -194,10 +194,10 @@ mod tests {
     fn reference_peek(times: &[Option<f64>]) -> Option<(f64, u32)> {
         let mut best: Option<(f64, u32)> = None;
         for (n, t) in times.iter().enumerate() {
-            if let Some(t) = *t {
-                if best.is_none_or(|(b, _)| t < b) {
-                    best = Some((t, n as u32));
-                }
+            if let Some(t) = *t
+                && best.is_none_or(|(b, _)| t < b)
+            {
+                best = Some((t, n as u32));
             }
         }
         best

@@ -35,10 +35,10 @@ impl Detector for SlowRate {
         }
         for row in 0..snapshot.len() {
             let (sum, n) = sums[stages[row] as usize];
-            if let Some(r) = rate(row) {
-                if r < self.fraction * sum / f64::from(n) {
-                    findings.push_row(row as u32);
-                }
+            if let Some(r) = rate(row)
+                && r < self.fraction * sum / f64::from(n)
+            {
+                findings.push_row(row as u32);
             }
         }
     }

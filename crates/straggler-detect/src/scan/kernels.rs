@@ -147,7 +147,11 @@ pub(crate) const SPARE: usize = 8;
 /// written with rows of no meaning.
 pub(crate) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if avx2::detected() {
+    if avx512::detected() {
+        // SAFETY: the CPU has AVX-512F and POPCNT (just detected), the only features it
+        // enables.
+        unsafe { avx512::write_below(values, bar, first, slots) }
+    } else if avx2::detected() {
         // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
         unsafe { avx2::write_below(values, bar, first, slots) }
     } else {
@@ -175,6 +179,34 @@ pub(crate) fn fill_rates(
         return;
     }
     plain_fill_rates(now_secs, progress, weights, start_secs, slots);
+}
+
+/// [`fill_rates`], the rates also added to `lanes` as [`add_run`] adds a run's values
+/// (row `i` to lane `i % LANES`), in the same pass: with AVX2, the additions are done while
+/// the divisions, which a scan of rates waits on, are under way. Rows past the shortest of
+/// the columns and `slots` are neither written nor added.
+pub(crate) fn fill_rates_adding(
+    now_secs: f64,
+    progress: &[f64],
+    weights: Option<&[f64]>,
+    start_secs: &[f64],
+    slots: &mut [f64],
+    lanes: &mut Lanes,
+) {
+    let len = slots
+        .len()
+        .min(progress.len())
+        .min(start_secs.len())
+        .min(weights.map_or(usize::MAX, <[f64]>::len));
+    let slots = &mut slots[..len];
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if avx2::detected() {
+        // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
+        unsafe { avx2::fill_rates_adding(now_secs, progress, weights, start_secs, slots, lanes) };
+        return;
+    }
+    fill_rates(now_secs, progress, weights, start_secs, slots);
+    add_run(slots, Summand::Value, lanes);
 }
 
 /// [`fill_rates`]'s body.
@@ -554,6 +586,63 @@ mod avx2 {
         })
     }
 
+    /// [`super::fill_rates_adding`] over `slots.len()` rows (the columns at least as
+    /// long): each block of `LANES` rates computed, stored and added to the lanes, kept in
+    /// registers; the last rows (fewer than `LANES`) filled, then added one by one.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn fill_rates_adding(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        slots: &mut [f64],
+        lanes: &mut Lanes,
+    ) {
+        let whole = slots.len() / LANES * LANES;
+        let (blocks, rest) = slots.split_at_mut(whole);
+        let mut sum = load(&lanes.sum);
+        let mut max = load(&lanes.max);
+        let block = |column: &[f64], first: usize| -> [f64; LANES] {
+            column[first..first + LANES].try_into().expect("a block")
+        };
+        let mut add = |rates: &[f64; LANES]| {
+            for k in 0..2 {
+                let v = quad(rates, k);
+                sum[k] = _mm256_add_pd(sum[k], v);
+                max[k] = _mm256_max_pd(v, max[k]);
+            }
+        };
+        // One loop with weights and one without, so that neither has a choice in it.
+        let firsts = (0..whole).step_by(LANES);
+        match weights {
+            None => {
+                for (first, out) in firsts.zip(blocks.chunks_exact_mut(LANES)) {
+                    let (p, s) = (block(progress, first), block(start, first));
+                    let rates = std::array::from_fn(|i| super::rate_or_nan(p[i], now, s[i]));
+                    out.copy_from_slice(&rates);
+                    add(&rates);
+                }
+            }
+            Some(weights) => {
+                for (first, out) in firsts.zip(blocks.chunks_exact_mut(LANES)) {
+                    let (p, s) = (block(progress, first), block(start, first));
+                    let w = block(weights, first);
+                    let rates = std::array::from_fn(|i| super::rate_or_nan(p[i] * w[i], now, s[i]));
+                    out.copy_from_slice(&rates);
+                    add(&rates);
+                }
+            }
+        }
+        store(sum, &mut lanes.sum);
+        store(max, &mut lanes.max);
+        let tail = whole..whole + rest.len();
+        let weights = weights.map(|w| &w[tail.clone()]);
+        super::plain_fill_rates(now, &progress[tail.clone()], weights, &start[tail], rest);
+        for (lane, &v) in rest.iter().enumerate() {
+            super::add_one(lanes, lane, v);
+        }
+    }
+
     /// [`super::fill_rates`] compiled with AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) fn fill_rates(
@@ -564,6 +653,66 @@ mod avx2 {
         slots: &mut [f64],
     ) {
         super::plain_fill_rates(now, progress, weights, start, slots);
+    }
+}
+
+/// The AVX-512 body of the filter: sixteen rows compared in two vectors of eight, and
+/// their kept rows packed into one vector by `vpcompressd` and stored at once, where the
+/// other bodies look the eight rows of each byte of answers up in a table.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx512 {
+    use std::arch::x86_64::{
+        _CMP_LT_OQ, _mm512_add_epi32, _mm512_cmp_pd_mask, _mm512_maskz_compress_epi32,
+        _mm512_set1_epi32, _mm512_set1_pd, _mm512_setr_epi32, _mm512_setr_pd, _mm512_storeu_si512,
+    };
+
+    /// Whether the CPU has AVX-512F and POPCNT (detected once, then read from a cache).
+    #[inline(always)]
+    pub(super) fn detected() -> bool {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("popcnt")
+    }
+
+    /// [`super::write_below`].
+    #[target_feature(enable = "avx512f,popcnt")]
+    pub(super) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
+        let bars = _mm512_set1_pd(bar);
+        let offsets = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let sixteens = values.chunks_exact(16);
+        let rest = sixteens.remainder();
+        let mut count = 0;
+        // As in `gather_below`: the count never passes `last`, so the slots need no check
+        // that could fail.
+        let last = slots.len().saturating_sub(16);
+        for (k, sixteen) in sixteens.enumerate() {
+            let v = |h: usize| {
+                let e = &sixteen[8 * h..8 * h + 8];
+                _mm512_setr_pd(e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7])
+            };
+            let below = u16::from(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(v(0), bars))
+                | (u16::from(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(v(1), bars)) << 8);
+            let rows = _mm512_add_epi32(_mm512_set1_epi32((first + 16 * k as u32) as i32), offsets);
+            let at = count.min(last);
+            let out: &mut [u32; 16] = (&mut slots[at..at + 16])
+                .try_into()
+                .expect("room for sixteen");
+            // SAFETY: `out` is sixteen writable `u32`, the 64 bytes the store writes (it
+            // needs no alignment).
+            unsafe {
+                _mm512_storeu_si512(
+                    out.as_mut_ptr().cast(),
+                    _mm512_maskz_compress_epi32(below, rows),
+                )
+            };
+            count = at + below.count_ones() as usize;
+        }
+        // The last rows (fewer than sixteen) as the other bodies take them.
+        let rest_first = first + (values.len() - rest.len()) as u32;
+        count
+            + super::gather_below(rest, bar, rest_first, &mut slots[count..], |e| {
+                let eight = _mm512_setr_pd(e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]);
+                usize::from(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(eight, bars))
+            })
     }
 }
 
@@ -678,6 +827,24 @@ mod tests {
                     unsafe { sse2::write_below(v, b, f, s) }
                 },
             });
+            // Listed only where the CPU has AVX-512F and POPCNT: the sums are AVX2's.
+            if avx512::detected() {
+                bodies.push(Body {
+                    name: "avx512",
+                    add_blocks: |v, s, l| {
+                        // SAFETY: listed only where the CPU has AVX-512F, so AVX2.
+                        unsafe { avx2::add_blocks(v, s, l) }
+                    },
+                    add_blocks_defined: |v, s, l, c| {
+                        // SAFETY: as above.
+                        unsafe { avx2::add_blocks_defined(v, s, l, c) }
+                    },
+                    write_below: |v, b, f, s| {
+                        // SAFETY: listed only where the CPU has AVX-512F and POPCNT.
+                        unsafe { avx512::write_below(v, b, f, s) }
+                    },
+                });
+            }
             // Listed only where the CPU has AVX2, the only feature these enable.
             if avx2::detected() {
                 bodies.push(Body {

@@ -250,39 +250,54 @@ impl GroupSums {
         let rows = groups.len().min(values.len());
         let len = chunk_len(group_count);
         let mixed = self.mixed;
-        let chunk_sums =
-            |chunk: usize, sums: &mut Vec<GroupSum>, mut stored: Option<&mut [f64]>| {
-                sums.clear();
-                sums.resize(group_count, GroupSum::default());
-                let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
-                // Where a computed column's segments go without a store: on the stack, set
-                // once per chunk that needs it.
-                let mut stack = None;
-                for start in chunk_rows.clone().step_by(SEGMENT) {
-                    let segment = start..(start + SEGMENT).min(chunk_rows.end);
-                    let values = match (stored.as_deref_mut(), values.stored(segment.clone())) {
-                        (None, Some(values)) => values,
-                        (Some(chunk_store), _) => {
-                            let slots = &mut chunk_store
-                                [start - chunk_rows.start..segment.end - chunk_rows.start];
-                            values.write(segment.clone(), slots);
-                            slots
-                        }
-                        (None, None) => {
-                            let slots = &mut stack.get_or_insert([0.0; SEGMENT])[..segment.len()];
-                            values.write(segment.clone(), slots);
-                            slots
-                        }
-                    };
-                    if group_count == 1 {
-                        add_run(values, summands.of_group(0), &mut sums[0]);
-                    } else if mixed {
-                        sum_rows(&groups[segment], values, sums, summands);
+        let chunk_sums = |chunk: usize,
+                          sums: &mut Vec<GroupSum>,
+                          mut stored: Option<&mut [f64]>| {
+            sums.clear();
+            sums.resize(group_count, GroupSum::default());
+            let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
+            // Where a computed column's segments go without a store: on the stack, set
+            // once per chunk that needs it.
+            let mut stack = None;
+            for start in chunk_rows.clone().step_by(SEGMENT) {
+                let segment = start..(start + SEGMENT).min(chunk_rows.end);
+                // A computed column of one group, summed plainly, is added to its lanes
+                // as it is computed (`Values::write_adding`): one run, the segment.
+                let adding = group_count == 1 && matches!(summands, Summands::Values);
+                let mut lanes = Lanes::EMPTY;
+                let mut write = |slots: &mut [f64]| {
+                    if adding {
+                        values.write_adding(segment.clone(), slots, &mut lanes);
                     } else {
-                        sum_runs(&groups[segment], values, sums, summands);
+                        values.write(segment.clone(), slots);
                     }
+                };
+                let (values, added) = match (stored.as_deref_mut(), values.stored(segment.clone()))
+                {
+                    (None, Some(values)) => (values, false),
+                    (Some(chunk_store), _) => {
+                        let slots = &mut chunk_store
+                            [start - chunk_rows.start..segment.end - chunk_rows.start];
+                        write(slots);
+                        (&*slots, adding)
+                    }
+                    (None, None) => {
+                        let slots = &mut stack.get_or_insert([0.0; SEGMENT])[..segment.len()];
+                        write(slots);
+                        (&*slots, adding)
+                    }
+                };
+                if added {
+                    fold_run(values, Summand::Value, &lanes, &mut sums[0]);
+                } else if group_count == 1 {
+                    add_run(values, summands.of_group(0), &mut sums[0]);
+                } else if mixed {
+                    sum_rows(&groups[segment], values, sums, summands);
+                } else {
+                    sum_runs(&groups[segment], values, sums, summands);
                 }
-            };
+            }
+        };
         // Each chunk's part of the store, if any.
         let mut stores = store.map(|store| store[..rows].chunks_mut(len));
         let mut next_store = || stores.as_mut().and_then(Iterator::next);
@@ -419,11 +434,19 @@ fn run_end(groups: &[u32], start: usize) -> usize {
 fn add_run(values: &[f64], summand: Summand, group: &mut GroupSum) {
     let mut lanes = Lanes::EMPTY;
     kernels::add_run(values, summand, &mut lanes);
+    fold_run(values, summand, &lanes, group);
+}
+
+/// Adds to `group` the lanes of a run, `lanes` holding the summands of `values` added into
+/// empty lanes ([`kernels::add_run`]); if a lane's sum is NaN (an undefined value), the run
+/// is summed again, leaving them out.
+#[inline(always)]
+fn fold_run(values: &[f64], summand: Summand, lanes: &Lanes, group: &mut GroupSum) {
     if lanes.sum.iter().any(|s| s.is_nan()) {
         add_run_leaving_out_undefined(values, summand, group);
         return;
     }
-    fold_into(&lanes, values.len() as u64, group);
+    fold_into(lanes, values.len() as u64, group);
 }
 
 /// [`add_run`] for a run with an undefined value: the same lanes, an undefined value
@@ -460,6 +483,12 @@ pub(crate) trait Values: Sync {
     fn stored(&self, rows: std::ops::Range<usize>) -> Option<&[f64]>;
     /// Writes the values of `rows` into `slots` (as long).
     fn write(&self, rows: std::ops::Range<usize>, slots: &mut [f64]);
+    /// [`Values::write`], the values also added to `lanes` as one run
+    /// ([`kernels::add_run`]).
+    fn write_adding(&self, rows: std::ops::Range<usize>, slots: &mut [f64], lanes: &mut Lanes) {
+        self.write(rows, slots);
+        kernels::add_run(slots, Summand::Value, lanes);
+    }
 }
 
 impl Values for [f64] {
@@ -770,6 +799,17 @@ impl Values for Rates<'_> {
     #[inline(always)]
     fn write(&self, rows: std::ops::Range<usize>, slots: &mut [f64]) {
         self.fill(rows, slots);
+    }
+    #[inline(always)]
+    fn write_adding(&self, rows: std::ops::Range<usize>, slots: &mut [f64], lanes: &mut Lanes) {
+        kernels::fill_rates_adding(
+            self.now_secs,
+            &self.progress[rows.clone()],
+            self.weights.map(|w| &w[rows.clone()]),
+            &self.start_secs[rows],
+            slots,
+            lanes,
+        );
     }
 }
 

@@ -192,11 +192,11 @@ impl Assembler {
 
     /// Hands job `id` out if the log has closed it and nothing of it runs.
     pub(crate) fn emit_if_done(&mut self, id: &str, on_job: &mut impl FnMut(TraceJob)) {
-        if self.jobs.get(id).is_some_and(OpenJob::done) {
-            if let Some(job) = self.jobs.remove(id) {
-                self.order.remove(&job.seq);
-                on_job(job.into_job());
-            }
+        if self.jobs.get(id).is_some_and(OpenJob::done)
+            && let Some(job) = self.jobs.remove(id)
+        {
+            self.order.remove(&job.seq);
+            on_job(job.into_job());
         }
     }
 

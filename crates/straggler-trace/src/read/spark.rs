@@ -307,13 +307,13 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         if attempt.speculative.is_none() {
             attempt.speculative = info.speculative;
         }
-        if outcome == AttemptOutcome::Succeeded {
-            if let Some(metrics) = event.task_metrics {
-                let (bytes, records) = input_of(&metrics);
-                let task = job.task_mut(task);
-                task.input_bytes = bytes.or(task.input_bytes);
-                task.input_records = records.or(task.input_records);
-            }
+        if outcome == AttemptOutcome::Succeeded
+            && let Some(metrics) = event.task_metrics
+        {
+            let (bytes, records) = input_of(&metrics);
+            let task = job.task_mut(task);
+            task.input_bytes = bytes.or(task.input_bytes);
+            task.input_records = records.or(task.input_records);
         }
         self.jobs.emit_if_done(&key, &mut self.on_job);
         self.forget_if_gone(&key);
