@@ -67,7 +67,8 @@ impl Parallelism {
     }
 }
 
-/// Sum, count and largest value of the defined values of one group.
+/// Sum, count and largest value of the defined values of one group; sums over mixed groups
+/// ([`GroupSums::mixed`]) do not track the largest value, which stays infinite.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct GroupSum {
     pub(crate) sum: f64,
@@ -86,6 +87,14 @@ impl Default for GroupSum {
 }
 
 impl GroupSum {
+    /// The sums of no value of a group whose largest value is not tracked: an infinite
+    /// bound, which no mean passes ([`GroupSums::mixed`]).
+    const UNTRACKED: GroupSum = GroupSum {
+        sum: 0.0,
+        count: 0,
+        max: f64::INFINITY,
+    };
+
     /// The mean of the group's values, `None` for an empty group.
     ///
     /// Kept at or below the group's largest value: a rounded `sum / count` can be above
@@ -101,16 +110,21 @@ impl GroupSum {
     /// a branch: a loop over the groups of a scan of many nodes runs as vectors.
     #[inline(always)]
     fn mean_or_nan(self) -> f64 {
-        let mean = self.sum / self.count as f64;
+        // A count is far below 2^63, where `i64` converts exactly, and in one instruction
+        // (`u64` takes several on x86_64 before AVX-512).
+        let mean = self.sum / self.count as i64 as f64;
         // By comparison (a NaN mean stays NaN): cheaper than `f64::min`.
         if mean > self.max { self.max } else { mean }
     }
 
     /// The sums of the defined values of `values`, taken as those of one run of a group
-    /// ([`GroupSums`]): value `i` in lane `i % LANES`, the lanes added pairwise.
+    /// ([`GroupSums`]): value `i` in lane `i % LANES`, the lanes added pairwise. In one
+    /// pass that leaves undefined values out, which gives the bits of [`add_run`]: the
+    /// values summed here (nodes' performances) are often undefined (a node running
+    /// nothing), and `add_run` would then sum them twice.
     pub(crate) fn of_run(values: &[f64]) -> GroupSum {
         let mut sums = GroupSum::default();
-        add_run(values, Summand::Value, &mut sums);
+        add_run_leaving_out_undefined(values, Summand::Value, &mut sums);
         sums
     }
 
@@ -121,6 +135,16 @@ impl GroupSum {
             self.sum += value;
             self.count += 1;
             self.max = if value > self.max { value } else { self.max };
+        }
+    }
+
+    /// Adds one value to the sum and the count, unless it is undefined (NaN); the largest
+    /// value is not tracked.
+    #[inline(always)]
+    fn add_untracked(&mut self, value: f64) {
+        if !value.is_nan() {
+            self.sum += value;
+            self.count += 1;
         }
     }
 
@@ -178,7 +202,10 @@ impl Summands<'_> {
 /// Sums over groups whose rows are mixed ([`GroupSums::mixed`], a snapshot's nodes) look
 /// for no runs: with two groups or more, each row of a segment is added on its own to its
 /// group's chunk sum, in row order. Runs are rare there, and looking for them cost about
-/// 0.2 ns per row, a tenth of Hierarchical's scan.
+/// 0.2 ns per row, a tenth of Hierarchical's scan. Nor do they track each group's largest
+/// value (it stays infinite, so a mean is not bounded by it): Hierarchical compares a
+/// node's mean speed with a fraction of the nodes' average, where the bound serves no
+/// purpose, and keeping it cost about 0.2 ns per row more.
 ///
 /// A run is first summed without looking for undefined values (the kernels of
 /// `kernels.rs`); a NaN in it makes a lane's sum NaN, and only then is the run summed
@@ -250,11 +277,16 @@ impl GroupSums {
         let rows = groups.len().min(values.len());
         let len = chunk_len(group_count);
         let mixed = self.mixed;
+        let empty = if mixed {
+            GroupSum::UNTRACKED
+        } else {
+            GroupSum::default()
+        };
         let chunk_sums = |chunk: usize,
                           sums: &mut Vec<GroupSum>,
                           mut stored: Option<&mut [f64]>| {
             sums.clear();
-            sums.resize(group_count, GroupSum::default());
+            sums.resize(group_count, empty);
             let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
             // Where a computed column's segments go without a store: on the stack, set
             // once per chunk that needs it.
@@ -322,7 +354,7 @@ impl GroupSums {
             }
         }
         self.total.clear();
-        self.total.resize(group_count, GroupSum::default());
+        self.total.resize(group_count, empty);
         for sums in per_chunk.iter() {
             for (t, s) in self.total.iter_mut().zip(sums) {
                 t.merge(s);
@@ -333,9 +365,14 @@ impl GroupSums {
 }
 
 /// Replaces `out` with each group's mean ([`GroupSum::mean`]), NaN for an empty group.
+/// Compiled with AVX2 where the CPU has it: a scan of many nodes waits on these divisions.
 pub(crate) fn means(sums: &[GroupSum], out: &mut Vec<f64>) {
-    out.clear();
-    out.extend(sums.iter().map(|s| s.mean_or_nan()));
+    out.resize(sums.len(), 0.0);
+    kernels::with_avx2(|| {
+        for (mean, s) in out.iter_mut().zip(sums) {
+            *mean = s.mean_or_nan();
+        }
+    });
 }
 
 /// Rows whose values [`GroupSums`] takes at once: runs of one group are cut at
@@ -359,14 +396,14 @@ fn sum_runs(groups: &[u32], values: &[f64], sums: &mut [GroupSum], summands: Sum
 }
 
 /// Adds the values of one segment of mixed groups to `sums`, each row on its own, in row
-/// order; see [`GroupSums`].
+/// order, the largest values not tracked; see [`GroupSums`].
 #[inline(never)]
 fn sum_rows(groups: &[u32], values: &[f64], sums: &mut [GroupSum], summands: Summands<'_>) {
     let rows = groups.iter().map(|&g| g as usize).zip(values);
     match summands {
-        Summands::Values => rows.for_each(|(g, &v)| sums[g].add(v)),
+        Summands::Values => rows.for_each(|(g, &v)| sums[g].add_untracked(v)),
         Summands::SquaredDeviations { .. } => {
-            rows.for_each(|(g, &v)| sums[g].add(summands.of_group(g).of(v)));
+            rows.for_each(|(g, &v)| sums[g].add_untracked(summands.of_group(g).of(v)));
         }
     }
 }
@@ -1032,7 +1069,9 @@ mod tests {
                 (sums[0].sum.to_bits(), sums[0].count),
                 (0.0f64.to_bits(), 9)
             );
-            assert_eq!((sums[0].max, sums[1].sum, sums[1].count), (1e16, 2.5, 1));
+            assert_eq!((sums[1].sum, sums[1].count), (2.5, 1));
+            // The largest values are not tracked: no bound on the means.
+            assert_eq!((sums[0].max, sums[1].max), (f64::INFINITY, f64::INFINITY));
             // -1e16 - (-1e16 + 4) = -4 (both exact), squared 16; (2.5 - 0.5)^2 = 4.
             let squares = GroupSums::mixed()
                 .compute(
@@ -1055,7 +1094,10 @@ mod tests {
             Parallelism::Sequential,
             Summands::Values,
         )[0];
-        assert_eq!((one_group.sum, one_group.count), (7.0, 9));
+        assert_eq!(
+            (one_group.sum, one_group.count, one_group.max),
+            (7.0, 9, f64::INFINITY)
+        );
     }
 
     #[test]
