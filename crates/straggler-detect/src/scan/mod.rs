@@ -288,6 +288,13 @@ impl GroupSums {
             sums.clear();
             sums.resize(group_count, empty);
             let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
+            if group_count == 1
+                && stored.is_none()
+                && let Some(column) = values.stored(chunk_rows.clone())
+            {
+                add_segments(column, summands.of_group(0), &mut sums[0]);
+                return;
+            }
             // Where a computed column's segments go without a store: on the stack, set
             // once per chunk that needs it.
             let mut stack = None;
@@ -472,6 +479,21 @@ fn add_run(values: &[f64], summand: Summand, group: &mut GroupSum) {
     let mut lanes = Lanes::EMPTY;
     kernels::add_run(values, summand, &mut lanes);
     fold_run(values, summand, &lanes, group);
+}
+
+/// Adds the summands of a chunk of a stored column of one group to `group`, segment by
+/// segment, each segment a run ([`GroupSums`]), two segments at a time
+/// ([`kernels::add_run_pair`]): the same bits as one segment after the other.
+fn add_segments(column: &[f64], summand: Summand, group: &mut GroupSum) {
+    for pair in column.chunks(2 * SEGMENT) {
+        let (a, b) = pair.split_at(pair.len().min(SEGMENT));
+        let (mut lanes_a, mut lanes_b) = (Lanes::EMPTY, Lanes::EMPTY);
+        kernels::add_run_pair(a, b, summand, &mut lanes_a, &mut lanes_b);
+        fold_run(a, summand, &lanes_a, group);
+        if !b.is_empty() {
+            fold_run(b, summand, &lanes_b, group);
+        }
+    }
 }
 
 /// Adds to `group` the lanes of a run, `lanes` holding the summands of `values` added into
