@@ -15,12 +15,33 @@
 //!
 //! An attempt that started at the snapshot's instant has no rate yet: it is left out of
 //! the statistics and never flagged.
+//!
+//! # One pass over the rates, usually
+//!
+//! `SD` is taken in two passes, as Eq. 9 reads: the mean first, then the squared distances
+//! to it. The scan flags the same rows as that, but it rarely makes the second pass. The
+//! pass that computes the rates also sums their squares, which gives the one-pass variance
+//! `V1 = (1/N) sum PR_i^2 - mean(PR)^2`, less accurate but within a bound. With `u = 2^-53`
+//! (the unit roundoff of `f64`) and `M2 = (1/N) sum PR_i^2`, to first order in `u`, `V1` is
+//! within `(3N + 6) u M2` of the exact variance and the two-pass variance `V2`, as this
+//! code rounds it, within `(2N + 4) u M2` (the bounds of rounded sums, Higham, *Accuracy
+//! and Stability of Numerical Algorithms*, ch. 4, applied to the two formulas compared by
+//! Chan, Golub and LeVeque, *The American Statistician* 37(3), 1983). So `V2` is in
+//! `[V1 - m, V1 + m]` with the margin `m = 16 (N + 4) u M2`, more than three times the sum
+//! of the two bounds. Each rounded operation of `mean - alpha * sqrt(V)` (`alpha >= 0`) is
+//! monotone, so the threshold of `V2` lies between the thresholds of the two ends. Rows
+//! below the higher one are the candidates; a candidate below the lower one is flagged
+//! whichever variance is used. Only if a candidate falls between the two (its rate within
+//! about `10^-9` of the threshold, relatively, for a million rows) is `V2` computed, in a
+//! second pass, and the candidates below its threshold kept. Either way the rows flagged
+//! are those of the two-pass rule, which the tests check on snapshots made to need the
+//! second pass and on others.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates, RowBlocks, Summands, means, rows_below};
+use crate::scan::{GroupSums, Rates, RowBlocks, Summands, means, rows_below_settling};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -62,8 +83,35 @@ pub struct LateDetector {
     rates: Vec<f64>,
     sums: GroupSums,
     means: Vec<f64>,
+    /// Each stage's bounds of its threshold, then (after a second pass) the threshold.
+    low: Vec<f64>,
+    high: Vec<f64>,
     thresholds: Vec<f64>,
+    square_sums: GroupSums,
     blocks: RowBlocks,
+    /// Scans that needed the second pass (see the module docs).
+    second_passes: u64,
+}
+
+/// The bounds `(low, high)` of a stage's threshold `mean - alpha * sqrt(V2)`, from the
+/// one-pass variance (see the module docs): `count` rates of mean `mean` (as
+/// `GroupSum::mean` gives it) whose squares sum to `square_sum`. A stage without a rate
+/// has no threshold (`-inf`, as the two-pass rule); bounds that are not finite (an overflow)
+/// are `(-inf, inf)`, which leave every row to the second pass.
+fn threshold_bounds(mean: f64, count: u64, square_sum: f64, alpha: f64) -> (f64, f64) {
+    if count == 0 {
+        return (f64::NEG_INFINITY, f64::NEG_INFINITY);
+    }
+    let n = count as i64 as f64;
+    let mean_square = square_sum / n;
+    let variance = mean_square - mean * mean;
+    let margin = 16.0 * (n + 4.0) * (f64::EPSILON / 2.0) * mean_square;
+    let (least, most) = ((variance - margin).max(0.0), variance + margin);
+    if !(mean.is_finite() && most.is_finite()) {
+        return (f64::NEG_INFINITY, f64::INFINITY);
+    }
+    let threshold = |variance: f64| mean - alpha * variance.sqrt();
+    (threshold(most), threshold(least))
 }
 
 impl LateDetector {
@@ -87,6 +135,14 @@ impl Detector for LateDetector {
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        self.scan_with(snapshot, findings, true);
+    }
+}
+
+impl LateDetector {
+    /// [`Detector::scan`]; without `use_bounds`, the second pass is always made (the rule
+    /// as Eq. 9 reads, which the tests compare the scan with).
+    fn scan_with(&mut self, snapshot: &Snapshot, findings: &mut Findings, use_bounds: bool) {
         let now = snapshot.now_secs();
         let (progress, start) = (snapshot.progress(), snapshot.start_secs());
         let stages = snapshot.stage_indices();
@@ -100,41 +156,177 @@ impl Detector for LateDetector {
             start_secs: start,
         };
         let group_count = snapshot.stages().len();
-        let sums = self.sums.compute_storing(
+        self.sums.compute_storing(
             stages,
             &rates,
             group_count,
             parallelism,
             Summands::Values,
             &mut self.rates,
+            true,
         );
+        let (sums, squares) = self.sums.sums_and_squares();
         let rates = &self.rates[..];
         means(sums, &mut self.means);
-        let means = &self.means;
-        let squares = self.sums.compute(
+        let alpha = self.params.alpha;
+        self.low.clear();
+        self.high.clear();
+        for ((s, sq), &mean) in sums.iter().zip(squares).zip(&self.means) {
+            let (low, high) = threshold_bounds(mean, s.count, sq.sum, alpha);
+            self.low.push(low);
+            self.high.push(high);
+        }
+        // The candidates, and how many are between their stage's bounds.
+        let first = findings.rows().len();
+        let unsettled = rows_below_settling::<true>(
+            rates,
+            stages,
+            &self.high,
+            &self.low,
+            parallelism,
+            &mut self.blocks,
+            findings.rows_mut(),
+        );
+        if use_bounds && unsettled == 0 {
+            return;
+        }
+        // The second pass: Eq. 9's squared distances to the mean, and the thresholds.
+        self.second_passes += 1;
+        let squares = self.square_sums.compute(
             stages,
             rates,
             group_count,
             parallelism,
-            Summands::SquaredDeviations { centres: means },
+            Summands::SquaredDeviations {
+                centres: &self.means,
+            },
         );
         self.thresholds.clear();
-        self.thresholds.extend(
-            means
-                .iter()
-                .zip(squares)
-                .map(|(&mean, sq)| match sq.mean() {
-                    Some(variance) => mean - self.params.alpha * variance.sqrt(),
-                    None => f64::NEG_INFINITY,
-                }),
+        self.thresholds
+            .extend(self.means.iter().zip(squares).map(|(&mean, sq)| {
+                sq.mean()
+                    .map_or(f64::NEG_INFINITY, |variance| mean - alpha * variance.sqrt())
+            }));
+        let stage_of = |row: u32| match group_count {
+            1 => 0,
+            _ => stages[row as usize] as usize,
+        };
+        let rows = findings.rows_mut();
+        let mut kept = first;
+        for i in first..rows.len() {
+            let row = rows[i];
+            rows[kept] = row;
+            kept += usize::from(rates[row as usize] < self.thresholds[stage_of(row)]);
+        }
+        rows.truncate(kept);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::{Row, SplitMix64, build_snapshot, straggling_stage};
+
+    fn late(alpha: f64, parallelism: Parallelism) -> LateDetector {
+        LateDetector::new(LateParams { alpha, parallelism }.check().expect("alpha"))
+    }
+
+    /// The rows flagged, with the bounds and with the second pass always made.
+    fn both_ways(detector: &mut LateDetector, snapshot: &Snapshot) -> (Vec<u32>, Vec<u32>) {
+        let mut ways = [Findings::default(), Findings::default()];
+        for (findings, use_bounds) in ways.iter_mut().zip([true, false]) {
+            detector.scan_with(snapshot, findings, use_bounds);
+        }
+        let [bounded, two_pass] = ways.map(|f| f.rows().to_vec());
+        (bounded, two_pass)
+    }
+
+    #[test]
+    fn a_rate_at_the_threshold_takes_the_second_pass() {
+        // Rates 0.25 and 0.75 (progress over one second): mean 0.5, SD 0.25, threshold
+        // 0.25 exactly (alpha = 1), which the rate 0.25 is not below. The one-pass
+        // variance cannot tell, so the second pass settles it: nothing flagged.
+        let rows: [Row; 2] = [(0, 0, 9.0, 0.25, 1.0), (0, 1, 9.0, 0.75, 1.0)];
+        let snapshot = build_snapshot(10.0, 2, 1, rows).expect("valid rows");
+        let mut detector = late(1.0, Parallelism::Sequential);
+        let mut findings = Findings::default();
+        detector.scan(&snapshot, &mut findings);
+        assert_eq!((findings.rows(), detector.second_passes), (&[][..], 1));
+        // With a third rate at the mean, the SD falls to sqrt(0.125 / 3) = 0.204 and the
+        // threshold rises to 0.296: the rate 0.25 is flagged, either way.
+        let rows: [Row; 3] = [
+            (0, 0, 9.0, 0.25, 1.0),
+            (0, 1, 9.0, 0.75, 1.0),
+            (0, 2, 9.0, 0.5, 1.0),
+        ];
+        let snapshot = build_snapshot(10.0, 3, 1, rows).expect("valid rows");
+        let (bounded, two_pass) = both_ways(&mut detector, &snapshot);
+        assert_eq!((&bounded[..], &two_pass[..]), (&[0][..], &[0][..]));
+    }
+
+    #[test]
+    fn the_bounds_flag_what_the_two_pass_rule_flags() {
+        // Snapshots of one and of several stages, rates near one another (a small
+        // variance beside a large mean, where the one-pass variance loses most), equal
+        // rates, rows with no rate, and the benchmark's straggling stage.
+        let mut rng = SplitMix64(7);
+        let mut snapshots = Vec::new();
+        for (stages, rows, spread) in [
+            (1, 50, 1e-6),
+            (3, 5000, 0.3),
+            (7, 20_000, 1e-9),
+            (2, 300, 0.0),
+        ] {
+            let rows: Vec<Row> = (0..rows)
+                .map(|i| {
+                    let stage = (i * stages / rows) as u32;
+                    // One row in 50 started now: no rate.
+                    let start = if i % 50 == 7 {
+                        1000.0
+                    } else {
+                        400.0 + 100.0 * rng.unit()
+                    };
+                    let rate = 1e-3 * (1.0 + spread * (rng.unit() - 0.5));
+                    let progress = ((1000.0 - start) * rate).min(1.0);
+                    (stage, (i % 10) as u32, start, progress, 1.0)
+                })
+                .collect();
+            snapshots.push(build_snapshot(1000.0, 10, stages as u32, rows).expect("valid rows"));
+        }
+        snapshots.push(straggling_stage(100_000, 1000, 3).expect("valid rows"));
+        for snapshot in &snapshots {
+            for alpha in [0.0, 0.5, 1.0, 2.0] {
+                for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+                    let mut detector = late(alpha, parallelism);
+                    let (bounded, two_pass) = both_ways(&mut detector, snapshot);
+                    assert_eq!(bounded, two_pass, "{} rows, alpha {alpha}", snapshot.len());
+                }
+            }
+        }
+        // The benchmark's stage never needed the second pass.
+        let mut detector = late(1.0, Parallelism::default());
+        let mut findings = Findings::default();
+        detector.scan(snapshots.last().expect("a snapshot"), &mut findings);
+        assert_eq!(detector.second_passes, 0);
+    }
+
+    #[test]
+    fn threshold_bounds_by_hand() {
+        // Rates 1 and 3: mean 2, mean square 5, one-pass variance 1; margin
+        // 16 x 6 x 2^-53 x 5; alpha 1.
+        let (low, high) = threshold_bounds(2.0, 2, 10.0, 1.0);
+        let margin = 16.0 * 6.0 * (f64::EPSILON / 2.0) * 5.0;
+        assert_eq!(low, 2.0 - (1.0 + margin).sqrt());
+        assert_eq!(high, 2.0 - (1.0 - margin).sqrt());
+        assert!(low < 1.0 && 1.0 < high);
+        // No rate: no threshold. An overflow: no bound.
+        assert_eq!(
+            threshold_bounds(f64::NAN, 0, 0.0, 1.0),
+            (f64::NEG_INFINITY, f64::NEG_INFINITY)
         );
-        rows_below(
-            rates,
-            stages,
-            &self.thresholds,
-            parallelism,
-            &mut self.blocks,
-            findings.rows_mut(),
+        assert_eq!(
+            threshold_bounds(1e300, 2, f64::INFINITY, 1.0),
+            (f64::NEG_INFINITY, f64::INFINITY)
         );
     }
 }

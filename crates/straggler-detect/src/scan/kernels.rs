@@ -163,29 +163,37 @@ fn add_one(lanes: &mut Lanes, lane: usize, value: f64) {
     };
 }
 
-/// Slots past a run's rows that [`write_below`] may write: the kept rows of eight are
+/// Slots past a run's rows that [`write_below_settling`] may write: the kept rows of eight are
 /// written as eight slots, those past the count overwritten by the next eight's.
 pub(crate) const SPARE: usize = 8;
 
 /// Writes `first + i`, in increasing order, for every `i` with `values[i] < bar` (a NaN
-/// value or bar is never below) at the start of `slots`, and returns how many there are.
-/// `slots` holds at least `values.len() + SPARE` rows; the slots past the count are
-/// written with rows of no meaning.
-pub(crate) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
+/// value or bar is never below) at the start of `slots`, and returns how many there are,
+/// and with `SETTLE`, how many of them are not below `low` too (LATE's candidates that its
+/// bounds leave unsettled; without, 0, and `low` is not read). `slots` holds at least
+/// `values.len() + SPARE` rows; the slots past the count are written with rows of no
+/// meaning.
+pub(crate) fn write_below_settling<const SETTLE: bool>(
+    values: &[f64],
+    bar: f64,
+    low: f64,
+    first: u32,
+    slots: &mut [u32],
+) -> (usize, usize) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if avx512::detected() {
         // SAFETY: the CPU has AVX-512F and POPCNT (just detected), the only features it
         // enables.
-        unsafe { avx512::write_below(values, bar, first, slots) }
+        unsafe { avx512::write_below::<SETTLE>(values, bar, low, first, slots) }
     } else if avx2::detected() {
         // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
-        unsafe { avx2::write_below(values, bar, first, slots) }
+        unsafe { avx2::write_below::<SETTLE>(values, bar, low, first, slots) }
     } else {
         // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
-        unsafe { sse2::write_below(values, bar, first, slots) }
+        unsafe { sse2::write_below::<SETTLE>(values, bar, low, first, slots) }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    portable::write_below(values, bar, first, slots)
+    portable::write_below::<SETTLE>(values, bar, low, first, slots)
 }
 
 /// Writes the rate `amount / (now - start)` of each row into `slots` ([`rate_or_nan`]),
@@ -208,9 +216,10 @@ pub(crate) fn fill_rates(
 }
 
 /// [`fill_rates`], the rates also added to `lanes` as [`add_run`] adds a run's values
-/// (row `i` to lane `i % LANES`), in the same pass: with AVX2, the additions are done while
-/// the divisions, which a scan of rates waits on, are under way. Rows past the shortest of
-/// the columns and `slots` are neither written nor added.
+/// (row `i` to lane `i % LANES`), and their squares to `squares` if given (as `add_run`
+/// adds `Summand::SquaredDeviation { centre: 0.0 }`), in the same pass: with AVX2, the
+/// additions are done while the divisions, which a scan of rates waits on, are under way.
+/// Rows past the shortest of the columns and `slots` are neither written nor added.
 pub(crate) fn fill_rates_adding(
     now_secs: f64,
     progress: &[f64],
@@ -218,6 +227,7 @@ pub(crate) fn fill_rates_adding(
     start_secs: &[f64],
     slots: &mut [f64],
     lanes: &mut Lanes,
+    squares: Option<&mut Lanes>,
 ) {
     let len = slots
         .len()
@@ -228,11 +238,18 @@ pub(crate) fn fill_rates_adding(
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if avx2::detected() {
         // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
-        unsafe { avx2::fill_rates_adding(now_secs, progress, weights, start_secs, slots, lanes) };
+        unsafe {
+            avx2::fill_rates_adding(
+                now_secs, progress, weights, start_secs, slots, lanes, squares,
+            )
+        };
         return;
     }
     fill_rates(now_secs, progress, weights, start_secs, slots);
     add_run(slots, Summand::Value, lanes);
+    if let Some(squares) = squares {
+        add_run(slots, Summand::SquaredDeviation { centre: 0.0 }, squares);
+    }
 }
 
 /// Runs `work`, compiled with AVX2 where the CPU has it (detected at run time): for a loop
@@ -324,20 +341,30 @@ fn write_set_bits(byte: usize, base: u32, slots: &mut [u32; 8]) -> usize {
     usize::from(BIT_COUNT[byte])
 }
 
-/// [`write_below`]'s body: each eight rows answered by `byte_of` (bit `k` for row `k`),
-/// their kept rows written at the count so far; the last rows (fewer than eight) one by
-/// one, each written and counted if kept, so without a branch.
+/// Whether `v` is below `bar` but not below `low`: a candidate that LATE's bounds leave
+/// unsettled. A NaN is below nothing, so the negation is meant.
 #[inline(always)]
-fn gather_below(
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+pub(crate) fn unsettled_by(v: f64, bar: f64, low: f64) -> bool {
+    (v < bar) & !(v < low)
+}
+
+/// [`write_below_settling`]'s body: each eight rows answered by `byte_of` (bit `k` for
+/// row `k` below the bar given), their kept rows written at the count so far; the last
+/// rows (fewer than eight) one by one, each written and counted if kept, so without a
+/// branch.
+#[inline(always)]
+fn gather_below<const SETTLE: bool>(
     values: &[f64],
     bar: f64,
+    low: f64,
     first: u32,
     slots: &mut [u32],
-    byte_of: impl Fn(&[f64; 8]) -> usize,
-) -> usize {
+    byte_of: impl Fn(&[f64; 8], f64) -> usize,
+) -> (usize, usize) {
     let eights = values.chunks_exact(8);
     let rest = eights.remainder();
-    let mut count = 0;
+    let (mut count, mut unsettled) = (0, 0);
     // Where the last eight slots start. The count never passes it (eight rows keep at most
     // eight, and `slots` has room for the rows and `SPARE` more); bounded by it, the slots
     // of each eight need no check that could fail, and the compiler leaves none.
@@ -347,14 +374,19 @@ fn gather_below(
         let at = count.min(last);
         let eight_slots: &mut [u32; 8] =
             (&mut slots[at..at + 8]).try_into().expect("room for eight");
-        count = at + write_set_bits(byte_of(eight), first + 8 * k as u32, eight_slots);
+        let below = byte_of(eight, bar);
+        count = at + write_set_bits(below, first + 8 * k as u32, eight_slots);
+        if SETTLE {
+            unsettled += usize::from(BIT_COUNT[below & !byte_of(eight, low)]);
+        }
     }
     let rest_start = first + (values.len() - rest.len()) as u32;
     for (i, &v) in rest.iter().enumerate() {
         slots[count] = rest_start + i as u32;
         count += usize::from(v < bar);
+        unsettled += usize::from(SETTLE && unsettled_by(v, bar, low));
     }
-    count
+    (count, unsettled)
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -473,11 +505,17 @@ mod sse2 {
         }
     }
 
-    /// [`super::write_below`]: eight rows' answers from four comparisons of two.
+    /// [`super::write_below_settling`]: eight rows' answers from four comparisons of two.
     #[target_feature(enable = "sse2")]
-    pub(super) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
-        let bars = _mm_set1_pd(bar);
-        super::gather_below(values, bar, first, slots, |eight| {
+    pub(super) fn write_below<const SETTLE: bool>(
+        values: &[f64],
+        bar: f64,
+        low: f64,
+        first: u32,
+        slots: &mut [u32],
+    ) -> (usize, usize) {
+        super::gather_below::<SETTLE>(values, bar, low, first, slots, |eight, bar| {
+            let bars = _mm_set1_pd(bar);
             (0..4).fold(0, |byte, k| {
                 let below = _mm_movemask_pd(_mm_cmplt_pd(pair(eight, k), bars));
                 byte | ((below as usize) << (2 * k))
@@ -659,11 +697,17 @@ mod avx2 {
         }
     }
 
-    /// [`super::write_below`]: eight rows' answers from two comparisons of four.
+    /// [`super::write_below_settling`]: eight rows' answers from two comparisons of four.
     #[target_feature(enable = "avx2")]
-    pub(super) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
-        let bars = _mm256_set1_pd(bar);
-        super::gather_below(values, bar, first, slots, |eight| {
+    pub(super) fn write_below<const SETTLE: bool>(
+        values: &[f64],
+        bar: f64,
+        low: f64,
+        first: u32,
+        slots: &mut [u32],
+    ) -> (usize, usize) {
+        super::gather_below::<SETTLE>(values, bar, low, first, slots, |eight, bar| {
+            let bars = _mm256_set1_pd(bar);
             let below = |k| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LT_OQ>(quad(eight, k), bars));
             (below(0) | (below(1) << 4)) as usize
         })
@@ -671,7 +715,9 @@ mod avx2 {
 
     /// [`super::fill_rates_adding`] over `slots.len()` rows (the columns at least as
     /// long): each block of `LANES` rates computed, stored and added to the lanes, kept in
-    /// registers; the last rows (fewer than `LANES`) filled, then added one by one.
+    /// registers; the last rows (fewer than `LANES`) filled, then added one by one. The
+    /// squares, when asked for, are added in a loop of their own, so that the plain loop
+    /// has no choice in it.
     #[target_feature(enable = "avx2")]
     pub(super) fn fill_rates_adding(
         now: f64,
@@ -680,19 +726,44 @@ mod avx2 {
         start: &[f64],
         slots: &mut [f64],
         lanes: &mut Lanes,
+        squares: Option<&mut Lanes>,
+    ) {
+        match squares {
+            None => fill_adding(now, progress, weights, start, slots, &mut [lanes]),
+            Some(squares) => {
+                fill_adding(now, progress, weights, start, slots, &mut [lanes, squares])
+            }
+        }
+    }
+
+    /// [`fill_rates_adding`] with `N` sets of lanes: the rates into the first, their squares
+    /// into the second.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn fill_adding<const N: usize>(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        slots: &mut [f64],
+        lanes: &mut [&mut Lanes; N],
     ) {
         let whole = slots.len() / LANES * LANES;
         let (blocks, rest) = slots.split_at_mut(whole);
-        let mut sum = load(&lanes.sum);
-        let mut max = load(&lanes.max);
+        let mut sum: [[__m256d; 2]; N] = std::array::from_fn(|i| load(&lanes[i].sum));
+        let mut max: [[__m256d; 2]; N] = std::array::from_fn(|i| load(&lanes[i].max));
         let block = |column: &[f64], first: usize| -> [f64; LANES] {
             column[first..first + LANES].try_into().expect("a block")
         };
         let mut add = |rates: &[f64; LANES]| {
             for k in 0..2 {
                 let v = quad(rates, k);
-                sum[k] = _mm256_add_pd(sum[k], v);
-                max[k] = _mm256_max_pd(v, max[k]);
+                for i in 0..N {
+                    // The rate, then its square (`(v - 0)^2`, which is `v * v`).
+                    let u = if i == 0 { v } else { _mm256_mul_pd(v, v) };
+                    sum[i][k] = _mm256_add_pd(sum[i][k], u);
+                    max[i][k] = _mm256_max_pd(u, max[i][k]);
+                }
             }
         };
         // One loop with weights and one without, so that neither has a choice in it.
@@ -716,13 +787,18 @@ mod avx2 {
                 }
             }
         }
-        store(sum, &mut lanes.sum);
-        store(max, &mut lanes.max);
+        for i in 0..N {
+            store(sum[i], &mut lanes[i].sum);
+            store(max[i], &mut lanes[i].max);
+        }
         let tail = whole..whole + rest.len();
         let weights = weights.map(|w| &w[tail.clone()]);
         super::plain_fill_rates(now, &progress[tail.clone()], weights, &start[tail], rest);
         for (lane, &v) in rest.iter().enumerate() {
-            super::add_one(lanes, lane, v);
+            super::add_one(lanes[0], lane, v);
+            if N > 1 {
+                super::add_one(lanes[1], lane, v * v);
+            }
         }
     }
 
@@ -763,14 +839,20 @@ mod avx512 {
             && std::arch::is_x86_feature_detected!("popcnt")
     }
 
-    /// [`super::write_below`].
+    /// [`super::write_below_settling`].
     #[target_feature(enable = "avx512f,popcnt")]
-    pub(super) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
-        let bars = _mm512_set1_pd(bar);
+    pub(super) fn write_below<const SETTLE: bool>(
+        values: &[f64],
+        bar: f64,
+        low: f64,
+        first: u32,
+        slots: &mut [u32],
+    ) -> (usize, usize) {
+        let (bars, lows) = (_mm512_set1_pd(bar), _mm512_set1_pd(low));
         let offsets = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         let sixteens = values.chunks_exact(16);
         let rest = sixteens.remainder();
-        let mut count = 0;
+        let (mut count, mut unsettled) = (0, 0);
         // As in `gather_below`: the count never passes `last`, so the slots need no check
         // that could fail.
         let last = slots.len().saturating_sub(16);
@@ -779,8 +861,14 @@ mod avx512 {
                 let e = &sixteen[8 * h..8 * h + 8];
                 _mm512_setr_pd(e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7])
             };
-            let below = u16::from(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(v(0), bars))
-                | (u16::from(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(v(1), bars)) << 8);
+            let below_of = |bars| {
+                u16::from(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(v(0), bars))
+                    | (u16::from(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(v(1), bars)) << 8)
+            };
+            let below = below_of(bars);
+            if SETTLE {
+                unsettled += (below & !below_of(lows)).count_ones() as usize;
+            }
             let rows = _mm512_add_epi32(_mm512_set1_epi32((first + 16 * k as u32) as i32), offsets);
             let at = count.min(last);
             let out: &mut [u32; 16] = (&mut slots[at..at + 16])
@@ -798,11 +886,13 @@ mod avx512 {
         }
         // The last rows (fewer than sixteen) as the other bodies take them.
         let rest_first = first + (values.len() - rest.len()) as u32;
-        count
-            + super::gather_below(rest, bar, rest_first, &mut slots[count..], |e| {
+        let slots = &mut slots[count..];
+        let (rest_count, rest_unsettled) =
+            super::gather_below::<SETTLE>(rest, bar, low, rest_first, slots, |e, bar| {
                 let eight = _mm512_setr_pd(e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]);
-                usize::from(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(eight, bars))
-            })
+                usize::from(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(eight, _mm512_set1_pd(bar)))
+            });
+        (count + rest_count, unsettled + rest_unsettled)
     }
 }
 
@@ -835,9 +925,15 @@ mod portable {
         }
     }
 
-    /// [`super::write_below`].
-    pub(super) fn write_below(values: &[f64], bar: f64, first: u32, slots: &mut [u32]) -> usize {
-        super::gather_below(values, bar, first, slots, |eight| {
+    /// [`super::write_below_settling`].
+    pub(super) fn write_below<const SETTLE: bool>(
+        values: &[f64],
+        bar: f64,
+        low: f64,
+        first: u32,
+        slots: &mut [u32],
+    ) -> (usize, usize) {
+        super::gather_below::<SETTLE>(values, bar, low, first, slots, |eight, bar| {
             (0..8).fold(0, |byte, k| byte | (usize::from(eight[k] < bar) << k))
         })
     }
@@ -885,13 +981,16 @@ mod tests {
         bits(a) == bits(b)
     }
 
+    /// A filter: values, bar, low bar, first row, slots; rows written and unsettled.
+    type WriteBelow = fn(&[f64], f64, f64, u32, &mut [u32]) -> (usize, usize);
+
     /// A body of the kernels: its name, its sums over whole blocks (plain, and leaving
     /// undefined values out) and its filter.
     struct Body {
         name: &'static str,
         add_blocks: fn(&[f64], Summand, &mut Lanes),
         add_blocks_defined: fn(&[f64], Summand, &mut Lanes, &mut [u64; LANES]),
-        write_below: fn(&[f64], f64, u32, &mut [u32]) -> usize,
+        write_below: WriteBelow,
     }
 
     /// Every body this CPU runs, to be checked against the plain one: the one the kernels
@@ -902,7 +1001,7 @@ mod tests {
             name: "chosen",
             add_blocks: add_run,
             add_blocks_defined: add_run_defined,
-            write_below,
+            write_below: write_below_settling::<true>,
         }];
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         {
@@ -916,9 +1015,9 @@ mod tests {
                     // SAFETY: as above.
                     unsafe { sse2::add_blocks_defined(v, s, l, c) }
                 },
-                write_below: |v, b, f, s| {
+                write_below: |v, b, l, f, s| {
                     // SAFETY: as above.
-                    unsafe { sse2::write_below(v, b, f, s) }
+                    unsafe { sse2::write_below::<true>(v, b, l, f, s) }
                 },
             });
             // Listed only where the CPU has AVX-512F and POPCNT: the sums are AVX2's.
@@ -933,9 +1032,9 @@ mod tests {
                         // SAFETY: as above.
                         unsafe { avx2::add_blocks_defined(v, s, l, c) }
                     },
-                    write_below: |v, b, f, s| {
+                    write_below: |v, b, l, f, s| {
                         // SAFETY: listed only where the CPU has AVX-512F and POPCNT.
-                        unsafe { avx512::write_below(v, b, f, s) }
+                        unsafe { avx512::write_below::<true>(v, b, l, f, s) }
                     },
                 });
             }
@@ -951,9 +1050,9 @@ mod tests {
                         // SAFETY: as above.
                         unsafe { avx2::add_blocks_defined(v, s, l, c) }
                     },
-                    write_below: |v, b, f, s| {
+                    write_below: |v, b, l, f, s| {
                         // SAFETY: as above.
-                        unsafe { avx2::write_below(v, b, f, s) }
+                        unsafe { avx2::write_below::<true>(v, b, l, f, s) }
                     },
                 });
             }
@@ -1056,16 +1155,31 @@ mod tests {
                 for seed in 0..10 {
                     let values = awkward(len, seed);
                     for bar in [0.5, 0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
-                        let case = format!("{} len {len} seed {seed} bar {bar}", body.name);
-                        let expected: Vec<u32> = (0..len as u32)
-                            .filter(|&i| values[i as usize] < bar)
-                            .map(|i| 7 + i)
-                            .collect();
-                        let (mut fast, mut plain) = (vec![0; len + SPARE], vec![0; len + SPARE]);
-                        let count = (body.write_below)(&values, bar, 7, &mut fast);
-                        let plain_count = portable::write_below(&values, bar, 7, &mut plain);
-                        assert_eq!(fast[..count], expected[..], "{case}");
-                        assert_eq!(plain[..plain_count], fast[..count], "{case}");
+                        // The rows below `bar` but not below `low`, counted.
+                        for low in [bar, 0.25, f64::NEG_INFINITY, f64::NAN] {
+                            let case = format!("{} len {len} seed {seed} bar {bar}", body.name);
+                            let below = |i: u32, bar: f64| values[i as usize] < bar;
+                            let expected: Vec<u32> = (0..len as u32)
+                                .filter(|&i| below(i, bar))
+                                .map(|i| 7 + i)
+                                .collect();
+                            let unsettled = (0..len as u32)
+                                .filter(|&i| below(i, bar) && !below(i, low))
+                                .count();
+                            let (mut fast, mut plain) =
+                                (vec![0; len + SPARE], vec![0; len + SPARE]);
+                            let (count, fast_unsettled) =
+                                (body.write_below)(&values, bar, low, 7, &mut fast);
+                            let (plain_count, plain_unsettled) =
+                                portable::write_below::<true>(&values, bar, low, 7, &mut plain);
+                            assert_eq!(fast[..count], expected[..], "{case}");
+                            assert_eq!(plain[..plain_count], fast[..count], "{case}");
+                            assert_eq!((fast_unsettled, plain_unsettled), (unsettled, unsettled));
+                            // Without settling: the same rows, none counted unsettled.
+                            let (plain, none) =
+                                write_below_settling::<false>(&values, bar, low, 7, &mut fast);
+                            assert_eq!((&fast[..plain], none), (&expected[..], 0), "{case}");
+                        }
                     }
                 }
             }

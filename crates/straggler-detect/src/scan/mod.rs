@@ -169,6 +169,8 @@ pub(crate) enum Summands<'a> {
     /// `(v - centres[g])^2` for a row of group `g` (NaN, so left out, when `g` has no
     /// centre or its centre is NaN).
     SquaredDeviations { centres: &'a [f64] },
+    /// `v^2`, the square of the value (its squared distance to zero).
+    Squares,
 }
 
 impl Summands<'_> {
@@ -180,6 +182,7 @@ impl Summands<'_> {
             Summands::SquaredDeviations { centres } => Summand::SquaredDeviation {
                 centre: centres.get(g).copied().unwrap_or(f64::NAN),
             },
+            Summands::Squares => Summand::SquaredDeviation { centre: 0.0 },
         }
     }
 }
@@ -216,6 +219,10 @@ pub(crate) struct GroupSums {
     /// One array of group sums per chunk, when there are several chunks.
     chunks: Vec<Vec<GroupSum>>,
     total: Vec<GroupSum>,
+    /// The same for the squares of the values, when [`GroupSums::compute_storing`] is
+    /// asked for them.
+    square_chunks: Vec<Vec<GroupSum>>,
+    square_total: Vec<GroupSum>,
     /// Whether the groups' rows are mixed, not in runs.
     mixed: bool,
 }
@@ -241,13 +248,24 @@ impl GroupSums {
         parallelism: Parallelism,
         summands: Summands<'_>,
     ) -> &[GroupSum] {
-        self.compute_with(groups, values, group_count, parallelism, summands, None)
+        self.compute_with(
+            groups,
+            values,
+            group_count,
+            parallelism,
+            summands,
+            None,
+            false,
+        )
     }
 
     /// [`GroupSums::compute`] over rates, which are also written into `out` (one per row,
     /// NaN for a row without one) as they are summed: a column that later passes read is
     /// computed and summed in one pass over the snapshot, and the sums are those of
-    /// `compute` over the stored column, bit for bit.
+    /// `compute` over the stored column, bit for bit. With `squares`, the same pass also
+    /// sums the [`Summands::Squares`] of the rates ([`GroupSums::sums_and_squares`]), as `compute`
+    /// over the stored column would.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn compute_storing(
         &mut self,
         groups: &[u32],
@@ -256,15 +274,32 @@ impl GroupSums {
         parallelism: Parallelism,
         summands: Summands<'_>,
         out: &mut Vec<f64>,
+        squares: bool,
     ) -> &[GroupSum] {
         // Every slot is written: resized, not cleared, so that a buffer kept from the
         // previous scan of as many rows is not filled twice.
         out.resize(groups.len().min(rates.len()), 0.0);
-        self.compute_with(groups, rates, group_count, parallelism, summands, Some(out))
+        self.compute_with(
+            groups,
+            rates,
+            group_count,
+            parallelism,
+            summands,
+            Some(out),
+            squares,
+        )
+    }
+
+    /// The sums of the last computation, and those of the squares if it was asked for them
+    /// (empty otherwise).
+    pub(crate) fn sums_and_squares(&self) -> (&[GroupSum], &[GroupSum]) {
+        (&self.total, &self.square_total)
     }
 
     /// [`GroupSums::compute`], the values of each segment computed into `store` (as long as
-    /// the rows) when there is one, else into a buffer on the stack.
+    /// the rows) when there is one, else into a buffer on the stack; with `squares`, the
+    /// squares of the values summed too, into `square_total`.
+    #[allow(clippy::too_many_arguments)]
     fn compute_with(
         &mut self,
         groups: &[u32],
@@ -273,6 +308,7 @@ impl GroupSums {
         parallelism: Parallelism,
         summands: Summands<'_>,
         store: Option<&mut [f64]>,
+        squares: bool,
     ) -> &[GroupSum] {
         let rows = groups.len().min(values.len());
         let len = chunk_len(group_count);
@@ -282,17 +318,23 @@ impl GroupSums {
         } else {
             GroupSum::default()
         };
+        let square_count = if squares { group_count } else { 0 };
         let chunk_sums = |chunk: usize,
-                          sums: &mut Vec<GroupSum>,
+                          (sums, square_sums): (&mut Vec<GroupSum>, &mut Vec<GroupSum>),
                           mut stored: Option<&mut [f64]>| {
             sums.clear();
             sums.resize(group_count, empty);
+            square_sums.clear();
+            square_sums.resize(square_count, empty);
             let chunk_rows = chunk * len..((chunk + 1) * len).min(rows);
             if group_count == 1
                 && stored.is_none()
                 && let Some(column) = values.stored(chunk_rows.clone())
             {
                 add_segments(column, summands.of_group(0), &mut sums[0]);
+                if squares {
+                    add_segments(column, Summands::Squares.of_group(0), &mut square_sums[0]);
+                }
                 return;
             }
             // Where a computed column's segments go without a store: on the stack, set
@@ -303,10 +345,11 @@ impl GroupSums {
                 // A computed column of one group, summed plainly, is added to its lanes
                 // as it is computed (`Values::write_adding`): one run, the segment.
                 let adding = group_count == 1 && matches!(summands, Summands::Values);
-                let mut lanes = Lanes::EMPTY;
+                let (mut lanes, mut square_lanes) = (Lanes::EMPTY, Lanes::EMPTY);
                 let mut write = |slots: &mut [f64]| {
                     if adding {
-                        values.write_adding(segment.clone(), slots, &mut lanes);
+                        let square_lanes = squares.then_some(&mut square_lanes);
+                        values.write_adding(segment.clone(), slots, &mut lanes, square_lanes);
                     } else {
                         values.write(segment.clone(), slots);
                     }
@@ -328,12 +371,23 @@ impl GroupSums {
                 };
                 if added {
                     fold_run(values, Summand::Value, &lanes, &mut sums[0]);
-                } else if group_count == 1 {
-                    add_run(values, summands.of_group(0), &mut sums[0]);
-                } else if mixed {
-                    sum_rows(&groups[segment], values, sums, summands);
-                } else {
-                    sum_runs(&groups[segment], values, sums, summands);
+                    if squares {
+                        let square = Summands::Squares.of_group(0);
+                        fold_run(values, square, &square_lanes, &mut square_sums[0]);
+                    }
+                    continue;
+                }
+                for (summands, sums) in [(summands, &mut *sums), (Summands::Squares, square_sums)]
+                    .into_iter()
+                    .take(1 + usize::from(squares))
+                {
+                    if group_count == 1 {
+                        add_run(values, summands.of_group(0), &mut sums[0]);
+                    } else if mixed {
+                        sum_rows(&groups[segment.clone()], values, sums, summands);
+                    } else {
+                        sum_runs(&groups[segment.clone()], values, sums, summands);
+                    }
                 }
             }
         };
@@ -343,28 +397,40 @@ impl GroupSums {
         let chunks = rows.div_ceil(len);
         if chunks <= 1 {
             // One chunk: its sums are the total (`0 + s = s`).
-            chunk_sums(0, &mut self.total, next_store());
+            chunk_sums(0, (&mut self.total, &mut self.square_total), next_store());
             return &self.total;
         }
         self.chunks.resize_with(chunks, Vec::new);
+        self.square_chunks.resize_with(chunks, Vec::new);
         let per_chunk = &mut self.chunks[..chunks];
+        let square_chunks = &mut self.square_chunks[..chunks];
         if parallelism.is_parallel(rows) {
             let stores: Vec<_> = (0..chunks).map(|_| next_store()).collect();
             per_chunk
                 .par_iter_mut()
+                .zip(square_chunks.par_iter_mut())
                 .zip(stores)
                 .enumerate()
                 .for_each(|(chunk, (sums, stored))| chunk_sums(chunk, sums, stored));
         } else {
-            for (chunk, sums) in per_chunk.iter_mut().enumerate() {
+            for (chunk, sums) in per_chunk
+                .iter_mut()
+                .zip(square_chunks.iter_mut())
+                .enumerate()
+            {
                 chunk_sums(chunk, sums, next_store());
             }
         }
-        self.total.clear();
-        self.total.resize(group_count, empty);
-        for sums in per_chunk.iter() {
-            for (t, s) in self.total.iter_mut().zip(sums) {
-                t.merge(s);
+        for (total, per_chunk, count) in [
+            (&mut self.total, &*per_chunk, group_count),
+            (&mut self.square_total, &*square_chunks, square_count),
+        ] {
+            total.clear();
+            total.resize(count, empty);
+            for sums in per_chunk {
+                for (t, s) in total.iter_mut().zip(sums) {
+                    t.merge(s);
+                }
             }
         }
         &self.total
@@ -396,7 +462,7 @@ fn sum_runs(groups: &[u32], values: &[f64], sums: &mut [GroupSum], summands: Sum
     // One loop per kind of summand, so that the plain sum's loop has no choice in it.
     match summands {
         Summands::Values => sum_runs_of(groups, values, sums, |_| Summand::Value),
-        Summands::SquaredDeviations { .. } => {
+        Summands::SquaredDeviations { .. } | Summands::Squares => {
             sum_runs_of(groups, values, sums, |g| summands.of_group(g));
         }
     }
@@ -409,7 +475,7 @@ fn sum_rows(groups: &[u32], values: &[f64], sums: &mut [GroupSum], summands: Sum
     let rows = groups.iter().map(|&g| g as usize).zip(values);
     match summands {
         Summands::Values => rows.for_each(|(g, &v)| sums[g].add_untracked(v)),
-        Summands::SquaredDeviations { .. } => {
+        Summands::SquaredDeviations { .. } | Summands::Squares => {
             rows.for_each(|(g, &v)| sums[g].add_untracked(summands.of_group(g).of(v)));
         }
     }
@@ -543,10 +609,19 @@ pub(crate) trait Values: Sync {
     /// Writes the values of `rows` into `slots` (as long).
     fn write(&self, rows: std::ops::Range<usize>, slots: &mut [f64]);
     /// [`Values::write`], the values also added to `lanes` as one run
-    /// ([`kernels::add_run`]).
-    fn write_adding(&self, rows: std::ops::Range<usize>, slots: &mut [f64], lanes: &mut Lanes) {
+    /// ([`kernels::add_run`]), and their squares to `squares` if given.
+    fn write_adding(
+        &self,
+        rows: std::ops::Range<usize>,
+        slots: &mut [f64],
+        lanes: &mut Lanes,
+        squares: Option<&mut Lanes>,
+    ) {
         self.write(rows, slots);
         kernels::add_run(slots, Summand::Value, lanes);
+        if let Some(squares) = squares {
+            kernels::add_run(slots, Summands::Squares.of_group(0), squares);
+        }
     }
 }
 
@@ -671,33 +746,68 @@ pub(crate) fn rows_below(
     blocks: &mut RowBlocks,
     out: &mut Vec<u32>,
 ) {
+    rows_below_settling::<false>(values, groups, bars, bars, parallelism, blocks, out);
+}
+
+/// [`rows_below`], and with `SETTLE`, the number of rows appended that are not below the
+/// low bar of their group too (`lows[groups[row]]`; LATE's candidates that its bounds leave
+/// unsettled); without, 0, and `lows` is not read.
+pub(crate) fn rows_below_settling<const SETTLE: bool>(
+    values: &[f64],
+    groups: &[u32],
+    bars: &[f64],
+    lows: &[f64],
+    parallelism: Parallelism,
+    blocks: &mut RowBlocks,
+    out: &mut Vec<u32>,
+) -> usize {
     let len = values.len().min(groups.len());
+    let unsettled = std::sync::atomic::AtomicUsize::new(0);
+    let low_of = |g: usize| lows.get(g).copied().unwrap_or(f64::NAN);
     let write = |rows: std::ops::Range<usize>, slots: &mut [u32]| {
-        if let [bar] = *bars {
-            return kernels::write_below(&values[rows.clone()], bar, rows.start as u32, slots);
-        }
-        let groups = &groups[..rows.end];
-        let (mut row, mut count) = (rows.start, 0);
-        while row < rows.end {
-            let end = run_end(groups, row);
-            let bar = bars.get(groups[row] as usize).copied().unwrap_or(f64::NAN);
-            if end - row < SHORT_RUN {
-                // Short runs (the rows of many stages, mixed) one row at a time, each
-                // written and counted if kept: the kernel's gathering costs more than it
-                // saves there.
-                for (r, &v) in values[row..end].iter().enumerate() {
-                    slots[count] = (row + r) as u32;
-                    count += usize::from(v < bar);
+        let (count, rows_unsettled) = if let [bar] = *bars {
+            let values = &values[rows.clone()];
+            kernels::write_below_settling::<SETTLE>(
+                values,
+                bar,
+                low_of(0),
+                rows.start as u32,
+                slots,
+            )
+        } else {
+            let groups = &groups[..rows.end];
+            let (mut row, mut count, mut unsettled) = (rows.start, 0, 0);
+            while row < rows.end {
+                let end = run_end(groups, row);
+                let g = groups[row] as usize;
+                let (bar, low) = (bars.get(g).copied().unwrap_or(f64::NAN), low_of(g));
+                if end - row < SHORT_RUN {
+                    // Short runs (the rows of many stages, mixed) one row at a time, each
+                    // written and counted if kept: the kernel's gathering costs more than
+                    // it saves there.
+                    for (r, &v) in values[row..end].iter().enumerate() {
+                        slots[count] = (row + r) as u32;
+                        count += usize::from(v < bar);
+                        unsettled += usize::from(SETTLE && kernels::unsettled_by(v, bar, low));
+                    }
+                } else {
+                    let (run, slots) = (&values[row..end], &mut slots[count..]);
+                    let (kept, run_unsettled) =
+                        kernels::write_below_settling::<SETTLE>(run, bar, low, row as u32, slots);
+                    count += kept;
+                    unsettled += run_unsettled;
                 }
-            } else {
-                count +=
-                    kernels::write_below(&values[row..end], bar, row as u32, &mut slots[count..]);
+                row = end;
             }
-            row = end;
+            (count, unsettled)
+        };
+        if SETTLE {
+            unsettled.fetch_add(rows_unsettled, std::sync::atomic::Ordering::Relaxed);
         }
         count
     };
     blocks.append(len, parallelism, write, out);
+    unsettled.into_inner()
 }
 
 /// The buffers of a filter's blocks, kept between scans: a filter writes each block's kept
@@ -860,7 +970,13 @@ impl Values for Rates<'_> {
         self.fill(rows, slots);
     }
     #[inline(always)]
-    fn write_adding(&self, rows: std::ops::Range<usize>, slots: &mut [f64], lanes: &mut Lanes) {
+    fn write_adding(
+        &self,
+        rows: std::ops::Range<usize>,
+        slots: &mut [f64],
+        lanes: &mut Lanes,
+        squares: Option<&mut Lanes>,
+    ) {
         kernels::fill_rates_adding(
             self.now_secs,
             &self.progress[rows.clone()],
@@ -868,6 +984,7 @@ impl Values for Rates<'_> {
             &self.start_secs[rows],
             slots,
             lanes,
+            squares,
         );
     }
 }
@@ -984,6 +1101,7 @@ mod tests {
             parallelism,
             Summands::Values,
             out,
+            false,
         );
     }
 
@@ -1375,20 +1493,36 @@ mod tests {
                     parallelism,
                     Summands::Values,
                 );
-                // Stored as they are summed: the same rates and sums.
+                // Stored as they are summed: the same rates and sums, and the same sums of
+                // squares as those of the stored column.
                 let mut column = vec![1.0; 5];
-                let while_storing = GroupSums::default()
-                    .compute_storing(
-                        &groups,
-                        &rates,
-                        group_count,
-                        parallelism,
-                        Summands::Values,
-                        &mut column,
-                    )
-                    .to_vec();
+                let mut storing = GroupSums::default();
+                storing.compute_storing(
+                    &groups,
+                    &rates,
+                    group_count,
+                    parallelism,
+                    Summands::Values,
+                    &mut column,
+                    true,
+                );
+                let (while_storing, squares) = storing.sums_and_squares();
+                let while_storing = while_storing.to_vec();
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&column), bits(&stored));
+                let stored_squares = group_sums(
+                    &groups,
+                    &stored[..],
+                    group_count,
+                    parallelism,
+                    Summands::Squares,
+                );
+                let square_bits = |v: &[GroupSum]| {
+                    v.iter()
+                        .map(|s| (s.sum.to_bits(), s.count, s.max.to_bits()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(square_bits(squares), square_bits(&stored_squares));
                 for sums in [&from_column, &while_storing] {
                     assert_eq!(&computed, sums);
                     assert!(
