@@ -4,6 +4,10 @@
 //! a floor: a plain pass that only reads the snapshot columns that detector
 //! reads, measured in the same run. The JSON is
 //! `{"threads", "scans": [{"detector", "tasks", "nodes", "ns_per_task", "floor_ns_per_task"}]}`.
+//! For Hierarchical, which sums its rows by node, a second floor is measured too
+//! (`"floor_and_scatter_ns_per_task"`): the floor's pass followed by the one update of a
+//! node's sum per row that such a sum needs (`sums[node] += progress`, in row order), the
+//! least that grouping rows whose nodes are mixed costs.
 //!
 //! The snapshot is the kit's `conformance::straggling_stage`: one stage of maps at `now` =
 //! 3000 s: progress = elapsed x 1/600 per second x a +-10% jitter (capped at 0.999), starts
@@ -141,6 +145,23 @@ fn floor(snapshot: &Snapshot, columns: &[Column]) -> f64 {
         .sum()
 }
 
+/// Whether a detector sums its rows by node, so that its floor and scatter are measured.
+fn sums_by_node(detector: &str) -> bool {
+    detector == "hierarchical"
+}
+
+/// Adds each row's progress to its node's sum, row by row, into `sums` (cleared to one sum
+/// per node), and returns the sums' total: the scatter of [`sums_by_node`]'s second floor.
+#[inline(never)]
+fn node_scatter(snapshot: &Snapshot, sums: &mut Vec<f64>) -> f64 {
+    sums.clear();
+    sums.resize(snapshot.node_count() as usize, 0.0);
+    for (&node, &progress) in snapshot.node_indices().iter().zip(snapshot.progress()) {
+        sums[node as usize] += progress;
+    }
+    sums.iter().sum()
+}
+
 /// `tasks` running maps of one job on `nodes` nodes; see the module docs.
 fn snapshot(tasks: usize, nodes: u32) -> anyhow::Result<Snapshot> {
     Ok(straggling_stage(
@@ -267,8 +288,20 @@ fn calls_per_run(nanos: f64) -> usize {
     ((RUN_NANOS / nanos.max(1.0)).ceil() as usize).max(1)
 }
 
-/// The median ns per task of the detector and of its floor.
-fn measure(spec: &DetectorSpec, snapshot: &Snapshot) -> (f64, f64) {
+/// The median ns per task of a run of `work` ([`RUNS`] runs, each of as many calls as fill
+/// [`RUN_NANOS`]).
+fn median_run(tasks: usize, mut work: impl FnMut()) -> f64 {
+    let calls = calls_per_run(run_once(tasks, 1, &mut work) * tasks as f64);
+    median(
+        (0..RUNS)
+            .map(|_| run_once(tasks, calls, &mut work))
+            .collect(),
+    )
+}
+
+/// The median ns per task of the detector, of its floor and, for a detector that sums by
+/// node, of its floor and scatter.
+fn measure(spec: &DetectorSpec, snapshot: &Snapshot) -> (f64, f64, Option<f64>) {
     let tasks = snapshot.len();
     let cols = columns(spec.name());
     let mut detector = spec.make();
@@ -280,23 +313,20 @@ fn measure(spec: &DetectorSpec, snapshot: &Snapshot) -> (f64, f64) {
         detector.scan(black_box(snapshot), &mut findings);
         black_box(findings.rows().len());
     };
-    let scan_calls = calls_per_run(run_once(tasks, 1, &mut scan) * tasks as f64);
-    let floor_once = || {
-        black_box(floor(black_box(snapshot), cols));
-    };
-    let floor_calls = calls_per_run(run_once(tasks, 1, floor_once) * tasks as f64);
-    let mut scans = Vec::with_capacity(RUNS);
-    let mut floors = Vec::with_capacity(RUNS);
-    // The floor's runs, then the scan's: alternating them left the second core idle
+    // The floors' runs, then the scan's: alternating them left the second core idle
     // through each of the floor's runs, and the parallel scan runs that followed were up to
     // 1.5 times slower than runs in a row (Hierarchical at 10^6 tasks: 4.4 against 3.0 ns).
-    for _ in 0..RUNS {
-        floors.push(run_once(tasks, floor_calls, floor_once));
-    }
-    for _ in 0..RUNS {
-        scans.push(run_once(tasks, scan_calls, &mut scan));
-    }
-    (median(scans), median(floors))
+    let floor_ns = median_run(tasks, || {
+        black_box(floor(black_box(snapshot), cols));
+    });
+    let scatter_ns = sums_by_node(spec.name()).then(|| {
+        let mut sums = Vec::new();
+        median_run(tasks, || {
+            black_box(floor(black_box(snapshot), cols));
+            black_box(node_scatter(black_box(snapshot), &mut sums));
+        })
+    });
+    (median_run(tasks, &mut scan), floor_ns, scatter_ns)
 }
 
 /// Measures every detector (or those named in `only`) at every size, prints a table and
@@ -308,8 +338,8 @@ pub fn run(json_path: Option<&Path>, only: Option<&[&str]>) -> anyhow::Result<()
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("{threads} threads; ns per running task, median of {RUNS} runs");
     println!(
-        "{:<20} {:>9} {:>7} {:>10} {:>10} {:>7}",
-        "detector", "tasks", "nodes", "scan", "floor", "ratio"
+        "{:<20} {:>9} {:>7} {:>10} {:>10} {:>7} {:>15}",
+        "detector", "tasks", "nodes", "scan", "floor", "ratio", "floor+scatter"
     );
     let mut specs = DetectorSpec::all();
     if let Some(only) = only {
@@ -325,23 +355,28 @@ pub fn run(json_path: Option<&Path>, only: Option<&[&str]>) -> anyhow::Result<()
         let snapshot = snapshot(tasks, nodes)
             .with_context(|| format!("building a snapshot of {tasks} tasks"))?;
         for spec in &specs {
-            let (ns_per_task, floor_ns_per_task) = measure(spec, &snapshot);
+            let (ns_per_task, floor_ns_per_task, scatter) = measure(spec, &snapshot);
             println!(
-                "{:<20} {:>9} {:>7} {:>10.2} {:>10.2} {:>7.2}",
+                "{:<20} {:>9} {:>7} {:>10.2} {:>10.2} {:>7.2} {:>15}",
                 spec.name(),
                 tasks,
                 nodes,
                 ns_per_task,
                 floor_ns_per_task,
-                ns_per_task / floor_ns_per_task
+                ns_per_task / floor_ns_per_task,
+                scatter.map_or("-".to_owned(), |ns| format!("{ns:.2}")),
             );
-            scans.push(json!({
+            let mut row = json!({
                 "detector": spec.name(),
                 "tasks": tasks,
                 "nodes": nodes,
                 "ns_per_task": ns_per_task,
                 "floor_ns_per_task": floor_ns_per_task,
-            }));
+            });
+            if let Some(ns) = scatter {
+                row["floor_and_scatter_ns_per_task"] = json!(ns);
+            }
+            scans.push(row);
         }
     }
     if let Some(path) = json_path {
@@ -363,6 +398,22 @@ mod tests {
         approx_eq(floor(&snapshot, &[Progress]), progress);
         approx_eq(floor(&snapshot, &[Stage]), stages);
         approx_eq(floor(&snapshot, &[Task, Progress]), tasks + progress);
+    }
+
+    #[test]
+    fn the_scatter_adds_each_row_to_its_node() {
+        let snapshot = snapshot(1000, 7).expect("valid");
+        let mut sums = vec![5.0; 2];
+        let total = node_scatter(&snapshot, &mut sums);
+        assert_eq!(sums.len(), 7);
+        for (node, &sum) in sums.iter().enumerate() {
+            let expected: f64 = (0..snapshot.len())
+                .filter(|&r| snapshot.node_indices()[r] as usize == node)
+                .map(|r| snapshot.progress()[r])
+                .sum();
+            approx_eq(sum, expected);
+        }
+        approx_eq(total, snapshot.progress().iter().sum());
     }
 
     fn approx_eq(a: f64, b: f64) {

@@ -208,7 +208,7 @@ impl Summands<'_> {
 /// 0.2 ns per row, a tenth of Hierarchical's scan. Nor do they track each group's largest
 /// value (it stays infinite, so a mean is not bounded by it): Hierarchical compares a
 /// node's mean speed with a fraction of the nodes' average, where the bound serves no
-/// purpose, and keeping it cost about 0.2 ns per row more.
+/// purpose, and keeping it was one more read and write per row.
 ///
 /// A run is first summed without looking for undefined values (the kernels of
 /// `kernels.rs`); a NaN in it makes a lane's sum NaN, and only then is the run summed
