@@ -986,6 +986,7 @@ mod tests {
 
     /// A body of the kernels: its name, its sums over whole blocks (plain, and leaving
     /// undefined values out) and its filter.
+    #[derive(Clone, Copy)]
     struct Body {
         name: &'static str,
         add_blocks: fn(&[f64], Summand, &mut Lanes),
@@ -1020,27 +1021,9 @@ mod tests {
                     unsafe { sse2::write_below::<true>(v, b, l, f, s) }
                 },
             });
-            // Listed only where the CPU has AVX-512F and POPCNT: the sums are AVX2's.
-            if avx512::detected() {
-                bodies.push(Body {
-                    name: "avx512",
-                    add_blocks: |v, s, l| {
-                        // SAFETY: listed only where the CPU has AVX-512F, so AVX2.
-                        unsafe { avx2::add_blocks(v, s, l) }
-                    },
-                    add_blocks_defined: |v, s, l, c| {
-                        // SAFETY: as above.
-                        unsafe { avx2::add_blocks_defined(v, s, l, c) }
-                    },
-                    write_below: |v, b, l, f, s| {
-                        // SAFETY: listed only where the CPU has AVX-512F and POPCNT.
-                        unsafe { avx512::write_below::<true>(v, b, l, f, s) }
-                    },
-                });
-            }
             // Listed only where the CPU has AVX2, the only feature these enable.
             if avx2::detected() {
-                bodies.push(Body {
+                let avx2_body = Body {
                     name: "avx2",
                     add_blocks: |v, s, l| {
                         // SAFETY: listed only where the CPU has AVX2.
@@ -1054,7 +1037,19 @@ mod tests {
                         // SAFETY: as above.
                         unsafe { avx2::write_below::<true>(v, b, l, f, s) }
                     },
-                });
+                };
+                bodies.push(avx2_body);
+                // Where the CPU has AVX-512F and POPCNT too: its filter, AVX2's sums.
+                if avx512::detected() {
+                    bodies.push(Body {
+                        name: "avx512",
+                        write_below: |v, b, l, f, s| {
+                            // SAFETY: listed only where the CPU has AVX-512F and POPCNT.
+                            unsafe { avx512::write_below::<true>(v, b, l, f, s) }
+                        },
+                        ..avx2_body
+                    });
+                }
             }
         }
         bodies
