@@ -26,22 +26,27 @@
 //! within `(3N + 6) u M2` of the exact variance and the two-pass variance `V2`, as this
 //! code rounds it, within `(2N + 4) u M2` (the bounds of rounded sums, Higham, *Accuracy
 //! and Stability of Numerical Algorithms*, ch. 4, applied to the two formulas compared by
-//! Chan, Golub and LeVeque, *The American Statistician* 37(3), 1983). So `V2` is in
-//! `[V1 - m, V1 + m]` with the margin `m = 16 (N + 4) u M2`, more than three times the sum
-//! of the two bounds. Each rounded operation of `mean - alpha * sqrt(V)` (`alpha >= 0`) is
-//! monotone, so the threshold of `V2` lies between the thresholds of the two ends. Rows
-//! below the higher one are the candidates; a candidate below the lower one is flagged
-//! whichever variance is used. Only if a candidate falls between the two (its rate within
-//! about `10^-9` of the threshold, relatively, for a million rows) is `V2` computed, in a
-//! second pass, and the candidates below its threshold kept. Either way the rows flagged
-//! are those of the two-pass rule, which the tests check on snapshots made to need the
-//! second pass and on others.
+//! Chan, Golub and LeVeque, *The American Statistician* 37(3), 1983). A result too small
+//! to be normal errs by up to `2^-1075` more, absolutely, per operation; the means divide
+//! sums of `N` such errors by `N`, and a few of them come to far less than the smallest
+//! normal number `2^-1022`. So `V2` is in `[V1 - m, V1 + m]` with the margin
+//! `m = 16 (N + 4) u M2 + 2^-1022`, over three times the sum of the bounds. Each rounded
+//! operation of `mean - alpha * sqrt(V)` (`alpha >= 0`) is monotone, so the threshold of
+//! `V2` lies between the thresholds of the two ends. Rows below the higher one are the
+//! candidates; a candidate below the lower one is flagged whichever variance is used. Only
+//! if a candidate falls between the two is `V2` computed, in a second pass, and the
+//! candidates below its threshold kept. That is rare where rates spread, as tasks' do (the
+//! benchmark's stage of 10^5 rows never needs it), and common where they are nearly all
+//! equal, since the margin is then large beside the variance. Either way the rows flagged
+//! are those of the two-pass rule; the tests check it, and that the two-pass threshold lies
+//! between the bounds, on snapshots made to need the second pass, on rates whose squares
+//! are sub-normal, and on others.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates, RowBlocks, Summands, means, rows_below_settling};
+use crate::scan::{GroupSums, Rates, RowBlocks, Summands, means, rows_below, rows_below_settling};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -97,7 +102,8 @@ pub struct LateDetector {
 /// one-pass variance (see the module docs): `count` rates of mean `mean` (as
 /// `GroupSum::mean` gives it) whose squares sum to `square_sum`. A stage without a rate
 /// has no threshold (`-inf`, as the two-pass rule); bounds that are not finite (an overflow)
-/// are `(-inf, inf)`, which leave every row to the second pass.
+/// are `(-inf, inf)`, which leave every row to the second pass. The margin's last term is
+/// `2^-1022` (`f64::MIN_POSITIVE`), for results too small to be normal.
 fn threshold_bounds(mean: f64, count: u64, square_sum: f64, alpha: f64) -> (f64, f64) {
     if count == 0 {
         return (f64::NEG_INFINITY, f64::NEG_INFINITY);
@@ -105,7 +111,8 @@ fn threshold_bounds(mean: f64, count: u64, square_sum: f64, alpha: f64) -> (f64,
     let n = count as i64 as f64;
     let mean_square = square_sum / n;
     let variance = mean_square - mean * mean;
-    let margin = 16.0 * (n + 4.0) * (f64::EPSILON / 2.0) * mean_square;
+    // The relative errors, and the absolute ones of results too small to be normal.
+    let margin = 16.0 * (n + 4.0) * (f64::EPSILON / 2.0) * mean_square + f64::MIN_POSITIVE;
     let (least, most) = ((variance - margin).max(0.0), variance + margin);
     if !(mean.is_finite() && most.is_finite()) {
         return (f64::NEG_INFINITY, f64::INFINITY);
@@ -140,8 +147,9 @@ impl Detector for LateDetector {
 }
 
 impl LateDetector {
-    /// [`Detector::scan`]; without `use_bounds`, the second pass is always made (the rule
-    /// as Eq. 9 reads, which the tests compare the scan with).
+    /// [`Detector::scan`]; without `use_bounds`, the rule as Eq. 9 reads: the second pass
+    /// always made and every row compared with its stage's threshold (which the tests
+    /// compare the scan with).
     fn scan_with(&mut self, snapshot: &Snapshot, findings: &mut Findings, use_bounds: bool) {
         let now = snapshot.now_secs();
         let (progress, start) = (snapshot.progress(), snapshot.start_secs());
@@ -212,6 +220,19 @@ impl LateDetector {
             _ => stages[row as usize] as usize,
         };
         let rows = findings.rows_mut();
+        if !use_bounds {
+            // The rule as Eq. 9 reads, every row against its stage's threshold.
+            rows.truncate(first);
+            rows_below(
+                rates,
+                stages,
+                &self.thresholds,
+                parallelism,
+                &mut self.blocks,
+                rows,
+            );
+            return;
+        }
         let mut kept = first;
         for i in first..rows.len() {
             let row = rows[i];
@@ -231,11 +252,17 @@ mod tests {
         LateDetector::new(LateParams { alpha, parallelism }.check().expect("alpha"))
     }
 
-    /// The rows flagged, with the bounds and with the second pass always made.
+    /// The rows flagged, with the bounds and by the rule as Eq. 9 reads; and each stage's
+    /// two-pass threshold checked to lie between its bounds.
     fn both_ways(detector: &mut LateDetector, snapshot: &Snapshot) -> (Vec<u32>, Vec<u32>) {
         let mut ways = [Findings::default(), Findings::default()];
         for (findings, use_bounds) in ways.iter_mut().zip([true, false]) {
             detector.scan_with(snapshot, findings, use_bounds);
+        }
+        let bounds = detector.low.iter().zip(&detector.high);
+        for (stage, (&t, (&low, &high))) in detector.thresholds.iter().zip(bounds).enumerate() {
+            let between = t.is_nan() || (low <= t && t <= high);
+            assert!(between, "stage {stage}: {t} not in [{low}, {high}]");
         }
         let [bounded, two_pass] = ways.map(|f| f.rows().to_vec());
         (bounded, two_pass)
@@ -293,6 +320,20 @@ mod tests {
                 .collect();
             snapshots.push(build_snapshot(1000.0, 10, stages as u32, rows).expect("valid rows"));
         }
+        // Rates whose squares are sub-normal, where rounding errors are absolute: pairs
+        // that a margin of relative errors alone settled wrongly, one each way.
+        for pair in [
+            (9.728762221270454e-156, 1.0445270695553923e-155),
+            (9.6343642441124e-156, 1.0347433736937232e-155),
+        ] {
+            let rows = [pair.0, pair.1].map(|rate| (0, 0, 0.0, rate, 1.0));
+            snapshots.push(build_snapshot(1.0, 1, 1, rows).expect("valid rows"));
+        }
+        // Rates from 1e-170 to 1e-150, through the range where squares are sub-normal.
+        let rows: Vec<Row> = (0..200)
+            .map(|i| (0, 0, 0.0, 10f64.powf(-170.0 + 0.1 * f64::from(i)), 1.0))
+            .collect();
+        snapshots.push(build_snapshot(1.0, 1, 1, rows).expect("valid rows"));
         snapshots.push(straggling_stage(100_000, 1000, 3).expect("valid rows"));
         for snapshot in &snapshots {
             for alpha in [0.0, 0.5, 1.0, 2.0] {
@@ -313,9 +354,9 @@ mod tests {
     #[test]
     fn threshold_bounds_by_hand() {
         // Rates 1 and 3: mean 2, mean square 5, one-pass variance 1; margin
-        // 16 x 6 x 2^-53 x 5; alpha 1.
+        // 16 x 6 x 2^-53 x 5 + 2^-1022; alpha 1.
         let (low, high) = threshold_bounds(2.0, 2, 10.0, 1.0);
-        let margin = 16.0 * 6.0 * (f64::EPSILON / 2.0) * 5.0;
+        let margin = 16.0 * 6.0 * (f64::EPSILON / 2.0) * 5.0 + f64::MIN_POSITIVE;
         assert_eq!(low, 2.0 - (1.0 + margin).sqrt());
         assert_eq!(high, 2.0 - (1.0 - margin).sqrt());
         assert!(low < 1.0 && 1.0 < high);

@@ -310,6 +310,33 @@ fn hierarchical_over_late() {
     check(detector, 100.0, &RATES_6_3_2_1, &[3]);
 }
 
+/// Flags every row.
+struct FlagAll;
+
+impl Detector for FlagAll {
+    fn name(&self) -> &str {
+        "flag-all"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        for row in 0..snapshot.len() as u32 {
+            findings.push_row(row);
+        }
+    }
+}
+
+#[test]
+fn hierarchical_does_not_slow_nodes_of_identical_speeds() {
+    // Every speed 0.1 (progress 0.1, input 1, one second): nodes 0 and 2 run three attempts,
+    // node 1 one. (0.1 + 0.1 + 0.1) / 3 rounds to 0.10000000000000002, above every speed;
+    // kept at or below the node's largest speed, every Perf_N is 0.1, the average too, and
+    // at a node threshold of 1 no node is below it.
+    let rows: Vec<Row> = [0, 0, 0, 1, 2, 2, 2]
+        .into_iter()
+        .map(|node| (0, node, 0.0, 0.1, 1.0))
+        .collect();
+    check(hierarchical_with(FlagAll, 1.0), 1.0, &rows, &[]);
+}
+
 #[test]
 fn hierarchical_names() {
     assert_eq!(

@@ -1,15 +1,18 @@
-//! The innermost loops of the scans: a run of values added into eight lanes, the rows of a
-//! run whose value is below a bar, and a column of rates.
+//! The innermost loops of the scans: a run of values added into eight lanes (one run, or
+//! two at once), the rows of a run whose value is below a bar, and a column of rates (also
+//! added into lanes as it is computed).
 //!
-//! The sums and the filter have three bodies that give the same bits: one in AVX2, for the
-//! x86_64 CPUs that have it (detected at run time; the standard library caches the
-//! answer), one in SSE2, which is part of every x86_64 CPU, and one in plain Rust for
-//! other targets. The vector bodies do, lane by lane, what the plain one does: the same
-//! eight lanes, each adding its values in the same order, so IEEE 754, which fixes every
-//! operation's result, gives the same bits. The plain loops compile to vector instructions
-//! for the sums, but LLVM does not turn a comparison per row into `cmppd` and `movmskpd`
-//! (two instructions for two rows, or four), and the plain formulations tried compiled to
-//! a comparison, a flag and a shift per row.
+//! The sums and the filter have a body in AVX2, for the x86_64 CPUs that have it
+//! (detected at run time; the standard library caches the answer), one in SSE2, which is
+//! part of every x86_64 CPU, and one in plain Rust for other targets; the filter has one in
+//! AVX-512 too, whose `vpcompressd` packs the kept rows of sixteen at once. All give the
+//! same bits: the vector bodies do, lane by lane, what the plain one does, the same eight
+//! lanes each adding its values in the same order, and IEEE 754 fixes every operation's
+//! result (a lane that comes out NaN only says that an undefined value was added, and the
+//! run is summed again without it). The plain loops compile to vector instructions for the
+//! sums, but LLVM does not turn a comparison per row into `cmppd` and `movmskpd` (two
+//! instructions for two rows, or four), and the plain formulations tried compiled to a
+//! comparison, a flag and a shift per row.
 //!
 //! The rates have one body, in plain Rust, compiled twice: for the target, and with AVX2
 //! where the CPU has it. A rate is a division, AVX divides four numbers where SSE2 divides
@@ -17,8 +20,10 @@
 //!
 //! This is the crate's only `unsafe` code: calling a function that enables a target
 //! feature is unsafe by the language's rule, even for SSE2, which the build enables
-//! everywhere (checked by `cfg(target_feature = "sse2")`), and for AVX2 once the CPU is
-//! known to have it. The kernels themselves are safe code.
+//! everywhere (checked by `cfg(target_feature = "sse2")`), and for AVX2 and AVX-512 once
+//! the CPU is known to have them; and the AVX-512 filter stores a vector of sixteen rows
+//! through a pointer into sixteen slots of a checked slice (the intrinsic takes a raw
+//! pointer). Everything else in the kernels is safe code.
 
 /// Lanes of a run's sums: lane `k` holds rows `k`, `k + LANES`, `k + 2 LANES`, ... of the
 /// run.
@@ -180,6 +185,12 @@ pub(crate) fn write_below_settling<const SETTLE: bool>(
     first: u32,
     slots: &mut [u32],
 ) -> (usize, usize) {
+    // Shorter, the bodies would write kept rows over one another (their count is bounded
+    // by the room, not checked against it).
+    debug_assert!(
+        slots.len() >= values.len() + SPARE,
+        "room for the rows and SPARE"
+    );
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if avx512::detected() {
         // SAFETY: the CPU has AVX-512F and POPCNT (just detected), the only features it
@@ -1092,6 +1103,42 @@ mod tests {
                             assert_eq!(fast_counts, plain_counts, "{case}");
                         }
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rates_added_as_computed_give_the_bits_of_rates_then_sums() {
+        for len in [0, 1, 7, 8, 9, 100, 1024, 1031] {
+            let progress = awkward(len, 11);
+            let start = awkward(len, 12);
+            let weights: Vec<f64> = awkward(len, 13).iter().map(|w| w * 1e6).collect();
+            for weights in [None, Some(&weights[..])] {
+                for now in [0.5, 0.0, 1e300] {
+                    let case = format!("len {len} now {now} weights {}", weights.is_some());
+                    let (mut slots, mut lanes, mut squares) =
+                        (vec![7.0; len], Lanes::EMPTY, Lanes::EMPTY);
+                    let both = Some(&mut squares);
+                    fill_rates_adding(
+                        now, &progress, weights, &start, &mut slots, &mut lanes, both,
+                    );
+                    let (mut plain, mut plain_lanes, mut plain_squares) =
+                        (vec![7.0; len], Lanes::EMPTY, Lanes::EMPTY);
+                    plain_fill_rates(now, &progress, weights, &start, &mut plain);
+                    add_run(&plain, Summand::Value, &mut plain_lanes);
+                    let square = Summand::SquaredDeviation { centre: 0.0 };
+                    add_run(&plain, square, &mut plain_squares);
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&slots), bits(&plain), "{case}");
+                    assert!(same_bits(&lanes, &plain_lanes), "{case}");
+                    assert!(same_bits(&squares, &plain_squares), "{case}");
+                    // Without the squares, the same rates and sums.
+                    let mut alone = Lanes::EMPTY;
+                    fill_rates_adding(
+                        now, &progress, weights, &start, &mut slots, &mut alone, None,
+                    );
+                    assert!(same_bits(&alone, &plain_lanes), "{case}");
                 }
             }
         }

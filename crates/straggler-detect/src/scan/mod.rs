@@ -67,8 +67,7 @@ impl Parallelism {
     }
 }
 
-/// Sum, count and largest value of the defined values of one group; sums over mixed groups
-/// ([`GroupSums::mixed`]) do not track the largest value, which stays infinite.
+/// Sum, count and largest value of the defined values of one group.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct GroupSum {
     pub(crate) sum: f64,
@@ -87,14 +86,6 @@ impl Default for GroupSum {
 }
 
 impl GroupSum {
-    /// The sums of no value of a group whose largest value is not tracked: an infinite
-    /// bound, which no mean passes ([`GroupSums::mixed`]).
-    const UNTRACKED: GroupSum = GroupSum {
-        sum: 0.0,
-        count: 0,
-        max: f64::INFINITY,
-    };
-
     /// The mean of the group's values, `None` for an empty group.
     ///
     /// Kept at or below the group's largest value: a rounded `sum / count` can be above
@@ -135,16 +126,6 @@ impl GroupSum {
             self.sum += value;
             self.count += 1;
             self.max = if value > self.max { value } else { self.max };
-        }
-    }
-
-    /// Adds one value to the sum and the count, unless it is undefined (NaN); the largest
-    /// value is not tracked.
-    #[inline(always)]
-    fn add_untracked(&mut self, value: f64) {
-        if !value.is_nan() {
-            self.sum += value;
-            self.count += 1;
         }
     }
 
@@ -205,10 +186,7 @@ impl Summands<'_> {
 /// Sums over groups whose rows are mixed ([`GroupSums::mixed`], a snapshot's nodes) look
 /// for no runs: with two groups or more, each row of a segment is added on its own to its
 /// group's chunk sum, in row order. Runs are rare there, and looking for them cost about
-/// 0.2 ns per row, a tenth of Hierarchical's scan. Nor do they track each group's largest
-/// value (it stays infinite, so a mean is not bounded by it): Hierarchical compares a
-/// node's mean speed with a fraction of the nodes' average, where the bound serves no
-/// purpose, and keeping it was one more read and write per row.
+/// 0.2 ns per row, a tenth of Hierarchical's scan.
 ///
 /// A run is first summed without looking for undefined values (the kernels of
 /// `kernels.rs`); a NaN in it makes a lane's sum NaN, and only then is the run summed
@@ -313,11 +291,7 @@ impl GroupSums {
         let rows = groups.len().min(values.len());
         let len = chunk_len(group_count);
         let mixed = self.mixed;
-        let empty = if mixed {
-            GroupSum::UNTRACKED
-        } else {
-            GroupSum::default()
-        };
+        let empty = GroupSum::default();
         let square_count = if squares { group_count } else { 0 };
         let chunk_sums = |chunk: usize,
                           (sums, square_sums): (&mut Vec<GroupSum>, &mut Vec<GroupSum>),
@@ -469,14 +443,14 @@ fn sum_runs(groups: &[u32], values: &[f64], sums: &mut [GroupSum], summands: Sum
 }
 
 /// Adds the values of one segment of mixed groups to `sums`, each row on its own, in row
-/// order, the largest values not tracked; see [`GroupSums`].
+/// order; see [`GroupSums`].
 #[inline(never)]
 fn sum_rows(groups: &[u32], values: &[f64], sums: &mut [GroupSum], summands: Summands<'_>) {
     let rows = groups.iter().map(|&g| g as usize).zip(values);
     match summands {
-        Summands::Values => rows.for_each(|(g, &v)| sums[g].add_untracked(v)),
+        Summands::Values => rows.for_each(|(g, &v)| sums[g].add(v)),
         Summands::SquaredDeviations { .. } | Summands::Squares => {
-            rows.for_each(|(g, &v)| sums[g].add_untracked(summands.of_group(g).of(v)));
+            rows.for_each(|(g, &v)| sums[g].add(summands.of_group(g).of(v)));
         }
     }
 }
@@ -737,7 +711,7 @@ fn set_rows(mut word: u64, start: usize) -> impl Iterator<Item = u32> {
 ///
 /// Block by block ([`RowBlocks`]), and within a block run by run (a snapshot lists a
 /// stage's rows together): the rows of a run compare with one bar, eight at a time
-/// (`kernels::write_below`).
+/// (`kernels::write_below_settling`).
 pub(crate) fn rows_below(
     values: &[f64],
     groups: &[u32],
@@ -1209,9 +1183,7 @@ mod tests {
                 (sums[0].sum.to_bits(), sums[0].count),
                 (0.0f64.to_bits(), 9)
             );
-            assert_eq!((sums[1].sum, sums[1].count), (2.5, 1));
-            // The largest values are not tracked: no bound on the means.
-            assert_eq!((sums[0].max, sums[1].max), (f64::INFINITY, f64::INFINITY));
+            assert_eq!((sums[0].max, sums[1].sum, sums[1].count), (1e16, 2.5, 1));
             // -1e16 - (-1e16 + 4) = -4 (both exact), squared 16; (2.5 - 0.5)^2 = 4.
             let squares = GroupSums::mixed()
                 .compute(
@@ -1234,10 +1206,7 @@ mod tests {
             Parallelism::Sequential,
             Summands::Values,
         )[0];
-        assert_eq!(
-            (one_group.sum, one_group.count, one_group.max),
-            (7.0, 9, f64::INFINITY)
-        );
+        assert_eq!((one_group.sum, one_group.count), (7.0, 9));
     }
 
     #[test]
