@@ -905,7 +905,7 @@ fn fill_blocks(
 }
 
 /// The rate of every row, `progress x weight / (now - start)` (the weight being 1 without
-/// `weights`), NaN for a row without one ([`rate_or_nan`]). Rows past the shortest column
+/// `weights`), NaN for a row without one ([`kernels::rate_or_nan`]). Rows past the shortest column
 /// have none.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Rates<'a> {
