@@ -3,15 +3,15 @@
 //! added into lanes as it is computed).
 //!
 //! The sums and the filter have a body in AVX2, for the x86_64 CPUs that have it
-//! (detected at run time; the standard library caches the answer), one in SSE2, which is
-//! part of every x86_64 CPU, and one in plain Rust for other targets; the filter has one in
-//! AVX-512 too, whose `vpcompressd` packs the kept rows of sixteen at once. All give the
-//! same bits: the vector bodies do, lane by lane, what the plain one does, the same eight
-//! lanes each adding its values in the same order, and IEEE 754 fixes every operation's
-//! result (a lane that comes out NaN only says that an undefined value was added, and the
-//! run is summed again without it). The plain loops compile to vector instructions for the
-//! sums, but LLVM does not turn a comparison per row into `cmppd` and `movmskpd` (two
-//! instructions for two rows, or four), and the plain formulations tried compiled to a
+//! (detected at run time; the standard library caches the answer), and one in plain Rust,
+//! which LLVM compiles to SSE2's vector instructions for the sums; the filter has one in
+//! SSE2 (part of every x86_64 CPU) and one in AVX-512 too, whose `vpcompressd` packs the
+//! kept rows of sixteen at once. All give the same bits: the vector bodies do, lane by
+//! lane, what the plain one does, the same eight lanes each adding its values in the same
+//! order, and IEEE 754 fixes every operation's result (a lane that comes out NaN only says
+//! that an undefined value was added, and the run is summed again without it). LLVM does
+//! not turn the plain filter's comparison per row into `cmppd` and `movmskpd` (two
+//! instructions for two rows, or four): the plain formulations tried compiled to a
 //! comparison, a flag and a shift per row.
 //!
 //! The rates have one body, in plain Rust, compiled twice: for the target, and with AVX2
@@ -79,8 +79,7 @@ pub(crate) fn add_run(values: &[f64], summand: Summand, lanes: &mut Lanes) {
         // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
         unsafe { avx2::add_blocks(whole, summand, lanes) }
     } else {
-        // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
-        unsafe { sse2::add_blocks(whole, summand, lanes) }
+        portable::add_blocks(whole, summand, lanes);
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     portable::add_blocks(whole, summand, lanes);
@@ -131,8 +130,7 @@ pub(crate) fn add_run_defined(
         // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
         unsafe { avx2::add_blocks_defined(whole, summand, lanes, counts) }
     } else {
-        // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
-        unsafe { sse2::add_blocks_defined(whole, summand, lanes, counts) }
+        portable::add_blocks_defined(whole, summand, lanes, counts);
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     portable::add_blocks_defined(whole, summand, lanes, counts);
@@ -403,13 +401,11 @@ fn gather_below<const SETTLE: bool>(
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128d, __m128i, _mm_add_pd, _mm_and_pd, _mm_andnot_pd, _mm_castpd_si128,
-        _mm_castsi128_pd, _mm_cmplt_pd, _mm_cmpord_pd, _mm_cvtsd_f64, _mm_max_pd, _mm_movemask_pd,
-        _mm_mul_pd, _mm_or_pd, _mm_set_epi64x, _mm_set1_pd, _mm_setr_pd, _mm_sub_epi64, _mm_sub_pd,
+        __m128d, _mm_cmplt_pd, _mm_cvtsd_f64, _mm_movemask_pd, _mm_set1_pd, _mm_setr_pd,
         _mm_unpackhi_pd,
     };
 
-    use super::{LANES, Lanes, Summand};
+    use super::LANES;
 
     /// Values `2k` and `2k + 1` of `values`, as one vector (one unaligned load).
     #[inline]
@@ -423,97 +419,6 @@ mod sse2 {
     #[target_feature(enable = "sse2")]
     pub(super) fn halves(v: __m128d) -> [f64; 2] {
         [_mm_cvtsd_f64(v), _mm_cvtsd_f64(_mm_unpackhi_pd(v, v))]
-    }
-
-    /// [`super::add_run`] over whole blocks of `LANES` values, lanes `2k` and `2k + 1` in
-    /// vector `k`.
-    #[target_feature(enable = "sse2")]
-    pub(super) fn add_blocks(values: &[f64], summand: Summand, lanes: &mut Lanes) {
-        let mut sum = load(&lanes.sum);
-        let mut max = load(&lanes.max);
-        each_summand(values, summand, |k, v| {
-            sum[k] = _mm_add_pd(sum[k], v);
-            max[k] = _mm_max_pd(v, max[k]);
-        });
-        store(sum, &mut lanes.sum);
-        store(max, &mut lanes.max);
-    }
-
-    /// [`super::add_run_defined`] over whole blocks of `LANES` values: a lane's count goes
-    /// down by the comparison's mask (all ones, -1, for a defined summand).
-    #[target_feature(enable = "sse2")]
-    pub(super) fn add_blocks_defined(
-        values: &[f64],
-        summand: Summand,
-        lanes: &mut Lanes,
-        counts: &mut [u64; LANES],
-    ) {
-        let mut sum = load(&lanes.sum);
-        let mut max = load(&lanes.max);
-        let mut count: [__m128i; 4] =
-            std::array::from_fn(|k| _mm_set_epi64x(counts[2 * k + 1] as i64, counts[2 * k] as i64));
-        let negative_zero = _mm_set1_pd(-0.0);
-        each_summand(values, summand, |k, v| {
-            let defined = _mm_cmpord_pd(v, v);
-            let addend = _mm_or_pd(
-                _mm_and_pd(defined, v),
-                _mm_andnot_pd(defined, negative_zero),
-            );
-            sum[k] = _mm_add_pd(sum[k], addend);
-            max[k] = _mm_max_pd(v, max[k]);
-            count[k] = _mm_sub_epi64(count[k], _mm_castpd_si128(defined));
-        });
-        store(sum, &mut lanes.sum);
-        store(max, &mut lanes.max);
-        for (k, c) in count.iter().enumerate() {
-            let [low, high] = halves(_mm_castsi128_pd(*c)).map(f64::to_bits);
-            [counts[2 * k], counts[2 * k + 1]] = [low, high];
-        }
-    }
-
-    /// Calls `add(k, summands)` for the vectors `k` of two summands of each block of
-    /// `LANES` values, in order; one loop per kind of summand, so that neither has a
-    /// choice in it.
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn each_summand(values: &[f64], summand: Summand, mut add: impl FnMut(usize, __m128d)) {
-        let blocks = values.chunks_exact(LANES);
-        match summand {
-            Summand::Value => {
-                for block in blocks {
-                    let block: &[f64; LANES] = block.try_into().expect("a block");
-                    for k in 0..4 {
-                        add(k, pair(block, k));
-                    }
-                }
-            }
-            Summand::SquaredDeviation { centre } => {
-                let centre = _mm_set1_pd(centre);
-                for block in blocks {
-                    let block: &[f64; LANES] = block.try_into().expect("a block");
-                    for k in 0..4 {
-                        let deviation = _mm_sub_pd(pair(block, k), centre);
-                        add(k, _mm_mul_pd(deviation, deviation));
-                    }
-                }
-            }
-        }
-    }
-
-    /// Lanes as four vectors of two.
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn load(lanes: &[f64; LANES]) -> [__m128d; 4] {
-        std::array::from_fn(|k| _mm_setr_pd(lanes[2 * k], lanes[2 * k + 1]))
-    }
-
-    /// Four vectors of two back into lanes.
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn store(vectors: [__m128d; 4], lanes: &mut [f64; LANES]) {
-        for (k, v) in vectors.into_iter().enumerate() {
-            [lanes[2 * k], lanes[2 * k + 1]] = halves(v);
-        }
     }
 
     /// [`super::write_below_settling`]: eight rows' answers from four comparisons of two.
@@ -907,8 +812,8 @@ mod avx512 {
     }
 }
 
-/// The plain-Rust bodies, for targets without SSE2, and for the tests that check the SSE2
-/// bodies against them.
+/// The plain-Rust bodies: the sums where the CPU has no AVX2, the filter on targets
+/// without SSE2, and the bodies the tests check the vector ones against.
 #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
 mod portable {
     use super::{LANES, Lanes, Summand, add_one, add_one_defined};
@@ -1017,18 +922,13 @@ mod tests {
         }];
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         {
+            // The SSE2 filter (the sums without AVX2 are the plain ones).
             bodies.push(Body {
                 name: "sse2",
-                add_blocks: |v, s, l| {
-                    // SAFETY: this build enables SSE2, the only feature it enables.
-                    unsafe { sse2::add_blocks(v, s, l) }
-                },
-                add_blocks_defined: |v, s, l, c| {
-                    // SAFETY: as above.
-                    unsafe { sse2::add_blocks_defined(v, s, l, c) }
-                },
+                add_blocks: portable::add_blocks,
+                add_blocks_defined: portable::add_blocks_defined,
                 write_below: |v, b, l, f, s| {
-                    // SAFETY: as above.
+                    // SAFETY: this build enables SSE2, the only feature it enables.
                     unsafe { sse2::write_below::<true>(v, b, l, f, s) }
                 },
             });
