@@ -241,6 +241,60 @@ fn the_cap_on_running_copies() {
 }
 
 #[test]
+fn a_succeeded_task_still_listed_is_neither_judged_nor_counted() {
+    // A trace replay: task 5's copy ran from 0 to 90 s and succeeded, and its original,
+    // killed a moment later, is still listed at 200 s (row 4). Finished: 100 s and 90 s,
+    // mean 95, replEnd 295; row 0: estEnd 300, value 5; row 1: 500, 205; row 2: 550, 255;
+    // row 3: 250 < 295, skipped. Row 4 (est = 200 / 0.1 = 2000, value 1705) would win if
+    // it were judged; Hadoop's attempt is no longer running by then.
+    let mut rows = legacy_rows();
+    rows.push((5, 0, O, 0.0, 0.1));
+    let mut detector = HadoopSpeculator::legacy();
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    detector.observe(&task_ended(1001, 5, S, AttemptStatus::Succeeded));
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 1, &rows)), [2]);
+    // Nor is it running: with a 30% gate, 2 finished >= 0.3 x (2 + 4 running) = 1.8,
+    // where counting task 5 again would ask for 0.3 x 7 = 2.1. Here task 5's original
+    // succeeded and its copy is still listed (row 4).
+    let mut rows = legacy_rows();
+    rows.push((5, 0, S, 150.0, 0.5));
+    let mut detector = legacy_with(HadoopParams {
+        min_finished_fraction: 0.3,
+        ..HadoopParams::default()
+    });
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    detector.observe(&task_ended(1001, 5, O, AttemptStatus::Succeeded));
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 1, &rows)), [2]);
+}
+
+#[test]
+fn the_cap_counts_the_tasks_speculating() {
+    // Hadoop counts a task with more than one running attempt as speculating
+    // (`ALREADY_SPECULATING`), once however many copies it runs. Two finished tasks (mean
+    // 100, replEnd 300) and four running: allowed = floor(max(m, 0.01 x 6, 0.1 x 4)) = m.
+    let finished = |detector: &mut HadoopSpeculator<Legacy>| {
+        detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+        detector.observe(&succeeded(1001, 0, 0.0, 100.0));
+    };
+    let cap = |min_allowed_copies: f64, extra: &[Row]| {
+        let mut detector = legacy_with(HadoopParams {
+            min_allowed_copies,
+            ..HadoopParams::default()
+        });
+        finished(&mut detector);
+        let mut rows = legacy_rows();
+        rows.extend_from_slice(extra);
+        scan(&mut detector, &snapshot(200.0, 1, &rows))
+    };
+    // Task 0 runs two copies: one task speculating, below 2 allowed; row 2 is flagged.
+    let two_copies = [(0, 0, S, 150.0, 0.5), (0, 0, S, 160.0, 0.5)];
+    assert_eq!(cap(2.0, &two_copies), [2]);
+    assert_eq!(cap(1.0, &two_copies), [] as [u32; 0]);
+    // A copy of task 1001, which succeeded, still listed: no task is speculating.
+    assert_eq!(cap(1.0, &[(1001, 0, S, 150.0, 0.5)]), [2]);
+}
+
+#[test]
 fn the_cap_is_a_whole_number_of_copies() {
     // Hadoop's `(int) Math.max(10, 0.01 * tasks)` then `(int) Math.max(that, 0.1 *
     // running)`. Seven finished maps of 100 s (the 5% gate: 7 >= 0.05 x 122 = 6.1) and 115

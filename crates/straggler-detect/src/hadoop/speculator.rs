@@ -8,7 +8,7 @@
 //!            nothing is flagged unless copies running < allowed
 //! replEnd  = now + estimatedNewAttemptRuntime                  (mean of finished durations,
 //!                                                               or the estimator's own)
-//! for each running original attempt of a task without a running copy:
+//! for each task with one running attempt, its original, that has not succeeded:
 //!   estEnd = start + est                                       (the estimator's runtime)
 //!   skip if there is no estimate, estEnd < now or replEnd >= estEnd
 //!   value  = estEnd - replEnd
@@ -30,11 +30,22 @@
 //!   reset (one per task); their durations `end - start` feed the stage's
 //!   [`DataStatistics`].
 //! - The snapshot carries no stage totals, so `total = finished + running + pending`:
-//!   `running` counts the distinct tasks of the stage with a row in the snapshot and
-//!   `pending` is [`Snapshot::pending`] (tasks waiting for a container). Tasks the master
-//!   has not heard from and that are not pending are not counted.
-//! - A task has a running copy when a speculative row of the same task is in the snapshot;
-//!   `copies running` counts the speculative rows of the stage.
+//!   `running` counts the distinct tasks of the stage with a row in the snapshot that have
+//!   not succeeded, and `pending` is [`Snapshot::pending`] (tasks waiting for a
+//!   container). Tasks the master has not heard from and that are not pending are not
+//!   counted.
+//! - A succeeded task's attempt still in the snapshot (the original of a task whose copy
+//!   won, killed a moment later) is not running, not speculating and not judged: Hadoop's
+//!   attempt is no longer `RUNNING` once it is being killed.
+//! - A task with several rows is speculating (Hadoop's `ALREADY_SPECULATING`: more than
+//!   one running attempt), and `copies running` counts those tasks of the stage. A task
+//!   with one row is judged on it if it is the original: a copy left running alone (its
+//!   original failed) is not, as only detections of originals count in this framework
+//!   (`docs/writing-a-detector.md`), where Hadoop would judge it.
+//! - Hadoop's `StartEndTimesBase` also computes a slow-task threshold, mean + 1.0 sd of
+//!   the finished durations, but `DefaultSpeculator` only compares it with
+//!   `Long.MAX_VALUE`: it is the gate above, never a bar on runtimes, and is not computed
+//!   here.
 //! - Each row's start is passed to the estimator ([`RuntimeEstimator::observe_start`])
 //!   before anything is estimated: a progress report does not carry it.
 //!
@@ -126,11 +137,12 @@ impl HadoopParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CheckedHadoopParams(HadoopParams);
 
-/// Per-stage counts of one scan.
+/// Per-stage counts of one scan: tasks running (not succeeded), those of them speculating
+/// (several rows), and the best candidate so far (its value and row).
 #[derive(Debug, Clone, Copy, Default)]
 struct StageScan {
     running_tasks: u64,
-    copies: u64,
+    speculating_tasks: u64,
     best: Option<(f64, u32)>,
 }
 
@@ -144,11 +156,9 @@ pub struct HadoopSpeculator<E> {
     /// the first one"), the tasks in `succeeded`.
     finished: IdMap<u32, DataStatistics>,
     succeeded: StageTaskSet,
-    /// Scratch of a scan: rows per task, running copies per task (over `copy_tasks`), and
-    /// the stage of the first row of each task with several rows.
+    /// Scratch of a scan: rows per task, and the stage of the first row of each task with
+    /// several rows.
     rows_per_task: TaskRowCounts,
-    copy_tasks: Vec<TaskId>,
-    copies_per_task: TaskRowCounts,
     shared_tasks: IdMap<TaskId, u32>,
     stages: Vec<StageScan>,
 }
@@ -162,8 +172,6 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
             finished: IdMap::default(),
             succeeded: StageTaskSet::default(),
             rows_per_task: TaskRowCounts::default(),
-            copy_tasks: Vec::new(),
-            copies_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
             stages: Vec::new(),
         }
@@ -216,8 +224,6 @@ impl<E: RuntimeEstimator + Default> Default for HadoopSpeculator<E> {
             finished: IdMap::default(),
             succeeded: StageTaskSet::default(),
             rows_per_task: TaskRowCounts::default(),
-            copy_tasks: Vec::new(),
-            copies_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
             stages: Vec::new(),
         }
@@ -264,33 +270,25 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
         self.stages.clear();
         self.stages
             .resize(snapshot.stages().len(), StageScan::default());
-        // Running tasks per stage (a task counts once, in the stage of its first row) and
-        // running copies per stage and per task.
+        // Running tasks per stage, succeeded ones left out (a task counts once, in the
+        // stage of its first row), and those with several rows, speculating.
         self.rows_per_task.count(tasks);
-        self.copy_tasks.clear();
-        self.copy_tasks.extend(
-            tasks
-                .iter()
-                .zip(roles)
-                .filter(|(_, role)| **role == AttemptRole::Speculative)
-                .map(|(&task, _)| task),
-        );
-        self.copies_per_task.count(&self.copy_tasks);
         self.shared_tasks.clear();
         for row in 0..snapshot.len() {
             self.estimator.observe_start(attempts[row], starts[row]);
-            let scan = &mut self.stages[stages[row] as usize];
-            if roles[row] == AttemptRole::Speculative {
-                scan.copies += 1;
+            if self.succeeded.contains(stages[row], tasks[row]) {
+                continue;
             }
             if self.rows_per_task.get(tasks[row]) == 1 {
-                scan.running_tasks += 1;
+                self.stages[stages[row] as usize].running_tasks += 1;
             } else {
                 self.shared_tasks.entry(tasks[row]).or_insert(stages[row]);
             }
         }
         for &stage in self.shared_tasks.values() {
-            self.stages[stage as usize].running_tasks += 1;
+            let scan = &mut self.stages[stage as usize];
+            scan.running_tasks += 1;
+            scan.speculating_tasks += 1;
         }
         let params = self.params;
         // Per stage: the new attempt's end, or None when the stage may not speculate.
@@ -315,7 +313,7 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
                     .max(params.copies_per_task * total)
                     .max(params.copies_per_running_task * counts.running_tasks as f64)
                     .floor();
-                if !gate || (counts.copies as f64) >= allowed {
+                if !gate || (counts.speculating_tasks as f64) >= allowed {
                     return None;
                 }
                 let runtime = self.estimator.new_attempt_runtime_secs(&stats)?;
@@ -327,7 +325,10 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             let Some(repl_end) = replacement_end[stage] else {
                 continue;
             };
-            if roles[row] != AttemptRole::Original || self.copies_per_task.get(tasks[row]) > 0 {
+            if roles[row] != AttemptRole::Original
+                || self.rows_per_task.get(tasks[row]) != 1
+                || self.succeeded.contains(stages[row], tasks[row])
+            {
                 continue;
             }
             let Some(est) = self.estimator.estimated_runtime_secs(
