@@ -80,8 +80,9 @@
 //!   policy). Spark has no cap on copies, and neither has this detector.
 //!
 //! Durations are learnt from [`Observation::AttemptEnded`] with status `Succeeded`, each
-//! task once (its first success); an end with a negative or non-finite duration marks the
-//! task succeeded but adds neither a duration nor its input to the totals. The per-row
+//! task once (its first success); an end with a negative or non-finite duration (a broken
+//! trace) counts towards the gate but adds neither a duration nor its input to the median
+//! and the totals, and a stage whose successes have no valid duration has no threshold. The per-row
 //! decision reads per-stage values fixed before the filter and sums nothing over rows, so
 //! the parallel filter flags exactly the rows the sequential one flags.
 
@@ -240,7 +241,9 @@ impl StageHistory {
 
     /// The stage's bar, `pending` of its tasks still waiting for a container.
     fn bar(&self, params: &SparkParams, pending: u32) -> Option<StageBar> {
-        let successes = self.durations_secs.len();
+        // Every success counts (Spark's `tasksSuccessful`), one without a valid duration
+        // too; the median is over those with one.
+        let successes = self.succeeded.len();
         let num_tasks = self.seen + pending as usize;
         let gate = ((params.quantile * num_tasks as f64).floor() as usize).max(1);
         if successes < gate {
@@ -518,10 +521,6 @@ impl MedianHeap {
         }
     }
 
-    fn len(&self) -> usize {
-        self.lower.len() + self.upper.len()
-    }
-
     /// The middle value for an odd count; for an even count the mean of the two middle
     /// values (`MedianHeap`) if `average_middle_pair`, else the upper one, `sorted[n / 2]`
     /// (`PercentileHeap`); `None` when empty.
@@ -621,7 +620,6 @@ mod tests {
         }
         assert_eq!(averaged, [5.0, 3.0, 4.0, 3.0, 3.0]);
         assert_eq!(upper, [5.0, 5.0, 4.0, 4.0, 3.0]);
-        assert_eq!(heap.len(), 5);
         // A generated sequence against a sort.
         let mut values = Vec::new();
         let mut x = 12345u64;
