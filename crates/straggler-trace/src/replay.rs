@@ -11,7 +11,11 @@
 //!   (`start <= now < end`): the scan interval is the heartbeat.
 //!
 //! The snapshot holds those running attempts (originals and the copies the log shows: the
-//! detector sees the cluster as it ran), with
+//! detector sees the cluster as it ran), except those of a task that has already succeeded:
+//! in a log, the original is killed a moment after its copy wins (or the reverse), and no
+//! engine judges an attempt it is killing (Hadoop's is no longer `RUNNING`); such an
+//! attempt gets no progress report either, and its end is observed as any other. The
+//! attempts listed have
 //!
 //! ```text
 //! progress(now) = piecewise-linear interpolation of the attempt's progress splits,
@@ -276,6 +280,9 @@ fn replay_job(
     let mut slot = vec![NOT_ACTIVE; attempts.len()];
     let mut active: Vec<u32> = Vec::new();
     let mut task_launched = vec![false; task_stage.len()];
+    let mut task_succeeded = vec![false; task_stage.len()];
+    // The attempts of the snapshot's rows, in row order.
+    let mut listed: Vec<u32> = Vec::new();
     let mut stage_launched = vec![0u32; stages.len()];
     let mut next_start = 0usize;
     let mut next_end = 0usize;
@@ -317,6 +324,9 @@ fn replay_job(
                 slot[moved as usize] = at as u32;
             }
             slot[a as usize] = NOT_ACTIVE;
+            if attempt.status == Some(AttemptStatus::Succeeded) {
+                task_succeeded[attempt.task as usize] = true;
+            }
             if let Some(status) = attempt.status {
                 detector.observe(&Observation::AttemptEnded(AttemptEnd {
                     attempt: AttemptId(a),
@@ -347,8 +357,13 @@ fn replay_job(
                 .set_pending(StageId(s as u32), total.saturating_sub(launched))
                 .map_err(|e| bad_row(now, e))?;
         }
+        listed.clear();
         for &a in &active {
             let attempt = &attempts[a as usize];
+            if task_succeeded[attempt.task as usize] {
+                continue;
+            }
+            listed.push(a);
             let progress = attempt.progress(now);
             detector.observe(&Observation::Progress(ProgressReport {
                 attempt: AttemptId(a),
@@ -375,7 +390,7 @@ fn replay_job(
         detector.scan(&snapshot, &mut findings);
         outcome.scans += 1;
         for &row in findings.rows() {
-            let Some(&a) = active.get(row as usize) else {
+            let Some(&a) = listed.get(row as usize) else {
                 continue;
             };
             let attempt = &attempts[a as usize];
@@ -532,6 +547,52 @@ mod tests {
         }
         let outcome = replay(&jobs, &labels, &mut Late, ReplayConfig::default()).unwrap();
         assert_eq!(outcome.detections, [Some(21.0)]);
+    }
+
+    #[test]
+    fn attempts_of_a_succeeded_task_are_not_listed() {
+        // The copy 3..12 succeeds; the original 0..20 is killed 8 s later. From the scan at
+        // 12 on, the original is not listed (nor reported): a detector flagging every row
+        // it sees from 12 s on detects nothing. Its end is still observed.
+        let mut task = plain_task("t", "map", 0.0, 0.0);
+        task.attempts = vec![
+            attempt("o", 0.0, Some(20.0), Killed, None),
+            attempt("c", 3.0, Some(12.0), Succeeded, None),
+        ];
+        let jobs = vec![job("j", vec![task])];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let mut slow = Slow {
+            threshold: 2.0,
+            seen: Vec::new(),
+        };
+        replay(&jobs, &labels, &mut slow, ReplayConfig::default()).unwrap();
+        assert_eq!(
+            slow.seen[slow.seen.len() - 5..],
+            [
+                "end 1 at 12",
+                "scan 12 [] pending [0]",
+                "scan 15 [] pending [0]",
+                "scan 18 [] pending [0]",
+                "end 0 at 20",
+            ]
+        );
+
+        #[derive(Debug)]
+        struct FromTwelve;
+        impl Detector for FromTwelve {
+            fn name(&self) -> &str {
+                "from-twelve"
+            }
+            fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+                if snapshot.now_secs() >= 12.0 {
+                    for row in 0..snapshot.len() {
+                        findings.push_row(row as u32);
+                    }
+                }
+            }
+        }
+        let outcome = replay(&jobs, &labels, &mut FromTwelve, ReplayConfig::default()).unwrap();
+        assert_eq!(outcome.detections, [None]);
     }
 
     #[test]
