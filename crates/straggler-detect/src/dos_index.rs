@@ -18,8 +18,8 @@
 //!   success (learnt from [`Observation::AttemptEnded`]). Speculative copies are left out of
 //!   the sums (a copy reads the same input as its original: counting both would count the
 //!   task twice) and are never flagged; so is an original still in the snapshot after its
-//!   task succeeded (in a replayed log, the original is killed a moment after its copy
-//!   won): its task is counted once, as a success.
+//!   task succeeded (an original killed a moment after its copy won, which a snapshot
+//!   may still list): its task is counted once, as a success.
 //! - A running attempt with no input (`Inp = 0`) has no index: it is left out of the sums
 //!   and never flagged; so is a success with no input or a negative or non-finite
 //!   duration. A stage whose sums give no finite positive time per byte flags nothing.

@@ -53,7 +53,7 @@
 //! ```text
 //! ExpT_l = sum_{m in [l, HL]} C(m) mu(m, d) / sum_{m in [l, HL]} C(m)
 //! minL   = argmin_l ExpT_l      (the lowest such l on a tie)
-//! value  = sum_{m in [minL, HL]} C(m) (EstEnd - T_now - mu(m, d)) / sum_m C(m)
+//! value  = sum_{m in [minL, HL]} C(m) (EstEnd - T_now - mu(m, d)) / sum_{m in [1, HL]} C(m)
 //! ```
 //!
 //! and the original attempts on straggler nodes whose speculative value is positive,

@@ -44,7 +44,7 @@ pub struct OracleParams {
 }
 
 impl Default for OracleParams {
-    /// Detects at 10% of the run.
+    /// Detects each straggler at 10% of its own execution time.
     fn default() -> Self {
         OracleParams {
             fraction: 0.1,

@@ -141,7 +141,7 @@ impl ZahariaLate {
 
 /// The `q`-quantile (`q` in `[0, 1]`) of `values` by linear interpolation between order
 /// statistics (numpy's default), kept between the two it interpolates; `None` when empty.
-/// Found by selection (O(n)) rather than by sorting (O(n)) rather than by sorting:
+/// Found by selection (O(n)) rather than by sorting (O(n log n)):
 /// the two order statistics it interpolates are exact, so the result is the one
 /// `quantile` gives on the sorted values. Reorders `values`.
 fn quantile_unsorted(values: &mut [f64], q: f64) -> Option<f64> {

@@ -34,9 +34,9 @@
 //!   once.
 //! - `running`: the distinct tasks with a row in the snapshot and not finished; `PS_task`
 //!   is the largest progress of their rows. A finished task's rows are left out of the
-//!   mean and never flagged: in a trace replay, a copy that succeeds at `t` while its
-//!   original is killed at `t + delta` leaves the original's row in the snapshots of that
-//!   interval, and the task, counted at 1, would otherwise be counted a second time.
+//!   mean and never flagged: when a copy succeeds at `t` and its original is killed at
+//!   `t + delta`, a snapshot of that interval may still list the original, and the task,
+//!   counted at 1, would otherwise be counted a second time.
 //! - `waiting`: [`Snapshot::pending`], the tasks waiting for a container.
 //!
 //! A task whose attempt has started but not reported yet is in none of them (a snapshot
@@ -73,7 +73,7 @@ use crate::{DetectError, Detector, Findings, Parallelism};
 /// Parameters of [`Hadoop1`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Hadoop1Params {
-    /// The progress gap below the stage mean (0.2). In `[0, 1]`.
+    /// The progress gap below the stage mean (0.2). In `(0, 1]`.
     pub gap: f64,
     /// `SPECULATIVE_LAG`: how long an attempt must have run, seconds (60). Finite, `>= 0`.
     pub lag_secs: f64,
