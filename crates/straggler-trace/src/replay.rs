@@ -511,41 +511,53 @@ mod tests {
         assert_eq!(outcome.detections, [Some(0.0), Some(0.0), Some(40.0)]);
     }
 
+    /// Flags every row of the scans from `.0` seconds on.
+    #[derive(Debug)]
+    struct FlagFrom(f64);
+
+    impl Detector for FlagFrom {
+        fn name(&self) -> &str {
+            "flag-from"
+        }
+
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            if snapshot.now_secs() >= self.0 {
+                for row in 0..snapshot.len() {
+                    findings.push_row(row as u32);
+                }
+            }
+        }
+    }
+
+    /// One job of one map: its original, run from 0 to `original_end` and killed, and a
+    /// copy run over `copy` that succeeded; and the job's labels.
+    fn killed_original_and_copy(original_end: f64, copy: (f64, f64)) -> (Vec<TraceJob>, Labels) {
+        let mut task = plain_task("t", "map", 0.0, 0.0);
+        task.attempts = vec![
+            attempt("o", 0.0, Some(original_end), Killed, None),
+            attempt("c", copy.0, Some(copy.1), Succeeded, None),
+        ];
+        let jobs = vec![job("j", vec![task])];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        (jobs, labels)
+    }
+
     #[test]
     fn only_the_timed_original_is_detected_and_copies_are_ignored() {
         // Original 0..30 killed, copy 10..30 succeeded: the detector flags everything
         // below 0.5. At 10 the original is at 1/3 (linear to its kill at 30), the copy at 0.
         // First detection of the task: 0 (original at 0).
-        let mut task = plain_task("t", "map", 0.0, 0.0);
-        task.attempts = vec![
-            attempt("o", 0.0, Some(30.0), Killed, None),
-            attempt("c", 10.0, Some(30.0), Succeeded, None),
-        ];
-        let jobs = vec![job("j", vec![task])];
-        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let (jobs, labels) = killed_original_and_copy(30.0, (10.0, 30.0));
         let mut slow = Slow {
             threshold: 0.5,
-            seen: Vec::new(),
+            ..Slow::default()
         };
         let outcome = replay(&jobs, &labels, &mut slow, ReplayConfig::default()).unwrap();
         assert_eq!(outcome.detections, [Some(0.0)]);
 
-        // A detector that flags only rows after 20 s sees the original at 21 (0.7).
-        #[derive(Debug)]
-        struct Late;
-        impl Detector for Late {
-            fn name(&self) -> &str {
-                "late"
-            }
-            fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-                if snapshot.now_secs() > 20.0 {
-                    for row in 0..snapshot.len() {
-                        findings.push_row(row as u32);
-                    }
-                }
-            }
-        }
-        let outcome = replay(&jobs, &labels, &mut Late, ReplayConfig::default()).unwrap();
+        // A detector that flags only rows from 20 s on sees the original at 21 (0.7).
+        let outcome = replay(&jobs, &labels, &mut FlagFrom(20.0), ReplayConfig::default());
+        let outcome = outcome.unwrap();
         assert_eq!(outcome.detections, [Some(21.0)]);
     }
 
@@ -554,16 +566,10 @@ mod tests {
         // The copy 3..12 succeeds; the original 0..20 is killed 8 s later. From the scan at
         // 12 on, the original is not listed (nor reported): a detector flagging every row
         // it sees from 12 s on detects nothing. Its end is still observed.
-        let mut task = plain_task("t", "map", 0.0, 0.0);
-        task.attempts = vec![
-            attempt("o", 0.0, Some(20.0), Killed, None),
-            attempt("c", 3.0, Some(12.0), Succeeded, None),
-        ];
-        let jobs = vec![job("j", vec![task])];
-        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let (jobs, labels) = killed_original_and_copy(20.0, (3.0, 12.0));
         let mut slow = Slow {
             threshold: 2.0,
-            seen: Vec::new(),
+            ..Slow::default()
         };
         replay(&jobs, &labels, &mut slow, ReplayConfig::default()).unwrap();
         assert_eq!(
@@ -576,23 +582,8 @@ mod tests {
                 "end 0 at 20",
             ]
         );
-
-        #[derive(Debug)]
-        struct FromTwelve;
-        impl Detector for FromTwelve {
-            fn name(&self) -> &str {
-                "from-twelve"
-            }
-            fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-                if snapshot.now_secs() >= 12.0 {
-                    for row in 0..snapshot.len() {
-                        findings.push_row(row as u32);
-                    }
-                }
-            }
-        }
-        let outcome = replay(&jobs, &labels, &mut FromTwelve, ReplayConfig::default()).unwrap();
-        assert_eq!(outcome.detections, [None]);
+        let outcome = replay(&jobs, &labels, &mut FlagFrom(12.0), ReplayConfig::default());
+        assert_eq!(outcome.unwrap().detections, [None]);
     }
 
     #[test]
