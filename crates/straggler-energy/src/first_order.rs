@@ -86,8 +86,9 @@ impl FirstOrderInputs {
     /// ```
     ///
     /// Degenerate inputs: when `r alpha = 0` nothing is detected among stragglers and `P3`
-    /// is 0 whatever `p` (the paper's `P3` counts false positives through `TP (1-p)/p`).
-    /// A rounding error of at most `1e-12` below zero in `P4` is read as 0.
+    /// is 0 whatever `p` (the paper's `P3` counts false positives through `TP (1-p)/p`):
+    /// a detector whose every detection is false has no `(alpha, p, r)` describing it, and
+    /// the cost of its false positives is left out. A rounding error of at most `1e-12` below zero in `P4` is read as 0.
     ///
     /// # Errors
     ///

@@ -55,7 +55,7 @@ pub struct DetectionMetrics {
 /// recall            = TP / (TP + FN)                                   (Eq. 2)
 /// detection_latency = mean over TP of (t_det - start) / usual          (Eq. 3)
 /// undetected_time   = mean over FN of exec / usual                     (Eq. 4)
-/// fake              = TP with start + exec - t_det < usual             (Section 6.2)
+/// fake              = TP with start + exec < t_det + usual             (Section 6.2)
 /// fake_positive     = |fake| / (TP + FP)                               (Eq. 13)
 /// precision         = (TP - |fake|) / (TP + FP)
 /// ```
@@ -68,7 +68,9 @@ pub struct DetectionMetrics {
 ///
 /// [`MetricsError::BadRecord`], naming the record and field, for a start time, execution
 /// time or detection time that is NaN, infinite or negative, a usual time that is not
-/// positive, or a detection before the task's start.
+/// positive, or a detection before the task's start. A detection after the task's end
+/// (`start + exec`) is taken as it is: a fake, with a latency above `exec / usual`; the
+/// workspace's engines detect only running attempts.
 pub fn detection_metrics(records: &[TaskRecord]) -> Result<DetectionMetrics, MetricsError> {
     let mut true_positives = 0usize;
     let mut false_positives = 0usize;
@@ -82,8 +84,11 @@ pub fn detection_metrics(records: &[TaskRecord]) -> Result<DetectionMetrics, Met
             (true, Some(detected_secs)) => {
                 true_positives += 1;
                 latency_sum += (detected_secs - record.start_secs) / record.usual_secs;
-                let remaining = record.start_secs + record.exec_secs - detected_secs;
-                if remaining < record.usual_secs {
+                // Remaining time `end - t_det < usual`, compared as `end < t_det + usual`:
+                // two sums rounded once each, so that a remaining time equal to the usual
+                // time is not fake (`0.3 + 0.6 - 0.6` rounds below 0.3; `0.3 + 0.6` and
+                // `0.6 + 0.3` are the same number).
+                if record.start_secs + record.exec_secs < detected_secs + record.usual_secs {
                     fake_positives += 1;
                 }
             }

@@ -123,6 +123,12 @@ fn remaining_time_equal_to_usual_is_not_fake() {
     // Start 0, exec 30, detected at 20: remaining 10 = usual, not fake (strictly smaller).
     let metrics = detection_metrics(&[record(0.0, 30.0, 10.0, true, Some(20.0))]).expect("valid");
     assert_eq!(metrics.fake_positives, 0);
+    // The same where the difference rounds: start 0.3, exec 0.6, detected at 0.6, usual
+    // 0.3 (0.3 + 0.6 - 0.6 = 0.29999999999999993 in binary64); a hair earlier end is fake.
+    let rounded = detection_metrics(&[record(0.3, 0.6, 0.3, true, Some(0.6))]).expect("valid");
+    assert_eq!(rounded.fake_positives, 0);
+    let earlier = detection_metrics(&[record(0.3, 0.599, 0.3, true, Some(0.6))]).expect("valid");
+    assert_eq!(earlier.fake_positives, 1);
     // One task: DL = 20 / 10 = 2, precision = recall = 1, no FN so UT undefined.
     check_ratios(
         &metrics,

@@ -40,7 +40,9 @@ use crate::TruthError;
 /// ```
 ///
 /// `None` when that minimum is negative: with this factor even an exact guess can
-/// mislabel a task.
+/// mislabel a task. The bound is a supremum: at equality in Eq. 11 a straggler slowed
+/// exactly `s_min` times takes exactly `factor` times the guessed usual time, which the
+/// strict rule ([`StragglerRule`](crate::StragglerRule)) does not call a straggler.
 ///
 /// # Errors
 ///

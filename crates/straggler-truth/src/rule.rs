@@ -33,7 +33,9 @@ impl StragglerRule {
     }
 
     /// Whether an execution of `exec_secs` is a straggler against `usual_secs`:
-    /// `exec_secs > factor * usual_secs`. False whenever an argument is NaN.
+    /// `exec_secs > factor * usual_secs`, the product rounded once (an execution time
+    /// computed as `factor * usual_secs` is not a straggler). False whenever an argument
+    /// is NaN.
     pub fn is_straggler(&self, exec_secs: f64, usual_secs: f64) -> bool {
         exec_secs > self.factor * usual_secs
     }
