@@ -534,6 +534,13 @@ impl<'a> Fleet<'a> {
                     .iter()
                     .all(|s| (s.live == EMPTY) == (s.finish == f64::INFINITY))
             );
+            // Every free container of an up node has its entry in `free_slots` (stale
+            // entries, of containers taken since, may be there too).
+            if !node.down {
+                let entries = self.free_slots.iter().filter(|&&e| e == n as u32).count();
+                let free = (node.containers - node.used) as usize;
+                assert!(entries >= free, "node {n}: {entries} entries, {free} free");
+            }
         }
         let occupied = self.slots.iter().filter(|s| s.live != EMPTY).count();
         assert_eq!(occupied, self.live.len());
@@ -826,9 +833,10 @@ impl<'a> Fleet<'a> {
         after.saturating_sub(1) as u32
     }
 
-    /// A free container on an up node, skipping `avoid`; `None` when there is none.
+    /// A free container on an up node, skipping `avoid`; `None` when there is none. The
+    /// entries of `avoid` met on the way are put back in front, each a free container.
     fn take_slot(&mut self, avoid: Option<usize>) -> Option<usize> {
-        let mut skipped = None;
+        let mut skipped = 0;
         let found = loop {
             let Some(n) = self.free_slots.pop_front() else {
                 break None;
@@ -839,16 +847,15 @@ impl<'a> Fleet<'a> {
                 continue; // a stale entry
             }
             if Some(n) == avoid {
-                if skipped.is_some() {
-                    continue; // one entry of the avoided node is enough to keep
-                }
-                skipped = Some(n as u32);
+                skipped += 1;
                 continue;
             }
             break Some(n);
         };
-        if let Some(n) = skipped {
-            self.free_slots.push_front(n);
+        if let Some(n) = avoid {
+            for _ in 0..skipped {
+                self.free_slots.push_front(n as u32);
+            }
         }
         found
     }
@@ -1033,7 +1040,12 @@ impl<'a> Fleet<'a> {
         for (_, _, l) in flagged {
             let original = self.live[l as usize];
             let Some(n) = self.take_slot(Some(original.node as usize)) else {
-                break;
+                // Room only on this original's node, if anywhere: the next candidate's
+                // original may run elsewhere.
+                if self.free_slots.is_empty() {
+                    break;
+                }
+                continue;
             };
             let task = original.task;
             let draw = self.spec.causes.task_draw(self.seed, u64::from(task));

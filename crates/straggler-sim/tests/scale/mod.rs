@@ -294,6 +294,22 @@ fn a_detector_that_flags_everything_copies_each_task_once_on_another_node() {
 }
 
 #[test]
+fn a_copy_that_fits_nowhere_does_not_hold_back_the_others() {
+    // 2 one-core nodes of 4 containers, 5 maps of 10 s: the first fill puts maps 0-3 on
+    // node 0 and map 4 on node 1 (or the reverse order of nodes: one node full, three
+    // containers free on the other). Every map is flagged at the first scan; the copies of
+    // the full node's maps fit on the other node, the other node's map's copy fits
+    // nowhere. Whatever the order of the candidates, three copies start at that scan.
+    let mut spec = exact(2, 4, 5);
+    spec.speculation.lag_secs = 0.0;
+    let (_, run) = recorded(&spec, Some(&mut FlagAll));
+    let mut starts: Vec<f64> = run.speculative_attempts().map(|c| c.start_secs).collect();
+    starts.sort_by(f64::total_cmp);
+    assert!(starts.len() >= 3, "{starts:?}");
+    assert_eq!(starts[..3], [starts[0]; 3], "{starts:?}");
+}
+
+#[test]
 fn same_seed_same_summary() {
     let spec = ScenarioSpec::dsb();
     let mut a = LateDetector::default();
