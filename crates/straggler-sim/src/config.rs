@@ -277,10 +277,10 @@ pub struct Speculation {
     /// Where copies run.
     pub policy: Policy,
     /// Whether detection in a stage also waits until none of its tasks waits for a
-    /// container: a literal reading of the paper's Table 1, condition (i). Off by default:
-    /// in Hadoop 2 every map is scheduled at job start, so the condition holds from the
-    /// start, and the paper's Figure 3 and Detection Latencies need detection to start at
-    /// the lag (see `docs/simulation.md`).
+    /// container: the paper's Table 1, condition (i), as `framework-spec.md` states it,
+    /// and Hadoop 2's speculator, which skips a job with containers still waiting. Off by
+    /// default, a departure from both: the paper's Figure 3 and Detection Latencies need
+    /// detection to start at the lag (see `docs/simulation.md`).
     pub wait_for_pending_tasks: bool,
 }
 

@@ -981,7 +981,7 @@ impl<'a> Fleet<'a> {
             // No running attempt belongs to a finished task: the end of a task's first
             // attempt ends its sibling at once. So the task's record is not read here.
             debug_assert!(self.tasks[live.task as usize].flags & DONE == 0);
-            if live.start_secs >= self.last_heartbeat || self.now - job.arrival_secs < lag {
+            if live.start_secs >= self.last_heartbeat || self.now - job.arrival_secs <= lag {
                 continue;
             }
             let done = ((self.heartbeat_clock[n] - live.clock_start) / live.work).clamp(0.0, 1.0);

@@ -85,7 +85,7 @@ pub const TABLE6_METRICS: [(&str, &str); 5] = [
 
 /// The efficiency metrics (the paper's Table 2 and Section 7), with their headers.
 pub const EFFICIENCY_METRICS: [(&str, &str); 6] = [
-    ("straggler_ratio", "Stragglers"),
+    ("straggler_ratio", "Straggler ratio"),
     ("execution_time_secs", "Time (s)"),
     ("energy_joules", "Energy (kJ)"),
     ("speculative_copies", "Copies"),

@@ -1,6 +1,10 @@
 //! Seeded random numbers: ChaCha8 streams derived from a master seed and a label, and the
 //! few distributions the simulator draws from, written out so that the same seed gives the
-//! same numbers whatever the version of any random-number crate.
+//! same numbers whatever the version of any random-number crate. The normal draws use the
+//! platform's `ln` and `cos`, which IEEE 754 does not require to be correctly rounded: the
+//! same seed gives the same bytes on one platform whatever the number of threads, and may
+//! differ in the last bits on another (the golden evaluation compares within a tolerance,
+//! not bit for bit).
 
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};

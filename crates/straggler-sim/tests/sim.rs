@@ -274,7 +274,11 @@ fn no_detection_before_the_lag() {
     let mut detector = DefaultDetector::default();
     let run = simulate(&config, &Scenario::c1(), 2, Some(&mut detector)).unwrap();
     assert!(!run.detections.is_empty());
-    assert!(run.detections.iter().all(|d| d.time_secs >= 45.0));
+    assert!(run.detections.iter().all(|d| d.time_secs > 45.0));
+    // Table 1: the job must have run *longer* than the lag. Scans every second and a
+    // detector that flags every attempt: the first detection is at 46 s, not at 45.
+    let run = simulate(&config, &Scenario::c1(), 2, Some(&mut All)).unwrap();
+    assert_eq!(run.detections[0].time_secs, 46.0);
 }
 
 #[test]
