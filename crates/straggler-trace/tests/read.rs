@@ -726,6 +726,48 @@ fn the_spark_fixture_reads_the_same_plain_gzip_zstd_and_rolling() {
     }
 }
 
+/// A rolling event log whose first file is cut in its last line: the cut event is skipped
+/// as truncated, with the file named, and the second file is read all the same.
+#[test]
+fn a_cut_file_of_a_rolling_log_does_not_hide_the_next_ones() {
+    let fixture = fixtures().join("spark-rolling/eventlog_v2_app-20260101000000-0001");
+    let dir = std::env::temp_dir().join(format!(
+        "stragglers-rolling-cut-{}/eventlog_v2_app-20260101000000-0001",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    for entry in std::fs::read_dir(&fixture).expect("the fixture") {
+        let path = entry.expect("an entry").path();
+        let name = path.file_name().expect("a name").to_owned();
+        let mut bytes = std::fs::read(&path).expect("readable");
+        if name.to_string_lossy().starts_with("events_1_") {
+            // Drop the last line's second half and its newline.
+            let last = bytes[..bytes.len() - 1]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .expect("several lines");
+            bytes.truncate(last + 1 + (bytes.len() - last) / 2);
+        }
+        std::fs::write(dir.join(name), bytes).expect("writable");
+    }
+    let (whole_jobs, whole) = read(&fixture, SPARK);
+    let (jobs, report) = read(&dir, SPARK);
+    std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("removable");
+    assert_eq!(report.records_read, whole.records_read);
+    assert_eq!(report.records_skipped, 1);
+    assert_eq!(report.skips[0].reason, "truncated record");
+    let cut = report.truncated.expect("a cut noted");
+    assert_eq!(cut.line, 6);
+    assert!(
+        cut.note.starts_with("events_1_app-20260101000000-0001: "),
+        "{}",
+        cut.note
+    );
+    // The events of the second file are there: the job ends, as in the whole log, with
+    // one event fewer.
+    assert_eq!(jobs.len(), whole_jobs.len());
+}
+
 /// Worked by hand from the fixture, line by line (see fixtures/traces/README.md): lines
 /// 1–3 submit job 6251812952's tasks 0–2; 4–6 schedule them; 7 task 0 finishes (11 s);
 /// 8 task 1 is evicted, 9 rescheduled, 12 finishes (40 s); 10 task 2 fails, 11 is

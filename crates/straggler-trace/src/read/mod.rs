@@ -38,13 +38,17 @@ pub fn read_jobs(path: &Path, on_job: impl FnMut(TraceJob)) -> Result<ReadReport
         let mut report = ReadReport::new(path, format);
         let mut reader = spark::SparkReader::new(on_job);
         let mut line_offset = 0;
+        // A file cut short does not stop the reading: the next files hold later events.
+        // The report keeps the first cut, its note naming the file.
         for file in &files {
+            let cut_before = report.truncated.is_some();
             let input = input::open(file)?;
             let mut lines = input::Lines::new(input, line_offset);
             reader.read_lines(&mut lines, &mut report);
             line_offset = lines.line();
-            if report.truncated.is_some() {
-                break;
+            if !cut_before && let Some(cut) = report.truncated.as_mut() {
+                let name = file.file_name().unwrap_or(file.as_os_str());
+                cut.note = format!("{}: {}", name.to_string_lossy(), cut.note);
             }
         }
         reader.finish(&mut report);
