@@ -589,6 +589,43 @@ fn the_cut_job_tracker_log_yields_what_it_holds_and_says_where_it_stops() {
     assert_eq!(task.attempts.len(), 1);
 }
 
+/// The same log with line 57 cut inside a quoted value (after `HOSTNAME="/192\`), or
+/// between two fields: the cut record is skipped as truncated and every later line is read
+/// as before, not swallowed by the cut record.
+#[test]
+fn a_record_cut_inside_a_value_does_not_swallow_the_next_ones() {
+    let Some(base) = shared_traces() else { return };
+    let path = base.join("hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let (_, whole) = read(&path, HADOOP1);
+    let lines: Vec<&str> = text.lines().collect();
+    let line_57 = lines[56];
+    let in_value = line_57.find("HOSTNAME=\"/192\\").expect("the field") + 15;
+    let between_fields = line_57.find(" HOSTNAME=").expect("the field");
+    for cut in [in_value, between_fields] {
+        let mut cut_lines = lines.clone();
+        cut_lines[56] = &line_57[..cut];
+        let (_, report) = read_bytes(cut_lines.join("\n").as_bytes(), HADOOP1).expect("readable");
+        assert_eq!(report.records_read, whole.records_read, "cut at {cut}");
+        assert_eq!(
+            report.records_parsed + 1,
+            whole.records_parsed,
+            "cut at {cut}"
+        );
+        assert!(
+            report
+                .skips
+                .iter()
+                .any(|s| s.line == 57 && s.reason == "truncated record")
+        );
+        assert_eq!(
+            report.truncated.as_ref().map(|t| t.line),
+            Some(57),
+            "cut at {cut}"
+        );
+    }
+}
+
 #[test]
 fn the_spark_speculative_copy_is_read_as_killed_and_speculative() {
     let Some(base) = shared_traces() else { return };

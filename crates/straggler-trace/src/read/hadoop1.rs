@@ -50,26 +50,30 @@ pub(crate) fn read(
 ) {
     let mut lines = Lines::new(input, 0);
     let mut jobs = Assembler::default();
-    // A record being gathered over several lines: its first line, its text, its lines.
-    let mut pending: Option<(u64, String, usize)> = None;
+    // A record being gathered over several lines.
+    let mut pending: Option<Pending> = None;
     // The first line of an embedded configuration being passed over.
     let mut conf: Option<u64> = None;
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
         let text = String::from_utf8_lossy(line.text);
-        if let Some((start, mut record, count)) = pending.take() {
-            record.push('\n');
-            record.push_str(&text);
-            if is_complete(&record) {
-                record_done(start, &record, report, &mut jobs, &mut on_job);
-            } else if count + 1 >= MAX_RECORD_LINES {
-                report.skipped(start, None, "unterminated record");
-            } else {
-                pending = Some((start, record, count + 1));
-            }
-            continue;
-        }
         let trimmed = text.trim();
+        if let Some(mut record) = pending.take() {
+            if opens_record(trimmed) {
+                // The record was cut short and the log goes on with the next one.
+                cut_short(record.start, report);
+            } else {
+                record.push_line(&text);
+                if record.is_complete() {
+                    record_done(record.start, &record.text, report, &mut jobs, &mut on_job);
+                } else if record.lines >= MAX_RECORD_LINES {
+                    report.skipped(record.start, None, "unterminated record");
+                } else {
+                    pending = Some(record);
+                }
+                continue;
+            }
+        }
         if trimmed.is_empty() {
             continue;
         }
@@ -98,17 +102,17 @@ pub(crate) fn read(
             report.skipped(no, None, "not a history record");
             continue;
         }
-        let record = text.into_owned();
-        if is_complete(&record) {
-            record_done(no, &record, report, &mut jobs, &mut on_job);
+        let record = Pending::new(no, &text);
+        if record.is_complete() {
+            record_done(no, &record.text, report, &mut jobs, &mut on_job);
         } else {
-            pending = Some((no, record, 1));
+            pending = Some(record);
         }
     }
     if let Some(start) = conf.take() {
         report.skipped(start, None, "embedded job configuration");
     }
-    if let Some((start, _, _)) = pending {
+    if let Some(Pending { start, .. }) = pending {
         report.skipped(start, None, "truncated record");
         report.truncated = Some(Truncation {
             line: start,
@@ -118,27 +122,97 @@ pub(crate) fn read(
     jobs.finish(&mut on_job);
 }
 
+/// A record being gathered over several lines (a value may hold line breaks): its first
+/// line, its text, how many lines it has taken, and where a scan of its quotes stands, kept
+/// so that each line is scanned once.
+struct Pending {
+    start: u64,
+    text: String,
+    lines: usize,
+    quotes: Quotes,
+}
+
+impl Pending {
+    fn new(start: u64, line: &str) -> Pending {
+        Pending {
+            start,
+            text: line.to_owned(),
+            lines: 1,
+            quotes: Quotes::default().after(line),
+        }
+    }
+
+    fn push_line(&mut self, line: &str) {
+        self.text.push('\n');
+        self.text.push_str(line);
+        self.lines += 1;
+        self.quotes = self.quotes.after(line);
+    }
+
+    /// Whether the record ends with ` .` outside any quoted value.
+    fn is_complete(&self) -> bool {
+        !self.quotes.open && self.text.trim_end().ends_with(" .")
+    }
+}
+
+/// Where a scan of a record's text stands: inside a quoted value or not, just after a `\`
+/// or not.
+#[derive(Debug, Clone, Copy, Default)]
+struct Quotes {
+    open: bool,
+    escaped: bool,
+}
+
+impl Quotes {
+    /// The state after `text`.
+    fn after(mut self, text: &str) -> Quotes {
+        for c in text.chars() {
+            if self.escaped {
+                self.escaped = false;
+            } else if c == '\\' {
+                self.escaped = true;
+            } else if c == '"' {
+                self.open = !self.open;
+            }
+        }
+        self
+    }
+}
+
+/// Whether a line opens a history record (a record type, a space, `KEY="`) or a file of a
+/// concatenated log: a record still being gathered when one comes was cut short. A line
+/// of a value that runs over several lines (a stack trace) does not look so.
+fn opens_record(line: &str) -> bool {
+    if line.starts_with("!!FILE=") {
+        return true;
+    }
+    let Some(kind) = record_type(line) else {
+        return false;
+    };
+    let rest = &line[kind.len() + 1..];
+    let key = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_uppercase() || *b == b'_')
+        .count();
+    key > 0 && rest[key..].starts_with("=\"")
+}
+
+/// Counts the record starting on `line` as cut short, and notes the first such cut.
+fn cut_short(line: u64, report: &mut ReadReport) {
+    report.skipped(line, None, "truncated record");
+    if report.truncated.is_none() {
+        report.truncated = Some(Truncation {
+            line,
+            note: format!("the record on line {line} is cut short; reading went on after it"),
+        });
+    }
+}
+
 fn record_type(text: &str) -> Option<&'static str> {
     RECORD_TYPES.into_iter().find(|t| {
         text.strip_prefix(t)
             .is_some_and(|rest| rest.starts_with(' '))
     })
-}
-
-/// Whether `record` ends with ` .` outside any quoted value.
-fn is_complete(record: &str) -> bool {
-    let mut in_quotes = false;
-    let mut escaped = false;
-    for c in record.chars() {
-        if escaped {
-            escaped = false;
-        } else if c == '\\' {
-            escaped = true;
-        } else if c == '"' {
-            in_quotes = !in_quotes;
-        }
-    }
-    !in_quotes && record.trim_end().ends_with(" .")
 }
 
 /// Splits `Type KEY="value" ... .` into its fields, values unescaped.
@@ -199,17 +273,7 @@ fn record_done(
             Ok(()) => report.parsed(),
             Err((reason, field)) => report.skipped(line, field, reason),
         },
-        Err(Unparsed::Truncated) => {
-            report.skipped(line, None, "truncated record");
-            if report.truncated.is_none() {
-                report.truncated = Some(Truncation {
-                    line,
-                    note: format!(
-                        "the record on line {line} is cut short; reading went on after it"
-                    ),
-                });
-            }
-        }
+        Err(Unparsed::Truncated) => cut_short(line, report),
         Err(Unparsed::Malformed) => report.skipped(line, None, "malformed record"),
     }
 }
@@ -376,7 +440,7 @@ mod tests {
     #[test]
     fn records_split_into_unescaped_fields() {
         let record = r#"MapAttempt TASK_TYPE="MAP" HOSTNAME="/192\.30\.63\.192/h1\.example\.com" ERROR="a \"b\"" ."#;
-        assert!(is_complete(record));
+        assert!(Pending::new(1, record).is_complete());
         let f = fields(record).ok().expect("parses");
         assert_eq!(f["HOSTNAME"], "/192.30.63.192/h1.example.com");
         assert_eq!(f["ERROR"], r#"a "b""#);
@@ -385,7 +449,13 @@ mod tests {
             fields(r#"Task TASKID="task_1_2_m_3" TASK_TY ."#),
             Err(Unparsed::Truncated)
         ));
-        assert!(!is_complete("Task ERROR=\"spans\n"));
+        assert!(!Pending::new(1, "Task ERROR=\"spans").is_complete());
+        assert!(opens_record(r#"Task TASKID="task_1_2_m_3" ."#));
+        assert!(opens_record("!!FILE=job_1_conf.xml!!"));
+        // A line of a stack trace in a value, or a record type without fields: not a new
+        // record.
+        assert!(!opens_record("Task process exit with nonzero status of 1."));
+        assert!(!opens_record("Task"));
     }
 
     #[test]
