@@ -719,6 +719,105 @@ fn bad_lines_are_counted_with_their_line_and_never_dropped() {
     assert_eq!((attempt.start_secs, attempt.end_secs), (1.0, Some(3.5)));
 }
 
+/// Records whose times or statuses cannot be true are skipped, with their line, field and
+/// reason, before they open anything: an end without a start after its job closed opens no
+/// second job, an end before its start keeps nothing of the record, an unknown status is
+/// not guessed.
+#[test]
+fn impossible_records_are_skipped_whole_and_leave_nothing_behind() {
+    let hadoop1 = concat!(
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"j\" SUBMIT_TIME=\"1000\" .\n",
+        "Task TASKID=\"task_1_0001_m_000000\" TASK_TYPE=\"MAP\" START_TIME=\"1000\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" START_TIME=\"2000\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" TASK_STATUS=\"SUCEESS\" ",
+        "FINISH_TIME=\"3000\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" TASK_STATUS=\"SUCCESS\" ",
+        "FINISH_TIME=\"1500\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" TASK_STATUS=\"SUCCESS\" ",
+        "FINISH_TIME=\"4000\" .\n",
+        "Job JOBID=\"job_1_0001\" FINISH_TIME=\"5000\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000001\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000001_0\" TASK_STATUS=\"KILLED\" ",
+        "FINISH_TIME=\"6000\" .\n",
+    );
+    let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    let skips: Vec<(u64, &str, Option<&str>)> = report
+        .skips
+        .iter()
+        .map(|s| (s.line, s.reason.as_str(), s.field.as_deref()))
+        .collect();
+    assert_eq!(
+        skips,
+        [
+            (4, "unknown status", Some("TASK_STATUS")),
+            (5, "attempt ends before it starts", Some("FINISH_TIME")),
+            (8, "attempt end without start", Some("START_TIME")),
+        ]
+    );
+    assert_eq!(jobs.len(), 1, "no job opened by the skipped end");
+    assert_eq!(jobs[0].tasks.len(), 1);
+    assert_eq!(jobs[0].tasks[0].attempts[0].end_secs, Some(4.0));
+
+    // Alibaba: `ins_5` under two tasks is two attempts; an instance that ended without an
+    // end time, or before its start, is skipped.
+    let alibaba = concat!(
+        "ins_5,M1,j_1,1,Terminated,100,110,m_1,1,1,,,,\n",
+        "ins_5,R2_1,j_1,1,Terminated,120,130,m_2,1,1,,,,\n",
+        "ins_6,M1,j_1,1,Terminated,100,,m_1,1,1,,,,\n",
+        "ins_7,M1,j_1,1,Failed,100,90,m_1,1,1,,,,\n",
+    );
+    let (jobs, report) =
+        read_bytes(alibaba.as_bytes(), TraceFormat::Alibaba2018BatchInstance).expect("readable");
+    let reasons: Vec<(u64, &str)> = report
+        .skips
+        .iter()
+        .map(|s| (s.line, s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [(3, "missing field"), (4, "attempt ends before it starts")]
+    );
+    let times: Vec<(&str, f64, Option<f64>)> = jobs[0]
+        .tasks
+        .iter()
+        .flat_map(|t| {
+            t.attempts
+                .iter()
+                .map(move |a| (t.id.as_str(), a.start_secs, a.end_secs))
+        })
+        .collect();
+    assert_eq!(
+        times,
+        [
+            ("M1/ins_5", 100.0, Some(110.0)),
+            ("R2_1/ins_5", 120.0, Some(130.0))
+        ]
+    );
+
+    // Google: a negative timestamp is skipped.
+    let google = "-5,,1,0,,1,u,2,9,0.1,0.1,0.1,0\n";
+    let (_, report) =
+        read_bytes(google.as_bytes(), TraceFormat::Google2011TaskEvents).expect("readable");
+    assert_eq!(report.skip_reasons["negative time"], 1);
+
+    // Spark: a task that finishes before its launch.
+    let spark = concat!(
+        "{\"Event\":\"SparkListenerApplicationStart\",\"App ID\":\"app-1\"}\n",
+        "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}\n",
+        "{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":0,\"Task Type\":\"ResultTask\",",
+        "\"Task End Reason\":{\"Reason\":\"Success\"},\"Task Info\":{\"Task ID\":2,",
+        "\"Index\":0,\"Launch Time\":3000,\"Finish Time\":1000}}\n",
+    );
+    let (jobs, report) = read_bytes(spark.as_bytes(), SPARK).expect("readable");
+    assert_eq!(report.skips[0].reason, "attempt ends before it starts");
+    assert_eq!(report.skips[0].field.as_deref(), Some("Finish Time"));
+    assert!(jobs.iter().all(|j| j.tasks.is_empty()), "{jobs:?}");
+}
+
 /// The small Spark fixture, read from each of its encodings: 13 events, 1 job of 3 tasks,
 /// 4 attempts (3 succeeded, 1 killed, 1 speculative).
 #[test]

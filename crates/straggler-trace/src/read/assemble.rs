@@ -24,6 +24,26 @@ pub(crate) struct OpenJob {
 pub(crate) enum EndError {
     /// The attempt was never started and its end carries no launch time.
     NoStart,
+    /// The end is before the attempt's start: the end record is skipped, and the attempt
+    /// stays as if its end were lost.
+    BeforeStart,
+}
+
+impl EndError {
+    /// The reason a reader gives for skipping the end record, and the field at fault: the
+    /// one holding the launch time for [`EndError::NoStart`], `end_field` for
+    /// [`EndError::BeforeStart`].
+    pub(crate) fn skip(
+        self,
+        start_field: &'static str,
+        no_start: &'static str,
+        end_field: &'static str,
+    ) -> (&'static str, Option<&'static str>) {
+        match self {
+            EndError::NoStart => (no_start, Some(start_field)),
+            EndError::BeforeStart => ("attempt ends before it starts", Some(end_field)),
+        }
+    }
 }
 
 impl OpenJob {
@@ -110,9 +130,18 @@ impl OpenJob {
         start_secs: Option<f64>,
         line: u64,
     ) -> Result<&mut TraceAttempt, EndError> {
-        if !self.attempts.contains_key(id) {
-            let start = start_secs.ok_or(EndError::NoStart)?;
-            self.start_attempt(task, id, start, None, None, line);
+        let known_start = match self.attempts.get(id) {
+            Some(&(t, a)) => Some(self.job.tasks[t].attempts[a].start_secs),
+            None => start_secs,
+        };
+        match known_start {
+            None => return Err(EndError::NoStart),
+            Some(start) if end_secs < start => return Err(EndError::BeforeStart),
+            Some(start) => {
+                if !self.attempts.contains_key(id) {
+                    self.start_attempt(task, id, start, None, None, line);
+                }
+            }
         }
         let Some(&(t, a)) = self.attempts.get(id) else {
             return Err(EndError::NoStart);
@@ -180,6 +209,32 @@ impl Assembler {
     /// Job `id` if it is open.
     pub(crate) fn get(&mut self, id: &str) -> Option<&mut OpenJob> {
         self.jobs.get_mut(id)
+    }
+
+    /// The start of attempt `attempt` of the open job `job`, if it has been seen. A reader
+    /// checks an end record against it ([`check_end`]) before the record opens a job or a
+    /// task, so that a record skipped leaves nothing behind.
+    pub(crate) fn attempt_start(&self, job: &str, attempt: &str) -> Option<f64> {
+        let job = self.jobs.get(job)?;
+        let &(t, a) = job.attempts.get(attempt)?;
+        Some(job.job.tasks[t].attempts[a].start_secs)
+    }
+
+    /// Checks an end at `end_secs` of attempt `attempt` of job `job`, whose end record gives
+    /// `start_secs` or not: the attempt must have a start, from the record or seen before,
+    /// and end at or after it.
+    pub(crate) fn check_end(
+        &self,
+        job: &str,
+        attempt: &str,
+        start_secs: Option<f64>,
+        end_secs: f64,
+    ) -> Result<(), EndError> {
+        match start_secs.or_else(|| self.attempt_start(job, attempt)) {
+            None => Err(EndError::NoStart),
+            Some(start) if end_secs < start => Err(EndError::BeforeStart),
+            Some(_) => Ok(()),
+        }
     }
 
     /// Marks job `id` as closed by the log; hands it out if nothing of it runs.

@@ -30,7 +30,7 @@
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use super::assemble::{Assembler, EndError};
+use super::assemble::Assembler;
 use super::input::{Lines, is_blank};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob, Truncation};
 
@@ -96,16 +96,23 @@ pub(crate) fn read_google(
     let mut tasks: HashMap<(i64, i64), (u32, bool)> = HashMap::new();
     let row = |fields: &[&str], line: u64, jobs: &mut Assembler| -> Result<(), Skip> {
         let timestamp = int(fields, 0, "timestamp")?;
+        if timestamp < 0 {
+            return Err(("negative time", Some("timestamp")));
+        }
         let job_id = int(fields, 2, "job ID")?;
         let index = int(fields, 3, "task index")?;
         let event = int(fields, 5, "event type")?;
         if !(0..=8).contains(&event) {
             return Err(("unknown event type", Some("event type")));
         }
-        let job = jobs.job(&job_id.to_string());
         let task_id = format!("{job_id}/{index}");
-        let task = job.task(&task_id, "tasks", StageKind::Map);
         let state = tasks.entry((job_id, index)).or_insert((0, false));
+        if (2..=6).contains(&event) && !state.1 {
+            // Checked before the job and task are opened: a skipped row leaves nothing.
+            return Err(("end of a task not scheduled", Some("event type")));
+        }
+        let job = jobs.job(&job_id.to_string());
+        let task = job.task(&task_id, "tasks", StageKind::Map);
         let secs = timestamp as f64 / 1e6;
         match event {
             1 => {
@@ -123,9 +130,6 @@ pub(crate) fn read_google(
                 );
             }
             2..=6 => {
-                if !state.1 {
-                    return Err(("end of a task not scheduled", Some("event type")));
-                }
                 state.1 = false;
                 if timestamp == GOOGLE_AFTER_END {
                     return Ok(());
@@ -143,7 +147,7 @@ pub(crate) fn read_google(
                     None,
                     line,
                 )
-                .map_err(|EndError::NoStart| ("end of a task not scheduled", Some("event type")))?;
+                .map_err(|e| e.skip("event type", "end of a task not scheduled", "timestamp"))?;
             }
             _ => {}
         }
@@ -200,18 +204,29 @@ pub(crate) fn read_alibaba(
             return Err(("instance never started", Some("start_time")));
         };
         let end = seconds(end, "end_time")?;
+        match (end, outcome) {
+            (None, AttemptOutcome::Unfinished) => {}
+            (None, _) => return Err(("missing field", Some("end_time"))),
+            (Some(end), _) if end < start => {
+                return Err(("attempt ends before it starts", Some("end_time")));
+            }
+            (Some(_), _) => {}
+        }
         let kind = match task_name.as_bytes().first() {
             Some(b'R' | b'J') => StageKind::Reduce,
             _ => StageKind::Map,
         };
         let job = jobs.job(job_name);
-        let task = job.task(&format!("{task_name}/{instance}"), task_name, kind);
-        let attempt_id = format!("{instance}#{seq}");
+        let task_id = format!("{task_name}/{instance}");
+        let task = job.task(&task_id, task_name, kind);
+        // The instance name repeats across the tasks of a job: the attempt is named by its
+        // task too.
+        let attempt_id = format!("{task_id}#{seq}");
         let host = (!machine.is_empty()).then(|| (*machine).to_owned());
         job.start_attempt(task, &attempt_id, start, host, None, line);
         if let (Some(end), true) = (end, outcome != AttemptOutcome::Unfinished) {
             job.end_attempt(task, &attempt_id, end, outcome, Some(start), line)
-                .map_err(|EndError::NoStart| ("instance never started", Some("start_time")))?;
+                .map_err(|e| e.skip("start_time", "instance never started", "end_time"))?;
         }
         Ok(())
     };

@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use super::assemble::{Assembler, EndError};
+use super::assemble::Assembler;
 use super::input::Lines;
 use super::jhist::{job_of, kind_of};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob, Truncation};
@@ -350,23 +350,29 @@ fn apply(
             let (stage, stage_kind) = kind_of(task_type);
             let start = millis(fields, "START_TIME")?;
             let finish = millis(fields, "FINISH_TIME")?;
+            // An end is checked whole before anything is created.
+            let end = match fields.get("TASK_STATUS") {
+                None => None,
+                Some(status) => {
+                    let finish = finish.ok_or(("missing field", Some("FINISH_TIME")))?;
+                    jobs.check_end(&job_id, attempt_id, start, finish)
+                        .map_err(|e| {
+                            e.skip("START_TIME", "attempt end without start", "FINISH_TIME")
+                        })?;
+                    Some((finish, outcome_of(status)?))
+                }
+            };
             let job = jobs.job(&job_id);
             let task = job.task(&task_id, &stage, stage_kind);
             if let Some(start) = start {
                 let host = fields.get("TRACKER_NAME").map(|t| tracker_host(t));
                 job.start_attempt(task, attempt_id, start, host, None, line);
             }
-            if let Some(status) = fields.get("TASK_STATUS") {
-                let finish = finish.ok_or(("missing field", Some("FINISH_TIME")))?;
-                let outcome = match status.as_str() {
-                    "SUCCESS" => AttemptOutcome::Succeeded,
-                    "KILLED" => AttemptOutcome::Killed,
-                    _ => AttemptOutcome::Failed,
-                };
+            if let Some((finish, outcome)) = end {
                 let attempt = job
                     .end_attempt(task, attempt_id, finish, outcome, start, line)
-                    .map_err(|EndError::NoStart| {
-                        ("attempt end without start", Some("START_TIME"))
+                    .map_err(|e| {
+                        e.skip("START_TIME", "attempt end without start", "FINISH_TIME")
                     })?;
                 if let Some(host) = fields.get("HOSTNAME") {
                     attempt.host = Some(host_of(host));
@@ -383,6 +389,17 @@ fn apply(
         _ => {}
     }
     Ok(())
+}
+
+/// An attempt's `TASK_STATUS`: `SUCCESS`, `KILLED` or `FAILED` (Hadoop 1's
+/// `JobHistory.Values`); any other value is a skip, not a guess.
+fn outcome_of(status: &str) -> Result<AttemptOutcome, Skip> {
+    match status {
+        "SUCCESS" => Ok(AttemptOutcome::Succeeded),
+        "KILLED" => Ok(AttemptOutcome::Killed),
+        "FAILED" => Ok(AttemptOutcome::Failed),
+        _ => Err(("unknown status", Some("TASK_STATUS"))),
+    }
 }
 
 /// `attempt_200904211745_0002_m_000010_0` to `task_200904211745_0002_m_000010`.

@@ -21,7 +21,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::assemble::{Assembler, EndError, progress_from_clock_splits};
+use super::assemble::{Assembler, progress_from_clock_splits};
 use super::input::{Lines, is_blank};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob, Truncation};
 
@@ -229,11 +229,13 @@ fn event(
             let (stage, stage_kind) = kind_of(string(body, "taskType")?);
             let attempt_id = string(body, "attemptId")?;
             let finish = millis(body, "finishTime")?;
+            jobs.check_end(&job_id, attempt_id, None, finish)
+                .map_err(|e| e.skip("attemptId", "attempt end without start", "finishTime"))?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
             let attempt = job
                 .end_attempt(task, attempt_id, finish, outcome, None, line)
-                .map_err(|EndError::NoStart| ("attempt end without start", Some("attemptId")))?;
+                .map_err(|e| e.skip("attemptId", "attempt end without start", "finishTime"))?;
             if let Some(host) = field(body, "hostname").and_then(Value::as_str) {
                 attempt.host = Some(host.to_owned());
             }

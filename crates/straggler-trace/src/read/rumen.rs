@@ -207,12 +207,27 @@ fn object_done(
             };
             let start_secs = ms_to_secs(start_ms);
             let end_secs = known(logged_attempt.finish_time).map(ms_to_secs);
-            let outcome = match (logged_attempt.result.as_deref(), end_secs) {
-                (Some("SUCCESS"), _) => AttemptOutcome::Succeeded,
-                (Some("KILLED"), _) => AttemptOutcome::Killed,
-                (Some(_), _) => AttemptOutcome::Failed,
-                (None, _) => AttemptOutcome::Unfinished,
+            let outcome = match logged_attempt.result.as_deref() {
+                Some("SUCCESS") => AttemptOutcome::Succeeded,
+                Some("KILLED") => AttemptOutcome::Killed,
+                Some("FAILED") => AttemptOutcome::Failed,
+                None => AttemptOutcome::Unfinished,
+                Some(_) => {
+                    report.skipped(start, Some("result"), "unknown status");
+                    continue;
+                }
             };
+            match end_secs {
+                None if outcome != AttemptOutcome::Unfinished => {
+                    report.skipped(start, Some("finishTime"), "missing field");
+                    continue;
+                }
+                Some(end) if end < start_secs => {
+                    report.skipped(start, Some("finishTime"), "attempt ends before it starts");
+                    continue;
+                }
+                _ => {}
+            }
             if outcome == AttemptOutcome::Succeeded {
                 let (bytes, records) = match kind {
                     StageKind::Map => (

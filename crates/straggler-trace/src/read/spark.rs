@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::assemble::{Assembler, EndError};
+use super::assemble::Assembler;
 use super::input::{Lines, is_blank};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob, Truncation};
 
@@ -281,13 +281,21 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             .get(&stage)
             .ok_or(("stage of no open job", Some("Stage ID")))?
             .clone();
+        // A `Resubmitted` end follows the success of a map task whose output was lost
+        // later: the attempt did succeed; keep it as it is.
+        if reason.as_deref() != Some("Resubmitted") {
+            let launch = info.launch_time.map(ms_to_secs);
+            self.jobs
+                .check_end(&key, &task_id.to_string(), launch, ms_to_secs(finish))
+                .map_err(|e| {
+                    e.skip("Launch Time", "task end without launch time", "Finish Time")
+                })?;
+        }
         let Some(job) = self.jobs.get(&key) else {
             return Err(("stage of no open job", Some("Stage ID")));
         };
         let stage_name = format!("{stage}.{stage_attempt}");
         let task = job.task(&format!("{stage_name}:{index}"), &stage_name, kind);
-        // A `Resubmitted` end follows the success of a map task whose output was lost
-        // later: the attempt did succeed; keep it as it is.
         if reason.as_deref() == Some("Resubmitted") {
             return Ok(());
         }
@@ -300,7 +308,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                 info.launch_time.map(ms_to_secs),
                 line,
             )
-            .map_err(|EndError::NoStart| ("task end without launch time", Some("Launch Time")))?;
+            .map_err(|e| e.skip("Launch Time", "task end without launch time", "Finish Time"))?;
         if attempt.host.is_none() {
             attempt.host = info.host;
         }
