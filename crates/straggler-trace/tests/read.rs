@@ -660,15 +660,17 @@ fn jhist_progress_splits_are_rebuilt_as_hadoop_defines_them() {
     let (jobs, _) = read(&path, JHIST);
     // attempt_1329348432655_0001_m_000005_0: started 1329348450580, finished 1329348461951
     // (11.371 s); clockSplits [8691, 129, 128, 129, 128, 129, 128, 129, 128, 129, 128, 129]
-    // sum 10105 ms, so 1.266 s before the first report, 1/12 at 1.266 + 8.691 = 9.957 s.
+    // sum 10105 ms: 1/12 at 8.691 s (the launch and first report in the first split), 1
+    // at 10.105 s (the last report), then flat until the end at 11.371 s.
     let attempt = attempts(&jobs)
         .find(|a| a.id == "attempt_1329348432655_0001_m_000005_0")
         .expect("attempt");
     assert_eq!(attempt.progress.len(), 14);
     // Epoch seconds in f64 carry about 2e-7 s of rounding.
-    assert!((attempt.progress[1].0 - 1.266).abs() < 1e-6);
-    assert!((attempt.progress[2].0 - 9.957).abs() < 1e-6);
-    assert!((attempt.progress[2].1 - 1.0 / 12.0).abs() < 1e-12);
+    assert!((attempt.progress[1].0 - 8.691).abs() < 1e-6);
+    assert!((attempt.progress[12].0 - 10.105).abs() < 1e-6);
+    assert!((attempt.progress[13].0 - 11.371).abs() < 1e-6);
+    assert!((attempt.progress[1].1 - 1.0 / 12.0).abs() < 1e-12);
     let (end, full) = attempt.progress[13];
     assert!((end - 11.371).abs() < 1e-6);
     assert_eq!(full, 1.0);

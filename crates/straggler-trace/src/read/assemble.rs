@@ -269,14 +269,18 @@ impl Assembler {
 ///
 /// Hadoop (`ProgressSplitsBlock`, MAPREDUCE-1327) divides an attempt's progress into
 /// `n` (12) equal intervals; `clock_splits_ms[i]` is the wall-clock time, in milliseconds,
-/// the attempt spent while its progress was in `[i/n, (i+1)/n)`. So the attempt reached
-/// progress `(i+1)/n` after `Σ_{j≤i} clock_splits_ms[j]` ms of progress time. The splits
-/// do not count the time before the first progress report (container and JVM start), so
-/// their sum is at most the attempt's duration `d`: the remainder `d − Σ` is put first,
-/// at progress 0. The points are `(0, 0)`, `(d − Σ, 0)` if positive, then
-/// `(d − Σ + Σ_{j≤i}, (i+1)/n)` in seconds. If the sum exceeds `d` (clock skew) the
-/// times are scaled by `d / Σ`; without a duration (attempt unfinished) the times are the
-/// plain sums. Empty when the splits are missing, negative or all zero.
+/// the attempt spent while its progress was in `[i/n, (i+1)/n)`. At each progress report
+/// the application master extends the splits to the time since the attempt's launch
+/// (`TaskAttemptImpl.updateProgressSplits`: `extend(progress, now - launch)`), the first
+/// report's time spread over the intervals it covers: the time before the first report
+/// (container and JVM start) is in the first splits, and the sum `Σ` is the time of the
+/// last report. So the attempt reached progress `(i+1)/n` at `S_i = Σ_{j≤i}
+/// clock_splits_ms[j]` ms after its launch, and the remainder `d − Σ` of its duration
+/// `d` comes after the last report, at the progress it reached. The points are `(0, 0)`,
+/// `(S_i, (i+1)/n)` in seconds, and `(d, 1)` if `d > Σ`. If the sum exceeds `d` (clock
+/// skew) the times are scaled by `d / Σ`; without a duration (attempt unfinished) the times
+/// are the plain sums. Empty when the splits are missing, negative, overflow or are all
+/// zero.
 pub(crate) fn progress_from_clock_splits(
     clock_splits_ms: &[i64],
     duration_secs: Option<f64>,
@@ -285,26 +289,34 @@ pub(crate) fn progress_from_clock_splits(
     if n == 0 || clock_splits_ms.iter().any(|&s| s < 0) {
         return Vec::new();
     }
-    let total_ms: i64 = clock_splits_ms.iter().sum();
+    let Some(total_ms) = clock_splits_ms
+        .iter()
+        .try_fold(0i64, |sum, &split| sum.checked_add(split))
+    else {
+        return Vec::new();
+    };
     if total_ms <= 0 {
         return Vec::new();
     }
     let total_secs = total_ms as f64 / 1000.0;
-    let (lead_secs, scale) = match duration_secs {
-        Some(d) if d.is_finite() && d >= total_secs => (d - total_secs, 1.0),
-        Some(d) if d.is_finite() && d > 0.0 => (0.0, d / total_secs),
-        _ => (0.0, 1.0),
+    let (end_secs, scale) = match duration_secs {
+        Some(d) if d.is_finite() && d > total_secs => (Some(d), 1.0),
+        Some(d) if d.is_finite() && d > 0.0 => (None, d / total_secs),
+        _ => (None, 1.0),
     };
     let mut points = Vec::with_capacity(n + 2);
     points.push((0.0, 0.0));
-    if lead_secs > 0.0 {
-        points.push((lead_secs, 0.0));
-    }
+    // Sums of non-negative splits whose total fits: no overflow.
     let mut elapsed_ms = 0i64;
     for (i, &split) in clock_splits_ms.iter().enumerate() {
         elapsed_ms += split;
-        let t = lead_secs + elapsed_ms as f64 / 1000.0 * scale;
-        points.push((t, (i + 1) as f64 / n as f64));
+        points.push((
+            elapsed_ms as f64 / 1000.0 * scale,
+            (i + 1) as f64 / n as f64,
+        ));
+    }
+    if let Some(end) = end_secs {
+        points.push((end, 1.0));
     }
     points
 }
@@ -315,14 +327,21 @@ mod tests {
 
     #[test]
     fn clock_splits_become_progress_points() {
-        // Worked by hand: 12 splits of 1 s each over a 14 s attempt: 2 s before the first
-        // report at progress 0, then 1/12 more each second, reaching 1 at 14 s.
+        // Worked by hand: 12 splits of 1 s each over a 14 s attempt: 1/12 more each second
+        // from the launch, 1 at 12 s (the last report), then 2 s more at 1 until the end.
         let points = progress_from_clock_splits(&[1000; 12], Some(14.0));
         assert_eq!(points.len(), 14);
         assert_eq!(points[0], (0.0, 0.0));
-        assert_eq!(points[1], (2.0, 0.0));
-        assert_eq!(points[2], (3.0, 1.0 / 12.0));
+        assert_eq!(points[1], (1.0, 1.0 / 12.0));
+        assert_eq!(points[12], (12.0, 1.0));
         assert_eq!(points[13], (14.0, 1.0));
+        // As long as the attempt: no point after the last split.
+        assert_eq!(
+            progress_from_clock_splits(&[1000; 12], Some(12.0)).len(),
+            13
+        );
+        // Splits whose sum overflows are no progress, not a panic.
+        assert!(progress_from_clock_splits(&[i64::MAX, i64::MAX], Some(3.0)).is_empty());
         // Sum 12 s over a 6 s attempt: halved.
         let points = progress_from_clock_splits(&[1000; 12], Some(6.0));
         assert_eq!(points[1], (0.5, 1.0 / 12.0));

@@ -240,7 +240,13 @@ fn event(
                 attempt.host = Some(host.to_owned());
             }
             if let Some(Value::Array(splits)) = field(body, "clockSplits") {
-                let splits: Vec<i64> = splits.iter().filter_map(Value::as_i64).collect();
+                // A split that is not an integer makes the splits unusable (an empty
+                // list, as missing splits), not shorter.
+                let splits: Vec<i64> = splits
+                    .iter()
+                    .map(Value::as_i64)
+                    .collect::<Option<_>>()
+                    .unwrap_or_default();
                 let duration = finish - attempt.start_secs;
                 attempt.progress = progress_from_clock_splits(&splits, Some(duration));
             }
