@@ -91,7 +91,12 @@ fn parse_detectors(list: &str) -> anyhow::Result<(bool, Vec<DetectorSpec>)> {
     Ok((with_recorded, chosen))
 }
 
-/// The notes a user must see about an input: skipped records and where it stops.
+/// Skipped records listed one by one under an input's summary; `--json` lists the first
+/// 100 the reader kept.
+const SKIPS_SHOWN: usize = 5;
+
+/// The notes a user must see about an input: skipped records (a summary by reason, then
+/// the first few as `path:line: reason, field`) and where it stops.
 fn input_notes(report: &ReadReport) -> Vec<String> {
     let path = report.path.display();
     let mut notes = Vec::new();
@@ -101,17 +106,29 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
             .iter()
             .map(|(reason, n)| format!("{reason} ({n})"))
             .collect();
-        let first = report
-            .skips
-            .first()
-            .map(|s| format!("; first at line {}", s.line))
-            .unwrap_or_default();
         notes.push(format!(
-            "{path}: {} of {} records skipped: {}{first}",
+            "{path}: {} of {} records skipped: {}",
             report.records_skipped,
             report.records_read,
             reasons.join(", ")
         ));
+        for skip in report.skips.iter().take(SKIPS_SHOWN) {
+            let field = skip
+                .field
+                .as_deref()
+                .map(|f| format!(", field `{f}`"))
+                .unwrap_or_default();
+            notes.push(format!(
+                "{path}:{}: skipped: {}{field}",
+                skip.line, skip.reason
+            ));
+        }
+        let more = report.records_skipped.saturating_sub(SKIPS_SHOWN as u64);
+        if more > 0 {
+            notes.push(format!(
+                "{path}: {more} more skipped records (`--json` lists the first 100)"
+            ));
+        }
     }
     if let Some(truncation) = &report.truncated {
         notes.push(format!(
@@ -397,6 +414,7 @@ fn json_report(
                 "records_parsed": r.records_parsed,
                 "records_skipped": r.records_skipped,
                 "skip_reasons": r.skip_reasons,
+                "skips": r.skips,
                 "truncated": r.truncated,
             })
         })
@@ -439,4 +457,34 @@ fn json_report(
         "per_job": per_job,
         "table3": {"per_copy": table.per_copy, "per_task": table.per_task},
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stragglers::trace::TraceFormat;
+
+    #[test]
+    fn skipped_records_are_listed_by_line_and_field() {
+        let mut report = ReadReport::new("log.json", TraceFormat::SparkEventLog);
+        report.parsed();
+        report.skipped(2, Some("Index"), "missing field");
+        for line in 3..9 {
+            report.skipped(line, None, "malformed JSON");
+        }
+        let notes = input_notes(&report);
+        assert_eq!(
+            notes[..3],
+            [
+                "log.json: 7 of 8 records skipped: malformed JSON (6), missing field (1)",
+                "log.json:2: skipped: missing field, field `Index`",
+                "log.json:3: skipped: malformed JSON",
+            ]
+        );
+        assert_eq!(notes.len(), 1 + SKIPS_SHOWN + 1);
+        assert_eq!(
+            notes[6],
+            "log.json: 2 more skipped records (`--json` lists the first 100)"
+        );
+    }
 }
