@@ -47,6 +47,11 @@ use straggler_model::{
 
 use crate::{AttemptOutcome, Labels, ReplayError, StageKind, TraceAttempt, TraceJob};
 
+/// The most scans a job's replay may take (its span over the scan interval), a bound that
+/// turns a damaged time (an end years after the launch) into an error rather than hours
+/// of scans: a week's job every 0.05 s is 1.2 x 10^7 scans.
+pub const MAX_SCANS_PER_JOB: u64 = 100_000_000;
+
 /// How a replay scans.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ReplayConfig {
@@ -256,6 +261,16 @@ fn replay_job(
         .iter()
         .map(|a| if a.end.is_nan() { a.start } else { a.end })
         .fold(0.0, f64::max);
+    let scans = job_end / config.scan_interval_secs;
+    if scans > MAX_SCANS_PER_JOB as f64 {
+        return Err(ReplayError::TooManyScans {
+            job: job.id.clone(),
+            span_secs: job_end,
+            interval_secs: config.scan_interval_secs,
+            scans: scans.ceil(),
+            max: MAX_SCANS_PER_JOB,
+        });
+    }
     for attempt in &mut attempts {
         if attempt.end.is_nan() {
             attempt.end = job_end;
@@ -584,6 +599,26 @@ mod tests {
         );
         let outcome = replay(&jobs, &labels, &mut FlagFrom(12.0), ReplayConfig::default());
         assert_eq!(outcome.unwrap().detections, [None]);
+    }
+
+    #[test]
+    fn a_time_far_from_the_others_is_an_error_not_hours_of_scans() {
+        // An end 10^9 s after the launch (one digit too many in a log): 3.3 x 10^8 scans
+        // at 3 s, more than the bound; the error names the job.
+        let mut task = plain_task("t", "map", 0.0, 10.0);
+        task.attempts[0].end_secs = Some(1e9);
+        let jobs = vec![job("j", vec![task])];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let mut slow = Slow::default();
+        let error = replay(&jobs, &labels, &mut slow, ReplayConfig::default()).unwrap_err();
+        assert!(
+            matches!(&error, ReplayError::TooManyScans { job, .. } if job == "j"),
+            "{error}"
+        );
+        assert!(
+            slow.seen.iter().all(|s| !s.starts_with("scan")),
+            "no scan run"
+        );
     }
 
     #[test]

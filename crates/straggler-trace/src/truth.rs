@@ -239,7 +239,9 @@ pub fn label(jobs: &[TraceJob], config: TruthConfig) -> Result<Labels, ReplayErr
             let task_roles = attempt_roles(task);
             let timed = task_time(task, &task_roles);
             job_roles.push(task_roles);
-            if task.kind == StageKind::Other {
+            // A task of no known kind that never completed is counted by its timing: a
+            // Spark task whose end record was lost is of no kind yet, not a setup task.
+            if task.kind == StageKind::Other && timed != Err("no succeeded attempt") {
                 skip("setup or cleanup task");
                 continue;
             }
@@ -507,6 +509,21 @@ pub(crate) mod tests {
         let labels = label(&jobs, config).unwrap();
         assert_eq!(labels.unlabelled["no input size"], 1);
         assert_eq!(labels.tasks.len(), 1);
+    }
+
+    #[test]
+    fn a_task_of_no_kind_is_a_setup_task_only_if_it_completed() {
+        // A setup task that succeeded; a task of no known kind whose only attempt never
+        // ended (a Spark task whose end record was lost).
+        let mut setup = plain_task("s", "setup", 0.0, 1.0);
+        setup.kind = StageKind::Other;
+        let mut lost = plain_task("l", "0.0", 0.0, 1.0);
+        lost.kind = StageKind::Other;
+        lost.attempts[0].end_secs = None;
+        lost.attempts[0].outcome = AttemptOutcome::Unfinished;
+        let labels = label(&[job("j", vec![setup, lost])], TruthConfig::default()).unwrap();
+        assert_eq!(labels.unlabelled["setup or cleanup task"], 1);
+        assert_eq!(labels.unlabelled["no succeeded attempt"], 1);
     }
 
     #[test]
