@@ -8,12 +8,13 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum TraceError {
     /// The file or directory could not be opened or read.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause, which the message includes (so that a chain of causes does not print
+        /// it twice).
+        error: std::io::Error,
     },
     /// The content matches none of the supported formats.
     #[error("{path}: not a trace format this crate reads ({hint})")]

@@ -1094,4 +1094,35 @@ fn a_cut_compressed_log_yields_what_it_holds() {
     let cut = &bytes[..bytes.len() * 2 / 3];
     let (_, report) = read_bytes(cut, SPARK).expect("readable start");
     assert!(report.truncated.is_some(), "{report:?}");
+    // Written by `zstd` in one frame whose window spans it, the cut file decodes to
+    // nothing: detection says so, rather than "not a trace format".
+    let path = std::env::temp_dir().join(format!("stragglers-cut-{}.zst", std::process::id()));
+    std::fs::write(&path, cut).expect("writable");
+    let result = read_path(&path);
+    std::fs::remove_file(&path).expect("removable");
+    match result {
+        Err(error @ TraceError::Io { .. }) => {
+            assert!(error.to_string().contains("cut or damaged"), "{error}");
+        }
+        other => panic!("expected an Io error, got {other:?}"),
+    }
+}
+
+/// A gzip stream cut in the middle of a line counts the same records as the text it
+/// decompresses to: the cut line is a record, skipped as truncated, not lost.
+#[test]
+fn a_cut_gzip_log_counts_the_line_it_cuts() {
+    use std::io::Read;
+    let Some(base) = shared_traces() else { return };
+    let path = base.join("hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz");
+    let bytes = std::fs::read(path).expect("readable");
+    let cut = &bytes[..2000];
+    let (_, from_gzip) = read_bytes(cut, HADOOP1).expect("readable start");
+    let mut text = Vec::new();
+    // The decoder fails at the cut, leaving what it decoded before it.
+    let _ = flate2::read::MultiGzDecoder::new(cut).read_to_end(&mut text);
+    let (_, from_text) = read_bytes(&text, HADOOP1).expect("readable");
+    assert_eq!(from_gzip.records_read, from_text.records_read);
+    assert_eq!(from_gzip.skip_reasons, from_text.skip_reasons);
+    assert_eq!(from_gzip.skip_reasons["truncated record"], 1);
 }

@@ -36,8 +36,25 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
     }
     let reader = input::open(path)?;
     let mut head = Vec::new();
-    // A read error here (a cut compressed file) still leaves the bytes read so far.
-    let _ = reader.take(HEAD_BYTES).read_to_end(&mut head);
+    // A read error here (a cut compressed file) still leaves the bytes read so far; with
+    // none, the input is a compressed stream cut before anything of it can be decoded.
+    // (The zstd decoder yields nothing of a frame before its end when the frame's window
+    // spans it, as in a file `zstd` wrote in one frame.)
+    if let Err(error) = reader.take(HEAD_BYTES).read_to_end(&mut head)
+        && head.is_empty()
+    {
+        return Err(TraceError::Io {
+            path: path.to_owned(),
+            error: std::io::Error::new(
+                error.kind(),
+                format!(
+                    "the compressed stream is cut or damaged before anything of it can be \
+                     decoded ({error}); decompress what it holds with `zstd -dc` or \
+                     `gzip -dc` and read that"
+                ),
+            ),
+        });
+    }
     match classify(&head) {
         Classified::Format(format) => Ok(format),
         Classified::Unsupported { what, why } => Err(TraceError::Unsupported {
@@ -63,9 +80,9 @@ pub fn detect_bytes(head: &[u8]) -> Option<TraceFormat> {
 
 /// The `events_N_*` files of a Spark rolling event-log directory, in the order of `N`.
 pub(crate) fn rolling_event_files(dir: &Path) -> Result<Vec<PathBuf>, TraceError> {
-    let io_error = |source| TraceError::Io {
+    let io_error = |error| TraceError::Io {
         path: dir.to_owned(),
-        source,
+        error,
     };
     let mut files: Vec<(u64, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io_error)? {

@@ -40,9 +40,9 @@ impl Compression {
 
 /// Opens `path` and undoes its compression.
 pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead>, TraceError> {
-    let file = File::open(path).map_err(|source| TraceError::Io {
+    let file = File::open(path).map_err(|error| TraceError::Io {
         path: path.to_owned(),
-        source,
+        error,
     })?;
     decompress(Box::new(BufReader::with_capacity(BUFFER_BYTES, file)), path)
 }
@@ -52,9 +52,9 @@ pub(crate) fn decompress<'a>(
     mut reader: Box<dyn BufRead + 'a>,
     path: &Path,
 ) -> Result<Box<dyn BufRead + 'a>, TraceError> {
-    let head = fill_head(&mut reader, 10).map_err(|source| TraceError::Io {
+    let head = fill_head(&mut reader, 10).map_err(|error| TraceError::Io {
         path: path.to_owned(),
-        source,
+        error,
     })?;
     match Compression::sniff(&head) {
         Compression::None => Ok(reader),
@@ -148,6 +148,8 @@ pub(crate) struct Lines<'a> {
     reader: Box<dyn BufRead + 'a>,
     buf: Vec<u8>,
     line: u64,
+    /// Whether a read failed: no line comes after the one it cut.
+    failed: bool,
 }
 
 impl<'a> Lines<'a> {
@@ -157,6 +159,7 @@ impl<'a> Lines<'a> {
             reader,
             buf: Vec::with_capacity(64 * 1024),
             line: offset,
+            failed: false,
         }
     }
 
@@ -165,45 +168,44 @@ impl<'a> Lines<'a> {
         self.line
     }
 
-    /// The next line, `Ok(None)` at the end of input, `Err` when the input cannot be read
-    /// further (a corrupt or cut compressed stream).
-    pub(crate) fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+    /// The next line, or `None` at the end of input. When the input cannot be read
+    /// further (a corrupt or cut compressed stream), `report` notes where it stops, and the
+    /// bytes of the line read before the failure come out as a last line without its end
+    /// (a cut line, which each reader counts as it counts the cut last line of a plain
+    /// file); then `None`.
+    pub(crate) fn next_or_note(&mut self, report: &mut ReadReport) -> Option<Line<'_>> {
+        if self.failed {
+            return None;
+        }
         self.buf.clear();
-        let n = self.reader.read_until(b'\n', &mut self.buf)?;
-        if n == 0 {
-            return Ok(None);
+        match self.reader.read_until(b'\n', &mut self.buf) {
+            Ok(0) => return None,
+            Ok(_) => {}
+            Err(error) => {
+                self.failed = true;
+                report.truncated = Some(Truncation {
+                    line: self.line + 1,
+                    note: format!("the input cannot be read past line {}: {error}", self.line),
+                });
+                if self.buf.is_empty() {
+                    return None;
+                }
+            }
         }
         self.line += 1;
         let mut text = &self.buf[..];
-        let terminated = text.last() == Some(&b'\n');
-        if terminated {
+        let terminated = !self.failed && text.last() == Some(&b'\n');
+        if text.last() == Some(&b'\n') {
             text = &text[..text.len() - 1];
             if text.last() == Some(&b'\r') {
                 text = &text[..text.len() - 1];
             }
         }
-        Ok(Some(Line {
+        Some(Line {
             no: self.line,
             text,
             terminated,
-        }))
-    }
-
-    /// The next line, or `None` at the end of input and when the input cannot be read
-    /// further, in which case `report` notes where it stops.
-    pub(crate) fn next_or_note(&mut self, report: &mut ReadReport) -> Option<Line<'_>> {
-        // A failed read does not advance the count: this is the last line read.
-        let last = self.line;
-        match self.next_line() {
-            Ok(line) => line,
-            Err(error) => {
-                report.truncated = Some(Truncation {
-                    line: last + 1,
-                    note: format!("the input cannot be read past line {last}: {error}"),
-                });
-                None
-            }
-        }
+        })
     }
 }
 

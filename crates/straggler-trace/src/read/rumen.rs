@@ -88,20 +88,8 @@ pub(crate) fn read(
     let mut lines = Lines::new(input, 0);
     let mut scan = Scanner::default();
     loop {
-        let line = match lines.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(error) => {
-                report.truncated = Some(Truncation {
-                    line: lines.line() + 1,
-                    note: format!(
-                        "the input cannot be read past line {}: {error}",
-                        lines.line()
-                    ),
-                });
-                scan.depth = 0;
-                break;
-            }
+        let Some(line) = lines.next_or_note(report) else {
+            break;
         };
         let no = line.no;
         let mut stray = false;
