@@ -87,10 +87,7 @@ pub(crate) fn read(
 ) {
     let mut lines = Lines::new(input, 0);
     let mut scan = Scanner::default();
-    loop {
-        let Some(line) = lines.next_or_note(report) else {
-            break;
-        };
+    while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
         let mut stray = false;
         for &byte in line.text {
