@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 use straggler_model::AttemptRole;
 
-use crate::{AttemptOutcome, Labels, TraceJob};
+use crate::{AttemptOutcome, Labels, StageKind, TraceJob};
 
 /// The copies of a job or a trace.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -98,6 +98,11 @@ pub fn recorded(jobs: &[TraceJob], labels: &Labels) -> Recorded {
         let origin = labels.job_origin_secs.get(j).copied().unwrap_or(0.0);
         let mut counts = CopyCounts::default();
         for (t, task) in job.tasks.iter().enumerate() {
+            // Copies of maps and reduces only: setup and cleanup tasks are never labelled,
+            // and Table 3 divides by completed maps and reduces.
+            if task.kind == StageKind::Other {
+                continue;
+            }
             let Some(roles) = labels.roles.get(j).and_then(|r| r.get(t)) else {
                 continue;
             };

@@ -237,7 +237,11 @@ fn object_done(
                 .unwrap_or_default();
             task.attempts.push(TraceAttempt {
                 id: logged_attempt.attempt_id.unwrap_or_default(),
-                host: logged_attempt.host_name.as_deref().map(host_of),
+                // Rumen keeps Hadoop 1's escapes (`cluster1020\\.example\\.com`).
+                host: logged_attempt
+                    .host_name
+                    .as_deref()
+                    .map(|name| host_of(&unescape(name))),
                 start_secs,
                 end_secs,
                 outcome,
@@ -254,6 +258,20 @@ fn object_done(
     on_job(job);
 }
 
+/// `text` without Hadoop 1's history escapes: a `\\` takes the next character as it is.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        out.push(if c == '\\' {
+            chars.next().unwrap_or(c)
+        } else {
+            c
+        });
+    }
+    out
+}
+
 /// Rumen writes -1 (or any negative number) for unknown.
 fn known(value: Option<i64>) -> Option<i64> {
     value.filter(|&v| v >= 0)
@@ -265,4 +283,19 @@ fn known_u64(value: Option<i64>) -> Option<u64> {
 
 fn ms_to_secs(ms: i64) -> f64 {
     ms as f64 / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_escapes_are_undone() {
+        assert_eq!(
+            host_of(&unescape(r"/192\.30\.63\.192/cluster1020\.example\.com")),
+            "cluster1020.example.com"
+        );
+        // `\\` is a backslash, `\"` a quote; a lone backslash at the end stays.
+        assert_eq!(unescape("a\\\\b\\\"c\\"), "a\\b\"c\\");
+    }
 }
