@@ -60,7 +60,8 @@ enum Command {
     /// Read real Hadoop and Spark logs, label their stragglers, judge the speculation that
     /// ran and replay detectors over them (see docs/replay.md).
     Replay(replay::ReplayArgs),
-    /// Run one scenario (a preset or a TOML file) with one detector and print a summary.
+    /// Run one scenario (a preset or a TOML file) with one detector, or several side by
+    /// side, and print a summary.
     Simulate(simulate::SimulateArgs),
 }
 
