@@ -84,7 +84,17 @@ impl Scenario {
     /// The number of active cores of each worker, group by group (G1 first), with group
     /// sizes rounded by largest remainder so that they sum to `platform.workers`.
     pub fn active_cores(&self, platform: &Platform) -> Result<Vec<u32>, SimError> {
-        let field = format!("scenario {}.group_percent", self.name);
+        self.active_cores_as(platform, &format!("scenario {}.group_percent", self.name))
+    }
+
+    /// [`Scenario::active_cores`], an error naming the groups `field` (the key that
+    /// wrote them).
+    pub(crate) fn active_cores_as(
+        &self,
+        platform: &Platform,
+        field: &str,
+    ) -> Result<Vec<u32>, SimError> {
+        let field = field.to_owned();
         if self.group_percent.len() != platform.cores as usize {
             return Err(SimError::InvalidConfig {
                 field,
@@ -532,15 +542,20 @@ impl SimConfig {
         )?;
         let s = &self.speculation;
         check("speculation.lag_secs", s.lag_secs, ">= 0", |v| v >= 0.0)?;
+        // At least a millisecond, as a replay's scans: finer, a run would take scans
+        // without end.
         check(
             "speculation.scan_interval_secs",
             s.scan_interval_secs,
-            "> 0",
-            |v| v > 0.0,
+            ">= 0.001",
+            |v| v >= 1e-3,
         )?;
-        check("speculation.heartbeat_secs", s.heartbeat_secs, "> 0", |v| {
-            v > 0.0
-        })?;
+        check(
+            "speculation.heartbeat_secs",
+            s.heartbeat_secs,
+            ">= 0.001",
+            |v| v >= 1e-3,
+        )?;
         if let Policy::Reserved { regular_percent } = s.policy {
             check(
                 "speculation.policy.regular_percent",

@@ -23,11 +23,12 @@ pub enum SimError {
         known: String,
     },
     /// A scenario file cannot be used.
-    #[error("{file}: line {line}: key `{key}`: {message}")]
+    #[error("{file}: {}{}{message}", line_label(*line), key_label(key))]
     ScenarioFile {
         /// The file (or the origin given for a string).
         file: String,
-        /// The line of the error, 1-based; 0 when the error is about a value's range.
+        /// The line of the error, 1-based; 0 when the file does not write the key (a
+        /// missing table, or a value left at a default that another value makes invalid).
         line: usize,
         /// The dotted key (`cluster.nodes`).
         key: String,
@@ -94,5 +95,23 @@ pub(crate) fn check(
             value: value.to_string(),
             expected,
         })
+    }
+}
+
+/// `line N: `, or nothing for line 0 (no line of the file).
+fn line_label(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!("line {line}: ")
+    }
+}
+
+/// ``key `k`: ``, or nothing for no key (a syntax error between keys).
+fn key_label(key: &str) -> String {
+    if key.is_empty() {
+        String::new()
+    } else {
+        format!("key `{key}`: ")
     }
 }

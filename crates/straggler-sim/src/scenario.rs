@@ -323,7 +323,8 @@ impl ScenarioSpec {
         if self.cluster.core_groups_percent.is_empty() {
             return Ok(vec![self.cluster.cores; self.cluster.nodes as usize]);
         }
-        Scenario::new(&self.name, &self.cluster.core_groups_percent).active_cores(&self.platform())
+        Scenario::new(&self.name, &self.cluster.core_groups_percent)
+            .active_cores_as(&self.platform(), "cluster.core_groups_percent")
     }
 
     /// Checks every value; the error names the first bad key.
@@ -401,6 +402,9 @@ impl ScenarioSpec {
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, SimError> {
         let spec: ScenarioSpec = toml::from_str(text).map_err(|e| {
             let (line, key) = match e.span() {
+                // An empty span at the start: the document itself (a missing top-level
+                // table or key).
+                Some(span) if span.start == 0 && span.is_empty() => (0, String::new()),
                 Some(span) => key_at(text, span.start),
                 None => (0, String::new()),
             };
@@ -411,17 +415,18 @@ impl ScenarioSpec {
                 message: e.message().trim().to_owned(),
             }
         })?;
-        spec.check().map_err(|e| {
-            let message = e.to_string();
-            match e {
-                SimError::InvalidConfig { field, .. } => SimError::ScenarioFile {
-                    file: origin.to_owned(),
-                    line: 0,
-                    key: field,
-                    message,
-                },
-                other => other,
-            }
+        spec.check().map_err(|e| match e {
+            SimError::InvalidConfig {
+                field,
+                value,
+                expected,
+            } => SimError::ScenarioFile {
+                file: origin.to_owned(),
+                line: line_of_key(text, &field),
+                key: field,
+                message: format!("{value}: must be {expected}"),
+            },
+            other => other,
         })?;
         Ok(spec)
     }
@@ -437,40 +442,75 @@ impl ScenarioSpec {
     }
 }
 
+/// The table each line of `text` belongs to, dotted, with the index of an array of tables
+/// (`cluster`, `causes.episodes[1]`; empty before the first header), and for a header line
+/// the table it opens.
+fn line_tables(text: &str) -> Vec<String> {
+    let mut arrays: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut table = String::new();
+    text.lines()
+        .map(|line| {
+            let t = line.trim();
+            if let Some(name) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) {
+                let name = name.trim().to_owned();
+                let index = arrays.entry(name.clone()).or_insert(0);
+                table = format!("{name}[{index}]");
+                *index += 1;
+            } else if let Some(name) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+                table = name.trim().to_owned();
+            }
+            table.clone()
+        })
+        .collect()
+}
+
+/// The key before the `=` of a line, if any.
+fn key_of_line(line: &str) -> Option<&str> {
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    (!key.is_empty() && !key.starts_with('[') && !key.starts_with('#')).then_some(key)
+}
+
+/// `key` in `table`, dotted.
+fn dotted(table: &str, key: &str) -> String {
+    if table.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{table}.{key}")
+    }
+}
+
 /// The line (1-based) of byte `offset` of `text` and the dotted key written there: the
-/// nearest table header above (`[cluster]`, `[[causes.episodes]]`) and the key before the
-/// `=` on that line.
+/// table the line belongs to (an array of tables with its index) and the key before the
+/// `=` on that line, or the table a header line opens.
 fn key_at(text: &str, offset: usize) -> (usize, String) {
     let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or("");
-    let line_no = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let line = text
-        .get(line_start..)
-        .and_then(|rest| rest.lines().next())
-        .unwrap_or("");
-    let mut table = String::new();
-    for previous in before.get(..line_start).unwrap_or("").lines() {
-        let t = previous.trim();
-        if t.starts_with('[') {
-            table = t.trim_matches(|c| c == '[' || c == ']').trim().to_owned();
-        }
-    }
-    let trimmed = line.trim();
-    if trimmed.starts_with('[') {
-        let header = trimmed.trim_matches(|c| c == '[' || c == ']').trim();
-        return (line_no, header.to_owned());
-    }
-    let key = line
-        .split_once('=')
-        .map(|(k, _)| k.trim().trim_matches('"').to_owned())
-        .unwrap_or_default();
-    let dotted = match (table.is_empty(), key.is_empty()) {
-        (true, _) => key,
-        (false, true) => table,
-        (false, false) => format!("{table}.{key}"),
+    let line_no = text.get(..offset).unwrap_or("").matches('\n').count() + 1;
+    let tables = line_tables(text);
+    let table = tables.get(line_no - 1).cloned().unwrap_or_default();
+    let line = text.lines().nth(line_no - 1).unwrap_or("");
+    let key = match key_of_line(line) {
+        Some(key) if !line.trim().starts_with('[') => dotted(&table, key),
+        _ => table,
     };
-    (line_no, dotted)
+    (line_no, key)
+}
+
+/// The line (1-based) where the dotted `key` is written (`causes.episodes[0].node`), or
+/// where its table starts if the key is a table's; 0 if the file does not write it (a
+/// value left at its default).
+fn line_of_key(text: &str, key: &str) -> usize {
+    let tables = line_tables(text);
+    text.lines()
+        .zip(&tables)
+        .position(|(line, table)| {
+            if line.trim().starts_with('[') {
+                table == key
+            } else {
+                key_of_line(line).is_some_and(|k| dotted(table, k) == key)
+            }
+        })
+        .map_or(0, |i| i + 1)
 }
 
 /// The key of the error: serde's "missing field `x`" is put under the table found at the

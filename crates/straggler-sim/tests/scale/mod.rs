@@ -402,15 +402,29 @@ fn scenario_file_errors_name_the_key_and_the_file() {
     );
     assert_eq!(key, "causes.skew.probability");
 
-    let (_, key, _) = toml_error(
+    // A value out of range names its key and the line that writes it, once.
+    let (line, key, message) = toml_error(
         "name = \"x\"\n[cluster]\nnodes = 4\n[[causes.failures]]\nnode = 9\nat_secs = 1.0\n",
     );
-    assert_eq!(key, "causes.failures[0].node");
+    assert_eq!((line, key.as_str()), (5, "causes.failures[0].node"));
+    assert!(!message.contains("causes.failures"), "{message}");
 
+    // A key of an array of tables carries its index.
     let (line, key, _) = toml_error(
-        "name = \"x\"\n[cluster]\nnodes = 4\n[[causes.episodes]]\nnode = 1\nstart_secs = 1.0\nspeed = 2\n",
+        "name = \"x\"\n[cluster]\nnodes = 4\n[[causes.episodes]]\nnode = 1\nstart_secs = 1.0\n\
+         [[causes.episodes]]\nnode = 1\nstart_secs = 1.0\nspeed = 2\n",
     );
-    assert_eq!((line, key.as_str()), (7, "causes.episodes.speed"));
+    assert_eq!((line, key.as_str()), (10, "causes.episodes[1].speed"));
+
+    // Core groups are named by the key that writes them.
+    let (line, key, _) = toml_error(
+        "name = \"x\"\n[cluster]\nnodes = 4\ncores = 4\ncore_groups_percent = [50, 50]\n",
+    );
+    assert_eq!((line, key.as_str()), (5, "cluster.core_groups_percent"));
+
+    // A missing table is named alone, at no line.
+    let (line, key, _) = toml_error("name = \"x\"\n");
+    assert_eq!((line, key.as_str()), (0, "cluster"));
 
     let err = ScenarioSpec::from_toml_file(Path::new("/no/such/file.toml"))
         .expect_err("a missing file is an error");
