@@ -257,28 +257,13 @@ fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// Describes the first out-of-order or out-of-range row or node, if any.
+/// What breaks the findings' contract ([`Findings::check`]), if anything.
 fn out_of_range(findings: &Findings, snapshot: &Snapshot) -> Option<String> {
-    let rows = findings.rows();
-    if let Some(w) = rows.windows(2).find(|w| w[0] >= w[1]) {
-        return Some(format!("row {} follows row {}", w[1], w[0]));
+    match findings.check("", snapshot) {
+        Ok(()) => None,
+        Err(crate::DetectError::BadFindings { problem, .. }) => Some(problem),
+        Err(other) => Some(other.to_string()),
     }
-    if let Some(row) = rows.iter().find(|&&row| row as usize >= snapshot.len()) {
-        return Some(format!(
-            "row {row} flagged in a snapshot of {} rows",
-            snapshot.len()
-        ));
-    }
-    if let Some(node) = findings
-        .slow_nodes()
-        .iter()
-        .find(|n| n.0 >= snapshot.node_count())
-    {
-        return Some(format!(
-            "slow node {node} in a cluster of {}",
-            snapshot.node_count()
-        ));
-    }
-    None
 }
 
 fn differ(expected: &Findings, got: &Findings) -> String {

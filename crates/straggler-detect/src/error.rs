@@ -14,6 +14,15 @@ pub enum DetectError {
         /// What it must be.
         expected: &'static str,
     },
+    /// A detector's findings break the contract of [`Findings`](crate::Findings): a row
+    /// past the snapshot, rows not in increasing order, a slow node past the cluster.
+    #[error("detector {detector}: {problem}")]
+    BadFindings {
+        /// The detector's name.
+        detector: String,
+        /// What is wrong, with the row or node at fault.
+        problem: String,
+    },
 }
 
 /// Checks that `value` is finite and satisfies `ok`.

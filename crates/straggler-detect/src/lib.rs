@@ -103,12 +103,9 @@ impl Findings {
         self.rows.clear();
         self.slow_nodes.clear();
     }
-    /// Flags a row. Rows must be pushed in increasing order.
+    /// Flags a row. Rows must be pushed in increasing order, each below the snapshot's
+    /// length; an engine checks this after each scan ([`Findings::check`]).
     pub fn push_row(&mut self, row: u32) {
-        debug_assert!(
-            self.rows.last().is_none_or(|&last| last < row),
-            "rows out of order"
-        );
         self.rows.push(row);
     }
     /// Reports a node as slow; what it is kept from is the detector's
@@ -132,6 +129,46 @@ impl Findings {
     /// keeps them in increasing order.
     pub fn rows_mut(&mut self) -> &mut Vec<u32> {
         &mut self.rows
+    }
+
+    /// Checks the findings of `detector`'s scan of `snapshot`: rows strictly increasing and
+    /// below its length, slow nodes below its node count. Engines call it after each scan,
+    /// so that a detector that breaks the contract is an error naming it, not rows
+    /// silently ignored.
+    ///
+    /// # Errors
+    ///
+    /// [`DetectError::BadFindings`], naming the detector and the first row or node at
+    /// fault.
+    pub fn check(&self, detector: &str, snapshot: &Snapshot) -> Result<(), DetectError> {
+        let bad = |problem: String| DetectError::BadFindings {
+            detector: detector.to_owned(),
+            problem,
+        };
+        let len = snapshot.len();
+        let mut previous: Option<u32> = None;
+        for &row in &self.rows {
+            if row as usize >= len {
+                return Err(bad(format!(
+                    "row {row} flagged in a snapshot of {len} rows at {} s",
+                    snapshot.now_secs()
+                )));
+            }
+            if let Some(previous) = previous.filter(|&p| p >= row) {
+                return Err(bad(format!(
+                    "row {row} flagged after row {previous}: rows must increase"
+                )));
+            }
+            previous = Some(row);
+        }
+        let nodes = snapshot.node_count();
+        if let Some(node) = self.slow_nodes.iter().find(|n| n.0 >= nodes) {
+            return Err(bad(format!(
+                "slow node {} reported in a cluster of {nodes} nodes",
+                node.0
+            )));
+        }
+        Ok(())
     }
 }
 

@@ -753,6 +753,7 @@ impl<'a> Engine<'a> {
         }
         self.findings.clear();
         detector.scan(&self.snapshot, &mut self.findings);
+        self.findings.check(detector.name(), &self.snapshot)?;
         for node in &mut self.nodes {
             node.slow = false;
         }

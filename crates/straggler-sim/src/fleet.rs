@@ -1007,6 +1007,7 @@ impl<'a> Fleet<'a> {
         }
         self.findings.clear();
         detector.scan(&snapshot, &mut self.findings);
+        self.findings.check(detector.name(), &snapshot)?;
         // (estimated time left, attempt id, entry): ties go to the older attempt.
         let mut flagged: Vec<(f64, u32, u32)> = Vec::new();
         for &row in self.findings.rows() {

@@ -51,6 +51,38 @@ impl Detector for All {
     }
 }
 
+/// Breaks the findings' contract: flags a row past the snapshot, or its rows backwards.
+struct Broken {
+    backwards: bool,
+}
+
+impl Detector for Broken {
+    fn name(&self) -> &str {
+        "broken"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let len = snapshot.len() as u32;
+        if self.backwards {
+            (0..len).rev().for_each(|row| findings.push_row(row));
+        } else if len > 0 {
+            findings.push_row(len + 5);
+        }
+    }
+}
+
+#[test]
+fn findings_that_break_the_contract_are_an_error_naming_the_detector() {
+    for backwards in [false, true] {
+        let mut config = SimConfig::paper(Policy::Shared);
+        config.speculation.lag_secs = 0.0;
+        let error = simulate(&config, &Scenario::c1(), 1, Some(&mut Broken { backwards }))
+            .expect_err("bad findings");
+        let text = error.to_string();
+        assert!(text.starts_with("detector broken: row "), "{text}");
+        assert_eq!(text.contains("rows must increase"), backwards, "{text}");
+    }
+}
+
 fn one_core() -> Scenario {
     Scenario::new("one-core", &[100.0])
 }

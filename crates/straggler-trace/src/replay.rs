@@ -403,6 +403,7 @@ fn replay_job(
         }
         findings.clear();
         detector.scan(&snapshot, &mut findings);
+        findings.check(detector.name(), &snapshot)?;
         outcome.scans += 1;
         for &row in findings.rows() {
             let Some(&a) = listed.get(row as usize) else {

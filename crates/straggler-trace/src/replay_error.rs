@@ -37,6 +37,10 @@ pub enum ReplayError {
         /// The bound.
         max: u64,
     },
+    /// A detector's findings broke their contract (a row past the snapshot, rows out of
+    /// order).
+    #[error(transparent)]
+    Findings(#[from] straggler_detect::DetectError),
     /// A snapshot refused a row.
     #[error("snapshot of job {job} at {now_secs} s: {source}")]
     Snapshot {
