@@ -75,6 +75,15 @@ pub fn child(args: &[&str]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The benchmarks, one per line, as `USAGE` lists them.
+pub fn list() -> String {
+    BENCHMARKS
+        .iter()
+        .map(|(name, what)| format!("    {name:<11}{what}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn known() -> String {
     let names: Vec<&str> = BENCHMARKS.iter().map(|(name, _)| *name).collect();
     format!("known: {}", names.join(", "))

@@ -33,8 +33,18 @@ fn main() -> anyhow::Result<()> {
         ["eval", "--bless"] => eval(Mode::Bless),
         ["bench", rest @ ..] => bench::main(rest),
         ["bench-child", rest @ ..] => bench::child(rest),
-        _ => bail!("{USAGE}{}", bench::USAGE),
+        [] | ["help" | "--help" | "-h"] => {
+            print!("{}", usage());
+            Ok(())
+        }
+        ["eval", other @ ..] => bail!("eval: unexpected {other:?}\n\n{}", usage()),
+        [other, ..] => bail!("unknown task {other:?}\n\n{}", usage()),
     }
+}
+
+/// The tasks, their options and the benchmarks.
+fn usage() -> String {
+    format!("{USAGE}{}\n{}\n", bench::USAGE, bench::list())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
