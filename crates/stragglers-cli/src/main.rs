@@ -83,10 +83,10 @@ struct Overrides {
     #[arg(long, value_delimiter = ',', default_value = "x100,shared")]
     policies: Vec<String>,
     /// Speculative lag in seconds (paper: 20).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     lag_secs: Option<f64>,
     /// Time between two progress reports, in seconds (default 3).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     heartbeat_secs: Option<f64>,
     /// Map tasks of the job (paper: 320, two waves).
     #[arg(long)]
@@ -95,10 +95,10 @@ struct Overrides {
     #[arg(long)]
     reduces: Option<u32>,
     /// Standard deviation of the log of the per-attempt work factor (default 0.08).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     noise_sigma: Option<f64>,
     /// Probability that an attempt is an outlier (default 0.005).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     outlier_probability: Option<f64>,
     /// Start detection in a stage only once none of its tasks waits for a container (a
     /// literal reading of the paper's Table 1; see docs/simulation.md).
@@ -130,7 +130,7 @@ struct Overrides {
     #[arg(long)]
     avoid_slow_nodes: bool,
     /// Speculative lags of Figure 3, comma-separated (default 0,20,...,120).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     fig3_lags: Option<Vec<f64>>,
     /// Skip Figure 3.
     #[arg(long)]
@@ -158,7 +158,7 @@ impl Overrides {
         config.policies = self
             .policies
             .iter()
-            .map(|p| parse_policy(p))
+            .map(|p| parse_policy(p, "--policies"))
             .collect::<anyhow::Result<_>>()?;
         let sim = &mut config.sim;
         if let Some(v) = self.lag_secs {
@@ -211,7 +211,7 @@ impl Overrides {
         if let Some(policies) = &self.table7_policies {
             config.table7.policies = policies
                 .iter()
-                .map(|p| parse_policy(p))
+                .map(|p| parse_policy(p, "--table7-policies"))
                 .collect::<anyhow::Result<_>>()?;
         }
         if self.no_table7 {
@@ -221,8 +221,8 @@ impl Overrides {
     }
 }
 
-/// `x100` .. `x1` or `shared`.
-fn parse_policy(text: &str) -> anyhow::Result<Policy> {
+/// `x100` .. `x1` or `shared`, given to `flag`.
+fn parse_policy(text: &str, flag: &str) -> anyhow::Result<Policy> {
     if text == "shared" {
         return Ok(Policy::Shared);
     }
@@ -230,7 +230,13 @@ fn parse_policy(text: &str) -> anyhow::Result<Policy> {
         .strip_prefix('x')
         .and_then(|p| p.parse::<u32>().ok())
         .filter(|p| (1..=100).contains(p))
-        .with_context(|| format!("unknown policy {text:?}: expected x1 .. x100 or shared"))?;
+        .with_context(|| {
+            format!(
+                "{flag}: unknown policy {text:?}: expected shared or xN, N the percent of \
+                 each node's containers kept for regular tasks (1 to 100; the simulator \
+                 refuses one that leaves a node none)"
+            )
+        })?;
     Ok(Policy::Reserved {
         regular_percent: percent,
     })

@@ -34,11 +34,21 @@ pub struct ReplayArgs {
     #[arg(long, default_value = RECORDED, value_name = "LIST|all")]
     detectors: String,
     /// Seconds between two scans (and progress reports) of a replayed detector.
-    #[arg(long, default_value_t = 3.0, value_name = "SECS")]
+    #[arg(
+        long,
+        default_value_t = 3.0,
+        value_name = "SECS",
+        allow_negative_numbers = true
+    )]
     scan_interval: f64,
     /// A task is a straggler if it takes more than this factor times its siblings'
     /// reference (seeds 002 and 004: 1.5; the seed paper: 1.2).
-    #[arg(long, default_value_t = 1.5, value_name = "F")]
+    #[arg(
+        long,
+        default_value_t = 1.5,
+        value_name = "F",
+        allow_negative_numbers = true
+    )]
     factor: f64,
     /// The siblings' reference: their median (seed 004) or mean (seed 002).
     #[arg(long, value_enum, default_value_t = Reference::Median)]
@@ -64,14 +74,17 @@ enum Reference {
 /// Which detectors `--detectors` names, `recorded` first if named.
 fn parse_detectors(list: &str) -> anyhow::Result<(bool, Vec<DetectorSpec>)> {
     let all = DetectorSpec::all();
-    if list.trim() == "all" {
-        return Ok((true, all));
-    }
     let mut with_recorded = false;
+    let mut with_all = false;
     let mut chosen = Vec::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         if name == RECORDED {
             with_recorded = true;
+            continue;
+        }
+        // `all` takes every detector, `recorded` too, whatever else the list names.
+        if name == "all" {
+            with_all = true;
             continue;
         }
         match all.iter().find(|spec| spec.name() == name) {
@@ -84,6 +97,9 @@ fn parse_detectors(list: &str) -> anyhow::Result<(bool, Vec<DetectorSpec>)> {
                 )
             }
         }
+    }
+    if with_all {
+        return Ok((true, all));
     }
     if !with_recorded && chosen.is_empty() {
         bail!("--detectors names no detector");
@@ -163,11 +179,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         },
         normalise_by_input: args.normalise_by_input,
     }
-    .check()?;
+    .check()
+    .context("--factor")?;
     let replay_config = ReplayConfig {
         scan_interval_secs: args.scan_interval,
     }
-    .check()?;
+    .check()
+    .context("--scan-interval")?;
 
     let mut jobs: Vec<TraceJob> = Vec::new();
     let mut job_input: Vec<usize> = Vec::new();
