@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::Table;
 use stragglers::trace::{
-    Labels, ReadReport, ReplayConfig, Table3, TraceJob, TruthConfig, fakes_won_by_copy, judge,
-    label, metric_map, read_path, recorded, replay, table3,
+    Labels, ReadReport, ReplayConfig, Table3, TraceJob, TruthConfig, detect_format,
+    fakes_won_by_copy, judge, label, metric_map, read_path, recorded, replay, table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -160,6 +160,35 @@ fn cell(value: Option<f64>, digits: usize) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))
 }
 
+/// Notes on jobs whose id appears more than once among the inputs (the same log given
+/// twice, or in two formats): each is replayed and counted once per appearance.
+fn repeated_jobs(jobs: &[TraceJob], job_input: &[usize], paths: &[PathBuf]) -> Vec<String> {
+    let mut seen: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+    for (job, &input) in jobs.iter().zip(job_input) {
+        seen.entry(job.id.as_str()).or_default().push(input);
+    }
+    let repeated: Vec<(&str, Vec<usize>)> = seen
+        .into_iter()
+        .filter(|(_, inputs)| inputs.len() > 1)
+        .collect();
+    let Some((first, inputs)) = repeated.first() else {
+        return Vec::new();
+    };
+    let names: Vec<String> = inputs
+        .iter()
+        .map(|&i| {
+            paths
+                .get(i)
+                .map_or_else(String::new, |p| p.display().to_string())
+        })
+        .collect();
+    vec![format!(
+        "{} jobs appear more than once, each counted every time (first: {first} in {})",
+        repeated.len(),
+        names.join(" and ")
+    )]
+}
+
 /// Pearson's r with 3 decimals, or why it is undefined.
 fn correlation(r: Option<f64>) -> String {
     r.map_or_else(
@@ -187,6 +216,21 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     .check()
     .context("--scan-interval")?;
 
+    // Every input's format first: one that is not a log (a README in a glob) stops the
+    // command before anything is read, with every such input named.
+    let unreadable: Vec<String> = args
+        .paths
+        .iter()
+        .filter_map(|path| detect_format(path).err().map(|e| e.to_string()))
+        .collect();
+    if !unreadable.is_empty() {
+        bail!(
+            "{} of {} inputs cannot be read as logs:\n  {}",
+            unreadable.len(),
+            args.paths.len(),
+            unreadable.join("\n  ")
+        );
+    }
     let mut jobs: Vec<TraceJob> = Vec::new();
     let mut job_input: Vec<usize> = Vec::new();
     let mut reports = Vec::new();
@@ -200,10 +244,27 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         jobs.extend(read);
         reports.push(report);
     }
+    for note in repeated_jobs(&jobs, &job_input, &args.paths) {
+        eprintln!("note: {note}");
+    }
 
     let labels = label(&jobs, truth)?;
     for (reason, n) in &labels.unlabelled {
         eprintln!("note: {n} tasks not labelled: {reason}");
+    }
+    let brief = labels
+        .tasks
+        .iter()
+        .filter(|t| t.exec_secs < replay_config.scan_interval_secs)
+        .count();
+    if brief > 0 && !specs.is_empty() {
+        eprintln!(
+            "note: {brief} of {} labelled tasks ran shorter than the scan interval ({} s): \
+             a replayed detector sees each at most once, or not at all; a shorter \
+             --scan-interval shows them",
+            labels.tasks.len(),
+            replay_config.scan_interval_secs
+        );
     }
     let recorded = recorded(&jobs, &labels);
     let table = table3(&jobs, &recorded);

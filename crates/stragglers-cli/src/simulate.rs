@@ -95,6 +95,19 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         print!("{}", render(summary));
     }
     eprintln!("simulated in {wall:.2} s");
+    for summary in &summaries {
+        if summary.detector != "none" && summary.detections == 0 && summary.stragglers > 0 {
+            eprintln!(
+                "note: {} flagged nothing among {} stragglers. The scale engine gives \
+                 detectors snapshots only, no observations: a detector that learns from \
+                 finished attempts or progress reports (spark, hadoop-*, esplash, dsb, \
+                 dos-index, garraghan*) has no history here (docs/simulation.md, \
+                 \"Known limits of the scale engine\"); `stragglers eval` runs the paper's \
+                 engine, which gives them.",
+                summary.detector, summary.stragglers
+            );
+        }
+    }
     if let Some(path) = args.json {
         let text = match summaries.as_slice() {
             [one] => serde_json::to_string_pretty(one)?,
