@@ -36,12 +36,13 @@ pub enum SimError {
         message: String,
     },
     /// A file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {error}")]
     Io {
         /// The file.
         path: String,
-        /// Why.
-        source: std::io::Error,
+        /// Why, which the message includes (so that a chain of causes does not print it
+        /// twice).
+        error: std::io::Error,
     },
     /// The simulated job did not finish within the time limit.
     #[error(

@@ -434,9 +434,9 @@ impl ScenarioSpec {
     /// Reads and parses a scenario file (see [`ScenarioSpec::from_toml_str`]).
     pub fn from_toml_file(path: &Path) -> Result<Self, SimError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| SimError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| SimError::Io {
             path: origin.clone(),
-            source,
+            error,
         })?;
         ScenarioSpec::from_toml_str(&text, &origin)
     }
