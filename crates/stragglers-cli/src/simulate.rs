@@ -30,7 +30,8 @@ pub struct SimulateArgs {
     /// Seed of the run.
     #[arg(long, default_value_t = 2019)]
     seed: u64,
-    /// Write the summary as JSON to this file (a list of summaries for several detectors).
+    /// Write the summaries as JSON to this file: `{"schema": "stragglers.simulate/1",
+    /// "scenario", "seed", "runs": [one summary per detector]}`.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
 }
@@ -109,10 +110,14 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         }
     }
     if let Some(path) = args.json {
-        let text = match summaries.as_slice() {
-            [one] => serde_json::to_string_pretty(one)?,
-            several => serde_json::to_string_pretty(several)?,
-        };
+        // One shape whatever the number of detectors, named like eval's and replay's.
+        let document = serde_json::json!({
+            "schema": "stragglers.simulate/1",
+            "scenario": spec.name,
+            "seed": args.seed,
+            "runs": summaries,
+        });
+        let text = serde_json::to_string_pretty(&document)?;
         std::fs::write(&path, text + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
     }
