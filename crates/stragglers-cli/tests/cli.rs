@@ -187,8 +187,12 @@ fn simulate_runs_a_preset_and_writes_its_summary() {
         json_path.to_str().unwrap(),
     ]);
     assert!(stdout.contains("20 nodes, 1 jobs, 480 tasks"), "{stdout}");
-    let summary: serde_json::Value =
+    let document: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(document["schema"], "stragglers.simulate/1");
+    assert_eq!(document["scenario"], "paper");
+    assert_eq!(document["seed"], 3);
+    let summary = &document["runs"][0];
     assert_eq!(summary["tasks"], 480);
     assert_eq!(summary["detector"], "late");
     assert_eq!(summary["seed"], 3);
@@ -211,8 +215,9 @@ fn simulate_runs_several_detectors_side_by_side() {
     let both = run("late,none", Some(json_path.to_str().unwrap()));
     // The summaries in the order given, each as a run of that detector alone prints it.
     assert_eq!(both, run("late", None) + &run("none", None));
-    let summaries: serde_json::Value =
+    let document: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let summaries = &document["runs"];
     assert_eq!(summaries[0]["detector"], "late");
     assert_eq!(summaries[1]["detector"], "none");
     let output = stragglers(&["simulate", "--preset", "paper", "--detector", "late,nope"]);
