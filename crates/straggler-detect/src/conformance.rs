@@ -256,7 +256,6 @@ fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
     format!("panicked: {message}")
 }
 
-/// Describes the first out-of-order or out-of-range row or node, if any.
 /// What breaks the findings' contract ([`Findings::check`]), if anything.
 fn out_of_range(findings: &Findings, snapshot: &Snapshot) -> Option<String> {
     match findings.check("", snapshot) {

@@ -268,6 +268,25 @@ fn a_succeeded_task_still_listed_is_neither_judged_nor_counted() {
 }
 
 #[test]
+fn a_succeeded_tasks_row_makes_no_other_row_of_its_id_speculating() {
+    // Task id 5 in two stages (a snapshot from elsewhere may reuse ids): stage 0's task 5
+    // succeeded and its row is left over (row 4); stage 1's task 5 runs alone (row 5):
+    // est = 100 / 0.1 = 1000, estEnd 1100, replEnd 200 + 100 = 300, value 800. It is
+    // judged, not taken for a second attempt of the succeeded task.
+    let mut rows = legacy_rows();
+    rows.push((5, 0, O, 0.0, 0.1));
+    rows.push((5, 1, O, 100.0, 0.1));
+    let mut detector = legacy_with(HadoopParams {
+        min_allowed_copies: 1.0,
+        ..HadoopParams::default()
+    });
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    detector.observe(&task_ended(1001, 5, S, AttemptStatus::Succeeded));
+    detector.observe(&succeeded(1002, 1, 0.0, 100.0));
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 2, &rows)), [2, 5]);
+}
+
+#[test]
 fn the_cap_counts_the_tasks_speculating() {
     // Hadoop counts a task with more than one running attempt as speculating
     // (`ALREADY_SPECULATING`), once however many copies it runs. Two finished tasks (mean

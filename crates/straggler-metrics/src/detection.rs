@@ -84,11 +84,7 @@ pub fn detection_metrics(records: &[TaskRecord]) -> Result<DetectionMetrics, Met
             (true, Some(detected_secs)) => {
                 true_positives += 1;
                 latency_sum += (detected_secs - record.start_secs) / record.usual_secs;
-                // Remaining time `end - t_det < usual`, compared as `end < t_det + usual`:
-                // two sums rounded once each, so that a remaining time equal to the usual
-                // time is not fake (`0.3 + 0.6 - 0.6` rounds below 0.3; `0.3 + 0.6` and
-                // `0.6 + 0.3` are the same number).
-                if record.start_secs + record.exec_secs < detected_secs + record.usual_secs {
+                if is_fake(record, detected_secs) {
                     fake_positives += 1;
                 }
             }
@@ -115,6 +111,15 @@ pub fn detection_metrics(records: &[TaskRecord]) -> Result<DetectionMetrics, Met
         undetected_time: ratio(undetected_sum, false_negatives),
         fake_positive: ratio(fake_positives as f64, detected),
     })
+}
+
+/// Whether a straggler detected at `detected_secs` is a fake positive (Section 6.2): its
+/// remaining time `end - t_det` is below its usual time, compared as
+/// `end < t_det + usual`, two sums rounded once each, so that a remaining time equal to the
+/// usual time is not fake (`0.3 + 0.6 - 0.6` rounds below 0.3; `0.3 + 0.6` and
+/// `0.6 + 0.3` are the same number).
+pub fn is_fake(record: &TaskRecord, detected_secs: f64) -> bool {
+    record.start_secs + record.exec_secs < detected_secs + record.usual_secs
 }
 
 /// `numerator / count`, `None` for a zero count.

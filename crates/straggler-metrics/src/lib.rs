@@ -42,7 +42,7 @@ mod efficiency;
 mod error;
 mod summary;
 
-pub use detection::{DetectionMetrics, TaskRecord, detection_metrics};
+pub use detection::{DetectionMetrics, TaskRecord, detection_metrics, is_fake};
 pub use efficiency::{EfficiencyMetrics, efficiency_metrics};
 pub use error::MetricsError;
 pub use summary::{Summary, summarize};

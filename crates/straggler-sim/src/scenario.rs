@@ -450,7 +450,8 @@ fn line_tables(text: &str) -> Vec<String> {
     let mut table = String::new();
     text.lines()
         .map(|line| {
-            let t = line.trim();
+            // A header may carry a comment (`[cluster] # the machines`).
+            let t = header_text(line);
             if let Some(name) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) {
                 let name = name.trim().to_owned();
                 let index = arrays.entry(name.clone()).or_insert(0);
@@ -462,6 +463,19 @@ fn line_tables(text: &str) -> Vec<String> {
             table.clone()
         })
         .collect()
+}
+
+/// A line without the comment a table header may end with: what is before a `#` after the
+/// closing bracket, trimmed. Other lines come back trimmed.
+fn header_text(line: &str) -> &str {
+    let t = line.trim();
+    if t.starts_with('[')
+        && let Some(close) = t.rfind(']')
+        && t[close + 1..].trim_start().starts_with('#')
+    {
+        return &t[..=close];
+    }
+    t
 }
 
 /// The key before the `=` of a line, if any.

@@ -72,17 +72,16 @@ pub fn fakes_won_by_copy(
     detections: &[Option<f64>],
     won_by_copy: &[bool],
 ) -> usize {
-    labels
-        .tasks
+    // The records the metrics judge, so that a fake here is one there.
+    crate::task_records(labels, detections)
         .iter()
-        .zip(detections)
         .zip(won_by_copy)
-        .filter(|((task, detection), won)| {
+        .filter(|(record, won)| {
             **won
-                && task.straggler
-                && detection.is_some_and(|d| {
-                    task.start_secs + task.exec_secs - d.max(task.start_secs) < task.usual_secs
-                })
+                && record.straggler
+                && record
+                    .first_detection_secs
+                    .is_some_and(|d| straggler_metrics::is_fake(record, d))
         })
         .count()
 }
@@ -242,5 +241,9 @@ pub(crate) mod tests {
         let mut later = recorded.detections.clone();
         later[3] = Some(25.0);
         assert_eq!(fakes_won_by_copy(&labels, &later, &recorded.won_by_copy), 1);
+        // At 20, exactly the usual time left: no fake, here as in the metrics.
+        later[3] = Some(20.0);
+        assert_eq!(fakes_won_by_copy(&labels, &later, &recorded.won_by_copy), 0);
+        assert_eq!(crate::judge(&labels, &later).unwrap().fake_positives, 1);
     }
 }

@@ -74,6 +74,14 @@ impl ReadReport {
         self.records_parsed += 1;
     }
 
+    /// Notes that the input stops at `line`, with why, unless an earlier cut is noted: the
+    /// first cut is the one reported.
+    pub fn cut(&mut self, line: u64, note: String) {
+        if self.truncated.is_none() {
+            self.truncated = Some(Truncation { line, note });
+        }
+    }
+
     /// Counts one record read and skipped, with where and why.
     pub fn skipped(&mut self, line: u64, field: Option<&str>, reason: &str) {
         self.records_read += 1;

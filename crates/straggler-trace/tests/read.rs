@@ -890,7 +890,25 @@ fn a_cut_file_of_a_rolling_log_does_not_hide_the_next_ones() {
     }
     let (whole_jobs, whole) = read(&fixture, SPARK);
     let (jobs, report) = read(&dir, SPARK);
+    // The second file cut too: the first cut is still the one reported.
+    let second = std::fs::read_dir(&dir)
+        .expect("the copy")
+        .map(|e| e.expect("an entry").path())
+        .find(|p| p.to_string_lossy().contains("events_2_"))
+        .expect("a second file");
+    let bytes = std::fs::read(&second).expect("readable");
+    std::fs::write(&second, &bytes[..bytes.len() / 2]).expect("writable");
+    let (_, both_cut) = read(&dir, SPARK);
     std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("removable");
+    assert_eq!(both_cut.truncated.as_ref().map(|t| t.line), Some(6));
+    assert!(
+        both_cut
+            .truncated
+            .as_ref()
+            .is_some_and(|t| t.note.starts_with("events_1_")),
+        "{:?}",
+        both_cut.truncated
+    );
     assert_eq!(report.records_read, whole.records_read);
     assert_eq!(report.records_skipped, 1);
     assert_eq!(report.skips[0].reason, "truncated record");

@@ -156,8 +156,9 @@ pub struct HadoopSpeculator<E> {
     /// the first one"), the tasks in `succeeded`.
     finished: IdMap<u32, DataStatistics>,
     succeeded: StageTaskSet,
-    /// Scratch of a scan: rows per task, and the stage of the first row of each task with
-    /// several rows.
+    /// Scratch of a scan: the tasks of the rows of unfinished tasks, their rows per task,
+    /// and the stage of the first row of each task with several rows.
+    unfinished_tasks: Vec<TaskId>,
     rows_per_task: TaskRowCounts,
     shared_tasks: IdMap<TaskId, u32>,
     stages: Vec<StageScan>,
@@ -171,6 +172,7 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
             params: params.0,
             finished: IdMap::default(),
             succeeded: StageTaskSet::default(),
+            unfinished_tasks: Vec::new(),
             rows_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
             stages: Vec::new(),
@@ -223,6 +225,7 @@ impl<E: RuntimeEstimator + Default> Default for HadoopSpeculator<E> {
             params: HadoopParams::default(),
             finished: IdMap::default(),
             succeeded: StageTaskSet::default(),
+            unfinished_tasks: Vec::new(),
             rows_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
             stages: Vec::new(),
@@ -271,8 +274,18 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
         self.stages
             .resize(snapshot.stages().len(), StageScan::default());
         // Running tasks per stage, succeeded ones left out (a task counts once, in the
-        // stage of its first row), and those with several rows, speculating.
-        self.rows_per_task.count(tasks);
+        // stage of its first row), and those with several rows, speculating. Rows are
+        // counted per task over the rows of tasks that have not succeeded, so that a
+        // succeeded task's leftover row makes no other row of its id look speculating.
+        self.unfinished_tasks.clear();
+        self.unfinished_tasks.extend(
+            tasks
+                .iter()
+                .zip(stages)
+                .filter(|&(&task, &stage)| !self.succeeded.contains(stage, task))
+                .map(|(&task, _)| task),
+        );
+        self.rows_per_task.count(&self.unfinished_tasks);
         self.shared_tasks.clear();
         for row in 0..snapshot.len() {
             self.estimator.observe_start(attempts[row], starts[row]);

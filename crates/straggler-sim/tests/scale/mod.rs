@@ -422,6 +422,10 @@ fn scenario_file_errors_name_the_key_and_the_file() {
     );
     assert_eq!((line, key.as_str()), (5, "cluster.core_groups_percent"));
 
+    // A header with a comment still names its keys.
+    let (line, key, _) = toml_error("name = \"x\"\n[cluster] # the machines\nnodes = 0\n");
+    assert_eq!((line, key.as_str()), (3, "cluster.nodes"));
+
     // A missing table is named alone, at no line.
     let (line, key, _) = toml_error("name = \"x\"\n");
     assert_eq!((line, key.as_str()), (0, "cluster"));

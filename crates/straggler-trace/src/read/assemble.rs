@@ -220,9 +220,11 @@ impl Assembler {
         Some(job.job.tasks[t].attempts[a].start_secs)
     }
 
-    /// Checks an end at `end_secs` of attempt `attempt` of job `job`, whose end record gives
-    /// `start_secs` or not: the attempt must have a start, from the record or seen before,
-    /// and end at or after it.
+    /// Checks an end at `end_secs` of attempt `attempt` of job `job`: the attempt must have
+    /// a start and end at or after it. The start is `start_secs` if given (the start the
+    /// record sets, as a Hadoop 1 record with both times does before its end is recorded),
+    /// else the one seen before; a reader whose record's start is used only for an attempt
+    /// not seen passes it only then.
     pub(crate) fn check_end(
         &self,
         job: &str,
@@ -263,6 +265,16 @@ impl Assembler {
             }
         }
     }
+}
+
+/// The integers of a JSON `clockSplits` array; empty (no progress, as missing splits) if
+/// one is not an integer, rather than a shorter list that would shift the intervals.
+pub(crate) fn integer_splits(values: &[serde_json::Value]) -> Vec<i64> {
+    values
+        .iter()
+        .map(serde_json::Value::as_i64)
+        .collect::<Option<_>>()
+        .unwrap_or_default()
 }
 
 /// Progress over time from Hadoop's progress splits (`clockSplits`).

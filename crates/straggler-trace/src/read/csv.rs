@@ -32,7 +32,7 @@ use std::io::BufRead;
 
 use super::assemble::Assembler;
 use super::input::{Lines, is_blank};
-use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob, Truncation};
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
 type Skip = (&'static str, Option<&'static str>);
 
@@ -62,10 +62,7 @@ fn read_rows(
         if fields.len() != columns {
             if !line.terminated && fields.len() < columns {
                 report.skipped(no, None, "truncated record");
-                report.truncated = Some(Truncation {
-                    line: no,
-                    note: format!("the input ends in the middle of line {no}"),
-                });
+                report.cut(no, format!("the input ends in the middle of line {no}"));
             } else {
                 report.skipped(no, None, "wrong number of fields");
             }

@@ -27,7 +27,7 @@ use std::io::BufRead;
 use super::assemble::Assembler;
 use super::input::Lines;
 use super::jhist::{job_of, kind_of};
-use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob, Truncation};
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
 /// A record longer than this many lines is taken as unterminated.
 const MAX_RECORD_LINES: usize = 10_000;
@@ -114,10 +114,10 @@ pub(crate) fn read(
     }
     if let Some(Pending { start, .. }) = pending {
         report.skipped(start, None, "truncated record");
-        report.truncated = Some(Truncation {
-            line: start,
-            note: format!("the input ends inside the record that starts on line {start}"),
-        });
+        report.cut(
+            start,
+            format!("the input ends inside the record that starts on line {start}"),
+        );
     }
     jobs.finish(&mut on_job);
 }
@@ -146,7 +146,9 @@ impl Pending {
         self.text.push('\n');
         self.text.push_str(line);
         self.lines += 1;
-        self.quotes = self.quotes.after(line);
+        // The line break is scanned too: a `\` at the end of a line escapes it, as
+        // `fields` reads the joined text.
+        self.quotes = self.quotes.after("\n").after(line);
     }
 
     /// Whether the record ends with ` .` outside any quoted value.
@@ -200,12 +202,10 @@ fn opens_record(line: &str) -> bool {
 /// Counts the record starting on `line` as cut short, and notes the first such cut.
 fn cut_short(line: u64, report: &mut ReadReport) {
     report.skipped(line, None, "truncated record");
-    if report.truncated.is_none() {
-        report.truncated = Some(Truncation {
-            line,
-            note: format!("the record on line {line} is cut short; reading went on after it"),
-        });
-    }
+    report.cut(
+        line,
+        format!("the record on line {line} is cut short; reading went on after it"),
+    );
 }
 
 fn record_type(text: &str) -> Option<&'static str> {
@@ -467,6 +467,10 @@ mod tests {
             Err(Unparsed::Truncated)
         ));
         assert!(!Pending::new(1, "Task ERROR=\"spans").is_complete());
+        // A `\` ending a line escapes the line break, not the next line's first character.
+        let mut record = Pending::new(1, "Job JOBID=\"job_1_2\" JOBNAME=\"x\\");
+        record.push_line("\" SUBMIT_TIME=\"1000\" .");
+        assert!(record.is_complete());
         assert!(opens_record(r#"Task TASKID="task_1_2_m_3" ."#));
         assert!(opens_record("!!FILE=job_1_conf.xml!!"));
         // A line of a stack trace in a value, or a record type without fields: not a new

@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
-use crate::{ReadReport, TraceError, Truncation};
+use crate::{ReadReport, TraceError};
 
 /// Buffer size for reading files: large enough that line splitting is not the bottleneck.
 const BUFFER_BYTES: usize = 256 * 1024;
@@ -183,10 +183,10 @@ impl<'a> Lines<'a> {
             Ok(_) => {}
             Err(error) => {
                 self.failed = true;
-                report.truncated = Some(Truncation {
-                    line: self.line + 1,
-                    note: format!("the input cannot be read past line {}: {error}", self.line),
-                });
+                report.cut(
+                    self.line + 1,
+                    format!("the input cannot be read past line {}: {error}", self.line),
+                );
                 if self.buf.is_empty() {
                     return None;
                 }

@@ -21,9 +21,9 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::assemble::{Assembler, progress_from_clock_splits};
+use super::assemble::{Assembler, integer_splits, progress_from_clock_splits};
 use super::input::{Lines, is_blank};
-use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob, Truncation};
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
 
 #[derive(Debug, Deserialize)]
 struct Envelope {
@@ -80,10 +80,10 @@ pub(crate) fn read(
             },
             Err(error) if !line.terminated && error.is_eof() => {
                 report.skipped(no, None, "truncated record");
-                report.truncated = Some(Truncation {
-                    line: no,
-                    note: format!("the input ends in the middle of the event on line {no}"),
-                });
+                report.cut(
+                    no,
+                    format!("the input ends in the middle of the event on line {no}"),
+                );
             }
             Err(error) if error.is_data() => report.skipped(no, None, "field of the wrong type"),
             Err(_) => report.skipped(no, None, "malformed JSON"),
@@ -240,13 +240,7 @@ fn event(
                 attempt.host = Some(host.to_owned());
             }
             if let Some(Value::Array(splits)) = field(body, "clockSplits") {
-                // A split that is not an integer makes the splits unusable (an empty
-                // list, as missing splits), not shorter.
-                let splits: Vec<i64> = splits
-                    .iter()
-                    .map(Value::as_i64)
-                    .collect::<Option<_>>()
-                    .unwrap_or_default();
+                let splits = integer_splits(splits);
                 let duration = finish - attempt.start_secs;
                 attempt.progress = progress_from_clock_splits(&splits, Some(duration));
             }

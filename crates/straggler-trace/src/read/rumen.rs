@@ -22,11 +22,11 @@ use std::io::BufRead;
 
 use serde::Deserialize;
 
-use super::assemble::progress_from_clock_splits;
+use super::assemble::{integer_splits, progress_from_clock_splits};
 use super::hadoop1::host_of;
 use super::input::Lines;
 use super::jhist::kind_of;
-use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask, Truncation};
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -61,7 +61,7 @@ struct LoggedAttempt {
     start_time: Option<i64>,
     finish_time: Option<i64>,
     result: Option<String>,
-    clock_splits: Option<Vec<i64>>,
+    clock_splits: Option<Vec<serde_json::Value>>,
     hdfs_bytes_read: Option<i64>,
     map_input_records: Option<i64>,
     reduce_shuffle_bytes: Option<i64>,
@@ -134,13 +134,13 @@ pub(crate) fn read(
     }
     if scan.depth > 0 {
         report.skipped(scan.start, None, "truncated record");
-        report.truncated = Some(Truncation {
-            line: scan.start,
-            note: format!(
+        report.cut(
+            scan.start,
+            format!(
                 "the input ends inside the JSON object that starts on line {}",
                 scan.start
             ),
-        });
+        );
     }
 }
 
@@ -232,7 +232,8 @@ fn object_done(
                 .clock_splits
                 .as_deref()
                 .map(|splits| {
-                    progress_from_clock_splits(splits, end_secs.map(|end| end - start_secs))
+                    let splits = integer_splits(splits);
+                    progress_from_clock_splits(&splits, end_secs.map(|end| end - start_secs))
                 })
                 .unwrap_or_default();
             task.attempts.push(TraceAttempt {
@@ -288,6 +289,20 @@ fn ms_to_secs(ms: i64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splits_that_are_not_integers_leave_the_job_and_give_no_progress() {
+        let text = r#"{"jobID": "job_1", "mapTasks": [{"taskID": "task_1_m_0",
+            "taskType": "MAP", "attempts": [{"attemptID": "a", "startTime": 1000,
+            "finishTime": 5000, "result": "SUCCESS", "clockSplits": [1.5, 2]}]}]}"#;
+        let mut report = ReadReport::new("t.json", crate::TraceFormat::Rumen);
+        let mut jobs = Vec::new();
+        read(Box::new(text.as_bytes()), &mut report, |job| jobs.push(job));
+        assert_eq!((report.records_parsed, report.records_skipped), (1, 0));
+        let attempt = &jobs[0].tasks[0].attempts[0];
+        assert_eq!((attempt.start_secs, attempt.end_secs), (1.0, Some(5.0)));
+        assert!(attempt.progress.is_empty());
+    }
 
     #[test]
     fn history_escapes_are_undone() {

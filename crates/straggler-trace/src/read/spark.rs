@@ -23,7 +23,7 @@ use serde::Deserialize;
 
 use super::assemble::Assembler;
 use super::input::{Lines, is_blank};
-use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob, Truncation};
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
 /// The fields of any event this reader uses; serde skips the rest.
 #[derive(Debug, Deserialize)]
@@ -156,10 +156,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                 },
                 Err(error) if !terminated && error.is_eof() => {
                     report.skipped(no, None, "truncated record");
-                    report.truncated = Some(Truncation {
-                        line: no,
-                        note: format!("the input ends in the middle of the event on line {no}"),
-                    });
+                    report.cut(
+                        no,
+                        format!("the input ends in the middle of the event on line {no}"),
+                    );
                 }
                 Err(error) if error.is_data() => {
                     report.skipped(no, None, "field of the wrong type")
@@ -284,9 +284,15 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         // A `Resubmitted` end follows the success of a map task whose output was lost
         // later: the attempt did succeed; keep it as it is.
         if reason.as_deref() != Some("Resubmitted") {
-            let launch = info.launch_time.map(ms_to_secs);
+            // The end's launch time stands in only for an attempt not seen starting, as in
+            // `end_attempt` below.
+            let id = task_id.to_string();
+            let launch = info
+                .launch_time
+                .map(ms_to_secs)
+                .filter(|_| self.jobs.attempt_start(&key, &id).is_none());
             self.jobs
-                .check_end(&key, &task_id.to_string(), launch, ms_to_secs(finish))
+                .check_end(&key, &id, launch, ms_to_secs(finish))
                 .map_err(|e| {
                     e.skip("Launch Time", "task end without launch time", "Finish Time")
                 })?;
