@@ -90,6 +90,15 @@ fn counts(jobs: &[TraceJob], report: &ReadReport) -> Counts {
 }
 
 /// Reads `path`, checks the report's invariant and its format, returns the jobs and report.
+/// The line and reason of each skip kept by `report`.
+fn skipped_lines(report: &ReadReport) -> Vec<(u64, &str)> {
+    report
+        .skips
+        .iter()
+        .map(|s| (s.line, s.reason.as_str()))
+        .collect()
+}
+
 fn read(path: &Path, format: TraceFormat) -> (Vec<TraceJob>, ReadReport) {
     let (jobs, report) = read_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(report.format, format, "{}", path.display());
@@ -699,11 +708,7 @@ fn bad_lines_are_counted_with_their_line_and_never_dropped() {
     let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
     assert_eq!(report.records_read, 9, "the blank line is no record");
     assert_eq!(report.records_parsed, 5);
-    let lines: Vec<(u64, &str)> = report
-        .skips
-        .iter()
-        .map(|s| (s.line, s.reason.as_str()))
-        .collect();
+    let lines = skipped_lines(&report);
     assert_eq!(
         lines,
         [
@@ -774,11 +779,7 @@ fn impossible_records_are_skipped_whole_and_leave_nothing_behind() {
     );
     let (jobs, report) =
         read_bytes(alibaba.as_bytes(), TraceFormat::Alibaba2018BatchInstance).expect("readable");
-    let reasons: Vec<(u64, &str)> = report
-        .skips
-        .iter()
-        .map(|s| (s.line, s.reason.as_str()))
-        .collect();
+    let reasons = skipped_lines(&report);
     assert_eq!(
         reasons,
         [(3, "missing field"), (4, "attempt ends before it starts")]
@@ -936,11 +937,7 @@ fn the_google_2011_fixture_is_read_as_counted_by_hand() {
         TraceFormat::Google2011TaskEvents,
     );
     check_counts(&jobs, &report, [2, 4, 6, 2, 2, 1, 1, 0], 18, 3);
-    let reasons: Vec<(u64, &str)> = report
-        .skips
-        .iter()
-        .map(|s| (s.line, s.reason.as_str()))
-        .collect();
+    let reasons = skipped_lines(&report);
     assert_eq!(
         reasons,
         [
