@@ -6,7 +6,7 @@ mod simulate;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use stragglers::sim::{
     CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, report,
@@ -48,9 +48,12 @@ enum Command {
         /// Worker threads (default: one per core). Results do not depend on it.
         #[arg(long)]
         threads: Option<usize>,
-        /// Which detectors to evaluate: the paper's three, or all (`stragglers detectors`).
-        #[arg(long, value_enum, default_value_t = DetectorSet::Paper)]
-        detectors: DetectorSet,
+        /// Which detectors to evaluate: `paper` (Default, Hierarchical and LATE, as in the
+        /// paper's Table 6, and the oracle), `all` (every detector of `stragglers
+        /// detectors`, and the oracle), or names of `stragglers detectors` and `oracle`,
+        /// comma-separated.
+        #[arg(long, default_value = "paper", value_name = "paper|all|LIST")]
+        detectors: String,
         #[command(flatten)]
         overrides: Box<Overrides>,
     },
@@ -65,15 +68,38 @@ enum Command {
     Simulate(simulate::SimulateArgs),
 }
 
-/// A set of detectors to evaluate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum DetectorSet {
-    /// Default, Hierarchical and LATE, as in the paper's Table 6, and the oracle.
-    Paper,
-    /// Every detector of `stragglers detectors`: the paper's three, the engines' own rules
-    /// (Hadoop 1 and 2, Spark, Zaharia's LATE), the seeds' (eSplash, DSB, Garraghan et al.,
-    /// DoS-index), and the oracle.
-    All,
+/// The evaluation of `--detectors`: `paper`, `all`, or a comma-separated list of names.
+fn evaluation_of(detectors: &str) -> anyhow::Result<Evaluation> {
+    match detectors.trim() {
+        "paper" => Ok(Evaluation::paper()),
+        "all" => Ok(Evaluation::paper().with_detectors(DetectorSpec::all_and_oracle())),
+        list => {
+            let known = DetectorSpec::all_and_oracle();
+            let chosen = list
+                .split(',')
+                .map(str::trim)
+                .filter(|name| !name.is_empty())
+                .map(|name| {
+                    known
+                        .iter()
+                        .find(|spec| spec.name() == name)
+                        .cloned()
+                        .with_context(|| {
+                            let names: Vec<&str> = known.iter().map(DetectorSpec::name).collect();
+                            format!(
+                                "--detectors: unknown detector {name:?}: expected paper, all or \
+                                 names among {}",
+                                names.join(", ")
+                            )
+                        })
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            if chosen.is_empty() {
+                bail!("--detectors names no detector");
+            }
+            Ok(Evaluation::paper().with_detectors(chosen))
+        }
+    }
 }
 
 /// Changes to the paper's setting, for ablations (see docs/simulation.md).
@@ -260,12 +286,7 @@ fn main() -> anyhow::Result<()> {
                     .build_global()
                     .context("starting the thread pool")?;
             }
-            let mut evaluation = match detectors {
-                DetectorSet::Paper => Evaluation::paper(),
-                DetectorSet::All => {
-                    Evaluation::paper().with_detectors(DetectorSpec::all_and_oracle())
-                }
-            };
+            let mut evaluation = evaluation_of(&detectors)?;
             let config = evaluation.config_mut();
             config.repetitions = repetitions;
             config.baseline_runs = baseline_runs;
