@@ -116,11 +116,49 @@ fn eval_runs_figure_3_and_table_7_with_the_copy_controls() {
 }
 
 #[test]
+fn eval_runs_the_detectors_named() {
+    let stdout = stragglers_ok(&[
+        "eval",
+        "--detectors",
+        "default,oracle",
+        "--no-fig3",
+        "--no-table7",
+        "--repetitions",
+        "1",
+        "--baseline-runs",
+        "2",
+    ]);
+    // The rows' words (scenario, policy, mechanism, figures): the two named, no other.
+    let words: std::collections::BTreeSet<&str> = stdout
+        .lines()
+        .filter(|line| line.starts_with('C'))
+        .flat_map(str::split_whitespace)
+        .collect();
+    for named in ["default", "oracle"] {
+        assert!(words.contains(named), "{stdout}");
+    }
+    for other in ["late", "hierarchical"] {
+        assert!(!words.contains(other), "{stdout}");
+    }
+}
+
+#[test]
 fn bad_arguments_are_refused_with_a_reason() {
     let output = stragglers(&["eval", "--policies", "x7x"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("unknown policy \"x7x\""), "{stderr}");
+    assert!(
+        stderr.contains("--policies: unknown policy \"x7x\""),
+        "{stderr}"
+    );
+
+    let output = stragglers(&["eval", "--detectors", "default,nope"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--detectors: unknown detector \"nope\""),
+        "{stderr}"
+    );
 
     let output = stragglers(&[
         "eval",
