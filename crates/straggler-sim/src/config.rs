@@ -284,6 +284,12 @@ pub struct Speculation {
     pub scan_interval_secs: f64,
     /// Time between two progress reports of a node (Hadoop's task progress interval: 3 s).
     pub heartbeat_secs: f64,
+    /// Whether each attempt reports on its own timer, `heartbeat_secs` after its launch
+    /// and every `heartbeat_secs` from then on (Hadoop's tasks), rather than all attempts
+    /// at the same instants (the default, the model the published figures use; see
+    /// `docs/simulation.md`).
+    #[serde(default)]
+    pub per_attempt_reports: bool,
     /// Where copies run.
     pub policy: Policy,
     /// Whether detection in a stage also waits until none of its tasks waits for a
@@ -300,6 +306,7 @@ impl Default for Speculation {
             lag_secs: 20.0,
             scan_interval_secs: 1.0,
             heartbeat_secs: 3.0,
+            per_attempt_reports: false,
             policy: Policy::X100,
             wait_for_pending_tasks: false,
         }

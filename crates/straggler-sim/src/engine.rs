@@ -163,6 +163,8 @@ struct Live {
     work_done: f64,
     /// Last reported progress, `None` before the first report.
     reported: Option<f64>,
+    /// With per-attempt reports, when this attempt reports next.
+    next_report_secs: f64,
 }
 
 #[derive(Debug)]
@@ -194,6 +196,9 @@ struct Engine<'a> {
     snapshot: Snapshot,
     findings: Findings,
     slow_nodes: SlowNodeEffect,
+    /// With per-attempt reports, the reports made since the detector last observed them:
+    /// time, attempt, progress.
+    reports: Vec<(f64, AttemptId, f64)>,
     now: f64,
 }
 
@@ -313,6 +318,7 @@ impl<'a> Engine<'a> {
             snapshot,
             findings: Findings::default(),
             slow_nodes: SlowNodeEffect::default(),
+            reports: Vec::new(),
             now: 0.0,
         })
     }
@@ -346,10 +352,13 @@ impl<'a> Engine<'a> {
                 });
             }
             self.advance_to(next, due);
+            self.observe_reports(detector.as_deref_mut());
             self.complete_finished(detector.as_deref_mut());
             if next == next_heartbeat {
                 heartbeats += 1;
-                self.report_progress(detector.as_deref_mut());
+                if !speculation.per_attempt_reports {
+                    self.report_progress(detector.as_deref_mut());
+                }
             }
             self.fill();
             if next == next_scan {
@@ -382,10 +391,23 @@ impl<'a> Engine<'a> {
 
     /// Moves time to `time`; every attempt progresses at its node's rate, and `due`, the
     /// attempt whose completion defines `time`, is exactly done.
+    ///
+    /// With per-attempt reports, an attempt whose report falls in `(now, time]` reports
+    /// the progress it had then, exact: its node's rate is constant in between.
     fn advance_to(&mut self, time: f64, due: Option<AttemptId>) {
         let dt = time - self.now;
+        let speculation = &self.config.speculation;
         for l in &mut self.live {
-            l.work_done += self.nodes[l.node].rate * dt;
+            let rate = self.nodes[l.node].rate;
+            while speculation.per_attempt_reports && l.next_report_secs <= time {
+                let at = l.next_report_secs;
+                let done = l.work_done + rate * (at - self.now);
+                let progress = (done / l.work_total).clamp(0.0, 1.0);
+                l.reported = Some(progress);
+                self.reports.push((at, l.attempt, progress));
+                l.next_report_secs += speculation.heartbeat_secs;
+            }
+            l.work_done += rate * dt;
             if Some(l.attempt) == due {
                 l.work_done = l.work_done.max(l.work_total);
             }
@@ -540,6 +562,28 @@ impl<'a> Engine<'a> {
                 input_bytes: task.input_bytes,
             }));
         }
+    }
+
+    /// Hands the detector the per-attempt reports made since the last call, in time order
+    /// (attempt order on a tie).
+    fn observe_reports<D: Detector + ?Sized>(&mut self, detector: Option<&mut D>) {
+        let mut reports = std::mem::take(&mut self.reports);
+        if let Some(d) = detector {
+            reports.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            for &(time_secs, id, progress) in &reports {
+                let attempt = &self.attempts[id.index()];
+                d.observe(&Observation::Progress(ProgressReport {
+                    attempt: id,
+                    task: attempt.task,
+                    stage: self.tasks[attempt.task.index()].stage,
+                    node: attempt.node,
+                    time_secs,
+                    progress,
+                }));
+            }
+        }
+        reports.clear();
+        self.reports = reports;
     }
 
     fn report_progress<D: Detector + ?Sized>(&mut self, detector: Option<&mut D>) {
@@ -697,6 +741,7 @@ impl<'a> Engine<'a> {
             work_total: work,
             work_done: 0.0,
             reported: None,
+            next_report_secs: self.now + self.config.speculation.heartbeat_secs,
         });
         let kind = kind_index(self.tasks[task.index()].key.kind);
         let node = &mut self.nodes[n];

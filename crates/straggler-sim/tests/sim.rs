@@ -6,7 +6,7 @@ mod scale;
 use approx::assert_relative_eq;
 use straggler_detect::{DefaultDetector, Detector, Dsb, Findings, LateDetector, SlowNodeRule};
 use straggler_energy::SlowdownModel;
-use straggler_model::{AttemptRole, AttemptStatus, NodeId, Run, Snapshot, TaskKind};
+use straggler_model::{AttemptRole, AttemptStatus, NodeId, Observation, Run, Snapshot, TaskKind};
 use straggler_sim::{
     DetectorSpec, EvalConfig, Evaluation, Fig3Config, Noise, Platform, Policy, Scenario, SimConfig,
     SimError, Table7Config, Workload, simulate,
@@ -531,6 +531,71 @@ fn a_copy_that_loses_is_killed_with_the_progress_it_reached() {
     assert_relative_eq!(copy.start_secs, 3.0);
     assert_relative_eq!(copy.end_secs.unwrap(), 17.0, max_relative = 1e-12);
     assert_relative_eq!(copy.progress_at_end, 0.7, max_relative = 1e-12);
+}
+
+/// Flags every row from `from_secs` on, and records the progress reports it observes.
+struct ReportRecorder {
+    from_secs: f64,
+    reports: Vec<(u32, f64, f64)>,
+}
+
+impl Detector for ReportRecorder {
+    fn name(&self) -> &str {
+        "report-recorder"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        if snapshot.now_secs() >= self.from_secs {
+            (0..snapshot.len() as u32).for_each(|row| findings.push_row(row));
+        }
+    }
+    fn observe(&mut self, observation: &Observation) {
+        if let Observation::Progress(report) = observation {
+            self.reports
+                .push((report.attempt.0, report.time_secs, report.progress));
+        }
+    }
+}
+
+#[test]
+fn per_attempt_reports_come_a_heartbeat_after_each_launch() {
+    // One core, two containers, one map of 10 s; scans every second, reports every 3 s;
+    // the copy starts at the scan at 4 s, beside its original, both then at rate 1/2.
+    // Per attempt: the original reports at 3 s (3 s done, 0.3) and 6 s (3 + 1 + 2 x 1/2 =
+    // 5 s, 0.5); the copy at 7 s (3 x 1/2 = 1.5 s, 0.15). At common instants the copy
+    // reports at 6 s, 2 s after its launch (1 s done, 0.1).
+    let run = |per_attempt: bool| {
+        let mut config = exact(1, 2, 1, 0);
+        config.speculation.policy = Policy::Shared;
+        config.speculation.lag_secs = 0.0;
+        config.speculation.per_attempt_reports = per_attempt;
+        config.copies.placement.avoid_original_node = false;
+        let mut recorder = ReportRecorder {
+            from_secs: 4.0,
+            reports: Vec::new(),
+        };
+        simulate(&config, &one_core(), 1, Some(&mut recorder)).unwrap();
+        recorder.reports
+    };
+    let first = |reports: &[(u32, f64, f64)], attempt: u32, n: usize| {
+        reports
+            .iter()
+            .filter(|r| r.0 == attempt)
+            .take(n)
+            .map(|r| (r.1, r.2))
+            .collect::<Vec<_>>()
+    };
+    let own = run(true);
+    let original = first(&own, 0, 2);
+    assert_relative_eq!(original[0].0, 3.0);
+    assert_relative_eq!(original[0].1, 0.3, max_relative = 1e-12);
+    assert_relative_eq!(original[1].0, 6.0);
+    assert_relative_eq!(original[1].1, 0.5, max_relative = 1e-12);
+    let copy = first(&own, 1, 1);
+    assert_relative_eq!(copy[0].0, 7.0);
+    assert_relative_eq!(copy[0].1, 0.15, max_relative = 1e-12);
+    let common = first(&run(false), 1, 1);
+    assert_relative_eq!(common[0].0, 6.0);
+    assert_relative_eq!(common[0].1, 0.1, max_relative = 1e-12);
 }
 
 #[test]

@@ -114,6 +114,10 @@ struct Overrides {
     /// Time between two progress reports, in seconds (default 3).
     #[arg(long, allow_negative_numbers = true)]
     heartbeat_secs: Option<f64>,
+    /// Each attempt reports on its own timer, every heartbeat from its launch (Hadoop's
+    /// tasks), instead of all attempts at the same instants.
+    #[arg(long)]
+    per_attempt_reports: bool,
     /// Map tasks of the job (paper: 320, two waves).
     #[arg(long)]
     maps: Option<u32>,
@@ -193,6 +197,7 @@ impl Overrides {
         if let Some(v) = self.heartbeat_secs {
             sim.speculation.heartbeat_secs = v;
         }
+        sim.speculation.per_attempt_reports |= self.per_attempt_reports;
         if let Some(v) = self.maps {
             sim.workload.maps = v;
         }
