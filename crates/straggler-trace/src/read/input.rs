@@ -209,7 +209,61 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// The key of the JSON field where `error` (a type error) points in `text`: the last
+/// `"key":` written before its position. serde_json's messages give the position, not the
+/// field; a value of the wrong type sits right after its key.
+pub(crate) fn json_field_at(text: &[u8], error: &serde_json::Error) -> Option<String> {
+    // The error's line (1-based) and column (1-based, in bytes) within `text`.
+    let line_start = if error.line() <= 1 {
+        0
+    } else {
+        text.iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'\n')
+            .nth(error.line() - 2)
+            .map(|(i, _)| i + 1)?
+    };
+    let end = (line_start + error.column()).min(text.len());
+    let before = &text[..end];
+    // The last `":` before the position closes the key; its opening quote is the last `"`
+    // before that.
+    let colon = before.windows(2).rposition(|w| w == b"\":")?;
+    let open = before[..colon].iter().rposition(|&b| b == b'"')?;
+    std::str::from_utf8(&before[open + 1..colon])
+        .ok()
+        .map(str::to_owned)
+}
+
 /// Whether a line holds only whitespace (such lines are not records in any format).
 pub(crate) fn is_blank(text: &[u8]) -> bool {
     text.iter().all(u8::is_ascii_whitespace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_type_error_names_the_field_it_is_in() {
+        let text = br#"{"Event":"x","Task Info":{"Task ID":1,"Host":5,"Index":0}}"#;
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Info {
+            #[serde(rename = "Host")]
+            host: String,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Event {
+            #[serde(rename = "Task Info")]
+            info: Info,
+        }
+        let error = serde_json::from_slice::<Event>(text).expect_err("a type error");
+        assert!(error.is_data());
+        assert_eq!(json_field_at(text, &error).as_deref(), Some("Host"));
+        // Over several lines too.
+        let text = b"{\"a\": 1,\n \"Host\": 5}";
+        let error = serde_json::from_slice::<Info>(text).expect_err("a type error");
+        assert_eq!(json_field_at(text, &error).as_deref(), Some("Host"));
+    }
 }

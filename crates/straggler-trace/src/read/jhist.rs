@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::assemble::{Assembler, integer_splits, progress_from_clock_splits};
-use super::input::{Lines, is_blank};
+use super::input::{Lines, is_blank, json_field_at};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
 
 #[derive(Debug, Deserialize)]
@@ -85,7 +85,10 @@ pub(crate) fn read(
                     format!("the input ends in the middle of the event on line {no}"),
                 );
             }
-            Err(error) if error.is_data() => report.skipped(no, None, "field of the wrong type"),
+            Err(error) if error.is_data() => {
+                let field = json_field_at(line.text, &error);
+                report.skipped(no, field.as_deref(), "field of the wrong type");
+            }
             Err(_) => report.skipped(no, None, "malformed JSON"),
         }
     }

@@ -24,7 +24,7 @@ use serde::Deserialize;
 
 use super::assemble::{integer_splits, progress_from_clock_splits};
 use super::hadoop1::host_of;
-use super::input::Lines;
+use super::input::{Lines, json_field_at};
 use super::jhist::kind_of;
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask};
 
@@ -154,7 +154,8 @@ fn object_done(
     let logged: LoggedJob = match serde_json::from_slice(bytes) {
         Ok(job) => job,
         Err(error) if error.is_data() => {
-            report.skipped(start, None, "field of the wrong type");
+            let field = json_field_at(bytes, &error);
+            report.skipped(start, field.as_deref(), "field of the wrong type");
             return;
         }
         Err(_) => {

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::assemble::Assembler;
-use super::input::{Lines, is_blank};
+use super::input::{Lines, is_blank, json_field_at};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
 /// The fields of any event this reader uses; serde skips the rest.
@@ -162,7 +162,8 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                     );
                 }
                 Err(error) if error.is_data() => {
-                    report.skipped(no, None, "field of the wrong type")
+                    let field = json_field_at(line.text, &error);
+                    report.skipped(no, field.as_deref(), "field of the wrong type");
                 }
                 Err(_) => report.skipped(no, None, "malformed JSON"),
             }
