@@ -209,6 +209,30 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// Counts line `no` of a JSON Lines log, `text`, that did not parse: cut by the end of the
+/// input (an unterminated last line ending inside a value), a value of the wrong type (its
+/// field named), or not JSON.
+pub(crate) fn json_line_skipped(
+    no: u64,
+    text: &[u8],
+    terminated: bool,
+    error: &serde_json::Error,
+    report: &mut ReadReport,
+) {
+    if !terminated && error.is_eof() {
+        report.skipped(no, None, "truncated record");
+        report.cut(
+            no,
+            format!("the input ends in the middle of the event on line {no}"),
+        );
+    } else if error.is_data() {
+        let field = json_field_at(text, error);
+        report.skipped(no, field.as_deref(), "field of the wrong type");
+    } else {
+        report.skipped(no, None, "malformed JSON");
+    }
+}
+
 /// The key of the JSON field where `error` (a type error) points in `text`: the last
 /// `"key":` written before its position. serde_json's messages give the position, not the
 /// field; a value of the wrong type sits right after its key.

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::assemble::{Assembler, integer_splits, progress_from_clock_splits};
-use super::input::{Lines, is_blank, json_field_at};
+use super::input::{Lines, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
 
 #[derive(Debug, Deserialize)]
@@ -78,18 +78,7 @@ pub(crate) fn read(
                 Ok(()) => report.parsed(),
                 Err((reason, field)) => report.skipped(no, field, reason),
             },
-            Err(error) if !line.terminated && error.is_eof() => {
-                report.skipped(no, None, "truncated record");
-                report.cut(
-                    no,
-                    format!("the input ends in the middle of the event on line {no}"),
-                );
-            }
-            Err(error) if error.is_data() => {
-                let field = json_field_at(line.text, &error);
-                report.skipped(no, field.as_deref(), "field of the wrong type");
-            }
-            Err(_) => report.skipped(no, None, "malformed JSON"),
+            Err(error) => json_line_skipped(no, line.text, line.terminated, &error, report),
         }
     }
     if header_lines < 2 {

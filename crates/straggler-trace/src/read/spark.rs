@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::assemble::Assembler;
-use super::input::{Lines, is_blank, json_field_at};
+use super::input::{Lines, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
 /// The fields of any event this reader uses; serde skips the rest.
@@ -154,18 +154,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                     Ok(()) => report.parsed(),
                     Err((reason, field)) => report.skipped(no, field, reason),
                 },
-                Err(error) if !terminated && error.is_eof() => {
-                    report.skipped(no, None, "truncated record");
-                    report.cut(
-                        no,
-                        format!("the input ends in the middle of the event on line {no}"),
-                    );
-                }
-                Err(error) if error.is_data() => {
-                    let field = json_field_at(line.text, &error);
-                    report.skipped(no, field.as_deref(), "field of the wrong type");
-                }
-                Err(_) => report.skipped(no, None, "malformed JSON"),
+                Err(error) => json_line_skipped(no, line.text, terminated, &error, report),
             }
         }
     }
