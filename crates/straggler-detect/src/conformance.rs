@@ -48,6 +48,16 @@
 //! Once, before the scenarios: [`Detector::name`] is non-empty, lower case and without
 //! whitespace.
 //!
+//! Only with [`Conformance::forgets_finished_stages`], once after the scenarios: a stage
+//! index starts afresh after [`Observation::StageFinished`]. The detector observes a
+//! stage's history (200 tasks of 640 MB on 10 nodes, each reported at half its 10 s run,
+//! then succeeded), then the stage's end; the index then goes to another job's stage (20
+//! attempts of new tasks of 64 MB started at 100 s, reported every 3 s at steady rates, so that at
+//! 200 s one in four is at progress 0.05 and the others at 0.5); at 200 s the detector must
+//! flag what a new one that observed only the new stage's reports flags. This is an expectation for detectors
+//! that learn per stage only (Spark's, Hadoop's, the DoS-index, Garraghan's); a node-level
+//! detector keeps what it learnt of the nodes (DSB, eSplash) and should not opt in.
+//!
 //! Findings carry row indices and node identifiers only, so they cannot hold a NaN; what
 //! the checks above cannot see (whether the flagged rows are the right ones) is for the
 //! detector's own hand-worked tests.
@@ -69,8 +79,8 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use straggler_model::{
-    AttemptId, AttemptRole, JobId, ModelError, NodeId, Snapshot, SnapshotRow, Stage, StageId,
-    TaskId, TaskKind,
+    AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, ModelError, NodeId, Observation,
+    ProgressReport, Snapshot, SnapshotRow, Stage, StageId, TaskId, TaskKind,
 };
 
 use crate::{Detector, Findings, Parallelism};
@@ -83,12 +93,14 @@ pub const GENERATED_ROWS: usize = 20_000;
 pub struct Conformance<F> {
     make: F,
     peer_relative: bool,
+    forgets_finished_stages: bool,
 }
 
 impl<F> fmt::Debug for Conformance<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Conformance")
             .field("peer_relative", &self.peer_relative)
+            .field("forgets_finished_stages", &self.forgets_finished_stages)
             .finish()
     }
 }
@@ -105,6 +117,7 @@ where
         Conformance {
             make,
             peer_relative: false,
+            forgets_finished_stages: false,
         }
     }
 
@@ -112,6 +125,14 @@ where
     /// [module docs](self)). True of Default, LATE and Hierarchical.
     pub fn peer_relative(mut self) -> Self {
         self.peer_relative = true;
+        self
+    }
+
+    /// Also expects that after [`Observation::StageFinished`] the stage's index starts
+    /// afresh (see the [module docs](self)). True of the detectors that learn per stage
+    /// only: Spark's, Hadoop's, the DoS-index, Garraghan's.
+    pub fn forgets_finished_stages(mut self) -> Self {
+        self.forgets_finished_stages = true;
         self
     }
 
@@ -129,6 +150,44 @@ where
         }
         for scenario in scenarios() {
             self.run_scenario(&scenario)?;
+        }
+        if self.forgets_finished_stages {
+            self.check_reused_stage()?;
+        }
+        Ok(())
+    }
+
+    /// A detector that observed a finished stage flags, at its index given to another
+    /// stage, what a new detector flags.
+    fn check_reused_stage(&self) -> Result<(), ConformanceFailure> {
+        const SCENARIO: &str = "a finished stage's index given to another stage";
+        let (history, after, snapshot) = reused_stage();
+        let mut fresh = self.build(Parallelism::Sequential, SCENARIO)?;
+        let mut taught = self.build(Parallelism::Sequential, SCENARIO)?;
+        let fail = |check: &'static str, detail: String| ConformanceFailure {
+            detector: sequential_name(&self.make),
+            scenario: SCENARIO,
+            check,
+            detail,
+        };
+        catch_unwind(AssertUnwindSafe(|| {
+            history.iter().for_each(|o| taught.observe(o));
+            after.iter().for_each(|o| taught.observe(o));
+            after.iter().for_each(|o| fresh.observe(o));
+        }))
+        .map_err(|payload| fail("observing does not panic", panic_message(&payload)))?;
+        let expected = scan(&mut fresh, &snapshot).map_err(|m| fail(NO_PANIC, m))?;
+        let got = scan(&mut taught, &snapshot).map_err(|m| fail(NO_PANIC, m))?;
+        if got != expected {
+            return Err(fail(
+                "after StageFinished the index flags what a new detector flags",
+                format!(
+                    "a new detector flagged rows {:?}, the one that learnt the finished \
+                     stage rows {:?}",
+                    Preview(expected.rows()),
+                    Preview(got.rows())
+                ),
+            ));
         }
         Ok(())
     }
@@ -287,6 +346,78 @@ impl<T: fmt::Debug> fmt::Debug for Preview<'_, T> {
         }
         Ok(())
     }
+}
+
+/// The observations until the stage's end and after, and the snapshot, of
+/// [`Conformance::forgets_finished_stages`]'s check (see the [module docs](self)).
+fn reused_stage() -> (Vec<Observation>, Vec<Observation>, Snapshot) {
+    const HISTORY: u32 = 200;
+    const NODES: u32 = 10;
+    let mut history = Vec::new();
+    for task in 0..HISTORY {
+        let (attempt, node) = (AttemptId(task), NodeId(task % NODES));
+        history.push(Observation::Progress(ProgressReport {
+            attempt,
+            task: TaskId(task),
+            stage: StageId(0),
+            node,
+            time_secs: 5.0,
+            progress: 0.5,
+        }));
+    }
+    for task in 0..HISTORY {
+        history.push(Observation::AttemptEnded(AttemptEnd {
+            attempt: AttemptId(task),
+            task: TaskId(task),
+            stage: StageId(0),
+            node: NodeId(task % NODES),
+            role: AttemptRole::Original,
+            start_secs: 0.0,
+            end_secs: 10.0,
+            status: AttemptStatus::Succeeded,
+            input_bytes: 640_000_000,
+        }));
+    }
+    history.push(Observation::StageFinished {
+        stage: StageId(0),
+        time_secs: 10.0,
+    });
+    let stages = vec![Stage {
+        job: JobId(1),
+        kind: TaskKind::Map,
+    }];
+    let mut snapshot = Snapshot::new(200.0, NODES, stages).expect("valid snapshot");
+    let rows: Vec<SnapshotRow> = (0..20)
+        .map(|i| SnapshotRow {
+            attempt: AttemptId(HISTORY + i),
+            task: TaskId(HISTORY + i),
+            stage: StageId(0),
+            node: NodeId(i % NODES),
+            role: AttemptRole::Original,
+            start_secs: 100.0,
+            progress: if i % 4 == 0 { 0.05 } else { 0.5 },
+            input_bytes: 64e6,
+        })
+        .collect();
+    let mut after = Vec::new();
+    // Every 3 s from 101 s to 200 s (34 reports each, more than Hadoop's 24 skipped).
+    for k in 0..34 {
+        let time_secs = 200.0 - f64::from(33 - k) * 3.0;
+        for row in &rows {
+            after.push(Observation::Progress(ProgressReport {
+                attempt: row.attempt,
+                task: row.task,
+                stage: row.stage,
+                node: row.node,
+                time_secs,
+                progress: row.progress * (time_secs - 100.0) / 100.0,
+            }));
+        }
+    }
+    for row in rows {
+        snapshot.push(row).expect("valid row");
+    }
+    (history, after, snapshot)
 }
 
 /// A snapshot and whether every attempt in it is identical to all its peers.

@@ -191,8 +191,14 @@ impl Detector for DosIndex {
     }
 
     fn observe(&mut self, observation: &Observation) {
-        let Observation::AttemptEnded(end) = observation else {
-            return;
+        let end = match observation {
+            Observation::AttemptEnded(end) => end,
+            // Its tasks stay in `succeeded`: a task index names one task of the run.
+            Observation::StageFinished { stage, .. } => {
+                self.finished.remove(&stage.0);
+                return;
+            }
+            _ => return,
         };
         if end.status != AttemptStatus::Succeeded || !self.succeeded.insert(end.stage.0, end.task) {
             return;

@@ -59,7 +59,10 @@
 //!   node index. The random choice uses a SplitMix64 stream from `seed`, restarted by
 //!   `reset`.
 //! - Per-stage statistics are kept in a map keyed by stage, so that a stage index from an
-//!   observation costs one entry whatever its value.
+//!   observation costs one entry whatever its value. A stage that finished
+//!   ([`Observation::StageFinished`]) keeps its successes in the window, normalised among
+//!   themselves: they are evidence on their nodes; a later stage given its index is
+//!   normalised apart.
 //! - The first ranking happens at the first scan, then every `window_secs`.
 
 use std::collections::VecDeque;
@@ -129,7 +132,10 @@ pub struct CheckedDsbParams(DsbParams);
 #[derive(Debug, Clone, Copy)]
 struct Finished {
     end_secs: f64,
-    stage: u32,
+    /// The stage's index, and above it how many stages had finished at that index before
+    /// ([`Observation::StageFinished`]): the tasks of a stage that finished are still
+    /// normalised among themselves, not with a later stage given its index.
+    stage: u64,
     node: u32,
     duration_secs: f64,
 }
@@ -166,8 +172,11 @@ pub struct Dsb {
     blacklist: Vec<NodeId>,
     intervals: Vec<NodeInterval>,
     // Buffers kept between rankings.
-    /// Durations of the window by stage (a map: stage indices come from observations).
-    stage_moments: IdMap<u32, Moments>,
+    /// Durations of the window by stage key (`Finished::stage`; a map: stage indices come
+    /// from observations).
+    stage_moments: IdMap<u64, Moments>,
+    /// Stages finished at each stage index.
+    finished_stages: IdMap<u32, u32>,
     node_moments: Vec<Moments>,
     t_quantiles: Vec<f64>,
 }
@@ -194,6 +203,7 @@ impl Dsb {
             blacklist: Vec::new(),
             intervals: Vec::new(),
             stage_moments: IdMap::default(),
+            finished_stages: IdMap::default(),
             node_moments: Vec::new(),
             t_quantiles: Vec::new(),
         }
@@ -385,8 +395,13 @@ impl Detector for Dsb {
     }
 
     fn observe(&mut self, observation: &Observation) {
-        let Observation::AttemptEnded(end) = observation else {
-            return;
+        let end = match observation {
+            Observation::AttemptEnded(end) => end,
+            Observation::StageFinished { stage, .. } => {
+                *self.finished_stages.entry(stage.0).or_insert(0) += 1;
+                return;
+            }
+            _ => return,
         };
         let duration_secs = end.end_secs - end.start_secs;
         if end.status != AttemptStatus::Succeeded
@@ -396,7 +411,8 @@ impl Detector for Dsb {
         }
         let finished = Finished {
             end_secs: end.end_secs,
-            stage: end.stage.0,
+            stage: u64::from(self.finished_stages.get(&end.stage.0).copied().unwrap_or(0)) << 32
+                | u64::from(end.stage.0),
             node: end.node.0,
             duration_secs,
         };

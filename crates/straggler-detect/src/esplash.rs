@@ -7,7 +7,11 @@
 //!
 //! - **Performance vector.** `PV_i = (e_1, .., e_D)`: for each task type `d`, the mean
 //!   execution time of the tasks of that type node `i` has finished. A task type is a
-//!   stage (the maps of a job, its reduces), as Hadoop's statistics table keys them.
+//!   stage (the maps of a job, its reduces), as Hadoop's statistics table keys them. A
+//!   stage that finished ([`Observation::StageFinished`]) leaves the vectors: the paper's
+//!   dimensions are the types of the jobs running ("five concurrent MapReduce jobs ...
+//!   every node will have a performance vector of five values"), and an engine may give
+//!   the stage's index to a new one.
 //! - **Grouping (Alg. 1).** Start with one group per PV; merge two groups when neither
 //!   dominates the other (`min_i(a) > max_j(a)` and `min_j(b) > max_i(b)` for some
 //!   dimensions `a`, `b`), and merge the groups that overlap the merged one (`[min, max]`
@@ -750,6 +754,20 @@ impl Detector for ESplash {
             Observation::Progress(report) => {
                 self.reports
                     .insert(report.attempt.0, (report.time_secs, report.progress));
+                return;
+            }
+            // The stage's dimension of every performance vector empties: its index
+            // starts afresh, and the levels are computed again without it.
+            Observation::StageFinished { stage, .. } => {
+                let cells = self
+                    .history
+                    .iter_mut()
+                    .filter_map(|s| s.get_mut(stage.index()));
+                for cell in cells {
+                    *cell = Moments::default();
+                }
+                self.dirty = true;
+                self.unclassified = true;
                 return;
             }
             _ => return,

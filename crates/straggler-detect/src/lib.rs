@@ -22,7 +22,10 @@
 //! nothing, copies, or all new work); the engine applies the rule.
 //! Stateful detectors (estimators that learn from successive progress reports or finished
 //! tasks, node-level detectors that rank nodes) receive every [`Observation`] before the
-//! scan at the same instant through [`Detector::observe`].
+//! scan at the same instant through [`Detector::observe`]; on
+//! [`Observation::StageFinished`] they forget what they learnt of that stage, whose index
+//! an engine may then give to a new one (the kit checks it:
+//! [`conformance::Conformance::forgets_finished_stages`]).
 //!
 //! Scans over large snapshots run in parallel with rayon (see [`Parallelism`]). Sums are
 //! taken chunk by chunk in a fixed order whatever the number of threads, so a parallel

@@ -378,6 +378,11 @@ impl Detector for SparkDetector {
                     );
                 }
             }
+            // Its tasks stay in `seen`: a task index names one task of the run, so a
+            // later stage at this index has tasks of its own.
+            Observation::StageFinished { stage, .. } => {
+                self.stages.remove(&stage.0);
+            }
             _ => {}
         }
     }

@@ -742,6 +742,71 @@ fn conformance_catches_broken_detectors() {
     check_detector(|_| Broken::Everything).expect("universal checks only");
 }
 
+/// A detector that never hears a stage finish: what it learnt of a finished stage stays
+/// with the stage's index.
+struct KeepsFinishedStages<D>(D);
+
+impl<D: Detector> Detector for KeepsFinishedStages<D> {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        self.0.scan(snapshot, findings);
+    }
+    fn observe(&mut self, observation: &Observation) {
+        if !matches!(observation, Observation::StageFinished { .. }) {
+            self.0.observe(observation);
+        }
+    }
+    fn reset(&mut self) {
+        self.0.reset();
+    }
+}
+
+#[test]
+fn the_kit_catches_a_detector_that_keeps_a_finished_stage() {
+    use straggler_detect::{
+        DosIndex, DosIndexParams, GarraghanDetector, GarraghanMode, GarraghanParams, Hadoop1,
+        HadoopSpeculator, SparkDetector, SparkParams,
+    };
+    fn rejects<D: Detector>(make: impl Fn() -> D) {
+        let kit = Conformance::new(|_| KeepsFinishedStages(make()));
+        let name = make().name().to_owned();
+        let failure = kit.forgets_finished_stages().run().err();
+        let failure = failure.unwrap_or_else(|| panic!("{name}: not rejected"));
+        assert_eq!(
+            failure.check, "after StageFinished the index flags what a new detector flags",
+            "{failure}"
+        );
+        // And the detector itself passes.
+        let kit = Conformance::new(|_| make());
+        kit.forgets_finished_stages()
+            .run()
+            .expect("the detector forgets");
+    }
+    let spark = |params: SparkParams| SparkDetector::new(params.check().expect("valid"));
+    rejects(|| spark(SparkParams::spark4()));
+    rejects(|| spark(SparkParams::legacy()));
+    rejects(Hadoop1::default);
+    rejects(HadoopSpeculator::legacy);
+    rejects(HadoopSpeculator::exp_smoothed);
+    rejects(HadoopSpeculator::simple_exp);
+    for threshold in [2.5, 10.0] {
+        let params = DosIndexParams {
+            threshold,
+            ..DosIndexParams::default()
+        };
+        rejects(|| DosIndex::new(params.check().expect("valid")));
+    }
+    for mode in [GarraghanMode::Offline, GarraghanMode::Combined] {
+        let params = GarraghanParams {
+            mode,
+            ..GarraghanParams::default()
+        };
+        rejects(|| GarraghanDetector::new(params.check().expect("valid")));
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Parallel scans equal sequential ones; scans are deterministic.
 

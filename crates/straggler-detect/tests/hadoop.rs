@@ -985,12 +985,15 @@ fn conformance() {
     // The speculators scan sequentially (see `hadoop::speculator`): they ignore the
     // parallelism the kit asks for.
     Conformance::new(|_| HadoopSpeculator::legacy())
+        .forgets_finished_stages()
         .run()
         .expect("hadoop-legacy");
     Conformance::new(|_| HadoopSpeculator::exp_smoothed())
+        .forgets_finished_stages()
         .run()
         .expect("hadoop-exp-smoothed");
     Conformance::new(|_| HadoopSpeculator::simple_exp())
+        .forgets_finished_stages()
         .run()
         .expect("hadoop-simple-exp");
     Conformance::new(|parallelism: Parallelism| {
@@ -1001,6 +1004,7 @@ fn conformance() {
         Hadoop1::new(params.check().expect("valid"))
     })
     .peer_relative()
+    .forgets_finished_stages()
     .run()
     .expect("hadoop1");
 }

@@ -545,17 +545,21 @@ fn garraghan_at(mode: GarraghanMode, parallelism: Parallelism) -> GarraghanDetec
 fn garraghan_passes_the_conformance_kit() {
     Conformance::new(|p| garraghan_at(GarraghanMode::Online, p))
         .peer_relative()
+        .forgets_finished_stages()
         .run()
         .expect("online");
     Conformance::new(|p| garraghan_at(GarraghanMode::Offline, p))
+        .forgets_finished_stages()
         .run()
         .expect("offline");
     Conformance::new(|p| garraghan_at(GarraghanMode::Combined, p))
         .peer_relative()
+        .forgets_finished_stages()
         .run()
         .expect("combined");
     Conformance::new(|_| GarraghanDetector::default())
         .peer_relative()
+        .forgets_finished_stages()
         .run()
         .expect("combined without history");
 }
@@ -721,6 +725,7 @@ fn dos_index_passes_the_conformance_kit() {
             )
         })
         .peer_relative()
+        .forgets_finished_stages()
         .run()
         .expect("dos-index");
     }

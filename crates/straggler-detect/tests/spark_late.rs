@@ -558,6 +558,7 @@ fn spark_passes_the_conformance_kit() {
                 ..preset
             })
         })
+        .forgets_finished_stages()
         .run()
         .expect("spark conformance");
     }

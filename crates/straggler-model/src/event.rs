@@ -53,4 +53,15 @@ pub enum Observation {
     Progress(ProgressReport),
     /// An attempt ended.
     AttemptEnded(AttemptEnd),
+    /// Every task of a stage has finished: no later snapshot or observation names the
+    /// stage, and an engine that runs many jobs may give its index to a new stage (a job
+    /// that arrives later). A detector forgets what it learnt of the stage alone, so that
+    /// the index starts afresh (as after `Detector::reset`, for that stage); what it learnt
+    /// of nodes it may keep.
+    StageFinished {
+        /// The stage.
+        stage: StageId,
+        /// When its last task finished, seconds since the start of the run.
+        time_secs: f64,
+    },
 }

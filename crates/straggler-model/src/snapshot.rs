@@ -89,6 +89,30 @@ impl Snapshot {
         Ok(())
     }
 
+    /// Adds a stage after the others (a job that arrived, in an engine that keeps one
+    /// snapshot for a whole run); returns its index. Its pending count is zero.
+    pub fn push_stage(&mut self, stage: Stage) -> StageId {
+        self.stages.push(stage);
+        self.pending.push(0);
+        StageId(self.stages.len() as u32 - 1)
+    }
+
+    /// Gives index `id` to another stage (a job that arrived, at the index of a stage that
+    /// finished: see `Observation::StageFinished`).
+    pub fn set_stage(&mut self, id: StageId, stage: Stage) -> Result<(), ModelError> {
+        let len = self.stages.len() as u64;
+        let slot = self
+            .stages
+            .get_mut(id.index())
+            .ok_or(ModelError::UnknownId {
+                field: "stage",
+                value: u64::from(id.0),
+                len,
+            })?;
+        *slot = stage;
+        Ok(())
+    }
+
     /// Sets the number of tasks of `stage` waiting to be scheduled.
     pub fn set_pending(&mut self, stage: StageId, tasks: u32) -> Result<(), ModelError> {
         let len = self.stages.len() as u64;

@@ -50,6 +50,39 @@ fn snapshot_accepts_valid_rows_and_keeps_columns_aligned() {
 }
 
 #[test]
+fn stages_are_added_and_given_to_other_stages() {
+    let mut snapshot = Snapshot::new(10.0, 2, stages()).unwrap();
+    let third = Stage {
+        job: JobId(1),
+        kind: TaskKind::Map,
+    };
+    assert_eq!(snapshot.push_stage(third), StageId(2));
+    assert_eq!(snapshot.stages()[2], third);
+    assert_eq!(snapshot.pending(StageId(2)), 0);
+    snapshot.set_pending(StageId(2), 3).unwrap();
+    assert_eq!(snapshot.pending(StageId(2)), 3);
+    let later = Stage {
+        job: JobId(7),
+        kind: TaskKind::Reduce,
+    };
+    snapshot.set_stage(StageId(0), later).unwrap();
+    assert_eq!(snapshot.stages()[0], later);
+    assert!(matches!(
+        snapshot.set_stage(StageId(3), later),
+        Err(ModelError::UnknownId {
+            field: "stage",
+            value: 3,
+            len: 3
+        })
+    ));
+    let row = SnapshotRow {
+        stage: StageId(2),
+        ..row(0.5, 1.0)
+    };
+    assert_eq!(snapshot.push(row).unwrap(), 0);
+}
+
+#[test]
 fn snapshot_rejects_bad_rows_naming_the_field() {
     let mut snapshot = Snapshot::new(10.0, 2, stages()).unwrap();
     let field = |err: ModelError| match err {

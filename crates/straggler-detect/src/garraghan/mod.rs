@@ -394,6 +394,16 @@ impl Detector for GarraghanDetector {
     }
 
     fn observe(&mut self, observation: &Observation) {
+        if let Observation::StageFinished { stage, .. } = observation {
+            // The stage's index starts afresh: its history goes back to the prior's, and
+            // its fitted lines go (a count of attempts would not tell them stale).
+            self.history.reset_stage(*stage, &self.prior);
+            if let Some(cached) = self.models.get_mut(stage.index()) {
+                *cached = CachedLines::default();
+            }
+            self.unplaced_starts.remove(&stage.0);
+            return;
+        }
         if let Observation::AttemptEnded(end) = observation {
             // Its job is the one its stage index had in the last snapshot scanned.
             let seen = match self.stage_jobs.get(end.stage.index()) {

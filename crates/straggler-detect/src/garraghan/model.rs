@@ -588,6 +588,19 @@ impl ProgressHistory {
         self.stages.get(&stage.0).map_or(0, |h| h.attempts)
     }
 
+    /// Makes `stage`'s history `to`'s (none if `to` has none), the rest unchanged: a
+    /// finished stage goes back to the prior, and its index starts afresh.
+    pub(crate) fn reset_stage(&mut self, stage: StageId, to: &ProgressHistory) {
+        match to.stages.get(&stage.0) {
+            Some(history) => {
+                self.stages.insert(stage.0, Arc::clone(history));
+            }
+            None => {
+                self.stages.remove(&stage.0);
+            }
+        }
+    }
+
     /// Attempts of `stage` whose trajectories are kept, the latest [`WINDOW`] learnt at
     /// most: the stage's model is theirs.
     pub fn kept_attempts(&self, stage: StageId) -> usize {

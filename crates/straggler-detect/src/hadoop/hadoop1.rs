@@ -231,11 +231,18 @@ impl Detector for Hadoop1 {
     }
 
     fn observe(&mut self, observation: &Observation) {
-        if let Observation::AttemptEnded(end) = observation
-            && end.status == AttemptStatus::Succeeded
-            && self.finished_tasks.insert(end.stage.0, end.task)
-        {
-            *self.finished.entry(end.stage.0).or_insert(0) += 1;
+        match observation {
+            Observation::AttemptEnded(end)
+                if end.status == AttemptStatus::Succeeded
+                    && self.finished_tasks.insert(end.stage.0, end.task) =>
+            {
+                *self.finished.entry(end.stage.0).or_insert(0) += 1;
+            }
+            // Its tasks stay in `finished_tasks`: a task index names one task of the run.
+            Observation::StageFinished { stage, .. } => {
+                self.finished.remove(&stage.0);
+            }
+            _ => {}
         }
     }
 
