@@ -20,17 +20,24 @@
 //! Differences from [`simulate`](crate::simulate) (the paper's engine, kept unchanged for
 //! the golden evaluation): regular tasks are placed on free containers in a round-robin
 //! order of the nodes rather than node by node; copies take free containers only (the
-//! `x100` policy) and never the original's node; the detector sees snapshots only (no
-//! [`Observation`](straggler_model::Observation)s), whose stage indices are those of the
-//! jobs running at the scan; detection in a job starts `lag_secs` after its arrival.
+//! `x100` policy) and never the original's node; detection in a job starts `lag_secs`
+//! after its arrival. The detector observes what the paper engine gives it (every ended
+//! attempt; at every heartbeat a progress report of every running attempt), and also
+//! [`Observation::StageFinished`] when a job's maps, then its reduces, have all finished:
+//! a job takes a pair of stage indices when it arrives and gives it back when it finishes,
+//! so that a snapshot lists the stages of the running jobs (a few hundred), not of every
+//! job of a day (51,200), and a detector can forget what it learnt of a finished stage.
+//! The nodes the detector reports slow are kept from what its
+//! [`SlowNodeRule`](straggler_detect::SlowNodeRule) says until its next scan.
 
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 use straggler_detect::{Detector, Findings};
 use straggler_model::{
-    Attempt, AttemptId, AttemptRole, AttemptStatus, Detection, JobId, LoadTimeline, Node, NodeId,
-    Run, Snapshot, SnapshotRow, Stage, StageId, Task, TaskId, TaskKey, TaskKind,
+    Attempt, AttemptEnd, AttemptId, AttemptRole, AttemptStatus, Detection, JobId, LoadTimeline,
+    Node, NodeId, Observation, ProgressReport, Run, Snapshot, SnapshotRow, Stage, StageId, Task,
+    TaskId, TaskKey, TaskKind,
 };
 
 use crate::causes::{Change, NodeConditions, TaskDraw};
@@ -140,6 +147,10 @@ pub fn simulate_scenario(
     let mut detector = detector;
     if let Some(d) = detector.as_deref_mut() {
         d.reset();
+        let rule = d.slow_node_rule();
+        fleet.observing = true;
+        fleet.keep_copies_off_slow = rule.keeps_copies_off();
+        fleet.keep_tasks_off_slow = rule.keeps_tasks_off();
     }
     let name = detector
         .as_deref()
@@ -172,6 +183,8 @@ struct NodeRt {
     /// Whether it is down, as in `NodeConditions::down`.
     down: bool,
     dirty: bool,
+    /// Reported slow by the detector at its last scan.
+    slow: bool,
 }
 
 /// A container slot: the attempt in it and the work clock at which that attempt finishes,
@@ -242,7 +255,9 @@ struct JobRt {
     done: u32,
     reduces_released: bool,
     queued: bool,
-    scan_stage: u32,
+    /// Its stages in snapshots and observations are `2 * stage_pair` (maps) and
+    /// `2 * stage_pair + 1` (reduces); see [`Fleet::stage_of`].
+    stage_pair: u32,
 }
 
 impl JobRt {
@@ -314,9 +329,27 @@ struct Fleet<'a> {
     last_heartbeat: f64,
     counters: Counters,
     record: Option<Recorder>,
+    /// The snapshot scanned, kept between scans; its stages are those of the running jobs
+    /// and of finished ones whose indices no job has taken since ([`Fleet::stage_of`]).
+    snapshot: Snapshot,
+    /// Stage pairs of finished jobs, for the next jobs to arrive: smallest first.
+    free_pairs: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
     snapshot_rows: Vec<u32>,
     scratch: Vec<f32>,
     findings: Findings,
+    /// Ended attempts and finished stages not yet handed to the detector (with one only):
+    /// they are handed over, in the order they happened, before the next progress reports
+    /// or scan.
+    observations: Vec<Observation>,
+    /// Whether a detector observes the run.
+    observing: bool,
+    /// What the nodes the detector reported slow are kept from: its
+    /// [`SlowNodeRule`](straggler_detect::SlowNodeRule).
+    keep_copies_off_slow: bool,
+    keep_tasks_off_slow: bool,
+    /// Entries of `free_slots` set aside because their node is slow and the work being
+    /// placed may not go there; put back in front, in order, when that may change.
+    parked: Vec<u32>,
 }
 
 impl<'a> Fleet<'a> {
@@ -352,6 +385,7 @@ impl<'a> Fleet<'a> {
                 background: conditions.background[i],
                 down: conditions.down[i],
                 dirty: false,
+                slow: false,
             });
             machines.push(node);
             first_slot += containers;
@@ -388,7 +422,7 @@ impl<'a> Fleet<'a> {
                             kind,
                             index,
                         },
-                        stage: StageId(2 * j as u32 + u32::from(kind == TaskKind::Reduce)),
+                        stage: recorded_stage(j as u32, kind),
                         input_bytes: input_bytes(
                             spec,
                             kind,
@@ -424,9 +458,16 @@ impl<'a> Fleet<'a> {
             last_heartbeat: 0.0,
             counters: Counters::default(),
             record,
+            snapshot: Snapshot::new(0.0, c.nodes, Vec::new())?,
+            free_pairs: std::collections::BinaryHeap::new(),
             snapshot_rows: Vec::new(),
             scratch: Vec::new(),
             findings: Findings::default(),
+            observations: Vec::new(),
+            observing: false,
+            keep_copies_off_slow: false,
+            keep_tasks_off_slow: false,
+            parked: Vec::new(),
         })
     }
 
@@ -478,12 +519,12 @@ impl<'a> Fleet<'a> {
                 .get(self.next_arrival)
                 .is_some_and(|j| j.arrival_secs <= self.now)
             {
-                self.arrive(self.next_arrival as u32);
+                self.arrive(self.next_arrival as u32)?;
                 self.next_arrival += 1;
             }
             if next == next_heartbeat {
                 heartbeats += 1;
-                self.heartbeat();
+                self.heartbeat(detector.as_deref_mut());
                 if let Some(p) = progress.as_deref_mut() {
                     p(Progress {
                         now_secs: self.now,
@@ -534,10 +575,15 @@ impl<'a> Fleet<'a> {
                     .iter()
                     .all(|s| (s.live == EMPTY) == (s.finish == f64::INFINITY))
             );
-            // Every free container of an up node has its entry in `free_slots` (stale
-            // entries, of containers taken since, may be there too).
+            // Every free container of an up node has its entry in `free_slots` or among
+            // the parked ones (stale entries, of containers taken since, may be there too).
             if !node.down {
-                let entries = self.free_slots.iter().filter(|&&e| e == n as u32).count();
+                let entries = self
+                    .free_slots
+                    .iter()
+                    .chain(&self.parked)
+                    .filter(|&&e| e == n as u32)
+                    .count();
                 let free = (node.containers - node.used) as usize;
                 assert!(entries >= free, "node {n}: {entries} entries, {free} free");
             }
@@ -686,9 +732,13 @@ impl<'a> Fleet<'a> {
         job.done += 1;
         if live.task - job.first_task < job.maps {
             job.maps_done += 1;
+            let maps_finished = job.maps_done == job.maps;
             if !job.reduces_released && job.maps_done >= reduces_needed(self.spec, job) {
                 job.reduces_released = true;
                 self.queue_job(live.job);
+            }
+            if maps_finished {
+                self.stage_finished(live.job, TaskKind::Map);
             }
         }
         if self.jobs[live.job as usize].done == self.jobs[live.job as usize].tasks() {
@@ -706,6 +756,22 @@ impl<'a> Fleet<'a> {
             AttemptStatus::Succeeded => 1.0,
             _ => ((self.nodes[n].clock - live.clock_start) / live.work).clamp(0.0, 1.0),
         };
+        if self.observing {
+            let stage = self.stage_of(live.job, self.kind_of(live.task, live.job));
+            self.observations
+                .push(Observation::AttemptEnded(AttemptEnd {
+                    attempt: AttemptId(live.id),
+                    task: TaskId(live.task),
+                    stage,
+                    node: NodeId(live.node),
+                    role: live.role,
+                    start_secs: live.start_secs,
+                    end_secs: self.now,
+                    status,
+                    // Computed as a `u64` (`input_bytes`), so exact.
+                    input_bytes: live.input_bytes as u64,
+                }));
+        }
         let node = &mut self.nodes[n];
         self.slots[live.slot as usize] = Slot::FREE;
         node.used -= 1;
@@ -743,10 +809,7 @@ impl<'a> Fleet<'a> {
         self.touch(n);
         let id = self.counters.attempts as u32;
         self.counters.attempts += 1;
-        let kind = match task - self.jobs[job as usize].first_task < self.jobs[job as usize].maps {
-            true => TaskKind::Map,
-            false => TaskKind::Reduce,
-        };
+        let kind = self.kind_of(task, job);
         let live = Live {
             task,
             job,
@@ -794,11 +857,32 @@ impl<'a> Fleet<'a> {
         }
     }
 
-    fn arrive(&mut self, job: u32) {
+    /// Job `job` arrives: it takes the first free stage pair, or a new one.
+    fn arrive(&mut self, job: u32) -> Result<(), SimError> {
+        let pair = match self.free_pairs.pop() {
+            Some(std::cmp::Reverse(pair)) => pair,
+            None => self.snapshot.stages().len() as u32 / 2,
+        };
+        self.jobs[job as usize].stage_pair = pair;
+        for kind in [TaskKind::Map, TaskKind::Reduce] {
+            let (id, stage) = (
+                self.stage_of(job, kind),
+                Stage {
+                    job: JobId(job),
+                    kind,
+                },
+            );
+            if id.index() < self.snapshot.stages().len() {
+                self.snapshot.set_stage(id, stage)?;
+            } else {
+                self.snapshot.push_stage(stage);
+            }
+        }
         let j = &mut self.jobs[job as usize];
         j.reduces_released = j.maps_done >= reduces_needed(self.spec, j);
         self.active.push(job);
         self.queue_job(job);
+        Ok(())
     }
 
     /// The next regular task to launch: re-runs first, then the oldest job's next task.
@@ -828,14 +912,40 @@ impl<'a> Fleet<'a> {
         None
     }
 
+    /// The stage of `job`'s tasks of `kind` in snapshots and observations: an index of its
+    /// stage pair, which a job takes when it arrives and gives back when it finishes
+    /// (after an [`Observation::StageFinished`] for each), so that snapshots hold the
+    /// stages of the running jobs, not of every job of the day. The recorded [`Run`]
+    /// numbers stages by job instead ([`recorded_stage`]).
+    fn stage_of(&self, job: u32, kind: TaskKind) -> StageId {
+        let pair = self.jobs[job as usize].stage_pair;
+        StageId(2 * pair + u32::from(kind == TaskKind::Reduce))
+    }
+
+    /// Whether `task` of `job` is a map or a reduce.
+    fn kind_of(&self, task: u32, job: u32) -> TaskKind {
+        let j = &self.jobs[job as usize];
+        match task - j.first_task < j.maps {
+            true => TaskKind::Map,
+            false => TaskKind::Reduce,
+        }
+    }
+
     fn job_of(&self, task: u32) -> u32 {
         let after = self.jobs.partition_point(|j| j.first_task <= task);
         after.saturating_sub(1) as u32
     }
 
-    /// A free container on an up node, skipping `avoid`; `None` when there is none. The
-    /// entries of `avoid` met on the way are put back in front, each a free container.
-    fn take_slot(&mut self, avoid: Option<usize>) -> Option<usize> {
+    /// A free container on an up node for a copy (`copy`) or a regular task, skipping
+    /// `avoid` and, if the detector's rule keeps that work off them, the nodes it reported
+    /// slow; `None` when there is none. The entries of `avoid` met on the way are put back
+    /// in front, each a free container; those of slow nodes are parked
+    /// ([`Fleet::unpark`] puts them back).
+    fn take_slot(&mut self, avoid: Option<usize>, copy: bool) -> Option<usize> {
+        let skip_slow = match copy {
+            true => self.keep_copies_off_slow,
+            false => self.keep_tasks_off_slow,
+        };
         let mut skipped = 0;
         let found = loop {
             let Some(n) = self.free_slots.pop_front() else {
@@ -845,6 +955,10 @@ impl<'a> Fleet<'a> {
             let node = &self.nodes[n];
             if node.down || node.used >= node.containers {
                 continue; // a stale entry
+            }
+            if skip_slow && node.slow {
+                self.parked.push(n as u32);
+                continue;
             }
             if Some(n) == avoid {
                 skipped += 1;
@@ -860,9 +974,18 @@ impl<'a> Fleet<'a> {
         found
     }
 
+    /// Puts the parked entries back in front of `free_slots`, in the order they were
+    /// taken: once the slow nodes change, or once the copies of a scan are placed when
+    /// regular tasks may use slow nodes.
+    fn unpark(&mut self) {
+        while let Some(n) = self.parked.pop() {
+            self.free_slots.push_front(n);
+        }
+    }
+
     fn fill(&mut self) {
         while !self.requeued.is_empty() || !self.launchable.is_empty() {
-            let Some(n) = self.take_slot(None) else {
+            let Some(n) = self.take_slot(None, false) else {
                 return;
             };
             let Some((task, job)) = self.next_regular() else {
@@ -947,74 +1070,114 @@ impl<'a> Fleet<'a> {
         self.refresh(n);
     }
 
-    fn heartbeat(&mut self) {
+    /// Every node reports: its work clock now is what the progress of its attempts shows
+    /// until the next heartbeat. The detector, if any, observes the attempts ended since
+    /// it last observed, then a progress report of every running attempt.
+    fn heartbeat<D: Detector + ?Sized>(&mut self, detector: Option<&mut D>) {
         self.last_heartbeat = self.now;
         for (clock, node) in self.heartbeat_clock.iter_mut().zip(&self.nodes) {
             *clock = node.clock + node.rate * (self.now - node.clock_secs);
         }
+        let Some(detector) = detector else {
+            return;
+        };
+        self.observe_ended(detector);
+        for live in &self.live {
+            detector.observe(&Observation::Progress(ProgressReport {
+                attempt: AttemptId(live.id),
+                task: TaskId(live.task),
+                stage: self.stage_of(live.job, self.kind_of(live.task, live.job)),
+                node: NodeId(live.node),
+                time_secs: self.now,
+                progress: self.reported_progress(live),
+            }));
+        }
+    }
+
+    /// Hands the detector the attempts ended and stages finished since it last observed,
+    /// in the order they happened.
+    fn observe_ended<D: Detector + ?Sized>(&mut self, detector: &mut D) {
+        for observation in self.observations.drain(..) {
+            detector.observe(&observation);
+        }
+    }
+
+    /// The progress score `live` showed at the last heartbeat: the fraction of its work
+    /// done by then, through the reduce phases' score for a reduce when the scenario has
+    /// them.
+    fn reported_progress(&self, live: &Live) -> f64 {
+        let n = live.node as usize;
+        let done = ((self.heartbeat_clock[n] - live.clock_start) / live.work).clamp(0.0, 1.0);
+        match (
+            self.kind_of(live.task, live.job),
+            self.spec.causes.reduce_phases,
+        ) {
+            (TaskKind::Reduce, Some(phases)) => phases.score(done),
+            _ => done,
+        }
     }
 
     /// Runs the detector over the attempts that have reported, in jobs past the lag, and
-    /// launches copies of detected originals, longest estimated time left first.
+    /// launches copies of detected originals, longest estimated time left first. The
+    /// snapshot's stages are those of every job arrived so far, numbered as in the
+    /// observations ([`stage_of`]), so that a detector's history of a stage stays its.
     fn scan(&mut self, detector: &mut dyn Detector) -> Result<(), SimError> {
+        self.observe_ended(detector);
         let lag = self.spec.speculation.lag_secs;
-        let mut stages = Vec::with_capacity(2 * self.active.len());
         self.active
             .retain(|&j| self.jobs[j as usize].done < self.jobs[j as usize].tasks());
-        for (k, &j) in self.active.iter().enumerate() {
-            self.jobs[j as usize].scan_stage = 2 * k as u32;
-            stages.push(Stage {
-                job: JobId(j),
-                kind: TaskKind::Map,
-            });
-            stages.push(Stage {
-                job: JobId(j),
-                kind: TaskKind::Reduce,
-            });
+        self.snapshot.clear(self.now)?;
+        for &j in &self.active {
+            let job = &self.jobs[j as usize];
+            let maps = job.maps - job.next_map;
+            let reduces = job.reduces - job.next_reduce;
+            self.snapshot
+                .set_pending(self.stage_of(j, TaskKind::Map), maps)?;
+            self.snapshot
+                .set_pending(self.stage_of(j, TaskKind::Reduce), reduces)?;
         }
-        let mut snapshot = Snapshot::new(self.now, self.nodes.len() as u32, stages)?;
         self.snapshot_rows.clear();
-        let phases = self.spec.causes.reduce_phases;
         for (l, live) in self.live.iter().enumerate() {
             let job = &self.jobs[live.job as usize];
-            let n = live.node as usize;
             // No running attempt belongs to a finished task: the end of a task's first
             // attempt ends its sibling at once. So the task's record is not read here.
             debug_assert!(self.tasks[live.task as usize].flags & DONE == 0);
             if live.start_secs >= self.last_heartbeat || self.now - job.arrival_secs <= lag {
                 continue;
             }
-            let done = ((self.heartbeat_clock[n] - live.clock_start) / live.work).clamp(0.0, 1.0);
-            let is_map = live.task - job.first_task < job.maps;
-            let progress = match (is_map, phases) {
-                (false, Some(p)) => p.score(done),
-                _ => done,
-            };
-            snapshot.push(SnapshotRow {
+            self.snapshot.push(SnapshotRow {
                 attempt: AttemptId(live.id),
                 task: TaskId(live.task),
-                stage: StageId(job.scan_stage + u32::from(!is_map)),
+                stage: self.stage_of(live.job, self.kind_of(live.task, live.job)),
                 node: NodeId(live.node),
                 role: live.role,
                 start_secs: live.start_secs,
-                progress,
+                progress: self.reported_progress(live),
                 input_bytes: live.input_bytes,
             })?;
             self.snapshot_rows.push(l as u32);
         }
-        if snapshot.is_empty() {
-            return Ok(());
-        }
         self.findings.clear();
-        detector.scan(&snapshot, &mut self.findings);
-        self.findings.check(detector.name(), &snapshot)?;
+        detector.scan(&self.snapshot, &mut self.findings);
+        self.findings.check(detector.name(), &self.snapshot)?;
+        // The nodes slow from now on are those of this scan: entries parked for the last
+        // scan's go back first.
+        self.unpark();
+        for node in &mut self.nodes {
+            node.slow = false;
+        }
+        for slow in self.findings.slow_nodes() {
+            if let Some(node) = self.nodes.get_mut(slow.index()) {
+                node.slow = true;
+            }
+        }
         // (estimated time left, attempt id, entry): ties go to the older attempt.
         let mut flagged: Vec<(f64, u32, u32)> = Vec::new();
         for &row in self.findings.rows() {
             let Some(&l) = self.snapshot_rows.get(row as usize) else {
                 continue;
             };
-            let Some(r) = snapshot.row(row as usize) else {
+            let Some(r) = self.snapshot.row(row as usize) else {
                 continue;
             };
             if r.role != AttemptRole::Original {
@@ -1040,7 +1203,7 @@ impl<'a> Fleet<'a> {
         flagged.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         for (_, _, l) in flagged {
             let original = self.live[l as usize];
-            let Some(n) = self.take_slot(Some(original.node as usize)) else {
+            let Some(n) = self.take_slot(Some(original.node as usize), true) else {
                 // Room only on this original's node, if anywhere: the next candidate's
                 // original may run elsewhere.
                 if self.free_slots.is_empty() {
@@ -1064,11 +1227,29 @@ impl<'a> Fleet<'a> {
             self.tasks[task as usize].flags |= COPIED;
             self.counters.copies += 1;
         }
+        if !self.keep_tasks_off_slow {
+            // Regular tasks may use the slow nodes' containers that copies could not.
+            self.unpark();
+        }
         Ok(())
     }
 
-    /// Labels the stragglers of a finished job against the median of each stage.
+    /// Tells the detector, if any, that `job`'s stage of `kind` finished.
+    fn stage_finished(&mut self, job: u32, kind: TaskKind) {
+        if self.observing {
+            self.observations.push(Observation::StageFinished {
+                stage: self.stage_of(job, kind),
+                time_secs: self.now,
+            });
+        }
+    }
+
+    /// Labels the stragglers of a finished job against the median of each stage, and
+    /// gives its stage pair back (its maps finished earlier, its reduces now).
     fn job_finished(&mut self, job: u32) {
+        self.stage_finished(job, TaskKind::Reduce);
+        let pair = self.jobs[job as usize].stage_pair;
+        self.free_pairs.push(std::cmp::Reverse(pair));
         let j = &self.jobs[job as usize];
         self.counters.job_secs_sum += self.now - j.arrival_secs;
         let ranges = [
@@ -1141,6 +1322,12 @@ impl<'a> Fleet<'a> {
         });
         ScenarioOutcome { summary, run }
     }
+}
+
+/// The stage of `job`'s tasks of `kind` in the recorded [`Run`], whose stages are every
+/// job's maps and reduces in job order.
+fn recorded_stage(job: u32, kind: TaskKind) -> StageId {
+    StageId(2 * job + u32::from(kind == TaskKind::Reduce))
 }
 
 /// One table of rates and one of power per node shape (cores, threads, containers); sets
@@ -1249,7 +1436,7 @@ fn make_jobs(spec: &ScenarioSpec, seed: u64) -> Vec<JobRt> {
                 done: 0,
                 reduces_released: false,
                 queued: false,
-                scan_stage: 0,
+                stage_pair: 0,
             };
             first_task += job.tasks();
             job
@@ -1319,6 +1506,164 @@ mod tests {
             s.successful_copies < s.copies,
             "some copies are killed: {s:?}"
         );
+    }
+
+    /// Checks what it observes against what it scans: observations in time order, every
+    /// row's progress that of its attempt's last report, a stage index naming one stage
+    /// until that stage finishes. Keeps the ends and finished stages with the stage each
+    /// index named then (if a snapshot had shown it).
+    #[derive(Default)]
+    struct Witness {
+        last_secs: f64,
+        ended: Vec<(AttemptEnd, Option<Stage>)>,
+        finished: Vec<(f64, Option<Stage>)>,
+        reports: std::collections::HashMap<AttemptId, (f64, f64)>,
+        stages: std::collections::HashMap<u32, Stage>,
+        largest_stage: u32,
+        rows: usize,
+        /// Reported slow at every scan, with the rule below.
+        slow: Option<(NodeId, straggler_detect::SlowNodeRule)>,
+        flag_all: bool,
+    }
+
+    impl Detector for Witness {
+        fn name(&self) -> &str {
+            "witness"
+        }
+        fn observe(&mut self, observation: &Observation) {
+            let secs = match observation {
+                Observation::Progress(r) => {
+                    self.reports.insert(r.attempt, (r.time_secs, r.progress));
+                    r.time_secs
+                }
+                Observation::AttemptEnded(end) => {
+                    self.reports.remove(&end.attempt);
+                    self.ended
+                        .push((*end, self.stages.get(&end.stage.0).copied()));
+                    end.end_secs
+                }
+                Observation::StageFinished { stage, time_secs } => {
+                    self.finished
+                        .push((*time_secs, self.stages.remove(&stage.0)));
+                    *time_secs
+                }
+                _ => unreachable!("the engine sends no other observation"),
+            };
+            assert!(secs >= self.last_secs, "{secs} after {}", self.last_secs);
+            self.last_secs = secs;
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            assert!(snapshot.now_secs() >= self.last_secs);
+            for row in (0..snapshot.len()).filter_map(|i| snapshot.row(i)) {
+                let stage = snapshot.stages()[row.stage.index()];
+                assert_eq!(*self.stages.entry(row.stage.0).or_insert(stage), stage);
+                self.largest_stage = self.largest_stage.max(row.stage.0);
+                let report = self.reports.get(&row.attempt);
+                assert_eq!(report.map(|r| r.1), Some(row.progress), "{row:?}");
+            }
+            self.rows += snapshot.len();
+            if let Some((node, _)) = self.slow {
+                findings.push_slow_node(node);
+            }
+            if self.flag_all {
+                findings.rows_mut().extend(0..snapshot.len() as u32);
+            }
+        }
+        fn slow_node_rule(&self) -> straggler_detect::SlowNodeRule {
+            self.slow.map(|s| s.1).unwrap_or_default()
+        }
+    }
+
+    #[test]
+    fn a_detector_observes_every_end_report_and_finished_stage_under_the_stages_it_scans() {
+        // Ten jobs on drifting nodes, arriving over 2000 s: a few at once, jobs ending
+        // while others run, and later jobs taking the stage indices of finished ones.
+        let mut spec = ScenarioSpec::dsb();
+        spec.jobs.arrival_window_secs = 2000.0;
+        let mut witness = Witness::default();
+        let record = RunOptions {
+            record: true,
+            progress: None,
+        };
+        let outcome = simulate_scenario(&spec, 5, Some(&mut witness), record).expect("finishes");
+        let run = outcome.run.expect("recorded");
+        assert!(witness.rows > 0, "{}", witness.rows);
+        let jobs = spec.jobs.count;
+        assert!(
+            witness.largest_stage < 2 * jobs - 2,
+            "{}",
+            witness.largest_stage
+        );
+        // Every attempt and job ends; those after the last scan are not handed over.
+        assert!(witness.ended.len() > run.attempts.len() * 9 / 10);
+        assert!(witness.finished.len() >= 2 * (jobs as usize - 2));
+        for (end, stage) in &witness.ended {
+            let attempt = &run.attempts[end.attempt.index()];
+            let task = &run.tasks[end.task.index()];
+            assert_eq!(
+                (attempt.task, attempt.node, attempt.role, attempt.start_secs),
+                (end.task, end.node, end.role, end.start_secs)
+            );
+            assert_eq!(
+                (attempt.end_secs, attempt.status),
+                (Some(end.end_secs), end.status)
+            );
+            assert_eq!(task.input_bytes, end.input_bytes);
+            if let Some(stage) = stage {
+                assert_eq!(run.stages[task.stage.index()], *stage);
+            }
+        }
+        // A stage finishes once every attempt of its tasks has ended.
+        for &(time_secs, stage) in &witness.finished {
+            let Some(stage) = stage else { continue };
+            let last_end = run
+                .attempts
+                .iter()
+                .filter(|a| run.stages[run.tasks[a.task.index()].stage.index()] == stage)
+                .map(|a| a.end_secs.expect("ended"))
+                .fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!(last_end, time_secs, "{stage:?}");
+        }
+    }
+
+    #[test]
+    fn slow_nodes_are_kept_from_what_the_rule_says() {
+        let spec = ScenarioSpec::dsb();
+        let slow = NodeId(3);
+        let run_with = |rule| {
+            let mut witness = Witness {
+                slow: Some((slow, rule)),
+                flag_all: true,
+                ..Witness::default()
+            };
+            let record = RunOptions {
+                record: true,
+                progress: None,
+            };
+            let outcome = simulate_scenario(&spec, 5, Some(&mut witness), record);
+            outcome.expect("finishes").run.expect("recorded")
+        };
+        let first_scan = spec.speculation.scan_interval_secs;
+        let started_there = |run: &Run, role| {
+            run.attempts
+                .iter()
+                .filter(|a| a.node == slow && a.role == role && a.start_secs > first_scan)
+                .count()
+        };
+        let no_copies = run_with(straggler_detect::SlowNodeRule::NoCopies);
+        assert!(
+            no_copies
+                .attempts
+                .iter()
+                .any(|a| a.role == AttemptRole::Speculative)
+        );
+        assert_eq!(started_there(&no_copies, AttemptRole::Speculative), 0);
+        assert!(started_there(&no_copies, AttemptRole::Original) > 0);
+        let no_work = run_with(straggler_detect::SlowNodeRule::NoNewWork);
+        assert_eq!(started_there(&no_work, AttemptRole::Speculative), 0);
+        assert_eq!(started_there(&no_work, AttemptRole::Original), 0);
+        let report = run_with(straggler_detect::SlowNodeRule::Report);
+        assert!(started_there(&report, AttemptRole::Speculative) > 0);
     }
 
     #[test]

@@ -96,19 +96,6 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         print!("{}", render(summary));
     }
     eprintln!("simulated in {wall:.2} s");
-    for summary in &summaries {
-        if summary.detector != "none" && summary.detections == 0 && summary.stragglers > 0 {
-            eprintln!(
-                "note: {} flagged nothing among {} stragglers. The scale engine gives \
-                 detectors snapshots only, no observations: a detector that learns from \
-                 finished attempts or progress reports (spark, hadoop-*, esplash, dsb, \
-                 dos-index, garraghan*) has no history here (docs/simulation.md, \
-                 \"Known limits of the scale engine\"); `stragglers eval` runs the paper's \
-                 engine, which gives them.",
-                summary.detector, summary.stragglers
-            );
-        }
-    }
     if let Some(path) = args.json {
         // One shape whatever the number of detectors, named like eval's and replay's.
         let document = serde_json::json!({
