@@ -100,31 +100,13 @@ impl Snapshot {
     /// Gives index `id` to another stage (a job that arrived, at the index of a stage that
     /// finished: see `Observation::StageFinished`).
     pub fn set_stage(&mut self, id: StageId, stage: Stage) -> Result<(), ModelError> {
-        let len = self.stages.len() as u64;
-        let slot = self
-            .stages
-            .get_mut(id.index())
-            .ok_or(ModelError::UnknownId {
-                field: "stage",
-                value: u64::from(id.0),
-                len,
-            })?;
-        *slot = stage;
+        *stage_slot(&mut self.stages, id)? = stage;
         Ok(())
     }
 
     /// Sets the number of tasks of `stage` waiting to be scheduled.
     pub fn set_pending(&mut self, stage: StageId, tasks: u32) -> Result<(), ModelError> {
-        let len = self.stages.len() as u64;
-        let slot = self
-            .pending
-            .get_mut(stage.index())
-            .ok_or(ModelError::UnknownId {
-                field: "stage",
-                value: u64::from(stage.0),
-                len,
-            })?;
-        *slot = tasks;
+        *stage_slot(&mut self.pending, stage)? = tasks;
         Ok(())
     }
 
@@ -234,4 +216,15 @@ impl Snapshot {
             input_bytes: self.input_bytes[index],
         })
     }
+}
+
+/// Stage `id`'s entry of a per-stage column (`stages` or `pending`, as long as each
+/// other), or the error naming the stage.
+fn stage_slot<T>(column: &mut [T], id: StageId) -> Result<&mut T, ModelError> {
+    let len = column.len() as u64;
+    column.get_mut(id.index()).ok_or(ModelError::UnknownId {
+        field: "stage",
+        value: u64::from(id.0),
+        len,
+    })
 }
