@@ -208,8 +208,9 @@ impl SlowNodeRule {
 
 /// A straggler detector.
 ///
-/// The engine calls [`observe`](Detector::observe) with every progress report and every
-/// ended attempt, in time order, then [`scan`](Detector::scan) with a snapshot of the
+/// The engine calls [`observe`](Detector::observe) with every progress report, every
+/// ended attempt and, in an engine of many jobs, every finished stage, in time order, then
+/// [`scan`](Detector::scan) with a snapshot of the
 /// running attempts; the detector adds the rows it judges stragglers to `findings` (which
 /// the engine has cleared). A detection means "this attempt is a straggler now"; the
 /// engine decides whether to launch a copy.
@@ -223,7 +224,9 @@ pub trait Detector: Send {
     /// Flags the straggling rows of `snapshot`.
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings);
 
-    /// Learns from an event. Stateless detectors ignore it (the default).
+    /// Learns from an event. Stateless detectors ignore it (the default). On
+    /// [`Observation::StageFinished`], forget what was learnt of that stage: its index may
+    /// be given to a new stage.
     fn observe(&mut self, observation: &Observation) {
         let _ = observation;
     }
