@@ -1171,6 +1171,9 @@ impl<'a> Fleet<'a> {
                 node.slow = true;
             }
         }
+        // Containers of nodes no longer slow go to waiting regular tasks before copies
+        // (`fill` appends to `live`: the entries of the snapshot's rows stay).
+        self.fill();
         // (estimated time left, attempt id, entry): ties go to the older attempt.
         let mut flagged: Vec<(f64, u32, u32)> = Vec::new();
         for &row in self.findings.rows() {
@@ -1216,6 +1219,11 @@ impl<'a> Fleet<'a> {
             let work = self.base_work(task, original.job)
                 * work_factor(&self.spec.noise, &mut self.noise)
                 * draw.every_attempt;
+            #[cfg(test)]
+            assert!(
+                self.requeued.is_empty() && self.launchable.is_empty(),
+                "a copy starts while a regular task waits"
+            );
             let c = self.start_attempt(
                 task,
                 original.job,
@@ -1521,8 +1529,11 @@ mod tests {
         stages: std::collections::HashMap<u32, Stage>,
         largest_stage: u32,
         rows: usize,
-        /// Reported slow at every scan, with the rule below.
+        /// Reported slow at every scan (every other with `alternate`), with the rule
+        /// below.
         slow: Option<(NodeId, straggler_detect::SlowNodeRule)>,
+        alternate: bool,
+        scans: usize,
         flag_all: bool,
     }
 
@@ -1562,7 +1573,10 @@ mod tests {
                 assert_eq!(report.map(|r| r.1), Some(row.progress), "{row:?}");
             }
             self.rows += snapshot.len();
-            if let Some((node, _)) = self.slow {
+            self.scans += 1;
+            if let Some((node, _)) = self.slow
+                && (!self.alternate || self.scans % 2 == 0)
+            {
                 findings.push_slow_node(node);
             }
             if self.flag_all {
@@ -1664,6 +1678,28 @@ mod tests {
         assert_eq!(started_there(&no_work, AttemptRole::Original), 0);
         let report = run_with(straggler_detect::SlowNodeRule::Report);
         assert!(started_there(&report, AttemptRole::Speculative) > 0);
+    }
+
+    #[test]
+    fn a_node_leaving_the_blacklist_takes_waiting_tasks_before_copies() {
+        // Node 3 is blacklisted at every other scan while every attempt is flagged: when
+        // it leaves the list, its containers come back at a scan, and the copies placed
+        // at that scan must not take them from waiting tasks (`scan` checks it under
+        // test).
+        for rule in [
+            straggler_detect::SlowNodeRule::NoNewWork,
+            straggler_detect::SlowNodeRule::NoCopies,
+        ] {
+            let mut witness = Witness {
+                slow: Some((NodeId(3), rule)),
+                alternate: true,
+                flag_all: true,
+                ..Witness::default()
+            };
+            let spec = ScenarioSpec::dsb();
+            let outcome = simulate_scenario(&spec, 5, Some(&mut witness), RunOptions::default());
+            assert!(outcome.expect("finishes").summary.copies > 0);
+        }
     }
 
     #[test]
