@@ -275,6 +275,16 @@ fn garraghan_a_job_reusing_a_stage_index_waits_its_own_5_s() {
     check(&mut online, &job_snapshot(10.0, 0, 0.0, &progress), &[2]);
     online.observe(&ended(7, 0.0, 50.0, AttemptStatus::Succeeded));
     check(&mut online, &job_snapshot(100.0, 1, 98.0, &progress), &[]);
+    // Once stage 0 has finished, an attempt of stage 0 that ends belongs to the next job
+    // given the index (job 1 here), even before that job's first snapshot.
+    let mut online = garraghan(GarraghanMode::Online, 3, 5.0);
+    check(&mut online, &job_snapshot(10.0, 0, 0.0, &progress), &[2]);
+    online.observe(&Observation::StageFinished {
+        stage: StageId(0),
+        time_secs: 60.0,
+    });
+    online.observe(&ended(7, 90.0, 99.0, AttemptStatus::Succeeded));
+    check(&mut online, &job_snapshot(100.0, 1, 98.0, &progress), &[2]);
 }
 
 #[test]

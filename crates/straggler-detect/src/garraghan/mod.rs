@@ -65,7 +65,8 @@
 //!   of the job (a [`Stage`](straggler_model::Stage)'s `job`), remembered by job: an engine
 //!   may give a stage index to another job from one snapshot to the next, and the later job
 //!   waits its own 5 s. An ended attempt counts for the job its stage index had in the last
-//!   snapshot scanned (before any, in the next one).
+//!   snapshot scanned (before any, or once that stage has finished, for the job the next
+//!   snapshot gives the index).
 //!
 //! The medians are exact order statistics and the per-row test sums nothing, so the
 //! parallel filter flags exactly the rows the sequential one flags.
@@ -168,8 +169,9 @@ pub struct GarraghanDetector {
     /// The earliest start seen of an attempt of each job (by job id).
     first_start: IdMap<u32, f64>,
     /// The job of each stage index in the last snapshot scanned (an engine may give a
-    /// stage index to another job from one snapshot to the next).
-    stage_jobs: Vec<JobId>,
+    /// stage index to another job from one snapshot to the next); `None` once the stage
+    /// finished, until the next scan.
+    stage_jobs: Vec<Option<JobId>>,
     /// Starts of ended attempts whose stage index the last snapshot scanned did not have
     /// (none scanned yet), by stage index: given to the job of that stage at the next scan.
     unplaced_starts: IdMap<u32, f64>,
@@ -260,7 +262,8 @@ impl GarraghanDetector {
             *seen = seen.min(slot);
         }
         self.stage_jobs.clear();
-        self.stage_jobs.extend(stages.iter().map(|stage| stage.job));
+        self.stage_jobs
+            .extend(stages.iter().map(|stage| Some(stage.job)));
         for (stage, slot) in stages.iter().zip(&mut earliest) {
             *slot = self.first_start[&stage.job.0];
         }
@@ -402,11 +405,15 @@ impl Detector for GarraghanDetector {
                 *cached = CachedLines::default();
             }
             self.unplaced_starts.remove(&stage.0);
+            // Its index names no job until the next scan: ends there wait to be placed.
+            if let Some(job) = self.stage_jobs.get_mut(stage.index()) {
+                *job = None;
+            }
             return;
         }
         if let Observation::AttemptEnded(end) = observation {
             // Its job is the one its stage index had in the last snapshot scanned.
-            let seen = match self.stage_jobs.get(end.stage.index()) {
+            let seen = match self.stage_jobs.get(end.stage.index()).copied().flatten() {
                 Some(job) => self.first_start.entry(job.0),
                 None => self.unplaced_starts.entry(end.stage.0),
             }
