@@ -8,10 +8,11 @@
 //! - **Performance vector.** `PV_i = (e_1, .., e_D)`: for each task type `d`, the mean
 //!   execution time of the tasks of that type node `i` has finished. A task type is a
 //!   stage (the maps of a job, its reduces), as Hadoop's statistics table keys them. A
-//!   stage that finished ([`Observation::StageFinished`]) leaves the vectors: the paper's
-//!   dimensions are the types of the jobs running ("five concurrent MapReduce jobs ...
-//!   every node will have a performance vector of five values"), and an engine may give
-//!   the stage's index to a new one.
+//!   stage that finished ([`Observation::StageFinished`]) stays a dimension, as evidence on
+//!   the nodes that ran it, under a column of its own, while its index starts afresh for
+//!   the stage an engine gives it next; the [`RETIRED_COLUMNS`] (16) latest finished
+//!   stages are kept, older ones leave the vectors (the paper keeps no bound; a day of a
+//!   datacenter's jobs would give tens of thousands of dimensions).
 //! - **Grouping (Alg. 1).** Start with one group per PV; merge two groups when neither
 //!   dominates the other (`min_i(a) > max_j(a)` and `min_j(b) > max_i(b)` for some
 //!   dimensions `a`, `b`), and merge the groups that overlap the merged one (`[min, max]`
@@ -384,11 +385,18 @@ struct CellStats {
     usual: f64,
 }
 
-/// The history is indexed by node and stage; observations beyond these bounds are skipped
-/// and counted ([`ESplash::skipped_observations`]) rather than grown into. Attempts are
-/// keyed in an [`IdTable`], which holds the attempts reported and not yet ended only.
+/// The history is indexed by node and column (a stage's); observations beyond these bounds
+/// are skipped and counted ([`ESplash::skipped_observations`]) rather than grown into.
+/// Attempts are keyed in an [`IdTable`], which holds the attempts reported and not yet
+/// ended only.
 const MAX_NODES: usize = 1 << 20;
 const MAX_STAGES: usize = 1 << 16;
+
+/// Finished stages whose columns the performance vectors keep (see the module docs).
+const RETIRED_COLUMNS: usize = 16;
+
+/// A stage index without a column.
+const NO_COLUMN: u32 = u32::MAX;
 
 /// eSplash (seed 001): levels of nodes by group-based k-means over their performance
 /// vectors, a straggler value per node against its level's statistics, and the tasks on
@@ -398,8 +406,16 @@ const MAX_STAGES: usize = 1 << 16;
 #[derive(Debug, Clone, Default)]
 pub struct ESplash {
     params: ESplashParams,
-    /// Execution times of the successes, by node then stage.
+    /// Execution times of the successes, by node then column.
     history: Vec<Vec<Moments>>,
+    /// The column of each stage index ([`NO_COLUMN`] for none yet).
+    columns: Vec<u32>,
+    /// Columns of finished stages, oldest first; at most [`RETIRED_COLUMNS`].
+    retired: std::collections::VecDeque<u32>,
+    /// Columns emptied, to be given to stages again.
+    free_columns: Vec<u32>,
+    /// Columns given out so far.
+    column_count: u32,
     /// A success arrived since the level statistics were last computed.
     dirty: bool,
     /// A success arrived since nodes were last classified.
@@ -409,9 +425,9 @@ pub struct ESplash {
     /// Level of each node, [`NO_LEVEL`] for none.
     node_level: Vec<u32>,
     level_count: usize,
-    /// `mu` and `sigma` by level then stage (`history_stages` stages).
+    /// `mu` and `sigma` by level then column (`history_columns` columns).
     level_stats: Vec<Moments>,
-    history_stages: usize,
+    history_columns: usize,
     // Per-scan buffers, kept between scans.
     rate_sums: Vec<(f64, u32)>,
     node_sv: Vec<(f64, u32)>,
@@ -474,12 +490,12 @@ impl ESplash {
 
     /// Algorithms 1-2: the level of every node with history.
     fn classify(&mut self) {
-        let stages = self.history.iter().map(Vec::len).max().unwrap_or(0);
+        let columns = self.history.iter().map(Vec::len).max().unwrap_or(0);
         let has = |node: &Vec<Moments>, s: usize| node.get(s).is_some_and(|m| m.count > 0);
-        // The stage finished on the most nodes (lowest index on a tie).
+        // The column (a stage's) of successes on the most nodes (lowest index on a tie).
         let mut anchor = None;
         let mut most = 0;
-        for s in 0..stages {
+        for s in 0..columns {
             let nodes = self.history.iter().filter(|h| has(h, s)).count();
             if nodes > most {
                 most = nodes;
@@ -493,7 +509,7 @@ impl ESplash {
         let members: Vec<usize> = (0..self.history.len())
             .filter(|&n| has(&self.history[n], anchor))
             .collect();
-        let dims: Vec<usize> = (0..stages)
+        let dims: Vec<usize> = (0..columns)
             .filter(|&s| members.iter().all(|&n| has(&self.history[n], s)))
             .collect();
         let mut points = Vec::with_capacity(members.len() * dims.len());
@@ -518,29 +534,72 @@ impl ESplash {
     /// level.
     fn update_level_stats(&mut self) {
         self.dirty = false;
-        self.history_stages = self.history.iter().map(Vec::len).max().unwrap_or(0);
-        let stages = self.history_stages;
+        self.history_columns = self.history.iter().map(Vec::len).max().unwrap_or(0);
+        let columns = self.history_columns;
         self.level_stats.clear();
         self.level_stats
-            .resize(self.level_count * stages, Moments::default());
+            .resize(self.level_count * columns, Moments::default());
         for (n, history) in self.history.iter().enumerate() {
             let level = self.node_level.get(n).copied().unwrap_or(NO_LEVEL);
             if level == NO_LEVEL {
                 continue;
             }
-            for (s, moments) in history.iter().enumerate() {
-                self.level_stats[level as usize * stages + s].merge(moments);
+            for (c, moments) in history.iter().enumerate() {
+                self.level_stats[level as usize * columns + c].merge(moments);
             }
         }
     }
 
+    /// The statistics of the successes of `stage` (a snapshot's index) on the nodes of
+    /// `level`, if it has any.
     fn level_stat(&self, level: usize, stage: usize) -> Option<&Moments> {
-        if stage >= self.history_stages {
+        let column = *self.columns.get(stage)? as usize;
+        if column >= self.history_columns {
             return None;
         }
         self.level_stats
-            .get(level * self.history_stages + stage)
+            .get(level * self.history_columns + column)
             .filter(|m| m.count > 0)
+    }
+
+    /// The column of `stage`, given one if it has none (an emptied one first).
+    fn column_of(&mut self, stage: usize) -> usize {
+        if self.columns.len() <= stage {
+            self.columns.resize(stage + 1, NO_COLUMN);
+        }
+        if self.columns[stage] == NO_COLUMN {
+            self.columns[stage] = self.free_columns.pop().unwrap_or_else(|| {
+                self.column_count += 1;
+                self.column_count - 1
+            });
+        }
+        self.columns[stage] as usize
+    }
+
+    /// `stage` finished: its column is kept as a finished stage's, the oldest such column
+    /// beyond [`RETIRED_COLUMNS`] is emptied, and the index will get a new column.
+    fn retire(&mut self, stage: usize) {
+        let Some(column) = self.columns.get_mut(stage) else {
+            return;
+        };
+        if *column == NO_COLUMN {
+            return;
+        }
+        self.retired.push_back(std::mem::replace(column, NO_COLUMN));
+        if self.retired.len() > RETIRED_COLUMNS
+            && let Some(oldest) = self.retired.pop_front()
+        {
+            let cells = self
+                .history
+                .iter_mut()
+                .filter_map(|h| h.get_mut(oldest as usize));
+            for cell in cells {
+                *cell = Moments::default();
+            }
+            self.free_columns.push(oldest);
+            self.dirty = true;
+            self.unclassified = true;
+        }
     }
 }
 
@@ -756,18 +815,8 @@ impl Detector for ESplash {
                     .insert(report.attempt.0, (report.time_secs, report.progress));
                 return;
             }
-            // The stage's dimension of every performance vector empties: its index
-            // starts afresh, and the levels are computed again without it.
             Observation::StageFinished { stage, .. } => {
-                let cells = self
-                    .history
-                    .iter_mut()
-                    .filter_map(|s| s.get_mut(stage.index()));
-                for cell in cells {
-                    *cell = Moments::default();
-                }
-                self.dirty = true;
-                self.unclassified = true;
+                self.retire(stage.index());
                 return;
             }
             _ => return,
@@ -783,14 +832,15 @@ impl Detector for ESplash {
             self.skipped_observations += 1;
             return;
         }
+        let column = self.column_of(stage);
         if self.history.len() <= node {
             self.history.resize(node + 1, Vec::new());
         }
-        let per_stage = &mut self.history[node];
-        if per_stage.len() <= stage {
-            per_stage.resize(stage + 1, Moments::default());
+        let per_column = &mut self.history[node];
+        if per_column.len() <= column {
+            per_column.resize(column + 1, Moments::default());
         }
-        per_stage[stage].push(duration);
+        per_column[column].push(duration);
         self.dirty = true;
         self.unclassified = true;
     }

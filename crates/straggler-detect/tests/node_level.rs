@@ -163,6 +163,44 @@ fn esplash_levels_straggler_values_and_min_levels() {
 }
 
 #[test]
+fn esplash_keeps_a_finished_stage_as_evidence_and_starts_its_index_afresh() {
+    // The history of `esplash_levels_straggler_values_and_min_levels`, then stage 0
+    // finishes and the same rows come as a new stage at index 0. The nodes keep their
+    // levels (the finished stage stays a dimension), but the new stage has no statistics:
+    // no z-term and no usual time, so SV(1) = 2.5 and SV(3) = 1.5, both below 3, and
+    // nothing is flagged (rows 1, 3 and 4 were, against the finished stage's times).
+    let mut detector = esplash_with_history();
+    let finished = |stage: u32, time_secs: f64| Observation::StageFinished {
+        stage: StageId(stage),
+        time_secs,
+    };
+    detector.observe(&finished(0, 60.0));
+    let rows = [
+        (0, O, 95.0, 0.5),
+        (1, O, 90.0, 0.25),
+        (2, O, 90.0, 0.5),
+        (3, O, 80.0, 0.5),
+        (3, O, 90.0, 0.0),
+        (3, O, 100.0, 0.0),
+    ];
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    let levels: Vec<Option<u32>> = (0..4).map(|n| detector.level(NodeId(n))).collect();
+    assert_eq!(levels, [Some(1), Some(1), Some(0), Some(0)]);
+    assert!(findings.rows().is_empty(), "{:?}", findings.rows());
+    assert!(findings.slow_nodes().is_empty());
+    // Sixteen more stages finish, each with one success on node 0 only: the first
+    // finished stage's column is the seventeenth kept and leaves, and with it the
+    // evidence on nodes 1 to 3, which no longer get a level.
+    for stage in 1..=16 {
+        detector.observe(&success(0, stage, 200.0, 10.0));
+        detector.observe(&finished(stage, 200.0));
+    }
+    scan(&mut detector, &snapshot(1000.0, 4, &rows));
+    let levels: Vec<Option<u32>> = (0..4).map(|n| detector.level(NodeId(n))).collect();
+    assert_eq!(levels, [Some(0), None, None, None]);
+}
+
+#[test]
 fn esplash_times_progress_at_its_report() {
     // The rows of `esplash_levels_straggler_values_and_min_levels`, but r3's progress 0.5
     // was reported at 90 s: elapsed 10, PR 0.05, EstT 20 < 21. PR(0) = (0.05 + 0.05) / 2:
