@@ -566,7 +566,7 @@ fn spark_passes_the_conformance_kit() {
 
 /// 20 000 rows over 4 stages with a history of successes, some copies and some finished
 /// tasks still running: the parallel filter flags exactly the sequential one's rows (the
-/// kit cannot check this, as it feeds no observations).
+/// kit's scenarios feed no observations; only its opt-in stage check does).
 #[test]
 fn spark_parallel_equals_sequential_with_history() {
     let mut rng = SplitMix64(0x5a1c_0ffe);

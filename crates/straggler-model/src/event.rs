@@ -53,8 +53,8 @@ pub enum Observation {
     Progress(ProgressReport),
     /// An attempt ended.
     AttemptEnded(AttemptEnd),
-    /// Every task of a stage has finished: no later snapshot or observation names the
-    /// stage, and an engine that runs many jobs may give its index to a new stage (a job
+    /// Every task of a stage has finished (a stage without tasks, with its job): no later
+    /// snapshot row or observation names the stage, and an engine that runs many jobs may give its index to a new stage (a job
     /// that arrives later). A detector forgets what it learnt of the stage alone, so that
     /// the index starts afresh (as after `Detector::reset`, for that stage); what it learnt
     /// of nodes it may keep.

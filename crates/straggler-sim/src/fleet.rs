@@ -732,6 +732,8 @@ impl<'a> Fleet<'a> {
         job.done += 1;
         if live.task - job.first_task < job.maps {
             job.maps_done += 1;
+            // Once done, a map never runs again (no map output is lost with its node), so
+            // the maps finish once.
             let maps_finished = job.maps_done == job.maps;
             if !job.reduces_released && job.maps_done >= reduces_needed(self.spec, job) {
                 job.reduces_released = true;
@@ -1119,8 +1121,8 @@ impl<'a> Fleet<'a> {
 
     /// Runs the detector over the attempts that have reported, in jobs past the lag, and
     /// launches copies of detected originals, longest estimated time left first. The
-    /// snapshot's stages are those of every job arrived so far, numbered as in the
-    /// observations ([`stage_of`]), so that a detector's history of a stage stays its.
+    /// snapshot's stages are the pairs of indices the jobs hold ([`Fleet::stage_of`]), as
+    /// in the observations, so that a detector's history of a stage stays its.
     fn scan(&mut self, detector: &mut dyn Detector) -> Result<(), SimError> {
         self.observe_ended(detector);
         let lag = self.spec.speculation.lag_secs;

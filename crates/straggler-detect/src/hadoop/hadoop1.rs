@@ -29,7 +29,8 @@
 //!
 //! How the detector knows each term:
 //! - `finished`: the stage's distinct tasks with a succeeded attempt observed
-//!   ([`Observation::AttemptEnded`]) since the last reset, kept as a set: a second success
+//!   ([`Observation::AttemptEnded`]) since the last reset or the stage's
+//!   [`Observation::StageFinished`], kept as a set: a second success
 //!   of a task (a copy and its original both succeeding, or one end reported twice) counts
 //!   once.
 //! - `running`: the distinct tasks with a row in the snapshot and not finished; `PS_task`
@@ -109,7 +110,8 @@ pub struct CheckedHadoop1Params(Hadoop1Params);
 #[derive(Debug, Clone, Default)]
 pub struct Hadoop1 {
     params: Hadoop1Params,
-    /// Succeeded tasks per stage index, observed since the last reset: the pairs of
+    /// Succeeded tasks per stage index, observed since the last reset or the stage's end:
+    /// the pairs of
     /// `finished_tasks` per stage.
     finished: IdMap<u32, u64>,
     /// The (stage index, task) pairs with a success observed since the last reset.
@@ -139,7 +141,8 @@ impl Hadoop1 {
         &self.params
     }
 
-    /// The distinct tasks of a stage with a success observed since the last reset.
+    /// The distinct tasks of a stage with a success observed since the last reset or the
+    /// stage's end.
     pub fn finished(&self, stage: StageId) -> u64 {
         self.finished.get(&stage.0).copied().unwrap_or(0)
     }

@@ -27,7 +27,8 @@
 //!
 //! How the snapshot maps to Hadoop's counts:
 //! - `finished` is the number of succeeded attempts of the stage observed since the last
-//!   reset (one per task); their durations `end - start` feed the stage's
+//!   reset or the stage's [`Observation::StageFinished`] (one per task); their durations
+//!   `end - start` feed the stage's
 //!   [`DataStatistics`].
 //! - The snapshot carries no stage totals, so `total = finished + running + pending`:
 //!   `running` counts the distinct tasks of the stage with a row in the snapshot that have
@@ -189,7 +190,8 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
         &self.estimator
     }
 
-    /// The durations of the succeeded attempts of a stage observed so far.
+    /// The durations of the succeeded attempts of a stage observed since the last reset or
+    /// the stage's end.
     pub fn finished(&self, stage: u32) -> DataStatistics {
         self.finished.get(&stage).copied().unwrap_or_default()
     }
