@@ -1577,7 +1577,7 @@ mod tests {
             self.rows += snapshot.len();
             self.scans += 1;
             if let Some((node, _)) = self.slow
-                && (!self.alternate || self.scans % 2 == 0)
+                && (!self.alternate || self.scans.is_multiple_of(2))
             {
                 findings.push_slow_node(node);
             }
