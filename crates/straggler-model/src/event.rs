@@ -1,4 +1,5 @@
-//! What a stateful detector observes between scans: progress reports and ended attempts.
+//! What a stateful detector observes between scans: progress reports, ended attempts and
+//! finished stages.
 
 use serde::{Deserialize, Serialize};
 
