@@ -283,7 +283,10 @@ fn garraghan_a_job_reusing_a_stage_index_waits_its_own_5_s() {
         stage: StageId(0),
         time_secs: 60.0,
     });
+    // A scan before the index is given again still names job 0 there, without rows.
+    check(&mut online, &job_snapshot(70.0, 0, 0.0, &[]), &[]);
     online.observe(&ended(7, 90.0, 99.0, AttemptStatus::Succeeded));
+    check(&mut online, &job_snapshot(95.0, 0, 0.0, &[]), &[]);
     check(&mut online, &job_snapshot(100.0, 1, 98.0, &progress), &[2]);
 }
 

@@ -65,8 +65,8 @@
 //!   of the job (a [`Stage`](straggler_model::Stage)'s `job`), remembered by job: an engine
 //!   may give a stage index to another job from one snapshot to the next, and the later job
 //!   waits its own 5 s. An ended attempt counts for the job its stage index had in the last
-//!   snapshot scanned (before any, or once that stage has finished, for the job the next
-//!   snapshot gives the index).
+//!   snapshot scanned (before any, or once that stage has finished, for the job of the
+//!   first snapshot with rows at the index).
 //!
 //! The medians are exact order statistics and the per-row test sums nothing, so the
 //! parallel filter flags exactly the rows the sequential one flags.
@@ -79,7 +79,7 @@ use straggler_model::{AttemptId, AttemptStatus, JobId, Observation, Snapshot, St
 pub use model::{LEVELS, Line, MAX_SEGMENTS, ProgressHistory, ProgressModel, WINDOW};
 
 use crate::error::check_param;
-use crate::scan::{IdMap, filter_rows};
+use crate::scan::{IdMap, IdSet, filter_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Which of the paper's tests flag an attempt.
@@ -170,8 +170,12 @@ pub struct GarraghanDetector {
     first_start: IdMap<u32, f64>,
     /// The job of each stage index in the last snapshot scanned (an engine may give a
     /// stage index to another job from one snapshot to the next); `None` once the stage
-    /// finished, until the next scan.
+    /// finished, until a snapshot has rows there.
     stage_jobs: Vec<Option<JobId>>,
+    /// Stage indices whose stage finished and that no snapshot has shown rows of since:
+    /// a snapshot may still name the finished stage there (an engine gives the index to
+    /// a new stage when a job arrives), so an end there waits for the rows of the next.
+    finished_stages: IdSet<u32>,
     /// Starts of ended attempts whose stage index the last snapshot scanned did not have
     /// (none scanned yet), by stage index: given to the job of that stage at the next scan.
     unplaced_starts: IdMap<u32, f64>,
@@ -214,6 +218,7 @@ impl GarraghanDetector {
             reports: IdMap::default(),
             first_start: IdMap::default(),
             stage_jobs: Vec::new(),
+            finished_stages: IdSet::default(),
             unplaced_starts: IdMap::default(),
             models: Vec::new(),
             by_stage: Vec::new(),
@@ -251,19 +256,31 @@ impl GarraghanDetector {
             let slot = &mut earliest[s as usize];
             *slot = slot.min(start);
         }
-        // Ended attempts of stage indices unknown until now (a minimum: any order).
-        for (s, start) in self.unplaced_starts.drain() {
+        // A finished stage's index with rows now names the stage that took it.
+        self.finished_stages
+            .retain(|&s| earliest.get(s as usize).is_none_or(|t| t.is_infinite()));
+        // Ended attempts of stage indices unknown until now (a minimum: any order); those
+        // of a finished stage's index without rows wait.
+        let finished = &self.finished_stages;
+        self.unplaced_starts.retain(|&s, &mut start| {
+            if finished.contains(&s) {
+                return true;
+            }
             if let Some(slot) = earliest.get_mut(s as usize) {
                 *slot = slot.min(start);
             }
-        }
+            false
+        });
         for (stage, &slot) in stages.iter().zip(&earliest) {
             let seen = self.first_start.entry(stage.job.0).or_insert(f64::INFINITY);
             *seen = seen.min(slot);
         }
         self.stage_jobs.clear();
-        self.stage_jobs
-            .extend(stages.iter().map(|stage| Some(stage.job)));
+        self.stage_jobs.extend(
+            (0..stages.len() as u32)
+                .zip(stages)
+                .map(|(s, stage)| (!finished.contains(&s)).then_some(stage.job)),
+        );
         for (stage, slot) in stages.iter().zip(&mut earliest) {
             *slot = self.first_start[&stage.job.0];
         }
@@ -405,10 +422,11 @@ impl Detector for GarraghanDetector {
                 *cached = CachedLines::default();
             }
             self.unplaced_starts.remove(&stage.0);
-            // Its index names no job until the next scan: ends there wait to be placed.
+            // Its index names no job until a snapshot has rows there: ends there wait.
             if let Some(job) = self.stage_jobs.get_mut(stage.index()) {
                 *job = None;
             }
+            self.finished_stages.insert(stage.0);
             return;
         }
         if let Observation::AttemptEnded(end) = observation {
@@ -450,6 +468,7 @@ impl Detector for GarraghanDetector {
         self.reports.clear();
         self.first_start.clear();
         self.stage_jobs.clear();
+        self.finished_stages.clear();
         self.unplaced_starts.clear();
         self.models.clear();
     }
