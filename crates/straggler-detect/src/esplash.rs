@@ -12,7 +12,10 @@
 //!   the nodes that ran it, under a column of its own, while its index starts afresh for
 //!   the stage an engine gives it next; the [`RETIRED_COLUMNS`] (16) latest finished
 //!   stages are kept, older ones leave the vectors (the paper keeps no bound; a day of a
-//!   datacenter's jobs would give tens of thousands of dimensions).
+//!   datacenter's jobs would give tens of thousands of dimensions). Columns are numbered
+//!   in the order their stages' first successes came, so a tie for the stage finished on
+//!   the most nodes (see the decisions below) goes to the one that finished a task
+//!   first; a column emptied makes the nodes be classified again.
 //! - **Grouping (Alg. 1).** Start with one group per PV; merge two groups when neither
 //!   dominates the other (`min_i(a) > max_j(a)` and `min_j(b) > max_i(b)` for some
 //!   dimensions `a`, `b`), and merge the groups that overlap the merged one (`[min, max]`

@@ -55,10 +55,10 @@ pub enum Observation {
     /// An attempt ended.
     AttemptEnded(AttemptEnd),
     /// Every task of a stage has finished (a stage without tasks, with its job): no later
-    /// snapshot row or observation names the stage, and an engine that runs many jobs may give its index to a new stage (a job
-    /// that arrives later). A detector forgets what it learnt of the stage alone, so that
-    /// the index starts afresh (as after `Detector::reset`, for that stage); what it learnt
-    /// of nodes it may keep.
+    /// snapshot row or observation names the stage, and an engine that runs many jobs may
+    /// give its index to a new stage (a job that arrives later). A detector forgets what
+    /// it learnt of the stage alone, so that the index starts afresh (as after
+    /// `Detector::reset`, for that stage); what it learnt of nodes it may keep.
     StageFinished {
         /// The stage.
         stage: StageId,

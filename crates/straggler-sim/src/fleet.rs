@@ -1221,8 +1221,7 @@ impl<'a> Fleet<'a> {
             let work = self.base_work(task, original.job)
                 * work_factor(&self.spec.noise, &mut self.noise)
                 * draw.every_attempt;
-            #[cfg(test)]
-            assert!(
+            debug_assert!(
                 self.requeued.is_empty() && self.launchable.is_empty(),
                 "a copy starts while a regular task waits"
             );

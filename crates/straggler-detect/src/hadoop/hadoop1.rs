@@ -111,10 +111,10 @@ pub struct CheckedHadoop1Params(Hadoop1Params);
 pub struct Hadoop1 {
     params: Hadoop1Params,
     /// Succeeded tasks per stage index, observed since the last reset or the stage's end:
-    /// the pairs of
-    /// `finished_tasks` per stage.
+    /// the pairs of `finished_tasks` per stage.
     finished: IdMap<u32, u64>,
-    /// The (stage index, task) pairs with a success observed since the last reset.
+    /// The (stage index, task) pairs with a success observed since the last reset (a task
+    /// index names one task of a run, so a finished stage's pairs stay).
     finished_tasks: StageTaskSet,
     attempts_per_task: TaskRowCounts,
     /// The progress of each row whose task has no other row and has not finished, NaN
