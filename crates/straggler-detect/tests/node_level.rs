@@ -120,6 +120,24 @@ fn esplash_with_history() -> ESplash {
     detector
 }
 
+/// The rows of `esplash_levels_straggler_values_and_min_levels` (one of each case on the
+/// four nodes of `esplash_with_history`), for a snapshot at 100 s.
+fn levels_rows() -> [(u32, AttemptRole, f64, f64); 6] {
+    [
+        (0, O, 95.0, 0.5),
+        (1, O, 90.0, 0.25),
+        (2, O, 90.0, 0.5),
+        (3, O, 80.0, 0.5),
+        (3, O, 90.0, 0.0),
+        (3, O, 100.0, 0.0),
+    ]
+}
+
+/// The levels of nodes `0..count`.
+fn node_levels(detector: &ESplash, count: u32) -> Vec<Option<u32>> {
+    (0..count).map(|n| detector.level(NodeId(n))).collect()
+}
+
 #[test]
 fn esplash_levels_straggler_values_and_min_levels() {
     // Performance vectors (one task type): 10, 12, 20, 22 s; singleton groups; k = 2
@@ -145,17 +163,10 @@ fn esplash_levels_straggler_values_and_min_levels() {
     // r1: time left 10 (1 - 0.25) / 0.25 = 30 > 11: flagged. r3: 20 > 11: flagged.
     // r4: unbounded > 11: flagged. r5: not flagged.
     let mut detector = esplash_with_history();
-    let rows = [
-        (0, O, 95.0, 0.5),
-        (1, O, 90.0, 0.25),
-        (2, O, 90.0, 0.5),
-        (3, O, 80.0, 0.5),
-        (3, O, 90.0, 0.0),
-        (3, O, 100.0, 0.0),
-    ];
+    let rows = levels_rows();
     let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
     assert_eq!(detector.level_count(), 2);
-    let levels: Vec<Option<u32>> = (0..5).map(|n| detector.level(NodeId(n))).collect();
+    let levels = node_levels(&detector, 5);
     assert_eq!(levels, [Some(1), Some(1), Some(0), Some(0), None]);
     assert_eq!(findings.rows(), &[1, 3, 4]);
     assert_eq!(findings.slow_nodes(), nodes(&[1, 3]).as_slice());
@@ -175,16 +186,9 @@ fn esplash_keeps_a_finished_stage_as_evidence_and_starts_its_index_afresh() {
         time_secs,
     };
     detector.observe(&finished(0, 60.0));
-    let rows = [
-        (0, O, 95.0, 0.5),
-        (1, O, 90.0, 0.25),
-        (2, O, 90.0, 0.5),
-        (3, O, 80.0, 0.5),
-        (3, O, 90.0, 0.0),
-        (3, O, 100.0, 0.0),
-    ];
+    let rows = levels_rows();
     let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
-    let levels: Vec<Option<u32>> = (0..4).map(|n| detector.level(NodeId(n))).collect();
+    let levels = node_levels(&detector, 4);
     assert_eq!(levels, [Some(1), Some(1), Some(0), Some(0)]);
     assert!(findings.rows().is_empty(), "{:?}", findings.rows());
     assert!(findings.slow_nodes().is_empty());
@@ -196,7 +200,7 @@ fn esplash_keeps_a_finished_stage_as_evidence_and_starts_its_index_afresh() {
         detector.observe(&finished(stage, 200.0));
     }
     scan(&mut detector, &snapshot(1000.0, 4, &rows));
-    let levels: Vec<Option<u32>> = (0..4).map(|n| detector.level(NodeId(n))).collect();
+    let levels = node_levels(&detector, 4);
     assert_eq!(levels, [Some(0), None, None, None]);
 }
 
@@ -223,14 +227,7 @@ fn esplash_times_progress_at_its_report() {
         time_secs: 95.0,
         progress: 0.2,
     }));
-    let rows = [
-        (0, O, 95.0, 0.5),
-        (1, O, 90.0, 0.25),
-        (2, O, 90.0, 0.5),
-        (3, O, 80.0, 0.5),
-        (3, O, 90.0, 0.0),
-        (3, O, 100.0, 0.0),
-    ];
+    let rows = levels_rows();
     let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
     assert_eq!(findings.rows(), &[1]);
     assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
@@ -288,7 +285,7 @@ fn esplash_classifies_nodes_again_at_most_every_interval() {
     scan(&mut detector, &snapshot(110.0, 4, &rows));
     assert_eq!(detector.level(NodeId(2)), Some(0));
     scan(&mut detector, &snapshot(130.0, 4, &rows));
-    let levels: Vec<Option<u32>> = (0..4).map(|n| detector.level(NodeId(n))).collect();
+    let levels = node_levels(&detector, 4);
     assert_eq!(levels, [Some(1), Some(1), Some(1), Some(0)]);
 }
 
