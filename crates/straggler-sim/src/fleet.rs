@@ -1138,6 +1138,13 @@ impl<'a> Fleet<'a> {
             self.snapshot
                 .set_pending(self.stage_of(j, TaskKind::Reduce), reduces)?;
         }
+        // Tasks lost to a failure wait too, to run again.
+        for &task in &self.requeued {
+            let job = self.job_of(task);
+            let stage = self.stage_of(job, self.kind_of(task, job));
+            let waiting = self.snapshot.pending(stage) + 1;
+            self.snapshot.set_pending(stage, waiting)?;
+        }
         self.snapshot_rows.clear();
         for (l, live) in self.live.iter().enumerate() {
             let job = &self.jobs[live.job as usize];

@@ -128,6 +128,40 @@ fn a_failed_nodes_tasks_are_lost_and_run_again_elsewhere() {
     assert!(outcome.summary.makespan_secs > healthy.summary.makespan_secs);
 }
 
+/// Flags nothing; keeps each scan's time and the maps waiting in stage 0.
+#[derive(Debug, Default)]
+struct PendingMaps(Vec<(f64, u32)>);
+
+impl Detector for PendingMaps {
+    fn name(&self) -> &str {
+        "pending-maps"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, _: &mut Findings) {
+        let stage = straggler_model::StageId(0);
+        self.0.push((snapshot.now_secs(), snapshot.pending(stage)));
+    }
+}
+
+#[test]
+fn snapshots_count_the_maps_waiting_lost_ones_included() {
+    // 3 nodes x 2 containers, 30 maps of 20 s each (two share a core): 6 start at 0 s,
+    // 24 wait. Node 0 fails at 15 s: its 2 maps wait again, 26. At 20 s the 4 others end
+    // and 4 maps start (the 2 lost first): 22 wait.
+    let mut spec = exact(3, 2, 30);
+    spec.causes.failures = vec![Failure {
+        node: 0,
+        at_secs: 15.0,
+        down_secs: 600.0,
+    }];
+    let mut detector = PendingMaps::default();
+    recorded(&spec, Some(&mut detector));
+    let at = |now: f64| detector.0.iter().find(|s| s.0 == now).map(|s| s.1);
+    assert_eq!(
+        [at(1.0), at(14.0), at(15.0), at(19.0), at(20.0)],
+        [Some(24), Some(24), Some(26), Some(26), Some(22)]
+    );
+}
+
 #[test]
 fn a_skewed_tasks_copy_does_not_win_but_a_slow_originals_copy_does() {
     let mut spec = exact(8, 2, 64);
