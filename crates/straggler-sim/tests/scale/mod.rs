@@ -79,14 +79,20 @@ fn one_job_without_causes_takes_its_work_by_hand() {
     assert!((outcome.summary.energy_joules - 2.0 * 82.0 * 20.0).abs() < 1e-6);
 }
 
-#[test]
-fn a_failed_nodes_tasks_are_lost_and_run_again_elsewhere() {
+/// `exact(3, 2, 30)` whose node 0 fails at 15 s, for 600 s.
+fn node_0_fails_at_15_s() -> ScenarioSpec {
     let mut spec = exact(3, 2, 30);
     spec.causes.failures = vec![Failure {
         node: 0,
         at_secs: 15.0,
         down_secs: 600.0,
     }];
+    spec
+}
+
+#[test]
+fn a_failed_nodes_tasks_are_lost_and_run_again_elsewhere() {
+    let spec = node_0_fails_at_15_s();
     let (outcome, run) = recorded(&spec, None);
     let failed: Vec<_> = run
         .attempts
@@ -147,12 +153,7 @@ fn snapshots_count_the_maps_waiting_lost_ones_included() {
     // 3 nodes x 2 containers, 30 maps of 20 s each (two share a core): 6 start at 0 s,
     // 24 wait. Node 0 fails at 15 s: its 2 maps wait again, 26. At 20 s the 4 others end
     // and 4 maps start (the 2 lost first): 22 wait.
-    let mut spec = exact(3, 2, 30);
-    spec.causes.failures = vec![Failure {
-        node: 0,
-        at_secs: 15.0,
-        down_secs: 600.0,
-    }];
+    let spec = node_0_fails_at_15_s();
     let mut detector = PendingMaps::default();
     recorded(&spec, Some(&mut detector));
     let at = |now: f64| detector.0.iter().find(|s| s.0 == now).map(|s| s.1);
