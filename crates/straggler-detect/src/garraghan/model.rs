@@ -72,7 +72,7 @@ use std::sync::Arc;
 
 use straggler_model::StageId;
 
-use crate::scan::IdMap;
+use crate::scan::{IdMap, count_below};
 
 /// Progress levels `q_j = j / LEVELS` at which the history keeps each attempt's time.
 pub const LEVELS: usize = 100;
@@ -237,16 +237,6 @@ fn time_of(key: i64) -> f64 {
     f64::from_bits((key ^ (((key >> 63) as u64) >> 1) as i64) as u64)
 }
 
-/// How many of `keys` are at most `key` (`or_equal`) or below it: a count rather than a
-/// binary search, with no branch, over the few dozen keys of a chunk.
-fn count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
-    if or_equal {
-        keys.iter().map(|&k| usize::from(k <= key)).sum()
-    } else {
-        keys.iter().map(|&k| usize::from(k < key)).sum()
-    }
-}
-
 /// Times kept in increasing `total_cmp` order (as [`order_key`]s), in runs ("chunks") of
 /// [`CHUNK`] / 2 to 2 [`CHUNK`] values: an insertion or a removal counts the chunks' last
 /// keys and the keys of one chunk, and shifts within it; the value of a rank is a pass over
@@ -265,16 +255,13 @@ struct SortedTimes {
 const CHUNK: usize = 64;
 
 impl SortedTimes {
-    /// `sorted` (in increasing `total_cmp` order), chunked.
-    fn from_sorted(sorted: &[f64]) -> Self {
-        let chunks: Vec<Vec<i64>> = sorted
-            .chunks(CHUNK)
-            .map(|chunk| chunk.iter().map(|&t| order_key(t)).collect())
-            .collect();
+    /// The times of `keys` ([`order_key`]s in increasing order), chunked.
+    fn from_sorted_keys(keys: &[i64]) -> Self {
+        let chunks: Vec<Vec<i64>> = keys.chunks(CHUNK).map(<[i64]>::to_vec).collect();
         SortedTimes {
             lasts: chunks.iter().map(|c| c[c.len() - 1]).collect(),
             chunks,
-            len: sorted.len(),
+            len: keys.len(),
         }
     }
 
@@ -430,14 +417,15 @@ impl StageHistory {
             return;
         }
         if pending > MAX_PENDING || self.sorted.is_empty() {
-            let mut times = vec![0.0; self.ring.len()];
+            // Sorted as integers (`order_key`), twice as fast as by `total_cmp`.
+            let mut keys = vec![0; self.ring.len()];
             self.sorted = (0..LEVELS)
                 .map(|level| {
-                    for (time, attempt) in times.iter_mut().zip(&self.ring) {
-                        *time = attempt[level];
+                    for (key, attempt) in keys.iter_mut().zip(&self.ring) {
+                        *key = order_key(attempt[level]);
                     }
-                    times.sort_unstable_by(f64::total_cmp);
-                    SortedTimes::from_sorted(&times)
+                    keys.sort_unstable();
+                    SortedTimes::from_sorted_keys(&keys)
                 })
                 .collect();
         } else {
@@ -722,10 +710,10 @@ mod tests {
             (&[1.0, f64::INFINITY], f64::INFINITY),
         ] {
             assert_eq!(median(&mut values.to_vec()), expected, "{values:?}");
-            let mut sorted = values.to_vec();
-            sorted.sort_by(f64::total_cmp);
+            let mut keys: Vec<i64> = values.iter().map(|&t| order_key(t)).collect();
+            keys.sort_unstable();
             assert_eq!(
-                SortedTimes::from_sorted(&sorted).median(),
+                SortedTimes::from_sorted_keys(&keys).median(),
                 expected,
                 "{values:?}"
             );

@@ -14,6 +14,7 @@
 #[allow(unsafe_code)]
 mod kernels;
 
+pub(crate) use kernels::count_below;
 use kernels::{LANES, Lanes, Summand};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
