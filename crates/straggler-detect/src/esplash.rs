@@ -298,23 +298,11 @@ pub(crate) fn group_kmeans(
     }
     let mut cluster_of_group = vec![usize::MAX; group_count];
     let mut votes = vec![0u32; group_count * k];
+    let mut nearest = Nearest::new(k, dims);
     for _ in 0..max_iterations {
         votes.iter_mut().for_each(|v| *v = 0);
-        for (i, &g) in groups.iter().enumerate() {
-            let p = point(i);
-            let mut best = (f64::INFINITY, 0usize);
-            for c in 0..k {
-                let distance: f64 = p
-                    .iter()
-                    .zip(&centres[c * dims..(c + 1) * dims])
-                    .map(|(a, b)| (a - b) * (a - b))
-                    .sum();
-                if distance < best.0 {
-                    best = (distance, c);
-                }
-            }
-            votes[g as usize * k + best.1] += 1;
-        }
+        nearest.set_centres(&centres);
+        nearest.vote(points, groups, &mut votes);
         let mut changed = false;
         for g in 0..group_count {
             let row = &votes[g * k..(g + 1) * k];
@@ -368,6 +356,67 @@ pub(crate) fn group_kmeans(
     (levels, clusters.len())
 }
 
+/// The nearest centre of each point, for [`group_kmeans`]: the squared distance to centre
+/// `c` is `sum_d (p_d - centre_{c,d})^2`, added in the order of the dimensions, and the
+/// nearest is the first of the least. The centres are kept in blocks of [`BLOCK`],
+/// dimension by dimension, so that a point's distances to a block's centres are summed
+/// side by side, as vectors: each distance adds the same terms in the same order as one
+/// centre at a time would, so the same bits. A block's slots past the last centre hold
+/// NaN, whose distances are never the least.
+struct Nearest {
+    k: usize,
+    dims: usize,
+    /// `centre_{c,d}` at `((c / BLOCK) * dims + d) * BLOCK + c % BLOCK`.
+    blocks: Vec<f64>,
+}
+
+/// Centres whose distances to a point are summed together.
+const BLOCK: usize = 4;
+
+impl Nearest {
+    fn new(k: usize, dims: usize) -> Self {
+        Nearest {
+            k,
+            dims,
+            blocks: vec![f64::NAN; k.div_ceil(BLOCK) * dims * BLOCK],
+        }
+    }
+
+    /// Takes the centres, `dims` values each (centre `c` at `c * dims`).
+    fn set_centres(&mut self, centres: &[f64]) {
+        for (c, centre) in centres.chunks_exact(self.dims).enumerate() {
+            for (d, &v) in centre.iter().enumerate() {
+                self.blocks[((c / BLOCK) * self.dims + d) * BLOCK + c % BLOCK] = v;
+            }
+        }
+    }
+
+    /// Adds one vote, to `votes[g * k + c]`, for each point of group `g` whose nearest
+    /// centre is `c`.
+    fn vote(&self, points: &[f64], groups: &[u32], votes: &mut [u32]) {
+        let (k, dims) = (self.k, self.dims);
+        for (i, &g) in groups.iter().enumerate() {
+            let p = &points[i * dims..(i + 1) * dims];
+            let mut best = (f64::INFINITY, 0usize);
+            for (b, block) in self.blocks.chunks_exact(dims * BLOCK).enumerate() {
+                let mut distances = [0.0; BLOCK];
+                for (&v, centres) in p.iter().zip(block.chunks_exact(BLOCK)) {
+                    for (distance, &centre) in distances.iter_mut().zip(centres) {
+                        let x = v - centre;
+                        *distance += x * x;
+                    }
+                }
+                for (j, &distance) in distances.iter().enumerate() {
+                    if distance < best.0 {
+                        best = (distance, b * BLOCK + j);
+                    }
+                }
+            }
+            votes[g as usize * k + best.1] += 1;
+        }
+    }
+}
+
 /// A node without a level.
 const NO_LEVEL: u32 = u32::MAX;
 
@@ -419,8 +468,12 @@ pub struct ESplash {
     free_columns: Vec<u32>,
     /// Columns given out so far.
     column_count: u32,
-    /// A success arrived since the level statistics were last computed.
-    dirty: bool,
+    /// Columns whose level statistics are out of date (a success arrived, or the column
+    /// was emptied), each listed once and flagged in `stale`; every column is after a
+    /// classification (`all_stale`).
+    stale_columns: Vec<u32>,
+    stale: Vec<bool>,
+    all_stale: bool,
     /// A success arrived since nodes were last classified.
     unclassified: bool,
     /// When nodes may be classified again; `None` before the first classification.
@@ -533,24 +586,61 @@ impl ESplash {
         self.level_count = level_count;
     }
 
+    /// Marks `column`'s level statistics out of date.
+    fn mark_stale(&mut self, column: usize) {
+        if self.stale.len() <= column {
+            self.stale.resize(column + 1, false);
+        }
+        if !self.stale[column] {
+            self.stale[column] = true;
+            self.stale_columns.push(column as u32);
+        }
+    }
+
     /// The statistics table's `mu` and `sigma` from every success of the nodes with a
-    /// level.
+    /// level: each cell the merge of its nodes' moments in node order. Only the stale
+    /// columns are merged again, unless the table's shape changed or the nodes were
+    /// classified since; a cell's merges, in the same order, give the same bits either way.
     fn update_level_stats(&mut self) {
-        self.dirty = false;
-        self.history_columns = self.history.iter().map(Vec::len).max().unwrap_or(0);
-        let columns = self.history_columns;
-        self.level_stats.clear();
-        self.level_stats
-            .resize(self.level_count * columns, Moments::default());
-        for (n, history) in self.history.iter().enumerate() {
-            let level = self.node_level.get(n).copied().unwrap_or(NO_LEVEL);
-            if level == NO_LEVEL {
-                continue;
+        let columns = self.history.iter().map(Vec::len).max().unwrap_or(0);
+        let cells = self.level_count * columns;
+        let every_column = self.all_stale || columns != self.history_columns;
+        self.history_columns = columns;
+        if every_column {
+            self.level_stats.clear();
+            self.level_stats.resize(cells, Moments::default());
+        }
+        let (history, node_level) = (&self.history, &self.node_level);
+        let levelled = || {
+            history.iter().enumerate().filter_map(|(n, h)| {
+                let level = node_level.get(n).copied().unwrap_or(NO_LEVEL);
+                (level != NO_LEVEL).then_some((level as usize, h))
+            })
+        };
+        if every_column {
+            for (level, history) in levelled() {
+                for (c, moments) in history.iter().enumerate() {
+                    self.level_stats[level * columns + c].merge(moments);
+                }
             }
-            for (c, moments) in history.iter().enumerate() {
-                self.level_stats[level as usize * columns + c].merge(moments);
+        } else {
+            for &c in &self.stale_columns {
+                let c = c as usize;
+                for level in 0..self.level_count {
+                    self.level_stats[level * columns + c] = Moments::default();
+                }
+                for (level, history) in levelled() {
+                    if let Some(moments) = history.get(c) {
+                        self.level_stats[level * columns + c].merge(moments);
+                    }
+                }
             }
         }
+        for &c in &self.stale_columns {
+            self.stale[c as usize] = false;
+        }
+        self.stale_columns.clear();
+        self.all_stale = false;
     }
 
     /// The statistics of the successes of `stage` (a snapshot's index) on the nodes of
@@ -600,7 +690,7 @@ impl ESplash {
                 *cell = Moments::default();
             }
             self.free_columns.push(oldest);
-            self.dirty = true;
+            self.mark_stale(oldest as usize);
             self.unclassified = true;
         }
     }
@@ -616,10 +706,10 @@ impl Detector for ESplash {
         if self.unclassified && self.next_classification_secs.is_none_or(|next| now >= next) {
             self.classify();
             self.unclassified = false;
-            self.dirty = true;
+            self.all_stale = true;
             self.next_classification_secs = Some(now + self.params.recluster_interval_secs);
         }
-        if self.dirty {
+        if self.all_stale || !self.stale_columns.is_empty() {
             self.update_level_stats();
         }
         self.min_levels.clear();
@@ -844,7 +934,7 @@ impl Detector for ESplash {
             per_column.resize(column + 1, Moments::default());
         }
         per_column[column].push(duration);
-        self.dirty = true;
+        self.mark_stale(column);
         self.unclassified = true;
     }
 
@@ -905,6 +995,104 @@ mod tests {
         }
         sets.sort();
         sets
+    }
+
+    #[test]
+    fn nearest_centres_are_those_found_one_centre_at_a_time() {
+        // Centres in blocks of four, dimension by dimension, against the distances summed
+        // one centre at a time: the same votes, ties (repeated centres) to the first.
+        let mut rng = SplitMix64(11);
+        for case in 0..300 {
+            let dims = 1 + case % 3;
+            let k = 1 + (case / 3) % 7;
+            let n = 1 + rng.below(20) as usize;
+            let value = |rng: &mut SplitMix64| f64::from(rng.below(9)) * 0.5;
+            let points: Vec<f64> = (0..n * dims).map(|_| value(&mut rng)).collect();
+            let mut centres: Vec<f64> = (0..k * dims).map(|_| value(&mut rng)).collect();
+            if k > 2 {
+                let (first, rest) = centres.split_at_mut(dims);
+                rest[dims..2 * dims].copy_from_slice(first);
+            }
+            let groups: Vec<u32> = (0..n).map(|i| (i / 2) as u32).collect();
+            let group_count = n.div_ceil(2);
+            let mut expected = vec![0u32; group_count * k];
+            for (i, &g) in groups.iter().enumerate() {
+                let p = &points[i * dims..(i + 1) * dims];
+                let mut best = (f64::INFINITY, 0);
+                for c in 0..k {
+                    let distance: f64 = p
+                        .iter()
+                        .zip(&centres[c * dims..(c + 1) * dims])
+                        .map(|(a, b)| (a - b) * (a - b))
+                        .sum();
+                    if distance < best.0 {
+                        best = (distance, c);
+                    }
+                }
+                expected[g as usize * k + best.1] += 1;
+            }
+            let mut nearest = Nearest::new(k, dims);
+            nearest.set_centres(&centres);
+            let mut votes = vec![0u32; group_count * k];
+            nearest.vote(&points, &groups, &mut votes);
+            assert_eq!(votes, expected, "case {case}: k {k}, dims {dims}");
+        }
+    }
+
+    #[test]
+    fn level_statistics_merged_again_by_column_are_those_of_every_column() {
+        // Successes on eight nodes across four stage indices, each index finished and
+        // reused every round (past the sixteen kept columns, so that columns are emptied
+        // and given out again); after every scan, the statistics kept up to date column by
+        // column have the bits of a merge of every column. Classified at every scan, or
+        // once only.
+        let snapshot = crate::conformance::straggling_stage(40, 8, 3).expect("valid");
+        for interval in [0.0, 1e9] {
+            let mut detector = ESplash::new(
+                ESplashParams {
+                    recluster_interval_secs: interval,
+                    ..ESplashParams::default()
+                }
+                .check()
+                .expect("valid"),
+            );
+            let mut rng = SplitMix64(5);
+            let mut id = 0;
+            for round in 0..30u32 {
+                for _ in 0..12 {
+                    id += 1;
+                    let (stage, node) = (rng.below(4), rng.below(8));
+                    let duration = 10.0 + f64::from(rng.below(50)) * (1.0 + f64::from(node % 3));
+                    detector.observe(&Observation::AttemptEnded(straggler_model::AttemptEnd {
+                        attempt: straggler_model::AttemptId(id),
+                        task: straggler_model::TaskId(id),
+                        stage: straggler_model::StageId(stage),
+                        node: NodeId(node),
+                        role: AttemptRole::Original,
+                        start_secs: 0.0,
+                        end_secs: duration,
+                        status: AttemptStatus::Succeeded,
+                        input_bytes: 1,
+                    }));
+                }
+                detector.observe(&Observation::StageFinished {
+                    stage: straggler_model::StageId(round % 4),
+                    time_secs: 0.0,
+                });
+                detector.scan(&snapshot, &mut Findings::default());
+                let mut every_column = detector.clone();
+                every_column.all_stale = true;
+                every_column.update_level_stats();
+                let bits = |d: &ESplash| {
+                    d.level_stats
+                        .iter()
+                        .map(|m| (m.count, m.mean.to_bits(), m.m2.to_bits()))
+                        .collect::<Vec<_>>()
+                };
+                assert!(detector.level_count > 0, "round {round}");
+                assert_eq!(bits(&detector), bits(&every_column), "round {round}");
+            }
+        }
     }
 
     #[test]
