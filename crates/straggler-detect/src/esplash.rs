@@ -417,6 +417,25 @@ impl Nearest {
     }
 }
 
+/// Merges into `stats` (by level then column, `columns` columns) the moments of column
+/// `c` of each of `nodes` (in increasing order) that has a level: a cell's merges in node
+/// order.
+fn merge_column(
+    c: usize,
+    columns: usize,
+    nodes: &[u32],
+    history: &[Vec<Moments>],
+    node_level: &[u32],
+    stats: &mut [Moments],
+) {
+    for &n in nodes {
+        let level = node_level.get(n as usize).copied().unwrap_or(NO_LEVEL);
+        if let Some(moments) = history[n as usize].get(c).filter(|_| level != NO_LEVEL) {
+            stats[level as usize * columns + c].merge(moments);
+        }
+    }
+}
+
 /// A node without a level.
 const NO_LEVEL: u32 = u32::MAX;
 
@@ -460,6 +479,10 @@ pub struct ESplash {
     params: ESplashParams,
     /// Execution times of the successes, by node then column.
     history: Vec<Vec<Moments>>,
+    /// The nodes with a success in each column, in increasing order: exactly those whose
+    /// cell of `history` there is not empty. Classifying reads them, not every node's
+    /// row (most cells are empty: a stage runs on a few of many nodes).
+    column_nodes: Vec<Vec<u32>>,
     /// The column of each stage index ([`NO_COLUMN`] for none yet).
     columns: Vec<u32>,
     /// Columns of finished stages, oldest first; at most [`RETIRED_COLUMNS`].
@@ -546,15 +569,12 @@ impl ESplash {
 
     /// Algorithms 1-2: the level of every node with history.
     fn classify(&mut self) {
-        let columns = self.history.iter().map(Vec::len).max().unwrap_or(0);
-        let has = |node: &Vec<Moments>, s: usize| node.get(s).is_some_and(|m| m.count > 0);
         // The column (a stage's) of successes on the most nodes (lowest index on a tie).
         let mut anchor = None;
         let mut most = 0;
-        for s in 0..columns {
-            let nodes = self.history.iter().filter(|h| has(h, s)).count();
-            if nodes > most {
-                most = nodes;
+        for (s, nodes) in self.column_nodes.iter().enumerate() {
+            if nodes.len() > most {
+                most = nodes.len();
                 anchor = Some(s);
             }
         }
@@ -562,15 +582,15 @@ impl ESplash {
         self.node_level.resize(self.history.len(), NO_LEVEL);
         self.level_count = 0;
         let Some(anchor) = anchor else { return };
-        let members: Vec<usize> = (0..self.history.len())
-            .filter(|&n| has(&self.history[n], anchor))
-            .collect();
-        let dims: Vec<usize> = (0..columns)
-            .filter(|&s| members.iter().all(|&n| has(&self.history[n], s)))
+        let members = &self.column_nodes[anchor];
+        // The columns every member has a success in: no column has more nodes than the
+        // anchor's, so those whose nodes are the members.
+        let dims: Vec<usize> = (0..self.column_nodes.len())
+            .filter(|&s| self.column_nodes[s] == *members)
             .collect();
         let mut points = Vec::with_capacity(members.len() * dims.len());
-        for &n in &members {
-            points.extend(dims.iter().map(|&s| self.history[n][s].mean));
+        for &n in members {
+            points.extend(dims.iter().map(|&s| self.history[n as usize][s].mean));
         }
         let groups = group_points(&points, dims.len());
         let (levels, level_count) = group_kmeans(
@@ -581,7 +601,7 @@ impl ESplash {
             self.params.max_kmeans_iterations,
         );
         for (&n, &level) in members.iter().zip(&levels) {
-            self.node_level[n] = level;
+            self.node_level[n as usize] = level;
         }
         self.level_count = level_count;
     }
@@ -610,30 +630,20 @@ impl ESplash {
             self.level_stats.clear();
             self.level_stats.resize(cells, Moments::default());
         }
-        let (history, node_level) = (&self.history, &self.node_level);
-        let levelled = || {
-            history.iter().enumerate().filter_map(|(n, h)| {
-                let level = node_level.get(n).copied().unwrap_or(NO_LEVEL);
-                (level != NO_LEVEL).then_some((level as usize, h))
-            })
-        };
+        let (history, node_level, stats) =
+            (&self.history, &self.node_level, &mut self.level_stats[..]);
+        let nodes_of = |c: usize| self.column_nodes.get(c).map_or(&[][..], Vec::as_slice);
         if every_column {
-            for (level, history) in levelled() {
-                for (c, moments) in history.iter().enumerate() {
-                    self.level_stats[level * columns + c].merge(moments);
-                }
+            for c in 0..columns {
+                merge_column(c, columns, nodes_of(c), history, node_level, stats);
             }
         } else {
-            for &c in &self.stale_columns {
-                let c = c as usize;
+            for c in self.stale_columns.iter().map(|&c| c as usize) {
+                debug_assert!(c < columns, "a stale column is one some node has");
                 for level in 0..self.level_count {
-                    self.level_stats[level * columns + c] = Moments::default();
+                    stats[level * columns + c] = Moments::default();
                 }
-                for (level, history) in levelled() {
-                    if let Some(moments) = history.get(c) {
-                        self.level_stats[level * columns + c].merge(moments);
-                    }
-                }
+                merge_column(c, columns, nodes_of(c), history, node_level, stats);
             }
         }
         for &c in &self.stale_columns {
@@ -682,12 +692,11 @@ impl ESplash {
         if self.retired.len() > RETIRED_COLUMNS
             && let Some(oldest) = self.retired.pop_front()
         {
-            let cells = self
-                .history
-                .iter_mut()
-                .filter_map(|h| h.get_mut(oldest as usize));
-            for cell in cells {
-                *cell = Moments::default();
+            if let Some(nodes) = self.column_nodes.get_mut(oldest as usize) {
+                for &n in nodes.iter() {
+                    self.history[n as usize][oldest as usize] = Moments::default();
+                }
+                nodes.clear();
             }
             self.free_columns.push(oldest);
             self.mark_stale(oldest as usize);
@@ -704,9 +713,14 @@ impl Detector for ESplash {
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
         let now = snapshot.now_secs();
         if self.unclassified && self.next_classification_secs.is_none_or(|next| now >= next) {
+            let (levels, level_count) = (self.node_level.clone(), self.level_count);
             self.classify();
             self.unclassified = false;
-            self.all_stale = true;
+            // The statistics of every column follow a node that changed level; if none
+            // did, only those of the columns that learnt a success since.
+            if self.node_level != levels || self.level_count != level_count {
+                self.all_stale = true;
+            }
             self.next_classification_secs = Some(now + self.params.recluster_interval_secs);
         }
         if self.all_stale || !self.stale_columns.is_empty() {
@@ -933,7 +947,16 @@ impl Detector for ESplash {
         if per_column.len() <= column {
             per_column.resize(column + 1, Moments::default());
         }
-        per_column[column].push(duration);
+        let cell = &mut per_column[column];
+        cell.push(duration);
+        if cell.count == 1 {
+            if self.column_nodes.len() <= column {
+                self.column_nodes.resize(column + 1, Vec::new());
+            }
+            let nodes = &mut self.column_nodes[column];
+            let at = nodes.partition_point(|&n| (n as usize) < node);
+            nodes.insert(at, node as u32);
+        }
         self.mark_stale(column);
         self.unclassified = true;
     }
@@ -1040,12 +1063,12 @@ mod tests {
     }
 
     #[test]
-    fn level_statistics_merged_again_by_column_are_those_of_every_column() {
+    fn level_statistics_kept_by_column_are_a_merge_of_every_node_in_order() {
         // Successes on eight nodes across four stage indices, each index finished and
         // reused every round (past the sixteen kept columns, so that columns are emptied
         // and given out again); after every scan, the statistics kept up to date column by
-        // column have the bits of a merge of every column. Classified at every scan, or
-        // once only.
+        // column have the bits of every node's columns merged in node order. Classified at
+        // every scan, or once only.
         let snapshot = crate::conformance::straggling_stage(40, 8, 3).expect("valid");
         for interval in [0.0, 1e9] {
             let mut detector = ESplash::new(
@@ -1080,17 +1103,30 @@ mod tests {
                     time_secs: 0.0,
                 });
                 detector.scan(&snapshot, &mut Findings::default());
-                let mut every_column = detector.clone();
-                every_column.all_stale = true;
-                every_column.update_level_stats();
-                let bits = |d: &ESplash| {
-                    d.level_stats
+                // Every node's columns merged in node order, as written.
+                let columns = detector.history_columns;
+                let mut expected = vec![Moments::default(); detector.level_count * columns];
+                for (n, history) in detector.history.iter().enumerate() {
+                    let level = detector.node_level[n];
+                    if level == NO_LEVEL {
+                        continue;
+                    }
+                    for (c, moments) in history.iter().enumerate() {
+                        expected[level as usize * columns + c].merge(moments);
+                    }
+                }
+                let bits = |stats: &[Moments]| {
+                    stats
                         .iter()
                         .map(|m| (m.count, m.mean.to_bits(), m.m2.to_bits()))
                         .collect::<Vec<_>>()
                 };
                 assert!(detector.level_count > 0, "round {round}");
-                assert_eq!(bits(&detector), bits(&every_column), "round {round}");
+                assert_eq!(
+                    bits(&detector.level_stats),
+                    bits(&expected),
+                    "round {round}"
+                );
             }
         }
     }
