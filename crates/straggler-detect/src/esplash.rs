@@ -275,6 +275,10 @@ pub(crate) fn group_kmeans(
     if n == 0 || k == 0 {
         return (Vec::new(), 0);
     }
+    if dims == 0 {
+        // Points without a dimension are all at the same place: one level.
+        return (vec![0; n], 1);
+    }
     let point = |i: usize| &points[i * dims..(i + 1) * dims];
     // Group means, for the initial centres.
     let mut group_sum = vec![0.0; group_count * dims];
@@ -493,7 +497,8 @@ pub struct ESplash {
     column_count: u32,
     /// Columns whose level statistics are out of date (a success arrived, or the column
     /// was emptied), each listed once and flagged in `stale`; every column is after a
-    /// classification (`all_stale`).
+    /// classification that moved a node to another level or changed the number of levels
+    /// (`all_stale`).
     stale_columns: Vec<u32>,
     stale: Vec<bool>,
     all_stale: bool,
@@ -569,25 +574,13 @@ impl ESplash {
 
     /// Algorithms 1-2: the level of every node with history.
     fn classify(&mut self) {
-        // The column (a stage's) of successes on the most nodes (lowest index on a tie).
-        let mut anchor = None;
-        let mut most = 0;
-        for (s, nodes) in self.column_nodes.iter().enumerate() {
-            if nodes.len() > most {
-                most = nodes.len();
-                anchor = Some(s);
-            }
-        }
         self.node_level.clear();
         self.node_level.resize(self.history.len(), NO_LEVEL);
         self.level_count = 0;
-        let Some(anchor) = anchor else { return };
+        let Some((anchor, dims)) = self.anchor_and_dimensions() else {
+            return;
+        };
         let members = &self.column_nodes[anchor];
-        // The columns every member has a success in: no column has more nodes than the
-        // anchor's, so those whose nodes are the members.
-        let dims: Vec<usize> = (0..self.column_nodes.len())
-            .filter(|&s| self.column_nodes[s] == *members)
-            .collect();
         let mut points = Vec::with_capacity(members.len() * dims.len());
         for &n in members {
             points.extend(dims.iter().map(|&s| self.history[n as usize][s].mean));
@@ -606,6 +599,27 @@ impl ESplash {
         self.level_count = level_count;
     }
 
+    /// The column (a stage's) of successes on the most nodes (the lowest on a tie), whose
+    /// nodes are those classified, and the columns of their performance vectors: every
+    /// column in which each of them has a success; `None` without a success.
+    fn anchor_and_dimensions(&self) -> Option<(usize, Vec<usize>)> {
+        let mut anchor = None;
+        let mut most = 0;
+        for (s, nodes) in self.column_nodes.iter().enumerate() {
+            if nodes.len() > most {
+                most = nodes.len();
+                anchor = Some(s);
+            }
+        }
+        let members = &self.column_nodes[anchor?];
+        // No column has more nodes than the anchor's: those with every member are those
+        // whose nodes are the members.
+        let dims = (0..self.column_nodes.len())
+            .filter(|&s| self.column_nodes[s] == *members)
+            .collect();
+        Some((anchor?, dims))
+    }
+
     /// Marks `column`'s level statistics out of date.
     fn mark_stale(&mut self, column: usize) {
         if self.stale.len() <= column {
@@ -619,8 +633,9 @@ impl ESplash {
 
     /// The statistics table's `mu` and `sigma` from every success of the nodes with a
     /// level: each cell the merge of its nodes' moments in node order. Only the stale
-    /// columns are merged again, unless the table's shape changed or the nodes were
-    /// classified since; a cell's merges, in the same order, give the same bits either way.
+    /// columns are merged again, unless the table's shape changed or a classification
+    /// changed a node's level or the number of levels since; a cell's merges, in the same
+    /// order, give the same bits either way.
     fn update_level_stats(&mut self) {
         let columns = self.history.iter().map(Vec::len).max().unwrap_or(0);
         let cells = self.level_count * columns;
@@ -713,12 +728,12 @@ impl Detector for ESplash {
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
         let now = snapshot.now_secs();
         if self.unclassified && self.next_classification_secs.is_none_or(|next| now >= next) {
-            let (levels, level_count) = (self.node_level.clone(), self.level_count);
+            let (previous_levels, level_count) = (self.node_level.clone(), self.level_count);
             self.classify();
             self.unclassified = false;
             // The statistics of every column follow a node that changed level; if none
-            // did, only those of the columns that learnt a success since.
-            if self.node_level != levels || self.level_count != level_count {
+            // did, only those of the columns that learnt a success or were emptied since.
+            if self.node_level != previous_levels || self.level_count != level_count {
                 self.all_stale = true;
             }
             self.next_classification_secs = Some(now + self.params.recluster_interval_secs);
@@ -1032,9 +1047,10 @@ mod tests {
             let value = |rng: &mut SplitMix64| f64::from(rng.below(9)) * 0.5;
             let points: Vec<f64> = (0..n * dims).map(|_| value(&mut rng)).collect();
             let mut centres: Vec<f64> = (0..k * dims).map(|_| value(&mut rng)).collect();
-            if k > 2 {
+            // Centre 0 again as centre 2 and, past a block, as centre 4: ties go to the first.
+            for copy in [2, 4].into_iter().filter(|&c| c < k) {
                 let (first, rest) = centres.split_at_mut(dims);
-                rest[dims..2 * dims].copy_from_slice(first);
+                rest[(copy - 1) * dims..copy * dims].copy_from_slice(first);
             }
             let groups: Vec<u32> = (0..n).map(|i| (i / 2) as u32).collect();
             let group_count = n.div_ceil(2);
@@ -1066,9 +1082,12 @@ mod tests {
     fn level_statistics_kept_by_column_are_a_merge_of_every_node_in_order() {
         // Successes on eight nodes across four stage indices, each index finished and
         // reused every round (past the sixteen kept columns, so that columns are emptied
-        // and given out again); after every scan, the statistics kept up to date column by
-        // column have the bits of every node's columns merged in node order. Classified at
-        // every scan, or once only.
+        // and given out again), then rounds without a finished stage (the columns stay and
+        // only the stale ones are merged again). After every success, each column's nodes
+        // are those with a success there; after every scan, the classification's anchor
+        // and dimensions are those of their definitions read off every node, and the
+        // statistics have the bits of every node's columns merged in node order.
+        // Classified at every scan, or once only.
         let snapshot = crate::conformance::straggling_stage(40, 8, 3).expect("valid");
         for interval in [0.0, 1e9] {
             let mut detector = ESplash::new(
@@ -1081,7 +1100,8 @@ mod tests {
             );
             let mut rng = SplitMix64(5);
             let mut id = 0;
-            for round in 0..30u32 {
+            let mut same_columns = 0;
+            for round in 0..40u32 {
                 for _ in 0..12 {
                     id += 1;
                     let (stage, node) = (rng.below(4), rng.below(8));
@@ -1097,17 +1117,28 @@ mod tests {
                         status: AttemptStatus::Succeeded,
                         input_bytes: 1,
                     }));
+                    assert_columns_list_their_nodes(&detector);
                 }
-                detector.observe(&Observation::StageFinished {
-                    stage: straggler_model::StageId(round % 4),
-                    time_secs: 0.0,
-                });
+                if round < 30 {
+                    detector.observe(&Observation::StageFinished {
+                        stage: straggler_model::StageId(round % 4),
+                        time_secs: 0.0,
+                    });
+                    assert_columns_list_their_nodes(&detector);
+                }
+                let columns_before = detector.history_columns;
                 detector.scan(&snapshot, &mut Findings::default());
+                let columns = detector.history.iter().map(Vec::len).max().unwrap_or(0);
+                same_columns += usize::from(columns == columns_before);
+                assert_eq!(
+                    detector.anchor_and_dimensions(),
+                    anchor_and_dimensions_of_every_node(&detector.history),
+                    "round {round}"
+                );
                 // Every node's columns merged in node order, as written.
-                let columns = detector.history_columns;
                 let mut expected = vec![Moments::default(); detector.level_count * columns];
                 for (n, history) in detector.history.iter().enumerate() {
-                    let level = detector.node_level[n];
+                    let level = detector.node_level.get(n).copied().unwrap_or(NO_LEVEL);
                     if level == NO_LEVEL {
                         continue;
                     }
@@ -1128,7 +1159,83 @@ mod tests {
                     "round {round}"
                 );
             }
+            // Scans that merged stale columns only (classified once, the columns as many).
+            assert!(
+                same_columns >= 10,
+                "{same_columns} scans with as many columns"
+            );
         }
+    }
+
+    /// Checks that each column lists, in increasing order, the nodes with a success there.
+    fn assert_columns_list_their_nodes(detector: &ESplash) {
+        let columns = detector.history.iter().map(Vec::len).max().unwrap_or(0);
+        assert_eq!(detector.column_nodes.len(), columns);
+        for (c, nodes) in detector.column_nodes.iter().enumerate() {
+            let with_success: Vec<u32> = (0..detector.history.len() as u32)
+                .filter(|&n| {
+                    detector.history[n as usize]
+                        .get(c)
+                        .is_some_and(|m| m.count > 0)
+                })
+                .collect();
+            assert_eq!(*nodes, with_success, "column {c}");
+        }
+    }
+
+    /// The classification's anchor and dimensions as the module docs define them, read off
+    /// every node's history.
+    fn anchor_and_dimensions_of_every_node(
+        history: &[Vec<Moments>],
+    ) -> Option<(usize, Vec<usize>)> {
+        let columns = history.iter().map(Vec::len).max().unwrap_or(0);
+        let has = |node: &Vec<Moments>, s: usize| node.get(s).is_some_and(|m| m.count > 0);
+        let mut anchor = None;
+        let mut most = 0;
+        for s in 0..columns {
+            let nodes = history.iter().filter(|h| has(h, s)).count();
+            if nodes > most {
+                most = nodes;
+                anchor = Some(s);
+            }
+        }
+        let anchor = anchor?;
+        let members: Vec<&Vec<Moments>> = history.iter().filter(|h| has(h, anchor)).collect();
+        let dims = (0..columns)
+            .filter(|&s| members.iter().all(|h| has(h, s)))
+            .collect();
+        Some((anchor, dims))
+    }
+
+    #[test]
+    fn the_anchor_is_the_lowest_column_of_the_most_nodes() {
+        // Columns 0 to 2 (stages 0 to 2, in the order of their first success) on nodes
+        // {0, 1, 2}, {1, 2, 3} and {0, 1, 2}: three nodes each, so column 0 is the anchor,
+        // and columns 0 and 2 are the dimensions (node 3 has no success in column 0).
+        let mut detector = ESplash::default();
+        let mut id = 0;
+        for (stage, nodes) in [(0, [0, 1, 2]), (1, [1, 2, 3]), (2, [2, 1, 0])] {
+            for node in nodes {
+                id += 1;
+                detector.observe(&Observation::AttemptEnded(straggler_model::AttemptEnd {
+                    attempt: straggler_model::AttemptId(id),
+                    task: straggler_model::TaskId(id),
+                    stage: straggler_model::StageId(stage),
+                    node: NodeId(node),
+                    role: AttemptRole::Original,
+                    start_secs: 0.0,
+                    end_secs: 10.0 + f64::from(node),
+                    status: AttemptStatus::Succeeded,
+                    input_bytes: 1,
+                }));
+            }
+        }
+        assert_eq!(detector.anchor_and_dimensions(), Some((0, vec![0, 2])));
+        assert_eq!(
+            anchor_and_dimensions_of_every_node(&detector.history),
+            Some((0, vec![0, 2]))
+        );
+        assert_eq!(ESplash::default().anchor_and_dimensions(), None);
     }
 
     #[test]

@@ -1171,20 +1171,61 @@ mod tests {
 
     #[test]
     fn counts_of_keys_below_by_hand() {
-        // Every length up to past a vector's four keys and a remainder, keys repeated and
-        // at the ends of the range.
-        let keys = [i64::MIN, -5, -5, 0, 3, 3, 3, 7, 9, i64::MAX];
-        for len in 0..=keys.len() {
-            let keys = &keys[..len];
-            for key in [i64::MIN, -5, -1, 3, 8, i64::MAX] {
-                let below = keys.iter().filter(|&&k| k < key).count();
-                let at_most = keys.iter().filter(|&&k| k <= key).count();
-                assert_eq!(count_below(keys, key, false), below, "{keys:?} < {key}");
-                assert_eq!(count_below(keys, key, true), at_most, "{keys:?} <= {key}");
+        let keys = [-5, 0, 3, 3, 7];
+        assert_eq!(count_below(&keys, 3, false), 2);
+        assert_eq!(count_below(&keys, 3, true), 4);
+        assert_eq!(count_below(&keys, i64::MIN, false), 0);
+        assert_eq!(count_below(&keys, i64::MAX, true), 5);
+        assert_eq!(count_below(&[], 0, true), 0);
+    }
+
+    #[test]
+    fn counts_of_keys_below_agree_across_bodies() {
+        // Every length up to past the vector loops' sixteen or thirty-two keys a round and
+        // the longest chunk of Garraghan's sorted times (128), keys repeated and at the
+        // ends of the range; every body this CPU can run against a plain filter.
+        type Count = fn(&[i64], i64, bool) -> usize;
+        let mut bodies: Vec<(&str, Count)> =
+            vec![("plain", plain_count_below), ("chosen", count_below)];
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            if avx2::detected() {
+                // SAFETY: listed only where the CPU has AVX2.
+                bodies.push(("avx2", |k, key, e| unsafe { avx2::count_below(k, key, e) }));
+            }
+            if avx512::detected() {
+                // SAFETY: listed only where the CPU has AVX-512F and POPCNT.
+                bodies.push(("avx512", |k, key, e| unsafe {
+                    avx512::count_below(k, key, e)
+                }));
             }
         }
-        assert_eq!(count_below(&[-5, 0, 3, 3, 7], 3, false), 2);
-        assert_eq!(count_below(&[-5, 0, 3, 3, 7], 3, true), 4);
+        let mut state = 3u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            match state >> 61 {
+                0 => i64::MIN,
+                1 => i64::MAX,
+                _ => (state >> 40) as i64 % 9 - 4,
+            }
+        };
+        for len in 0..=130 {
+            let keys: Vec<i64> = (0..len).map(|_| next()).collect();
+            for key in [i64::MIN, -4, -1, 0, 3, 5, i64::MAX] {
+                let below = keys.iter().filter(|&&k| k < key).count();
+                let at_most = keys.iter().filter(|&&k| k <= key).count();
+                for (name, body) in &bodies {
+                    assert_eq!(body(&keys, key, false), below, "{name}, {len} keys < {key}");
+                    assert_eq!(
+                        body(&keys, key, true),
+                        at_most,
+                        "{name}, {len} keys <= {key}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
