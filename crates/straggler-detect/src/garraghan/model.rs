@@ -417,7 +417,7 @@ impl StageHistory {
             return;
         }
         if pending > MAX_PENDING || self.sorted.is_empty() {
-            // Sorted as integers (`order_key`), twice as fast as by `total_cmp`.
+            // Sorted as integers (`order_key`): faster than by `total_cmp`.
             let mut keys = vec![0; self.ring.len()];
             self.sorted = (0..LEVELS)
                 .map(|level| {
