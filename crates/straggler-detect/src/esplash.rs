@@ -1106,17 +1106,7 @@ mod tests {
                     id += 1;
                     let (stage, node) = (rng.below(4), rng.below(8));
                     let duration = 10.0 + f64::from(rng.below(50)) * (1.0 + f64::from(node % 3));
-                    detector.observe(&Observation::AttemptEnded(straggler_model::AttemptEnd {
-                        attempt: straggler_model::AttemptId(id),
-                        task: straggler_model::TaskId(id),
-                        stage: straggler_model::StageId(stage),
-                        node: NodeId(node),
-                        role: AttemptRole::Original,
-                        start_secs: 0.0,
-                        end_secs: duration,
-                        status: AttemptStatus::Succeeded,
-                        input_bytes: 1,
-                    }));
+                    detector.observe(&success(id, stage, node, duration));
                     assert_columns_list_their_nodes(&detector);
                 }
                 if round < 30 {
@@ -1165,6 +1155,21 @@ mod tests {
                 "{same_columns} scans with as many columns"
             );
         }
+    }
+
+    /// The success of attempt (and task) `id` of `stage` on `node`, lasting `duration_secs`.
+    fn success(id: u32, stage: u32, node: u32, duration_secs: f64) -> Observation {
+        Observation::AttemptEnded(straggler_model::AttemptEnd {
+            attempt: straggler_model::AttemptId(id),
+            task: straggler_model::TaskId(id),
+            stage: straggler_model::StageId(stage),
+            node: NodeId(node),
+            role: AttemptRole::Original,
+            start_secs: 0.0,
+            end_secs: duration_secs,
+            status: AttemptStatus::Succeeded,
+            input_bytes: 1,
+        })
     }
 
     /// Checks that each column lists, in increasing order, the nodes with a success there.
@@ -1217,17 +1222,7 @@ mod tests {
         for (stage, nodes) in [(0, [0, 1, 2]), (1, [1, 2, 3]), (2, [2, 1, 0])] {
             for node in nodes {
                 id += 1;
-                detector.observe(&Observation::AttemptEnded(straggler_model::AttemptEnd {
-                    attempt: straggler_model::AttemptId(id),
-                    task: straggler_model::TaskId(id),
-                    stage: straggler_model::StageId(stage),
-                    node: NodeId(node),
-                    role: AttemptRole::Original,
-                    start_secs: 0.0,
-                    end_secs: 10.0 + f64::from(node),
-                    status: AttemptStatus::Succeeded,
-                    input_bytes: 1,
-                }));
+                detector.observe(&success(id, stage, node, 10.0 + f64::from(node)));
             }
         }
         assert_eq!(detector.anchor_and_dimensions(), Some((0, vec![0, 2])));
