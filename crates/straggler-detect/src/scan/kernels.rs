@@ -266,7 +266,8 @@ pub(crate) fn fill_rates_adding(
 /// How many of `keys` are at most `key` (`or_equal`) or below it: a count with no branch
 /// (Garraghan's sorted level times count the few dozen keys of a chunk to find a slot).
 /// With AVX-512 or AVX2 where the CPU has it: SSE2 has no comparison of 64-bit integers,
-/// and its emulation took a third of a Garraghan run on a tenth of the datacenter day.
+/// and its emulation took over a quarter of the samples of a Garraghan run on a tenth of
+/// the datacenter day (`perf record`).
 pub(crate) fn count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if avx512::detected() {
