@@ -16,12 +16,47 @@
 //! since speed is measured in input bytes per second, a node running tasks of a stage with
 //! small inputs (reduces, say) beside another stage's looks slower. In the paper's job the
 //! reduces start after the last map, so the stages never mix on a node.
+//!
+//! # Node speeds from sums and counts, usually
+//!
+//! A mean is kept at or below its group's largest value ([`GroupSum::mean`]), so the exact
+//! `Perf_N` needs each node's largest speed besides its sum and count, and where the rows
+//! of many nodes are mixed, every one of the three is a read, an addition and a write at a
+//! place that changes from row to row. The scan decides with sums and counts alone when
+//! it can, and flags the same rows as the exact rule. With `u = 2^-53` and
+//! `gamma_k = k u / (1 - k u)` (Higham, *Accuracy and Stability of Numerical Algorithms*,
+//! 2nd ed., Lemma 3.1 and Eq. 4.4: a sum of `n` non-negative numbers rounded in any order
+//! is within `gamma_(n-1)` of the exact sum, relatively), for a node of `n` speeds of exact
+//! mean `s`:
+//!
+//! - the exact rule's `Perf_N`, the rounded `sum / n` or, if that is above every speed, the
+//!   largest speed (which is at least `s`), is `s (1 + t)` with `|t| <= gamma_n`;
+//! - the scan's `m_N`, `sum / n` rounded without the bound, is too, so
+//!   `Perf_N = m_N (1 + t')` with `|t'| <= gamma_2n` (Lemma 3.3);
+//! - over the `M` nodes with a speed, the same steps bound the exact cluster average by the
+//!   scan's within `gamma_(2 n_max + 2M)`, `n_max` the most speeds of one node, and the
+//!   bars `node_threshold x average` within `gamma_(2 n_max + 2M + 2)`.
+//!
+//! So `Perf_N < bar` is decided by `m_N` against the scan's bar `B` widened by
+//! `gamma_K`, `K = 4 n_max + 2M + 3` (one more for the results too small to be normal
+//! that a division rounds absolutely: at most `2^-1074` each, beside an average of at
+//! least `2^-900`). The scan computes `low = B (1 - 2 gamma_K)` and
+//! `high = B (1 + 2 gamma_K)`, twice the width, which covers their own rounding: a node
+//! below `low` is slow by the exact rule, one at or above `high` is not. If a node's
+//! `m_N` lies between them, or the average or the bar is outside `[2^-900, 2^900]`
+//! (where the bound does not hold, or a sum could overflow), the exact rule decides, in
+//! a second pass that keeps the largest speeds. Speeds spread, so that is rare: the
+//! benchmark's snapshots never need it, and nodes of identical speeds at
+//! `node_threshold` 1 do. The tests compare the rows kept both ways.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
-use crate::scan::{GroupSum, GroupSums, Rates, RowBlocks, Summands, means};
+use crate::scan::{
+    GroupSum, GroupSums, RateTotals, Rates, RowBlocks, Summands, mark_below, means, set_bits,
+    total_means,
+};
 use crate::{DetectError, Detector, Findings, Parallelism, SlowNodeRule};
 
 /// Parameters of [`Hierarchical`].
@@ -60,14 +95,32 @@ impl HierarchicalParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CheckedHierarchicalParams(HierarchicalParams);
 
-/// Writes the rows of `flagged` that `keep` keeps, in order, at the start of `slots` (as
-/// long at least), and returns how many: each row written, the next written over it unless
-/// it is kept, so no branch on whether a row is kept.
-fn keep_rows(flagged: &[u32], keep: impl Fn(u32) -> bool, slots: &mut [u32]) -> usize {
+/// Writes the rows of `flagged` whose node is marked slow (`slow[n]` is 1 for a slow node
+/// `n` of `nodes`, 0 for another), in order, at the start of `slots` (as long at least),
+/// and returns how many. A row past `nodes` (a wrapped detector's mistake) is not kept.
+///
+/// The answers for 64 rows are gathered as the bits of a word, then the kept rows (few)
+/// written out: the lookups then wait on no store, where writing each row and counting it
+/// kept made every row wait on the count of the rows before it. Indices are clamped and
+/// answers masked rather than checked, so that the loop has no branch.
+fn keep_rows(flagged: &[u32], nodes: &[u32], slow: &[u8], slots: &mut [u32]) -> usize {
+    let (Some(last_row), Some(last_node)) = (nodes.len().checked_sub(1), slow.len().checked_sub(1))
+    else {
+        return 0;
+    };
     let mut kept = 0;
-    for &row in flagged {
-        slots[kept] = row;
-        kept += usize::from(keep(row));
+    for rows in flagged.chunks(64) {
+        let mut word = 0u64;
+        for (i, &row) in rows.iter().enumerate() {
+            let row = row as usize;
+            let node = nodes[row.min(last_row)] as usize;
+            let marked = slow[node.min(last_node)] & u8::from(row <= last_row);
+            word |= u64::from(marked) << i;
+        }
+        for i in set_bits(word) {
+            slots[kept] = rows[i];
+            kept += 1;
+        }
     }
     kept
 }
@@ -79,11 +132,15 @@ pub struct Hierarchical<D> {
     params: HierarchicalParams,
     name: String,
     /// Buffers kept between scans: the wrapped detector's findings, each node's
-    /// performance, the kept rows.
+    /// performance, the slow nodes (1 for each, 0 for another), the kept rows.
     flagged: Findings,
     perf: Vec<f64>,
+    slow: Vec<u8>,
+    node_totals: RateTotals,
     node_sums: GroupSums,
     kept: RowBlocks,
+    /// Scans whose nodes the exact rule judged (see the module docs).
+    exact_passes: u64,
 }
 
 impl<D: Detector> Hierarchical<D> {
@@ -100,8 +157,11 @@ impl<D: Detector> Hierarchical<D> {
             name,
             flagged: Findings::default(),
             perf: Vec::new(),
+            slow: Vec::new(),
+            node_totals: RateTotals::default(),
             node_sums: GroupSums::mixed(),
             kept: RowBlocks::default(),
+            exact_passes: 0,
         }
     }
 
@@ -110,34 +170,103 @@ impl<D: Detector> Hierarchical<D> {
         &self.inner
     }
 
-    /// Computes every node's `Perf_N` into `self.perf` (NaN for a node without one) and
-    /// returns the bar below which a node is slow: `node_threshold` times the cluster's
-    /// average, NaN (no node slow) when no node has a performance.
-    fn slow_node_bar(&mut self, snapshot: &Snapshot) -> f64 {
-        let now = snapshot.now_secs();
-        let (progress, start, input) = (
-            snapshot.progress(),
-            snapshot.start_secs(),
-            snapshot.input_bytes(),
+    /// Marks the slow nodes in `self.slow` from sums and counts alone, each node's `m_N` in
+    /// `self.perf` (see the module docs); `false` when the exact rule must decide.
+    fn mark_settled(&mut self, snapshot: &Snapshot) -> bool {
+        self.fast_bounds(snapshot)
+            .is_some_and(|(low, high)| mark_below(&self.perf, low, high, &mut self.slow) == 0)
+    }
+
+    /// Each node's `m_N` into `self.perf` (NaN for a node without a speed) and the bounds
+    /// `(low, high)` of the exact bar from them (see the module docs): a node below `low`
+    /// is slow, one at or above `high` is not. `(NaN, NaN)` when no node has a speed (no
+    /// node is slow); `None` when the average or the bar is outside `[2^-900, 2^900]`.
+    fn fast_bounds(&mut self, snapshot: &Snapshot) -> Option<(f64, f64)> {
+        /// Where the bound holds and no sum overflows: from `2^-900` (this) to `2^900`.
+        const LEAST: f64 = f64::from_bits((1023 - 900) << 52);
+        let nodes = snapshot.node_indices();
+        let totals = self.node_totals.compute(
+            nodes,
+            &speeds(snapshot),
+            snapshot.node_count() as usize,
+            self.params.parallelism,
         );
+        total_means(totals, &mut self.perf);
+        let average = GroupSum::of_run(&self.perf);
+        let Some(mean) = average.mean() else {
+            return Some((f64::NAN, f64::NAN));
+        };
+        let bar = self.params.node_threshold * mean;
+        // `K = 4 n_max + 2M + 3`, a node having at most every row.
+        let k = 4.0 * nodes.len() as f64 + 2.0 * average.count as f64 + 3.0;
+        let ku = k * (f64::EPSILON / 2.0);
+        let within = |v: f64| (LEAST..=1.0 / LEAST).contains(&v);
+        if !(within(mean) && within(bar) && ku < 1e-3) {
+            return None;
+        }
+        let gamma = ku / (1.0 - ku);
+        Some((bar * (1.0 - 2.0 * gamma), bar * (1.0 + 2.0 * gamma)))
+    }
+
+    /// Marks the slow nodes in `self.slow` by the exact rule: `Perf_N` of every node into
+    /// `self.perf` (NaN for a node without one), below the bar returned, `node_threshold`
+    /// times the cluster's average (NaN, no node slow, when no node has a performance).
+    fn mark_exact(&mut self, snapshot: &Snapshot) -> f64 {
         let node_count = snapshot.node_count() as usize;
         let nodes = snapshot.node_indices();
         let parallelism = self.params.parallelism;
         // Speed_i of each row (NaN for a row without one), computed as it is summed: Perf_N.
-        let speeds = Rates {
-            now_secs: now,
-            progress,
-            weights: Some(input),
-            start_secs: start,
-        };
-        let sums =
-            self.node_sums
-                .compute(nodes, &speeds, node_count, parallelism, Summands::Values);
+        let sums = self.node_sums.compute(
+            nodes,
+            &speeds(snapshot),
+            node_count,
+            parallelism,
+            Summands::Values,
+        );
         means(sums, &mut self.perf);
         // The mean of the nodes' performances, those without one left out; NaN (no node
         // slow) when no node has one.
         let average = GroupSum::of_run(&self.perf).mean().unwrap_or(f64::NAN);
-        self.params.node_threshold * average
+        let bar = self.params.node_threshold * average;
+        mark_below(&self.perf, bar, bar, &mut self.slow);
+        bar
+    }
+}
+
+/// `Speed_i` of each row, NaN for a row without one.
+fn speeds(snapshot: &Snapshot) -> Rates<'_> {
+    Rates {
+        now_secs: snapshot.now_secs(),
+        progress: snapshot.progress(),
+        weights: Some(snapshot.input_bytes()),
+        start_secs: snapshot.start_secs(),
+    }
+}
+
+impl<D: Detector> Hierarchical<D> {
+    /// [`Detector::scan`]; without `use_bounds`, the nodes always judged by the exact rule
+    /// (which the tests compare the scan with).
+    fn scan_with(&mut self, snapshot: &Snapshot, findings: &mut Findings, use_bounds: bool) {
+        self.flagged.clear();
+        self.inner.scan(snapshot, &mut self.flagged);
+        for &node in self.flagged.slow_nodes() {
+            findings.push_slow_node(node);
+        }
+        if self.flagged.rows().is_empty() {
+            return;
+        }
+        if !(use_bounds && self.mark_settled(snapshot)) {
+            self.exact_passes += 1;
+            self.mark_exact(snapshot);
+        }
+        let (nodes, slow) = (snapshot.node_indices(), &self.slow[..]);
+        let flagged = self.flagged.rows();
+        self.kept.append(
+            flagged.len(),
+            self.params.parallelism,
+            |rows, slots| keep_rows(&flagged[rows], nodes, slow, slots),
+            findings.rows_mut(),
+        );
     }
 }
 
@@ -147,31 +276,7 @@ impl<D: Detector> Detector for Hierarchical<D> {
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-        self.flagged.clear();
-        self.inner.scan(snapshot, &mut self.flagged);
-        for &node in self.flagged.slow_nodes() {
-            findings.push_slow_node(node);
-        }
-        if self.flagged.rows().is_empty() {
-            return;
-        }
-        let bar = self.slow_node_bar(snapshot);
-        let (nodes, perf) = (snapshot.node_indices(), &self.perf[..]);
-        // A row the wrapped detector flagged past the snapshot is dropped, not a panic; so
-        // is a row of a node without a performance (NaN, never below the bar).
-        let on_slow_node = |row: u32| {
-            nodes
-                .get(row as usize)
-                .and_then(|&n| perf.get(n as usize))
-                .is_some_and(|&p| p < bar)
-        };
-        let flagged = self.flagged.rows();
-        self.kept.append(
-            flagged.len(),
-            self.params.parallelism,
-            |rows, slots| keep_rows(&flagged[rows], on_slow_node, slots),
-            findings.rows_mut(),
-        );
+        self.scan_with(snapshot, findings, true);
     }
 
     fn observe(&mut self, observation: &Observation) {
@@ -185,5 +290,165 @@ impl<D: Detector> Detector for Hierarchical<D> {
     /// The wrapped detector's: the slow nodes reported are its.
     fn slow_node_rule(&self) -> SlowNodeRule {
         self.inner.slow_node_rule()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DefaultDetector;
+    use crate::conformance::{Row, SplitMix64, build_snapshot, straggling_stage};
+
+    /// Flags every row, so that every node's judgement shows in the rows kept.
+    #[derive(Debug, Clone)]
+    struct FlagAll;
+
+    impl Detector for FlagAll {
+        fn name(&self) -> &str {
+            "flag-all"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            for row in 0..snapshot.len() as u32 {
+                findings.push_row(row);
+            }
+        }
+    }
+
+    fn hierarchical<D: Detector>(
+        inner: D,
+        node_threshold: f64,
+        parallelism: Parallelism,
+    ) -> Hierarchical<D> {
+        let params = HierarchicalParams {
+            node_threshold,
+            parallelism,
+        };
+        Hierarchical::new(inner, params.check().expect("node_threshold"))
+    }
+
+    /// The rows kept with the bounds and by the exact rule. Where the bounds are given, the
+    /// exact bar lies between them, every node below `low` is slow by the exact rule and
+    /// every node at or above `high` is not, and each node's `Perf_N` is within
+    /// `gamma_2n` of its `m_N` (`n` at most the rows).
+    fn both_ways<D: Detector>(
+        detector: &mut Hierarchical<D>,
+        snapshot: &Snapshot,
+    ) -> (Vec<u32>, Vec<u32>) {
+        let bounds = detector.fast_bounds(snapshot);
+        let fast_means = detector.perf.clone();
+        let bar = detector.mark_exact(snapshot);
+        if let Some((low, high)) = bounds.filter(|(low, _)| !low.is_nan()) {
+            assert!(low <= bar && bar <= high, "{bar} not in [{low}, {high}]");
+            let ku = 2.0 * snapshot.len() as f64 * (f64::EPSILON / 2.0);
+            let gamma = ku / (1.0 - ku);
+            for (node, (&m, &p)) in fast_means.iter().zip(&detector.perf).enumerate() {
+                assert_eq!(m.is_nan(), p.is_nan(), "node {node}");
+                assert!(
+                    (p - m).abs() <= gamma * m || m.is_nan(),
+                    "node {node}: {p}, {m}"
+                );
+                if m < low {
+                    assert!(p < bar, "node {node}: {p} not below {bar}");
+                }
+                if m >= high {
+                    assert!(p >= bar, "node {node}: {p} below {bar}");
+                }
+            }
+        }
+        let mut ways = [Findings::default(), Findings::default()];
+        for (findings, use_bounds) in ways.iter_mut().zip([true, false]) {
+            detector.scan_with(snapshot, findings, use_bounds);
+        }
+        let [bounded, exact] = ways.map(|f| f.rows().to_vec());
+        (bounded, exact)
+    }
+
+    /// Rows of `nodes` nodes whose speeds are `speed(rng)` bytes per second, one in
+    /// `at_now` (if any) started at the snapshot's instant (no speed), over three stages.
+    fn speeds_rows(
+        rows: usize,
+        nodes: u32,
+        at_now: Option<usize>,
+        mut speed: impl FnMut(&mut SplitMix64) -> f64,
+    ) -> Snapshot {
+        let mut rng = SplitMix64(rows as u64 ^ u64::from(nodes));
+        let rows: Vec<Row> = (0..rows)
+            .map(|i| {
+                let (stage, node) = ((i % 3) as u32, rng.below(nodes));
+                if at_now.is_some_and(|k| i % k == 0) {
+                    return (stage, node, 1000.0, 0.0, 1e6);
+                }
+                // Progress 0.5 over 500 s: the input sets the speed.
+                (stage, node, 500.0, 0.5, speed(&mut rng) * 1000.0)
+            })
+            .collect();
+        build_snapshot(1000.0, nodes, 3, rows).expect("valid rows")
+    }
+
+    #[test]
+    fn the_bounds_keep_what_the_exact_rule_keeps() {
+        let snapshots = [
+            // The benchmark's stage, and as many nodes as rows.
+            straggling_stage(10_000, 100, 1).expect("valid rows"),
+            straggling_stage(3000, 3000, 2).expect("valid rows"),
+            // Speeds spread over five orders of magnitude, a few nodes to many, some
+            // rows with no speed.
+            speeds_rows(2000, 1, Some(7), |r| 10f64.powf(5.0 * r.unit())),
+            speeds_rows(2000, 3, Some(50), |r| 10f64.powf(5.0 * r.unit())),
+            speeds_rows(5000, 700, None, |r| 10f64.powf(5.0 * r.unit())),
+            // Nearly equal speeds, and equal ones (0.1: a mean of three rounds above it).
+            speeds_rows(3000, 40, None, |r| 1.0 + 1e-14 * r.unit()),
+            speeds_rows(300, 40, Some(3), |_| 0.1),
+            // Nodes 0 and 2 run three attempts at 0.1, node 1 one: their m_N are 0.1 and
+            // 0.10000000000000002, and the scan's average is above 0.1, where the exact one
+            // is 0.1; at a threshold of 1, bounds without a margin would make node 1 slow.
+            build_snapshot(
+                1.0,
+                3,
+                1,
+                [0, 0, 0, 1, 2, 2, 2].map(|node| (0, node, 0.0, 0.1, 1.0)),
+            )
+            .expect("valid rows"),
+            // Speeds too small and too large for the bounds.
+            speeds_rows(500, 10, None, |r| 1e-290 * (1.0 + r.unit())),
+            speeds_rows(500, 10, None, |r| 1e290 * (1.0 + r.unit())),
+            // No speed at all.
+            speeds_rows(50, 10, Some(1), |_| 1.0),
+        ];
+        for snapshot in &snapshots {
+            for threshold in [0.5, 0.9, 1.0, 1.25, 3.0] {
+                for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+                    let case = format!("{} rows, threshold {threshold}", snapshot.len());
+                    let mut detector = hierarchical(FlagAll, threshold, parallelism);
+                    let (bounded, exact) = both_ways(&mut detector, snapshot);
+                    assert_eq!(bounded, exact, "{case}");
+                    let mut detector =
+                        hierarchical(DefaultDetector::default(), threshold, parallelism);
+                    let (bounded, exact) = both_ways(&mut detector, snapshot);
+                    assert_eq!(bounded, exact, "{case}, over Default");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_exact_rule_decides_only_what_the_bounds_cannot() {
+        let passes = |snapshot: &Snapshot, threshold: f64| {
+            let mut detector = hierarchical(FlagAll, threshold, Parallelism::default());
+            detector.scan(snapshot, &mut Findings::default());
+            detector.exact_passes
+        };
+        // The benchmark's snapshots: never.
+        for (tasks, nodes) in [(1000, 100), (10_000, 10_000), (100_000, 1000)] {
+            let snapshot = straggling_stage(tasks, nodes, 9).expect("valid rows");
+            assert_eq!(passes(&snapshot, 0.9), 0, "{tasks} tasks on {nodes} nodes");
+        }
+        // Equal speeds at a threshold of 1: every node's m_N is at the bar.
+        assert_eq!(passes(&speeds_rows(300, 40, None, |_| 0.1), 1.0), 1);
+        // Speeds too small or too large for the bounds.
+        assert_eq!(passes(&speeds_rows(50, 5, None, |_| 1e-290), 0.9), 1);
+        assert_eq!(passes(&speeds_rows(50, 5, None, |_| 1e290), 0.9), 1);
+        // No speed: no node is slow, without the exact rule.
+        assert_eq!(passes(&speeds_rows(50, 5, Some(1), |_| 1.0), 0.9), 0);
     }
 }

@@ -263,6 +263,66 @@ pub(crate) fn fill_rates_adding(
     }
 }
 
+/// Adds the rate of each row ([`rate_or_nan`] of its progress, times its weight when there
+/// are `weights`, over `now - start`) to the total of its group, `totals[groups[i]]`, a
+/// `[sum, count]` pair: `[rate, 1]` for a row with a rate, `[-0.0, 0]` for one without
+/// (which leaves both as they were), row after row in order. Rows past the shortest of the
+/// columns are not read; every group is below `totals.len()`.
+///
+/// With AVX2, four rates are divided at once and each row's pair is added to its group's
+/// with one 16-byte read, addition and write, while the next rates are divided: where rows
+/// of many groups are mixed, as a snapshot's nodes are, a sum by group waits on those
+/// writes and on the divisions, and here they overlap (Hierarchical's node speeds).
+pub(crate) fn add_rates_by_group(
+    now_secs: f64,
+    progress: &[f64],
+    weights: Option<&[f64]>,
+    start_secs: &[f64],
+    groups: &[u32],
+    totals: &mut [[f64; 2]],
+) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if avx2::detected() {
+        // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
+        unsafe {
+            avx2::add_rates_by_group(now_secs, progress, weights, start_secs, groups, totals)
+        };
+        return;
+    }
+    plain_add_rates_by_group(now_secs, progress, weights, start_secs, groups, totals);
+}
+
+/// [`add_rates_by_group`]'s plain body.
+#[inline(always)]
+fn plain_add_rates_by_group(
+    now: f64,
+    progress: &[f64],
+    weights: Option<&[f64]>,
+    start: &[f64],
+    groups: &[u32],
+    totals: &mut [[f64; 2]],
+) {
+    let rows = groups.iter().zip(progress).zip(start).enumerate();
+    for (row, ((&group, &p), &s)) in rows {
+        let amount = match weights {
+            Some(weights) => match weights.get(row) {
+                Some(&w) => p * w,
+                None => return,
+            },
+            None => p,
+        };
+        add_rate(&mut totals[group as usize], rate_or_nan(amount, now, s));
+    }
+}
+
+/// Adds one row's rate to its group's `[sum, count]`, as [`add_rates_by_group`] does.
+#[inline(always)]
+fn add_rate(total: &mut [f64; 2], rate: f64) {
+    let defined = !rate.is_nan();
+    total[0] += if defined { rate } else { -0.0 };
+    total[1] += if defined { 1.0 } else { 0.0 };
+}
+
 /// How many of `keys` are at most `key` (`or_equal`) or below it: a count with no branch
 /// (Garraghan's sorted level times count the few dozen keys of a chunk to find a slot).
 /// With AVX-512 or AVX2 where the CPU has it: SSE2 has no comparison of 64-bit integers,
@@ -475,10 +535,12 @@ mod sse2 {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx2 {
     use std::arch::x86_64::{
-        __m256d, __m256i, _CMP_LT_OQ, _CMP_ORD_Q, _mm256_add_pd, _mm256_and_pd, _mm256_andnot_pd,
-        _mm256_castpd_si256, _mm256_castpd256_pd128, _mm256_castsi256_pd, _mm256_cmp_pd,
+        __m256d, __m256i, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_ORD_Q, _mm_add_pd, _mm_setr_pd,
+        _mm256_add_pd, _mm256_and_pd, _mm256_andnot_pd, _mm256_blendv_pd, _mm256_castpd_si256,
+        _mm256_castpd256_pd128, _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_div_pd,
         _mm256_extractf128_pd, _mm256_max_pd, _mm256_movemask_pd, _mm256_mul_pd, _mm256_or_pd,
         _mm256_set1_pd, _mm256_setr_epi64x, _mm256_setr_pd, _mm256_sub_epi64, _mm256_sub_pd,
+        _mm256_unpackhi_pd, _mm256_unpacklo_pd,
     };
 
     use super::sse2::halves;
@@ -771,6 +833,98 @@ mod avx2 {
         slots: &mut [f64],
     ) {
         super::plain_fill_rates(now, progress, weights, start, slots);
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn add_rates_by_group(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        groups: &[u32],
+        totals: &mut [[f64; 2]],
+    ) {
+        let len = groups
+            .len()
+            .min(progress.len())
+            .min(start.len())
+            .min(weights.map_or(usize::MAX, <[f64]>::len));
+        let whole = len / LANES * LANES;
+        match weights {
+            Some(weights) => add_blocks_by_group(
+                now,
+                progress,
+                start,
+                groups,
+                totals,
+                whole,
+                |p, first, k| _mm256_mul_pd(p, quad(block(weights, first), k)),
+            ),
+            None => add_blocks_by_group(now, progress, start, groups, totals, whole, |p, _, _| p),
+        }
+        let tail = whole..len;
+        super::plain_add_rates_by_group(
+            now,
+            &progress[tail.clone()],
+            weights.map(|w| &w[tail.clone()]),
+            &start[tail.clone()],
+            &groups[tail],
+            totals,
+        );
+    }
+
+    /// The `LANES` values of `column` from `first`.
+    #[inline(always)]
+    fn block(column: &[f64], first: usize) -> &[f64; LANES] {
+        column[first..first + LANES].try_into().expect("a block")
+    }
+
+    /// [`add_rates_by_group`] over the first `whole` rows (a multiple of `LANES`), the
+    /// amount of four rows being `amount(progress, first row of the block, quad)`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn add_blocks_by_group(
+        now: f64,
+        progress: &[f64],
+        start: &[f64],
+        groups: &[u32],
+        totals: &mut [[f64; 2]],
+        whole: usize,
+        amount: impl Fn(__m256d, usize, usize) -> __m256d,
+    ) {
+        let (nows, zeros) = (_mm256_set1_pd(now), _mm256_set1_pd(0.0));
+        let (infinities, negative_zeros) = (_mm256_set1_pd(f64::INFINITY), _mm256_set1_pd(-0.0));
+        let ones = _mm256_set1_pd(1.0);
+        for first in (0..whole).step_by(LANES) {
+            let (p, s) = (block(progress, first), block(start, first));
+            let groups: &[u32; LANES] = groups[first..first + LANES].try_into().expect("a block");
+            for k in 0..2 {
+                // `rate_or_nan`, four rows at once: a rate where the elapsed time is
+                // positive and the rate finite.
+                let elapsed = _mm256_sub_pd(nows, quad(s, k));
+                let rate = _mm256_div_pd(amount(quad(p, k), first, k), elapsed);
+                let finite =
+                    _mm256_cmp_pd::<_CMP_LT_OQ>(_mm256_andnot_pd(negative_zeros, rate), infinities);
+                let defined = _mm256_and_pd(_mm256_cmp_pd::<_CMP_GT_OQ>(elapsed, zeros), finite);
+                // Each row's pair: `[rate, 1]`, or `[-0.0, 0]` without a rate.
+                let sums = _mm256_blendv_pd(negative_zeros, rate, defined);
+                let counts = _mm256_and_pd(ones, defined);
+                let (even, odd) = (
+                    _mm256_unpacklo_pd(sums, counts),
+                    _mm256_unpackhi_pd(sums, counts),
+                );
+                let pairs = [
+                    _mm256_castpd256_pd128(even),
+                    _mm256_castpd256_pd128(odd),
+                    _mm256_extractf128_pd::<1>(even),
+                    _mm256_extractf128_pd::<1>(odd),
+                ];
+                for (pair, &group) in pairs.into_iter().zip(&groups[4 * k..4 * k + 4]) {
+                    let total = &mut totals[group as usize];
+                    *total = halves(_mm_add_pd(_mm_setr_pd(total[0], total[1]), pair));
+                }
+            }
+        }
     }
 }
 
@@ -1245,6 +1399,75 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn rates_by_group_agree_with_a_plain_loop() {
+        // Awkward progress, starts and weights (NaN, infinities, zeros of both signs,
+        // sub-normals), one group, a few and many, onto totals that held values: every row
+        // with a rate adds it and one, in row order, whichever body runs.
+        for len in [0, 1, 3, 4, 7, 8, 9, 16, 100, 1001] {
+            let progress = awkward(len, 21);
+            let start = awkward(len, 22);
+            let weights: Vec<f64> = awkward(len, 23).iter().map(|w| w * 1e6).collect();
+            for group_count in [1, 3, 64] {
+                let groups: Vec<u32> = (0..len)
+                    .map(|i| ((7 * i + i / 3) % group_count) as u32)
+                    .collect();
+                let first: Vec<[f64; 2]> = (0..group_count)
+                    .map(|g| [[-0.0, 0.0], [1.5, 2.0], [1e300, 7.0]][g % 3])
+                    .collect();
+                for weights in [None, Some(&weights[..])] {
+                    for now in [0.5, 0.0, 1e300] {
+                        let case = format!("len {len}, {group_count} groups, now {now}");
+                        let mut expected = first.clone();
+                        for (row, &g) in groups.iter().enumerate() {
+                            let amount = weights.map_or(progress[row], |w| progress[row] * w[row]);
+                            let rate = rate_or_nan(amount, now, start[row]);
+                            if !rate.is_nan() {
+                                expected[g as usize][0] += rate;
+                                expected[g as usize][1] += 1.0;
+                            }
+                        }
+                        let (mut chosen, mut plain) = (first.clone(), first.clone());
+                        add_rates_by_group(now, &progress, weights, &start, &groups, &mut chosen);
+                        plain_add_rates_by_group(
+                            now, &progress, weights, &start, &groups, &mut plain,
+                        );
+                        // A sum can be NaN (infinities of both signs added): any NaN is the
+                        // same as any other.
+                        let bits = |totals: &[[f64; 2]]| {
+                            totals
+                                .iter()
+                                .flatten()
+                                .map(|v| (!v.is_nan()).then(|| v.to_bits()))
+                                .collect::<Vec<_>>()
+                        };
+                        assert_eq!(bits(&chosen), bits(&expected), "{case}");
+                        assert_eq!(bits(&plain), bits(&expected), "{case}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rates_by_group_by_hand() {
+        // now 10: rows (progress, weight, start, group) give rates 0.5 x 4 / 8 = 0.25 (group
+        // 1), 1 x 2 / 4 = 0.5 (group 0), none (started at now, group 0), 0.25 x 8 / 2 = 1
+        // (group 1).
+        let (progress, weights) = ([0.5, 1.0, 0.3, 0.25], [4.0, 2.0, 5.0, 8.0]);
+        let (start, groups) = ([2.0, 6.0, 10.0, 8.0], [1, 0, 0, 1]);
+        let mut totals = [[0.0; 2]; 2];
+        add_rates_by_group(
+            10.0,
+            &progress,
+            Some(&weights),
+            &start,
+            &groups,
+            &mut totals,
+        );
+        assert_eq!(totals, [[0.5, 1.0], [1.25, 2.0]]);
     }
 
     #[test]

@@ -412,6 +412,113 @@ impl GroupSums {
     }
 }
 
+/// Per-group sums and counts of rates ([`Rates`]), `[sum, count]` per group, without the
+/// largest values that [`GroupSums`] keeps: where the rows of many groups are mixed (a
+/// snapshot's nodes), the least a sum by group costs, one 16-byte read, addition and write
+/// per row, as each rate is computed ([`kernels::add_rates_by_group`]).
+///
+/// The rows of each chunk of [`chunk_len`] rows are added in row order to the chunk's
+/// totals, and the chunks' totals are added in chunk order, on one thread or on rayon's
+/// pool: the same bits either way.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RateTotals {
+    /// One array of totals per chunk, when there are several chunks.
+    chunks: Vec<Vec<[f64; 2]>>,
+    total: Vec<[f64; 2]>,
+}
+
+impl RateTotals {
+    /// The totals of `group_count` groups, `groups[row]` being the group of each row, in
+    /// buffers kept from the previous call. Rows past the shorter of `groups` and `rates`
+    /// are not read; every group is below `group_count`.
+    pub(crate) fn compute(
+        &mut self,
+        groups: &[u32],
+        rates: &Rates<'_>,
+        group_count: usize,
+        parallelism: Parallelism,
+    ) -> &[[f64; 2]] {
+        let rows = groups.len().min(rates.len());
+        let len = chunk_len(group_count);
+        let chunk_totals = |chunk: usize, totals: &mut Vec<[f64; 2]>| {
+            totals.clear();
+            totals.resize(group_count, [0.0; 2]);
+            let rows = chunk * len..((chunk + 1) * len).min(rows);
+            kernels::add_rates_by_group(
+                rates.now_secs,
+                &rates.progress[rows.clone()],
+                rates.weights.map(|w| &w[rows.clone()]),
+                &rates.start_secs[rows.clone()],
+                &groups[rows],
+                totals,
+            );
+        };
+        let chunks = rows.div_ceil(len);
+        if chunks <= 1 {
+            chunk_totals(0, &mut self.total);
+            return &self.total;
+        }
+        self.chunks.resize_with(chunks, Vec::new);
+        let per_chunk = &mut self.chunks[..chunks];
+        if parallelism.is_parallel(rows) {
+            per_chunk
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(chunk, totals)| chunk_totals(chunk, totals));
+        } else {
+            for (chunk, totals) in per_chunk.iter_mut().enumerate() {
+                chunk_totals(chunk, totals);
+            }
+        }
+        self.total.clear();
+        self.total.resize(group_count, [0.0; 2]);
+        for totals in per_chunk.iter() {
+            for (t, c) in self.total.iter_mut().zip(totals) {
+                t[0] += c[0];
+                t[1] += c[1];
+            }
+        }
+        &self.total
+    }
+}
+
+/// Replaces `out` with each group's `sum / count` from its [`RateTotals`], NaN for an
+/// empty group (unbounded: the totals keep no largest value). Compiled with AVX2 where
+/// the CPU has it: a scan of many nodes waits on these divisions.
+pub(crate) fn total_means(totals: &[[f64; 2]], out: &mut Vec<f64>) {
+    out.resize(totals.len(), 0.0);
+    let whole = totals.len() / 4 * 4;
+    let (fours, rest) = out.split_at_mut(whole);
+    kernels::with_avx2(|| {
+        // Four at a time, spelt out: as one loop, LLVM divided one pair at a time.
+        for (means, totals) in fours.chunks_exact_mut(4).zip(totals.chunks_exact(4)) {
+            let sums: [f64; 4] = std::array::from_fn(|i| totals[i][0]);
+            let counts: [f64; 4] = std::array::from_fn(|i| totals[i][1]);
+            for ((mean, sum), count) in means.iter_mut().zip(sums).zip(counts) {
+                *mean = sum / count;
+            }
+        }
+    });
+    for (mean, &[sum, count]) in rest.iter_mut().zip(&totals[whole..]) {
+        *mean = sum / count;
+    }
+}
+
+/// Replaces `marks` with one byte per value, 1 for a value below `bar` and 0 for another,
+/// and returns how many values are in `[bar, high)`. Compiled with AVX2 where the CPU has
+/// it.
+pub(crate) fn mark_below(values: &[f64], bar: f64, high: f64, marks: &mut Vec<u8>) -> usize {
+    marks.resize(values.len(), 0);
+    kernels::with_avx2(|| {
+        let mut between = 0;
+        for (mark, &v) in marks.iter_mut().zip(values) {
+            *mark = u8::from(v < bar);
+            between += usize::from((bar <= v) & (v < high));
+        }
+        between
+    })
+}
+
 /// Replaces `out` with each group's mean ([`GroupSum::mean`]), NaN for an empty group.
 /// Compiled with AVX2 where the CPU has it: a scan of many nodes waits on these divisions.
 pub(crate) fn means(sums: &[GroupSum], out: &mut Vec<f64>) {
@@ -695,12 +802,18 @@ fn filter_words(
 
 /// The rows `start + i` for the set bits `i` of `word`, in increasing order.
 #[inline(always)]
-fn set_rows(mut word: u64, start: usize) -> impl Iterator<Item = u32> {
+fn set_rows(word: u64, start: usize) -> impl Iterator<Item = u32> {
+    set_bits(word).map(move |i| (start + i) as u32)
+}
+
+/// The positions of the set bits of `word`, in increasing order.
+#[inline(always)]
+pub(crate) fn set_bits(mut word: u64) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         (word != 0).then(|| {
-            let row = (start + word.trailing_zeros() as usize) as u32;
+            let bit = word.trailing_zeros() as usize;
             word &= word - 1;
-            row
+            bit
         })
     })
 }
@@ -1366,6 +1479,97 @@ mod tests {
         assert_eq!(sums[2].mean(), None);
         // A run with an undefined value: 1 + 3 over two.
         assert_eq!(GroupSum::of_run(&[1.0, f64::NAN, 3.0]).mean(), Some(2.0));
+    }
+
+    #[test]
+    fn rate_totals_add_rows_in_order_then_chunks_in_order() {
+        // Rates progress / (10 - start), weights 1 (none given). Group 0: 1e16 / 1, then
+        // 1 / 1 four times (each lost beside 1e16), then -1e16 / 1; group 1: 0.5 / 2; a row
+        // started at now has no rate. Row by row, group 0 ends at 0 (in lanes it would not):
+        // the order is the rows'.
+        let progress = [1e16, 1.0, 1.0, 0.5, 1.0, 1.0, -1e16, 0.3];
+        let start = [9.0, 9.0, 9.0, 8.0, 9.0, 9.0, 9.0, 10.0];
+        let groups = [0, 0, 0, 1, 0, 0, 0, 0];
+        let rates = Rates {
+            now_secs: 10.0,
+            progress: &progress,
+            weights: None,
+            start_secs: &start,
+        };
+        let totals = RateTotals::default()
+            .compute(&groups, &rates, 3, Parallelism::Sequential)
+            .to_vec();
+        assert_eq!(totals, [[0.0, 6.0], [0.25, 1.0], [0.0, 0.0]]);
+        // Many chunks (4096 rows each, three groups): each chunk's rows in order, then the
+        // chunks in order, on one thread or on rayon's pool, into buffers that held others.
+        let rows = 3 * CHUNK + 77;
+        let mut rng = crate::conformance::SplitMix64(5);
+        let progress: Vec<f64> = (0..rows).map(|_| rng.unit()).collect();
+        let start: Vec<f64> = (0..rows).map(|_| 100.0 * rng.unit()).collect();
+        let weights: Vec<f64> = (0..rows).map(|_| 1e8 * rng.unit()).collect();
+        let groups: Vec<u32> = (0..rows).map(|_| rng.below(3)).collect();
+        let rates = Rates {
+            now_secs: 100.0,
+            progress: &progress,
+            weights: Some(&weights),
+            start_secs: &start,
+        };
+        let mut expected = [[0.0f64; 2]; 3];
+        for chunk in (0..rows).step_by(CHUNK) {
+            let mut sums = [[0.0f64; 2]; 3];
+            for row in chunk..(chunk + CHUNK).min(rows) {
+                let rate = kernels::rate_or_nan(progress[row] * weights[row], 100.0, start[row]);
+                sums[groups[row] as usize][0] += rate;
+                sums[groups[row] as usize][1] += 1.0;
+            }
+            for (e, s) in expected.iter_mut().zip(sums) {
+                e[0] += s[0];
+                e[1] += s[1];
+            }
+        }
+        let mut kept = RateTotals::default();
+        kept.compute(&groups[..10], &rates, 7, Parallelism::Sequential);
+        for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+            assert_eq!(kept.compute(&groups, &rates, 3, parallelism), expected);
+        }
+    }
+
+    #[test]
+    fn total_means_and_marks_by_hand() {
+        // 6 / 3, 0.3 / 3 (not kept at its largest value: the totals have none), no rate,
+        // and five more groups so that four at a time leaves a rest.
+        let totals = [
+            [6.0, 3.0],
+            [0.1 + 0.1 + 0.1, 3.0],
+            [0.0, 0.0],
+            [1.0, 1.0],
+            [3.0, 2.0],
+            [4.0, 4.0],
+            [9.0, 3.0],
+            [-0.0, 0.0],
+        ];
+        let mut means = vec![7.0; 2];
+        total_means(&totals, &mut means);
+        let expected = [
+            2.0,
+            0.10000000000000002,
+            f64::NAN,
+            1.0,
+            1.5,
+            1.0,
+            3.0,
+            f64::NAN,
+        ];
+        let bits = |v: &[f64]| {
+            v.iter()
+                .map(|x| (!x.is_nan()).then(|| x.to_bits()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bits(&means), bits(&expected));
+        // Below 1.5: 0.1 and the two 1s; in [1.5, 2.5): 1.5 and 2; NaN neither.
+        let mut marks = vec![9; 20];
+        assert_eq!(mark_below(&means, 1.5, 2.5, &mut marks), 2);
+        assert_eq!(marks, [0, 1, 0, 1, 0, 1, 0, 0]);
     }
 
     #[test]
