@@ -445,6 +445,17 @@ mod tests {
         }
         // Equal speeds at a threshold of 1: every node's m_N is at the bar.
         assert_eq!(passes(&speeds_rows(300, 40, None, |_| 0.1), 1.0), 1);
+        // Three nodes running 0.1, three times, once and three times: m_N 0.1 + 2^-56
+        // (0.3 + 2^-54 over 3), 0.1 and 0.1 + 2^-56; the bar from them is above 0.1 and
+        // node 1 lies between the bounds.
+        let rows = [0, 0, 0, 1, 2, 2, 2].map(|node| (0, node, 0.0, 0.1, 1.0));
+        let snapshot = build_snapshot(1.0, 3, 1, rows).expect("valid rows");
+        let mut detector = hierarchical(FlagAll, 1.0, Parallelism::Sequential);
+        let (low, high) = detector.fast_bounds(&snapshot).expect("bounded");
+        let above = 0.1 + 2f64.powi(-56);
+        assert_eq!(detector.perf, [above, 0.1, above]);
+        assert!(low < 0.1 && above < high, "{low}, {high}");
+        assert_eq!(passes(&snapshot, 1.0), 1);
         // Speeds too small or too large for the bounds.
         assert_eq!(passes(&speeds_rows(50, 5, None, |_| 1e-290), 0.9), 1);
         assert_eq!(passes(&speeds_rows(50, 5, None, |_| 1e290), 0.9), 1);
