@@ -22,8 +22,9 @@
 //! timed.
 //!
 //! Each figure is the median over [`RUNS`] runs, a run being as many scans as fill
-//! [`RUN_NANOS`] (at least one); the floor's runs come first, then the detector's, as
-//! criterion measures one benchmark after another. Detectors run with their default
+//! [`RUN_NANOS`] (at least one); the runs of a detector, of its floor and of its
+//! floor and scatter take turns, so that a drift of the machine's speed moves them
+//! together (`median_runs`). Detectors run with their default
 //! parameters (`Parallelism::Auto`: rayon's pool from 262 144 rows); the floor is one
 //! thread with eight accumulators.
 
@@ -288,15 +289,28 @@ fn calls_per_run(nanos: f64) -> usize {
     ((RUN_NANOS / nanos.max(1.0)).ceil() as usize).max(1)
 }
 
-/// The median ns per task of a run of `work` ([`RUNS`] runs, each of as many calls as fill
-/// [`RUN_NANOS`]).
-fn median_run(tasks: usize, mut work: impl FnMut()) -> f64 {
-    let calls = calls_per_run(run_once(tasks, 1, &mut work) * tasks as f64);
-    median(
-        (0..RUNS)
-            .map(|_| run_once(tasks, calls, &mut work))
-            .collect(),
-    )
+/// The median ns per task of each of `works` over [`RUNS`] rounds, each round one run of
+/// each work in turn (a run being as many calls as fill [`RUN_NANOS`]), after one call
+/// that is not timed.
+///
+/// Rounds of every work in turn, rather than all the runs of one work and then the next:
+/// on a virtual machine whose speed drifts for seconds at a time, a figure and its floor
+/// are then measured in the same seconds, and their ratio holds where the figures move.
+/// The untimed call wakes rayon's pool after a floor's run on one thread, in which the
+/// second core went idle (without it, the parallel scans after a floor were up to 1.5
+/// times slower than in a row: Hierarchical at 10^6 tasks, 4.4 against 3.0 ns).
+fn median_runs<const N: usize>(tasks: usize, mut works: [&mut dyn FnMut(); N]) -> [f64; N] {
+    let calls = works
+        .each_mut()
+        .map(|work| calls_per_run(run_once(tasks, 1, work) * tasks as f64));
+    let mut runs: [Vec<f64>; N] = std::array::from_fn(|_| Vec::with_capacity(RUNS));
+    for _ in 0..RUNS {
+        for ((work, &calls), runs) in works.iter_mut().zip(&calls).zip(&mut runs) {
+            work();
+            runs.push(run_once(tasks, calls, work));
+        }
+    }
+    runs.map(median)
 }
 
 /// The median ns per task of the detector, of its floor and, for a detector that sums by
@@ -313,20 +327,21 @@ fn measure(spec: &DetectorSpec, snapshot: &Snapshot) -> (f64, f64, Option<f64>) 
         detector.scan(black_box(snapshot), &mut findings);
         black_box(findings.rows().len());
     };
-    // The floors' runs, then the scan's: alternating them left the second core idle
-    // through each of the floor's runs, and the parallel scan runs that followed were up to
-    // 1.5 times slower than runs in a row (Hierarchical at 10^6 tasks: 4.4 against 3.0 ns).
-    let floor_ns = median_run(tasks, || {
+    let mut floor_pass = || {
         black_box(floor(black_box(snapshot), cols));
-    });
-    let scatter_ns = sums_by_node(spec.name()).then(|| {
-        let mut sums = Vec::new();
-        median_run(tasks, || {
-            black_box(floor(black_box(snapshot), cols));
-            black_box(node_scatter(black_box(snapshot), &mut sums));
-        })
-    });
-    (median_run(tasks, &mut scan), floor_ns, scatter_ns)
+    };
+    let mut sums = Vec::new();
+    let mut scatter = || {
+        black_box(floor(black_box(snapshot), cols));
+        black_box(node_scatter(black_box(snapshot), &mut sums));
+    };
+    if sums_by_node(spec.name()) {
+        let [scan, floor, scatter] = median_runs(tasks, [&mut scan, &mut floor_pass, &mut scatter]);
+        (scan, floor, Some(scatter))
+    } else {
+        let [scan, floor] = median_runs(tasks, [&mut scan, &mut floor_pass]);
+        (scan, floor, None)
+    }
 }
 
 /// Measures every detector (or those named in `only`) at every size, prints a table and
