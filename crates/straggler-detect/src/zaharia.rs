@@ -58,7 +58,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, NodeId, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::{IdSet, elapsed_secs};
+use crate::scan::{IdSet, Parallelism, elapsed_secs, filter_rows};
 use crate::{DetectError, Detector, Findings, SlowNodeRule};
 
 /// Parameters of [`ZahariaLate`], the knobs of LATE's Section 4.
@@ -117,11 +117,14 @@ pub struct CheckedZahariaLateParams(ZahariaLateParams);
 #[derive(Debug, Clone, Default)]
 pub struct ZahariaLate {
     params: ZahariaLateParams,
-    /// Scratch, kept between scans: the rate of every row (NaN: none), the rates grouped
-    /// by stage, and the candidates.
+    /// Scratch, kept between scans (a buffer per scan cost page faults at 10^6 rows): the
+    /// rate of every row (NaN: none), the rates grouped by stage, the slow rows, the
+    /// candidates, each node's score.
     rates: Vec<f64>,
     by_stage: Vec<f64>,
+    slow: Vec<u32>,
     candidates: Vec<(f64, u32)>,
+    node_scores: Vec<Mean>,
 }
 
 impl ZahariaLate {
@@ -265,19 +268,26 @@ impl Detector for ZahariaLate {
         let cap = ((self.params.speculative_cap * tasks.len() as f64).floor() as usize).max(1);
         let room = cap.saturating_sub(running_copies);
         if room > 0 {
+            // The slow originals without a copy (NaN, no rate, fails the comparison), a
+            // word of answers at a time, then their time left.
+            self.slow.clear();
+            let slow = |row: usize| {
+                (rates[row] < thresholds[stages[row] as usize])
+                    & (roles[row] == AttemptRole::Original)
+            };
+            filter_rows(tasks.len(), Parallelism::Sequential, slow, &mut self.slow);
+            if running_copies > 0 {
+                self.slow.retain(|&row| !copied.contains(&tasks[row as usize]));
+            }
             self.candidates.clear();
-            self.candidates.extend((0..tasks.len()).filter_map(|row| {
-                let rate = rates[row];
-                // NaN (no rate) fails the comparison.
-                let eligible = rate < thresholds[stages[row] as usize]
-                    && roles[row] == AttemptRole::Original
-                    && (running_copies == 0 || !copied.contains(&tasks[row]));
+            self.candidates.extend(self.slow.iter().map(|&row| {
+                let (rate, row) = (rates[row as usize], row);
                 let time_left = if rate > 0.0 {
-                    (1.0 - progress[row]) / rate
+                    (1.0 - progress[row as usize]) / rate
                 } else {
                     f64::INFINITY
                 };
-                eligible.then_some((time_left, row as u32))
+                (time_left, row)
             }));
             // The `room` first in (time left descending, row) order: a total order, so
             // selection keeps exactly the candidates a full sort would.
@@ -299,7 +309,9 @@ impl Detector for ZahariaLate {
             }
         }
         let stage_means: Vec<Option<f64>> = stage_means.into_iter().map(Mean::get).collect();
-        let mut node_scores = vec![Mean::default(); snapshot.node_count() as usize];
+        let node_scores = &mut self.node_scores;
+        node_scores.clear();
+        node_scores.resize(snapshot.node_count() as usize, Mean::default());
         for row in 0..tasks.len() {
             let relative = Some(rates[row])
                 .filter(|r| !r.is_nan())
@@ -310,7 +322,7 @@ impl Detector for ZahariaLate {
                 node_scores[nodes[row] as usize].add(relative);
             }
         }
-        let node_scores: Vec<Option<f64>> = node_scores.into_iter().map(Mean::get).collect();
+        let node_scores: Vec<Option<f64>> = node_scores.iter().map(|m| m.get()).collect();
         let mut scores: Vec<f64> = node_scores.iter().flatten().copied().collect();
         if let Some(bar) = quantile_unsorted(&mut scores, self.params.slow_node_percentile / 100.0)
         {
