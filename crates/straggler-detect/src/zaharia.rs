@@ -277,7 +277,8 @@ impl Detector for ZahariaLate {
             };
             filter_rows(tasks.len(), Parallelism::Sequential, slow, &mut self.slow);
             if running_copies > 0 {
-                self.slow.retain(|&row| !copied.contains(&tasks[row as usize]));
+                self.slow
+                    .retain(|&row| !copied.contains(&tasks[row as usize]));
             }
             self.candidates.clear();
             self.candidates.extend(self.slow.iter().map(|&row| {
