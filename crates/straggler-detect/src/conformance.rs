@@ -683,6 +683,21 @@ fn generated(rng: &mut SplitMix64, mix: Mix) -> Snapshot {
     build(NOW, NODES, STAGES, rows)
 }
 
+/// A detector that flags every row of every snapshot: the wrapped detector of a test of a
+/// wrapper such as [`Hierarchical`](crate::Hierarchical), whose own rule then shows in
+/// every row it keeps, or the busiest detector an engine can be given.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FlagAll;
+
+impl Detector for FlagAll {
+    fn name(&self) -> &str {
+        "flag-all"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        findings.rows_mut().extend(0..snapshot.len() as u32);
+    }
+}
+
 /// Sebastiano Vigna's SplitMix64: a tiny deterministic generator, the same on every
 /// platform. The kit builds its snapshots with it; tests and benchmarks of detectors can
 /// use it to expand a seed into many rows.

@@ -46,7 +46,7 @@
 //! `m_N` lies between them, or the average or the bar is outside `[2^-900, 2^900]`
 //! (where the bound does not hold, or a sum could overflow), the exact rule decides, in
 //! a second pass that keeps the largest speeds. Speeds spread, so that is rare: the
-//! benchmark's snapshots never need it, and nodes of identical speeds at
+//! snapshots of `cargo xtask bench scans` never need it, and nodes of identical speeds at
 //! `node_threshold` 1 do. The tests compare the rows kept both ways.
 
 use serde::{Deserialize, Serialize};
@@ -97,7 +97,8 @@ pub struct CheckedHierarchicalParams(HierarchicalParams);
 
 /// Writes the rows of `flagged` whose node is marked slow (`slow[n]` is 1 for a slow node
 /// `n` of `nodes`, 0 for another), in order, at the start of `slots` (as long at least),
-/// and returns how many. A row past `nodes` (a wrapped detector's mistake) is not kept.
+/// and returns how many. A row past `nodes` (a wrapped detector's mistake) is not kept, nor
+/// is a row of a node past `slow`.
 ///
 /// The answers for 64 rows are gathered as the bits of a word, then the kept rows (few)
 /// written out: the lookups then wait on no store, where writing each row and counting it
@@ -114,7 +115,8 @@ fn keep_rows(flagged: &[u32], nodes: &[u32], slow: &[u8], slots: &mut [u32]) -> 
         for (i, &row) in rows.iter().enumerate() {
             let row = row as usize;
             let node = nodes[row.min(last_row)] as usize;
-            let marked = slow[node.min(last_node)] & u8::from(row <= last_row);
+            let inside = (row <= last_row) & (node <= last_node);
+            let marked = slow[node.min(last_node)] & u8::from(inside);
             word |= u64::from(marked) << i;
         }
         for i in set_bits(word) {
@@ -180,7 +182,8 @@ impl<D: Detector> Hierarchical<D> {
     /// Each node's `m_N` into `self.perf` (NaN for a node without a speed) and the bounds
     /// `(low, high)` of the exact bar from them (see the module docs): a node below `low`
     /// is slow, one at or above `high` is not. `(NaN, NaN)` when no node has a speed (no
-    /// node is slow); `None` when the average or the bar is outside `[2^-900, 2^900]`.
+    /// node is slow); `None` when the average or the bar is outside `[2^-900, 2^900]`, or
+    /// `K u` reaches `10^-3` (rows by the trillion, where `gamma_K` grows apart from `K u`).
     fn fast_bounds(&mut self, snapshot: &Snapshot) -> Option<(f64, f64)> {
         /// Where the bound holds and no sum overflows: from `2^-900` (this) to `2^900`.
         const LEAST: f64 = f64::from_bits((1023 - 900) << 52);
@@ -231,19 +234,7 @@ impl<D: Detector> Hierarchical<D> {
         mark_below(&self.perf, bar, bar, &mut self.slow);
         bar
     }
-}
 
-/// `Speed_i` of each row, NaN for a row without one.
-fn speeds(snapshot: &Snapshot) -> Rates<'_> {
-    Rates {
-        now_secs: snapshot.now_secs(),
-        progress: snapshot.progress(),
-        weights: Some(snapshot.input_bytes()),
-        start_secs: snapshot.start_secs(),
-    }
-}
-
-impl<D: Detector> Hierarchical<D> {
     /// [`Detector::scan`]; without `use_bounds`, the nodes always judged by the exact rule
     /// (which the tests compare the scan with).
     fn scan_with(&mut self, snapshot: &Snapshot, findings: &mut Findings, use_bounds: bool) {
@@ -267,6 +258,16 @@ impl<D: Detector> Hierarchical<D> {
             |rows, slots| keep_rows(&flagged[rows], nodes, slow, slots),
             findings.rows_mut(),
         );
+    }
+}
+
+/// `Speed_i` of each row, NaN for a row without one.
+fn speeds(snapshot: &Snapshot) -> Rates<'_> {
+    Rates {
+        now_secs: snapshot.now_secs(),
+        progress: snapshot.progress(),
+        weights: Some(snapshot.input_bytes()),
+        start_secs: snapshot.start_secs(),
     }
 }
 
@@ -297,31 +298,16 @@ impl<D: Detector> Detector for Hierarchical<D> {
 mod tests {
     use super::*;
     use crate::DefaultDetector;
-    use crate::conformance::{Row, SplitMix64, build_snapshot, straggling_stage};
-
-    /// Flags every row, so that every node's judgement shows in the rows kept.
-    #[derive(Debug, Clone)]
-    struct FlagAll;
-
-    impl Detector for FlagAll {
-        fn name(&self) -> &str {
-            "flag-all"
-        }
-        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-            for row in 0..snapshot.len() as u32 {
-                findings.push_row(row);
-            }
-        }
-    }
+    use crate::conformance::{FlagAll, Row, SplitMix64, build_snapshot, straggling_stage};
 
     fn hierarchical<D: Detector>(
         inner: D,
-        node_threshold: f64,
-        parallelism: Parallelism,
+        threshold: f64,
+        parallel: Parallelism,
     ) -> Hierarchical<D> {
         let params = HierarchicalParams {
-            node_threshold,
-            parallelism,
+            node_threshold: threshold,
+            parallelism: parallel,
         };
         Hierarchical::new(inner, params.check().expect("node_threshold"))
     }
@@ -438,9 +424,16 @@ mod tests {
             detector.scan(snapshot, &mut Findings::default());
             detector.exact_passes
         };
-        // The benchmark's snapshots: never.
-        for (tasks, nodes) in [(1000, 100), (10_000, 10_000), (100_000, 1000)] {
-            let snapshot = straggling_stage(tasks, nodes, 9).expect("valid rows");
+        // The snapshots of `cargo xtask bench scans`, sizes and seeds: never.
+        for (tasks, nodes) in [
+            (1000, 100),
+            (10_000, 100),
+            (10_000, 10_000),
+            (100_000, 1000),
+            (1_000_000, 10_000),
+        ] {
+            let seed = 0x5ca1_ab1e_0000_0000 ^ tasks as u64;
+            let snapshot = straggling_stage(tasks, nodes, seed).expect("valid rows");
             assert_eq!(passes(&snapshot, 0.9), 0, "{tasks} tasks on {nodes} nodes");
         }
         // Equal speeds at a threshold of 1: every node's m_N is at the bar.
@@ -461,5 +454,56 @@ mod tests {
         assert_eq!(passes(&speeds_rows(50, 5, None, |_| 1e290), 0.9), 1);
         // No speed: no node is slow, without the exact rule.
         assert_eq!(passes(&speeds_rows(50, 5, Some(1), |_| 1.0), 0.9), 0);
+    }
+
+    #[test]
+    fn kept_rows_are_the_flagged_rows_of_marked_nodes() {
+        // Flagged lists over several words of 64, rows past the snapshot among them, nodes
+        // past the marks, against a plain filter; a wrapped detector's row past the
+        // snapshot is dropped by the scan too.
+        let mut rng = SplitMix64(17);
+        let nodes: Vec<u32> = (0..500).map(|_| rng.below(40)).collect();
+        let mut slow: Vec<u8> = (0..37).map(|_| u8::from(rng.below(3) == 0)).collect();
+        // The last node slow: the nodes past the marks, clamped to it, would be kept.
+        slow[36] = 1;
+        for len in [0, 1, 63, 64, 65, 300] {
+            let mut flagged: Vec<u32> = (0..len).map(|_| rng.below(520)).collect();
+            flagged.sort_unstable();
+            let expected: Vec<u32> = flagged
+                .iter()
+                .copied()
+                .filter(|&row| {
+                    nodes
+                        .get(row as usize)
+                        .and_then(|&n| slow.get(n as usize))
+                        .is_some_and(|&mark| mark == 1)
+                })
+                .collect();
+            let mut slots = vec![u32::MAX; len + 1];
+            let kept = keep_rows(&flagged, &nodes, &slow, &mut slots);
+            assert_eq!(slots[..kept], expected[..], "{len} flagged");
+        }
+        assert_eq!(keep_rows(&[0, 1], &[], &[1], &mut [0; 2]), 0);
+        assert_eq!(keep_rows(&[0, 1], &[0, 0], &[], &mut [0; 2]), 0);
+        /// Flags every row and one past the snapshot.
+        #[derive(Debug)]
+        struct PastTheEnd;
+        impl Detector for PastTheEnd {
+            fn name(&self) -> &str {
+                "past-the-end"
+            }
+            fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+                findings.rows_mut().extend(0..=snapshot.len() as u32);
+            }
+        }
+        // Node 0 at speed 1, node 1 at 3: node 0 slow at 0.9 x 2.
+        let rows = [(0, 0, 0.0, 0.5, 2.0), (0, 1, 0.0, 0.5, 6.0)];
+        let snapshot = build_snapshot(1.0, 2, 1, rows).expect("valid rows");
+        for use_bounds in [true, false] {
+            let mut detector = hierarchical(PastTheEnd, 0.9, Parallelism::Sequential);
+            let mut findings = Findings::default();
+            detector.scan_with(&snapshot, &mut findings, use_bounds);
+            assert_eq!(findings.rows(), [0]);
+        }
     }
 }

@@ -282,7 +282,7 @@ impl Detector for ZahariaLate {
             }
             self.candidates.clear();
             self.candidates.extend(self.slow.iter().map(|&row| {
-                let (rate, row) = (rates[row as usize], row);
+                let rate = rates[row as usize];
                 let time_left = if rate > 0.0 {
                     (1.0 - progress[row as usize]) / rate
                 } else {

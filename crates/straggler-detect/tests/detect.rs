@@ -9,7 +9,9 @@
 //! (powers of two) or far from the threshold, except where a case is about the threshold.
 
 use proptest::prelude::*;
-use straggler_detect::conformance::{Conformance, Row, SplitMix64, build_snapshot, check_detector};
+use straggler_detect::conformance::{
+    Conformance, FlagAll, Row, SplitMix64, build_snapshot, check_detector,
+};
 use straggler_detect::{
     DefaultDetector, DefaultParams, DetectError, Detector, Findings, Hierarchical,
     HierarchicalParams, LateDetector, LateParams, Parallelism,
@@ -308,20 +310,6 @@ fn hierarchical_over_late() {
     let detector = hierarchical_with(LateDetector::default(), 0.9);
     assert_eq!(detector.name(), "hierarchical(late)");
     check(detector, 100.0, &RATES_6_3_2_1, &[3]);
-}
-
-/// Flags every row.
-struct FlagAll;
-
-impl Detector for FlagAll {
-    fn name(&self) -> &str {
-        "flag-all"
-    }
-    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-        for row in 0..snapshot.len() as u32 {
-            findings.push_row(row);
-        }
-    }
 }
 
 #[test]

@@ -1486,6 +1486,8 @@ fn apportion(weights: &[f64], total: u64) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
+    use straggler_detect::conformance::FlagAll;
+
     use super::*;
 
     #[test]
@@ -1495,24 +1497,13 @@ mod tests {
         assert_eq!(apportion(&[], 5), Vec::<u32>::new());
     }
 
-    /// Flags every attempt: every task gets a copy, so originals, copies and kills move
-    /// entries of the running array in every way.
-    struct FlagAll;
-
-    impl Detector for FlagAll {
-        fn name(&self) -> &str {
-            "flag-all"
-        }
-        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-            findings.rows_mut().extend(0..snapshot.len() as u32);
-        }
-    }
-
     #[test]
     fn running_attempts_slots_and_tasks_stay_linked_through_copies_kills_and_failures() {
         // eSplash: levels of 32 to 4 containers, an episode and a node failure; `run`
         // checks the links after every event (`assert_links`).
         let spec = ScenarioSpec::esplash();
+        // Every attempt flagged: every task gets a copy, so originals, copies and kills move
+        // entries of the running array in every way.
         let outcome = simulate_scenario(&spec, 3, Some(&mut FlagAll), RunOptions::default())
             .expect("the run finishes");
         let s = outcome.summary;

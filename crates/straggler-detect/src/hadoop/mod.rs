@@ -48,8 +48,9 @@ pub trait RuntimeEstimator: Send {
     /// Learns when a running attempt started (Hadoop's `enrollAttempt`, which records the
     /// start before the attempt's first status update). A progress report does not carry
     /// the start, so [`HadoopSpeculator`] passes the snapshot's start of every row at every
-    /// scan; the calls after the first for an attempt change nothing. An estimator that
-    /// does not need starts ignores them (the default).
+    /// scan, just before the row's estimate (after the stages' new-attempt runtimes); the
+    /// calls after the first for an attempt change nothing. An estimator that does not need
+    /// starts ignores them (the default).
     fn observe_start(&mut self, attempt: AttemptId, start_secs: f64) {
         let _ = (attempt, start_secs);
     }

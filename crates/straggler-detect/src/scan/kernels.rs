@@ -1,6 +1,7 @@
 //! The innermost loops of the scans: a run of values added into eight lanes (one run, or
 //! two at once), the rows of a run whose value is below a bar, a column of rates (also
-//! added into lanes as it is computed), and the keys below a key.
+//! added into lanes as it is computed), rates added to their groups' sums and counts, and
+//! the keys below a key.
 //!
 //! The sums and the filter have a body in AVX2, for the x86_64 CPUs that have it
 //! (detected at run time; the standard library caches the answer), and one in plain Rust,
@@ -14,11 +15,14 @@
 //! instructions for two rows, or four): the plain formulations tried compiled to a
 //! comparison, a flag and a shift per row.
 //!
-//! The rates have one body, in plain Rust, compiled twice: for the target, and with AVX2
-//! where the CPU has it. A rate is a division, AVX divides four numbers where SSE2 divides
-//! two, and a scan that computes rates waits on its divisions. The count of the keys
-//! below a key (Garraghan's sorted level times) has one body too, compiled three times:
-//! SSE2 has no comparison of 64-bit integers, AVX2 compares four, AVX-512 eight.
+//! A column of rates has one body, in plain Rust, compiled twice: for the target, and with
+//! AVX2 where the CPU has it. A rate is a division, AVX divides four numbers where SSE2
+//! divides two, and a scan that computes rates waits on its divisions. Rates added to
+//! their groups' totals have a plain body and an AVX2 one, which divides four rates at
+//! once and adds each row's sum and count to its group's as one 16-byte pair. The count
+//! of the keys below a key (Garraghan's sorted level times) has one body too, compiled
+//! three times: SSE2 has no comparison of 64-bit integers, AVX2 compares four, AVX-512
+//! eight.
 //!
 //! This is the crate's only `unsafe` code: calling a function that enables a target
 //! feature is unsafe by the language's rule, even for SSE2, which the build enables

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use straggler_detect::conformance::FlagAll;
 use straggler_detect::{Detector, Findings, LateDetector};
 use straggler_energy::SlowdownModel;
 use straggler_model::{AttemptRole, AttemptStatus, Run, Snapshot, TaskKind};
@@ -48,19 +49,6 @@ fn recorded(spec: &ScenarioSpec, detector: Option<&mut dyn Detector>) -> (Scenar
     let outcome = simulate_scenario(spec, 1, detector, options).expect("the run finishes");
     let run = outcome.run.clone().expect("a recorded run");
     (outcome, run)
-}
-
-/// Flags every original attempt it sees.
-#[derive(Debug)]
-struct FlagAll;
-
-impl Detector for FlagAll {
-    fn name(&self) -> &str {
-        "flag-all"
-    }
-    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-        findings.rows_mut().extend(0..snapshot.len() as u32);
-    }
 }
 
 #[test]
