@@ -7,7 +7,8 @@
 //! (detected at run time; the standard library caches the answer), and one in plain Rust,
 //! which LLVM compiles to SSE2's vector instructions for the sums; the filter has one in
 //! SSE2 (part of every x86_64 CPU) and one in AVX-512 too, whose `vpcompressd` packs the
-//! kept rows of sixteen at once. All give the same bits: the vector bodies do, lane by
+//! kept rows of sixteen at once; the filter's AVX2 body also counts and finds a word's
+//! kept rows with POPCNT and BMI1, detected beside AVX2. All give the same bits: the vector bodies do, lane by
 //! lane, what the plain one does, the same eight lanes each adding its values in the same
 //! order, and IEEE 754 fixes every operation's result (a lane that comes out NaN only says
 //! that an undefined value was added, and the run is summed again without it). LLVM does
@@ -200,8 +201,9 @@ pub(crate) fn write_below_settling<const SETTLE: bool>(
         // SAFETY: the CPU has AVX-512F and POPCNT (just detected), the only features it
         // enables.
         unsafe { avx512::write_below::<SETTLE>(values, bar, low, first, slots) }
-    } else if avx2::detected() {
-        // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
+    } else if avx2::filter_detected() {
+        // SAFETY: the CPU has AVX2, POPCNT and BMI1 (just detected), the only features it
+        // enables.
         unsafe { avx2::write_below::<SETTLE>(values, bar, low, first, slots) }
     } else {
         // SAFETY: this build enables SSE2 (the cfg above), the only feature it enables.
@@ -452,10 +454,17 @@ pub(crate) fn unsettled_by(v: f64, bar: f64, low: f64) -> bool {
     (v < bar) & !(v < low)
 }
 
-/// [`write_below_settling`]'s body: each eight rows answered by `byte_of` (bit `k` for
-/// row `k` below the bar given), their kept rows written at the count so far; the last
-/// rows (fewer than eight) one by one, each written and counted if kept, so without a
-/// branch.
+/// Kept rows in a word of 64 rows up to which [`gather_below`] writes them one set bit at a
+/// time; past it, eight rows at a time from the table.
+const SPARSE_WORD: u32 = 8;
+
+/// [`write_below_settling`]'s body: the answers of 64 rows gathered into a word, eight
+/// at a time by `byte_of` (bit `k` for row `k` below the bar given). A word with few kept
+/// rows, as LATE's usually are, is written one set bit at a time; a word with more, eight
+/// rows at a time from the table ([`write_set_bits`]), whose eight slots are written
+/// whatever the count, without a branch on the answers. The last rows (fewer than 64)
+/// eight at a time from the table, then one by one, each written and counted if kept.
+/// With `SETTLE`, the kept rows not below `low` are counted at the end, from the slots.
 #[inline(always)]
 fn gather_below<const SETTLE: bool>(
     values: &[f64],
@@ -465,30 +474,61 @@ fn gather_below<const SETTLE: bool>(
     slots: &mut [u32],
     byte_of: impl Fn(&[f64; 8], f64) -> usize,
 ) -> (usize, usize) {
-    let eights = values.chunks_exact(8);
-    let rest = eights.remainder();
-    let (mut count, mut unsettled) = (0, 0);
+    let mut count = 0;
     // Where the last eight slots start. The count never passes it (eight rows keep at most
     // eight, and `slots` has room for the rows and `SPARE` more); bounded by it, the slots
     // of each eight need no check that could fail, and the compiler leaves none.
     let last = slots.len().saturating_sub(8);
-    for (k, eight) in eights.enumerate() {
-        let eight: &[f64; 8] = eight.try_into().expect("eight values");
+    let write_eight = |slots: &mut [u32], count: usize, below: usize, base: u32| {
         let at = count.min(last);
         let eight_slots: &mut [u32; 8] =
             (&mut slots[at..at + 8]).try_into().expect("room for eight");
-        let below = byte_of(eight, bar);
-        count = at + write_set_bits(below, first + 8 * k as u32, eight_slots);
-        if SETTLE {
-            unsettled += usize::from(BIT_COUNT[below & !byte_of(eight, low)]);
+        at + write_set_bits(below, base, eight_slots)
+    };
+    let words = values.chunks_exact(64);
+    let rest = words.remainder();
+    for (w, word_rows) in words.enumerate() {
+        let base = first + 64 * w as u32;
+        let eights = word_rows
+            .chunks_exact(8)
+            .map(|e| e.try_into().expect("eight"));
+        let word = eights.enumerate().fold(0u64, |word, (k, e)| {
+            word | ((byte_of(e, bar) as u64) << (8 * k))
+        });
+        if word.count_ones() <= SPARSE_WORD {
+            for bit in super::set_bits(word) {
+                let at = count.min(last);
+                slots[at] = base + bit as u32;
+                count = at + 1;
+            }
+        } else {
+            for k in 0..8 {
+                let below = (word >> (8 * k)) as usize & 0xff;
+                count = write_eight(slots, count, below, base + 8 * k as u32);
+            }
         }
     }
-    let rest_start = first + (values.len() - rest.len()) as u32;
-    for (i, &v) in rest.iter().enumerate() {
-        slots[count] = rest_start + i as u32;
-        count += usize::from(v < bar);
-        unsettled += usize::from(SETTLE && unsettled_by(v, bar, low));
+    let rest_first = first + (values.len() - rest.len()) as u32;
+    let eights = rest.chunks_exact(8);
+    let tail = eights.remainder();
+    for (k, eight) in eights.enumerate() {
+        let eight: &[f64; 8] = eight.try_into().expect("eight values");
+        count = write_eight(slots, count, byte_of(eight, bar), rest_first + 8 * k as u32);
     }
+    let tail_first = first + (values.len() - tail.len()) as u32;
+    for (i, &v) in tail.iter().enumerate() {
+        slots[count] = tail_first + i as u32;
+        count += usize::from(v < bar);
+    }
+    let unsettled = if SETTLE {
+        let value = |row: u32| values[(row - first) as usize];
+        slots[..count]
+            .iter()
+            .filter(|&&row| unsettled_by(value(row), bar, low))
+            .count()
+    } else {
+        0
+    };
     (count, unsettled)
 }
 
@@ -555,6 +595,16 @@ mod avx2 {
     #[inline(always)]
     pub(super) fn detected() -> bool {
         std::arch::is_x86_feature_detected!("avx2")
+    }
+
+    /// Whether the CPU has what the AVX2 filter enables besides AVX2: POPCNT, to count a
+    /// word's kept rows, and BMI1, to find them (every CPU with AVX2 we know of has both,
+    /// but they are separate features).
+    #[inline(always)]
+    pub(super) fn filter_detected() -> bool {
+        detected()
+            && std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("bmi1")
     }
 
     /// Values `4k` to `4k + 3` of `values`, as one vector (one unaligned load).
@@ -709,8 +759,9 @@ mod avx2 {
         }
     }
 
-    /// [`super::write_below_settling`]: eight rows' answers from two comparisons of four.
-    #[target_feature(enable = "avx2")]
+    /// [`super::write_below_settling`]: eight rows' answers from two comparisons of four;
+    /// a word's kept rows counted by `popcnt` and found by `tzcnt`.
+    #[target_feature(enable = "avx2,popcnt,bmi1")]
     pub(super) fn write_below<const SETTLE: bool>(
         values: &[f64],
         bar: f64,
@@ -1144,9 +1195,13 @@ mod tests {
                         // SAFETY: as above.
                         unsafe { avx2::add_blocks_defined(v, s, l, c) }
                     },
-                    write_below: |v, b, l, f, s| {
-                        // SAFETY: as above.
-                        unsafe { avx2::write_below::<true>(v, b, l, f, s) }
+                    write_below: if avx2::filter_detected() {
+                        |v, b, l, f, s| {
+                            // SAFETY: listed only where the CPU has AVX2, POPCNT and BMI1.
+                            unsafe { avx2::write_below::<true>(v, b, l, f, s) }
+                        }
+                    } else {
+                        write_below_settling::<true>
                     },
                 };
                 bodies.push(avx2_body);
@@ -1296,7 +1351,10 @@ mod tests {
             for len in [0, 1, 7, 8, 9, 64, 1023, 1024, 1025, 3000] {
                 for seed in 0..10 {
                     let values = awkward(len, seed);
-                    for bar in [0.5, 0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+                    // -0.2 keeps about one row in eleven: words of a few kept rows,
+                    // written a bit at a time, and some of more, from the table.
+                    let bars = [0.5, 0.0, -0.0, -0.2, f64::INFINITY, f64::NEG_INFINITY];
+                    for bar in bars.into_iter().chain([f64::NAN]) {
                         // The rows below `bar` but not below `low`, counted.
                         for low in [bar, 0.25, f64::NEG_INFINITY, f64::NAN] {
                             let case = format!("{} len {len} seed {seed} bar {bar}", body.name);
