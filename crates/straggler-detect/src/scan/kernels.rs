@@ -8,9 +8,9 @@
 //! which LLVM compiles to SSE2's vector instructions for the sums; the filter has one in
 //! SSE2 (part of every x86_64 CPU) and one in AVX-512 too, whose `vpcompressd` packs the
 //! kept rows of sixteen at once; the filter's AVX2 body also counts and finds a word's
-//! kept rows with POPCNT and BMI1, detected beside AVX2. All give the same bits: the vector bodies do, lane by
-//! lane, what the plain one does, the same eight lanes each adding its values in the same
-//! order, and IEEE 754 fixes every operation's result (a lane that comes out NaN only says
+//! kept rows with POPCNT and BMI1, detected beside AVX2. All give the same bits: the
+//! vector bodies do, lane by lane, what the plain one does, the same eight lanes each
+//! adding its values in the same order, and IEEE 754 fixes every operation's result (a lane that comes out NaN only says
 //! that an undefined value was added, and the run is summed again without it). LLVM does
 //! not turn the plain filter's comparison per row into `cmppd` and `movmskpd` (two
 //! instructions for two rows, or four): the plain formulations tried compiled to a
@@ -454,17 +454,22 @@ pub(crate) fn unsettled_by(v: f64, bar: f64, low: f64) -> bool {
     (v < bar) & !(v < low)
 }
 
-/// Kept rows in a word of 64 rows up to which [`gather_below`] writes them one set bit at a
-/// time; past it, eight rows at a time from the table.
+/// The most kept rows of a word of 64 that [`gather_below`] writes one set bit at a time;
+/// a word that keeps more is written eight rows at a time from the table.
 const SPARSE_WORD: u32 = 8;
 
 /// [`write_below_settling`]'s body: the answers of 64 rows gathered into a word, eight
-/// at a time by `byte_of` (bit `k` for row `k` below the bar given). A word with few kept
-/// rows, as LATE's usually are, is written one set bit at a time; a word with more, eight
-/// rows at a time from the table ([`write_set_bits`]), whose eight slots are written
-/// whatever the count, without a branch on the answers. The last rows (fewer than 64)
-/// eight at a time from the table, then one by one, each written and counted if kept.
-/// With `SETTLE`, the kept rows not below `low` are counted at the end, from the slots.
+/// at a time by `byte_of` (bit `k` for row `k` below the bar given). A word that keeps few
+/// rows (as LATE's do on the bench's snapshot, where few tasks straggle) is written one
+/// set bit at a time, a branch per kept row; a word that keeps more, eight rows at a time
+/// from the table ([`write_set_bits`]), whose eight slots are written whatever the count,
+/// without a branch on the answers. The last rows (fewer than 64) eight at a time from
+/// the table, then one by one, each written and counted if kept.
+///
+/// With `SETTLE`, the kept rows not below `low` are counted as they are written: one by
+/// one in a word written a bit at a time, from a second word of answers (below `low`) in
+/// a word written from the table, where comparing every row once more costs less than
+/// reading the kept ones again.
 #[inline(always)]
 fn gather_below<const SETTLE: bool>(
     values: &[f64],
@@ -474,10 +479,10 @@ fn gather_below<const SETTLE: bool>(
     slots: &mut [u32],
     byte_of: impl Fn(&[f64; 8], f64) -> usize,
 ) -> (usize, usize) {
-    let mut count = 0;
+    let (mut count, mut unsettled) = (0, 0);
     // Where the last eight slots start. The count never passes it (eight rows keep at most
-    // eight, and `slots` has room for the rows and `SPARE` more); bounded by it, the slots
-    // of each eight need no check that could fail, and the compiler leaves none.
+    // eight, and `slots` has room for the rows and `SPARE` more), so the clamp never moves
+    // a kept row; it bounds the eight slots written from the table.
     let last = slots.len().saturating_sub(8);
     let write_eight = |slots: &mut [u32], count: usize, below: usize, base: u32| {
         let at = count.min(last);
@@ -485,50 +490,53 @@ fn gather_below<const SETTLE: bool>(
             (&mut slots[at..at + 8]).try_into().expect("room for eight");
         at + write_set_bits(below, base, eight_slots)
     };
+    fn eights_of(rows: &[f64]) -> impl Iterator<Item = &[f64; 8]> {
+        rows.chunks_exact(8)
+            .map(|e| e.try_into().expect("eight values"))
+    }
     let words = values.chunks_exact(64);
     let rest = words.remainder();
     for (w, word_rows) in words.enumerate() {
         let base = first + 64 * w as u32;
-        let eights = word_rows
-            .chunks_exact(8)
-            .map(|e| e.try_into().expect("eight"));
-        let word = eights.enumerate().fold(0u64, |word, (k, e)| {
-            word | ((byte_of(e, bar) as u64) << (8 * k))
-        });
+        let word_below = |bar: f64| {
+            eights_of(word_rows).enumerate().fold(0u64, |word, (k, e)| {
+                word | ((byte_of(e, bar) as u64) << (8 * k))
+            })
+        };
+        let word = word_below(bar);
         if word.count_ones() <= SPARSE_WORD {
             for bit in super::set_bits(word) {
                 let at = count.min(last);
                 slots[at] = base + bit as u32;
                 count = at + 1;
+                unsettled += usize::from(SETTLE && unsettled_by(word_rows[bit], bar, low));
             }
         } else {
             for k in 0..8 {
                 let below = (word >> (8 * k)) as usize & 0xff;
                 count = write_eight(slots, count, below, base + 8 * k as u32);
             }
+            if SETTLE {
+                unsettled += (word & !word_below(low)).count_ones() as usize;
+            }
         }
     }
     let rest_first = first + (values.len() - rest.len()) as u32;
-    let eights = rest.chunks_exact(8);
-    let tail = eights.remainder();
+    let eights = eights_of(rest);
+    let tail = &rest[rest.len() / 8 * 8..];
     for (k, eight) in eights.enumerate() {
-        let eight: &[f64; 8] = eight.try_into().expect("eight values");
-        count = write_eight(slots, count, byte_of(eight, bar), rest_first + 8 * k as u32);
+        let below = byte_of(eight, bar);
+        count = write_eight(slots, count, below, rest_first + 8 * k as u32);
+        if SETTLE {
+            unsettled += usize::from(BIT_COUNT[below & !byte_of(eight, low)]);
+        }
     }
     let tail_first = first + (values.len() - tail.len()) as u32;
     for (i, &v) in tail.iter().enumerate() {
         slots[count] = tail_first + i as u32;
         count += usize::from(v < bar);
+        unsettled += usize::from(SETTLE && unsettled_by(v, bar, low));
     }
-    let unsettled = if SETTLE {
-        let value = |row: u32| values[(row - first) as usize];
-        slots[..count]
-            .iter()
-            .filter(|&&row| unsettled_by(value(row), bar, low))
-            .count()
-    } else {
-        0
-    };
     (count, unsettled)
 }
 
@@ -1183,10 +1191,15 @@ mod tests {
                     unsafe { sse2::write_below::<true>(v, b, l, f, s) }
                 },
             });
-            // Listed only where the CPU has AVX2, the only feature these enable.
+            // Listed only where the CPU has AVX2, the only feature the sums enable; the
+            // filter, which also enables POPCNT and BMI1, only where it has those too.
             if avx2::detected() {
                 let avx2_body = Body {
-                    name: "avx2",
+                    name: if avx2::filter_detected() {
+                        "avx2"
+                    } else {
+                        "avx2 sums, chosen filter"
+                    },
                     add_blocks: |v, s, l| {
                         // SAFETY: listed only where the CPU has AVX2.
                         unsafe { avx2::add_blocks(v, s, l) }
@@ -1348,7 +1361,7 @@ mod tests {
     #[test]
     fn rows_below_agree_with_a_plain_filter() {
         for body in vector_bodies() {
-            for len in [0, 1, 7, 8, 9, 64, 1023, 1024, 1025, 3000] {
+            for len in [0, 1, 7, 8, 9, 63, 64, 65, 1023, 1024, 1025, 3000] {
                 for seed in 0..10 {
                     let values = awkward(len, seed);
                     // -0.2 keeps about one row in eleven: words of a few kept rows,
@@ -1381,6 +1394,47 @@ mod tests {
                             assert_eq!((&fast[..plain], none), (&expected[..], 0), "{case}");
                         }
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn words_of_every_count_agree_with_a_plain_filter() {
+        // Words that keep exactly 0 to 64 rows, either side of `SPARSE_WORD`, some kept
+        // rows below `low` too (settled) and some not, at lengths that end in a whole
+        // word, a part of one and a few rows past one.
+        for body in vector_bodies() {
+            for len in [63, 64, 65, 128, 130] {
+                for kept in [0, 1, 7, 8, 9, 16, 57, 64] {
+                    // Row `i` of a word kept if `i * kept / 64` steps up there; every
+                    // third kept row settled (below `low` = 0.25), the others between.
+                    let values: Vec<f64> = (0..len)
+                        .map(|i| {
+                            let (i, row) = (i % 64, i);
+                            let steps = |i: usize| i * kept / 64;
+                            match (steps(i + 1) > steps(i), row % 3) {
+                                (false, _) => 1.0,
+                                (true, 0) => 0.0,
+                                (true, _) => 0.3,
+                            }
+                        })
+                        .collect();
+                    let (bar, low) = (0.5, 0.25);
+                    let expected: Vec<u32> = (0..len as u32)
+                        .filter(|&i| values[i as usize] < bar)
+                        .map(|i| 3 + i)
+                        .collect();
+                    let unsettled = expected
+                        .iter()
+                        .filter(|&&row| values[row as usize - 3] >= low)
+                        .count();
+                    let mut slots = vec![u32::MAX; len + SPARE];
+                    let (count, fast_unsettled) =
+                        (body.write_below)(&values, bar, low, 3, &mut slots);
+                    let case = format!("{} len {len} kept {kept}", body.name);
+                    assert_eq!(slots[..count], expected[..], "{case}");
+                    assert_eq!(fast_unsettled, unsettled, "{case}");
                 }
             }
         }

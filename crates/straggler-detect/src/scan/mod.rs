@@ -825,9 +825,10 @@ pub(crate) fn set_bits(mut word: u64) -> impl Iterator<Item = usize> {
 /// column is not read. The rule of Default and LATE.
 ///
 /// Block by block ([`RowBlocks`]), and within a block run by run (a snapshot lists a
-/// stage's rows together): the rows of a run compare with one bar, their answers gathered
-/// 64 to a word, whose kept rows are written one set bit at a time when they are few and
-/// eight rows at a time from a table otherwise (`kernels::write_below_settling`).
+/// stage's rows together): the rows of a run compare with one bar; outside AVX-512, their
+/// answers are gathered 64 to a word, whose kept rows are written one set bit at a time
+/// when they are few and eight rows at a time from a table otherwise
+/// (`kernels::write_below_settling`).
 pub(crate) fn rows_below(
     values: &[f64],
     groups: &[u32],
