@@ -4,9 +4,10 @@
 //! a floor: a plain pass that only reads the snapshot columns that detector
 //! reads, measured in the same run. The JSON is
 //! `{"threads", "scans": [{"detector", "tasks", "nodes", "ns_per_task", "floor_ns_per_task"}]}`.
-//! The floor's pass is compiled as four functions of the same code, and the one that runs
-//! fastest in a short calibration is timed (`fastest_floor`): a loop's speed depends on
-//! where it falls in the binary, and a floor is the least a plain pass costs.
+//! The floor's pass has four forms, which differ only in how many accumulators sum a
+//! column of `f64`, and the one that runs fastest in a short calibration is timed
+//! (`fastest_floor`): a loop's speed depends on where it falls in the binary, and a floor
+//! is the least a plain pass costs.
 //! For Hierarchical, which sums its rows by node, a second floor is measured too
 //! (`"floor_and_scatter_ns_per_task"`): the floor's pass followed by the one update of a
 //! node's sum per row that such a sum needs (`sums[node] += progress`, in row order), the
@@ -63,7 +64,7 @@ const NOW_SECS: f64 = STAGE_NOW_SECS;
 const USUAL_SECS: f64 = STAGE_USUAL_SECS;
 /// Runs per figure (the median is reported).
 const RUNS: usize = 7;
-/// Runs of each copy of the floor before the fastest is chosen ([`fastest_floor`]).
+/// Runs of each form of the floor before the fastest is chosen ([`fastest_floor`]).
 const CALIBRATION_RUNS: usize = 3;
 /// The length of one run.
 const RUN_NANOS: f64 = 20e6;
@@ -111,7 +112,8 @@ fn columns(detector: &str) -> &'static [Column] {
 }
 
 /// The floor's pass, the given columns summed and nothing else, in four forms that differ
-/// only in the number of lanes (4, 8, 12 or 16 accumulators), of which the bench times the
+/// only in the number of lanes (4, 8, 12 or 16 accumulators) of the `f64` columns' loop
+/// (the `u32` columns' loop is one fold in every form), of which the bench times the
 /// fastest ([`fastest_floor`]). How fast such a loop runs depends on where it falls in the
 /// binary: each column's loop is a function of its own (inlined, Default's floor took 0.20
 /// or 0.25 ns per row across two builds that changed only other code), and even so two
@@ -163,7 +165,7 @@ fn floor_copy<const LANES: usize>(snapshot: &Snapshot, columns: &[Column]) -> f6
         .sum()
 }
 
-/// Of [`FLOOR_COPIES`], the one that ran fastest over `columns` of `snapshot`: each copy
+/// Of [`FLOOR_COPIES`], the form that ran fastest over `columns` of `snapshot`: each form
 /// runs [`CALIBRATION_RUNS`] runs in turn with the others, and the least time of each is
 /// compared.
 fn fastest_floor(snapshot: &Snapshot, columns: &[Column]) -> fn(&Snapshot, &[Column]) -> f64 {

@@ -10,8 +10,9 @@
 //! kept rows of sixteen at once; the filter's AVX2 body also counts and finds a word's
 //! kept rows with POPCNT and BMI1, detected beside AVX2. All give the same bits: the
 //! vector bodies do, lane by lane, what the plain one does, the same eight lanes each
-//! adding its values in the same order, and IEEE 754 fixes every operation's result (a lane that comes out NaN only says
-//! that an undefined value was added, and the run is summed again without it). LLVM does
+//! adding its values in the same order, and IEEE 754 fixes every operation's result (a
+//! lane that comes out NaN only says that an undefined value was added, and the run is
+//! summed again without it). LLVM does
 //! not turn the plain filter's comparison per row into `cmppd` and `movmskpd` (two
 //! instructions for two rows, or four): the plain formulations tried compiled to a
 //! comparison, a flag and a shift per row.
