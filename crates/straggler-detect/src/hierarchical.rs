@@ -54,7 +54,7 @@ use straggler_model::{Observation, Snapshot};
 
 use crate::error::check_param;
 use crate::scan::{
-    GroupSum, GroupSums, RateTotals, Rates, RowBlocks, Summands, mark_below, means, set_bits,
+    GroupSum, GroupSums, RateTotals, Rates, RowBlocks, Summands, keep_marked, mark_below, means,
     total_means,
 };
 use crate::{DetectError, Detector, Findings, Parallelism, SlowNodeRule};
@@ -95,38 +95,6 @@ impl HierarchicalParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CheckedHierarchicalParams(HierarchicalParams);
 
-/// Writes the rows of `flagged` whose node is marked slow (`slow[n]` is 1 for a slow node
-/// `n` of `nodes`, 0 for another), in order, at the start of `slots` (as long at least),
-/// and returns how many. A row past `nodes` (a wrapped detector's mistake) is not kept, nor
-/// is a row of a node past `slow`.
-///
-/// The answers for 64 rows are gathered as the bits of a word, then the kept rows (few)
-/// written out: the lookups then wait on no store, where writing each row and counting it
-/// kept made every row wait on the count of the rows before it. Indices are clamped and
-/// answers masked rather than checked, so that the loop has no branch.
-fn keep_rows(flagged: &[u32], nodes: &[u32], slow: &[u8], slots: &mut [u32]) -> usize {
-    let (Some(last_row), Some(last_node)) = (nodes.len().checked_sub(1), slow.len().checked_sub(1))
-    else {
-        return 0;
-    };
-    let mut kept = 0;
-    for rows in flagged.chunks(64) {
-        let mut word = 0u64;
-        for (i, &row) in rows.iter().enumerate() {
-            let row = row as usize;
-            let node = nodes[row.min(last_row)] as usize;
-            let inside = (row <= last_row) & (node <= last_node);
-            let marked = slow[node.min(last_node)] & u8::from(inside);
-            word |= u64::from(marked) << i;
-        }
-        for i in set_bits(word) {
-            slots[kept] = rows[i];
-            kept += 1;
-        }
-    }
-    kept
-}
-
 /// Wraps a detector and keeps its detections on slow nodes only.
 #[derive(Debug, Clone)]
 pub struct Hierarchical<D> {
@@ -134,7 +102,8 @@ pub struct Hierarchical<D> {
     params: HierarchicalParams,
     name: String,
     /// Buffers kept between scans: the wrapped detector's findings, each node's
-    /// performance, the slow nodes (1 for each, 0 for another), the kept rows.
+    /// performance, the slow nodes (1 for each, 0 for another; padded with 0s to a power of
+    /// two, which [`keep_marked`] looks up fastest), the kept rows.
     flagged: Findings,
     perf: Vec<f64>,
     slow: Vec<u8>,
@@ -250,12 +219,13 @@ impl<D: Detector> Hierarchical<D> {
             self.exact_passes += 1;
             self.mark_exact(snapshot);
         }
+        self.slow.resize(self.slow.len().next_power_of_two(), 0);
         let (nodes, slow) = (snapshot.node_indices(), &self.slow[..]);
         let flagged = self.flagged.rows();
         self.kept.append(
             flagged.len(),
             self.params.parallelism,
-            |rows, slots| keep_rows(&flagged[rows], nodes, slow, slots),
+            |rows, slots| keep_marked(&flagged[rows], nodes, slow, slots),
             findings.rows_mut(),
         );
     }
@@ -458,33 +428,51 @@ mod tests {
 
     #[test]
     fn kept_rows_are_the_flagged_rows_of_marked_nodes() {
-        // Flagged lists over several words of 64, rows past the snapshot among them, nodes
-        // past the marks, against a plain filter; a wrapped detector's row past the
-        // snapshot is dropped by the scan too.
+        // Flagged lists over several words of 64, against a plain filter: with marks as
+        // long as a power of two (each lookup unchecked) and not (each checked); with and
+        // without rows past the snapshot, and nodes past the marks, which send the rows to
+        // the checked filter. A wrapped detector's row past the snapshot is dropped by the
+        // scan too.
         let mut rng = SplitMix64(17);
         let nodes: Vec<u32> = (0..500).map(|_| rng.below(40)).collect();
-        let mut slow: Vec<u8> = (0..37).map(|_| u8::from(rng.below(3) == 0)).collect();
-        // The last node slow: the nodes past the marks, clamped to it, would be kept.
-        slow[36] = 1;
-        for len in [0, 1, 63, 64, 65, 300] {
-            let mut flagged: Vec<u32> = (0..len).map(|_| rng.below(520)).collect();
-            flagged.sort_unstable();
-            let expected: Vec<u32> = flagged
-                .iter()
-                .copied()
-                .filter(|&row| {
-                    nodes
-                        .get(row as usize)
-                        .and_then(|&n| slow.get(n as usize))
-                        .is_some_and(|&mark| mark == 1)
-                })
-                .collect();
-            let mut slots = vec![u32::MAX; len + 1];
-            let kept = keep_rows(&flagged, &nodes, &slow, &mut slots);
-            assert_eq!(slots[..kept], expected[..], "{len} flagged");
+        for marked in [37, 32, 64] {
+            let mut slow: Vec<u8> = (0..marked).map(|_| u8::from(rng.below(3) == 0)).collect();
+            // The last node slow: the nodes past the marks, clamped or masked to it, would be
+            // kept.
+            slow[marked - 1] = 1;
+            for (len, rows) in [0, 1, 63, 64, 65, 300]
+                .into_iter()
+                .zip([500, 520].into_iter().cycle())
+            {
+                let mut flagged: Vec<u32> = (0..len).map(|_| rng.below(rows)).collect();
+                flagged.sort_unstable();
+                let expected: Vec<u32> = flagged
+                    .iter()
+                    .copied()
+                    .filter(|&row| {
+                        nodes
+                            .get(row as usize)
+                            .and_then(|&n| slow.get(n as usize))
+                            .is_some_and(|&mark| mark == 1)
+                    })
+                    .collect();
+                let mut slots = vec![u32::MAX; len + 1];
+                let kept = keep_marked(&flagged, &nodes, &slow, &mut slots);
+                assert_eq!(
+                    slots[..kept],
+                    expected[..],
+                    "{len} flagged of {rows}, {marked} marks"
+                );
+            }
         }
-        assert_eq!(keep_rows(&[0, 1], &[], &[1], &mut [0; 2]), 0);
-        assert_eq!(keep_rows(&[0, 1], &[0, 0], &[], &mut [0; 2]), 0);
+        assert_eq!(keep_marked(&[0, 1], &[], &[1], &mut [0; 2]), 0);
+        assert_eq!(keep_marked(&[0, 1], &[0, 0], &[], &mut [0; 2]), 0);
+        assert_eq!(keep_marked(&[0, 1], &[0, 1], &[0, 1], &mut [0; 2]), 1);
+        // A group past the marks after one inside, marks as long as a power of two: the
+        // group read unchecked is masked to a marked one, and the rows filtered again.
+        let mut slots = [u32::MAX; 3];
+        assert_eq!(keep_marked(&[0, 1, 2], &[1, 3, 5], &[0, 1], &mut slots), 1);
+        assert_eq!(slots[0], 0);
         /// Flags every row and one past the snapshot.
         #[derive(Debug)]
         struct PastTheEnd;

@@ -14,8 +14,8 @@
 #[allow(unsafe_code)]
 mod kernels;
 
-pub(crate) use kernels::count_below;
 use kernels::{LANES, Lanes, Summand};
+pub(crate) use kernels::{count_below, keep_marked};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use straggler_model::TaskId;
