@@ -360,9 +360,10 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
     }
 }
 
-/// Writes the rows of `rows` whose group is marked (`marks[groups[row]]` is 1; every mark
-/// is 1 or 0), in order, at the start of `slots` (as long at least), and returns how
-/// many. A row past `groups` is not kept, nor is a row of a group past `marks`.
+/// Writes the rows of `rows` whose group is marked (the low bit of `marks[groups[row]]`
+/// set; Hierarchical's marks are 1 or 0), in order, at the start of `slots` (as long at
+/// least), and returns how many. A row past `groups` is not kept, nor is a row of a group
+/// past `marks`.
 /// Hierarchical keeps its wrapped detector's rows on slow nodes with it.
 ///
 /// The answers for 64 rows are gathered as the bits of a word, then the kept rows (few)
@@ -391,7 +392,7 @@ pub(crate) fn keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mu
             seen |= group;
             // SAFETY: `marks.len()` is a power of two, so `low_bits` keeps an index below
             // it.
-            let mark = unsafe { *marks.get_unchecked(group as usize & low_bits) };
+            let mark = unsafe { *marks.get_unchecked(group as usize & low_bits) } & 1;
             word |= u64::from(mark) << i;
         }
         for i in super::set_bits(word) {
