@@ -427,52 +427,8 @@ mod tests {
     }
 
     #[test]
-    fn kept_rows_are_the_flagged_rows_of_marked_nodes() {
-        // Flagged lists over several words of 64, against a plain filter: with marks as
-        // long as a power of two (each lookup unchecked) and not (each checked); with and
-        // without rows past the snapshot, and nodes past the marks, which send the rows to
-        // the checked filter. A wrapped detector's row past the snapshot is dropped by the
-        // scan too.
-        let mut rng = SplitMix64(17);
-        let nodes: Vec<u32> = (0..500).map(|_| rng.below(40)).collect();
-        for marked in [37, 32, 64] {
-            let mut slow: Vec<u8> = (0..marked).map(|_| u8::from(rng.below(3) == 0)).collect();
-            // The last node slow: the nodes past the marks, clamped or masked to it, would be
-            // kept.
-            slow[marked - 1] = 1;
-            for (len, rows) in [0, 1, 63, 64, 65, 300]
-                .into_iter()
-                .zip([500, 520].into_iter().cycle())
-            {
-                let mut flagged: Vec<u32> = (0..len).map(|_| rng.below(rows)).collect();
-                flagged.sort_unstable();
-                let expected: Vec<u32> = flagged
-                    .iter()
-                    .copied()
-                    .filter(|&row| {
-                        nodes
-                            .get(row as usize)
-                            .and_then(|&n| slow.get(n as usize))
-                            .is_some_and(|&mark| mark == 1)
-                    })
-                    .collect();
-                let mut slots = vec![u32::MAX; len + 1];
-                let kept = keep_marked(&flagged, &nodes, &slow, &mut slots);
-                assert_eq!(
-                    slots[..kept],
-                    expected[..],
-                    "{len} flagged of {rows}, {marked} marks"
-                );
-            }
-        }
-        assert_eq!(keep_marked(&[0, 1], &[], &[1], &mut [0; 2]), 0);
-        assert_eq!(keep_marked(&[0, 1], &[0, 0], &[], &mut [0; 2]), 0);
-        assert_eq!(keep_marked(&[0, 1], &[0, 1], &[0, 1], &mut [0; 2]), 1);
-        // A group past the marks after one inside, marks as long as a power of two: the
-        // group read unchecked is masked to a marked one, and the rows filtered again.
-        let mut slots = [u32::MAX; 3];
-        assert_eq!(keep_marked(&[0, 1, 2], &[1, 3, 5], &[0, 1], &mut slots), 1);
-        assert_eq!(slots[0], 0);
+    fn a_wrapped_detectors_row_past_the_snapshot_is_dropped() {
+        // The filter of the flagged rows by node is `kernels::keep_marked`, tested there.
         /// Flags every row and one past the snapshot.
         #[derive(Debug)]
         struct PastTheEnd;

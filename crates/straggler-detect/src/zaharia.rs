@@ -51,7 +51,7 @@
 //!
 //! The scan is sequential: the ranking is one sort over the candidates of every stage and
 //! the percentiles need sorted copies of each stage's rates, so there is no per-row work
-//! worth handing out; the [`Parallelism`](crate::Parallelism) a caller may have is not
+//! worth handing out; the [`Parallelism`] a caller may have is not
 //! needed. Sums run in row order, so the result does not depend on threads.
 
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 //! added into lanes as it is computed), rates added to their groups' sums and counts, the
 //! keys below a key, and the rows whose group is marked.
 //!
-//! The sums and the filter have a body in AVX2, for the x86_64 CPUs that have it
+//! The sums and the filter below a bar have a body in AVX2, for the x86_64 CPUs that have it
 //! (detected at run time; the standard library caches the answer), and one in plain Rust,
 //! which LLVM compiles to SSE2's vector instructions for the sums; the filter has one in
 //! SSE2 (part of every x86_64 CPU) and one in AVX-512 too, whose `vpcompressd` packs the
@@ -31,9 +31,10 @@
 //! everywhere (checked by `cfg(target_feature = "sse2")`), and for AVX2 and AVX-512 once
 //! the CPU is known to have them; the AVX-512 filter stores a vector of sixteen rows
 //! through a pointer into sixteen slots of a checked slice (the intrinsic takes a raw
-//! pointer); and the filter of rows by their group's mark reads a row's group and the
-//! group's mark unchecked, at indices checked once per call ([`keep_marked`]). Everything
-//! else in the kernels is safe code.
+//! pointer); and the filter of rows by their group's mark ([`keep_marked`]) reads a row's
+//! group unchecked, the rows checked once per call (by the largest), and the group's mark
+//! unchecked at the group masked to the marks' length. Everything else in the kernels is
+//! safe code.
 
 /// Lanes of a run's sums: lane `k` holds rows `k`, `k + LANES`, `k + 2 LANES`, ... of the
 /// run.
@@ -363,8 +364,7 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
 /// Writes the rows of `rows` whose group is marked (the low bit of `marks[groups[row]]`
 /// set; Hierarchical's marks are 1 or 0), in order, at the start of `slots` (as long at
 /// least), and returns how many. A row past `groups` is not kept, nor is a row of a group
-/// past `marks`.
-/// Hierarchical keeps its wrapped detector's rows on slow nodes with it.
+/// past `marks`. Hierarchical keeps its wrapped detector's rows on slow nodes with it.
 ///
 /// The answers for 64 rows are gathered as the bits of a word, then the kept rows (few)
 /// written out, so that the lookups wait on no store. Where `marks` is as long as a power
@@ -373,9 +373,9 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
 /// low bits (`group & (marks.len() - 1)`, always inside `marks`), while the groups read
 /// are OR-ed together. A group past `marks` has a bit at or above `marks.len()`, so the
 /// OR of the groups is below `marks.len()` iff every group read is inside; if it is not,
-/// the rows are filtered again by [`plain_keep_marked`]. With a check per lookup (a
-/// clamp, or a branch), the filter took about twice as long, and a quarter of
-/// Hierarchical's scan of the bench's 10^4 tasks on 100 nodes (`docs/writing-a-detector.md`).
+/// the rows are filtered again by [`plain_keep_marked`]. With each lookup clamped, the
+/// filter took a quarter of Hierarchical's scan of the bench's 10^4 tasks on 100 nodes,
+/// and a sixth like this (`perf record`; `docs/writing-a-detector.md`).
 pub(crate) fn keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mut [u32]) -> usize {
     let largest = with_avx2(|| rows.iter().copied().max());
     let rows_inside = largest.is_none_or(|row| (row as usize) < groups.len());
@@ -387,11 +387,12 @@ pub(crate) fn keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mu
     for rows in rows.chunks(64) {
         let mut word = 0u64;
         for (i, &row) in rows.iter().enumerate() {
-            // SAFETY: `row` is at most the largest row, which is below `groups.len()`.
+            // SAFETY: `row` is at most the largest row, which is below `groups.len()`
+            // (`usize` is at least as wide as `u32`, below).
             let group = unsafe { *groups.get_unchecked(row as usize) };
             seen |= group;
-            // SAFETY: `marks.len()` is a power of two, so `low_bits` keeps an index below
-            // it.
+            // SAFETY: `marks.len()` is a power of two, so not zero, and `low_bits` keeps
+            // an index below it.
             let mark = unsafe { *marks.get_unchecked(group as usize & low_bits) } & 1;
             word |= u64::from(mark) << i;
         }
@@ -405,6 +406,10 @@ pub(crate) fn keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mu
     }
     kept
 }
+
+// `keep_marked`'s check of its rows by the largest holds for every row only if converting
+// a row to `usize` loses nothing.
+const _: () = assert!(usize::BITS >= u32::BITS);
 
 /// [`keep_marked`] with each lookup checked: indices are clamped and answers masked rather
 /// than checked, so that the loop has no branch.
@@ -1513,6 +1518,63 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn rows_of_marked_groups_agree_with_a_plain_filter() {
+        // Flagged lists over several words of 64, against the rule and the checked body:
+        // marks as long as a power of two (each lookup unchecked) and not (each checked),
+        // of any byte (the low bit counts); rows past the groups, and groups past the
+        // marks, which send the rows to the checked body.
+        let mut rng = crate::conformance::SplitMix64(17);
+        let groups: Vec<u32> = (0..500).map(|_| rng.below(40)).collect();
+        for marked in [0usize, 1, 2, 3, 32, 37, 64] {
+            let mut marks: Vec<u8> = (0..marked).map(|_| rng.below(256) as u8).collect();
+            // The first and last groups marked: the groups past the marks, masked or
+            // clamped to them, would be kept.
+            for at in [0, marked.saturating_sub(1)] {
+                if let Some(mark) = marks.get_mut(at) {
+                    *mark |= 1;
+                }
+            }
+            for (len, rows) in [0, 1, 63, 64, 65, 300]
+                .into_iter()
+                .zip([500, 520].into_iter().cycle())
+            {
+                let mut flagged: Vec<u32> = (0..len).map(|_| rng.below(rows)).collect();
+                flagged.sort_unstable();
+                let expected: Vec<u32> = flagged
+                    .iter()
+                    .copied()
+                    .filter(|&row| {
+                        groups
+                            .get(row as usize)
+                            .and_then(|&g| marks.get(g as usize))
+                            .is_some_and(|&mark| mark & 1 == 1)
+                    })
+                    .collect();
+                let (mut slots, mut plain) = (vec![u32::MAX; len + 1], vec![u32::MAX; len + 1]);
+                let kept = keep_marked(&flagged, &groups, &marks, &mut slots);
+                let plain_kept = plain_keep_marked(&flagged, &groups, &marks, &mut plain);
+                let case = format!("{len} flagged of {rows}, {marked} marks");
+                assert_eq!(slots[..kept], expected[..], "{case}");
+                assert_eq!(plain[..plain_kept], expected[..], "{case}");
+            }
+        }
+        assert_eq!(keep_marked(&[0, 1], &[], &[1], &mut [0; 2]), 0);
+        assert_eq!(keep_marked(&[0, 1], &[0, 0], &[], &mut [0; 2]), 0);
+        assert_eq!(keep_marked(&[0, 1], &[0, 1], &[0, 1], &mut [0; 2]), 1);
+        // A row past the groups, whose group would be read past their end and found
+        // marked: not kept.
+        let groups = [0u32; 4];
+        let mut slots = [u32::MAX; 3];
+        assert_eq!(keep_marked(&[0, 2], &groups[..2], &[1], &mut slots), 1);
+        assert_eq!(slots[0], 0);
+        // A group past the marks after one inside, marks as long as a power of two: the
+        // group read unchecked is masked to a marked one, and the rows filtered again.
+        let mut slots = [u32::MAX; 3];
+        assert_eq!(keep_marked(&[0, 1, 2], &[1, 3, 5], &[0, 1], &mut slots), 1);
+        assert_eq!(slots[0], 0);
     }
 
     #[test]
