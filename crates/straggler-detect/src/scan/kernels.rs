@@ -21,7 +21,9 @@
 //! AVX2 where the CPU has it. A rate is a division, AVX divides four numbers where SSE2
 //! divides two, and a scan that computes rates waits on its divisions. Rates added to
 //! their groups' totals have a plain body and an AVX2 one, which divides four rates at
-//! once and adds each row's sum and count to its group's as one 16-byte pair. The count
+//! once and adds each row's sum and count to its group's as one 16-byte pair; it checks
+//! that the rates are finite once, by their sum, and where one is not the plain body adds
+//! the rows again, checking each. The count
 //! of the keys below a key (Garraghan's sorted level times) has one body too, compiled
 //! three times: SSE2 has no comparison of 64-bit integers, AVX2 compares four, AVX-512
 //! eight.
@@ -273,17 +275,23 @@ pub(crate) fn fill_rates_adding(
     }
 }
 
-/// Adds the rate of each row ([`rate_or_nan`] of its progress, times its weight when there
-/// are `weights`, over `now - start`) to the total of its group, `totals[groups[i]]`, a
-/// `[sum, count]` pair: `[rate, 1]` for a row with a rate, `[-0.0, 0]` for one without
-/// (which leaves both as they were), row after row in order. Rows past the shortest of the
-/// columns are not read; every group is below `totals.len()`.
+/// Replaces each group's total, `totals[g]`, a `[sum, count]` pair, with the sum and count
+/// of the rates of its rows ([`rate_or_nan`] of a row's progress, times its weight when
+/// there are `weights`, over `now - start`; a row without a rate is left out), added row
+/// after row in order onto `[0, 0]`. Rows past the shortest of the columns are not read;
+/// every group is below `totals.len()`.
 ///
 /// With AVX2, four rates are divided at once and each row's pair is added to its group's
 /// with one 16-byte read, addition and write, while the next rates are divided: where rows
 /// of many groups are mixed, as a snapshot's nodes are, a sum by group waits on those
-/// writes and on the divisions, and here they overlap (Hierarchical's node speeds).
-pub(crate) fn add_rates_by_group(
+/// writes and on the divisions, and here they overlap (Hierarchical's node speeds). That
+/// body leaves out only the rows whose elapsed time is not positive, and adds every rate
+/// into a sum of its own besides: if that sum is finite, every rate added was, as
+/// [`rate_or_nan`] requires, and the totals are its. If not (a rate that a sub-normal
+/// elapsed time overflows, or a NaN progress), the rows are added again by the plain
+/// body, which checks each rate. A row left out adds `+0.0` there and `-0.0` in the plain
+/// body, the same: a sum that starts at `+0.0` is never `-0.0`.
+pub(crate) fn rates_by_group(
     now_secs: f64,
     progress: &[f64],
     weights: Option<&[f64]>,
@@ -291,18 +299,22 @@ pub(crate) fn add_rates_by_group(
     groups: &[u32],
     totals: &mut [[f64; 2]],
 ) {
+    totals.fill([0.0; 2]);
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if avx2::detected() {
         // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
-        unsafe {
+        let every_rate_finite = unsafe {
             avx2::add_rates_by_group(now_secs, progress, weights, start_secs, groups, totals)
         };
-        return;
+        if every_rate_finite {
+            return;
+        }
+        totals.fill([0.0; 2]);
     }
     plain_add_rates_by_group(now_secs, progress, weights, start_secs, groups, totals);
 }
 
-/// [`add_rates_by_group`]'s plain body.
+/// [`rates_by_group`]'s plain body, adding onto `totals` as they are.
 #[inline(always)]
 fn plain_add_rates_by_group(
     now: f64,
@@ -325,7 +337,7 @@ fn plain_add_rates_by_group(
     }
 }
 
-/// Adds one row's rate to its group's `[sum, count]`, as [`add_rates_by_group`] does.
+/// Adds one row's rate to its group's `[sum, count]`, as [`rates_by_group`] does.
 #[inline(always)]
 fn add_rate(total: &mut [f64; 2], rate: f64) {
     let defined = !rate.is_nan();
@@ -668,7 +680,7 @@ mod sse2 {
 mod avx2 {
     use std::arch::x86_64::{
         __m256d, __m256i, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_ORD_Q, _mm_add_pd, _mm_setr_pd,
-        _mm256_add_pd, _mm256_and_pd, _mm256_andnot_pd, _mm256_blendv_pd, _mm256_castpd_si256,
+        _mm256_add_pd, _mm256_and_pd, _mm256_andnot_pd, _mm256_castpd_si256,
         _mm256_castpd256_pd128, _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_div_pd,
         _mm256_extractf128_pd, _mm256_max_pd, _mm256_movemask_pd, _mm256_mul_pd, _mm256_or_pd,
         _mm256_set1_pd, _mm256_setr_epi64x, _mm256_setr_pd, _mm256_sub_epi64, _mm256_sub_pd,
@@ -978,6 +990,8 @@ mod avx2 {
         super::plain_fill_rates(now, progress, weights, start, slots);
     }
 
+    /// [`super::rates_by_group`]'s AVX2 body, adding onto `totals` as they are; `false`
+    /// if some rate added was not finite (the totals are then not the rule's).
     #[target_feature(enable = "avx2")]
     pub(super) fn add_rates_by_group(
         now: f64,
@@ -986,14 +1000,14 @@ mod avx2 {
         start: &[f64],
         groups: &[u32],
         totals: &mut [[f64; 2]],
-    ) {
+    ) -> bool {
         let len = groups
             .len()
             .min(progress.len())
             .min(start.len())
             .min(weights.map_or(usize::MAX, <[f64]>::len));
         let whole = len / LANES * LANES;
-        match weights {
+        let added = match weights {
             Some(weights) => add_blocks_by_group(
                 now,
                 progress,
@@ -1004,7 +1018,7 @@ mod avx2 {
                 |p, first, k| _mm256_mul_pd(p, quad(block(weights, first), k)),
             ),
             None => add_blocks_by_group(now, progress, start, groups, totals, whole, |p, _, _| p),
-        }
+        };
         let tail = whole..len;
         super::plain_add_rates_by_group(
             now,
@@ -1014,6 +1028,7 @@ mod avx2 {
             &groups[tail],
             totals,
         );
+        quarters(added).iter().all(|sum| sum.is_finite())
     }
 
     /// The `LANES` values of `column` from `first`.
@@ -1023,7 +1038,8 @@ mod avx2 {
     }
 
     /// [`add_rates_by_group`] over the first `whole` rows (a multiple of `LANES`), the
-    /// amount of four rows being `amount(progress, first row of the block, quad)`.
+    /// amount of four rows being `amount(progress, first row of the block, quad)`; returns
+    /// the sum of the rates added, in four lanes.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn add_blocks_by_group(
@@ -1034,24 +1050,26 @@ mod avx2 {
         totals: &mut [[f64; 2]],
         whole: usize,
         amount: impl Fn(__m256d, usize, usize) -> __m256d,
-    ) {
-        let (nows, zeros) = (_mm256_set1_pd(now), _mm256_set1_pd(0.0));
-        let (infinities, negative_zeros) = (_mm256_set1_pd(f64::INFINITY), _mm256_set1_pd(-0.0));
-        let ones = _mm256_set1_pd(1.0);
+    ) -> __m256d {
+        let (nows, zeros, ones) = (
+            _mm256_set1_pd(now),
+            _mm256_set1_pd(0.0),
+            _mm256_set1_pd(1.0),
+        );
+        let mut added = zeros;
         for first in (0..whole).step_by(LANES) {
             let (p, s) = (block(progress, first), block(start, first));
             let groups: &[u32; LANES] = groups[first..first + LANES].try_into().expect("a block");
             for k in 0..2 {
-                // `rate_or_nan`, four rows at once: a rate where the elapsed time is
-                // positive and the rate finite.
+                // `rate_or_nan`, four rows at once, but for the check of the rate: a rate
+                // where the elapsed time is positive, whose sum tells if every one was finite.
                 let elapsed = _mm256_sub_pd(nows, quad(s, k));
                 let rate = _mm256_div_pd(amount(quad(p, k), first, k), elapsed);
-                let finite =
-                    _mm256_cmp_pd::<_CMP_LT_OQ>(_mm256_andnot_pd(negative_zeros, rate), infinities);
-                let defined = _mm256_and_pd(_mm256_cmp_pd::<_CMP_GT_OQ>(elapsed, zeros), finite);
-                // Each row's pair: `[rate, 1]`, or `[-0.0, 0]` without a rate.
-                let sums = _mm256_blendv_pd(negative_zeros, rate, defined);
-                let counts = _mm256_and_pd(ones, defined);
+                let positive = _mm256_cmp_pd::<_CMP_GT_OQ>(elapsed, zeros);
+                // Each row's pair: `[rate, 1]`, or `[+0.0, 0]` where no time has elapsed.
+                let sums = _mm256_and_pd(rate, positive);
+                let counts = _mm256_and_pd(ones, positive);
+                added = _mm256_add_pd(added, sums);
                 let (even, odd) = (
                     _mm256_unpacklo_pd(sums, counts),
                     _mm256_unpackhi_pd(sums, counts),
@@ -1068,6 +1086,7 @@ mod avx2 {
                 }
             }
         }
+        added
     }
 }
 
@@ -1654,50 +1673,115 @@ mod tests {
         }
     }
 
+    /// A snapshot's columns for `rates_by_group` at `now` 100: progress in `[0, 1]` (some
+    /// `0`, `-0.0` and `1`), starts up to `now` (some at `now`: no time elapsed, no rate)
+    /// and input sizes up to `10^9`, so that every rate is finite.
+    fn snapshot_columns(len: usize, seed: u64) -> [Vec<f64>; 3] {
+        let mut rng = crate::conformance::SplitMix64(seed);
+        let mut progress = Vec::new();
+        let mut start = Vec::new();
+        let mut weights = Vec::new();
+        for _ in 0..len {
+            progress.push(match rng.below(8) {
+                0 => 0.0,
+                1 => -0.0,
+                2 => 1.0,
+                _ => rng.unit(),
+            });
+            start.push(match rng.below(6) {
+                0 => 100.0,
+                _ => 100.0 * rng.unit(),
+            });
+            weights.push(1e9 * rng.unit());
+        }
+        [progress, start, weights]
+    }
+
     #[test]
     fn rates_by_group_agree_with_a_plain_loop() {
-        // Awkward progress, starts and weights (NaN, infinities, zeros of both signs,
-        // sub-normals), one group, a few and many, onto totals that held values: every row
-        // with a rate adds it and one, in row order, whichever body runs.
+        // A snapshot's columns, and awkward ones (NaN, infinities, zeros of both signs,
+        // sub-normals, starts after now), one group, a few and many: every row with a rate
+        // adds it and one, in row order, whichever body runs; the AVX2 body's check of its
+        // rates passes on the snapshot's columns, and fails where a rate is not finite.
         for len in [0, 1, 3, 4, 7, 8, 9, 16, 100, 1001] {
-            let progress = awkward(len, 21);
-            let start = awkward(len, 22);
-            let weights: Vec<f64> = awkward(len, 23).iter().map(|w| w * 1e6).collect();
-            for group_count in [1, 3, 64] {
-                let groups: Vec<u32> = (0..len)
-                    .map(|i| ((7 * i + i / 3) % group_count) as u32)
-                    .collect();
-                let first: Vec<[f64; 2]> = (0..group_count)
-                    .map(|g| [[-0.0, 0.0], [1.5, 2.0], [1e300, 7.0]][g % 3])
-                    .collect();
-                for weights in [None, Some(&weights[..])] {
-                    for now in [0.5, 0.0, 1e300] {
-                        let case = format!("len {len}, {group_count} groups, now {now}");
-                        let mut expected = first.clone();
-                        for (row, &g) in groups.iter().enumerate() {
-                            let amount = weights.map_or(progress[row], |w| progress[row] * w[row]);
-                            let rate = rate_or_nan(amount, now, start[row]);
-                            if !rate.is_nan() {
-                                expected[g as usize][0] += rate;
-                                expected[g as usize][1] += 1.0;
+            let awkward_weights: Vec<f64> = awkward(len, 23).iter().map(|w| w * 1e6).collect();
+            let awkward = [awkward(len, 21), awkward(len, 22), awkward_weights];
+            for (kind, [progress, start, weights]) in [
+                ("snapshot", snapshot_columns(len, 24)),
+                ("awkward", awkward),
+            ] {
+                for group_count in [1, 3, 64] {
+                    let groups: Vec<u32> = (0..len)
+                        .map(|i| ((7 * i + i / 3) % group_count) as u32)
+                        .collect();
+                    for weights in [None, Some(&weights[..])] {
+                        for now in [100.0, 0.5, 0.0, 1e300] {
+                            let case =
+                                format!("{kind}, len {len}, {group_count} groups, now {now}");
+                            let mut expected = vec![[0.0; 2]; group_count];
+                            let mut finite = true;
+                            for (row, &g) in groups.iter().enumerate() {
+                                let amount =
+                                    weights.map_or(progress[row], |w| progress[row] * w[row]);
+                                let rate = rate_or_nan(amount, now, start[row]);
+                                let positive = now - start[row] > 0.0;
+                                finite &= !positive || rate.is_finite();
+                                if !rate.is_nan() {
+                                    expected[g as usize][0] += rate;
+                                    expected[g as usize][1] += 1.0;
+                                }
+                            }
+                            let mut chosen = vec![[7.0, 7.0]; group_count];
+                            rates_by_group(now, &progress, weights, &start, &groups, &mut chosen);
+                            let mut plain = vec![[0.0; 2]; group_count];
+                            plain_add_rates_by_group(
+                                now, &progress, weights, &start, &groups, &mut plain,
+                            );
+                            // A sum can be NaN (infinities of both signs added): any NaN is
+                            // the same as any other.
+                            let bits = |totals: &[[f64; 2]]| {
+                                totals
+                                    .iter()
+                                    .flatten()
+                                    .map(|v| (!v.is_nan()).then(|| v.to_bits()))
+                                    .collect::<Vec<_>>()
+                            };
+                            assert_eq!(bits(&chosen), bits(&expected), "{case}");
+                            assert_eq!(bits(&plain), bits(&expected), "{case}");
+                            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                            if avx2::detected() {
+                                let mut totals = vec![[0.0; 2]; group_count];
+                                // SAFETY: the CPU has AVX2 (just detected).
+                                let passed = unsafe {
+                                    avx2::add_rates_by_group(
+                                        now,
+                                        &progress,
+                                        weights,
+                                        &start,
+                                        &groups,
+                                        &mut totals,
+                                    )
+                                };
+                                // Only the rows of whole blocks of eight are checked.
+                                let whole = len / LANES * LANES;
+                                let checked_finite = (0..whole).all(|row| {
+                                    let amount =
+                                        weights.map_or(progress[row], |w| progress[row] * w[row]);
+                                    let elapsed = now - start[row];
+                                    let positive = elapsed > 0.0;
+                                    !positive || (amount / elapsed).is_finite()
+                                });
+                                if kind == "snapshot" && now == 100.0 {
+                                    assert!(passed && finite, "{case}");
+                                }
+                                if !checked_finite {
+                                    assert!(!passed, "{case}");
+                                }
+                                if passed {
+                                    assert_eq!(bits(&totals), bits(&expected), "{case}");
+                                }
                             }
                         }
-                        let (mut chosen, mut plain) = (first.clone(), first.clone());
-                        add_rates_by_group(now, &progress, weights, &start, &groups, &mut chosen);
-                        plain_add_rates_by_group(
-                            now, &progress, weights, &start, &groups, &mut plain,
-                        );
-                        // A sum can be NaN (infinities of both signs added): any NaN is the
-                        // same as any other.
-                        let bits = |totals: &[[f64; 2]]| {
-                            totals
-                                .iter()
-                                .flatten()
-                                .map(|v| (!v.is_nan()).then(|| v.to_bits()))
-                                .collect::<Vec<_>>()
-                        };
-                        assert_eq!(bits(&chosen), bits(&expected), "{case}");
-                        assert_eq!(bits(&plain), bits(&expected), "{case}");
                     }
                 }
             }
@@ -1712,7 +1796,7 @@ mod tests {
         let (progress, weights) = ([0.5, 1.0, 0.3, 0.25], [4.0, 2.0, 5.0, 8.0]);
         let (start, groups) = ([2.0, 6.0, 10.0, 8.0], [1, 0, 0, 1]);
         let mut totals = [[0.0; 2]; 2];
-        add_rates_by_group(
+        rates_by_group(
             10.0,
             &progress,
             Some(&weights),

@@ -416,7 +416,7 @@ impl GroupSums {
 /// Per-group sums and counts of rates ([`Rates`]), `[sum, count]` per group, without the
 /// largest values that [`GroupSums`] keeps: where the rows of many groups are mixed (a
 /// snapshot's nodes), the least a sum by group costs, one 16-byte read, addition and write
-/// per row, as each rate is computed ([`kernels::add_rates_by_group`]).
+/// per row, as each rate is computed ([`kernels::rates_by_group`]).
 ///
 /// The rows of each chunk of [`chunk_len`] rows are added in row order to the chunk's
 /// totals, and the chunks' totals are added in chunk order, on one thread or on rayon's
@@ -442,10 +442,11 @@ impl RateTotals {
         let rows = groups.len().min(rates.len());
         let len = chunk_len(group_count);
         let chunk_totals = |chunk: usize, totals: &mut Vec<[f64; 2]>| {
-            totals.clear();
+            // As long as the groups; `rates_by_group` replaces every total.
             totals.resize(group_count, [0.0; 2]);
+            totals.truncate(group_count);
             let rows = chunk * len..((chunk + 1) * len).min(rows);
-            kernels::add_rates_by_group(
+            kernels::rates_by_group(
                 rates.now_secs,
                 &rates.progress[rows.clone()],
                 rates.weights.map(|w| &w[rows.clone()]),
