@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::SimError;
 use crate::error::check;
+use crate::limits::{self, at_most};
 use crate::rng::{Stream, label, splitmix};
 
 /// Every injectable straggler cause; the default injects nothing.
@@ -206,8 +207,61 @@ pub struct RootCauseMix {
     pub max_factor: f64,
     /// Pareto tail index `a` (assumption: 1).
     pub tail_index: f64,
-    /// Relative frequency of each cause, Table 4's order (30, 23, 23, 14, 7, 3).
+    /// Relative frequency of each cause, Table 4's order (30, 23, 23, 14, 7, 3). A file
+    /// must give exactly six numbers (serde's arrays would drop extra elements).
+    #[serde(deserialize_with = "six_weights")]
     pub weights: [f64; 6],
+}
+
+/// What `causes.mix.weights` must be.
+const SIX_WEIGHTS: &str = "exactly 6 numbers, one per cause of Table 4 \
+                           (cpu, disk, requests, network, hardware, data_skew)";
+
+/// Reads `causes.mix.weights`: an array of exactly six numbers, or an error that says so
+/// (a shorter or longer array, or an element that is not a number).
+fn six_weights<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<[f64; 6], D::Error> {
+    use serde::de::{Error, SeqAccess, Visitor};
+
+    /// One element: a number (an integer is taken as a float).
+    struct Weight(f64);
+    struct WeightVisitor;
+    impl Visitor<'_> for WeightVisitor {
+        type Value = Weight;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "a number: the weights are {SIX_WEIGHTS}")
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<Weight, E> {
+            Ok(Weight(v))
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<Weight, E> {
+            Ok(Weight(v as f64))
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<Weight, E> {
+            Ok(Weight(v as f64))
+        }
+    }
+    impl<'de> Deserialize<'de> for Weight {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_f64(WeightVisitor)
+        }
+    }
+
+    struct SixVisitor;
+    impl<'de> Visitor<'de> for SixVisitor {
+        type Value = [f64; 6];
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(SIX_WEIGHTS)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<[f64; 6], A::Error> {
+            let mut weights = Vec::with_capacity(6);
+            while let Some(Weight(w)) = seq.next_element()? {
+                weights.push(w);
+            }
+            let count = weights.len();
+            <[f64; 6]>::try_from(weights).map_err(|_| A::Error::invalid_length(count, &self))
+        }
+    }
+    deserializer.deserialize_seq(SixVisitor)
 }
 
 impl Default for RootCauseMix {
@@ -306,6 +360,11 @@ impl Causes {
                 &format!("causes.episodes[{i}].duration_secs"),
                 e.duration_secs,
             )?;
+            at_most(
+                &format!("causes.episodes[{i}].background_tasks"),
+                e.background_tasks.into(),
+                limits::MAX_BACKGROUND_TASKS.into(),
+            )?;
         }
         for (i, f) in self.failures.iter().enumerate() {
             node_ok(&format!("causes.failures[{i}].node"), f.node)?;
@@ -317,7 +376,7 @@ impl Causes {
                 return Err(SimError::InvalidConfig {
                     field: "causes.levels.containers".to_owned(),
                     value: format!("{} levels", levels.containers.len()),
-                    expected: "between 1 and as many levels as nodes",
+                    expected: "between 1 and as many levels as nodes".into(),
                 });
             }
             for (i, &c) in levels.containers.iter().enumerate() {
@@ -326,6 +385,11 @@ impl Causes {
                     f64::from(c),
                     ">= 1",
                     |c| c >= 1.0,
+                )?;
+                at_most(
+                    &format!("causes.levels.containers[{i}]"),
+                    c.into(),
+                    limits::MAX_CONTAINERS_PER_NODE.into(),
                 )?;
             }
         }
@@ -496,9 +560,9 @@ pub enum Change {
     BackgroundUp(u32),
     /// Background tasks stop (an episode ends).
     BackgroundDown(u32),
-    /// The node goes down: its attempts are lost.
+    /// A failure starts: the node goes down (if it was up), its attempts are lost.
     Down,
-    /// The node is back, empty.
+    /// A failure ends: the node is back, empty, unless another failure still covers it.
     Up,
     /// A weak node's speed takes a new drift step.
     Drift,
@@ -511,8 +575,11 @@ pub struct NodeConditions {
     pub background: Vec<u32>,
     /// Speed factor of each node (1 for a normal node).
     pub speed: Vec<f64>,
-    /// Whether each node is down.
+    /// Whether each node is down: whether a failure covers it now.
     pub down: Vec<bool>,
+    /// Failures that cover each node now (overlapping failures of a node nest: it is up
+    /// again only once every one has ended).
+    failures: Vec<u32>,
     /// Pending changes: time bits, node, kind, argument; ordered, so ties break the same
     /// way every run.
     queue: BinaryHeap<Reverse<(u64, u32, u8, u32)>>,
@@ -528,6 +595,7 @@ impl NodeConditions {
             background: vec![0; n],
             speed: vec![1.0; n],
             down: vec![false; n],
+            failures: vec![0; n],
             queue: BinaryHeap::new(),
             weak: causes.weak_nodes,
             drift_stream: Stream::new(seed, &[label("drift")]),
@@ -597,20 +665,29 @@ impl NodeConditions {
     }
 
     /// Applies `change` to `node` at time `now` (a drift step also schedules the next).
+    /// A node is down while at least one failure covers it: an `Up` ends one failure, and
+    /// the node comes back only when it ends the last.
     pub fn apply(&mut self, node: u32, change: Change, now: f64) {
         let n = node as usize;
-        let (Some(background), Some(speed), Some(down)) = (
+        let (Some(background), Some(speed), Some(down), Some(failures)) = (
             self.background.get_mut(n),
             self.speed.get_mut(n),
             self.down.get_mut(n),
+            self.failures.get_mut(n),
         ) else {
             return;
         };
         match change {
             Change::BackgroundDown(k) => *background = background.saturating_sub(k),
             Change::BackgroundUp(k) => *background += k,
-            Change::Down => *down = true,
-            Change::Up => *down = false,
+            Change::Down => {
+                *failures += 1;
+                *down = true;
+            }
+            Change::Up => {
+                *failures = failures.saturating_sub(1);
+                *down = *failures > 0;
+            }
             Change::Drift => {
                 if let Some(w) = self.weak {
                     let step = w.drift * (2.0 * self.drift_stream.uniform() - 1.0);
@@ -686,6 +763,49 @@ mod tests {
         assert_eq!(per_node, [32, 32, 16, 16, 8, 8, 4, 4]);
         let uneven: Vec<u32> = (0..6).map(|i| causes.containers_of(i, 6, 8)).collect();
         assert_eq!(uneven, [32, 32, 16, 16, 8, 4]);
+    }
+
+    #[test]
+    fn a_node_stays_down_until_every_failure_covering_it_has_ended() {
+        // Node 0: down 1 s to 100 s, again 5 s to 6 s (nested), and 100 s to 110 s (on at
+        // once): down from 1 s to 110 s. Node 1: 2 s to 3 s, up from 3 s.
+        let failure = |node, at_secs, down_secs| Failure {
+            node,
+            at_secs,
+            down_secs,
+        };
+        let causes = Causes {
+            failures: vec![
+                failure(0, 1.0, 99.0),
+                failure(0, 5.0, 1.0),
+                failure(0, 100.0, 10.0),
+                failure(1, 2.0, 1.0),
+            ],
+            ..Causes::default()
+        };
+        let mut c = NodeConditions::new(&causes, 2, 1);
+        let mut down_at = Vec::new();
+        for now in [0.0, 1.0, 2.0, 3.0, 5.0, 6.0, 99.0, 100.0, 109.0, 110.0] {
+            while let Some((node, change)) = c.pop_due(now) {
+                c.apply(node, change, now);
+            }
+            down_at.push((now, c.down[0], c.down[1]));
+        }
+        assert_eq!(
+            down_at,
+            [
+                (0.0, false, false),
+                (1.0, true, false),
+                (2.0, true, true),
+                (3.0, true, false),
+                (5.0, true, false),
+                (6.0, true, false),
+                (99.0, true, false),
+                (100.0, true, false),
+                (109.0, true, false),
+                (110.0, false, false),
+            ]
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use straggler_energy::{PowerModel, SlowdownModel};
 
 use crate::SimError;
 use crate::error::check;
+use crate::limits::{self, at_most};
 
 /// The cluster: identical workers (the paper's Grid'5000 nodes, Sections 5.1-5.2).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -99,7 +100,7 @@ impl Scenario {
             return Err(SimError::InvalidConfig {
                 field,
                 value: format!("{} groups", self.group_percent.len()),
-                expected: "one group per core of the platform",
+                expected: "one group per core of the platform".into(),
             });
         }
         for &p in &self.group_percent {
@@ -512,8 +513,33 @@ impl SimConfig {
         positive("platform.cores", p.cores)?;
         positive("platform.threads_per_core", p.threads_per_core)?;
         positive("platform.containers", p.containers)?;
+        at_most(
+            "platform.workers",
+            p.workers.into(),
+            limits::MAX_NODES.into(),
+        )?;
+        at_most(
+            "platform.containers",
+            p.containers.into(),
+            limits::MAX_CONTAINERS_PER_NODE.into(),
+        )?;
+        at_most(
+            "platform.workers * platform.containers",
+            u64::from(p.workers) * u64::from(p.containers),
+            limits::MAX_CONTAINERS,
+        )?;
         let w = &self.workload;
         positive("workload.maps", w.maps)?;
+        at_most(
+            "workload.maps",
+            w.maps.into(),
+            limits::MAX_TASKS_PER_STAGE.into(),
+        )?;
+        at_most(
+            "workload.reduces",
+            w.reduces.into(),
+            limits::MAX_TASKS_PER_STAGE.into(),
+        )?;
         check("workload.map_work_secs", w.map_work_secs, "> 0", |v| {
             v > 0.0
         })?;
@@ -575,7 +601,8 @@ impl SimConfig {
                 return Err(SimError::InvalidConfig {
                     field: "speculation.policy.regular_percent".to_owned(),
                     value: regular_percent.to_string(),
-                    expected: "large enough to leave regular tasks at least one container per node",
+                    expected: "large enough to leave regular tasks at least one container per node"
+                        .into(),
                 });
             }
         }

@@ -1,5 +1,7 @@
 //! The error type of the simulator.
 
+use std::borrow::Cow;
+
 /// Why a simulation or an experiment could not run.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -12,7 +14,7 @@ pub enum SimError {
         /// The value given, as text.
         value: String,
         /// What it must be.
-        expected: &'static str,
+        expected: Cow<'static, str>,
     },
     /// No preset has this name.
     #[error("unknown scenario preset {name:?}; known: {known}")]
@@ -94,7 +96,7 @@ pub(crate) fn check(
         Err(SimError::InvalidConfig {
             field: field.to_owned(),
             value: value.to_string(),
-            expected,
+            expected: expected.into(),
         })
     }
 }

@@ -21,6 +21,7 @@ use straggler_truth::{
 };
 
 use crate::error::check;
+use crate::limits::{self, at_most};
 use crate::oracle::oracle_for;
 use crate::rng::label;
 use crate::{Outcome, Policy, Scenario, SimConfig, SimError, simulate, simulate_outcome};
@@ -551,6 +552,23 @@ impl Evaluation {
             ">= 1",
             |v| v >= 1.0,
         )?;
+        at_most(
+            "repetitions",
+            config.repetitions.into(),
+            limits::MAX_REPETITIONS.into(),
+        )?;
+        at_most(
+            "baseline_runs",
+            config.baseline_runs.into(),
+            limits::MAX_BASELINE_RUNS.into(),
+        )?;
+        let workload = &config.sim.workload;
+        at_most(
+            "baseline_runs * (workload.maps + workload.reduces)",
+            u64::from(config.baseline_runs)
+                * (u64::from(workload.maps) + u64::from(workload.reduces)),
+            limits::MAX_BASELINE_TASKS,
+        )?;
         check("usual_quantile", config.usual_quantile, "in [0, 1]", |q| {
             (0.0..=1.0).contains(&q)
         })?;
@@ -562,6 +580,12 @@ impl Evaluation {
 
         let homogeneous = Scenario::homogeneous();
         let cells = self.plan()?;
+        // Every run's metrics are kept until its cell is summarised.
+        at_most(
+            "repetitions * cells",
+            u64::from(config.repetitions) * cells.len() as u64,
+            limits::MAX_EVALUATED_RUNS,
+        )?;
         // Seed 004's offline model learns from past runs: the baseline runs' progress,
         // recorded in the baseline runs themselves (no second simulation).
         let with_history = cells.iter().any(|c| c.detector.with_history.is_some());
@@ -598,13 +622,14 @@ impl Evaluation {
                     .unwrap_or(c)
             })
             .collect();
-        let jobs: Vec<(usize, u32)> = (0..cells.len())
-            .filter(|&c| same_as[c] == c)
-            .flat_map(|c| (0..config.repetitions).map(move |r| (c, r)))
-            .collect();
-        let computed: Vec<RunMetrics> = jobs
-            .par_iter()
-            .map(|&(c, r)| {
+        // The cells that run, each `reps` times: run `j` is repetition `j % reps` of
+        // `computed_cells[j / reps]`.
+        let reps = config.repetitions as usize;
+        let computed_cells: Vec<usize> = (0..cells.len()).filter(|&c| same_as[c] == c).collect();
+        let computed: Vec<RunMetrics> = (0..computed_cells.len() * reps)
+            .into_par_iter()
+            .map(|j| {
+                let (c, r) = (computed_cells[j / reps], (j % reps) as u32);
                 let plan = &cells[c];
                 let seed = run_seed(config.seed, &plan.scenario.name, r);
                 let mut detector: Box<dyn Detector> = match plan.detector.oracle_params() {
@@ -626,12 +651,9 @@ impl Evaluation {
                 RunMetrics::of_outcome(&outcome, &labels, &plan.sim)
             })
             .collect::<Result<_, _>>()?;
-        let reps = config.repetitions as usize;
         let mut first_job = vec![0usize; cells.len()];
-        for (j, &(c, r)) in jobs.iter().enumerate() {
-            if r == 0 {
-                first_job[c] = j;
-            }
+        for (k, &c) in computed_cells.iter().enumerate() {
+            first_job[c] = k * reps;
         }
         let mut per_run: Vec<RunMetrics> = Vec::with_capacity(cells.len() * reps);
         for &source in &same_as {
@@ -700,7 +722,9 @@ impl Evaluation {
                 .ok_or_else(|| SimError::InvalidConfig {
                     field: "fig3.detector".to_owned(),
                     value: name.clone(),
-                    expected: "the name of a detector of the evaluation or of `stragglers detectors`",
+                    expected:
+                        "the name of a detector of the evaluation or of `stragglers detectors`"
+                            .into(),
                 })?;
             for scenario in &config.fig3.scenarios {
                 for &lag_secs in &config.fig3.lags_secs {

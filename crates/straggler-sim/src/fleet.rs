@@ -1025,11 +1025,13 @@ impl<'a> Fleet<'a> {
         self.touch(n);
         self.conditions.apply(n as u32, change, self.now);
         let node = &mut self.nodes[n];
+        let was_down = node.down;
         node.down = self.conditions.down[n];
         node.background = self.conditions.background[n];
         node.speed = self.conditions.speed[n];
+        // A failure that starts or ends while another covers the node changes nothing.
         match change {
-            Change::Down => {
+            Change::Down if !was_down => {
                 let first = self.nodes[n].first_slot as usize;
                 let count = self.nodes[n].containers as usize;
                 for s in first..first + count {
@@ -1062,7 +1064,7 @@ impl<'a> Fleet<'a> {
                     }
                 }
             }
-            Change::Up => {
+            Change::Up if was_down && !self.nodes[n].down => {
                 for _ in 0..self.nodes[n].containers {
                     self.free_slots.push_back(n as u32);
                 }

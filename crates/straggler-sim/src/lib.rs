@@ -27,6 +27,7 @@ mod error;
 mod experiment;
 mod fleet;
 mod fleet_queue;
+pub mod limits;
 mod oracle;
 pub mod report;
 mod rng;

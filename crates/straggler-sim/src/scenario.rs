@@ -10,6 +10,7 @@ use straggler_energy::{PowerModel, SlowdownModel};
 
 use crate::causes::{Causes, Episode, Failure, Levels, RootCauseMix, WeakNodes};
 use crate::error::check;
+use crate::limits::{self, at_most};
 use crate::{Noise, Platform, Scenario, SimError};
 
 /// A scenario: everything a run needs but the detector and the seed.
@@ -335,6 +336,12 @@ impl ScenarioSpec {
         at_least_one("cluster.cores", c.cores)?;
         at_least_one("cluster.threads_per_core", c.threads_per_core)?;
         at_least_one("cluster.containers", c.containers)?;
+        at_most("cluster.nodes", c.nodes.into(), limits::MAX_NODES.into())?;
+        at_most(
+            "cluster.containers",
+            c.containers.into(),
+            limits::MAX_CONTAINERS_PER_NODE.into(),
+        )?;
         // An upper bound of the containers in all, levels included.
         let most = self
             .causes
@@ -344,21 +351,29 @@ impl ScenarioSpec {
             .chain([c.containers])
             .max()
             .unwrap_or(c.containers);
-        let containers = u64::from(c.nodes) * u64::from(most);
-        check(
+        at_most(
             "cluster.nodes * cluster.containers",
-            containers as f64,
-            "at most 2^32 - 2 containers in all",
-            |t| t <= f64::from(u32::MAX - 1),
+            u64::from(c.nodes) * u64::from(most),
+            limits::MAX_CONTAINERS,
         )?;
         let j = &self.jobs;
         at_least_one("jobs.count", j.count)?;
         at_least_one("jobs.maps", j.maps)?;
-        check(
+        at_most("jobs.count", j.count.into(), limits::MAX_JOBS.into())?;
+        at_most(
+            "jobs.maps",
+            j.maps.into(),
+            limits::MAX_TASKS_PER_STAGE.into(),
+        )?;
+        at_most(
+            "jobs.reduces",
+            j.reduces.into(),
+            limits::MAX_TASKS_PER_STAGE.into(),
+        )?;
+        at_most(
             "jobs.count * (jobs.maps + jobs.reduces)",
-            self.task_count() as f64,
-            "at most 2^32 - 2 tasks",
-            |t| t <= f64::from(u32::MAX - 1),
+            self.task_count(),
+            limits::MAX_TASKS,
         )?;
         check("jobs.size_sigma", j.size_sigma, "in [0, 3]", |v| {
             (0.0..=3.0).contains(&v)
@@ -431,13 +446,36 @@ impl ScenarioSpec {
         Ok(spec)
     }
 
-    /// Reads and parses a scenario file (see [`ScenarioSpec::from_toml_str`]).
+    /// Reads and parses a scenario file (see [`ScenarioSpec::from_toml_str`]). A file
+    /// larger than [`MAX_SCENARIO_FILE_BYTES`](limits::MAX_SCENARIO_FILE_BYTES) is an error
+    /// (so is an endless one, such as `/dev/zero`): reading stops there.
     pub fn from_toml_file(path: &Path) -> Result<Self, SimError> {
+        use std::io::Read;
+
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| SimError::Io {
+        let io_error = |error| SimError::Io {
             path: origin.clone(),
             error,
-        })?;
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .map_err(io_error)?
+            .take(limits::MAX_SCENARIO_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io_error)?;
+        if bytes.len() as u64 > limits::MAX_SCENARIO_FILE_BYTES {
+            return Err(SimError::ScenarioFile {
+                file: origin,
+                line: 0,
+                key: String::new(),
+                message: format!(
+                    "larger than {} MiB, the limit of a scenario file",
+                    limits::MAX_SCENARIO_FILE_BYTES >> 20
+                ),
+            });
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|e| io_error(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         ScenarioSpec::from_toml_str(&text, &origin)
     }
 }

@@ -1228,3 +1228,63 @@ fn bad_copy_controls_name_the_key() {
         "{err}"
     );
 }
+
+/// A change that puts a count of an evaluation above its limit.
+type Oversize = fn(&mut EvalConfig);
+
+#[test]
+fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
+    let cases: [(&str, u64, Oversize); 9] = [
+        ("repetitions", 1_000, |c| c.repetitions = 1_001),
+        ("baseline_runs", 1_000, |c| c.baseline_runs = 1_001),
+        ("workload.maps", 1_000_000, |c| {
+            c.sim.workload.maps = 1_000_001
+        }),
+        ("workload.reduces", 1_000_000, |c| {
+            c.sim.workload.reduces = 1_000_001
+        }),
+        (
+            "baseline_runs * (workload.maps + workload.reduces)",
+            20_000_000,
+            |c| {
+                c.baseline_runs = 100;
+                c.sim.workload.maps = 200_000;
+                c.sim.workload.reduces = 1;
+            },
+        ),
+        ("platform.workers", 1_000_000, |c| {
+            c.sim.platform.workers = 1_000_001
+        }),
+        ("platform.containers", 10_000, |c| {
+            c.sim.platform.containers = 10_001
+        }),
+        ("platform.workers * platform.containers", 10_000_000, |c| {
+            c.sim.platform.workers = 100_000;
+            c.sim.platform.containers = 101;
+        }),
+        // 4 x 2 x 4 Table 6 cells, 4 x 200 Figure 3 cells, 6 x 4 Table 7 cells.
+        ("repetitions * cells", 500_000, |c| {
+            c.repetitions = 1_000;
+            c.fig3.lags_secs = vec![20.0; 200];
+        }),
+    ];
+    for (key, limit, oversize) in cases {
+        let mut config = EvalConfig::default();
+        oversize(&mut config);
+        // Were the count let through, the baseline runs would stop at once.
+        config.sim.time_limit_secs = 1e-3;
+        let err = Evaluation::paper()
+            .with_config(config)
+            .run()
+            .expect_err(key);
+        assert!(
+            matches!(&err, SimError::InvalidConfig { field, .. } if field == key),
+            "{key}: {err}"
+        );
+        assert!(
+            err.to_string()
+                .contains(&format!("must be at most {limit} ")),
+            "{key}: {err}"
+        );
+    }
+}

@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use clap::builder::RangedU64ValueParser;
 use clap::{Parser, Subcommand};
 use stragglers::sim::{
-    CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, report,
+    CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, limits, report,
 };
 
 #[derive(Debug, Parser)]
@@ -30,11 +31,19 @@ enum Command {
     /// and Figures 4-6: six reservation policies in C2) on the simulator and print its
     /// tables.
     Eval {
-        /// Repetitions of every cell.
-        #[arg(long, default_value_t = 10)]
+        /// Repetitions of every cell (1 to 1000).
+        #[arg(
+            long,
+            default_value_t = 10,
+            value_parser = count_parser(1, limits::MAX_REPETITIONS)
+        )]
         repetitions: u32,
-        /// Homogeneous baseline runs that give the usual execution times.
-        #[arg(long, default_value_t = 10)]
+        /// Homogeneous baseline runs that give the usual execution times (1 to 1000).
+        #[arg(
+            long,
+            default_value_t = 10,
+            value_parser = count_parser(1, limits::MAX_BASELINE_RUNS)
+        )]
         baseline_runs: u32,
         /// Master seed.
         #[arg(long, default_value_t = 2019)]
@@ -45,8 +54,8 @@ enum Command {
         /// Write the tables as a Markdown report to this file.
         #[arg(long, value_name = "PATH")]
         markdown: Option<PathBuf>,
-        /// Worker threads (default: one per core). Results do not depend on it.
-        #[arg(long)]
+        /// Worker threads (default: one per core; 1 to 1024). Results do not depend on it.
+        #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_THREADS))]
         threads: Option<usize>,
         /// Which detectors to evaluate: `paper` (Default, Hierarchical and LATE, as in the
         /// paper's Table 6, and the oracle), `all` (every detector of `stragglers
@@ -66,6 +75,15 @@ enum Command {
     /// Run one scenario (a preset or a TOML file) with one detector, or several side by
     /// side, and print a summary.
     Simulate(simulate::SimulateArgs),
+}
+
+/// The most worker threads `eval --threads` starts.
+const MAX_THREADS: u64 = 1024;
+
+/// A count flag's parser: an integer in `least..=most`, or clap's error naming the flag,
+/// the value and the range (the limits are `stragglers::sim::limits`'s).
+fn count_parser(least: u32, most: u32) -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(i64::from(least)..=i64::from(most))
 }
 
 /// The evaluation of `--detectors`: `paper`, `all`, or a comma-separated list of names.
@@ -118,11 +136,11 @@ struct Overrides {
     /// tasks), instead of all attempts at the same instants.
     #[arg(long)]
     per_attempt_reports: bool,
-    /// Map tasks of the job (paper: 320, two waves).
-    #[arg(long)]
+    /// Map tasks of the job (paper: 320, two waves; 1 to 1000000).
+    #[arg(long, value_parser = count_parser(1, limits::MAX_TASKS_PER_STAGE))]
     maps: Option<u32>,
-    /// Reduce tasks of the job (paper: 160).
-    #[arg(long)]
+    /// Reduce tasks of the job (paper: 160; 0 to 1000000).
+    #[arg(long, value_parser = count_parser(0, limits::MAX_TASKS_PER_STAGE))]
     reduces: Option<u32>,
     /// Standard deviation of the log of the per-attempt work factor (default 0.08).
     #[arg(long, allow_negative_numbers = true)]

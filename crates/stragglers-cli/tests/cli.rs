@@ -279,3 +279,45 @@ fn simulate_names_the_bad_key_of_a_scenario_file() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("datacenter"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn eval_count_flags_above_their_limits_are_refused() {
+    for (flag, value, range) in [
+        ("--repetitions", "4294967295", "1..=1000"),
+        ("--repetitions", "1001", "1..=1000"),
+        ("--baseline-runs", "1001", "1..=1000"),
+        ("--maps", "1000001", "1..=1000000"),
+        ("--reduces", "1000001", "0..=1000000"),
+        ("--threads", "1025", "1..=1024"),
+        ("--threads", "0", "1..=1024"),
+    ] {
+        // The bad policy is refused after the flags are parsed: were the count let
+        // through, the run would stop there, not start the evaluation.
+        let output = stragglers(&["eval", flag, value, "--policies", "x7x"]);
+        assert!(!output.status.success(), "{flag} {value}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("invalid value '{value}' for '{flag} "))
+                && stderr.contains(&format!("{value} is not in {range}")),
+            "{flag} {value}: {stderr}"
+        );
+    }
+    // A product of counts is refused before any run, naming the keys the flags set (the
+    // bad lag is refused when the cells are planned, later, before any run).
+    let output = stragglers(&[
+        "eval",
+        "--maps",
+        "1000000",
+        "--baseline-runs",
+        "100",
+        "--fig3-lags",
+        "-5",
+    ]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("baseline_runs * (workload.maps + workload.reduces) = 100016000")
+            && stderr.contains("must be at most 20000000"),
+        "{stderr}"
+    );
+}

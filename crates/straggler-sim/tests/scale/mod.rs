@@ -586,3 +586,166 @@ fn a_task_whose_original_and_copy_are_both_lost_runs_again() {
     assert!(winner.start_secs >= 6.0);
     assert_eq!(winner.role, AttemptRole::Original);
 }
+
+#[test]
+fn a_node_is_up_again_only_once_every_failure_covering_it_has_ended() {
+    // One node, one container, one map of 10 s (rate 1 alone on its core). The map starts
+    // at 0 s and is lost at 2 s; the node is down from 2 s to 22 s whatever shorter
+    // failures fall within (a nested one, 5 s to 6 s) or follow on at once (2 s to 12 s,
+    // then 12 s to 22 s): the map runs again from 22 s and ends at 32 s.
+    let failure = |at_secs, down_secs| Failure {
+        node: 0,
+        at_secs,
+        down_secs,
+    };
+    for failures in [
+        vec![failure(2.0, 20.0)],
+        vec![failure(2.0, 20.0), failure(5.0, 1.0)],
+        vec![failure(5.0, 1.0), failure(2.0, 20.0)],
+        vec![failure(2.0, 10.0), failure(12.0, 10.0)],
+    ] {
+        let mut spec = exact(1, 1, 1);
+        spec.causes.failures = failures.clone();
+        let (outcome, run) = recorded(&spec, None);
+        assert_eq!(outcome.summary.failed_attempts, 1, "{failures:?}");
+        let starts: Vec<f64> = run.attempts.iter().map(|a| a.start_secs).collect();
+        assert_eq!(starts, [0.0, 22.0], "{failures:?}");
+        assert!(
+            (outcome.summary.makespan_secs - 32.0).abs() < 1e-9,
+            "{failures:?}: {}",
+            outcome.summary.makespan_secs
+        );
+    }
+}
+
+#[test]
+fn mix_weights_need_exactly_six_numbers() {
+    let file = |weights: &str| {
+        format!("name = \"x\"\n[cluster]\nnodes = 4\n[causes.mix]\nweights = {weights}\n")
+    };
+    let spec = ScenarioSpec::from_toml_str(&file("[30, 23, 23, 14, 7, 3.5]"), "test.toml")
+        .expect("six numbers load");
+    let weights = spec.causes.mix.expect("a mix").weights;
+    assert_eq!(weights, [30.0, 23.0, 23.0, 14.0, 7.0, 3.5]);
+    let text = "name = \"x\"\n[cluster]\nnodes = 4\n[causes.mix]\nprobability = 0.1\n";
+    let spec = ScenarioSpec::from_toml_str(text, "test.toml").expect("default weights");
+    assert_eq!(
+        spec.causes.mix,
+        Some(RootCauseMix {
+            probability: 0.1,
+            ..RootCauseMix::default()
+        })
+    );
+    // Extra elements, even ones that are not numbers, are not dropped.
+    for weights in [
+        "[1, 2, 3, 4, 5, 6, 7]",
+        "[1, 2, 3, 4, 5, 6, \"x\"]",
+        "[1, 2, 3, 4, 5]",
+        "[]",
+        "5",
+    ] {
+        let (line, key, message) = toml_error(&file(weights));
+        assert_eq!((line, key.as_str()), (5, "causes.mix.weights"), "{weights}");
+        assert!(
+            message.contains("exactly 6 numbers"),
+            "{weights}: {message}"
+        );
+    }
+}
+
+#[test]
+fn a_scenario_file_is_read_up_to_16_mib() {
+    let dir = std::env::temp_dir().join(format!("straggler-sim-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let limit = straggler_sim::limits::MAX_SCENARIO_FILE_BYTES as usize;
+    assert_eq!(limit, 16 << 20);
+    // A valid file padded with comment lines to `size` bytes.
+    let padded = |size: usize| {
+        let mut text = String::from("name = \"big\"\n[cluster]\nnodes = 4\n");
+        let line = format!("#{}\n", "x".repeat(1022));
+        while text.len() + line.len() <= size {
+            text.push_str(&line);
+        }
+        text.push_str(&"#".repeat(size - text.len()));
+        assert_eq!(text.len(), size);
+        text
+    };
+    let at_limit = dir.join("at-limit.toml");
+    std::fs::write(&at_limit, padded(limit)).unwrap();
+    let spec = ScenarioSpec::from_toml_file(&at_limit).expect("16 MiB is read");
+    assert_eq!(spec.cluster.nodes, 4);
+
+    let above = dir.join("above.toml");
+    std::fs::write(&above, padded(limit + 1)).unwrap();
+    let err = ScenarioSpec::from_toml_file(&above).expect_err("one byte more is refused");
+    let named = |file: &str| file.ends_with("above.toml");
+    assert!(
+        matches!(&err, SimError::ScenarioFile { file, line: 0, .. } if named(file)),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("larger than 16 MiB"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A change that puts a count of a scenario above its limit.
+type Oversize = fn(&mut ScenarioSpec);
+
+#[test]
+fn counts_above_their_limits_are_errors_naming_the_key_and_the_limit() {
+    let cases: [(&str, u64, Oversize); 9] = [
+        ("cluster.nodes", 1_000_000, |s| s.cluster.nodes = 1_000_001),
+        ("cluster.containers", 10_000, |s| {
+            s.cluster.containers = 10_001
+        }),
+        ("causes.levels.containers[1]", 10_000, |s| {
+            s.causes.levels = Some(Levels {
+                containers: vec![8, 10_001],
+            })
+        }),
+        ("cluster.nodes * cluster.containers", 10_000_000, |s| {
+            s.cluster.nodes = 2_000;
+            s.cluster.containers = 5_001;
+        }),
+        ("jobs.count", 1_000_000, |s| s.jobs.count = 1_000_001),
+        ("jobs.maps", 1_000_000, |s| s.jobs.maps = 1_000_001),
+        ("jobs.reduces", 1_000_000, |s| s.jobs.reduces = 1_000_001),
+        (
+            "jobs.count * (jobs.maps + jobs.reduces)",
+            100_000_000,
+            |s| {
+                s.jobs.count = 200;
+                s.jobs.maps = 500_000;
+                s.jobs.reduces = 1;
+            },
+        ),
+        ("causes.episodes[0].background_tasks", 1_000, |s| {
+            s.causes.episodes = vec![Episode {
+                node: 0,
+                start_secs: 1.0,
+                duration_secs: 1.0,
+                background_tasks: 1_001,
+            }]
+        }),
+    ];
+    for (key, limit, oversize) in cases {
+        let mut spec = exact(4, 1, 4);
+        oversize(&mut spec);
+        let err = spec.check().expect_err(key);
+        assert!(
+            matches!(&err, SimError::InvalidConfig { field, .. } if field == key),
+            "{key}: {err}"
+        );
+        assert!(
+            err.to_string()
+                .contains(&format!("must be at most {limit} ")),
+            "{key}: {err}"
+        );
+    }
+    // In a file, at the line that writes the key.
+    let (line, key, message) = toml_error("name = \"x\"\n[cluster]\nnodes = 4294967295\n");
+    assert_eq!((line, key.as_str()), (3, "cluster.nodes"));
+    assert!(
+        message.starts_with("4294967295: must be at most 1000000"),
+        "{message}"
+    );
+}

@@ -1,0 +1,68 @@
+//! The largest counts a configuration, a scenario file or a flag of `stragglers` may give.
+//! Each is far above what the seed papers and the presets use (the `datacenter` preset:
+//! 12,000 nodes, 25,600 jobs, 25.6 million tasks) and keeps a run's memory within a few
+//! GiB, so that a mistyped count is a typed error naming the key, not an allocation that
+//! aborts the process. `docs/simulation.md`, "Limits", gives the memory behind each.
+
+use crate::SimError;
+
+/// Map tasks, or reduce tasks, of a job: `workload.maps` and `workload.reduces` (`stragglers
+/// eval --maps`, `--reduces`; the paper: 320 and 160), and the mean per job of a scenario,
+/// `jobs.maps` and `jobs.reduces`.
+pub const MAX_TASKS_PER_STAGE: u32 = 1_000_000;
+/// Repetitions of every cell of an evaluation (`--repetitions`; the paper: 10).
+pub const MAX_REPETITIONS: u32 = 1_000;
+/// Homogeneous baseline runs of an evaluation (`--baseline-runs`; the paper: 10).
+pub const MAX_BASELINE_RUNS: u32 = 1_000;
+/// Tasks of all the baseline runs, `baseline_runs * (workload.maps + workload.reduces)`:
+/// the baseline runs are held in memory together (the paper: 10 x 480).
+pub const MAX_BASELINE_TASKS: u64 = 20_000_000;
+/// Runs of an evaluation whose metrics are kept, cells times repetitions (the paper's
+/// matrix: 84 cells x 10).
+pub const MAX_EVALUATED_RUNS: u64 = 500_000;
+/// Nodes of a cluster: `cluster.nodes`, `platform.workers`.
+pub const MAX_NODES: u32 = 1_000_000;
+/// Containers of one node: `cluster.containers`, each of `causes.levels.containers`,
+/// `platform.containers`.
+pub const MAX_CONTAINERS_PER_NODE: u32 = 10_000;
+/// Containers of the whole cluster, nodes times the most containers of a node.
+pub const MAX_CONTAINERS: u64 = 10_000_000;
+/// Jobs of a scenario: `jobs.count`.
+pub const MAX_JOBS: u32 = 1_000_000;
+/// Tasks of a scenario: `jobs.count * (jobs.maps + jobs.reduces)`.
+pub const MAX_TASKS: u64 = 100_000_000;
+/// Background tasks of one slowdown episode: `causes.episodes[i].background_tasks` (seed
+/// 001: 8).
+pub const MAX_BACKGROUND_TASKS: u32 = 1_000;
+/// Bytes of a scenario file (16 MiB; the example `fixtures/scenarios/esplash-failure.toml`
+/// has about 1 KiB): `ScenarioSpec::from_toml_file` reads no further.
+pub const MAX_SCENARIO_FILE_BYTES: u64 = 16 << 20;
+
+/// Checks that the count `value` of `field` is at most `limit`; the error names the field,
+/// the value and the limit.
+pub(crate) fn at_most(field: &str, value: u64, limit: u64) -> Result<(), SimError> {
+    if value <= limit {
+        return Ok(());
+    }
+    Err(SimError::InvalidConfig {
+        field: field.to_owned(),
+        value: value.to_string(),
+        expected: format!("at most {limit} (see docs/simulation.md, Limits)").into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_count_above_its_limit_names_the_field_the_value_and_the_limit() {
+        assert!(at_most("x", 1000, 1000).is_ok());
+        let err = at_most("x", 1001, 1000).expect_err("above the limit");
+        assert_eq!(
+            err.to_string(),
+            "invalid configuration: x = 1001: must be at most 1000 (see docs/simulation.md, \
+             Limits)"
+        );
+    }
+}
