@@ -25,7 +25,7 @@ pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, 
 
 pub use judge::{judge, metric_map, task_records};
 pub use recorded::{CopyCounts, Recorded, fakes_won_by_copy, recorded};
-pub use replay::{MAX_SCANS_PER_JOB, ReplayConfig, ReplayOutcome, replay};
+pub use replay::{MAX_SCANS_PER_JOB, ReplayConfig, ReplayOutcome, SkippedJob, replay};
 pub use replay_error::ReplayError;
 pub use table3::{Correlation, Table3, Table3Row, pearson, table3};
 pub use truth::{LabelledTask, Labels, TruthConfig, attempt_roles, job_origin_secs, label};

@@ -48,8 +48,9 @@ use straggler_model::{
 use crate::{AttemptOutcome, Labels, ReplayError, StageKind, TraceAttempt, TraceJob};
 
 /// The most scans a job's replay may take (its span over the scan interval), a bound that
-/// turns a damaged time (an end years after the launch) into an error rather than hours
-/// of scans: a week's job every 0.05 s is 1.2 x 10^7 scans.
+/// turns a damaged time (an end years after the launch) into a job skipped
+/// ([`ReplayOutcome::skipped_jobs`]) rather than hours of scans: a week's job every 0.05 s
+/// is 1.2 x 10^7 scans.
 pub const MAX_SCANS_PER_JOB: u64 = 100_000_000;
 
 /// How a replay scans.
@@ -92,6 +93,35 @@ pub struct ReplayOutcome {
     pub scans: u64,
     /// Attempts left out because their launch time is not finite.
     pub attempts_without_launch: u64,
+    /// Jobs not replayed, with why: the rest of the replay goes on without them, and their
+    /// labelled tasks have no detection.
+    pub skipped_jobs: Vec<SkippedJob>,
+}
+
+/// A job replay left out: it would take more than [`MAX_SCANS_PER_JOB`] scans, because its
+/// log holds a time far from the others (a broken clock or a damaged record) or the scan
+/// interval is far too short for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedJob {
+    /// The job id as the log writes it.
+    pub job: String,
+    /// From the job's first launch to its last end, seconds.
+    pub span_secs: f64,
+    /// The scan interval, seconds.
+    pub interval_secs: f64,
+    /// The scans the span would take.
+    pub scans: f64,
+}
+
+impl std::fmt::Display for SkippedJob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "job {} not replayed: it runs {} s after its first launch, {} scans every {} s, \
+             more than {MAX_SCANS_PER_JOB}; check its times or use a longer --scan-interval",
+            self.job, self.span_secs, self.scans, self.interval_secs
+        )
+    }
 }
 
 /// One attempt as the replay sees it.
@@ -157,10 +187,13 @@ fn usable_splits(splits: &[(f64, f64)]) -> bool {
 /// Replays `detector` over every job of `jobs` and returns its first detections of the
 /// labelled tasks. `labels` must come from [`label`](crate::label) on the same jobs.
 ///
+/// A job that would take more than [`MAX_SCANS_PER_JOB`] scans is not replayed: it is
+/// listed in [`ReplayOutcome::skipped_jobs`] and the other jobs are replayed.
+///
 /// # Errors
 ///
 /// A scan interval that is not finite or below a millisecond; a snapshot row refused
-/// (which the construction rules out).
+/// (which the construction rules out); findings that break their contract.
 pub fn replay(
     jobs: &[TraceJob],
     labels: &Labels,
@@ -172,6 +205,7 @@ pub fn replay(
         detections: vec![None; labels.tasks.len()],
         scans: 0,
         attempts_without_launch: 0,
+        skipped_jobs: Vec::new(),
     };
     for (j, job) in jobs.iter().enumerate() {
         replay_job(j, job, labels, detector, config, &mut outcome)?;
@@ -263,13 +297,13 @@ fn replay_job(
         .fold(0.0, f64::max);
     let scans = job_end / config.scan_interval_secs;
     if scans > MAX_SCANS_PER_JOB as f64 {
-        return Err(ReplayError::TooManyScans {
+        outcome.skipped_jobs.push(SkippedJob {
             job: job.id.clone(),
             span_secs: job_end,
             interval_secs: config.scan_interval_secs,
             scans: scans.ceil(),
-            max: MAX_SCANS_PER_JOB,
         });
+        return Ok(());
     }
     for attempt in &mut attempts {
         if attempt.end.is_nan() {
@@ -603,23 +637,32 @@ mod tests {
     }
 
     #[test]
-    fn a_time_far_from_the_others_is_an_error_not_hours_of_scans() {
-        // An end 10^9 s after the launch (one digit too many in a log): 3.3 x 10^8 scans
-        // at 3 s, more than the bound; the error names the job.
+    fn a_job_with_a_time_far_from_the_others_is_skipped_not_hours_of_scans() {
+        // Job "j": an end 10^9 s after the launch (one digit too many in a log): 3.3 x 10^8
+        // scans at 3 s, more than the bound. It is skipped, named, with no scan run; the
+        // job "k" after it is replayed and its task detected.
         let mut task = plain_task("t", "map", 0.0, 10.0);
         task.attempts[0].end_secs = Some(1e9);
-        let jobs = vec![job("j", vec![task])];
+        let jobs = vec![
+            job("j", vec![task]),
+            job("k", vec![plain_task("u", "map", 0.0, 10.0)]),
+        ];
         let labels = label(&jobs, TruthConfig::default()).unwrap();
-        let mut slow = Slow::default();
-        let error = replay(&jobs, &labels, &mut slow, ReplayConfig::default()).unwrap_err();
+        let mut slow = Slow {
+            threshold: 2.0,
+            seen: Vec::new(),
+        };
+        let outcome = replay(&jobs, &labels, &mut slow, ReplayConfig::default()).unwrap();
+        assert_eq!(outcome.skipped_jobs.len(), 1);
+        let skipped = &outcome.skipped_jobs[0];
+        assert_eq!((skipped.job.as_str(), skipped.span_secs), ("j", 1e9));
         assert!(
-            matches!(&error, ReplayError::TooManyScans { job, .. } if job == "j"),
-            "{error}"
+            skipped.to_string().contains("job j not replayed"),
+            "{skipped}"
         );
-        assert!(
-            slow.seen.iter().all(|s| !s.starts_with("scan")),
-            "no scan run"
-        );
+        assert_eq!(outcome.detections, [None, Some(0.0)]);
+        assert_eq!(outcome.scans, 4, "scans of k only: 0, 3, 6, 9");
+        assert_eq!(slow.seen.iter().filter(|s| *s == "reset").count(), 1);
     }
 
     #[test]

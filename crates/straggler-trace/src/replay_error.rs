@@ -19,24 +19,6 @@ pub enum ReplayError {
     /// The metrics refused a record.
     #[error("metrics: {0}")]
     Metrics(#[from] MetricsError),
-    /// A job would take more scans than [`MAX_SCANS_PER_JOB`](crate::MAX_SCANS_PER_JOB) at
-    /// the interval: its log holds a time far from the others (a broken clock or a damaged
-    /// record), or the interval is far too short for it.
-    #[error(
-        "job {job} runs {span_secs} s after its first launch: {scans} scans every {interval_secs} s, more than {max}; check its times or use a longer --scan-interval"
-    )]
-    TooManyScans {
-        /// The job id as the log writes it.
-        job: String,
-        /// From the job's first launch to its last end, seconds.
-        span_secs: f64,
-        /// The scan interval, seconds.
-        interval_secs: f64,
-        /// The scans the span would take.
-        scans: f64,
-        /// The bound.
-        max: u64,
-    },
     /// A detector's findings broke their contract (a row past the snapshot, rows out of
     /// order).
     #[error(transparent)]

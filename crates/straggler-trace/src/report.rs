@@ -10,13 +10,19 @@ use crate::TraceFormat;
 /// One record skipped, where and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skip {
-    /// 1-based line (or record) number in the input.
+    /// 1-based line (or record) number in the input (in its file, named by `file`, for an
+    /// input of several files).
     pub line: u64,
     /// The field at fault, when one is.
     pub field: Option<String>,
     /// The reason, one of a small set of stable strings (the key of
     /// [`ReadReport::skip_reasons`]), e.g. `"malformed JSON"`, `"unknown event"`.
     pub reason: String,
+    /// The file the line is in, for an input of several files (a Spark rolling event-log
+    /// directory): its name in the directory; `line` is then its own line. `None` when
+    /// the input is one file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 /// Where a truncated input stops.
@@ -92,7 +98,29 @@ impl ReadReport {
                 line,
                 field: field.map(str::to_owned),
                 reason: reason.to_owned(),
+                file: None,
             });
+        }
+    }
+
+    /// Adds the account `part` of the file named `file` (of an input of several files):
+    /// its counts, its skips (naming the file), and its cut if none is noted before (its
+    /// note naming the file).
+    pub(crate) fn add_file(&mut self, part: ReadReport, file: &str) {
+        self.records_read += part.records_read;
+        self.records_parsed += part.records_parsed;
+        self.records_skipped += part.records_skipped;
+        for (reason, n) in part.skip_reasons {
+            *self.skip_reasons.entry(reason).or_insert(0) += n;
+        }
+        let room = Self::MAX_SKIPS_KEPT.saturating_sub(self.skips.len());
+        self.skips
+            .extend(part.skips.into_iter().take(room).map(|skip| Skip {
+                file: Some(file.to_owned()),
+                ..skip
+            }));
+        if let Some(cut) = part.truncated {
+            self.cut(cut.line, format!("{file}: {}", cut.note));
         }
     }
 }

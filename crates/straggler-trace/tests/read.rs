@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use straggler_trace::{
     AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceError, TraceFormat, TraceJob,
-    read_bytes, read_path,
+    read_bytes, read_path, read_reader,
 };
 
 fn shared_traces() -> Option<PathBuf> {
@@ -832,7 +832,18 @@ fn the_spark_fixture_reads_the_same_plain_gzip_zstd_and_rolling() {
         "spark-small.json.zst",
         "spark-rolling/eventlog_v2_app-20260101000000-0001",
     ] {
-        let (jobs, report) = read(&dir.join(other), SPARK);
+        let (mut jobs, report) = read(&dir.join(other), SPARK);
+        if other.starts_with("spark-rolling") {
+            // The lines of a rolling log are numbered in each of its files.
+            let plain_lines: Vec<u64> = attempts(&plain.0).map(|a| a.line).collect();
+            for (attempt, line) in jobs
+                .iter_mut()
+                .flat_map(|j| j.tasks.iter_mut().flat_map(|t| t.attempts.iter_mut()))
+                .zip(plain_lines)
+            {
+                attempt.line = line;
+            }
+        }
         assert_eq!(jobs, plain.0, "{other}");
         assert_eq!(report.records_read, plain.1.records_read, "{other}");
     }
@@ -1140,4 +1151,539 @@ fn a_cut_gzip_log_counts_the_line_it_cuts() {
     assert_eq!(from_gzip.records_read, from_text.records_read);
     assert_eq!(from_gzip.skip_reasons, from_text.skip_reasons);
     assert_eq!(from_gzip.skip_reasons["truncated record"], 1);
+}
+
+/// The line, reason and field of each skip kept by `report`.
+fn skips_with_fields(report: &ReadReport) -> Vec<(u64, &str, Option<&str>)> {
+    report
+        .skips
+        .iter()
+        .map(|s| (s.line, s.reason.as_str(), s.field.as_deref()))
+        .collect()
+}
+
+/// Each attempt of `jobs` as `(task, attempt, start, end, outcome)`.
+fn attempt_rows(jobs: &[TraceJob]) -> Vec<(&str, &str, f64, Option<f64>, AttemptOutcome)> {
+    jobs.iter()
+        .flat_map(|j| &j.tasks)
+        .flat_map(|t| {
+            t.attempts.iter().map(move |a| {
+                (
+                    t.id.as_str(),
+                    a.id.as_str(),
+                    a.start_secs,
+                    a.end_secs,
+                    a.outcome,
+                )
+            })
+        })
+        .collect()
+}
+
+/// A Spark log of job 0 (stage 0) with `events` after its start, then its end.
+fn spark_job(events: &[String]) -> String {
+    let mut log = String::from(concat!(
+        "{\"Event\":\"SparkListenerApplicationStart\",\"App ID\":\"app-1\"}\n",
+        "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}\n",
+    ));
+    for event in events {
+        log.push_str(event);
+        log.push('\n');
+    }
+    log.push_str("{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":0}\n");
+    log
+}
+
+fn spark_start(task_id: u64, index: u64, launch_ms: u64) -> String {
+    format!(
+        "{{\"Event\":\"SparkListenerTaskStart\",\"Stage ID\":0,\"Task Info\":{{\"Task ID\":{task_id},\
+         \"Index\":{index},\"Launch Time\":{launch_ms},\"Host\":\"h\"}}}}"
+    )
+}
+
+fn spark_end(task_id: u64, index: u64, launch_ms: u64, finish_ms: u64, reason: &str) -> String {
+    format!(
+        "{{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":0,\"Task Type\":\"ResultTask\",\
+         \"Task End Reason\":{{\"Reason\":\"{reason}\"}},\"Task Info\":{{\"Task ID\":{task_id},\
+         \"Index\":{index},\"Launch Time\":{launch_ms},\"Finish Time\":{finish_ms}}}}}"
+    )
+}
+
+/// A Spark record that repeats or contradicts one applied before is skipped, named, and
+/// changes nothing (the repros of the fuzzing audit): `Task ID` 1 reused for `Index` 1, a
+/// second start after the end, a second end.
+#[test]
+fn spark_attempt_records_that_repeat_or_contradict_are_skipped() {
+    // Lines 3-4: Task ID 1 of index 0 runs 2 s → 5 s; 5-6: Task ID 1 again, for index 1.
+    let log = spark_job(&[
+        spark_start(1, 0, 2000),
+        spark_end(1, 0, 2000, 5000, "Success"),
+        spark_start(1, 1, 2000),
+        spark_end(1, 1, 2000, 9000, "Success"),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (5, "attempt id of another task", Some("Task ID")),
+            (6, "attempt id of another task", Some("Task ID")),
+        ]
+    );
+    assert_eq!(
+        attempt_rows(&jobs),
+        [("0.0:0", "1", 2.0, Some(5.0), AttemptOutcome::Succeeded)],
+        "no task opened by the skipped records"
+    );
+
+    // Line 5: Task ID 1 starts again at 8 s, after its end at 5 s.
+    let log = spark_job(&[
+        spark_start(1, 0, 2000),
+        spark_end(1, 0, 2000, 5000, "Success"),
+        spark_start(1, 0, 8000),
+        spark_start(2, 1, 2000),
+        spark_end(2, 1, 2000, 5000, "Success"),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(5, "attempt started after its end", Some("Launch Time"))]
+    );
+    assert_eq!(
+        attempt_rows(&jobs),
+        [
+            ("0.0:0", "1", 2.0, Some(5.0), AttemptOutcome::Succeeded),
+            ("0.0:1", "2", 2.0, Some(5.0), AttemptOutcome::Succeeded),
+        ]
+    );
+
+    // Line 4: a second start; line 6: a second end (the success stands). A `Resubmitted`
+    // end (line 7) is Spark's own, after a success: parsed, and changes nothing.
+    let log = spark_job(&[
+        spark_start(1, 0, 2000),
+        spark_start(1, 0, 3000),
+        spark_end(1, 0, 2000, 5000, "Success"),
+        spark_end(1, 0, 2000, 6000, "ExceptionFailure"),
+        spark_end(1, 0, 2000, 7000, "Resubmitted"),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (4, "attempt started twice", Some("Launch Time")),
+            (6, "attempt ended twice", Some("Finish Time")),
+        ]
+    );
+    assert_eq!(report.records_parsed, 6);
+    assert_eq!(
+        attempt_rows(&jobs),
+        [("0.0:0", "1", 2.0, Some(5.0), AttemptOutcome::Succeeded)]
+    );
+}
+
+/// The same in `.jhist` and Hadoop 1 logs: an attempt id reused by another task, and a
+/// start after the end (which left an attempt running 8 s → 5 s before).
+#[test]
+fn hadoop_attempt_records_that_repeat_or_contradict_are_skipped() {
+    let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
+    let started = |task: &str, start_ms: u64| {
+        format!(
+            "{{\"type\":\"MAP_ATTEMPT_STARTED\",\"event\":{{\"e\":{{\"taskid\":\"task_1_0001_m_00000{task}\",\
+             \"taskType\":\"MAP\",\"attemptId\":\"attempt_1_0001_m_000000_0\",\"startTime\":{start_ms}}}}}}}\n"
+        )
+    };
+    let finished = |task: &str, finish_ms: u64| {
+        format!(
+            "{{\"type\":\"MAP_ATTEMPT_FINISHED\",\"event\":{{\"e\":{{\"taskid\":\"task_1_0001_m_00000{task}\",\
+             \"taskType\":\"MAP\",\"attemptId\":\"attempt_1_0001_m_000000_0\",\"finishTime\":{finish_ms}}}}}}}\n"
+        )
+    };
+    let jhist = [
+        header.to_owned(),
+        started("0", 2000),
+        finished("0", 5000),
+        started("1", 2000),
+        finished("1", 9000),
+        started("0", 8000),
+        finished("0", 9000),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (5, "attempt id of another task", Some("attemptId")),
+            (6, "attempt id of another task", Some("attemptId")),
+            (7, "attempt started after its end", Some("startTime")),
+            (8, "attempt ended twice", Some("finishTime")),
+        ]
+    );
+    assert_eq!(
+        attempt_rows(&jobs),
+        [(
+            "task_1_0001_m_000000",
+            "attempt_1_0001_m_000000_0",
+            2.0,
+            Some(5.0),
+            AttemptOutcome::Succeeded
+        )]
+    );
+
+    let attempt = |task: &str, times: &str| {
+        format!(
+            "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_00000{task}\" \
+             TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" {times} .\n"
+        )
+    };
+    let hadoop1 = [
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"x\" SUBMIT_TIME=\"1000\" .\n".to_owned(),
+        attempt("0", "START_TIME=\"2000\""),
+        attempt("0", "TASK_STATUS=\"SUCCESS\" FINISH_TIME=\"5000\""),
+        attempt("1", "START_TIME=\"2000\""),
+        attempt("1", "TASK_STATUS=\"SUCCESS\" FINISH_TIME=\"9000\""),
+        attempt("0", "START_TIME=\"8000\""),
+        attempt("0", "TASK_STATUS=\"KILLED\" FINISH_TIME=\"9000\""),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (4, "attempt id of another task", Some("TASK_ATTEMPT_ID")),
+            (5, "attempt id of another task", Some("TASK_ATTEMPT_ID")),
+            (6, "attempt started after its end", Some("START_TIME")),
+            (7, "attempt ended twice", Some("FINISH_TIME")),
+        ]
+    );
+    assert_eq!(
+        attempt_rows(&jobs),
+        [(
+            "task_1_0001_m_000000",
+            "attempt_1_0001_m_000000_0",
+            2.0,
+            Some(5.0),
+            AttemptOutcome::Succeeded
+        )]
+    );
+}
+
+/// Alibaba rows of one attempt (task, instance, `seq_no`) are its status rows: a row
+/// restating the start of an attempt still unfinished is parsed, and ends it if it is
+/// finished; a row of an attempt already finished, or giving it another start, is skipped.
+#[test]
+fn alibaba_status_rows_of_one_attempt_apply_in_order_and_contradictions_are_skipped() {
+    let alibaba = concat!(
+        // ins_1: Running, Running again, then Terminated: one attempt 100 → 200.
+        "ins_1,M1,j_1,1,Running,100,0,m_1,1,1,,,,\n",
+        "ins_1,M1,j_1,1,Running,100,0,m_1,1,1,,,,\n",
+        "ins_1,M1,j_1,1,Terminated,100,200,m_1,1,1,,,,\n",
+        // Line 4: a second end (the fuzzing audit's duplicate seq_no); line 5: a Running
+        // row after the end, its start 500 past the end.
+        "ins_1,M1,j_1,1,Terminated,150,300,m_1,1,1,,,,\n",
+        "ins_1,M1,j_1,1,Running,500,0,m_1,1,1,,,,\n",
+        // ins_2: Running from 100, then a row starting it at 120.
+        "ins_2,M1,j_1,1,Running,100,0,m_1,1,1,,,,\n",
+        "ins_2,M1,j_1,1,Failed,120,130,m_1,1,1,,,,\n",
+    );
+    let (jobs, report) =
+        read_bytes(alibaba.as_bytes(), TraceFormat::Alibaba2018BatchInstance).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (4, "attempt ended twice", Some("end_time")),
+            (5, "attempt started after its end", Some("start_time")),
+            (7, "attempt started twice", Some("start_time")),
+        ]
+    );
+    assert_eq!(report.records_parsed, 4);
+    assert_eq!(
+        attempt_rows(&jobs),
+        [
+            (
+                "M1/ins_1",
+                "M1/ins_1#1",
+                100.0,
+                Some(200.0),
+                AttemptOutcome::Succeeded
+            ),
+            (
+                "M1/ins_2",
+                "M1/ins_2#1",
+                100.0,
+                None,
+                AttemptOutcome::Unfinished
+            ),
+        ]
+    );
+}
+
+/// Google: an end before its start is skipped and the attempt stays running, as if that
+/// end were lost, so the valid end after it ends it.
+#[test]
+fn a_google_end_after_a_skipped_one_still_ends_the_attempt() {
+    let google = concat!(
+        "5000000,,1,0,m1,1,u,0,0,0.1,0.1,0,0\n",
+        "1000000,,1,0,m1,4,u,0,0,0.1,0.1,0,0\n",
+        "9000000,,1,0,m1,4,u,0,0,0.1,0.1,0,0\n",
+    );
+    let (jobs, report) =
+        read_bytes(google.as_bytes(), TraceFormat::Google2011TaskEvents).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(2, "attempt ends before it starts", Some("timestamp"))]
+    );
+    assert_eq!(
+        attempt_rows(&jobs),
+        [("1/0", "1/0#1", 5.0, Some(9.0), AttemptOutcome::Succeeded)]
+    );
+}
+
+/// A time no trace can hold (`i64::MAX` ms, a Google SCHEDULE "after the trace") is
+/// skipped with its line and field, rather than read and left to abort a replay.
+#[test]
+fn implausible_times_are_skipped_with_their_line_and_field() {
+    let jhist = concat!(
+        "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n",
+        "{\"type\":\"MAP_ATTEMPT_STARTED\",\"event\":{\"e\":{\"taskid\":\"task_1_0001_m_000000\",",
+        "\"taskType\":\"MAP\",\"attemptId\":\"attempt_1_0001_m_000000_0\",\"startTime\":0}}}\n",
+        "{\"type\":\"MAP_ATTEMPT_FINISHED\",\"event\":{\"e\":{\"taskid\":\"task_1_0001_m_000000\",",
+        "\"taskType\":\"MAP\",\"attemptId\":\"attempt_1_0001_m_000000_0\",",
+        "\"finishTime\":9223372036854775807}}}\n",
+    );
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(4, "implausible time", Some("finishTime"))]
+    );
+    assert_eq!(attempts(&jobs).next().map(|a| a.end_secs), Some(None));
+
+    let alibaba = "ins_1,M1,j_1,1,Terminated,100,9223372036854775807,m_1,1,1,,,,\n";
+    let (_, report) =
+        read_bytes(alibaba.as_bytes(), TraceFormat::Alibaba2018BatchInstance).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(1, "implausible time", Some("end_time"))]
+    );
+
+    // The end "after the trace" leaves the attempt unfinished, as the schema says; a
+    // SCHEDULE then cannot be replayed, nor a time beyond 10^10 s.
+    let google = concat!(
+        "5000000,,1,0,m1,1,u,0,0,0.1,0.1,0,0\n",
+        "9223372036854775807,,1,0,m1,4,u,0,0,0.1,0.1,0,0\n",
+        "9223372036854775807,,1,1,m1,1,u,0,0,0.1,0.1,0,0\n",
+        "90000000000000000,,1,2,m1,1,u,0,0,0.1,0.1,0,0\n",
+    );
+    let (jobs, report) =
+        read_bytes(google.as_bytes(), TraceFormat::Google2011TaskEvents).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "scheduled after the trace", Some("timestamp")),
+            (4, "implausible time", Some("timestamp")),
+        ]
+    );
+    assert_eq!(
+        attempt_rows(&jobs),
+        [("1/0", "1/0#1", 5.0, None, AttemptOutcome::Unfinished)]
+    );
+
+    let spark = spark_job(&[spark_start(1, 0, u64::MAX)]);
+    let (_, report) = read_bytes(spark.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(3, "implausible time", Some("Launch Time"))]
+    );
+    let rumen = concat!(
+        "{\"jobID\": \"job_1\", \"mapTasks\": [{\"taskID\": \"t0\", \"taskType\": \"MAP\",\n",
+        " \"attempts\": [{\"attemptID\": \"a0\", \"startTime\": 1000,\n",
+        " \"finishTime\": 9223372036854775807, \"result\": \"SUCCESS\"}]}]}\n",
+    );
+    let (_, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(1, "implausible time", Some("finishTime"))]
+    );
+}
+
+/// Rumen: a closer of the wrong kind (`}` closing `[`) ends the broken object there, as a
+/// skipped record, and the next object is read (before, it swallowed every later job).
+#[test]
+fn a_stray_bracket_in_a_rumen_object_does_not_swallow_the_next_jobs() {
+    let rumen = concat!(
+        "{\"jobID\":\"job_1\",\"mapTasks\":[}\n",
+        "{\"jobID\": \"job_2\", \"submitTime\": 0, \"mapTasks\": [{\"taskID\": \"t0\", ",
+        "\"taskType\": \"MAP\", \"attempts\": [{\"attemptID\": \"a0\", \"startTime\": 1000, ",
+        "\"finishTime\": 5000, \"result\": \"SUCCESS\", \"hostName\": \"/r/h1\"}]}]}\n",
+        "{\"jobID\":\"job_3\",\"reduceTasks\":[{\"attempts\":[]]}\n",
+        "{\"jobID\": \"job_4\"}\n",
+    );
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    // Line 3 breaks at its `]` closing a `{`: the `}` after it is stray text.
+    assert_eq!(
+        skipped_lines(&report),
+        [
+            (1, "malformed JSON"),
+            (3, "malformed JSON"),
+            (3, "text outside any JSON object")
+        ]
+    );
+    assert!(report.truncated.is_none());
+    let ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+    assert_eq!(ids, ["job_2", "job_4"]);
+    assert_eq!(jobs[0].tasks[0].attempts[0].end_secs, Some(5.0));
+}
+
+/// The cap on a line or a record held (64 MiB, `docs/trace-formats.md`).
+const MAX_LINE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads `input` (streamed, never whole in memory) as `format`.
+fn read_stream(input: impl std::io::Read, format: TraceFormat) -> (Vec<TraceJob>, ReadReport) {
+    let mut jobs = Vec::new();
+    let report = read_reader(
+        std::io::BufReader::new(input),
+        format,
+        Path::new("<stream>"),
+        |job| jobs.push(job),
+    )
+    .expect("readable");
+    assert_eq!(
+        report.records_read,
+        report.records_parsed + report.records_skipped
+    );
+    (jobs, report)
+}
+
+/// A line longer than the cap is read to its end without being kept and skipped; the lines
+/// after it are read. (Before, a 32 KB zstd file holding one line of 1 GB took 1 GB.)
+#[test]
+fn a_line_longer_than_the_cap_is_skipped_not_kept() {
+    use std::io::Read;
+    let log = spark_job(&[
+        spark_start(1, 0, 2000),
+        spark_end(1, 0, 2000, 5000, "Success"),
+    ]);
+    let long = std::io::repeat(b'x').take(MAX_LINE_BYTES + 1000);
+    let (jobs, report) = read_stream(long.chain(&b"\n"[..]).chain(log.as_bytes()), SPARK);
+    assert_eq!(skipped_lines(&report), [(1, "line too long")]);
+    assert_eq!(report.records_parsed, 5);
+    assert_eq!(attempts(&jobs).count(), 1);
+
+    // A line of exactly the cap is kept (and is no JSON here).
+    let at_cap = std::io::repeat(b'x').take(MAX_LINE_BYTES);
+    let (_, report) = read_stream(at_cap.chain(&b"\n"[..]).chain(log.as_bytes()), SPARK);
+    assert_eq!(skipped_lines(&report), [(1, "malformed JSON")]);
+}
+
+/// A Rumen object or a Hadoop 1 record longer than the cap, over lines each below it, is
+/// skipped as `"record too long"` and the next one is read.
+#[test]
+fn a_record_longer_than_the_cap_is_skipped_not_kept() {
+    use std::io::Read;
+    // A string value of 65 lines of 1 MiB of `a` each.
+    let lines_of_a = || {
+        let line = [vec![b'a'; 1024 * 1024], b"\n".to_vec()].concat();
+        std::io::Cursor::new(line.repeat(65))
+    };
+    let next_job = "{\"jobID\": \"job_2\"}\n";
+    let rumen = std::io::Cursor::new("{\"jobID\": \"job_1\", \"x\": [\"\n")
+        .chain(lines_of_a())
+        .chain(&b"\"]}\n"[..])
+        .chain(next_job.as_bytes());
+    let (jobs, report) = read_stream(rumen, RUMEN);
+    assert_eq!(skipped_lines(&report), [(1, "record too long")]);
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].id, "job_2");
+
+    let hadoop1 = std::io::Cursor::new("Job JOBID=\"job_1_0001\" JOBNAME=\"\n")
+        .chain(lines_of_a())
+        .chain(&b"\" .\nJob JOBID=\"job_1_0002\" JOBNAME=\"j\" .\n"[..]);
+    let (jobs, report) = read_stream(hadoop1, HADOOP1);
+    assert_eq!(skipped_lines(&report), [(1, "record too long")]);
+    assert_eq!(report.records_read, 2);
+    let ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+    assert_eq!(ids, ["job_1_0002"]);
+}
+
+/// A UTF-8 byte order mark at the start of a file is dropped: a `.jhist` is read (it was
+/// refused), and the other formats keep their first record.
+#[test]
+fn a_byte_order_mark_at_the_start_is_dropped() {
+    let with_bom = |text: &[u8]| [&b"\xef\xbb\xbf"[..], text].concat();
+    let jhist = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n\
+        {\"type\":\"JOB_SUBMITTED\",\"event\":{\"e\":{\"jobid\":\"job_1_0001\",\"submitTime\":1000}}}\n";
+    let spark = spark_job(&[spark_start(1, 0, 2000)]);
+    let hadoop1 = "Job JOBID=\"job_1_0001\" JOBNAME=\"x\" .\n";
+    let google = "5000000,,1,0,m1,1,u,0,0,0.1,0.1,0,0\n";
+    let alibaba = "ins_1,M1,j_1,1,Terminated,100,200,m_1,1,1,,,,\n";
+    let rumen = "{\"jobID\": \"job_1\"}\n";
+    for (text, format) in [
+        (jhist, JHIST),
+        (spark.as_str(), SPARK),
+        (hadoop1, HADOOP1),
+        (google, TraceFormat::Google2011TaskEvents),
+        (alibaba, TraceFormat::Alibaba2018BatchInstance),
+        (rumen, RUMEN),
+    ] {
+        let plain = read_bytes(text.as_bytes(), format).expect("readable");
+        let bom = read_bytes(&with_bom(text.as_bytes()), format)
+            .unwrap_or_else(|e| panic!("{format:?}: {e}"));
+        assert_eq!(bom, plain, "{format:?}");
+        assert_eq!(plain.1.records_skipped, 0, "{format:?}");
+    }
+}
+
+/// A log whose lines end with a lone CR (classic Mac OS) reads as the same log with LF:
+/// the Hadoop 1 sample read as 2 records and 0 jobs before.
+#[test]
+fn cr_only_line_ends_are_read_as_line_ends() {
+    let Some(base) = shared_traces() else { return };
+    let path = base.join("hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log");
+    let text = std::fs::read(&path).expect("readable");
+    assert!(!text.contains(&b'\r'));
+    let cr_only: Vec<u8> = text
+        .iter()
+        .map(|&b| if b == b'\n' { b'\r' } else { b })
+        .collect();
+    assert_eq!(straggler_trace::detect_bytes(&cr_only), Some(HADOOP1));
+    let lf = read_bytes(&text, HADOOP1).expect("readable");
+    let cr = read_bytes(&cr_only, HADOOP1).expect("readable");
+    assert_eq!(cr, lf);
+    assert_eq!(cr.0.len(), 1);
+    // CRLF ends are read as before.
+    let crlf = String::from_utf8(text)
+        .expect("UTF-8")
+        .replace('\n', "\r\n");
+    assert_eq!(read_bytes(crlf.as_bytes(), HADOOP1).expect("readable"), lf);
+}
+
+/// The skips of a rolling event log name their file and their line in it (they ran on
+/// across files, named by the directory only).
+#[test]
+fn skips_in_a_rolling_log_name_their_file_and_line() {
+    let fixture = fixtures().join("spark-rolling/eventlog_v2_app-20260101000000-0001");
+    let dir = std::env::temp_dir().join(format!(
+        "stragglers-rolling-skip-{}/eventlog_v2_app-20260101000000-0001",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    for entry in std::fs::read_dir(&fixture).expect("the fixture") {
+        let path = entry.expect("an entry").path();
+        std::fs::copy(&path, dir.join(path.file_name().expect("a name"))).expect("copied");
+    }
+    // A third file, after the 10 lines of the first two, its first line behind a byte
+    // order mark, its second line broken.
+    let third = "events_3_app-20260101000000-0001";
+    std::fs::write(
+        dir.join(third),
+        "\u{feff}{\"Event\":\"SparkListenerLogStart\"}\nnot json\n",
+    )
+    .expect("writable");
+    let (_, report) = read(&dir, SPARK);
+    std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("removable");
+    assert_eq!(report.records_read, 15);
+    assert_eq!(report.records_skipped, 1);
+    let skip = &report.skips[0];
+    assert_eq!(
+        (skip.file.as_deref(), skip.line, skip.reason.as_str()),
+        (Some(third), 2, "malformed JSON")
+    );
 }

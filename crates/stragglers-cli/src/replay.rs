@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::Table;
 use stragglers::trace::{
-    Labels, ReadReport, ReplayConfig, Table3, TraceJob, TruthConfig, detect_format,
+    Labels, ReadReport, ReplayConfig, SkippedJob, Table3, TraceJob, TruthConfig, detect_format,
     fakes_won_by_copy, judge, label, metric_map, read_path, recorded, replay, table3,
 };
 use stragglers::truth::SiblingReference;
@@ -134,8 +134,14 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
                 .as_deref()
                 .map(|f| format!(", field `{f}`"))
                 .unwrap_or_default();
+            // In an input of several files (a rolling directory), the line is its file's.
+            let file = skip
+                .file
+                .as_deref()
+                .map(|f| format!("/{f}"))
+                .unwrap_or_default();
             notes.push(format!(
-                "{path}:{}: skipped: {}{field}",
+                "{path}{file}:{}: skipped: {}{field}",
                 skip.line, skip.reason
             ));
         }
@@ -286,6 +292,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             let mut detector = spec.make();
             let outcome = replay(&jobs, &labels, &mut *detector, replay_config)
                 .with_context(|| format!("replaying {}", spec.name()))?;
+            let skipped = outcome.skipped_jobs;
             let metrics = judge(&labels, &outcome.detections)?;
             let mut map = metric_map(&metrics, None);
             let censored = fakes_won_by_copy(&labels, &outcome.detections, &recorded.won_by_copy);
@@ -293,11 +300,19 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
                 "fake_positives_won_by_copy".to_owned(),
                 Some(censored as f64),
             );
-            Ok((spec.name().to_owned(), map))
+            Ok((spec.name().to_owned(), map, skipped))
         })
         .collect();
+    // The jobs a replay leaves out depend on their times and the scan interval only: every
+    // detector leaves out the same.
+    let mut skipped_jobs = Vec::new();
     for result in replayed {
-        results.push(result?);
+        let (name, map, skipped) = result?;
+        results.push((name, map));
+        skipped_jobs = skipped;
+    }
+    for job in &skipped_jobs {
+        eprintln!("note: {job}; its labelled tasks count as undetected by every replayed detector");
     }
 
     print!(
@@ -314,6 +329,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             &recorded,
             &table,
             &results,
+            &skipped_jobs,
             replay_config,
         );
         let text = serde_json::to_string_pretty(&value)?;
@@ -480,6 +496,7 @@ fn json_report(
     recorded: &stragglers::trace::Recorded,
     table: &Table3,
     results: &[(String, std::collections::BTreeMap<String, Option<f64>>)],
+    skipped_jobs: &[SkippedJob],
     replay_config: ReplayConfig,
 ) -> Value {
     let counts = job_counts(jobs, labels);
@@ -532,6 +549,7 @@ fn json_report(
         "stragglers": labels.stragglers(),
         "truth": labels.config,
         "scan_interval_secs": replay_config.scan_interval_secs,
+        "skipped_jobs": skipped_jobs,
         "detectors": detectors,
         "per_job": per_job,
         "table3": {"per_copy": table.per_copy, "per_task": table.per_task},
@@ -564,6 +582,14 @@ mod tests {
         assert_eq!(
             notes[6],
             "log.json: 2 more skipped records (`--json` lists the first 100)"
+        );
+        // In a rolling directory, a skip names its file and that file's line.
+        let mut rolling = ReadReport::new("eventlog_v2_app", TraceFormat::SparkEventLog);
+        rolling.skipped(4, None, "malformed JSON");
+        rolling.skips[0].file = Some("events_2_app".to_owned());
+        assert_eq!(
+            input_notes(&rolling)[1],
+            "eventlog_v2_app/events_2_app:4: skipped: malformed JSON"
         );
     }
 }

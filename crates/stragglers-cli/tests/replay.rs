@@ -129,3 +129,60 @@ fn replay_notes_a_truncated_log_on_stderr_and_goes_on() {
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.contains("default"), "{stdout}");
 }
+
+#[test]
+fn replay_notes_a_job_it_does_not_replay_and_lists_it_in_the_json() {
+    // Two Google jobs of three tasks, scheduled at 1 s: job 22's end by 7 s, job 11's
+    // last at 10^6 s, 10^9 scans every 1 ms, more than the bound: 11 is not replayed, 22 is.
+    let dir = std::env::temp_dir().join(format!("stragglers-skip-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rows = Vec::new();
+    for (job, ends) in [
+        (11, [1_000_000_000_000u64, 5_000_000, 6_000_000]),
+        (22, [5_000_000, 6_000_000, 7_000_000]),
+    ] {
+        for (task, end) in ends.into_iter().enumerate() {
+            let machine = 100 + task;
+            rows.push((
+                0,
+                format!("0,,{job},{task},,0,user_a,2,9,0.0625,0.0318,0.0001,0"),
+            ));
+            rows.push((
+                1_000_000,
+                format!("1000000,,{job},{task},{machine},1,user_a,2,9,0.0625,0.0318,0.0001,0"),
+            ));
+            rows.push((
+                end,
+                format!("{end},,{job},{task},{machine},4,user_a,2,9,0.0625,0.0318,0.0001,0"),
+            ));
+        }
+    }
+    rows.sort_by_key(|(time, _)| *time);
+    let log = dir.join("task_events.csv");
+    let text: Vec<String> = rows.into_iter().map(|(_, row)| row).collect();
+    std::fs::write(&log, text.join("\n") + "\n").unwrap();
+    let json_path = dir.join("replay.json");
+    let output = stragglers(&[
+        "replay",
+        &log.to_string_lossy(),
+        "--detectors",
+        "default",
+        "--scan-interval",
+        "0.001",
+        "--json",
+        &json_path.to_string_lossy(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("note: job 11 not replayed") && !stderr.contains("job 22 not replayed"),
+        "{stderr}"
+    );
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let skipped = value["skipped_jobs"].as_array().expect("a list");
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert_eq!(skipped[0]["job"], "11");
+    assert_eq!(skipped[0]["span_secs"], 999_999.0);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -19,29 +19,83 @@ pub(crate) struct OpenJob {
     ended: bool,
 }
 
-/// Why an attempt's end could not be recorded.
+/// Why a reader skips a record: a stable reason and the field at fault.
+pub(crate) type Skip = (&'static str, Option<&'static str>);
+
+/// The largest time, in seconds on a trace's clock, a reader takes for an attempt's start or
+/// end: 10^10 s, past the year 2286 as a Unix time and far past the end of the traces whose
+/// clock starts with them (Google 2011, Alibaba 2018). A time beyond it, either way (an
+/// `i64::MAX` written for "unknown", a damaged digit), cannot be replayed: its record is
+/// skipped as `"implausible time"`.
+pub(crate) const MAX_PLAUSIBLE_SECS: f64 = 1e10;
+
+/// `secs`, or the skip of a record whose time `field` is beyond [`MAX_PLAUSIBLE_SECS`].
+pub(crate) fn plausible(secs: f64, field: &'static str) -> Result<f64, Skip> {
+    if secs.is_finite() && secs.abs() <= MAX_PLAUSIBLE_SECS {
+        Ok(secs)
+    } else {
+        Err(("implausible time", Some(field)))
+    }
+}
+
+/// What a reader calls the fields of an attempt's records, to name them in its skips.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AttemptFields {
+    /// The field naming the attempt.
+    pub id: &'static str,
+    /// The field of its start time.
+    pub start: &'static str,
+    /// The field of its end time.
+    pub end: &'static str,
+    /// The reason given for the end of an attempt never started, and the field at fault.
+    pub no_start: (&'static str, &'static str),
+}
+
+/// Why an attempt's start could not be recorded: the record repeats or contradicts one
+/// already applied, and is skipped whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StartError {
+    /// The attempt id already belongs to another task of the job.
+    OtherTask,
+    /// The attempt has started already and not ended: a second start.
+    Twice,
+    /// The attempt's end is recorded already.
+    AfterEnd,
+}
+
+impl StartError {
+    /// The reason a reader gives for skipping the start record, and the field at fault.
+    pub(crate) fn skip(self, fields: &AttemptFields) -> Skip {
+        match self {
+            StartError::OtherTask => ("attempt id of another task", Some(fields.id)),
+            StartError::Twice => ("attempt started twice", Some(fields.start)),
+            StartError::AfterEnd => ("attempt started after its end", Some(fields.start)),
+        }
+    }
+}
+
+/// Why an attempt's end could not be recorded. The end record is skipped, and the attempt
+/// stays as it was (running, if it was).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EndError {
     /// The attempt was never started and its end carries no launch time.
     NoStart,
-    /// The end is before the attempt's start: the end record is skipped, and the attempt
-    /// stays as if its end were lost.
+    /// The end is before the attempt's start: the attempt stays as if its end were lost.
     BeforeStart,
+    /// The attempt id already belongs to another task of the job.
+    OtherTask,
+    /// The attempt's end is recorded already: a second end.
+    Twice,
 }
 
 impl EndError {
-    /// The reason a reader gives for skipping the end record, and the field at fault: the
-    /// one holding the launch time for [`EndError::NoStart`], `end_field` for
-    /// [`EndError::BeforeStart`].
-    pub(crate) fn skip(
-        self,
-        start_field: &'static str,
-        no_start: &'static str,
-        end_field: &'static str,
-    ) -> (&'static str, Option<&'static str>) {
+    /// The reason a reader gives for skipping the end record, and the field at fault.
+    pub(crate) fn skip(self, fields: &AttemptFields) -> Skip {
         match self {
-            EndError::NoStart => (no_start, Some(start_field)),
-            EndError::BeforeStart => ("attempt ends before it starts", Some(end_field)),
+            EndError::NoStart => (fields.no_start.0, Some(fields.no_start.1)),
+            EndError::BeforeStart => ("attempt ends before it starts", Some(fields.end)),
+            EndError::OtherTask => ("attempt id of another task", Some(fields.id)),
+            EndError::Twice => ("attempt ended twice", Some(fields.end)),
         }
     }
 }
@@ -80,8 +134,62 @@ impl OpenJob {
         &mut self.job.tasks[index]
     }
 
-    /// Records that attempt `id` of task `task` started. A second start of the same attempt
-    /// updates what it says.
+    /// Whether attempt `id` may start in task `task_id`: not if the id is known, as an
+    /// attempt of another task, or started (and perhaps ended) already.
+    pub(crate) fn check_start(&self, task_id: &str, id: &str) -> Result<(), StartError> {
+        self.start_conflict(self.tasks.get(task_id).copied(), id)
+    }
+
+    fn start_conflict(&self, task: Option<usize>, id: &str) -> Result<(), StartError> {
+        match self.attempts.get(id) {
+            None => Ok(()),
+            Some(&(t, _)) if Some(t) != task => Err(StartError::OtherTask),
+            Some(&(t, a)) if self.job.tasks[t].attempts[a].end_secs.is_some() => {
+                Err(StartError::AfterEnd)
+            }
+            Some(_) => Err(StartError::Twice),
+        }
+    }
+
+    /// Whether attempt `id` of task `task_id` may end at `end_secs`: it must be an attempt
+    /// of that task not ended yet, with a start at or before the end, the one seen or, for
+    /// an attempt not seen, `start_secs` (the launch time an end record may carry).
+    pub(crate) fn check_end(
+        &self,
+        task_id: &str,
+        id: &str,
+        start_secs: Option<f64>,
+        end_secs: f64,
+    ) -> Result<(), EndError> {
+        self.end_conflict(self.tasks.get(task_id).copied(), id, start_secs, end_secs)
+    }
+
+    fn end_conflict(
+        &self,
+        task: Option<usize>,
+        id: &str,
+        start_secs: Option<f64>,
+        end_secs: f64,
+    ) -> Result<(), EndError> {
+        let start = match self.attempts.get(id) {
+            None => start_secs.ok_or(EndError::NoStart)?,
+            Some(&(t, _)) if Some(t) != task => return Err(EndError::OtherTask),
+            Some(&(t, a)) => {
+                let attempt = &self.job.tasks[t].attempts[a];
+                if attempt.end_secs.is_some() {
+                    return Err(EndError::Twice);
+                }
+                attempt.start_secs
+            }
+        };
+        if end_secs < start {
+            return Err(EndError::BeforeStart);
+        }
+        Ok(())
+    }
+
+    /// Records that attempt `id` of task `task` started, unless the record repeats or
+    /// contradicts one applied before ([`OpenJob::check_start`]).
     pub(crate) fn start_attempt(
         &mut self,
         task: usize,
@@ -90,18 +198,8 @@ impl OpenJob {
         host: Option<String>,
         speculative: Option<bool>,
         line: u64,
-    ) -> &mut TraceAttempt {
-        if let Some(&(t, a)) = self.attempts.get(id) {
-            let attempt = &mut self.job.tasks[t].attempts[a];
-            attempt.start_secs = start_secs;
-            if host.is_some() {
-                attempt.host = host;
-            }
-            if speculative.is_some() {
-                attempt.speculative = speculative;
-            }
-            return attempt;
-        }
+    ) -> Result<&mut TraceAttempt, StartError> {
+        self.start_conflict(Some(task), id)?;
         let attempts = &mut self.job.tasks[task].attempts;
         attempts.push(TraceAttempt {
             id: id.to_owned(),
@@ -116,11 +214,12 @@ impl OpenJob {
         let a = attempts.len() - 1;
         self.attempts.insert(id.to_owned(), (task, a));
         self.running += 1;
-        &mut attempts[a]
+        Ok(&mut attempts[a])
     }
 
-    /// Records that attempt `id` of task `task` ended; an attempt never seen starting is
-    /// created from `start_secs` if the end record gives it.
+    /// Records that attempt `id` of task `task` ended, unless the record repeats or
+    /// contradicts one applied before ([`OpenJob::check_end`]); an attempt never seen
+    /// starting is created from `start_secs` if the end record gives it.
     pub(crate) fn end_attempt(
         &mut self,
         task: usize,
@@ -130,26 +229,18 @@ impl OpenJob {
         start_secs: Option<f64>,
         line: u64,
     ) -> Result<&mut TraceAttempt, EndError> {
-        let known_start = match self.attempts.get(id) {
-            Some(&(t, a)) => Some(self.job.tasks[t].attempts[a].start_secs),
-            None => start_secs,
-        };
-        match known_start {
-            None => return Err(EndError::NoStart),
-            Some(start) if end_secs < start => return Err(EndError::BeforeStart),
-            Some(start) => {
-                if !self.attempts.contains_key(id) {
-                    self.start_attempt(task, id, start, None, None, line);
-                }
-            }
+        self.end_conflict(Some(task), id, start_secs, end_secs)?;
+        if !self.attempts.contains_key(id) {
+            let start = start_secs.ok_or(EndError::NoStart)?;
+            // A new id (checked above): no conflict.
+            self.start_attempt(task, id, start, None, None, line)
+                .map_err(|_| EndError::Twice)?;
         }
         let Some(&(t, a)) = self.attempts.get(id) else {
             return Err(EndError::NoStart);
         };
+        self.running = self.running.saturating_sub(1);
         let attempt = &mut self.job.tasks[t].attempts[a];
-        if attempt.outcome == AttemptOutcome::Unfinished {
-            self.running = self.running.saturating_sub(1);
-        }
         attempt.end_secs = Some(end_secs);
         attempt.outcome = outcome;
         attempt.line = line;
@@ -211,31 +302,51 @@ impl Assembler {
         self.jobs.get_mut(id)
     }
 
-    /// The start of attempt `attempt` of the open job `job`, if it has been seen. A reader
-    /// checks an end record against it ([`check_end`]) before the record opens a job or a
-    /// task, so that a record skipped leaves nothing behind.
-    pub(crate) fn attempt_start(&self, job: &str, attempt: &str) -> Option<f64> {
+    /// Attempt `attempt` of the open job `job`, if it has been seen.
+    pub(crate) fn attempt(&self, job: &str, attempt: &str) -> Option<&TraceAttempt> {
         let job = self.jobs.get(job)?;
         let &(t, a) = job.attempts.get(attempt)?;
-        Some(job.job.tasks[t].attempts[a].start_secs)
+        Some(&job.job.tasks[t].attempts[a])
     }
 
-    /// Checks an end at `end_secs` of attempt `attempt` of job `job`: the attempt must have
-    /// a start and end at or after it. The start is `start_secs` if given (the start the
-    /// record sets, as a Hadoop 1 record with both times does before its end is recorded),
-    /// else the one seen before; a reader whose record's start is used only for an attempt
-    /// not seen passes it only then.
+    /// The start of attempt `attempt` of the open job `job`, if it has been seen.
+    pub(crate) fn attempt_start(&self, job: &str, attempt: &str) -> Option<f64> {
+        self.attempt(job, attempt).map(|a| a.start_secs)
+    }
+
+    /// [`OpenJob::check_start`] on job `job`, open or not (a job not open has no attempt).
+    /// A reader checks a start record so before the record opens a job or a task, so that
+    /// a record skipped leaves nothing behind.
+    pub(crate) fn check_start(
+        &self,
+        job: &str,
+        task_id: &str,
+        attempt: &str,
+    ) -> Result<(), StartError> {
+        self.jobs
+            .get(job)
+            .map_or(Ok(()), |open| open.check_start(task_id, attempt))
+    }
+
+    /// [`OpenJob::check_end`] on job `job`, open or not: an end at `end_secs` of attempt
+    /// `attempt` of task `task_id`. `start_secs` is the start the record gives, used for an
+    /// attempt not seen (a Hadoop 1 record with both times, a Spark end's launch time). A
+    /// reader checks an end record so before the record opens a job or a task.
     pub(crate) fn check_end(
         &self,
         job: &str,
+        task_id: &str,
         attempt: &str,
         start_secs: Option<f64>,
         end_secs: f64,
     ) -> Result<(), EndError> {
-        match start_secs.or_else(|| self.attempt_start(job, attempt)) {
-            None => Err(EndError::NoStart),
-            Some(start) if end_secs < start => Err(EndError::BeforeStart),
-            Some(_) => Ok(()),
+        match self.jobs.get(job) {
+            Some(open) => open.check_end(task_id, attempt, start_secs, end_secs),
+            None => match start_secs {
+                None => Err(EndError::NoStart),
+                Some(start) if end_secs < start => Err(EndError::BeforeStart),
+                Some(_) => Ok(()),
+            },
         }
     }
 
@@ -368,7 +479,8 @@ mod tests {
         let mut out = Vec::new();
         let job = assembler.job("j");
         let t = job.task("t", "map", StageKind::Map);
-        job.start_attempt(t, "a", 1.0, None, None, 1);
+        job.start_attempt(t, "a", 1.0, None, None, 1)
+            .expect("a new attempt");
         assembler.end_job("j", &mut |j| out.push(j));
         assert!(out.is_empty(), "an attempt still runs");
         let job = assembler.get("j").expect("open");

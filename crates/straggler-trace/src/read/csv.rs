@@ -13,7 +13,9 @@
 //!   failed), FINISH (4, succeeded), KILL (5, killed) or LOST (6, failed) of the same task;
 //!   its id is `"<job>/<index>#<n>"`, its host the machine ID. SUBMIT (0) and UPDATE (7, 8)
 //!   events are parsed and change nothing. A timestamp of 2^63 − 1 ("after the trace")
-//!   leaves the attempt unfinished.
+//!   on an end leaves the attempt unfinished; on a SCHEDULE it is skipped as
+//!   `"scheduled after the trace"`. An end before its attempt's start is skipped and the
+//!   attempt still runs.
 //!
 //! **Alibaba 2018 `batch_instance`** (schema `cluster-trace-v2018/schema.md`, §1.6):
 //! `instance_name`, `task_name`, `job_name`, `task_type`, `status`, `start_time` (s),
@@ -26,15 +28,35 @@
 //!   `Terminated` succeeded, `Failed` failed, `Cancelled` and `Interrupted` killed,
 //!   `Running`, `Waiting`, `Ready` unfinished. A row with no start time (0 or empty) is
 //!   skipped as `"instance never started"`.
+//! - Rows of one attempt are its status rows, in file order: while it is unfinished, a
+//!   row with the same start is parsed (and ends it if finished); a row giving another
+//!   start, or any row after it finished, is skipped (`"attempt started twice"`,
+//!   `"attempt ended twice"`, `"attempt started after its end"`).
+//!
+//! In both, an attempt time beyond ±10^10 s is skipped as `"implausible time"`.
 
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use super::assemble::Assembler;
+use super::assemble::{Assembler, AttemptFields, EndError, Skip, StartError, plausible};
 use super::input::{Lines, is_blank};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
-type Skip = (&'static str, Option<&'static str>);
+/// The fields of a Google attempt's events, as skips name them.
+const GOOGLE_FIELDS: AttemptFields = AttemptFields {
+    id: "task index",
+    start: "timestamp",
+    end: "timestamp",
+    no_start: ("end of a task not scheduled", "event type"),
+};
+
+/// The fields of an Alibaba attempt's rows, as skips name them.
+const ALIBABA_FIELDS: AttemptFields = AttemptFields {
+    id: "seq_no",
+    start: "start_time",
+    end: "end_time",
+    no_start: ("instance never started", "start_time"),
+};
 
 /// The Google timestamp that means "after the end of the trace".
 const GOOGLE_AFTER_END: i64 = i64::MAX;
@@ -47,9 +69,13 @@ fn read_rows(
     mut row: impl FnMut(&[&str], u64, &mut Assembler) -> Result<(), Skip>,
     columns: usize,
 ) {
-    let mut lines = Lines::new(input, 0);
+    let mut lines = Lines::new(input);
     let mut jobs = Assembler::default();
     while let Some(line) = lines.next_or_note(report) {
+        if line.too_long {
+            report.skipped(line.no, None, "line too long");
+            continue;
+        }
         if is_blank(line.text) {
             continue;
         }
@@ -108,27 +134,37 @@ pub(crate) fn read_google(
             // Checked before the job and task are opened: a skipped row leaves nothing.
             return Err(("end of a task not scheduled", Some("event type")));
         }
+        let after_end = timestamp == GOOGLE_AFTER_END;
+        if event == 1 && after_end {
+            return Err(("scheduled after the trace", Some("timestamp")));
+        }
+        let secs = timestamp as f64 / 1e6;
+        if !after_end {
+            plausible(secs, "timestamp")?;
+        }
         let job = jobs.job(&job_id.to_string());
         let task = job.task(&task_id, "tasks", StageKind::Map);
-        let secs = timestamp as f64 / 1e6;
         match event {
             1 => {
-                state.0 += 1;
-                state.1 = true;
                 let machine = fields[4].trim();
                 let host = (!machine.is_empty()).then(|| machine.to_owned());
+                // A new id (the task's next attempt): no conflict.
                 job.start_attempt(
                     task,
-                    &format!("{task_id}#{}", state.0),
+                    &format!("{task_id}#{}", state.0 + 1),
                     secs,
                     host,
                     None,
                     line,
-                );
+                )
+                .map_err(|e| e.skip(&GOOGLE_FIELDS))?;
+                state.0 += 1;
+                state.1 = true;
             }
             2..=6 => {
-                state.1 = false;
-                if timestamp == GOOGLE_AFTER_END {
+                if after_end {
+                    // The attempt ends after the trace: it stays unfinished.
+                    state.1 = false;
                     return Ok(());
                 }
                 let outcome = match event {
@@ -136,6 +172,8 @@ pub(crate) fn read_google(
                     2 | 5 => AttemptOutcome::Killed,
                     _ => AttemptOutcome::Failed,
                 };
+                // An end skipped (before the start) leaves the attempt running, as if the
+                // end were lost: a later end of the task still ends it.
                 job.end_attempt(
                     task,
                     &format!("{task_id}#{}", state.0),
@@ -144,7 +182,8 @@ pub(crate) fn read_google(
                     None,
                     line,
                 )
-                .map_err(|e| e.skip("event type", "end of a task not scheduled", "timestamp"))?;
+                .map_err(|e| e.skip(&GOOGLE_FIELDS))?;
+                state.1 = false;
             }
             _ => {}
         }
@@ -200,7 +239,10 @@ pub(crate) fn read_alibaba(
         let Some(start) = seconds(start, "start_time")? else {
             return Err(("instance never started", Some("start_time")));
         };
-        let end = seconds(end, "end_time")?;
+        let start = plausible(start, "start_time")?;
+        let end = seconds(end, "end_time")?
+            .map(|end| plausible(end, "end_time"))
+            .transpose()?;
         match (end, outcome) {
             (None, AttemptOutcome::Unfinished) => {}
             (None, _) => return Err(("missing field", Some("end_time"))),
@@ -213,17 +255,36 @@ pub(crate) fn read_alibaba(
             Some(b'R' | b'J') => StageKind::Reduce,
             _ => StageKind::Map,
         };
-        let job = jobs.job(job_name);
         let task_id = format!("{task_name}/{instance}");
-        let task = job.task(&task_id, task_name, kind);
         // The instance name repeats across the tasks of a job: the attempt is named by its
         // task too.
         let attempt_id = format!("{task_id}#{seq}");
-        let host = (!machine.is_empty()).then(|| (*machine).to_owned());
-        job.start_attempt(task, &attempt_id, start, host, None, line);
-        if let (Some(end), true) = (end, outcome != AttemptOutcome::Unfinished) {
+        let end = end.filter(|_| outcome != AttemptOutcome::Unfinished);
+        // Rows of one attempt are its status rows: while it is unfinished, a later row
+        // restating its start is parsed (and ends it if finished); a row of an attempt
+        // already finished, or giving it another start, contradicts what was applied.
+        // Checked before the job and task are opened: a row skipped leaves nothing.
+        let seen = jobs
+            .attempt(job_name, &attempt_id)
+            .map(|a| (a.start_secs, a.end_secs.is_some()));
+        match seen {
+            Some((_, true)) if end.is_some() => return Err(EndError::Twice.skip(&ALIBABA_FIELDS)),
+            Some((_, true)) => return Err(StartError::AfterEnd.skip(&ALIBABA_FIELDS)),
+            Some((seen_start, false)) if seen_start != start => {
+                return Err(StartError::Twice.skip(&ALIBABA_FIELDS));
+            }
+            _ => {}
+        }
+        let job = jobs.job(job_name);
+        let task = job.task(&task_id, task_name, kind);
+        if seen.is_none() {
+            let host = (!machine.is_empty()).then(|| (*machine).to_owned());
+            job.start_attempt(task, &attempt_id, start, host, None, line)
+                .map_err(|e| e.skip(&ALIBABA_FIELDS))?;
+        }
+        if let Some(end) = end {
             job.end_attempt(task, &attempt_id, end, outcome, Some(start), line)
-                .map_err(|e| e.skip("start_time", "instance never started", "end_time"))?;
+                .map_err(|e| e.skip(&ALIBABA_FIELDS))?;
         }
         Ok(())
     };

@@ -131,7 +131,12 @@ fn classify(head: &[u8]) -> Classified {
     }
     let text = String::from_utf8_lossy(head);
     let text = text.trim_start_matches('\u{feff}');
-    let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) else {
+    // Lines end with `\n`, `\r\n` or (classic Mac OS) `\r` alone.
+    let Some(first) = text
+        .split(['\n', '\r'])
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+    else {
         return Classified::Unknown("empty".into());
     };
     if first == "Avro-Json" {

@@ -19,13 +19,16 @@
 //! (one record, skipped as `"embedded job configuration"`), and each other stray line
 //! (skipped as `"not a history record"`). A record cut short (a key with no value before
 //! the closing ` .`, or the input ending inside a record) is skipped as
-//! `"truncated record"` and sets [`ReadReport::truncated`] to its line.
+//! `"truncated record"` and sets [`ReadReport::truncated`] to its line; a record over
+//! 64 MiB is read to its end and skipped as `"record too long"`. An attempt record that
+//! repeats or contradicts one applied (its id in another task, a second start or end, a
+//! start after the end) is skipped whole.
 
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use super::assemble::Assembler;
-use super::input::Lines;
+use super::assemble::{Assembler, AttemptFields, Skip, plausible};
+use super::input::{Lines, MAX_LINE_BYTES};
 use super::jhist::{job_of, kind_of};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
@@ -34,7 +37,13 @@ const MAX_RECORD_LINES: usize = 10_000;
 
 const RECORD_TYPES: [&str; 5] = ["Meta", "Job", "Task", "MapAttempt", "ReduceAttempt"];
 
-type Skip = (&'static str, Option<&'static str>);
+/// The fields of an attempt's records, as skips name them.
+const FIELDS: AttemptFields = AttemptFields {
+    id: "TASK_ATTEMPT_ID",
+    start: "START_TIME",
+    end: "FINISH_TIME",
+    no_start: ("attempt end without start", "START_TIME"),
+};
 
 /// Why a record's text could not be split into fields.
 enum Unparsed {
@@ -48,7 +57,7 @@ pub(crate) fn read(
     report: &mut ReadReport,
     mut on_job: impl FnMut(TraceJob),
 ) {
-    let mut lines = Lines::new(input, 0);
+    let mut lines = Lines::new(input);
     let mut jobs = Assembler::default();
     // A record being gathered over several lines.
     let mut pending: Option<Pending> = None;
@@ -56,15 +65,31 @@ pub(crate) fn read(
     let mut conf: Option<u64> = None;
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
+        if line.too_long {
+            // Not kept: the record it is in (if any) cannot be read either. Inside an
+            // embedded configuration it is part of that record.
+            match pending.take() {
+                Some(record) => report.skipped(record.start, None, "record too long"),
+                None if conf.is_none() => report.skipped(no, None, "line too long"),
+                None => {}
+            }
+            continue;
+        }
         let text = String::from_utf8_lossy(line.text);
         let trimmed = text.trim();
         if let Some(mut record) = pending.take() {
             if opens_record(trimmed) {
                 // The record was cut short and the log goes on with the next one.
-                cut_short(record.start, report);
+                if record.too_long {
+                    report.skipped(record.start, None, "record too long");
+                } else {
+                    cut_short(record.start, report);
+                }
             } else {
                 record.push_line(&text);
-                if record.is_complete() {
+                if record.is_complete() && record.too_long {
+                    report.skipped(record.start, None, "record too long");
+                } else if record.is_complete() {
                     record_done(record.start, &record.text, report, &mut jobs, &mut on_job);
                 } else if record.lines >= MAX_RECORD_LINES {
                     report.skipped(record.start, None, "unterminated record");
@@ -130,6 +155,9 @@ struct Pending {
     text: String,
     lines: usize,
     quotes: Quotes,
+    /// Whether the text grew past [`MAX_LINE_BYTES`]: only its last line is kept then, to
+    /// find where it ends, and it is skipped as `"record too long"`.
+    too_long: bool,
 }
 
 impl Pending {
@@ -139,12 +167,18 @@ impl Pending {
             text: line.to_owned(),
             lines: 1,
             quotes: Quotes::default().after(line),
+            too_long: false,
         }
     }
 
     fn push_line(&mut self, line: &str) {
-        self.text.push('\n');
-        self.text.push_str(line);
+        if self.too_long || self.text.len() + 1 + line.len() > MAX_LINE_BYTES {
+            self.too_long = true;
+            self.text = line.to_owned();
+        } else {
+            self.text.push('\n');
+            self.text.push_str(line);
+        }
         self.lines += 1;
         // The line break is scanned too: a `\` at the end of a line escapes it, as
         // `fields` reads the joined text.
@@ -348,17 +382,23 @@ fn apply(
                 String::as_str,
             );
             let (stage, stage_kind) = kind_of(task_type);
-            let start = millis(fields, "START_TIME")?;
+            let start = millis(fields, "START_TIME")?
+                .map(|start| plausible(start, "START_TIME"))
+                .transpose()?;
             let finish = millis(fields, "FINISH_TIME")?;
-            // An end is checked whole before anything is created.
+            // A start and an end are checked whole before anything is created: a record
+            // that repeats or contradicts one applied before is skipped and leaves nothing.
+            if start.is_some() {
+                jobs.check_start(&job_id, &task_id, attempt_id)
+                    .map_err(|e| e.skip(&FIELDS))?;
+            }
             let end = match fields.get("TASK_STATUS") {
                 None => None,
                 Some(status) => {
                     let finish = finish.ok_or(("missing field", Some("FINISH_TIME")))?;
-                    jobs.check_end(&job_id, attempt_id, start, finish)
-                        .map_err(|e| {
-                            e.skip("START_TIME", "attempt end without start", "FINISH_TIME")
-                        })?;
+                    let finish = plausible(finish, "FINISH_TIME")?;
+                    jobs.check_end(&job_id, &task_id, attempt_id, start, finish)
+                        .map_err(|e| e.skip(&FIELDS))?;
                     Some((finish, outcome_of(status)?))
                 }
             };
@@ -366,14 +406,13 @@ fn apply(
             let task = job.task(&task_id, &stage, stage_kind);
             if let Some(start) = start {
                 let host = fields.get("TRACKER_NAME").map(|t| tracker_host(t));
-                job.start_attempt(task, attempt_id, start, host, None, line);
+                job.start_attempt(task, attempt_id, start, host, None, line)
+                    .map_err(|e| e.skip(&FIELDS))?;
             }
             if let Some((finish, outcome)) = end {
                 let attempt = job
                     .end_attempt(task, attempt_id, finish, outcome, start, line)
-                    .map_err(|e| {
-                        e.skip("START_TIME", "attempt end without start", "FINISH_TIME")
-                    })?;
+                    .map_err(|e| e.skip(&FIELDS))?;
                 if let Some(host) = fields.get("HOSTNAME") {
                     attempt.host = Some(host_of(host));
                 }

@@ -133,39 +133,131 @@ impl Read for ZstdFrames<'_> {
     }
 }
 
+/// The longest line, or record over several lines (a Hadoop 1 record, a Rumen object), a
+/// reader holds: 64 MiB, far more than any real record (the largest events of the shared
+/// traces are a few hundred KiB), so that a damaged or hostile input (a compressed file
+/// holding one line of a gigabyte) cannot take memory without bound. A longer line is read
+/// to its end without being kept and skipped as `"line too long"`; a longer record is
+/// skipped as `"record too long"`.
+pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// The UTF-8 byte order mark, which some editors put at the start of a text file.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// One line of input, without its line ending.
 #[derive(Debug)]
 pub(crate) struct Line<'a> {
     /// 1-based line number.
     pub no: u64,
+    /// The line's bytes; empty for a line too long.
     pub text: &'a [u8],
     /// Whether the line ended with a newline (the last line of a cut file does not).
     pub terminated: bool,
+    /// Whether the line is longer than the cap ([`MAX_LINE_BYTES`]): it was read to its
+    /// end and not kept, and the reader skips it (or the record it is in).
+    pub too_long: bool,
 }
 
-/// Numbered lines of an input.
+/// Numbered lines of an input (one file). A UTF-8 byte order mark at the start of the
+/// file is dropped. Lines end with `\n` (a `\r` before it is dropped too), or with `\r`
+/// alone in a file whose first bytes hold a `\r` followed by another byte and no `\n`
+/// (classic Mac OS line ends).
 pub(crate) struct Lines<'a> {
     reader: Box<dyn BufRead + 'a>,
     buf: Vec<u8>,
     line: u64,
     /// Whether a read failed: no line comes after the one it cut.
     failed: bool,
+    /// Whether the start of the input (its byte order mark and line ends) is looked at.
+    started: bool,
+    /// The byte that ends a line.
+    end: u8,
+    /// The longest line kept.
+    max_line_bytes: usize,
+    /// Whether the last line read was longer than `max_line_bytes`.
+    too_long: bool,
 }
 
 impl<'a> Lines<'a> {
-    /// Lines of `reader`, numbered from `offset + 1`.
-    pub(crate) fn new(reader: Box<dyn BufRead + 'a>, offset: u64) -> Self {
+    /// Lines of `reader`, numbered from 1.
+    pub(crate) fn new(reader: Box<dyn BufRead + 'a>) -> Self {
+        Self::with_cap(reader, MAX_LINE_BYTES)
+    }
+
+    /// Lines of `reader`, numbered from 1, a line longer than `max_line_bytes` not kept.
+    pub(crate) fn with_cap(reader: Box<dyn BufRead + 'a>, max_line_bytes: usize) -> Self {
         Lines {
             reader,
             buf: Vec::with_capacity(64 * 1024),
-            line: offset,
+            line: 0,
             failed: false,
+            started: false,
+            end: b'\n',
+            max_line_bytes,
+            too_long: false,
         }
     }
 
     /// The number of the last line read.
     pub(crate) fn line(&self) -> u64 {
         self.line
+    }
+
+    /// Drops a byte order mark and sees which byte ends the lines, from the first bytes.
+    fn start(&mut self) -> io::Result<()> {
+        self.started = true;
+        let head = self.reader.fill_buf()?;
+        if head.starts_with(BOM) {
+            self.reader.consume(BOM.len());
+        }
+        let head = self.reader.fill_buf()?;
+        let cr_only = !head.contains(&b'\n')
+            && head
+                .windows(2)
+                .any(|pair| pair[0] == b'\r' && pair[1] != b'\n');
+        if cr_only {
+            self.end = b'\r';
+        }
+        Ok(())
+    }
+
+    /// Reads the next line into `buf`, at most `max_line_bytes + 1` bytes of it; the rest
+    /// of a longer line is read and dropped, and `too_long` set.
+    fn read_line(&mut self) -> io::Result<()> {
+        if !self.started {
+            self.start()?;
+        }
+        let cap = self.max_line_bytes as u64 + 1;
+        (&mut self.reader)
+            .take(cap)
+            .read_until(self.end, &mut self.buf)?;
+        if self.buf.len() as u64 != cap || self.buf.last() == Some(&self.end) {
+            return Ok(());
+        }
+        // Too long: read on to the line's end without keeping it.
+        self.too_long = true;
+        self.buf.clear();
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(bytes) => bytes,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(error),
+            };
+            if available.is_empty() {
+                return Ok(());
+            }
+            match available.iter().position(|&b| b == self.end) {
+                Some(at) => {
+                    self.reader.consume(at + 1);
+                    self.buf.push(self.end);
+                    return Ok(());
+                }
+                None => {
+                    let n = available.len();
+                    self.reader.consume(n);
+                }
+            }
+        }
     }
 
     /// The next line, or `None` at the end of input. When the input cannot be read
@@ -178,24 +270,21 @@ impl<'a> Lines<'a> {
             return None;
         }
         self.buf.clear();
-        match self.reader.read_until(b'\n', &mut self.buf) {
-            Ok(0) => return None,
-            Ok(_) => {}
-            Err(error) => {
-                self.failed = true;
-                report.cut(
-                    self.line + 1,
-                    format!("the input cannot be read past line {}: {error}", self.line),
-                );
-                if self.buf.is_empty() {
-                    return None;
-                }
-            }
+        self.too_long = false;
+        if let Err(error) = self.read_line() {
+            self.failed = true;
+            report.cut(
+                self.line + 1,
+                format!("the input cannot be read past line {}: {error}", self.line),
+            );
+        }
+        if self.buf.is_empty() && !self.too_long {
+            return None;
         }
         self.line += 1;
         let mut text = &self.buf[..];
-        let terminated = !self.failed && text.last() == Some(&b'\n');
-        if text.last() == Some(&b'\n') {
+        let terminated = !self.failed && text.last() == Some(&self.end);
+        if text.last() == Some(&self.end) {
             text = &text[..text.len() - 1];
             if text.last() == Some(&b'\r') {
                 text = &text[..text.len() - 1];
@@ -205,6 +294,7 @@ impl<'a> Lines<'a> {
             no: self.line,
             text,
             terminated,
+            too_long: self.too_long,
         })
     }
 }
@@ -266,6 +356,51 @@ pub(crate) fn is_blank(text: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lines of `bytes` read with a cap of `cap` bytes, as `(number, text, too long)`.
+    fn lines_of(bytes: &[u8], cap: usize) -> Vec<(u64, String, bool)> {
+        let mut report = ReadReport::new("t", crate::TraceFormat::SparkEventLog);
+        let mut lines = Lines::with_cap(Box::new(bytes), cap);
+        let mut out = Vec::new();
+        while let Some(line) = lines.next_or_note(&mut report) {
+            let text = String::from_utf8_lossy(line.text).into_owned();
+            out.push((line.no, text, line.too_long));
+        }
+        out
+    }
+
+    #[test]
+    fn a_line_past_the_cap_is_read_to_its_end_and_not_kept() {
+        let line = |no, text: &str, too_long| (no, text.to_owned(), too_long);
+        // Cap 4: "abcd" is kept, "abcde" is not, nor a cut last line past the cap.
+        assert_eq!(
+            lines_of(b"abcd\nabcde\nxy\r\nabcdefgh", 4),
+            [
+                line(1, "abcd", false),
+                line(2, "", true),
+                line(3, "xy", false),
+                line(4, "", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped_and_cr_only_ends_end_lines() {
+        let line = |no, text: &str| (no, text.to_owned(), false);
+        assert_eq!(
+            lines_of(b"\xef\xbb\xbfa\nb\n", 64),
+            [line(1, "a"), line(2, "b")]
+        );
+        // Only at the start of the input.
+        assert_eq!(lines_of(b"a\n\xef\xbb\xbfb", 64)[1].1, "\u{feff}b");
+        assert_eq!(
+            lines_of(b"\xef\xbb\xbfa\rb\r\rc", 64),
+            [line(1, "a"), line(2, "b"), line(3, ""), line(4, "c")]
+        );
+        // CRLF ends, and a CR inside a line of an LF file, are not CR-only ends.
+        assert_eq!(lines_of(b"a\r\nb\r\n", 64), [line(1, "a"), line(2, "b")]);
+        assert_eq!(lines_of(b"a\rb\nc", 64), [line(1, "a\rb"), line(2, "c")]);
+    }
 
     #[test]
     fn a_type_error_names_the_field_it_is_in() {

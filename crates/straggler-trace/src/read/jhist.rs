@@ -21,7 +21,9 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::assemble::{Assembler, integer_splits, progress_from_clock_splits};
+use super::assemble::{
+    Assembler, AttemptFields, Skip, integer_splits, plausible, progress_from_clock_splits,
+};
 use super::input::{Lines, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
 
@@ -32,7 +34,13 @@ struct Envelope {
     event: Option<Map<String, Value>>,
 }
 
-type Skip = (&'static str, Option<&'static str>);
+/// The fields of an attempt's events, as skips name them.
+const FIELDS: AttemptFields = AttemptFields {
+    id: "attemptId",
+    start: "startTime",
+    end: "finishTime",
+    no_start: ("attempt end without start", "attemptId"),
+};
 
 /// Reads a `.jhist` input.
 pub(crate) fn read(
@@ -41,7 +49,7 @@ pub(crate) fn read(
     report: &mut ReadReport,
     mut on_job: impl FnMut(TraceJob),
 ) -> Result<(), TraceError> {
-    let mut lines = Lines::new(input, 0);
+    let mut lines = Lines::new(input);
     let mut jobs = Assembler::default();
     let mut header_lines = 0;
     while let Some(line) = lines.next_or_note(report) {
@@ -54,6 +62,14 @@ pub(crate) fn read(
                 field: field.to_owned(),
                 reason: reason.to_owned(),
             };
+            let field = if header_lines == 0 {
+                "header"
+            } else {
+                "schema"
+            };
+            if line.too_long {
+                return Err(malformed(field, "the line is longer than 64 MiB"));
+            }
             if header_lines == 0 && text.trim() != "Avro-Json" {
                 return Err(malformed(
                     "header",
@@ -68,6 +84,10 @@ pub(crate) fn read(
             }
             header_lines += 1;
             report.parsed();
+            continue;
+        }
+        if line.too_long {
+            report.skipped(no, None, "line too long");
             continue;
         }
         if is_blank(line.text) {
@@ -192,7 +212,10 @@ fn event(
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
             let (stage, stage_kind) = kind_of(string(body, "taskType")?);
             let attempt_id = string(body, "attemptId")?;
-            let start = millis(body, "startTime")?;
+            let start = plausible(millis(body, "startTime")?, "startTime")?;
+            // Checked before the job and task are opened: a start skipped leaves nothing.
+            jobs.check_start(&job_id, task_id, attempt_id)
+                .map_err(|e| e.skip(&FIELDS))?;
             let host = field(body, "trackerName")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
@@ -203,7 +226,8 @@ fn event(
             };
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
-            job.start_attempt(task, attempt_id, start, host, speculative, line);
+            job.start_attempt(task, attempt_id, start, host, speculative, line)
+                .map_err(|e| e.skip(&FIELDS))?;
         }
         k if k.ends_with("_ATTEMPT_FINISHED")
             || k.ends_with("_ATTEMPT_FAILED")
@@ -220,14 +244,14 @@ fn event(
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
             let (stage, stage_kind) = kind_of(string(body, "taskType")?);
             let attempt_id = string(body, "attemptId")?;
-            let finish = millis(body, "finishTime")?;
-            jobs.check_end(&job_id, attempt_id, None, finish)
-                .map_err(|e| e.skip("attemptId", "attempt end without start", "finishTime"))?;
+            let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
+            jobs.check_end(&job_id, task_id, attempt_id, None, finish)
+                .map_err(|e| e.skip(&FIELDS))?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
             let attempt = job
                 .end_attempt(task, attempt_id, finish, outcome, None, line)
-                .map_err(|e| e.skip("attemptId", "attempt end without start", "finishTime"))?;
+                .map_err(|e| e.skip(&FIELDS))?;
             if let Some(host) = field(body, "hostname").and_then(Value::as_str) {
                 attempt.host = Some(host.to_owned());
             }

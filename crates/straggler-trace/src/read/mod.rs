@@ -5,7 +5,10 @@
 //! input for jobs the log never closes). Every record read is counted in the [`ReadReport`]:
 //! parsed, or skipped with a reason and its line. A malformed record never panics and never
 //! disappears; an input cut in the middle of a record yields what it holds and sets
-//! [`ReadReport::truncated`]. See `docs/trace-formats.md` for what each format gives.
+//! [`ReadReport::truncated`]. A record that repeats or contradicts one applied before (an
+//! attempt id of another task, a second start or end, a start after the end) is skipped
+//! with a reason naming the conflict, never merged. See `docs/trace-formats.md` for what
+//! each format gives.
 
 mod assemble;
 mod csv;
@@ -37,19 +40,16 @@ pub fn read_jobs(path: &Path, on_job: impl FnMut(TraceJob)) -> Result<ReadReport
         let files = detect::rolling_event_files(path)?;
         let mut report = ReadReport::new(path, format);
         let mut reader = spark::SparkReader::new(on_job);
-        let mut line_offset = 0;
-        // A file cut short does not stop the reading: the next files hold later events.
-        // The report keeps the first cut, its note naming the file.
+        // Each file is read and counted on its own, its lines numbered from 1, then added
+        // to the directory's report, its skips naming it. A file cut short does not stop
+        // the reading: the next files hold later events. The report keeps the first cut,
+        // its note naming the file.
         for file in &files {
-            let cut_before = report.truncated.is_some();
+            let mut part = ReadReport::new(file, format);
             let input = input::open(file)?;
-            let mut lines = input::Lines::new(input, line_offset);
-            reader.read_lines(&mut lines, &mut report);
-            line_offset = lines.line();
-            if !cut_before && let Some(cut) = report.truncated.as_mut() {
-                let name = file.file_name().unwrap_or(file.as_os_str());
-                cut.note = format!("{}: {}", name.to_string_lossy(), cut.note);
-            }
+            reader.read_lines(&mut input::Lines::new(input), &mut part);
+            let name = file.file_name().unwrap_or(file.as_os_str());
+            report.add_file(part, &name.to_string_lossy());
         }
         reader.finish(&mut report);
         return Ok(report);
@@ -88,7 +88,7 @@ pub fn read_reader<'a>(
     match format {
         TraceFormat::SparkEventLog => {
             let mut reader = spark::SparkReader::new(on_job);
-            reader.read_lines(&mut input::Lines::new(input, 0), &mut report);
+            reader.read_lines(&mut input::Lines::new(input), &mut report);
             reader.finish(&mut report);
         }
         TraceFormat::HadoopJhist => jhist::read(input, path, &mut report, on_job)?,

@@ -11,8 +11,11 @@
 //!   attempt's `hdfsBytesRead` / `mapInputRecords` (map) or `reduceShuffleBytes` /
 //!   `reduceInputRecords` (reduce).
 //!
-//! Records: each top-level JSON object (found by matching braces outside strings, so a
-//! malformed object is skipped and the next one read); an object without `jobID` is
+//! Records: each top-level JSON object (found by matching braces and brackets outside
+//! strings, each closer against its opener, so a malformed object is skipped and the next
+//! one read: a closer of the wrong kind ends the object there as `"malformed JSON"`; an
+//! object over 64 MiB is read to its end and skipped as `"record too long"`); an object
+//! without `jobID` is
 //! skipped as `"not a Rumen job"`; an attempt with no start time (its own or its task's)
 //! is left out and counted as a record of its own, skipped as
 //! `"attempt without start time"`. Text outside any object is skipped line by line; an
@@ -22,9 +25,9 @@ use std::io::BufRead;
 
 use serde::Deserialize;
 
-use super::assemble::{integer_splits, progress_from_clock_splits};
+use super::assemble::{integer_splits, plausible, progress_from_clock_splits};
 use super::hadoop1::host_of;
-use super::input::{Lines, json_field_at};
+use super::input::{Lines, MAX_LINE_BYTES, json_field_at};
 use super::jhist::kind_of;
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask};
 
@@ -68,15 +71,39 @@ struct LoggedAttempt {
     reduce_input_records: Option<i64>,
 }
 
-/// Where the brace matcher is.
+/// Where the bracket matcher is.
 #[derive(Debug, Default)]
 struct Scanner {
+    /// The closers (`}` or `]`) the open brackets expect, innermost last; empty outside any
+    /// object.
+    open: Vec<u8>,
+    /// Brackets open in an object too long to keep, whose kinds are no longer matched: its
+    /// end is found by counting.
     depth: usize,
     in_string: bool,
     escaped: bool,
     /// The object being gathered and its first line.
     object: Vec<u8>,
     start: u64,
+    /// Whether the object grew past [`MAX_LINE_BYTES`]: it is no longer kept, only read to
+    /// its end, and skipped as `"record too long"`.
+    too_long: bool,
+}
+
+impl Scanner {
+    fn inside(&self) -> bool {
+        !self.open.is_empty() || self.depth > 0
+    }
+
+    /// Forgets the object: the scan is outside any object again.
+    fn reset(&mut self) {
+        self.open.clear();
+        self.depth = 0;
+        self.in_string = false;
+        self.escaped = false;
+        self.object.clear();
+        self.too_long = false;
+    }
 }
 
 /// Reads a Rumen input.
@@ -85,24 +112,42 @@ pub(crate) fn read(
     report: &mut ReadReport,
     mut on_job: impl FnMut(TraceJob),
 ) {
-    let mut lines = Lines::new(input, 0);
+    let mut lines = Lines::new(input);
     let mut scan = Scanner::default();
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
+        if line.too_long {
+            // Its brackets are not known: the object it is in (if any) is lost with it.
+            if scan.inside() {
+                report.skipped(scan.start, None, "record too long");
+                scan.reset();
+            } else {
+                report.skipped(no, None, "line too long");
+            }
+            continue;
+        }
         let mut stray = false;
         for &byte in line.text {
-            if scan.depth == 0 {
+            if !scan.inside() {
                 if byte == b'{' {
-                    scan.depth = 1;
+                    scan.reset();
+                    scan.open.push(b'}');
                     scan.start = no;
-                    scan.object.clear();
                     scan.object.push(byte);
                 } else if !byte.is_ascii_whitespace() {
                     stray = true;
                 }
                 continue;
             }
-            scan.object.push(byte);
+            if !scan.too_long {
+                scan.object.push(byte);
+                if scan.object.len() > MAX_LINE_BYTES {
+                    scan.too_long = true;
+                    scan.depth = scan.open.len();
+                    scan.open.clear();
+                    scan.object = Vec::new();
+                }
+            }
             if scan.in_string {
                 if scan.escaped {
                     scan.escaped = false;
@@ -115,24 +160,38 @@ pub(crate) fn read(
             }
             match byte {
                 b'"' => scan.in_string = true,
-                b'{' | b'[' => scan.depth += 1,
-                b'}' | b']' => {
+                b'{' | b'[' if scan.too_long => scan.depth += 1,
+                b'}' | b']' if scan.too_long => {
                     scan.depth -= 1;
                     if scan.depth == 0 {
+                        report.skipped(scan.start, None, "record too long");
+                        scan.reset();
+                    }
+                }
+                b'{' => scan.open.push(b'}'),
+                b'[' => scan.open.push(b']'),
+                b'}' | b']' => {
+                    if scan.open.pop() != Some(byte) {
+                        // A closer of the wrong kind: the object is broken here, and what
+                        // follows is read as if outside any object.
+                        report.skipped(scan.start, None, "malformed JSON");
+                        scan.reset();
+                    } else if scan.open.is_empty() {
                         object_done(&scan.object, scan.start, no, report, &mut on_job);
+                        scan.reset();
                     }
                 }
                 _ => {}
             }
         }
-        if scan.depth > 0 {
+        if scan.inside() && !scan.too_long {
             scan.object.push(b'\n');
         }
         if stray {
             report.skipped(no, None, "text outside any JSON object");
         }
     }
-    if scan.depth > 0 {
+    if scan.inside() {
         report.skipped(scan.start, None, "truncated record");
         report.cut(
             scan.start,
@@ -193,6 +252,12 @@ fn object_done(
             };
             let start_secs = ms_to_secs(start_ms);
             let end_secs = known(logged_attempt.finish_time).map(ms_to_secs);
+            let times = plausible(start_secs, "startTime")
+                .and_then(|_| end_secs.map(|end| plausible(end, "finishTime")).transpose());
+            if let Err((reason, field)) = times {
+                report.skipped(start, field, reason);
+                continue;
+            }
             let outcome = match logged_attempt.result.as_deref() {
                 Some("SUCCESS") => AttemptOutcome::Succeeded,
                 Some("KILLED") => AttemptOutcome::Killed,

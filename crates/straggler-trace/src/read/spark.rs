@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::assemble::Assembler;
+use super::assemble::{Assembler, AttemptFields, Skip, plausible};
 use super::input::{Lines, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
@@ -125,8 +125,13 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     job_stages: HashMap<String, Vec<u64>>,
 }
 
-/// Why a line was skipped: a stable reason and the field at fault.
-type Skip = (&'static str, Option<&'static str>);
+/// The fields of an attempt's events, as skips name them.
+const FIELDS: AttemptFields = AttemptFields {
+    id: "Task ID",
+    start: "Launch Time",
+    end: "Finish Time",
+    no_start: ("task end without launch time", "Launch Time"),
+};
 
 impl<F: FnMut(TraceJob)> SparkReader<F> {
     pub(crate) fn new(on_job: F) -> Self {
@@ -145,6 +150,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             let Some(line) = lines.next_or_note(report) else {
                 return;
             };
+            if line.too_long {
+                report.skipped(line.no, None, "line too long");
+                continue;
+            }
             if is_blank(line.text) {
                 continue;
             }
@@ -224,6 +233,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let launch = info
             .launch_time
             .ok_or(("missing field", Some("Launch Time")))?;
+        let launch = plausible(ms_to_secs(launch), "Launch Time")?;
         let key = self
             .stage_job
             .get(&stage)
@@ -232,19 +242,14 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             return Err(("stage of no open job", Some("Stage ID")));
         };
         let stage_name = format!("{stage}.{stage_attempt}");
-        let task = job.task(
-            &format!("{stage_name}:{index}"),
-            &stage_name,
-            StageKind::Other,
-        );
-        job.start_attempt(
-            task,
-            &task_id.to_string(),
-            ms_to_secs(launch),
-            info.host,
-            info.speculative,
-            line,
-        );
+        let task_name = format!("{stage_name}:{index}");
+        let id = task_id.to_string();
+        // Checked before the task is opened: a start skipped leaves nothing behind.
+        job.check_start(&task_name, &id)
+            .map_err(|e| e.skip(&FIELDS))?;
+        let task = job.task(&task_name, &stage_name, StageKind::Other);
+        job.start_attempt(task, &id, launch, info.host, info.speculative, line)
+            .map_err(|e| e.skip(&FIELDS))?;
         Ok(())
     }
 
@@ -271,40 +276,35 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             .get(&stage)
             .ok_or(("stage of no open job", Some("Stage ID")))?
             .clone();
-        // A `Resubmitted` end follows the success of a map task whose output was lost
-        // later: the attempt did succeed; keep it as it is.
+        let stage_name = format!("{stage}.{stage_attempt}");
+        let task_name = format!("{stage_name}:{index}");
+        let id = task_id.to_string();
+        let finish = plausible(ms_to_secs(finish), "Finish Time")?;
+        // The end's launch time stands in only for an attempt not seen starting, as in
+        // `end_attempt` below.
+        let launch = match info.launch_time {
+            Some(ms) if self.jobs.attempt_start(&key, &id).is_none() => {
+                Some(plausible(ms_to_secs(ms), "Launch Time")?)
+            }
+            _ => None,
+        };
         if reason.as_deref() != Some("Resubmitted") {
-            // The end's launch time stands in only for an attempt not seen starting, as in
-            // `end_attempt` below.
-            let id = task_id.to_string();
-            let launch = info
-                .launch_time
-                .map(ms_to_secs)
-                .filter(|_| self.jobs.attempt_start(&key, &id).is_none());
             self.jobs
-                .check_end(&key, &id, launch, ms_to_secs(finish))
-                .map_err(|e| {
-                    e.skip("Launch Time", "task end without launch time", "Finish Time")
-                })?;
+                .check_end(&key, &task_name, &id, launch, finish)
+                .map_err(|e| e.skip(&FIELDS))?;
         }
         let Some(job) = self.jobs.get(&key) else {
             return Err(("stage of no open job", Some("Stage ID")));
         };
-        let stage_name = format!("{stage}.{stage_attempt}");
-        let task = job.task(&format!("{stage_name}:{index}"), &stage_name, kind);
+        let task = job.task(&task_name, &stage_name, kind);
+        // A `Resubmitted` end follows the success of a map task whose output was lost
+        // later: the attempt did succeed; keep it as it is.
         if reason.as_deref() == Some("Resubmitted") {
             return Ok(());
         }
         let attempt = job
-            .end_attempt(
-                task,
-                &task_id.to_string(),
-                ms_to_secs(finish),
-                outcome,
-                info.launch_time.map(ms_to_secs),
-                line,
-            )
-            .map_err(|e| e.skip("Launch Time", "task end without launch time", "Finish Time"))?;
+            .end_attempt(task, &id, finish, outcome, launch, line)
+            .map_err(|e| e.skip(&FIELDS))?;
         if attempt.host.is_none() {
             attempt.host = info.host;
         }
