@@ -85,7 +85,9 @@ pub struct TraceAttempt {
     /// Progress over time, `(seconds since launch, progress in [0, 1])` in time order, from
     /// progress splits (`clockSplits`) where the log has them; empty otherwise.
     pub progress: Vec<(f64, f64)>,
-    /// 1-based line (or record) of the input where the attempt ended or was last seen.
+    /// 1-based line (or record) of the input where the attempt ended or was last seen; in
+    /// an input of several files (a Spark rolling event-log directory), the line of its
+    /// file.
     pub line: u64,
 }
 

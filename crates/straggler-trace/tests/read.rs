@@ -1256,13 +1256,17 @@ fn spark_attempt_records_that_repeat_or_contradict_are_skipped() {
         ]
     );
 
-    // Line 4: a second start; line 6: a second end (the success stands). A `Resubmitted`
-    // end (line 7) is Spark's own, after a success: parsed, and changes nothing.
+    // Line 4: a second start at another time; line 7: a second success (the first
+    // stands). A start at the recorded time (line 5) and a failure after the success (line
+    // 8) restate the attempt, as a `Resubmitted` end (line 9) does: parsed, and change
+    // nothing.
     let log = spark_job(&[
         spark_start(1, 0, 2000),
         spark_start(1, 0, 3000),
+        spark_start(1, 0, 2000),
         spark_end(1, 0, 2000, 5000, "Success"),
-        spark_end(1, 0, 2000, 6000, "ExceptionFailure"),
+        spark_end(1, 0, 2000, 6000, "Success"),
+        spark_end(1, 0, 2000, 6500, "ExceptionFailure"),
         spark_end(1, 0, 2000, 7000, "Resubmitted"),
     ]);
     let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
@@ -1270,10 +1274,10 @@ fn spark_attempt_records_that_repeat_or_contradict_are_skipped() {
         skips_with_fields(&report),
         [
             (4, "attempt started twice", Some("Launch Time")),
-            (6, "attempt ended twice", Some("Finish Time")),
+            (7, "attempt ended twice", Some("Finish Time")),
         ]
     );
-    assert_eq!(report.records_parsed, 6);
+    assert_eq!(report.records_parsed, 8);
     assert_eq!(
         attempt_rows(&jobs),
         [("0.0:0", "1", 2.0, Some(5.0), AttemptOutcome::Succeeded)]
@@ -1297,6 +1301,9 @@ fn hadoop_attempt_records_that_repeat_or_contradict_are_skipped() {
              \"taskType\":\"MAP\",\"attemptId\":\"attempt_1_0001_m_000000_0\",\"finishTime\":{finish_ms}}}}}}}\n"
         )
     };
+    // Lines 9-10: the failure MRv2 writes after too many fetch failures of a map that
+    // succeeded, and a start at the recorded time, restate the attempt: parsed, no change.
+    let failed = finished("0", 9500).replace("MAP_ATTEMPT_FINISHED", "MAP_ATTEMPT_FAILED");
     let jhist = [
         header.to_owned(),
         started("0", 2000),
@@ -1305,6 +1312,8 @@ fn hadoop_attempt_records_that_repeat_or_contradict_are_skipped() {
         finished("1", 9000),
         started("0", 8000),
         finished("0", 9000),
+        failed,
+        started("0", 2000),
     ]
     .concat();
     let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
@@ -1316,6 +1325,10 @@ fn hadoop_attempt_records_that_repeat_or_contradict_are_skipped() {
             (7, "attempt started after its end", Some("startTime")),
             (8, "attempt ended twice", Some("finishTime")),
         ]
+    );
+    assert_eq!(
+        report.records_parsed, 6,
+        "the two header lines, lines 3-4, 9-10"
     );
     assert_eq!(
         attempt_rows(&jobs),
@@ -1341,7 +1354,11 @@ fn hadoop_attempt_records_that_repeat_or_contradict_are_skipped() {
         attempt("1", "START_TIME=\"2000\""),
         attempt("1", "TASK_STATUS=\"SUCCESS\" FINISH_TIME=\"9000\""),
         attempt("0", "START_TIME=\"8000\""),
-        attempt("0", "TASK_STATUS=\"KILLED\" FINISH_TIME=\"9000\""),
+        attempt("0", "TASK_STATUS=\"SUCCESS\" FINISH_TIME=\"9000\""),
+        // A map's output lost after its success (`JobInProgress.failedTask`): its start
+        // written again at the recorded time, then a kill; both restate it.
+        attempt("0", "START_TIME=\"2000\""),
+        attempt("0", "TASK_STATUS=\"KILLED\" FINISH_TIME=\"9500\""),
     ]
     .concat();
     let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
@@ -1354,6 +1371,7 @@ fn hadoop_attempt_records_that_repeat_or_contradict_are_skipped() {
             (7, "attempt ended twice", Some("FINISH_TIME")),
         ]
     );
+    assert_eq!(report.records_parsed, 5);
     assert_eq!(
         attempt_rows(&jobs),
         [(

@@ -51,6 +51,19 @@ pub(crate) struct AttemptFields {
     pub no_start: (&'static str, &'static str),
 }
 
+/// What a record that passed its check does to its attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// It starts or ends the attempt.
+    Applies,
+    /// It restates what the log recorded before, and changes nothing: a start at the
+    /// attempt's recorded start time (Hadoop 1 writes one again when a map's output is
+    /// lost after it succeeded), or a failure or kill after its success (Hadoop 1's
+    /// `TASK_STATUS` after that second start, MRv2's `MAP_ATTEMPT_FAILED` after too many
+    /// fetch failures): the attempt did succeed, as Spark's `Resubmitted` end says.
+    Restates,
+}
+
 /// Why an attempt's start could not be recorded: the record repeats or contradicts one
 /// already applied, and is skipped whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,34 +147,51 @@ impl OpenJob {
         &mut self.job.tasks[index]
     }
 
-    /// Whether attempt `id` may start in task `task_id`: not if the id is known, as an
-    /// attempt of another task, or started (and perhaps ended) already.
-    pub(crate) fn check_start(&self, task_id: &str, id: &str) -> Result<(), StartError> {
-        self.start_conflict(self.tasks.get(task_id).copied(), id)
+    /// Whether attempt `id` may start in task `task_id` at `start_secs`: not if the id is
+    /// known, as an attempt of another task, or started (and perhaps ended) already at
+    /// another time; a start at its recorded time restates it ([`Change::Restates`]).
+    pub(crate) fn check_start(
+        &self,
+        task_id: &str,
+        id: &str,
+        start_secs: f64,
+    ) -> Result<Change, StartError> {
+        self.start_conflict(self.tasks.get(task_id).copied(), id, start_secs)
     }
 
-    fn start_conflict(&self, task: Option<usize>, id: &str) -> Result<(), StartError> {
-        match self.attempts.get(id) {
-            None => Ok(()),
-            Some(&(t, _)) if Some(t) != task => Err(StartError::OtherTask),
-            Some(&(t, a)) if self.job.tasks[t].attempts[a].end_secs.is_some() => {
-                Err(StartError::AfterEnd)
-            }
-            Some(_) => Err(StartError::Twice),
+    fn start_conflict(
+        &self,
+        task: Option<usize>,
+        id: &str,
+        start_secs: f64,
+    ) -> Result<Change, StartError> {
+        let Some(&(t, a)) = self.attempts.get(id) else {
+            return Ok(Change::Applies);
+        };
+        let attempt = &self.job.tasks[t].attempts[a];
+        if Some(t) != task {
+            Err(StartError::OtherTask)
+        } else if attempt.start_secs == start_secs {
+            Ok(Change::Restates)
+        } else if attempt.end_secs.is_some() {
+            Err(StartError::AfterEnd)
+        } else {
+            Err(StartError::Twice)
         }
     }
 
-    /// Whether attempt `id` of task `task_id` may end at `end_secs`: it must be an attempt
-    /// of that task not ended yet, with a start at or before the end, the one seen or, for
-    /// an attempt not seen, `start_secs` (the launch time an end record may carry).
+    /// Whether attempt `id` of task `task_id` may end at `end_secs` with `outcome`: it must
+    /// be an attempt of that task not ended yet, with a start at or before the end, the one
+    /// seen or, for an attempt not seen, `start_secs` (the launch time an end record may
+    /// carry); a failure or kill after its success restates it ([`Change::Restates`]).
     pub(crate) fn check_end(
         &self,
         task_id: &str,
         id: &str,
         start_secs: Option<f64>,
-        end_secs: f64,
-    ) -> Result<(), EndError> {
-        self.end_conflict(self.tasks.get(task_id).copied(), id, start_secs, end_secs)
+        end: (f64, AttemptOutcome),
+    ) -> Result<Change, EndError> {
+        self.end_conflict(self.tasks.get(task_id).copied(), id, start_secs, end)
     }
 
     fn end_conflict(
@@ -169,26 +199,28 @@ impl OpenJob {
         task: Option<usize>,
         id: &str,
         start_secs: Option<f64>,
-        end_secs: f64,
-    ) -> Result<(), EndError> {
+        (end_secs, outcome): (f64, AttemptOutcome),
+    ) -> Result<Change, EndError> {
         let start = match self.attempts.get(id) {
             None => start_secs.ok_or(EndError::NoStart)?,
             Some(&(t, _)) if Some(t) != task => return Err(EndError::OtherTask),
             Some(&(t, a)) => {
                 let attempt = &self.job.tasks[t].attempts[a];
-                if attempt.end_secs.is_some() {
-                    return Err(EndError::Twice);
+                let revoked = matches!(outcome, AttemptOutcome::Killed | AttemptOutcome::Failed);
+                match attempt.outcome {
+                    AttemptOutcome::Succeeded if revoked => return Ok(Change::Restates),
+                    _ if attempt.end_secs.is_some() => return Err(EndError::Twice),
+                    _ => attempt.start_secs,
                 }
-                attempt.start_secs
             }
         };
         if end_secs < start {
             return Err(EndError::BeforeStart);
         }
-        Ok(())
+        Ok(Change::Applies)
     }
 
-    /// Records that attempt `id` of task `task` started, unless the record repeats or
+    /// Records that attempt `id` of task `task` started, unless the record restates or
     /// contradicts one applied before ([`OpenJob::check_start`]).
     pub(crate) fn start_attempt(
         &mut self,
@@ -198,8 +230,10 @@ impl OpenJob {
         host: Option<String>,
         speculative: Option<bool>,
         line: u64,
-    ) -> Result<&mut TraceAttempt, StartError> {
-        self.start_conflict(Some(task), id)?;
+    ) -> Result<(), StartError> {
+        if self.start_conflict(Some(task), id, start_secs)? == Change::Restates {
+            return Ok(());
+        }
         let attempts = &mut self.job.tasks[task].attempts;
         attempts.push(TraceAttempt {
             id: id.to_owned(),
@@ -214,12 +248,12 @@ impl OpenJob {
         let a = attempts.len() - 1;
         self.attempts.insert(id.to_owned(), (task, a));
         self.running += 1;
-        Ok(&mut attempts[a])
+        Ok(())
     }
 
-    /// Records that attempt `id` of task `task` ended, unless the record repeats or
-    /// contradicts one applied before ([`OpenJob::check_end`]); an attempt never seen
-    /// starting is created from `start_secs` if the end record gives it.
+    /// Records that attempt `id` of task `task` ended, and returns it, unless the record
+    /// restates (`None`) or contradicts one applied before ([`OpenJob::check_end`]); an
+    /// attempt never seen starting is created from `start_secs` if the end record gives it.
     pub(crate) fn end_attempt(
         &mut self,
         task: usize,
@@ -228,8 +262,11 @@ impl OpenJob {
         outcome: AttemptOutcome,
         start_secs: Option<f64>,
         line: u64,
-    ) -> Result<&mut TraceAttempt, EndError> {
-        self.end_conflict(Some(task), id, start_secs, end_secs)?;
+    ) -> Result<Option<&mut TraceAttempt>, EndError> {
+        let end = (end_secs, outcome);
+        if self.end_conflict(Some(task), id, start_secs, end)? == Change::Restates {
+            return Ok(None);
+        }
         if !self.attempts.contains_key(id) {
             let start = start_secs.ok_or(EndError::NoStart)?;
             // A new id (checked above): no conflict.
@@ -244,7 +281,7 @@ impl OpenJob {
         attempt.end_secs = Some(end_secs);
         attempt.outcome = outcome;
         attempt.line = line;
-        Ok(attempt)
+        Ok(Some(attempt))
     }
 
     /// Whether the job is closed and nothing of it runs.
@@ -322,10 +359,11 @@ impl Assembler {
         job: &str,
         task_id: &str,
         attempt: &str,
-    ) -> Result<(), StartError> {
-        self.jobs
-            .get(job)
-            .map_or(Ok(()), |open| open.check_start(task_id, attempt))
+        start_secs: f64,
+    ) -> Result<Change, StartError> {
+        self.jobs.get(job).map_or(Ok(Change::Applies), |open| {
+            open.check_start(task_id, attempt, start_secs)
+        })
     }
 
     /// [`OpenJob::check_end`] on job `job`, open or not: an end at `end_secs` of attempt
@@ -338,14 +376,14 @@ impl Assembler {
         task_id: &str,
         attempt: &str,
         start_secs: Option<f64>,
-        end_secs: f64,
-    ) -> Result<(), EndError> {
+        end: (f64, AttemptOutcome),
+    ) -> Result<Change, EndError> {
         match self.jobs.get(job) {
-            Some(open) => open.check_end(task_id, attempt, start_secs, end_secs),
+            Some(open) => open.check_end(task_id, attempt, start_secs, end),
             None => match start_secs {
                 None => Err(EndError::NoStart),
-                Some(start) if end_secs < start => Err(EndError::BeforeStart),
-                Some(_) => Ok(()),
+                Some(start) if end.0 < start => Err(EndError::BeforeStart),
+                Some(_) => Ok(Change::Applies),
             },
         }
     }

@@ -388,18 +388,18 @@ fn apply(
             let finish = millis(fields, "FINISH_TIME")?;
             // A start and an end are checked whole before anything is created: a record
             // that repeats or contradicts one applied before is skipped and leaves nothing.
-            if start.is_some() {
-                jobs.check_start(&job_id, &task_id, attempt_id)
+            if let Some(start) = start {
+                jobs.check_start(&job_id, &task_id, attempt_id, start)
                     .map_err(|e| e.skip(&FIELDS))?;
             }
             let end = match fields.get("TASK_STATUS") {
                 None => None,
                 Some(status) => {
                     let finish = finish.ok_or(("missing field", Some("FINISH_TIME")))?;
-                    let finish = plausible(finish, "FINISH_TIME")?;
-                    jobs.check_end(&job_id, &task_id, attempt_id, start, finish)
+                    let end = (plausible(finish, "FINISH_TIME")?, outcome_of(status)?);
+                    jobs.check_end(&job_id, &task_id, attempt_id, start, end)
                         .map_err(|e| e.skip(&FIELDS))?;
-                    Some((finish, outcome_of(status)?))
+                    Some(end)
                 }
             };
             let job = jobs.job(&job_id);
@@ -409,10 +409,14 @@ fn apply(
                 job.start_attempt(task, attempt_id, start, host, None, line)
                     .map_err(|e| e.skip(&FIELDS))?;
             }
-            if let Some((finish, outcome)) = end {
-                let attempt = job
+            let ended = match end {
+                Some((finish, outcome)) => job
                     .end_attempt(task, attempt_id, finish, outcome, start, line)
-                    .map_err(|e| e.skip(&FIELDS))?;
+                    .map_err(|e| e.skip(&FIELDS))?
+                    .map(|attempt| (attempt, outcome)),
+                None => None,
+            };
+            if let Some((attempt, outcome)) = ended {
                 if let Some(host) = fields.get("HOSTNAME") {
                     attempt.host = Some(host_of(host));
                 }

@@ -221,22 +221,30 @@ impl<'a> Lines<'a> {
         Ok(())
     }
 
-    /// Reads the next line into `buf`, at most `max_line_bytes + 1` bytes of it; the rest
-    /// of a longer line is read and dropped, and `too_long` set.
+    /// Reads the next line into `buf`, at most `max_line_bytes` bytes of it and its line
+    /// end; the rest of a longer line is read and dropped, and `too_long` set.
     fn read_line(&mut self) -> io::Result<()> {
         if !self.started {
             self.start()?;
         }
-        let cap = self.max_line_bytes as u64 + 1;
+        // Room for the longest line kept, a `\r` before its `\n`, and one byte more.
+        let cap = self.max_line_bytes as u64 + 3;
         (&mut self.reader)
             .take(cap)
             .read_until(self.end, &mut self.buf)?;
-        if self.buf.len() as u64 != cap || self.buf.last() == Some(&self.end) {
+        let ended = self.buf.last() == Some(&self.end);
+        if self.buf.len() as u64 != cap
+            && Self::content(&self.buf, self.end).len() <= self.max_line_bytes
+        {
             return Ok(());
         }
         // Too long: read on to the line's end without keeping it.
         self.too_long = true;
         self.buf.clear();
+        if ended {
+            self.buf.push(self.end);
+            return Ok(());
+        }
         loop {
             let available = match self.reader.fill_buf() {
                 Ok(bytes) => bytes,
@@ -282,20 +290,33 @@ impl<'a> Lines<'a> {
             return None;
         }
         self.line += 1;
-        let mut text = &self.buf[..];
-        let terminated = !self.failed && text.last() == Some(&self.end);
-        if text.last() == Some(&self.end) {
-            text = &text[..text.len() - 1];
-            if text.last() == Some(&b'\r') {
-                text = &text[..text.len() - 1];
-            }
+        let terminated = !self.failed && self.buf.last() == Some(&self.end);
+        if self.too_long && !terminated {
+            report.cut(
+                self.line,
+                format!(
+                    "the input ends inside line {}, longer than {} bytes",
+                    self.line, self.max_line_bytes
+                ),
+            );
         }
         Some(Line {
             no: self.line,
-            text,
+            text: Self::content(&self.buf, self.end),
             terminated,
             too_long: self.too_long,
         })
+    }
+
+    /// `line` without its line end (`end`, and a `\r` before a `\n`).
+    fn content(line: &[u8], end: u8) -> &[u8] {
+        let Some(text) = line.strip_suffix(&[end]) else {
+            return line;
+        };
+        match end {
+            b'\n' => text.strip_suffix(b"\r").unwrap_or(text),
+            _ => text,
+        }
     }
 }
 
@@ -382,6 +403,37 @@ mod tests {
                 line(4, "", true),
             ]
         );
+        // The cap counts the line, not its end: "abcd" with CRLF or CR-only ends is
+        // kept, and "abcde" is not, nor a cut last line of five bytes.
+        assert_eq!(
+            lines_of(b"abcd\r\nabcde\r\nabcd\r\nabcde", 4),
+            [
+                line(1, "abcd", false),
+                line(2, "", true),
+                line(3, "abcd", false),
+                line(4, "", true),
+            ]
+        );
+        assert_eq!(
+            lines_of(b"abcd\rabcde\rab", 4),
+            [
+                line(1, "abcd", false),
+                line(2, "", true),
+                line(3, "ab", false)
+            ]
+        );
+        // A cut last line past the cap is noted as where the input stops; one within it
+        // is left to the reader (a cut record), and one past it that ends is not a cut.
+        let truncated = |bytes: &[u8]| {
+            let mut report = ReadReport::new("t", crate::TraceFormat::SparkEventLog);
+            let mut lines = Lines::with_cap(Box::new(bytes), 4);
+            while lines.next_or_note(&mut report).is_some() {}
+            report.truncated.map(|t| t.line)
+        };
+        assert_eq!(truncated(b"ab\nabcdefgh"), Some(2));
+        assert_eq!(truncated(b"ab\nabcde"), Some(2));
+        assert_eq!(truncated(b"ab\nabcd"), None);
+        assert_eq!(truncated(b"ab\nabcdefgh\n"), None);
     }
 
     #[test]

@@ -214,7 +214,7 @@ fn event(
             let attempt_id = string(body, "attemptId")?;
             let start = plausible(millis(body, "startTime")?, "startTime")?;
             // Checked before the job and task are opened: a start skipped leaves nothing.
-            jobs.check_start(&job_id, task_id, attempt_id)
+            jobs.check_start(&job_id, task_id, attempt_id, start)
                 .map_err(|e| e.skip(&FIELDS))?;
             let host = field(body, "trackerName")
                 .and_then(Value::as_str)
@@ -245,13 +245,17 @@ fn event(
             let (stage, stage_kind) = kind_of(string(body, "taskType")?);
             let attempt_id = string(body, "attemptId")?;
             let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
-            jobs.check_end(&job_id, task_id, attempt_id, None, finish)
+            jobs.check_end(&job_id, task_id, attempt_id, None, (finish, outcome))
                 .map_err(|e| e.skip(&FIELDS))?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
-            let attempt = job
+            let ended = job
                 .end_attempt(task, attempt_id, finish, outcome, None, line)
                 .map_err(|e| e.skip(&FIELDS))?;
+            // A failure after the attempt's success (its output lost later) restates it.
+            let Some(attempt) = ended else {
+                return Ok(());
+            };
             if let Some(host) = field(body, "hostname").and_then(Value::as_str) {
                 attempt.host = Some(host.to_owned());
             }

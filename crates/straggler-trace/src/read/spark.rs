@@ -245,7 +245,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let task_name = format!("{stage_name}:{index}");
         let id = task_id.to_string();
         // Checked before the task is opened: a start skipped leaves nothing behind.
-        job.check_start(&task_name, &id)
+        job.check_start(&task_name, &id, launch)
             .map_err(|e| e.skip(&FIELDS))?;
         let task = job.task(&task_name, &stage_name, StageKind::Other);
         job.start_attempt(task, &id, launch, info.host, info.speculative, line)
@@ -290,7 +290,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         };
         if reason.as_deref() != Some("Resubmitted") {
             self.jobs
-                .check_end(&key, &task_name, &id, launch, finish)
+                .check_end(&key, &task_name, &id, launch, (finish, outcome))
                 .map_err(|e| e.skip(&FIELDS))?;
         }
         let Some(job) = self.jobs.get(&key) else {
@@ -302,9 +302,13 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         if reason.as_deref() == Some("Resubmitted") {
             return Ok(());
         }
-        let attempt = job
+        let ended = job
             .end_attempt(task, &id, finish, outcome, launch, line)
             .map_err(|e| e.skip(&FIELDS))?;
+        // A failure or kill after the attempt's success restates it, as `Resubmitted` does.
+        let Some(attempt) = ended else {
+            return Ok(());
+        };
         if attempt.host.is_none() {
             attempt.host = info.host;
         }
