@@ -362,8 +362,8 @@ impl Causes {
             )?;
             at_most(
                 &format!("causes.episodes[{i}].background_tasks"),
-                e.background_tasks.into(),
-                limits::MAX_BACKGROUND_TASKS.into(),
+                e.background_tasks,
+                limits::MAX_BACKGROUND_TASKS,
             )?;
         }
         for (i, f) in self.failures.iter().enumerate() {
@@ -388,8 +388,8 @@ impl Causes {
                 )?;
                 at_most(
                     &format!("causes.levels.containers[{i}]"),
-                    c.into(),
-                    limits::MAX_CONTAINERS_PER_NODE.into(),
+                    c,
+                    limits::MAX_CONTAINERS_PER_NODE,
                 )?;
             }
         }

@@ -513,15 +513,11 @@ impl SimConfig {
         positive("platform.cores", p.cores)?;
         positive("platform.threads_per_core", p.threads_per_core)?;
         positive("platform.containers", p.containers)?;
-        at_most(
-            "platform.workers",
-            p.workers.into(),
-            limits::MAX_NODES.into(),
-        )?;
+        at_most("platform.workers", p.workers, limits::MAX_NODES)?;
         at_most(
             "platform.containers",
-            p.containers.into(),
-            limits::MAX_CONTAINERS_PER_NODE.into(),
+            p.containers,
+            limits::MAX_CONTAINERS_PER_NODE,
         )?;
         at_most(
             "platform.workers * platform.containers",
@@ -530,16 +526,8 @@ impl SimConfig {
         )?;
         let w = &self.workload;
         positive("workload.maps", w.maps)?;
-        at_most(
-            "workload.maps",
-            w.maps.into(),
-            limits::MAX_TASKS_PER_STAGE.into(),
-        )?;
-        at_most(
-            "workload.reduces",
-            w.reduces.into(),
-            limits::MAX_TASKS_PER_STAGE.into(),
-        )?;
+        at_most("workload.maps", w.maps, limits::MAX_TASKS_PER_STAGE)?;
+        at_most("workload.reduces", w.reduces, limits::MAX_TASKS_PER_STAGE)?;
         check("workload.map_work_secs", w.map_work_secs, "> 0", |v| {
             v > 0.0
         })?;

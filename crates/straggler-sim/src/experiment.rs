@@ -552,15 +552,11 @@ impl Evaluation {
             ">= 1",
             |v| v >= 1.0,
         )?;
-        at_most(
-            "repetitions",
-            config.repetitions.into(),
-            limits::MAX_REPETITIONS.into(),
-        )?;
+        at_most("repetitions", config.repetitions, limits::MAX_REPETITIONS)?;
         at_most(
             "baseline_runs",
-            config.baseline_runs.into(),
-            limits::MAX_BASELINE_RUNS.into(),
+            config.baseline_runs,
+            limits::MAX_BASELINE_RUNS,
         )?;
         let workload = &config.sim.workload;
         at_most(

@@ -40,7 +40,12 @@ pub const MAX_SCENARIO_FILE_BYTES: u64 = 16 << 20;
 
 /// Checks that the count `value` of `field` is at most `limit`; the error names the field,
 /// the value and the limit.
-pub(crate) fn at_most(field: &str, value: u64, limit: u64) -> Result<(), SimError> {
+pub(crate) fn at_most(
+    field: &str,
+    value: impl Into<u64>,
+    limit: impl Into<u64>,
+) -> Result<(), SimError> {
+    let (value, limit) = (value.into(), limit.into());
     if value <= limit {
         return Ok(());
     }
@@ -57,8 +62,8 @@ mod tests {
 
     #[test]
     fn a_count_above_its_limit_names_the_field_the_value_and_the_limit() {
-        assert!(at_most("x", 1000, 1000).is_ok());
-        let err = at_most("x", 1001, 1000).expect_err("above the limit");
+        assert!(at_most("x", 1000u64, 1000u64).is_ok());
+        let err = at_most("x", 1001u64, 1000u64).expect_err("above the limit");
         assert_eq!(
             err.to_string(),
             "invalid configuration: x = 1001: must be at most 1000 (see docs/simulation.md, \

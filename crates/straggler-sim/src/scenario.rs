@@ -336,11 +336,11 @@ impl ScenarioSpec {
         at_least_one("cluster.cores", c.cores)?;
         at_least_one("cluster.threads_per_core", c.threads_per_core)?;
         at_least_one("cluster.containers", c.containers)?;
-        at_most("cluster.nodes", c.nodes.into(), limits::MAX_NODES.into())?;
+        at_most("cluster.nodes", c.nodes, limits::MAX_NODES)?;
         at_most(
             "cluster.containers",
-            c.containers.into(),
-            limits::MAX_CONTAINERS_PER_NODE.into(),
+            c.containers,
+            limits::MAX_CONTAINERS_PER_NODE,
         )?;
         // An upper bound of the containers in all, levels included.
         let most = self
@@ -359,17 +359,9 @@ impl ScenarioSpec {
         let j = &self.jobs;
         at_least_one("jobs.count", j.count)?;
         at_least_one("jobs.maps", j.maps)?;
-        at_most("jobs.count", j.count.into(), limits::MAX_JOBS.into())?;
-        at_most(
-            "jobs.maps",
-            j.maps.into(),
-            limits::MAX_TASKS_PER_STAGE.into(),
-        )?;
-        at_most(
-            "jobs.reduces",
-            j.reduces.into(),
-            limits::MAX_TASKS_PER_STAGE.into(),
-        )?;
+        at_most("jobs.count", j.count, limits::MAX_JOBS)?;
+        at_most("jobs.maps", j.maps, limits::MAX_TASKS_PER_STAGE)?;
+        at_most("jobs.reduces", j.reduces, limits::MAX_TASKS_PER_STAGE)?;
         at_most(
             "jobs.count * (jobs.maps + jobs.reduces)",
             self.task_count(),

@@ -1277,14 +1277,19 @@ fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
             .with_config(config)
             .run()
             .expect_err(key);
-        assert!(
-            matches!(&err, SimError::InvalidConfig { field, .. } if field == key),
-            "{key}: {err}"
-        );
-        assert!(
-            err.to_string()
-                .contains(&format!("must be at most {limit} ")),
-            "{key}: {err}"
-        );
+        assert_above_limit(&err, key, limit);
     }
+}
+
+/// Asserts that `err` refuses `key` for a count above `limit`, naming both.
+fn assert_above_limit(err: &SimError, key: &str, limit: impl std::fmt::Display) {
+    assert!(
+        matches!(err, SimError::InvalidConfig { field, .. } if field == key),
+        "{key}: {err}"
+    );
+    assert!(
+        err.to_string()
+            .contains(&format!("must be at most {limit} ")),
+        "{key}: {err}"
+    );
 }

@@ -730,16 +730,7 @@ fn counts_above_their_limits_are_errors_naming_the_key_and_the_limit() {
     for (key, limit, oversize) in cases {
         let mut spec = exact(4, 1, 4);
         oversize(&mut spec);
-        let err = spec.check().expect_err(key);
-        assert!(
-            matches!(&err, SimError::InvalidConfig { field, .. } if field == key),
-            "{key}: {err}"
-        );
-        assert!(
-            err.to_string()
-                .contains(&format!("must be at most {limit} ")),
-            "{key}: {err}"
-        );
+        super::assert_above_limit(&spec.check().expect_err(key), key, limit);
     }
     // In a file, at the line that writes the key.
     let (line, key, message) = toml_error("name = \"x\"\n[cluster]\nnodes = 4294967295\n");
