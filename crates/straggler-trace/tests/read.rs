@@ -1550,6 +1550,42 @@ fn a_stray_bracket_in_a_rumen_object_does_not_swallow_the_next_jobs() {
     assert_eq!(jobs[0].tasks[0].attempts[0].end_secs, Some(5.0));
 }
 
+/// Rumen: an attempt id read again in one job, in its task or another, is skipped and the
+/// first stands, as in the other readers.
+#[test]
+fn a_rumen_attempt_id_read_again_is_skipped() {
+    let attempt = |id: &str, finish: u64| {
+        format!(
+            "{{\"attemptID\": \"{id}\", \"startTime\": 1000, \"finishTime\": {finish}, \
+             \"result\": \"SUCCESS\", \"hostName\": \"/r/h1\"}}"
+        )
+    };
+    let rumen = format!(
+        "{{\"jobID\": \"job_1\", \"submitTime\": 0, \"mapTasks\": [\
+         {{\"taskID\": \"t0\", \"taskType\": \"MAP\", \"attempts\": [{}, {}]}}, \
+         {{\"taskID\": \"t1\", \"taskType\": \"MAP\", \"attempts\": [{}, {}]}}]}}\n",
+        attempt("a0", 5000),
+        attempt("a0", 6000),
+        attempt("a0", 7000),
+        attempt("a1", 8000),
+    );
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (1, "attempt started twice", Some("attemptID")),
+            (1, "attempt id of another task", Some("attemptID")),
+        ]
+    );
+    assert_eq!(
+        attempt_rows(&jobs),
+        [
+            ("t0", "a0", 1.0, Some(5.0), AttemptOutcome::Succeeded),
+            ("t1", "a1", 1.0, Some(8.0), AttemptOutcome::Succeeded),
+        ]
+    );
+}
+
 /// The cap on a line or a record held (64 MiB, `docs/trace-formats.md`).
 const MAX_LINE_BYTES: u64 = 64 * 1024 * 1024;
 

@@ -21,6 +21,7 @@
 //! `"attempt without start time"`. Text outside any object is skipped line by line; an
 //! input that ends inside an object sets [`ReadReport::truncated`].
 
+use std::collections::HashMap;
 use std::io::BufRead;
 
 use serde::Deserialize;
@@ -232,6 +233,9 @@ fn object_done(
         submit_secs: known(logged.submit_time).map(ms_to_secs),
         tasks: Vec::new(),
     };
+    // The task of each attempt id read, so that an id read again is skipped, the first
+    // standing, as in the other readers.
+    let mut attempt_tasks: HashMap<String, usize> = HashMap::new();
     let all_tasks = [logged.map_tasks, logged.reduce_tasks, logged.other_tasks];
     for logged_task in all_tasks.into_iter().flatten().flatten() {
         let task_type = logged_task.task_type.as_deref().unwrap_or("");
@@ -279,6 +283,23 @@ fn object_done(
                 }
                 _ => {}
             }
+            let id = logged_attempt.attempt_id.unwrap_or_default();
+            if !id.is_empty() {
+                let this_task = job.tasks.len();
+                match attempt_tasks.get(&id) {
+                    Some(&t) if t != this_task => {
+                        report.skipped(start, Some("attemptID"), "attempt id of another task");
+                        continue;
+                    }
+                    Some(_) => {
+                        report.skipped(start, Some("attemptID"), "attempt started twice");
+                        continue;
+                    }
+                    None => {
+                        attempt_tasks.insert(id.clone(), this_task);
+                    }
+                }
+            }
             if outcome == AttemptOutcome::Succeeded {
                 let (bytes, records) = match kind {
                     StageKind::Map => (
@@ -303,7 +324,7 @@ fn object_done(
                 })
                 .unwrap_or_default();
             task.attempts.push(TraceAttempt {
-                id: logged_attempt.attempt_id.unwrap_or_default(),
+                id,
                 // Rumen keeps Hadoop 1's escapes (`cluster1020\\.example\\.com`).
                 host: logged_attempt
                     .host_name
