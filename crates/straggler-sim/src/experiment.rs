@@ -575,13 +575,15 @@ impl Evaluation {
         }
 
         let homogeneous = Scenario::homogeneous();
-        let cells = self.plan()?;
-        // Every run's metrics are kept until its cell is summarised.
+        // Every run's metrics are kept until its cell is summarised; checked before the
+        // cells are planned.
         at_most(
             "repetitions * cells",
-            u64::from(config.repetitions) * cells.len() as u64,
+            u64::from(config.repetitions).saturating_mul(self.cell_count()),
             limits::MAX_EVALUATED_RUNS,
         )?;
+        let cells = self.plan()?;
+        debug_assert_eq!(cells.len() as u64, self.cell_count());
         // Seed 004's offline model learns from past runs: the baseline runs' progress,
         // recorded in the baseline runs themselves (no second simulation).
         let with_history = cells.iter().any(|c| c.detector.with_history.is_some());
@@ -685,6 +687,22 @@ impl Evaluation {
 
     /// Every cell to run, in the results' order: Table 6 (scenario, policy, detector),
     /// Figure 3 (scenario, lag), Table 7 (scenario, policy, detector).
+    /// How many cells [`Evaluation::plan`] makes, from the lengths of the lists alone.
+    fn cell_count(&self) -> u64 {
+        let config = &self.config;
+        let count = |n: usize| n as u64;
+        let detectors = count(self.detectors.len());
+        let table6 = count(config.scenarios.len())
+            .saturating_mul(count(config.policies.len()))
+            .saturating_mul(detectors);
+        let fig3 =
+            count(config.fig3.scenarios.len()).saturating_mul(count(config.fig3.lags_secs.len()));
+        let table7 = count(config.table7.scenarios.len())
+            .saturating_mul(count(config.table7.policies.len()))
+            .saturating_mul(detectors);
+        table6.saturating_add(fig3).saturating_add(table7)
+    }
+
     fn plan(&self) -> Result<Vec<CellPlan>, SimError> {
         let config = &self.config;
         let with = |policy: Policy, lag_secs: f64| {

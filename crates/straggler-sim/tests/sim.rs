@@ -1234,7 +1234,7 @@ type Oversize = fn(&mut EvalConfig);
 
 #[test]
 fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
-    let cases: [(&str, u64, Oversize); 9] = [
+    let cases: [(&str, u64, Oversize); 10] = [
         ("repetitions", 1_000, |c| c.repetitions = 1_001),
         ("baseline_runs", 1_000, |c| c.baseline_runs = 1_001),
         ("workload.maps", 1_000_000, |c| {
@@ -1266,6 +1266,12 @@ fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
         ("repetitions * cells", 500_000, |c| {
             c.repetitions = 1_000;
             c.fig3.lags_secs = vec![20.0; 200];
+        }),
+        // 4 x 10^7 Figure 3 cells at one repetition: refused before they are planned (each
+        // would hold a configuration of its own).
+        ("repetitions * cells", 500_000, |c| {
+            c.repetitions = 1;
+            c.fig3.lags_secs = vec![20.0; 10_000_000];
         }),
     ];
     for (key, limit, oversize) in cases {
