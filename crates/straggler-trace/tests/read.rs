@@ -1282,6 +1282,12 @@ fn spark_attempt_records_that_repeat_or_contradict_are_skipped() {
         attempt_rows(&jobs),
         [("0.0:0", "1", 2.0, Some(5.0), AttemptOutcome::Succeeded)]
     );
+
+    // A `Resubmitted` end of an attempt never seen opens no task.
+    let log = spark_job(&[spark_end(7, 3, 2000, 7000, "Resubmitted")]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(report.records_skipped, 0);
+    assert!(jobs.iter().all(|job| job.tasks.is_empty()), "{jobs:?}");
 }
 
 /// The same in `.jhist` and Hadoop 1 logs: an attempt id reused by another task, and a

@@ -279,6 +279,11 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let stage_name = format!("{stage}.{stage_attempt}");
         let task_name = format!("{stage_name}:{index}");
         let id = task_id.to_string();
+        // A `Resubmitted` end follows the success of a map task whose output was lost
+        // later: the attempt did succeed; keep it as it is (and open no task for it).
+        if reason.as_deref() == Some("Resubmitted") {
+            return Ok(());
+        }
         let finish = plausible(ms_to_secs(finish), "Finish Time")?;
         // The end's launch time stands in only for an attempt not seen starting, as in
         // `end_attempt` below.
@@ -288,20 +293,13 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             }
             _ => None,
         };
-        if reason.as_deref() != Some("Resubmitted") {
-            self.jobs
-                .check_end(&key, &task_name, &id, launch, (finish, outcome))
-                .map_err(|e| e.skip(&FIELDS))?;
-        }
+        self.jobs
+            .check_end(&key, &task_name, &id, launch, (finish, outcome))
+            .map_err(|e| e.skip(&FIELDS))?;
         let Some(job) = self.jobs.get(&key) else {
             return Err(("stage of no open job", Some("Stage ID")));
         };
         let task = job.task(&task_name, &stage_name, kind);
-        // A `Resubmitted` end follows the success of a map task whose output was lost
-        // later: the attempt did succeed; keep it as it is.
-        if reason.as_deref() == Some("Resubmitted") {
-            return Ok(());
-        }
         let ended = job
             .end_attempt(task, &id, finish, outcome, launch, line)
             .map_err(|e| e.skip(&FIELDS))?;
