@@ -41,12 +41,19 @@
 //!   homogeneous baseline runs). The detector also learns, within the run, from every
 //!   attempt (original or copy) that succeeded: its trajectory is `(0, 0)`, the points
 //!   `(report time - start, progress)` of its progress reports and `(duration, 1)`; a
-//!   killed or failed attempt teaches nothing. The model of a stage is that of **the latest
-//!   [`WINDOW`] (4096) successful attempts of the stage** (the memory of a stage is bounded,
-//!   see [`ProgressHistory`]); the detector refits a stage's model only when the stage has
-//!   learnt an attempt since. [`Detector::reset`] goes back to the given history. Without
-//!   a usable model (no history yet, slope not positive) the offline test holds for no
-//!   attempt, so the offline and combined modes flag nothing.
+//!   killed or failed attempt teaches nothing. Reports are taken in the order observed
+//!   (engines send them in time order): one earlier than the last taken, or with a
+//!   progress outside `[0, 1]`, is skipped, and an attempt with a report before its start
+//!   or after its end is not learnt, its points counted in
+//!   [`ProgressHistory::skipped_points`]. While an attempt runs, only the reports that
+//!   decide its trajectory's level times are kept, at most `2 LEVELS + 1` points however
+//!   long it runs (a month of 3 s heartbeats is 10^6 reports). The model of a stage is
+//!   that of **the latest [`WINDOW`] (4096) successful attempts of the stage** (the
+//!   memory of a stage is bounded, see [`ProgressHistory`]); the detector refits a
+//!   stage's model only when the stage has learnt an attempt since. [`Detector::reset`]
+//!   goes back to the given history. Without a usable model (no history yet, slope not
+//!   positive) the offline test holds for no attempt, so the offline and combined modes
+//!   flag nothing.
 //! - **Typical progress.** Fig. 9 names `T_iProg` the median task progress; the model is
 //!   the median over attempts of the time to reach each progress level, then the
 //!   regression, rather than a regression over every report pooled (which weighs an
@@ -76,6 +83,7 @@ mod model;
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptId, AttemptStatus, JobId, Observation, Snapshot, StageId};
 
+use model::ReportedTrajectory;
 pub use model::{LEVELS, Line, MAX_SEGMENTS, ProgressHistory, ProgressModel, WINDOW};
 
 use crate::error::check_param;
@@ -164,8 +172,9 @@ pub struct GarraghanDetector {
     /// Given at construction; `reset` goes back to it.
     prior: ProgressHistory,
     history: ProgressHistory,
-    /// Progress reports `(time, progress)` of attempts still running.
-    reports: IdMap<AttemptId, Vec<(f64, f64)>>,
+    /// The progress reports of attempts still running, reduced to what their level times
+    /// need.
+    reports: IdMap<AttemptId, ReportedTrajectory>,
     /// The earliest start seen of an attempt of each job (by job id).
     first_start: IdMap<u32, f64>,
     /// The job of each stage index in the last snapshot scanned (an engine may give a
@@ -446,17 +455,14 @@ impl Detector for GarraghanDetector {
                 self.reports
                     .entry(report.attempt)
                     .or_default()
-                    .push((report.time_secs, report.progress));
+                    .report(report.time_secs, report.progress);
             }
             Observation::AttemptEnded(end) => {
                 let reports = self.reports.remove(&end.attempt).unwrap_or_default();
                 if end.status == AttemptStatus::Succeeded {
-                    let start = end.start_secs;
-                    let points = reports
-                        .into_iter()
-                        .map(|(time, p)| (time - start, p))
-                        .chain(std::iter::once((end.end_secs - start, 1.0)));
-                    self.history.add_trajectory(end.stage, points);
+                    let (start, end_secs) = (end.start_secs, end.end_secs);
+                    self.history
+                        .add_reported(end.stage, reports, start, end_secs);
                 }
             }
             _ => {}

@@ -464,6 +464,29 @@ impl StageHistory {
     }
 }
 
+/// The level times of a trajectory ([`ProgressHistory::add_trajectory`]): its valid points
+/// sorted by time, then [`level_times`]; `None` without a valid point. And the number of
+/// points that were not valid.
+fn trajectory_times(points: impl IntoIterator<Item = (f64, f64)>) -> (Option<[f64; LEVELS]>, u64) {
+    let mut valid: Vec<(f64, f64)> = Vec::new();
+    let mut skipped = 0;
+    for (t, p) in points {
+        if t.is_finite() && t >= 0.0 && (0.0..=1.0).contains(&p) {
+            valid.push((t, p));
+        } else {
+            skipped += 1;
+        }
+    }
+    valid.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let times = (!valid.is_empty()).then(|| level_times(&valid));
+    (times, skipped)
+}
+
+/// Level `j`'s progress, `q_j = j / LEVELS`.
+fn level(j: usize) -> f64 {
+    j as f64 / LEVELS as f64
+}
+
 /// The times at which the trajectory `points` (sorted by time, valid) first reached each
 /// level, from `(0, 0)`; `+inf` for a level it never reached.
 fn level_times(points: &[(f64, f64)]) -> [f64; LEVELS] {
@@ -472,7 +495,7 @@ fn level_times(points: &[(f64, f64)]) -> [f64; LEVELS] {
     let mut j = 1; // the next level to reach
     for &(t1, p1) in points {
         while j <= LEVELS {
-            let q = j as f64 / LEVELS as f64;
+            let q = level(j);
             if p1 < q {
                 break;
             }
@@ -492,6 +515,91 @@ fn level_times(points: &[(f64, f64)]) -> [f64; LEVELS] {
         }
     }
     times
+}
+
+/// The progress reports `(time, progress)` of a running attempt, taken in the order
+/// observed and reduced to the points that decide its [`level_times`]: at most
+/// `2 LEVELS + 1` points, whatever the number of reports (an attempt that runs for a month
+/// reports 10^6 times at a 3 s heartbeat).
+///
+/// `level_times` gives level `q_j` from the first point `i` that reaches it and the state
+/// before that point: the time `t_(i-1)` of the point before it, and `P_(i-1)`, the
+/// highest progress before it (0 at the origin). So a point that reaches a new level is
+/// kept, after `(t_(i-1), P_(i-1))` (unless `i` is the first point, or that pair is the
+/// point kept last), and so is the state after the last report, before the end's point;
+/// no other point is. Given the kept points, `level_times` gives the times it gives given
+/// every point, bit for bit: it reaches each kept point in the state the full list leaves
+/// it in, since `(t_(i-1), P_(i-1))` reaches no new level (the kept points before it
+/// reached every level up to `P_(i-1)`) and sets that state.
+///
+/// A report whose time is not finite, whose progress is not in `[0, 1]`, or that is earlier
+/// than the last report taken (engines report in time order) is skipped and counted.
+/// Times are kept as reported: the elapsed times are taken at the attempt's end, as
+/// [`ProgressHistory::add_reported`] learns it.
+#[derive(Debug, Clone)]
+pub(crate) struct ReportedTrajectory {
+    kept: Vec<(f64, f64)>,
+    /// The times of the first and the last report taken; `None` before any.
+    span: Option<(f64, f64)>,
+    /// The highest progress taken (0 before any).
+    top: f64,
+    /// The first level above `top` (`LEVELS + 1` once `top` is 1).
+    next_level: usize,
+    taken: u64,
+    skipped: u64,
+}
+
+impl Default for ReportedTrajectory {
+    fn default() -> Self {
+        ReportedTrajectory {
+            kept: Vec::new(),
+            span: None,
+            top: 0.0,
+            next_level: 1,
+            taken: 0,
+            skipped: 0,
+        }
+    }
+}
+
+impl ReportedTrajectory {
+    /// Takes one report.
+    pub(crate) fn report(&mut self, time: f64, progress: f64) {
+        let in_order = self.span.is_none_or(|(_, last)| time >= last);
+        if !(time.is_finite() && (0.0..=1.0).contains(&progress) && in_order) {
+            self.skipped += 1;
+            return;
+        }
+        let reaches = |j: usize| j <= LEVELS && progress >= level(j);
+        if reaches(self.next_level) {
+            self.keep_state();
+            self.kept.push((time, progress));
+            while reaches(self.next_level) {
+                self.next_level += 1;
+            }
+        }
+        self.top = self.top.max(progress);
+        self.span = Some((self.span.map_or(time, |(first, _)| first), time));
+        self.taken += 1;
+    }
+
+    /// Keeps the state the reports taken leave [`level_times`] in, `(t_last, top)`, unless
+    /// there is none yet or it is the point kept last.
+    fn keep_state(&mut self) {
+        if let Some((_, last)) = self.span {
+            let state = (last, self.top);
+            if self.kept.last() != Some(&state) {
+                self.kept.push(state);
+            }
+        }
+    }
+
+    /// The points kept, then the state after the last report: the points to which the
+    /// attempt's end, `(end, 1)`, is added.
+    pub(crate) fn into_points(mut self) -> Vec<(f64, f64)> {
+        self.keep_state();
+        self.kept
+    }
 }
 
 /// Progress trajectories of attempts that succeeded, per stage, summarised for
@@ -532,19 +640,42 @@ impl ProgressHistory {
     /// ([`skipped_points`](Self::skipped_points)); an attempt with no valid point is not
     /// learnt.
     pub fn add_trajectory(&mut self, stage: StageId, points: impl IntoIterator<Item = (f64, f64)>) {
-        let mut valid: Vec<(f64, f64)> = Vec::new();
-        for (t, p) in points {
-            if t.is_finite() && t >= 0.0 && (0.0..=1.0).contains(&p) {
-                valid.push((t, p));
-            } else {
-                self.skipped_points += 1;
+        let (times, skipped) = trajectory_times(points);
+        self.skipped_points += skipped;
+        if let Some(times) = times {
+            Arc::make_mut(self.stages.entry(stage.0).or_default()).push(times);
+        }
+    }
+
+    /// Adds the trajectory of an attempt of `stage` that started at `start_secs` and
+    /// succeeded at `end_secs`, from its progress `reports`: the points
+    /// `(time - start, progress)` of the reports, then `(end - start, 1)`, as
+    /// [`add_trajectory`](Self::add_trajectory) takes them. The reports it skipped are
+    /// counted with the points skipped; an attempt with a report before its start or
+    /// after its end (or whose elapsed times overflow) is not learnt, and every point of
+    /// it is counted.
+    pub(crate) fn add_reported(
+        &mut self,
+        stage: StageId,
+        reports: ReportedTrajectory,
+        start_secs: f64,
+        end_secs: f64,
+    ) {
+        self.skipped_points += reports.skipped;
+        if let Some((first, last)) = reports.span {
+            // A NaN end's point is skipped, and the reports learnt.
+            let within = first >= start_secs && (last <= end_secs || end_secs.is_nan());
+            if !(within && (last - start_secs).is_finite()) {
+                self.skipped_points += reports.taken + 1;
+                return;
             }
         }
-        if valid.is_empty() {
-            return;
-        }
-        valid.sort_by(|a, b| a.0.total_cmp(&b.0));
-        Arc::make_mut(self.stages.entry(stage.0).or_default()).push(level_times(&valid));
+        let points = reports.into_points().into_iter();
+        let points = points.map(|(t, p)| (t - start_secs, p));
+        self.add_trajectory(
+            stage,
+            points.chain(std::iter::once((end_secs - start_secs, 1.0))),
+        );
     }
 
     /// Adds every attempt of `other` (the history of another run, say) after this
@@ -624,12 +755,12 @@ impl ProgressHistory {
         let mut bands = vec![Moments::default(); segments];
         let mut curve = Vec::with_capacity(LEVELS);
         let mut scratch = Vec::new();
-        for level in 1..=LEVELS {
-            let time = history.level_median(level - 1, &mut scratch);
+        for j in 1..=LEVELS {
+            let time = history.level_median(j - 1, &mut scratch);
             if time.is_finite() {
-                let q = level as f64 / LEVELS as f64;
+                let q = level(j);
                 overall.add(time, q);
-                bands[band_of_level(level, segments)].add(time, q);
+                bands[band_of_level(j, segments)].add(time, q);
                 curve.push((time, q));
             }
         }
@@ -652,6 +783,7 @@ impl ProgressHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conformance::SplitMix64;
 
     #[test]
     fn welford_fit_matches_the_closed_form() {
@@ -679,6 +811,103 @@ mod tests {
         assert_eq!(band_of(0.34, 3), 1);
         assert_eq!(band_of(1.0, 3), 2);
         assert_eq!(band_of(0.5, 1), 0);
+    }
+
+    /// Reports of one attempt started at `start`: times rising by steps of 0 to 4 s from
+    /// `start` (ties included), progress rising by 0 to 0.02 (levels hit exactly), with
+    /// dips, flats, a jump to 1 now and then, and one report in 16 not valid.
+    fn random_reports(rng: &mut SplitMix64, start: f64, count: usize) -> Vec<(f64, f64)> {
+        let (mut t, mut p) = (start, 0.0f64);
+        let mut reports = Vec::with_capacity(count);
+        for _ in 0..count {
+            t += f64::from(rng.below(5));
+            p = match rng.below(16) {
+                0 => (p - 0.05 * rng.unit()).max(0.0),
+                1 => p,
+                2 => level(rng.below(LEVELS as u32 + 1) as usize).max(p),
+                3 if rng.below(8) == 0 => 1.0,
+                _ => (p + 0.02 * rng.unit()).min(1.0),
+            };
+            reports.push(match rng.below(16) {
+                0 => (f64::NAN, p),
+                1 => (t, 1.5),
+                2 => (t, f64::NAN),
+                _ => (t, p),
+            });
+        }
+        reports
+    }
+
+    #[test]
+    fn reduced_reports_give_the_level_times_of_every_report() {
+        let mut rng = SplitMix64(0x0004_1e7e_15ed);
+        for case in 0..2000 {
+            let start = 100.0 * rng.unit() + 0.1;
+            let count = [0, 1, 2, 5, 40, 300, 5000][case % 7];
+            let reports = random_reports(&mut rng, start, count);
+            let last = reports
+                .iter()
+                .map(|r| r.0)
+                .filter(|t| t.is_finite())
+                .fold(start, f64::max);
+            let end = last + f64::from(rng.below(3));
+            let mut reduced = ReportedTrajectory::default();
+            for &(t, p) in &reports {
+                reduced.report(t, p);
+            }
+            let (taken, skipped) = (reduced.taken, reduced.skipped);
+            let kept = reduced.into_points();
+            assert!(kept.len() <= 2 * LEVELS + 1, "case {case}");
+            let with_end = |points: Vec<(f64, f64)>| {
+                let elapsed = points.into_iter().map(|(t, p)| (t - start, p));
+                trajectory_times(elapsed.chain([(end - start, 1.0)]))
+            };
+            let (all, all_skipped) = with_end(reports.clone());
+            let (kept_times, _) = with_end(kept.clone());
+            let bits = |times: Option<[f64; LEVELS]>| times.map(|t| t.map(f64::to_bits));
+            assert_eq!(bits(kept_times), bits(all), "case {case}");
+            assert_eq!(skipped, all_skipped, "case {case}");
+            assert_eq!(taken + skipped, count as u64, "case {case}");
+        }
+    }
+
+    #[test]
+    fn reports_out_of_order_or_outside_the_run_are_counted() {
+        let learnt = |reports: &[(f64, f64)], start: f64, end: f64| {
+            let mut reduced = ReportedTrajectory::default();
+            for &(t, p) in reports {
+                reduced.report(t, p);
+            }
+            let mut history = ProgressHistory::new();
+            history.add_reported(StageId(0), reduced, start, end);
+            (history.attempts(StageId(0)), history.skipped_points())
+        };
+        // In order: learnt, nothing skipped.
+        assert_eq!(learnt(&[(12.0, 0.2), (14.0, 0.4)], 10.0, 20.0), (1, 0));
+        // A report earlier than the last one taken is skipped; the rest is learnt.
+        assert_eq!(learnt(&[(14.0, 0.4), (12.0, 0.2)], 10.0, 20.0), (1, 1));
+        // A report before the start, or after the end: not learnt, its three points counted.
+        assert_eq!(learnt(&[(9.0, 0.1), (14.0, 0.4)], 10.0, 20.0), (0, 3));
+        assert_eq!(learnt(&[(12.0, 0.2), (21.0, 0.4)], 10.0, 20.0), (0, 3));
+        // At the start and at the end: learnt.
+        assert_eq!(learnt(&[(10.0, 0.0), (20.0, 0.9)], 10.0, 20.0), (1, 0));
+        // No report: the end alone.
+        assert_eq!(learnt(&[], 10.0, 20.0), (1, 0));
+        // Elapsed times that overflow: not learnt.
+        assert_eq!(learnt(&[(f64::MAX, 0.5)], -f64::MAX, f64::MAX), (0, 2));
+    }
+
+    #[test]
+    fn a_month_of_reports_keeps_about_two_points_a_level() {
+        // 10^6 reports at 3 s, progress rising slowly with a dip every 7th.
+        let mut reduced = ReportedTrajectory::default();
+        for i in 0..1_000_000u32 {
+            let p = f64::from(i) / 1e6 - if i % 7 == 0 { 1e-4 } else { 0.0 };
+            reduced.report(3.0 * f64::from(i), p.max(0.0));
+        }
+        assert_eq!(reduced.taken, 1_000_000);
+        let kept = reduced.into_points().len();
+        assert!(kept <= 2 * LEVELS + 1, "{kept}");
     }
 
     #[test]
