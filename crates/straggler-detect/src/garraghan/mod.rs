@@ -42,12 +42,13 @@
 //!   attempt (original or copy) that succeeded: its trajectory is `(0, 0)`, the points
 //!   `(report time - start, progress)` of its progress reports and `(duration, 1)`; a
 //!   killed or failed attempt teaches nothing. Reports are taken in the order observed
-//!   (engines send them in time order): one earlier than the last taken, or with a
-//!   progress outside `[0, 1]`, is skipped, and an attempt with a report before its start
-//!   or after its end is not learnt, its points counted in
-//!   [`ProgressHistory::skipped_points`]. While an attempt runs, only the reports that
-//!   decide its trajectory's level times are kept, at most `2 LEVELS + 1` points however
-//!   long it runs (a month of 3 s heartbeats is 10^6 reports). The model of a stage is
+//!   (engines send them in time order): one earlier than the last taken, or with a time
+//!   not finite or a progress outside `[0, 1]`, is skipped as it is observed, and counted
+//!   in [`ProgressHistory::skipped_points`]; an attempt with a report before its start or
+//!   after its end is not learnt, and counted in [`ProgressHistory::skipped_attempts`].
+//!   While an attempt runs, only the reports that decide its trajectory's level times are
+//!   kept, at most `2 LEVELS + 2` points however long it runs (a month of 3 s heartbeats
+//!   is 10^6 reports). The model of a stage is
 //!   that of **the latest [`WINDOW`] (4096) successful attempts of the stage** (the
 //!   memory of a stage is bounded, see [`ProgressHistory`]); the detector refits a
 //!   stage's model only when the stage has learnt an attempt since. [`Detector::reset`]
@@ -452,10 +453,10 @@ impl Detector for GarraghanDetector {
         }
         match observation {
             Observation::Progress(report) => {
-                self.reports
-                    .entry(report.attempt)
-                    .or_default()
-                    .report(report.time_secs, report.progress);
+                let reports = self.reports.entry(report.attempt).or_default();
+                if !reports.report(report.time_secs, report.progress) {
+                    self.history.skip_point();
+                }
             }
             Observation::AttemptEnded(end) => {
                 let reports = self.reports.remove(&end.attempt).unwrap_or_default();

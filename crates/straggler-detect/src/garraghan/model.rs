@@ -519,86 +519,86 @@ fn level_times(points: &[(f64, f64)]) -> [f64; LEVELS] {
 
 /// The progress reports `(time, progress)` of a running attempt, taken in the order
 /// observed and reduced to the points that decide its [`level_times`]: at most
-/// `2 LEVELS + 1` points, whatever the number of reports (an attempt that runs for a month
+/// `2 LEVELS + 2` points, whatever the number of reports (an attempt that runs for a month
 /// reports 10^6 times at a 3 s heartbeat).
 ///
 /// `level_times` gives level `q_j` from the first point `i` that reaches it and the state
 /// before that point: the time `t_(i-1)` of the point before it, and `P_(i-1)`, the
-/// highest progress before it (0 at the origin). So a point that reaches a new level is
-/// kept, after `(t_(i-1), P_(i-1))` (unless `i` is the first point, or that pair is the
-/// point kept last), and so is the state after the last report, before the end's point;
-/// no other point is. Given the kept points, `level_times` gives the times it gives given
-/// every point, bit for bit: it reaches each kept point in the state the full list leaves
-/// it in, since `(t_(i-1), P_(i-1))` reaches no new level (the kept points before it
-/// reached every level up to `P_(i-1)`) and sets that state.
+/// highest progress before it (0 at the origin). So the points kept are the first report,
+/// each report that reaches a new level, after `(t_(i-1), P_(i-1))`, and, last, the state
+/// after the last report, `(t_last, P_last)`: while reports reach no new level, each
+/// replaces that last state with its own. Given the kept points, `level_times` gives the
+/// times it gives given every point, bit for bit: it reaches each kept report in the state
+/// the full list leaves it in, since a state `(t, P)` reaches no new level (the reports
+/// kept before it reached every level up to `P`) and sets that state.
 ///
-/// A report whose time is not finite, whose progress is not in `[0, 1]`, or that is earlier
-/// than the last report taken (engines report in time order) is skipped and counted.
-/// Times are kept as reported: the elapsed times are taken at the attempt's end, as
-/// [`ProgressHistory::add_reported`] learns it.
+/// Times are kept as reported: the elapsed times, `time - start`, are taken at the
+/// attempt's end ([`ProgressHistory::add_reported`]), the same bits as taken report by
+/// report. The state is kept beside the points, with the next level to reach, so that a
+/// report reads the map's entry and nothing else: every running attempt has one, and the
+/// points of thousands of them are not in a cache.
 #[derive(Debug, Clone)]
 pub(crate) struct ReportedTrajectory {
-    kept: Vec<(f64, f64)>,
-    /// The times of the first and the last report taken; `None` before any.
-    span: Option<(f64, f64)>,
-    /// The highest progress taken (0 before any).
+    points: Vec<(f64, f64)>,
+    /// The last report's time (`-inf` before any) and the highest progress taken (0).
+    last: f64,
     top: f64,
     /// The first level above `top` (`LEVELS + 1` once `top` is 1).
-    next_level: usize,
-    taken: u64,
-    skipped: u64,
+    next_level: u8,
+    /// Whether the last point is a state only, which the next report replaces.
+    last_is_state: bool,
 }
 
 impl Default for ReportedTrajectory {
     fn default() -> Self {
         ReportedTrajectory {
-            kept: Vec::new(),
-            span: None,
+            points: Vec::new(),
+            last: f64::NEG_INFINITY,
             top: 0.0,
             next_level: 1,
-            taken: 0,
-            skipped: 0,
+            last_is_state: false,
         }
     }
 }
 
 impl ReportedTrajectory {
-    /// Takes one report.
-    pub(crate) fn report(&mut self, time: f64, progress: f64) {
-        let in_order = self.span.is_none_or(|(_, last)| time >= last);
-        if !(time.is_finite() && (0.0..=1.0).contains(&progress) && in_order) {
-            self.skipped += 1;
-            return;
+    /// Takes one report; `false` (the report skipped) if its time is not finite, its
+    /// progress not in `[0, 1]`, or it is earlier than the last report taken (engines
+    /// report in time order).
+    pub(crate) fn report(&mut self, time: f64, progress: f64) -> bool {
+        if !(time.is_finite() && (0.0..=1.0).contains(&progress) && time >= self.last) {
+            return false;
         }
-        let reaches = |j: usize| j <= LEVELS && progress >= level(j);
-        if reaches(self.next_level) {
-            self.keep_state();
-            self.kept.push((time, progress));
+        let reaches = |j: u8| usize::from(j) <= LEVELS && progress >= level(usize::from(j));
+        if self.points.is_empty() || reaches(self.next_level) {
+            // The first report, or one that reaches a new level.
+            self.points.push((time, progress));
+            self.last_is_state = false;
             while reaches(self.next_level) {
                 self.next_level += 1;
             }
-        }
-        self.top = self.top.max(progress);
-        self.span = Some((self.span.map_or(time, |(first, _)| first), time));
-        self.taken += 1;
-    }
-
-    /// Keeps the state the reports taken leave [`level_times`] in, `(t_last, top)`, unless
-    /// there is none yet or it is the point kept last.
-    fn keep_state(&mut self) {
-        if let Some((_, last)) = self.span {
-            let state = (last, self.top);
-            if self.kept.last() != Some(&state) {
-                self.kept.push(state);
+        } else {
+            let state = (time, self.top.max(progress));
+            match self.points.last_mut() {
+                Some(last) if self.last_is_state => *last = state,
+                _ => self.points.push(state),
             }
+            self.last_is_state = true;
         }
+        self.last = time;
+        self.top = self.top.max(progress);
+        true
     }
 
-    /// The points kept, then the state after the last report: the points to which the
-    /// attempt's end, `(end, 1)`, is added.
-    pub(crate) fn into_points(mut self) -> Vec<(f64, f64)> {
-        self.keep_state();
-        self.kept
+    /// The times of the first and the last report taken; `None` before any.
+    fn span(&self) -> Option<(f64, f64)> {
+        Some((self.points.first()?.0, self.last))
+    }
+
+    /// The points kept, the last being the state after the last report: the points to
+    /// which the attempt's end, `(end, 1)`, is added.
+    pub(crate) fn into_points(self) -> Vec<(f64, f64)> {
+        self.points
     }
 }
 
@@ -626,6 +626,7 @@ pub struct ProgressHistory {
     /// history it started from are one until the run's first success).
     stages: IdMap<u32, Arc<StageHistory>>,
     skipped_points: u64,
+    skipped_attempts: u64,
 }
 
 impl ProgressHistory {
@@ -650,10 +651,9 @@ impl ProgressHistory {
     /// Adds the trajectory of an attempt of `stage` that started at `start_secs` and
     /// succeeded at `end_secs`, from its progress `reports`: the points
     /// `(time - start, progress)` of the reports, then `(end - start, 1)`, as
-    /// [`add_trajectory`](Self::add_trajectory) takes them. The reports it skipped are
-    /// counted with the points skipped; an attempt with a report before its start or
-    /// after its end (or whose elapsed times overflow) is not learnt, and every point of
-    /// it is counted.
+    /// [`add_trajectory`](Self::add_trajectory) takes them. An attempt with a report
+    /// before its start or after its end (or whose elapsed times overflow) is not learnt,
+    /// and counted ([`skipped_attempts`](Self::skipped_attempts)).
     pub(crate) fn add_reported(
         &mut self,
         stage: StageId,
@@ -661,12 +661,11 @@ impl ProgressHistory {
         start_secs: f64,
         end_secs: f64,
     ) {
-        self.skipped_points += reports.skipped;
-        if let Some((first, last)) = reports.span {
+        if let Some((first, last)) = reports.span() {
             // A NaN end's point is skipped, and the reports learnt.
             let within = first >= start_secs && (last <= end_secs || end_secs.is_nan());
             if !(within && (last - start_secs).is_finite()) {
-                self.skipped_points += reports.taken + 1;
+                self.skipped_attempts += 1;
                 return;
             }
         }
@@ -684,6 +683,7 @@ impl ProgressHistory {
     /// [`WINDOW`] of that sequence).
     pub fn merge(&mut self, other: &ProgressHistory) {
         self.skipped_points += other.skipped_points;
+        self.skipped_attempts += other.skipped_attempts;
         for (&stage, theirs) in &other.stages {
             let ours = Arc::make_mut(self.stages.entry(stage).or_default());
             // The attempts `other` no longer holds would have left our window anyway: it
@@ -696,9 +696,22 @@ impl ProgressHistory {
         }
     }
 
-    /// Points left out because they were not finite or out of range.
+    /// Points left out because they were not finite or out of range; for a detector's
+    /// history, also the progress reports it skipped (see
+    /// [`GarraghanDetector`](crate::GarraghanDetector)).
     pub fn skipped_points(&self) -> u64 {
         self.skipped_points
+    }
+
+    /// Counts a point left out.
+    pub(crate) fn skip_point(&mut self) {
+        self.skipped_points += 1;
+    }
+
+    /// Attempts a detector did not learn because a progress report of theirs lies outside
+    /// their run (see [`GarraghanDetector`](crate::GarraghanDetector)).
+    pub fn skipped_attempts(&self) -> u64 {
+        self.skipped_attempts
     }
 
     /// Attempts learnt for `stage`, including those no longer kept. It grows with every
@@ -777,6 +790,7 @@ impl ProgressHistory {
     pub fn clear(&mut self) {
         self.stages.clear();
         self.skipped_points = 0;
+        self.skipped_attempts = 0;
     }
 }
 
@@ -852,49 +866,56 @@ mod tests {
                 .fold(start, f64::max);
             let end = last + f64::from(rng.below(3));
             let mut reduced = ReportedTrajectory::default();
-            for &(t, p) in &reports {
-                reduced.report(t, p);
-            }
-            let (taken, skipped) = (reduced.taken, reduced.skipped);
+            let taken = reports
+                .iter()
+                .filter(|&&(t, p)| reduced.report(t, p))
+                .count();
             let kept = reduced.into_points();
-            assert!(kept.len() <= 2 * LEVELS + 1, "case {case}");
+            assert!(kept.len() <= 2 * LEVELS + 2, "case {case}");
             let with_end = |points: Vec<(f64, f64)>| {
                 let elapsed = points.into_iter().map(|(t, p)| (t - start, p));
                 trajectory_times(elapsed.chain([(end - start, 1.0)]))
             };
             let (all, all_skipped) = with_end(reports.clone());
-            let (kept_times, _) = with_end(kept.clone());
+            let (kept_times, kept_skipped) = with_end(kept);
             let bits = |times: Option<[f64; LEVELS]>| times.map(|t| t.map(f64::to_bits));
             assert_eq!(bits(kept_times), bits(all), "case {case}");
-            assert_eq!(skipped, all_skipped, "case {case}");
-            assert_eq!(taken + skipped, count as u64, "case {case}");
+            // The reports skipped are those the sorted trajectory skips (in order here).
+            assert_eq!((count - taken) as u64, all_skipped, "case {case}");
+            assert_eq!(kept_skipped, 0, "case {case}");
         }
     }
 
     #[test]
     fn reports_out_of_order_or_outside_the_run_are_counted() {
+        // (attempts learnt, reports skipped, attempts skipped)
         let learnt = |reports: &[(f64, f64)], start: f64, end: f64| {
             let mut reduced = ReportedTrajectory::default();
-            for &(t, p) in reports {
-                reduced.report(t, p);
-            }
             let mut history = ProgressHistory::new();
+            for &(t, p) in reports {
+                if !reduced.report(t, p) {
+                    history.skip_point();
+                }
+            }
             history.add_reported(StageId(0), reduced, start, end);
-            (history.attempts(StageId(0)), history.skipped_points())
+            let stage = history.attempts(StageId(0));
+            (stage, history.skipped_points(), history.skipped_attempts())
         };
         // In order: learnt, nothing skipped.
-        assert_eq!(learnt(&[(12.0, 0.2), (14.0, 0.4)], 10.0, 20.0), (1, 0));
+        assert_eq!(learnt(&[(12.0, 0.2), (14.0, 0.4)], 10.0, 20.0), (1, 0, 0));
         // A report earlier than the last one taken is skipped; the rest is learnt.
-        assert_eq!(learnt(&[(14.0, 0.4), (12.0, 0.2)], 10.0, 20.0), (1, 1));
-        // A report before the start, or after the end: not learnt, its three points counted.
-        assert_eq!(learnt(&[(9.0, 0.1), (14.0, 0.4)], 10.0, 20.0), (0, 3));
-        assert_eq!(learnt(&[(12.0, 0.2), (21.0, 0.4)], 10.0, 20.0), (0, 3));
+        assert_eq!(learnt(&[(14.0, 0.4), (12.0, 0.2)], 10.0, 20.0), (1, 1, 0));
+        // A report before the start, or after the end: the attempt is not learnt.
+        assert_eq!(learnt(&[(9.0, 0.1), (14.0, 0.4)], 10.0, 20.0), (0, 0, 1));
+        assert_eq!(learnt(&[(12.0, 0.2), (21.0, 0.4)], 10.0, 20.0), (0, 0, 1));
         // At the start and at the end: learnt.
-        assert_eq!(learnt(&[(10.0, 0.0), (20.0, 0.9)], 10.0, 20.0), (1, 0));
+        assert_eq!(learnt(&[(10.0, 0.0), (20.0, 0.9)], 10.0, 20.0), (1, 0, 0));
         // No report: the end alone.
-        assert_eq!(learnt(&[], 10.0, 20.0), (1, 0));
+        assert_eq!(learnt(&[], 10.0, 20.0), (1, 0, 0));
         // Elapsed times that overflow: not learnt.
-        assert_eq!(learnt(&[(f64::MAX, 0.5)], -f64::MAX, f64::MAX), (0, 2));
+        assert_eq!(learnt(&[(f64::MAX, 0.5)], -f64::MAX, f64::MAX), (0, 0, 1));
+        // A NaN end: its point skipped, the reports learnt.
+        assert_eq!(learnt(&[(12.0, 0.2)], 10.0, f64::NAN), (1, 1, 0));
     }
 
     #[test]
@@ -903,11 +924,10 @@ mod tests {
         let mut reduced = ReportedTrajectory::default();
         for i in 0..1_000_000u32 {
             let p = f64::from(i) / 1e6 - if i % 7 == 0 { 1e-4 } else { 0.0 };
-            reduced.report(3.0 * f64::from(i), p.max(0.0));
+            assert!(reduced.report(3.0 * f64::from(i), p.max(0.0)));
         }
-        assert_eq!(reduced.taken, 1_000_000);
         let kept = reduced.into_points().len();
-        assert!(kept <= 2 * LEVELS + 1, "{kept}");
+        assert!(kept <= 2 * LEVELS + 2, "{kept}");
     }
 
     #[test]
