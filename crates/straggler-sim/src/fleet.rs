@@ -11,11 +11,11 @@
 //! `O(containers of the node + log(nodes))`, not `O(running attempts)`.
 //!
 //! Memory is flat: per task one 16-byte record (a flag byte, the indices of its running
-//! original and copy and its execution time); running attempts live in one dense array (an ending
-//! attempt's place goes to the last one), each container slot naming its entry, so a scan
-//! reads the running attempts only, from contiguous memory; per-task factors are
-//! stateless hashes (no storage). A day of 25.6 million tasks holds 410 MB of task
-//! state.
+//! original and copy and its execution time), from the first task of the oldest job still
+//! running to the last of the latest arrived ([`TaskTable`]); running attempts live in one
+//! dense array (an ending attempt's place goes to the last one), each container slot
+//! naming its entry, so a scan reads the running attempts only, from contiguous memory;
+//! per-task factors are stateless hashes (no storage).
 //!
 //! Differences from [`simulate`](crate::simulate) (the paper's engine, kept unchanged for
 //! the golden evaluation): regular tasks are placed on free containers in a round-robin
@@ -228,6 +228,55 @@ impl Default for TaskRt {
     }
 }
 
+/// The [`TaskRt`] of the tasks from `base` on, indexed by task id: the tasks of the jobs
+/// that arrived, less those below the first task of the oldest job still running (jobs
+/// number their tasks in the order they arrive), so that a day's memory follows the jobs
+/// running, not every task of the day. A task below `base` is done, in a job done, and
+/// never looked at again.
+#[derive(Debug, Default)]
+struct TaskTable {
+    base: usize,
+    rows: Vec<TaskRt>,
+}
+
+impl TaskTable {
+    /// Adds the tasks up to `end` (excluded), each not started.
+    fn extend_to(&mut self, end: usize) {
+        if end > self.base + self.rows.len() {
+            self.rows.resize(end - self.base, TaskRt::default());
+        }
+    }
+
+    /// Forgets the tasks below `first`, once they are as many as the tasks kept: each task
+    /// is moved at most once for each task forgotten, and the table holds at most twice
+    /// the tasks from `first` on.
+    fn forget_below(&mut self, first: usize) {
+        let dead = first.saturating_sub(self.base).min(self.rows.len());
+        if dead > 0 && dead >= self.rows.len() - dead {
+            self.rows.drain(..dead);
+            self.base += dead;
+        }
+    }
+
+    /// The tasks from `from` to `to` (excluded).
+    fn range(&self, from: usize, to: usize) -> &[TaskRt] {
+        &self.rows[from - self.base..to - self.base]
+    }
+}
+
+impl std::ops::Index<usize> for TaskTable {
+    type Output = TaskRt;
+    fn index(&self, task: usize) -> &TaskRt {
+        &self.rows[task - self.base]
+    }
+}
+
+impl std::ops::IndexMut<usize> for TaskTable {
+    fn index_mut(&mut self, task: usize) -> &mut TaskRt {
+        &mut self.rows[task - self.base]
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Live {
     task: u32,
@@ -309,9 +358,11 @@ struct Fleet<'a> {
     /// `original` and `copy`). A scan reads them front to back, from contiguous memory.
     live: Vec<Live>,
     /// Per task, everything in one place (an event on a task reads one cache line).
-    tasks: Vec<TaskRt>,
+    tasks: TaskTable,
     jobs: Vec<JobRt>,
     next_arrival: usize,
+    /// The oldest job that arrived and may still run (every job before it is done).
+    oldest_running: usize,
     active: Vec<u32>,
     launchable: VecDeque<u32>,
     requeued: VecDeque<u32>,
@@ -404,7 +455,6 @@ impl<'a> Fleet<'a> {
         }
         let (rate_tables, power_tables) = shape_tables(spec, &machines, &mut nodes);
         let jobs = make_jobs(spec, seed);
-        let total = spec.task_count() as usize;
         let mut record = record.then(Recorder::default);
         if let Some(r) = record.as_mut() {
             r.load = vec![LoadTimeline::default(); nodes.len()];
@@ -438,13 +488,14 @@ impl<'a> Fleet<'a> {
             slots: vec![Slot::FREE; first_slot as usize],
             finishing: Vec::new(),
             live: Vec::new(),
-            tasks: vec![TaskRt::default(); total],
+            tasks: TaskTable::default(),
             conditions,
             heartbeat_clock: vec![0.0; nodes.len()],
             nodes,
             machines,
             jobs,
             next_arrival: 0,
+            oldest_running: 0,
             active: Vec::new(),
             launchable: VecDeque::new(),
             requeued: VecDeque::new(),
@@ -882,6 +933,18 @@ impl<'a> Fleet<'a> {
         }
         let j = &mut self.jobs[job as usize];
         j.reduces_released = j.maps_done >= reduces_needed(self.spec, j);
+        let end = (j.first_task + j.tasks()) as usize;
+        // The jobs before the oldest still running are done: their tasks can go (at an
+        // arrival, when no event is under way that could read them).
+        while self.oldest_running < job as usize && {
+            let oldest = &self.jobs[self.oldest_running];
+            oldest.done == oldest.tasks()
+        } {
+            self.oldest_running += 1;
+        }
+        let first_running = self.jobs[self.oldest_running].first_task;
+        self.tasks.forget_below(first_running as usize);
+        self.tasks.extend_to(end);
         self.active.push(job);
         self.queue_job(job);
         Ok(())
@@ -1278,7 +1341,9 @@ impl<'a> Fleet<'a> {
             if from == to {
                 continue;
             }
-            let times = self.tasks[from as usize..to as usize]
+            let times = self
+                .tasks
+                .range(from as usize, to as usize)
                 .iter()
                 .map(|t| t.exec_secs);
             self.scratch.clear();
@@ -1515,6 +1580,50 @@ mod tests {
             s.successful_copies < s.copies,
             "some copies are killed: {s:?}"
         );
+    }
+
+    #[test]
+    fn the_task_table_forgets_a_prefix_once_it_is_half_the_table() {
+        let mut table = TaskTable::default();
+        table.extend_to(10);
+        table[7].exec_secs = 7.0;
+        // 4 dead of 10: kept.
+        table.forget_below(4);
+        assert_eq!((table.base, table.rows.len()), (0, 10));
+        // 5 of 10: forgotten; task 7 keeps its row.
+        table.forget_below(5);
+        assert_eq!((table.base, table.rows.len()), (5, 5));
+        assert_eq!(table[7].exec_secs, 7.0);
+        assert_eq!(table.range(6, 8).len(), 2);
+        // Extending counts from the base; past every row, all go.
+        table.extend_to(12);
+        assert_eq!(table.rows.len(), 7);
+        table.forget_below(usize::MAX);
+        assert_eq!((table.base, table.rows.len()), (12, 0));
+    }
+
+    #[test]
+    fn a_run_of_many_jobs_forgets_the_tasks_of_the_jobs_done() {
+        // dsb's 10 jobs, arriving over 1000 s rather than 600 s: some finish before the
+        // next arrives, while the oldest still runs (its tasks kept, those before it
+        // forgotten; forgetting one more task of it fails the test). Every attempt flagged
+        // (copies and kills), the links checked after every event (`assert_links`).
+        let mut spec = ScenarioSpec::dsb();
+        spec.jobs.arrival_window_secs = 1000.0;
+        let mut fleet = Fleet::new(&spec, 3, false).expect("a valid scenario");
+        fleet.observing = true;
+        let mut detector = FlagAll;
+        fleet.run(Some(&mut detector), None).expect("the run finishes");
+        let total = spec.task_count() as usize;
+        assert!(fleet.tasks.base > 0, "forgot none of {total}");
+        assert!(fleet.tasks.base + fleet.tasks.rows.len() <= total);
+        let summary = fleet.finish(FlagAll.name().to_owned()).summary;
+        assert!(summary.copies > 0, "{summary:?}");
+        // The public path, which resets the detector and reads its rule first, agrees.
+        let again = simulate_scenario(&spec, 3, Some(&mut FlagAll), RunOptions::default())
+            .expect("the run finishes")
+            .summary;
+        assert_eq!(format!("{summary:?}"), format!("{again:?}"));
     }
 
     /// Checks what it observes against what it scans: observations in time order, every
