@@ -193,9 +193,9 @@ impl Detector for DosIndex {
     fn observe(&mut self, observation: &Observation) {
         let end = match observation {
             Observation::AttemptEnded(end) => end,
-            // Its tasks stay in `succeeded`: a task index names one task of the run.
             Observation::StageFinished { stage, .. } => {
                 self.finished.remove(&stage.0);
+                self.succeeded.forget_stage(stage.0);
                 return;
             }
             _ => return,

@@ -378,10 +378,9 @@ impl Detector for SparkDetector {
                     );
                 }
             }
-            // Its tasks stay in `seen`: a task index names one task of the run, so a
-            // later stage at this index has tasks of its own.
             Observation::StageFinished { stage, .. } => {
                 self.stages.remove(&stage.0);
+                self.seen.forget_stage(stage.0);
             }
             _ => {}
         }
@@ -395,18 +394,31 @@ impl Detector for SparkDetector {
 
 /// A set of (stage, task) pairs: the tasks seen here, the succeeded tasks in
 /// [`Hadoop1`](crate::Hadoop1). Engines number tasks densely, so most pairs are an array
-/// slot by task index holding the stage of the task's first pair; a task in a second
-/// stage, or whose index is far beyond the pairs inserted, goes to a hash set. A lookup
-/// of a dense pair is one array read, where a hash set of a million tasks costs a cache
-/// miss per lookup; so does a lookup that misses, unless its index is outside the range
-/// of the hash set's indices (the running tasks of a snapshot, numbered before the tasks
-/// that ended, say), which is checked first.
+/// slot by task index (from `base`) holding the stage of the task's first pair; a task in
+/// a second stage, below `base`, or whose index is far beyond the pairs inserted, goes to
+/// a hash set. A lookup of a dense pair is one array read, where a hash set of a million
+/// tasks costs a cache miss per lookup; so does a lookup that misses, unless its index is
+/// outside the range of the hash set's indices (the running tasks of a snapshot, numbered
+/// before the tasks that ended, say), which is checked first.
+///
+/// A finished stage's pairs go ([`StageTaskSet::forget_stage`]): no later observation or
+/// row names the stage, and a stage given its index later has tasks of its own (a task
+/// index names one task of the run). The array's slots of the stage, between the least
+/// and the largest task index of its pairs, are cleared when that span is at most four
+/// times its pairs (tasks numbered by stage, as engines do; otherwise they stay); once the
+/// cleared slots at the array's start are half of it, they go and `base` moves past them.
+/// So a long run holds the tasks of its running stages, not of every stage it ran.
 #[derive(Debug, Clone)]
 pub(crate) struct StageTaskSet {
-    /// By task index: 1 + the stage of the task's first pair, 0 for none.
+    /// By task index from `base`: 1 + the stage of the task's first pair, 0 for none.
     first_stage: Vec<u32>,
+    base: usize,
+    /// Slots at the start of `first_stage` known to be 0 (no pair).
+    zeros: usize,
     /// Pairs in `first_stage`.
     dense: usize,
+    /// Each stage's pairs in `first_stage`: their count and least and largest task index.
+    spans: IdMap<u32, (usize, usize, usize)>,
     /// The other pairs, and the smallest and largest of their task indices.
     other: IdSet<(u32, TaskId)>,
     other_indices: (usize, usize),
@@ -416,7 +428,10 @@ impl Default for StageTaskSet {
     fn default() -> Self {
         StageTaskSet {
             first_stage: Vec::new(),
+            base: 0,
+            zeros: 0,
             dense: 0,
+            spans: IdMap::default(),
             other: IdSet::default(),
             other_indices: (usize::MAX, 0),
         }
@@ -427,10 +442,12 @@ impl StageTaskSet {
     /// Adds the pair; whether it is new.
     #[inline]
     pub(crate) fn insert(&mut self, stage: u32, task: TaskId) -> bool {
-        let index = task.index();
+        let Some(slot) = task.index().checked_sub(self.base) else {
+            return self.insert_other(stage, task);
+        };
         let tag = stage.wrapping_add(1);
-        if tag != 0 && index < self.first_stage.len() {
-            match self.first_stage[index] {
+        if tag != 0 && slot < self.first_stage.len() {
+            match self.first_stage[slot] {
                 // A pair put in `other` before the array reached its index.
                 0 if !self.other.is_empty() && self.other.contains(&(stage, task)) => {
                     return false;
@@ -439,13 +456,17 @@ impl StageTaskSet {
                 t if t == tag => return false,
                 _ => return self.insert_other(stage, task),
             }
-        } else if tag != 0 && index <= 4 * (self.dense + self.other.len()) + 4096 {
-            self.first_stage.resize(index + 1, 0);
+        } else if tag != 0 && slot <= 4 * (self.dense + self.other.len()) + 4096 {
+            self.first_stage.resize(slot + 1, 0);
         } else {
             return self.insert_other(stage, task);
         }
-        self.first_stage[index] = tag;
+        self.first_stage[slot] = tag;
+        self.zeros = self.zeros.min(slot);
         self.dense += 1;
+        let index = task.index();
+        let span = self.spans.entry(stage).or_insert((0, index, index));
+        *span = (span.0 + 1, span.1.min(index), span.2.max(index));
         true
     }
 
@@ -461,7 +482,8 @@ impl StageTaskSet {
     pub(crate) fn contains(&self, stage: u32, task: TaskId) -> bool {
         let tag = stage.wrapping_add(1);
         let index = task.index();
-        match self.first_stage.get(index) {
+        let slot = index.checked_sub(self.base);
+        match slot.and_then(|slot| self.first_stage.get(slot)) {
             Some(&first) if tag != 0 && first == tag => true,
             _ => {
                 let (low, high) = self.other_indices;
@@ -470,9 +492,43 @@ impl StageTaskSet {
         }
     }
 
+    /// Forgets the pairs of `stage`, a stage that finished (see the type's docs).
+    pub(crate) fn forget_stage(&mut self, stage: u32) {
+        if !self.other.is_empty() {
+            self.other.retain(|&(s, _)| s != stage);
+            if self.other.is_empty() {
+                self.other_indices = (usize::MAX, 0);
+            }
+        }
+        let Some((count, low, high)) = self.spans.remove(&stage) else {
+            return;
+        };
+        if high - low >= 4 * count {
+            return;
+        }
+        let tag = stage.wrapping_add(1);
+        for slot in &mut self.first_stage[low - self.base..=high - self.base] {
+            if *slot == tag {
+                *slot = 0;
+            }
+        }
+        self.dense -= count;
+        while self.first_stage.get(self.zeros) == Some(&0) {
+            self.zeros += 1;
+        }
+        if self.zeros > 0 && 2 * self.zeros >= self.first_stage.len() {
+            self.first_stage.drain(..self.zeros);
+            self.base += self.zeros;
+            self.zeros = 0;
+        }
+    }
+
     pub(crate) fn clear(&mut self) {
         self.first_stage.clear();
+        self.base = 0;
+        self.zeros = 0;
         self.dense = 0;
+        self.spans.clear();
         self.other.clear();
         self.other_indices = (usize::MAX, 0);
     }
@@ -607,6 +663,48 @@ mod tests {
                 .all(|t| !seen.contains(0, TaskId(t)))
         );
         assert!(!seen.contains(1, TaskId(100_000)) && !seen.contains(0, TaskId(200_000)));
+    }
+
+    #[test]
+    fn a_finished_stage_s_pairs_go() {
+        // Stages 0 to 3 of 100 tasks each, numbered by stage.
+        let mut set = StageTaskSet::default();
+        for t in 0..400 {
+            assert!(set.insert(t / 100, TaskId(t)));
+        }
+        set.forget_stage(0);
+        assert!((0..100).all(|t| !set.contains(0, TaskId(t))));
+        assert!((100..400).all(|t| set.contains(t / 100, TaskId(t))));
+        // A quarter of the array cleared: it stays; half: the cleared slots go.
+        assert_eq!((set.base, set.first_stage.len()), (0, 400));
+        set.forget_stage(1);
+        assert_eq!(
+            (set.base, set.first_stage.len(), set.dense),
+            (200, 200, 200)
+        );
+        assert!((0..200).all(|t| !set.contains(t / 100, TaskId(t))));
+        assert!((200..400).all(|t| set.contains(t / 100, TaskId(t))));
+        // A task below the base: in the hash set, then gone with its stage.
+        assert!(set.insert(7, TaskId(5)) && !set.insert(7, TaskId(5)));
+        assert!(set.contains(7, TaskId(5)) && !set.contains(0, TaskId(5)));
+        set.forget_stage(7);
+        assert!(!set.contains(7, TaskId(5)) && set.other.is_empty());
+        // A stage whose tasks are spread over more than four times their count keeps its
+        // slots (clearing them would read the span); its pairs are still found.
+        for t in [1000, 5000] {
+            assert!(set.insert(8, TaskId(t)));
+        }
+        set.forget_stage(8);
+        assert!(set.contains(8, TaskId(1000)));
+        // The stages numbered by stage go; stage 8's slots (at 1000 and 5000) stay, so the
+        // 800 cleared slots before them are less than half the array, and stay too.
+        set.forget_stage(2);
+        set.forget_stage(3);
+        assert!((200..400).all(|t| !set.contains(t / 100, TaskId(t))));
+        assert_eq!(
+            (set.base, set.zeros, set.first_stage.len()),
+            (200, 800, 4801)
+        );
     }
 
     #[test]

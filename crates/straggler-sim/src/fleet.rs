@@ -1613,7 +1613,9 @@ mod tests {
         let mut fleet = Fleet::new(&spec, 3, false).expect("a valid scenario");
         fleet.observing = true;
         let mut detector = FlagAll;
-        fleet.run(Some(&mut detector), None).expect("the run finishes");
+        fleet
+            .run(Some(&mut detector), None)
+            .expect("the run finishes");
         let total = spec.task_count() as usize;
         assert!(fleet.tasks.base > 0, "forgot none of {total}");
         assert!(fleet.tasks.base + fleet.tasks.rows.len() <= total);

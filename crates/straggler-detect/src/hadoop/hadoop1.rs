@@ -241,9 +241,9 @@ impl Detector for Hadoop1 {
             {
                 *self.finished.entry(end.stage.0).or_insert(0) += 1;
             }
-            // Its tasks stay in `finished_tasks`: a task index names one task of the run.
             Observation::StageFinished { stage, .. } => {
                 self.finished.remove(&stage.0);
+                self.finished_tasks.forget_stage(stage.0);
             }
             _ => {}
         }

@@ -254,9 +254,9 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
                         .add(end.end_secs - end.start_secs);
                 }
             }
-            // Its tasks stay in `succeeded`: a task index names one task of the run.
             Observation::StageFinished { stage, .. } => {
                 self.finished.remove(&stage.0);
+                self.succeeded.forget_stage(stage.0);
             }
             _ => {}
         }
