@@ -313,6 +313,9 @@ impl JobRt {
     fn tasks(&self) -> u32 {
         self.maps + self.reduces
     }
+    fn finished(&self) -> bool {
+        self.done == self.tasks()
+    }
     fn launchable(&self) -> bool {
         self.next_map < self.maps || (self.reduces_released && self.next_reduce < self.reduces)
     }
@@ -794,7 +797,7 @@ impl<'a> Fleet<'a> {
                 self.stage_finished(live.job, TaskKind::Map);
             }
         }
-        if self.jobs[live.job as usize].done == self.jobs[live.job as usize].tasks() {
+        if self.jobs[live.job as usize].finished() {
             self.job_finished(live.job);
         }
     }
@@ -936,10 +939,7 @@ impl<'a> Fleet<'a> {
         let end = (j.first_task + j.tasks()) as usize;
         // The jobs before the oldest still running are done: their tasks can go (at an
         // arrival, when no event is under way that could read them).
-        while self.oldest_running < job as usize && {
-            let oldest = &self.jobs[self.oldest_running];
-            oldest.done == oldest.tasks()
-        } {
+        while self.oldest_running < job as usize && self.jobs[self.oldest_running].finished() {
             self.oldest_running += 1;
         }
         let first_running = self.jobs[self.oldest_running].first_task;
@@ -1191,8 +1191,7 @@ impl<'a> Fleet<'a> {
     fn scan(&mut self, detector: &mut dyn Detector) -> Result<(), SimError> {
         self.observe_ended(detector);
         let lag = self.spec.speculation.lag_secs;
-        self.active
-            .retain(|&j| self.jobs[j as usize].done < self.jobs[j as usize].tasks());
+        self.active.retain(|&j| !self.jobs[j as usize].finished());
         self.snapshot.clear(self.now)?;
         for &j in &self.active {
             let job = &self.jobs[j as usize];
