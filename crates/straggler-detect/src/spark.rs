@@ -422,6 +422,8 @@ pub(crate) struct StageTaskSet {
     /// The other pairs, and the smallest and largest of their task indices.
     other: IdSet<(u32, TaskId)>,
     other_indices: (usize, usize),
+    /// Each stage's pairs in `other`, so that forgetting a stage without any reads none.
+    other_counts: IdMap<u32, usize>,
 }
 
 impl Default for StageTaskSet {
@@ -434,6 +436,7 @@ impl Default for StageTaskSet {
             spans: IdMap::default(),
             other: IdSet::default(),
             other_indices: (usize::MAX, 0),
+            other_counts: IdMap::default(),
         }
     }
 }
@@ -474,7 +477,11 @@ impl StageTaskSet {
     fn insert_other(&mut self, stage: u32, task: TaskId) -> bool {
         let (low, high) = self.other_indices;
         self.other_indices = (low.min(task.index()), high.max(task.index()));
-        self.other.insert((stage, task))
+        let new = self.other.insert((stage, task));
+        if new {
+            *self.other_counts.entry(stage).or_insert(0) += 1;
+        }
+        new
     }
 
     /// Whether the pair is in the set.
@@ -494,7 +501,7 @@ impl StageTaskSet {
 
     /// Forgets the pairs of `stage`, a stage that finished (see the type's docs).
     pub(crate) fn forget_stage(&mut self, stage: u32) {
-        if !self.other.is_empty() {
+        if self.other_counts.remove(&stage).is_some() {
             self.other.retain(|&(s, _)| s != stage);
             if self.other.is_empty() {
                 self.other_indices = (usize::MAX, 0);
@@ -531,6 +538,7 @@ impl StageTaskSet {
         self.spans.clear();
         self.other.clear();
         self.other_indices = (usize::MAX, 0);
+        self.other_counts.clear();
     }
 }
 
