@@ -415,8 +415,10 @@ pub(crate) struct StageTaskSet {
     base: usize,
     /// Slots at the start of `first_stage` known to be 0 (no pair).
     zeros: usize,
-    /// Pairs in `first_stage`.
+    /// Pairs in `first_stage`, and slots of it cleared since it last lost its start (the
+    /// array grows as if they held pairs still).
     dense: usize,
+    cleared: usize,
     /// Each stage's pairs in `first_stage`: their count and least and largest task index.
     spans: IdMap<u32, (usize, usize, usize)>,
     /// The other pairs, and the smallest and largest of their task indices.
@@ -433,6 +435,7 @@ impl Default for StageTaskSet {
             base: 0,
             zeros: 0,
             dense: 0,
+            cleared: 0,
             spans: IdMap::default(),
             other: IdSet::default(),
             other_indices: (usize::MAX, 0),
@@ -459,7 +462,11 @@ impl StageTaskSet {
                 t if t == tag => return false,
                 _ => return self.insert_other(stage, task),
             }
-        } else if tag != 0 && slot <= 4 * (self.dense + self.other.len()) + 4096 {
+        } else if tag != 0 && slot <= 4 * (self.dense + self.cleared + self.other.len()) + 4096 {
+            // A pair put in `other` while its index was beyond the array's reach.
+            if !self.other.is_empty() && self.other.contains(&(stage, task)) {
+                return false;
+            }
             self.first_stage.resize(slot + 1, 0);
         } else {
             return self.insert_other(stage, task);
@@ -520,12 +527,14 @@ impl StageTaskSet {
             }
         }
         self.dense -= count;
+        self.cleared += count;
         while self.first_stage.get(self.zeros) == Some(&0) {
             self.zeros += 1;
         }
         if self.zeros > 0 && 2 * self.zeros >= self.first_stage.len() {
             self.first_stage.drain(..self.zeros);
             self.base += self.zeros;
+            self.cleared = self.cleared.saturating_sub(self.zeros);
             self.zeros = 0;
         }
     }
@@ -535,6 +544,7 @@ impl StageTaskSet {
         self.base = 0;
         self.zeros = 0;
         self.dense = 0;
+        self.cleared = 0;
         self.spans.clear();
         self.other.clear();
         self.other_indices = (usize::MAX, 0);
@@ -713,6 +723,21 @@ mod tests {
             (set.base, set.zeros, set.first_stage.len()),
             (200, 800, 4801)
         );
+    }
+
+    #[test]
+    fn a_pair_in_the_hash_set_is_not_new_when_the_array_reaches_it() {
+        // Task 60 000 goes to the hash set (beyond the array's reach), then the array
+        // grows to it: inserting the pair again is not new.
+        let mut set = StageTaskSet::default();
+        set.insert(0, TaskId(0));
+        (1..=2000).for_each(|t| assert!(set.insert(1, TaskId(t))));
+        set.forget_stage(1);
+        assert!(set.insert(2, TaskId(60_000)));
+        assert_eq!(set.other.len(), 1);
+        (7000..20_000).for_each(|t| assert!(set.insert(3, TaskId(t))));
+        assert!(!set.insert(2, TaskId(60_000)));
+        assert!(set.contains(2, TaskId(60_000)));
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!
 //! Memory is flat: per task one 16-byte record (a flag byte, the indices of its running
 //! original and copy and its execution time), from the first task of the oldest job still
-//! running to the last of the latest arrived ([`TaskTable`]); running attempts live in one
+//! running (at most as many again before it) to the last of the latest arrived
+//! ([`TaskTable`]); running attempts live in one
 //! dense array (an ending attempt's place goes to the last one), each container slot
 //! naming its entry, so a scan reads the running attempts only, from contiguous memory;
 //! per-task factors are stateless hashes (no storage).
