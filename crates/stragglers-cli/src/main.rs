@@ -4,6 +4,7 @@ mod replay;
 mod simulate;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -291,8 +292,30 @@ fn parse_policy(text: &str, flag: &str) -> anyhow::Result<Policy> {
     })
 }
 
-fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
+/// Runs the command; an error is printed as its message and the causes under it, never
+/// with a backtrace (`anyhow` prints one from `main` when `RUST_BACKTRACE` is set, as it
+/// often is on a developer's machine, where a mistyped preset is not a crash).
+fn main() -> ExitCode {
+    match run(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{}", error_text(&error));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `error: <message>`, then a `caused by: <cause>` line for each cause, outermost first.
+fn error_text(error: &anyhow::Error) -> String {
+    let mut text = format!("error: {error}");
+    for cause in error.chain().skip(1) {
+        text.push_str(&format!("\n  caused by: {cause}"));
+    }
+    text
+}
+
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
         Command::Eval {
             repetitions,
             baseline_runs,

@@ -23,8 +23,9 @@ pub struct SimulateArgs {
     /// A scenario file (TOML; see fixtures/scenarios/ and docs/simulation.md).
     #[arg(long, value_name = "PATH")]
     scenario_file: Option<PathBuf>,
-    /// The detector (`stragglers detectors` lists them), or `none`; several, comma-separated
-    /// (`default,late,hierarchical`), run side by side.
+    /// The detector (`stragglers detectors` lists them, but for the oracle), or `none`;
+    /// several, comma-separated (`default,late,hierarchical`), run side by side; `all` for
+    /// every one (`none,all` adds the run without a detector).
     #[arg(long, default_value = "default")]
     detector: String,
     /// Seed of the run.
@@ -47,24 +48,29 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         ),
     };
     let all = DetectorSpec::all();
-    let detectors = args
-        .detector
-        .split(',')
-        .map(|name| match name {
-            "none" => Ok(None),
-            name => all
-                .iter()
-                .find(|d| d.name() == name)
-                .map(Some)
-                .with_context(|| {
+    // The detectors in the order named, each once; `all` names every one not named before.
+    let mut detectors: Vec<Option<&DetectorSpec>> = Vec::new();
+    for name in args.detector.split(',').map(str::trim) {
+        let named: Vec<Option<&DetectorSpec>> = match name {
+            "none" => vec![None],
+            "all" => all.iter().map(Some).collect(),
+            name => {
+                let found = all.iter().find(|d| d.name() == name).with_context(|| {
                     let names: Vec<&str> = all.iter().map(DetectorSpec::name).collect();
                     format!(
-                        "unknown detector {name:?}; known: none, {}",
+                        "unknown detector {name:?}; known: none, all, {}",
                         names.join(", ")
                     )
-                }),
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+                })?;
+                vec![Some(found)]
+            }
+        };
+        for detector in named {
+            if detectors.iter().all(|&d| name_of(d) != name_of(detector)) {
+                detectors.push(detector);
+            }
+        }
+    }
     let bars = MultiProgress::new();
     let style = ProgressStyle::with_template("{prefix:>14} {bar:40} {pos}/{len} tasks  {msg}")
         .context("the progress bar's template")?;
@@ -74,7 +80,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         .map(|detector| {
             let bar = bars.add(ProgressBar::new(spec.task_count()));
             bar.set_style(style.clone());
-            bar.set_prefix(detector.map_or("none", |d| d.name()).to_owned());
+            bar.set_prefix(name_of(*detector).to_owned());
             let mut on_progress = |p: Progress| {
                 bar.set_position(p.tasks_done);
                 bar.set_message(format!("simulated {:.0} s", p.now_secs));
@@ -109,6 +115,11 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
+}
+
+/// The name of a run's detector: `none` for the run without one.
+fn name_of(detector: Option<&DetectorSpec>) -> &str {
+    detector.map_or("none", DetectorSpec::name)
 }
 
 /// The summary as aligned lines.

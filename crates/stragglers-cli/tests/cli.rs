@@ -260,6 +260,25 @@ fn simulate_runs_several_detectors_side_by_side() {
     assert_eq!(summaries[1]["detector"], "none");
     let output = stragglers(&["simulate", "--preset", "paper", "--detector", "late,nope"]);
     assert!(String::from_utf8_lossy(&output.stderr).contains("\"nope\""));
+    // `all`: every detector `stragglers detectors` lists but the oracle, each once, after
+    // those named before it.
+    let listed = stragglers_ok(&["detectors"]);
+    let mut expected: Vec<&str> = vec!["none", "late"];
+    for name in listed
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+    {
+        if !["late", "oracle"].contains(&name) {
+            expected.push(name);
+        }
+    }
+    let every = run("none, late,all,none", None);
+    let ran: Vec<&str> = every
+        .lines()
+        .filter_map(|line| line.strip_prefix("scenario      paper (seed 3, detector "))
+        .map(|rest| rest.trim_end_matches(')'))
+        .collect();
+    assert_eq!(ran, expected);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -278,6 +297,40 @@ fn simulate_names_the_bad_key_of_a_scenario_file() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("datacenter"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn errors_are_printed_without_a_backtrace_with_their_causes() {
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_stragglers"))
+            .args(args)
+            .env("RUST_BACKTRACE", "1")
+            .env("RUST_LIB_BACKTRACE", "1")
+            .output()
+            .expect("the binary runs");
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        String::from_utf8(output.stderr).expect("UTF-8 output")
+    };
+    let stderr = run(&["simulate", "--preset", "nope"]);
+    assert!(
+        stderr.starts_with("error: unknown scenario preset \"nope\""),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // A context and its cause, one line each.
+    let missing = std::env::temp_dir()
+        .join(format!("stragglers-no-such-dir-{}", std::process::id()))
+        .join("out.json");
+    let json = missing.to_str().unwrap();
+    let stderr = run(&["simulate", "--preset", "paper", "--json", json]);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("simulated"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert_eq!(lines[0], format!("error: writing {json}"));
+    assert!(lines[1].starts_with("  caused by: "), "{stderr}");
+    assert!(!stderr.contains("acktrace"), "{stderr}");
 }
 
 #[test]
