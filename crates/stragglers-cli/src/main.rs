@@ -1,5 +1,6 @@
 //! The `stragglers` command: runs the seed paper's evaluation and prints its tables.
 
+mod output;
 mod replay;
 mod simulate;
 
@@ -326,6 +327,11 @@ fn run(command: Command) -> anyhow::Result<()> {
             detectors,
             overrides,
         } => {
+            for (flag, path) in [("--json", &json), ("--markdown", &markdown)] {
+                if let Some(path) = path {
+                    output::check(flag, path)?;
+                }
+            }
             if let Some(threads) = threads {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
@@ -344,12 +350,10 @@ fn run(command: Command) -> anyhow::Result<()> {
             print!("{}", report::text(&results));
             if let Some(path) = json {
                 let text = serde_json::to_string_pretty(&results)?;
-                std::fs::write(&path, text + "\n")
-                    .with_context(|| format!("writing {}", path.display()))?;
+                output::write(&path, &(text + "\n"))?;
             }
             if let Some(path) = markdown {
-                std::fs::write(&path, report::markdown(&results))
-                    .with_context(|| format!("writing {}", path.display()))?;
+                output::write(&path, &report::markdown(&results))?;
             }
             eprintln!(
                 "{} cells x {} repetitions in {:.2} s",

@@ -15,6 +15,8 @@ use stragglers::trace::{
 };
 use stragglers::truth::SiblingReference;
 
+use crate::output;
+
 /// The schema tag of `replay --json`.
 pub const SCHEMA: &str = "stragglers.replay/1";
 
@@ -206,6 +208,9 @@ fn correlation(r: Option<f64>) -> String {
 /// Runs `stragglers replay`.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let (with_recorded, specs) = parse_detectors(&args.detectors)?;
+    if let Some(path) = &args.json {
+        output::check("--json", path)?;
+    }
     let truth = TruthConfig {
         factor: args.factor,
         reference: match args.reference {
@@ -333,7 +338,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             replay_config,
         );
         let text = serde_json::to_string_pretty(&value)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+        output::write(path, &(text + "\n"))?;
     }
     Ok(())
 }

@@ -13,6 +13,8 @@ use stragglers::sim::{
     DetectorSpec, PRESETS, Progress, RunOptions, ScenarioSpec, Summary, simulate_scenario,
 };
 
+use crate::output;
+
 /// The arguments of `stragglers simulate`.
 #[derive(Debug, clap::Args)]
 #[command(group = clap::ArgGroup::new("source").required(true).args(["preset", "scenario_file"]))]
@@ -47,6 +49,9 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             PRESETS.join(", ")
         ),
     };
+    if let Some(path) = &args.json {
+        output::check("--json", path)?;
+    }
     let all = DetectorSpec::all();
     // The detectors in the order named, each once; `all` names every one not named before.
     let mut detectors: Vec<Option<&DetectorSpec>> = Vec::new();
@@ -111,8 +116,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             "runs": summaries,
         });
         let text = serde_json::to_string_pretty(&document)?;
-        std::fs::write(&path, text + "\n")
-            .with_context(|| format!("writing {}", path.display()))?;
+        output::write(&path, &(text + "\n"))?;
     }
     Ok(())
 }

@@ -317,19 +317,25 @@ fn errors_are_printed_without_a_backtrace_with_their_causes() {
         "{stderr}"
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    // A context and its cause, one line each.
-    let missing = std::env::temp_dir()
-        .join(format!("stragglers-no-such-dir-{}", std::process::id()))
-        .join("out.json");
+    // A context and its cause, one line each; an output path that cannot be written is
+    // refused before the run.
+    let dir = std::env::temp_dir().join(format!("stragglers-no-such-dir-{}", std::process::id()));
+    let missing = dir.join("out.json");
     let json = missing.to_str().unwrap();
-    let stderr = run(&["simulate", "--preset", "paper", "--json", json]);
-    let lines: Vec<&str> = stderr
-        .lines()
-        .filter(|l| !l.starts_with("simulated"))
-        .collect();
-    assert_eq!(lines.len(), 2, "{stderr}");
-    assert_eq!(lines[0], format!("error: writing {json}"));
-    assert!(lines[1].starts_with("  caused by: "), "{stderr}");
+    for args in [
+        &["simulate", "--preset", "paper", "--json", json][..],
+        &["eval", "--repetitions", "1", "--json", json],
+        &["replay", "no-such-log", "--json", json],
+    ] {
+        let stderr = run(args);
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 2, "{stderr}");
+        assert_eq!(
+            lines[0],
+            format!("error: --json {json}: no directory {}", dir.display())
+        );
+        assert!(lines[1].starts_with("  caused by: "), "{stderr}");
+    }
     assert!(!stderr.contains("acktrace"), "{stderr}");
 }
 
