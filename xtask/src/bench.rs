@@ -52,6 +52,9 @@ pub fn main(args: &[&str]) -> anyhow::Result<()> {
             }
         }
     }
+    if let Some(path) = &json {
+        check_json_path(path)?;
+    }
     match *what {
         "sim" => bench_sim::run(json.as_deref()),
         "replay" => bench_replay::run(json.as_deref()),
@@ -150,6 +153,19 @@ fn parse_vm_hwm(status: &str) -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// Refuses, before a benchmark runs rather than after, a `--json` path that cannot be
+/// written: a directory, or one under a file. A missing folder is fine (`write_json`
+/// creates it).
+fn check_json_path(path: &Path) -> anyhow::Result<()> {
+    if path.is_dir() {
+        bail!("--json {}: is a directory", path.display());
+    }
+    if let Some(file) = path.ancestors().skip(1).find(|a| a.is_file()) {
+        bail!("--json {}: {} is a file", path.display(), file.display());
+    }
+    Ok(())
+}
+
 /// Writes `value` as pretty JSON to `path`, creating its folder.
 pub fn write_json(path: &Path, value: &serde_json::Value) -> anyhow::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -163,7 +179,20 @@ pub fn write_json(path: &Path, value: &serde_json::Value) -> anyhow::Result<()> 
 
 #[cfg(test)]
 mod tests {
-    use super::parse_vm_hwm;
+    use super::{check_json_path, parse_vm_hwm};
+
+    #[test]
+    fn a_json_path_is_refused_at_a_directory_or_under_a_file() {
+        let dir = std::env::temp_dir().join(format!("xtask-json-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("file");
+        std::fs::write(&file, "").unwrap();
+        assert!(check_json_path(&dir).is_err());
+        assert!(check_json_path(&file.join("out.json")).is_err());
+        assert!(check_json_path(&file).is_ok());
+        assert!(check_json_path(&dir.join("new/out.json")).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn vm_hwm_is_read_in_kib() {

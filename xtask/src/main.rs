@@ -11,6 +11,7 @@ mod bench_sim;
 mod golden;
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -24,7 +25,22 @@ const USAGE: &str = "usage: cargo xtask <eval [--check | --bless] | bench <what>
   eval --bless   also overwrite fixtures/golden/eval.json with the results
 ";
 
-fn main() -> anyhow::Result<()> {
+/// Runs the task; an error is printed as its message and causes, without the backtrace
+/// that `RUST_BACKTRACE` would add to an `anyhow::Result` returned from `main`.
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            for cause in error.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {

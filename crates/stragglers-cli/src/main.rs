@@ -1,5 +1,6 @@
 //! The `stragglers` command: runs the seed paper's evaluation and prints its tables.
 
+mod detectors;
 mod output;
 mod replay;
 mod simulate;
@@ -8,9 +9,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::builder::RangedU64ValueParser;
 use clap::{Parser, Subcommand};
+use detectors::Group;
 use stragglers::sim::{
     CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, limits, report,
 };
@@ -59,10 +61,10 @@ enum Command {
         /// Worker threads (default: one per core; 1 to 1024). Results do not depend on it.
         #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_THREADS))]
         threads: Option<usize>,
-        /// Which detectors to evaluate: `paper` (Default, Hierarchical and LATE, as in the
-        /// paper's Table 6, and the oracle), `all` (every detector of `stragglers
-        /// detectors`, and the oracle), or names of `stragglers detectors` and `oracle`,
-        /// comma-separated.
+        /// Which detectors to evaluate, comma-separated, each once in the order first
+        /// named: names of `stragglers detectors` and `oracle`; `paper` (Default,
+        /// Hierarchical and LATE, as in the paper's Table 6, and the oracle); `all` (every
+        /// detector of `stragglers detectors`, and the oracle). `paper,spark` adds Spark.
         #[arg(long, default_value = "paper", value_name = "paper|all|LIST")]
         detectors: String,
         #[command(flatten)]
@@ -88,38 +90,27 @@ fn count_parser(least: u32, most: u32) -> clap::builder::RangedI64ValueParser<u3
     clap::value_parser!(u32).range(i64::from(least)..=i64::from(most))
 }
 
-/// The evaluation of `--detectors`: `paper`, `all`, or a comma-separated list of names.
-fn evaluation_of(detectors: &str) -> anyhow::Result<Evaluation> {
-    match detectors.trim() {
-        "paper" => Ok(Evaluation::paper()),
-        "all" => Ok(Evaluation::paper().with_detectors(DetectorSpec::all_and_oracle())),
-        list => {
-            let known = DetectorSpec::all_and_oracle();
-            let chosen = list
-                .split(',')
-                .map(str::trim)
-                .filter(|name| !name.is_empty())
-                .map(|name| {
-                    known
-                        .iter()
-                        .find(|spec| spec.name() == name)
-                        .cloned()
-                        .with_context(|| {
-                            let names: Vec<&str> = known.iter().map(DetectorSpec::name).collect();
-                            format!(
-                                "--detectors: unknown detector {name:?}: expected paper, all or \
-                                 names among {}",
-                                names.join(", ")
-                            )
-                        })
-                })
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            if chosen.is_empty() {
-                bail!("--detectors names no detector");
-            }
-            Ok(Evaluation::paper().with_detectors(chosen))
-        }
-    }
+/// The detectors `--detectors` names: names (`stragglers detectors`, and `oracle`), `paper`
+/// for the paper's three and the oracle, `all` for every one.
+fn detectors_of(list: &str) -> anyhow::Result<Vec<DetectorSpec>> {
+    let choices = DetectorSpec::all_and_oracle();
+    let paper: Vec<String> = DetectorSpec::paper_and_oracle()
+        .iter()
+        .map(|spec| spec.name().to_owned())
+        .collect();
+    let in_paper = |spec: &DetectorSpec| paper.iter().any(|name| name == spec.name());
+    let groups = [
+        Group {
+            word: "paper",
+            includes: &in_paper,
+        },
+        Group {
+            word: "all",
+            includes: &|_| true,
+        },
+    ];
+    let chosen = detectors::parse("--detectors", list, &choices, DetectorSpec::name, &groups)?;
+    Ok(chosen.into_iter().cloned().collect())
 }
 
 /// Changes to the paper's setting, for ablations (see docs/simulation.md).
@@ -338,7 +329,7 @@ fn run(command: Command) -> anyhow::Result<()> {
                     .build_global()
                     .context("starting the thread pool")?;
             }
-            let mut evaluation = evaluation_of(&detectors)?;
+            let mut evaluation = Evaluation::paper().with_detectors(detectors_of(&detectors)?);
             let config = evaluation.config_mut();
             config.repetitions = repetitions;
             config.baseline_runs = baseline_runs;
@@ -373,4 +364,29 @@ fn run(command: Command) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &str) -> Vec<String> {
+        let specs = detectors_of(list).unwrap();
+        specs.iter().map(|s| s.name().to_owned()).collect()
+    }
+
+    #[test]
+    fn eval_groups_name_the_papers_detectors_or_every_one() {
+        let paper = ["default", "hierarchical", "late", "oracle"];
+        assert_eq!(names("paper"), paper);
+        assert_eq!(
+            names("oracle,paper,spark"),
+            ["oracle", "default", "hierarchical", "late", "spark"]
+        );
+        let all: Vec<String> = DetectorSpec::all_and_oracle()
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect();
+        assert_eq!(names("all,paper"), all);
+    }
 }

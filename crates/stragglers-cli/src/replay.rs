@@ -15,6 +15,7 @@ use stragglers::trace::{
 };
 use stragglers::truth::SiblingReference;
 
+use crate::detectors::{self, Group};
 use crate::output;
 
 /// The schema tag of `replay --json`.
@@ -31,8 +32,9 @@ pub struct ReplayArgs {
     /// Alibaba 2018 batch_instance. The format is detected from the content.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
-    /// Detectors to judge, comma-separated: `recorded` (the speculation the log shows) and
-    /// names from `stragglers detectors`; or `all`.
+    /// Detectors to judge, comma-separated, each once: `recorded` (the speculation the log
+    /// shows, first in the results) and names from `stragglers detectors`; `all` for every
+    /// one and `recorded`.
     #[arg(long, default_value = RECORDED, value_name = "LIST|all")]
     detectors: String,
     /// Seconds between two scans (and progress reports) of a replayed detector.
@@ -73,40 +75,23 @@ enum Reference {
     Mean,
 }
 
-/// Which detectors `--detectors` names, `recorded` first if named.
-fn parse_detectors(list: &str) -> anyhow::Result<(bool, Vec<DetectorSpec>)> {
-    let all = DetectorSpec::all();
-    let mut with_recorded = false;
-    let mut with_all = false;
-    let mut chosen = Vec::new();
-    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        if name == RECORDED {
-            with_recorded = true;
-            continue;
-        }
-        // `all` takes every detector, `recorded` too, whatever else the list names.
-        if name == "all" {
-            with_all = true;
-            continue;
-        }
-        match all.iter().find(|spec| spec.name() == name) {
-            Some(spec) => chosen.push(spec.clone()),
-            None => {
-                let known: Vec<&str> = all.iter().map(DetectorSpec::name).collect();
-                bail!(
-                    "unknown detector {name:?}: expected all, {RECORDED} or one of {}",
-                    known.join(", ")
-                )
-            }
-        }
-    }
-    if with_all {
-        return Ok((true, all));
-    }
-    if !with_recorded && chosen.is_empty() {
-        bail!("--detectors names no detector");
-    }
-    Ok((with_recorded, chosen))
+/// Which detectors `--detectors` names (`None` for `recorded`), each once in the order
+/// first named; `all` names every one, `recorded` too.
+fn parse_detectors(list: &str) -> anyhow::Result<Vec<Option<DetectorSpec>>> {
+    let choices: Vec<Option<DetectorSpec>> = std::iter::once(None)
+        .chain(DetectorSpec::all().into_iter().map(Some))
+        .collect();
+    let groups = [Group {
+        word: "all",
+        includes: &|_| true,
+    }];
+    let chosen = detectors::parse("--detectors", list, &choices, name_of, &groups)?;
+    Ok(chosen.into_iter().cloned().collect())
+}
+
+/// The name of a detector of `--detectors`: `recorded` for the recorded speculation.
+fn name_of(detector: &Option<DetectorSpec>) -> &str {
+    detector.as_ref().map_or(RECORDED, DetectorSpec::name)
 }
 
 /// Skipped records listed one by one under an input's summary; `--json` lists the first
@@ -207,7 +192,10 @@ fn correlation(r: Option<f64>) -> String {
 
 /// Runs `stragglers replay`.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
-    let (with_recorded, specs) = parse_detectors(&args.detectors)?;
+    // The recorded speculation comes first in the results, wherever it is named.
+    let chosen = parse_detectors(&args.detectors)?;
+    let with_recorded = chosen.iter().any(Option::is_none);
+    let specs: Vec<DetectorSpec> = chosen.into_iter().flatten().collect();
     if let Some(path) = &args.json {
         output::check("--json", path)?;
     }
@@ -565,6 +553,23 @@ fn json_report(
 mod tests {
     use super::*;
     use stragglers::trace::TraceFormat;
+
+    #[test]
+    fn all_names_the_recorded_speculation_and_every_detector() {
+        let names = |list: &str| -> Vec<String> {
+            let chosen = parse_detectors(list).unwrap();
+            chosen.iter().map(|d| name_of(d).to_owned()).collect()
+        };
+        let mut expected = vec!["late".to_owned(), RECORDED.to_owned()];
+        for spec in DetectorSpec::all() {
+            if spec.name() != "late" {
+                expected.push(spec.name().to_owned());
+            }
+        }
+        assert_eq!(names("late,all"), expected);
+        assert_eq!(names("recorded,,recorded"), [RECORDED]);
+        assert!(parse_detectors("oracle").is_err());
+    }
 
     #[test]
     fn skipped_records_are_listed_by_line_and_field() {

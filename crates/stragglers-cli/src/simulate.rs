@@ -13,6 +13,7 @@ use stragglers::sim::{
     DetectorSpec, PRESETS, Progress, RunOptions, ScenarioSpec, Summary, simulate_scenario,
 };
 
+use crate::detectors::{self, Group};
 use crate::output;
 
 /// The arguments of `stragglers simulate`.
@@ -52,30 +53,20 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.json {
         output::check("--json", path)?;
     }
-    let all = DetectorSpec::all();
-    // The detectors in the order named, each once; `all` names every one not named before.
-    let mut detectors: Vec<Option<&DetectorSpec>> = Vec::new();
-    for name in args.detector.split(',').map(str::trim) {
-        let named: Vec<Option<&DetectorSpec>> = match name {
-            "none" => vec![None],
-            "all" => all.iter().map(Some).collect(),
-            name => {
-                let found = all.iter().find(|d| d.name() == name).with_context(|| {
-                    let names: Vec<&str> = all.iter().map(DetectorSpec::name).collect();
-                    format!(
-                        "unknown detector {name:?}; known: none, all, {}",
-                        names.join(", ")
-                    )
-                })?;
-                vec![Some(found)]
-            }
-        };
-        for detector in named {
-            if detectors.iter().all(|&d| name_of(d) != name_of(detector)) {
-                detectors.push(detector);
-            }
-        }
-    }
+    let choices: Vec<Option<DetectorSpec>> = std::iter::once(None)
+        .chain(DetectorSpec::all().into_iter().map(Some))
+        .collect();
+    let groups = [Group {
+        word: "all",
+        includes: &Option::is_some,
+    }];
+    let detectors = detectors::parse(
+        "--detector",
+        &args.detector,
+        &choices,
+        |d| name_of(d.as_ref()),
+        &groups,
+    )?;
     let bars = MultiProgress::new();
     let style = ProgressStyle::with_template("{prefix:>14} {bar:40} {pos}/{len} tasks  {msg}")
         .context("the progress bar's template")?;
@@ -85,7 +76,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         .map(|detector| {
             let bar = bars.add(ProgressBar::new(spec.task_count()));
             bar.set_style(style.clone());
-            bar.set_prefix(name_of(*detector).to_owned());
+            bar.set_prefix(name_of(detector.as_ref()).to_owned());
             let mut on_progress = |p: Progress| {
                 bar.set_position(p.tasks_done);
                 bar.set_message(format!("simulated {:.0} s", p.now_secs));
@@ -94,7 +85,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
                 record: false,
                 progress: Some(&mut on_progress),
             };
-            let mut made = detector.map(DetectorSpec::make);
+            let mut made = detector.as_ref().map(DetectorSpec::make);
             let made = made.as_deref_mut().map(|d| d as &mut dyn Detector);
             let outcome = simulate_scenario(&spec, args.seed, made, options)
                 .with_context(|| format!("simulating {}", spec.name));
