@@ -16,7 +16,7 @@ pub struct Skip {
     /// The field at fault, when one is.
     pub field: Option<String>,
     /// The reason, one of a small set of stable strings (the key of
-    /// [`ReadReport::skip_reasons`]), e.g. `"malformed JSON"`, `"unknown event"`.
+    /// [`ReadReport::skip_reasons`]), e.g. `"malformed JSON"`, `"unknown event type"`.
     pub reason: String,
     /// The file the line is in, for an input of several files (a Spark rolling event-log
     /// directory): its name in the directory; `line` is then its own line. `None` when
@@ -133,15 +133,15 @@ mod tests {
     fn every_record_is_accounted_for() {
         let mut report = ReadReport::new("log", TraceFormat::SparkEventLog);
         report.parsed();
-        report.skipped(2, Some("Event"), "unknown event");
+        report.skipped(2, Some("Event"), "unknown event type");
         report.skipped(3, None, "malformed JSON");
-        report.skipped(4, Some("Event"), "unknown event");
+        report.skipped(4, Some("Event"), "unknown event type");
         assert_eq!(report.records_read, 4);
         assert_eq!(
             report.records_read,
             report.records_parsed + report.records_skipped
         );
-        assert_eq!(report.skip_reasons["unknown event"], 2);
+        assert_eq!(report.skip_reasons["unknown event type"], 2);
         assert_eq!(report.skips[1].line, 3);
     }
 }

@@ -1528,6 +1528,169 @@ fn implausible_times_are_skipped_with_their_line_and_field() {
     );
 }
 
+/// A negative attempt time is skipped with its line and field (before, a jhist or Hadoop 1
+/// start of -1 made an attempt of 42 years, and a straggler of it), as a Google one was.
+#[test]
+fn negative_times_are_skipped_with_their_line_and_field() {
+    let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
+    let jhist = format!(
+        "{header}{{\"type\":\"MAP_ATTEMPT_STARTED\",\"event\":{{\"e\":{{\"taskid\":\"task_1_0001_m_000000\",\
+         \"taskType\":\"MAP\",\"attemptId\":\"attempt_1_0001_m_000000_0\",\"startTime\":-1}}}}}}\n"
+    );
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(3, "negative time", Some("startTime"))]
+    );
+    assert_eq!(attempts(&jobs).count(), 0);
+
+    let hadoop1 = concat!(
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" START_TIME=\"-1\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000001\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000001_0\" START_TIME=\"2000\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000001\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000001_0\" TASK_STATUS=\"SUCCESS\" FINISH_TIME=\"-5\" .\n",
+    );
+    let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (1, "negative time", Some("START_TIME")),
+            (3, "negative time", Some("FINISH_TIME")),
+        ]
+    );
+    assert_eq!(attempts(&jobs).count(), 1);
+
+    // Alibaba: 0 is "not started" (its schema), below 0 is a damaged time.
+    let alibaba = concat!(
+        "ins_1,M1,j_1,1,Terminated,-100,200,m_1,1,1,,,,\n",
+        "ins_2,M1,j_1,1,Terminated,100,-400,m_1,1,1,,,,\n",
+        "ins_3,M1,j_1,1,Terminated,0,200,m_1,1,1,,,,\n",
+    );
+    let (_, report) =
+        read_bytes(alibaba.as_bytes(), TraceFormat::Alibaba2018BatchInstance).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (1, "negative time", Some("start_time")),
+            (2, "negative time", Some("end_time")),
+            (3, "instance never started", Some("start_time")),
+        ]
+    );
+}
+
+/// An event or task type that none of the format's is skipped as unknown, with its line and
+/// field; before, a misspelt event was counted as parsed and dropped, and a misspelt task
+/// type made a setup task of it. Events a format defines and the reader does not use are
+/// still parsed.
+#[test]
+fn unknown_event_and_task_types_are_skipped_not_read_as_others() {
+    let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
+    let event = |kind: &str, task_type: &str| {
+        format!(
+            "{{\"type\":\"{kind}\",\"event\":{{\"e\":{{\"taskid\":\"task_1_0001_m_000000\",\
+             \"taskType\":\"{task_type}\",\"attemptId\":\"attempt_1_0001_m_000000_0\",\
+             \"startTime\":2000,\"finishTime\":5000}}}}}}\n"
+        )
+    };
+    let jhist = [
+        header.to_owned(),
+        event("MAP_ATTEMPT_STARTED", "MPA"),
+        event("MAP_ATTEMPT_STARTED", "MAP"),
+        event("MAP_ATTEMPT_FINISHEX", "MAP"),
+        event("TASK_UPDATED", "MAP"),
+        event("TASK_STARTED", ""),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "unknown task type", Some("taskType")),
+            (5, "unknown event type", Some("type")),
+            (7, "missing field", Some("taskType")),
+        ]
+    );
+    assert_eq!(report.records_parsed, 4, "the header, lines 4 and 6");
+    assert_eq!(
+        attempt_rows(&jobs),
+        [(
+            "task_1_0001_m_000000",
+            "attempt_1_0001_m_000000_0",
+            2.0,
+            None,
+            AttemptOutcome::Unfinished
+        )]
+    );
+
+    let end_of_type =
+        |task_type: &str| spark_end(1, 0, 2000, 5000, "Success").replace("ResultTask", task_type);
+    let spark = spark_job(&[
+        spark_start(1, 0, 2000),
+        "{\"Event\":\"org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart\"}"
+            .to_owned(),
+        "{\"Event\":\"SparkListenerExecutorAdded\"}".to_owned(),
+        spark_end(1, 0, 2000, 5000, "Success").replace("TaskEnd", "TaskEnX"),
+        end_of_type("ResultTaks"),
+        spark_end(1, 0, 2000, 5000, "Success").replace("\"Task Type\":\"ResultTask\",", ""),
+        end_of_type("ShuffleMapTask"),
+    ]);
+    let (jobs, report) = read_bytes(spark.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (6, "unknown event type", Some("Event")),
+            (7, "unknown task type", Some("Task Type")),
+            (8, "missing field", Some("Task Type")),
+        ]
+    );
+    assert_eq!(report.records_parsed, 7);
+    assert_eq!(
+        jobs.iter()
+            .flat_map(|j| &j.tasks)
+            .map(|t| t.kind)
+            .collect::<Vec<_>>(),
+        [StageKind::Map]
+    );
+
+    let hadoop1 = concat!(
+        "Task TASKID=\"task_1_0001_m_000000\" TASK_TYPE=\"MAPX\" START_TIME=\"2000\" .\n",
+        "Task TASKID=\"task_1_0001_m_000001\" START_TIME=\"2000\" .\n",
+        "Task TASKID=\"task_1_0001_m_000002\" TASK_TYPE=\"SETUP\" START_TIME=\"2000\" .\n",
+    );
+    let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (1, "unknown task type", Some("TASK_TYPE")),
+            (2, "missing field", Some("TASK_TYPE")),
+        ]
+    );
+    assert_eq!(
+        jobs.iter()
+            .flat_map(|j| &j.tasks)
+            .map(|t| t.kind)
+            .collect::<Vec<_>>(),
+        [StageKind::Other]
+    );
+
+    // Rumen: each attempt of the task is a record, skipped with it.
+    let rumen = concat!(
+        "{\"jobID\": \"job_1\", \"mapTasks\": [{\"taskID\": \"t0\", \"taskType\": \"MPA\",\n",
+        " \"attempts\": [{\"attemptID\": \"a0\", \"startTime\": 1000},\n",
+        " {\"attemptID\": \"a1\", \"startTime\": 1000}]}]}\n",
+    );
+    let (_, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report)
+            .into_iter()
+            .map(|(_, reason, field)| (reason, field))
+            .collect::<Vec<_>>(),
+        [("unknown task type", Some("taskType")); 2]
+    );
+}
+
 /// Rumen: a closer of the wrong kind (`}` closing `[`) ends the broken object there, as a
 /// skipped record, and the next object is read (before, it swallowed every later job).
 #[test]

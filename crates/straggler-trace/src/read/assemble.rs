@@ -26,12 +26,16 @@ pub(crate) type Skip = (&'static str, Option<&'static str>);
 /// end: 10^10 s, past the year 2286 as a Unix time and far past the end of the traces whose
 /// clock starts with them (Google 2011, Alibaba 2018). A time beyond it, either way (an
 /// `i64::MAX` written for "unknown", a damaged digit), cannot be replayed: its record is
-/// skipped as `"implausible time"`.
+/// skipped as `"implausible time"` (`"negative time"` below zero).
 pub(crate) const MAX_PLAUSIBLE_SECS: f64 = 1e10;
 
-/// `secs`, or the skip of a record whose time `field` is beyond [`MAX_PLAUSIBLE_SECS`].
+/// `secs`, or the skip of a record whose time `field` is negative (`"negative time"`: every
+/// clock these readers know starts at the Unix epoch or at the trace's start, and a
+/// negative start would make an attempt decades long) or beyond [`MAX_PLAUSIBLE_SECS`].
 pub(crate) fn plausible(secs: f64, field: &'static str) -> Result<f64, Skip> {
-    if secs.is_finite() && secs.abs() <= MAX_PLAUSIBLE_SECS {
+    if secs < 0.0 {
+        Err(("negative time", Some(field)))
+    } else if secs.is_finite() && secs <= MAX_PLAUSIBLE_SECS {
         Ok(secs)
     } else {
         Err(("implausible time", Some(field)))

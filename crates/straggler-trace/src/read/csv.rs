@@ -33,7 +33,9 @@
 //!   start, or any row after it finished, is skipped (`"attempt started twice"`,
 //!   `"attempt ended twice"`, `"attempt started after its end"`).
 //!
-//! In both, an attempt time beyond ±10^10 s is skipped as `"implausible time"`.
+//! In both, an attempt time beyond 10^10 s is skipped as `"implausible time"`, a negative
+//! one as `"negative time"`; an Alibaba row without `instance_name`, `task_name`,
+//! `job_name` or `seq_no` as `"missing field"`.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -220,6 +222,12 @@ pub(crate) fn read_alibaba(
         if job_name.is_empty() {
             return Err(("missing field", Some("job_name")));
         }
+        if task_name.is_empty() {
+            return Err(("missing field", Some("task_name")));
+        }
+        if seq.is_empty() {
+            return Err(("missing field", Some("seq_no")));
+        }
         let outcome = match *status {
             "Terminated" => AttemptOutcome::Succeeded,
             "Failed" => AttemptOutcome::Failed,
@@ -230,10 +238,11 @@ pub(crate) fn read_alibaba(
         let seconds = |text: &str, name| -> Result<Option<f64>, Skip> {
             match text.trim() {
                 "" => Ok(None),
-                t => t
-                    .parse::<i64>()
-                    .map(|s| (s > 0).then_some(s as f64))
-                    .map_err(|_| ("field of the wrong type", Some(name))),
+                t => match t.parse::<i64>() {
+                    Ok(s) if s < 0 => Err(("negative time", Some(name))),
+                    Ok(s) => Ok((s > 0).then_some(s as f64)),
+                    Err(_) => Err(("field of the wrong type", Some(name))),
+                },
             }
         };
         let Some(start) = seconds(start, "start_time")? else {

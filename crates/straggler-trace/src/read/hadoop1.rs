@@ -354,7 +354,7 @@ fn apply(
                 .ok_or(("missing field", Some("TASKID")))?;
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("TASKID")))?;
             let task_type = fields.get("TASK_TYPE").map_or("", String::as_str);
-            let (stage, stage_kind) = kind_of(task_type);
+            let (stage, stage_kind) = kind_of(task_type, "TASK_TYPE")?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
             if fields.get("TASK_STATUS").map(String::as_str) == Some("SUCCESS") {
@@ -381,7 +381,7 @@ fn apply(
                 },
                 String::as_str,
             );
-            let (stage, stage_kind) = kind_of(task_type);
+            let (stage, stage_kind) = kind_of(task_type, "TASK_TYPE")?;
             let start = millis(fields, "START_TIME")?
                 .map(|start| plausible(start, "START_TIME"))
                 .transpose()?;

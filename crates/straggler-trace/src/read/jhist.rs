@@ -13,7 +13,9 @@
 //! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
 //!   attempts runs, or at the end of the file.
 //!
-//! Optional fields written as Avro unions (`{"string": "VIRGIN"}`) are unwrapped.
+//! Optional fields written as Avro unions (`{"string": "VIRGIN"}`) are unwrapped. An event
+//! whose `type` is none of the schema's is skipped as `"unknown event type"`; a task type
+//! none of Hadoop's as `"unknown task type"` (see [`kind_of`]).
 
 use std::io::BufRead;
 use std::path::Path;
@@ -155,15 +157,58 @@ pub(crate) fn job_of(id: &str) -> Option<String> {
     Some(format!("job_{cluster}_{number}"))
 }
 
-pub(crate) fn kind_of(task_type: &str) -> (String, StageKind) {
+/// The stage (the type in lower case) and kind of a Hadoop task type read from `field`:
+/// Map, Reduce, or Other for the setup and cleanup tasks; an empty type is skipped as
+/// `"missing field"`, any other as `"unknown task type"` (not taken for a setup task).
+pub(crate) fn kind_of(task_type: &str, field: &'static str) -> Result<(String, StageKind), Skip> {
     let stage = task_type.to_ascii_lowercase();
     let kind = match stage.as_str() {
         "map" | "m" => StageKind::Map,
         "reduce" | "r" => StageKind::Reduce,
-        _ => StageKind::Other,
+        "setup" | "cleanup" | "job_setup" | "job_cleanup" | "task_cleanup" => StageKind::Other,
+        "" => return Err(("missing field", Some(field))),
+        _ => return Err(("unknown task type", Some(field))),
     };
-    (stage, kind)
+    Ok((stage, kind))
 }
+
+/// The event types of the `.jhist` schema (`Events.avpr`'s `EventType`: the union of the schemas of Hadoop 0.23 to 3),
+/// those this reader does not use included: an event of another type is skipped as
+/// `"unknown event type"` rather than read as one that carries nothing.
+const EVENT_TYPES: [&str; 32] = [
+    "JOB_SUBMITTED",
+    "JOB_INITED",
+    "JOB_FINISHED",
+    "JOB_PRIORITY_CHANGED",
+    "JOB_STATUS_CHANGED",
+    "JOB_QUEUE_CHANGED",
+    "JOB_FAILED",
+    "JOB_KILLED",
+    "JOB_ERROR",
+    "JOB_INFO_CHANGED",
+    "TASK_STARTED",
+    "TASK_FINISHED",
+    "TASK_FAILED",
+    "TASK_UPDATED",
+    "NORMALIZED_RESOURCE",
+    "MAP_ATTEMPT_STARTED",
+    "MAP_ATTEMPT_FINISHED",
+    "MAP_ATTEMPT_FAILED",
+    "MAP_ATTEMPT_KILLED",
+    "REDUCE_ATTEMPT_STARTED",
+    "REDUCE_ATTEMPT_FINISHED",
+    "REDUCE_ATTEMPT_FAILED",
+    "REDUCE_ATTEMPT_KILLED",
+    "SETUP_ATTEMPT_STARTED",
+    "SETUP_ATTEMPT_FINISHED",
+    "SETUP_ATTEMPT_FAILED",
+    "SETUP_ATTEMPT_KILLED",
+    "CLEANUP_ATTEMPT_STARTED",
+    "CLEANUP_ATTEMPT_FINISHED",
+    "CLEANUP_ATTEMPT_FAILED",
+    "CLEANUP_ATTEMPT_KILLED",
+    "AM_STARTED",
+];
 
 fn event(
     envelope: Envelope,
@@ -172,6 +217,9 @@ fn event(
     on_job: &mut impl FnMut(TraceJob),
 ) -> Result<(), Skip> {
     let kind = envelope.kind.ok_or(("missing field", Some("type")))?;
+    if !EVENT_TYPES.contains(&kind.as_str()) {
+        return Err(("unknown event type", Some("type")));
+    }
     let wrapper = envelope.event.ok_or(("missing field", Some("event")))?;
     let Some(Value::Object(body)) = wrapper.values().next() else {
         return Err(("missing field", Some("event")));
@@ -193,13 +241,13 @@ fn event(
         "TASK_STARTED" => {
             let task_id = string(body, "taskid")?;
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
-            let (stage, stage_kind) = kind_of(string(body, "taskType")?);
+            let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
             jobs.job(&job_id).task(task_id, &stage, stage_kind);
         }
         "TASK_FINISHED" => {
             let task_id = string(body, "taskid")?;
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
-            let (stage, stage_kind) = kind_of(string(body, "taskType")?);
+            let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
             let (bytes, records) = input_of(body, stage_kind);
@@ -210,7 +258,7 @@ fn event(
         k if k.ends_with("_ATTEMPT_STARTED") => {
             let task_id = string(body, "taskid")?;
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
-            let (stage, stage_kind) = kind_of(string(body, "taskType")?);
+            let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
             let attempt_id = string(body, "attemptId")?;
             let start = plausible(millis(body, "startTime")?, "startTime")?;
             // Checked before the job and task are opened: a start skipped leaves nothing.
@@ -242,7 +290,7 @@ fn event(
             };
             let task_id = string(body, "taskid")?;
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
-            let (stage, stage_kind) = kind_of(string(body, "taskType")?);
+            let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
             let attempt_id = string(body, "attemptId")?;
             let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
             jobs.check_end(&job_id, task_id, attempt_id, None, (finish, outcome))

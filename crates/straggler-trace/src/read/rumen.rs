@@ -239,7 +239,16 @@ fn object_done(
     let all_tasks = [logged.map_tasks, logged.reduce_tasks, logged.other_tasks];
     for logged_task in all_tasks.into_iter().flatten().flatten() {
         let task_type = logged_task.task_type.as_deref().unwrap_or("");
-        let (stage, kind) = kind_of(task_type);
+        let (stage, kind) = match kind_of(task_type, "taskType") {
+            Ok(stage_and_kind) => stage_and_kind,
+            Err((reason, field)) => {
+                // Each of the task's attempts is a record of its own, skipped with it.
+                for _ in logged_task.attempts.into_iter().flatten() {
+                    report.skipped(start, field, reason);
+                }
+                continue;
+            }
+        };
         let task_start = known(logged_task.start_time);
         let mut task = TraceTask {
             id: logged_task.task_id.unwrap_or_default(),

@@ -15,7 +15,12 @@
 //!
 //! A job is handed out at `SparkListenerJobEnd` once none of its attempts runs (Spark writes
 //! the ends of killed speculative copies after the job's end), or at the end of the input.
-//! Events with no tasks in them (environment, executors, SQL...) are parsed and dropped.
+//! Events with no tasks in them (environment, executors, SQL...) are parsed and dropped:
+//! those `JsonProtocol` names (the [`CORE_EVENTS`]), and those it writes by their class's
+//! full name (`org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart`, or a
+//! library's own). Any other `Event` (a short name Spark does not write, as
+//! `SparkListenerTaskEnX`) is skipped as `"unknown event type"`, and a task end whose
+//! `Task Type` is missing or none of Spark's as `"missing field"` or `"unknown task type"`.
 
 use std::collections::HashMap;
 
@@ -24,6 +29,31 @@ use serde::Deserialize;
 use super::assemble::{Assembler, AttemptFields, Skip, plausible};
 use super::input::{Lines, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
+
+/// The events `JsonProtocol` writes under a short name (Spark 1.0 to 4.0), those this
+/// reader does not use included. Every other event it writes under its class's full name.
+const CORE_EVENTS: [&str; 20] = [
+    "SparkListenerStageSubmitted",
+    "SparkListenerStageCompleted",
+    "SparkListenerTaskStart",
+    "SparkListenerTaskGettingResult",
+    "SparkListenerTaskEnd",
+    "SparkListenerJobStart",
+    "SparkListenerJobEnd",
+    "SparkListenerEnvironmentUpdate",
+    "SparkListenerBlockManagerAdded",
+    "SparkListenerBlockManagerRemoved",
+    "SparkListenerUnpersistRDD",
+    "SparkListenerApplicationStart",
+    "SparkListenerApplicationEnd",
+    "SparkListenerExecutorAdded",
+    "SparkListenerExecutorRemoved",
+    "SparkListenerLogStart",
+    "SparkListenerExecutorMetricsUpdate",
+    "SparkListenerStageExecutorMetrics",
+    "SparkListenerBlockUpdated",
+    "SparkListenerResourceProfileAdded",
+];
 
 /// The fields of any event this reader uses; serde skips the rest.
 #[derive(Debug, Deserialize)]
@@ -201,7 +231,8 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             }
             "SparkListenerTaskStart" => self.task_start(event, line),
             "SparkListenerTaskEnd" => self.task_end(event, line),
-            _ => Ok(()),
+            name if CORE_EVENTS.contains(&name) || name.contains('.') => Ok(()),
+            _ => Err(("unknown event type", Some("Event"))),
         }
     }
 
@@ -269,7 +300,8 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let kind = match event.task_type.as_deref() {
             Some("ShuffleMapTask") => StageKind::Map,
             Some("ResultTask") => StageKind::Reduce,
-            _ => StageKind::Other,
+            Some(_) => return Err(("unknown task type", Some("Task Type"))),
+            None => return Err(("missing field", Some("Task Type"))),
         };
         let key = self
             .stage_job
