@@ -1447,13 +1447,18 @@ fn a_google_end_after_a_skipped_one_still_ends_the_attempt() {
     let google = concat!(
         "5000000,,1,0,m1,1,u,0,0,0.1,0.1,0,0\n",
         "1000000,,1,0,m1,4,u,0,0,0.1,0.1,0,0\n",
+        "7000000,,1,0,m2,1,u,0,0,0.1,0.1,0,0\n",
         "9000000,,1,0,m1,4,u,0,0,0.1,0.1,0,0\n",
     );
     let (jobs, report) =
         read_bytes(google.as_bytes(), TraceFormat::Google2011TaskEvents).expect("readable");
+    // Line 3, a second SCHEDULE while the attempt runs, is skipped: the first stands.
     assert_eq!(
         skips_with_fields(&report),
-        [(2, "attempt ends before it starts", Some("timestamp"))]
+        [
+            (2, "attempt ends before it starts", Some("timestamp")),
+            (3, "attempt started twice", Some("event type")),
+        ]
     );
     assert_eq!(
         attempt_rows(&jobs),

@@ -15,7 +15,8 @@
 //!   events are parsed and change nothing. A timestamp of 2^63 − 1 ("after the trace")
 //!   on an end leaves the attempt unfinished; on a SCHEDULE it is skipped as
 //!   `"scheduled after the trace"`. An end before its attempt's start is skipped and the
-//!   attempt still runs.
+//!   attempt still runs; so is a SCHEDULE while the task's attempt runs (`"attempt
+//!   started twice"`), the first standing.
 //!
 //! **Alibaba 2018 `batch_instance`** (schema `cluster-trace-v2018/schema.md`, §1.6):
 //! `instance_name`, `task_name`, `job_name`, `task_type`, `status`, `start_time` (s),
@@ -135,6 +136,11 @@ pub(crate) fn read_google(
         if (2..=6).contains(&event) && !state.1 {
             // Checked before the job and task are opened: a skipped row leaves nothing.
             return Err(("end of a task not scheduled", Some("event type")));
+        }
+        if event == 1 && state.1 {
+            // A SCHEDULE while the task's attempt runs (no end between): the first stands,
+            // and the task's next end ends it.
+            return Err(("attempt started twice", Some("event type")));
         }
         let after_end = timestamp == GOOGLE_AFTER_END;
         if event == 1 && after_end {
