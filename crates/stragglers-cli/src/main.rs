@@ -9,12 +9,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use clap::builder::RangedU64ValueParser;
 use clap::{Parser, Subcommand};
 use detectors::Group;
 use stragglers::sim::{
-    CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, limits, report,
+    CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, SimError, limits,
+    report,
 };
 
 #[derive(Debug, Parser)]
@@ -263,6 +264,36 @@ impl Overrides {
     }
 }
 
+/// The flags of `eval` that set a configuration key the configuration's check may refuse
+/// (`--maps` and `--reduces` are refused by their parsers first), so that the error names
+/// the flag that gave the value.
+const FLAG_KEYS: [(&str, &str); 9] = [
+    ("--lag-secs", "speculation.lag_secs"),
+    ("--heartbeat-secs", "speculation.heartbeat_secs"),
+    ("--noise-sigma", "noise.sigma"),
+    ("--outlier-probability", "noise.outlier_probability"),
+    ("--max-copies-per-task", "copies.max_copies_per_task"),
+    ("--launches-per-scan", "copies.launches_per_scan"),
+    (
+        "--copy-min-active-cores",
+        "copies.placement.min_active_cores",
+    ),
+    ("--blacklist", "copies.placement.blacklist"),
+    ("--fig3-lags", "fig3.lags_secs"),
+];
+
+/// The flag that sets the configuration key an error names, if one does.
+fn flag_of(error: &SimError) -> Option<&'static str> {
+    let SimError::InvalidConfig { field, .. } = error else {
+        return None;
+    };
+    let key = field.strip_prefix("sim.").unwrap_or(field);
+    FLAG_KEYS
+        .iter()
+        .find(|(_, k)| *k == key)
+        .map(|&(flag, _)| flag)
+}
+
 /// `x100` .. `x1` or `shared`, given to `flag`.
 fn parse_policy(text: &str, flag: &str) -> anyhow::Result<Policy> {
     if text == "shared" {
@@ -323,6 +354,9 @@ fn run(command: Command) -> anyhow::Result<()> {
                     output::check(flag, path)?;
                 }
             }
+            if json.is_some() && json == markdown {
+                bail!("--json and --markdown name the same file: one would overwrite the other");
+            }
             if let Some(threads) = threads {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
@@ -336,7 +370,10 @@ fn run(command: Command) -> anyhow::Result<()> {
             config.seed = seed;
             overrides.apply(config)?;
             let started = Instant::now();
-            let results = evaluation.run().context("running the evaluation")?;
+            let results = evaluation.run().map_err(|error| match flag_of(&error) {
+                Some(flag) => anyhow::anyhow!("{flag}: {error}"),
+                None => anyhow::Error::new(error).context("running the evaluation"),
+            })?;
             let elapsed = started.elapsed();
             print!("{}", report::text(&results));
             if let Some(path) = json {
@@ -373,6 +410,33 @@ mod tests {
     fn names(list: &str) -> Vec<String> {
         let specs = detectors_of(list).unwrap();
         specs.iter().map(|s| s.name().to_owned()).collect()
+    }
+
+    #[test]
+    fn a_refused_value_is_reported_with_its_flag() {
+        let bad = [
+            "--lag-secs=-5",
+            "--heartbeat-secs=0",
+            "--noise-sigma=-1",
+            "--outlier-probability=2",
+            "--max-copies-per-task=0",
+            "--launches-per-scan=0",
+            "--copy-min-active-cores=99",
+            "--blacklist=99999",
+            "--fig3-lags=-1",
+        ];
+        assert_eq!(bad.len(), FLAG_KEYS.len());
+        for arg in bad {
+            let cli = Cli::try_parse_from(["stragglers", "eval", arg]).unwrap();
+            let Command::Eval { overrides, .. } = cli.command else {
+                panic!("eval parses as eval");
+            };
+            let mut evaluation = Evaluation::paper();
+            overrides.apply(evaluation.config_mut()).unwrap();
+            let error = evaluation.run().expect_err(arg);
+            let flag = arg.split('=').next();
+            assert_eq!(flag_of(&error), flag, "{error}");
+        }
     }
 
     #[test]

@@ -33,8 +33,8 @@ pub struct ReplayArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Detectors to judge, comma-separated, each once: `recorded` (the speculation the log
-    /// shows, first in the results) and names from `stragglers detectors`; `all` for every
-    /// one and `recorded`.
+    /// shows, first in the results) and names from `stragglers detectors` but the oracle;
+    /// `all` for every one and `recorded`.
     #[arg(long, default_value = RECORDED, value_name = "LIST|all")]
     detectors: String,
     /// Seconds between two scans (and progress reports) of a replayed detector.

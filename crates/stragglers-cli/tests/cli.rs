@@ -170,7 +170,15 @@ fn bad_arguments_are_refused_with_a_reason() {
     ]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("speculation.lag_secs"), "{stderr}");
+    assert!(
+        stderr.contains("--lag-secs: invalid configuration: speculation.lag_secs"),
+        "{stderr}"
+    );
+
+    let output = stragglers(&["eval", "--json", "same.out", "--markdown", "same.out"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("name the same file"), "{stderr}");
 }
 
 #[test]
