@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use straggler_energy::{PowerModel, SlowdownModel};
 
 use crate::SimError;
-use crate::error::check;
+use crate::error::{check, in_table};
 use crate::limits::{self, at_most};
 
 /// The cluster: identical workers (the paper's Grid'5000 nodes, Sections 5.1-5.2).
@@ -596,8 +596,8 @@ impl SimConfig {
         }
         self.copies.check(p)?;
         check("time_limit_secs", self.time_limit_secs, "> 0", |v| v > 0.0)?;
-        self.slowdown.check()?;
-        self.power.check()?;
+        self.slowdown.check().map_err(|e| in_table("slowdown", e))?;
+        self.power.check().map_err(|e| in_table("power", e))?;
         Ok(())
     }
 }

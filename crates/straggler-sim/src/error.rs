@@ -2,6 +2,9 @@
 
 use std::borrow::Cow;
 
+use straggler_energy::EnergyError;
+use straggler_model::ValueError;
+
 /// Why a simulation or an experiment could not run.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -98,6 +101,29 @@ pub(crate) fn check(
             value: value.to_string(),
             expected: expected.into(),
         })
+    }
+}
+
+/// An energy model's error under the table that holds the model (`power`, `slowdown`): a
+/// bad value becomes the [`SimError::InvalidConfig`] of its dotted key (`power.idle_watts`),
+/// as every other key's, so that a scenario file's error names its line; any other error
+/// is kept as it is.
+pub(crate) fn in_table(table: &str, error: EnergyError) -> SimError {
+    let (field, value, expected) = match error {
+        EnergyError::Value(ValueError::NotFinite { field, value }) => {
+            (field, value, "a finite number")
+        }
+        EnergyError::Value(ValueError::OutOfRange {
+            field,
+            value,
+            range,
+        }) => (field, value, range),
+        other => return SimError::Energy(other),
+    };
+    SimError::InvalidConfig {
+        field: format!("{table}.{field}"),
+        value: value.to_string(),
+        expected: expected.into(),
     }
 }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use straggler_energy::{PowerModel, SlowdownModel};
 
 use crate::causes::{Causes, Episode, Failure, Levels, RootCauseMix, WeakNodes};
-use crate::error::check;
+use crate::error::{check, in_table};
 use crate::limits::{self, at_most};
 use crate::{Noise, Platform, Scenario, SimError};
 
@@ -397,8 +397,8 @@ impl ScenarioSpec {
         sim.speculation.scan_interval_secs = self.speculation.scan_interval_secs;
         sim.speculation.heartbeat_secs = self.speculation.heartbeat_secs;
         sim.check()?;
-        self.slowdown.check()?;
-        self.power.check()?;
+        self.slowdown.check().map_err(|e| in_table("slowdown", e))?;
+        self.power.check().map_err(|e| in_table("power", e))?;
         self.active_cores()?;
         self.causes.check(c.nodes)?;
         Ok(())
@@ -542,19 +542,34 @@ fn key_at(text: &str, offset: usize) -> (usize, String) {
 
 /// The line (1-based) where the dotted `key` is written (`causes.episodes[0].node`), or
 /// where its table starts if the key is a table's; 0 if the file does not write it (a
-/// value left at its default).
+/// value left at its default). An element of an array (`causes.levels.containers[1]`) or
+/// a sum of an array's or a table's values (`causes.mix.weights (sum)`) is at the line of
+/// the key that writes them.
 fn line_of_key(text: &str, key: &str) -> usize {
     let tables = line_tables(text);
-    text.lines()
-        .zip(&tables)
-        .position(|(line, table)| {
+    let line_of = |key: &str| {
+        text.lines().zip(&tables).position(|(line, table)| {
             if line.trim().starts_with('[') {
                 table == key
             } else {
                 key_of_line(line).is_some_and(|k| dotted(table, k) == key)
             }
         })
+    };
+    line_of(key)
+        .or_else(|| line_of(written_key(key)))
         .map_or(0, |i| i + 1)
+}
+
+/// The key a file writes for the dotted `key`: `key` without the index of an array's
+/// element (`causes.levels.containers[1]`: `causes.levels.containers`) or a note in
+/// parentheses (`causes.mix.weights (sum)`: `causes.mix.weights`).
+fn written_key(key: &str) -> &str {
+    let key = key.split_once(" (").map_or(key, |(key, _)| key);
+    match key.strip_suffix(']').and_then(|k| k.rsplit_once('[')) {
+        Some((array, index)) if index.bytes().all(|b| b.is_ascii_digit()) => array,
+        _ => key,
+    }
 }
 
 /// The key of the error: serde's "missing field `x`" is put under the table found at the

@@ -157,6 +157,22 @@ fn bad_configuration_names_the_key() {
     let err = simulate(&config, &Scenario::c1(), 1, None).unwrap_err();
     assert!(err.to_string().contains("speculation.lag_secs"), "{err}");
 
+    // The power and slowdown models' keys are named under their tables.
+    let mut config = SimConfig::default();
+    config.power.idle_watts = -5.0;
+    let err = simulate(&config, &Scenario::c1(), 1, None).unwrap_err();
+    assert!(
+        matches!(&err, SimError::InvalidConfig { field, .. } if field == "power.idle_watts"),
+        "{err}"
+    );
+    let mut config = SimConfig::default();
+    config.slowdown.smt_gain = f64::NAN;
+    let err = simulate(&config, &Scenario::c1(), 1, None).unwrap_err();
+    assert!(
+        matches!(&err, SimError::InvalidConfig { field, .. } if field == "slowdown.smt_gain"),
+        "{err}"
+    );
+
     let mut config = SimConfig::default();
     config.workload.reduce_slowstart = 1.5;
     let err = simulate(&config, &Scenario::c1(), 1, None).unwrap_err();

@@ -476,6 +476,63 @@ fn scenario_file_errors_name_the_key_and_the_file() {
     assert!(err.to_string().contains("/no/such/file.toml"), "{err}");
 }
 
+/// Checks that a valid scenario with the lines `table` added from line 4 on is refused
+/// with exactly the message `expected` (file, line, dotted key, value).
+fn check_table_error(table: &str, expected: &str) {
+    let text = format!("name = \"x\"\n[cluster]\nnodes = 4\n{table}\n");
+    let err = ScenarioSpec::from_toml_str(&text, "test.toml").expect_err(table);
+    assert!(matches!(err, SimError::ScenarioFile { .. }), "{err:?}");
+    assert_eq!(err.to_string(), expected, "{table}");
+}
+
+#[test]
+fn power_errors_name_the_file_the_line_and_the_key() {
+    check_table_error(
+        "[power]\nstatic_watts = 65\nidle_watts = -5",
+        "test.toml: line 6: key `power.idle_watts`: -5: must be >= 0",
+    );
+    check_table_error(
+        "[power]\nidle_watts = nan",
+        "test.toml: line 5: key `power.idle_watts`: NaN: must be a finite number",
+    );
+    check_table_error(
+        "[power]\ndynamic_watts = inf",
+        "test.toml: line 5: key `power.dynamic_watts`: inf: must be a finite number",
+    );
+}
+
+#[test]
+fn slowdown_errors_name_the_file_the_line_and_the_key() {
+    check_table_error(
+        "[slowdown]\ncompute_fraction = 2",
+        "test.toml: line 5: key `slowdown.compute_fraction`: 2: must be in [0, 1]",
+    );
+    check_table_error(
+        "[slowdown]\n\nsmt_gain = -1",
+        "test.toml: line 6: key `slowdown.smt_gain`: -1: must be in [0, 1]",
+    );
+    check_table_error(
+        "[slowdown]\nmemory_contention = inf",
+        "test.toml: line 5: key `slowdown.memory_contention`: inf: must be a finite number",
+    );
+}
+
+#[test]
+fn an_element_of_an_array_is_named_at_the_line_of_its_key() {
+    check_table_error(
+        "[causes.levels]\ncontainers = [4, 0]",
+        "test.toml: line 5: key `causes.levels.containers[1]`: 0: must be >= 1",
+    );
+    check_table_error(
+        "[causes.mix]\nprobability = 0.1\nweights = [nan, 23, 23, 14, 7, 3]",
+        "test.toml: line 6: key `causes.mix.weights[0]`: NaN: must be >= 0",
+    );
+    check_table_error(
+        "[causes.mix]\nweights = [0, 0, 0, 0, 0, 0]",
+        "test.toml: line 5: key `causes.mix.weights (sum)`: 0: must be > 0",
+    );
+}
+
 #[test]
 fn levels_and_causes_are_checked() {
     let mut spec = exact(4, 1, 4);
