@@ -1180,6 +1180,11 @@ fn attempt_rows(jobs: &[TraceJob]) -> Vec<(&str, &str, f64, Option<f64>, Attempt
         .collect()
 }
 
+/// The kind of each task of `jobs`.
+fn task_kinds(jobs: &[TraceJob]) -> Vec<StageKind> {
+    jobs.iter().flat_map(|j| &j.tasks).map(|t| t.kind).collect()
+}
+
 /// A Spark log of job 0 (stage 0) with `events` after its start, then its end.
 fn spark_job(events: &[String]) -> String {
     let mut log = String::from(concat!(
@@ -1651,13 +1656,7 @@ fn unknown_event_and_task_types_are_skipped_not_read_as_others() {
         ]
     );
     assert_eq!(report.records_parsed, 7);
-    assert_eq!(
-        jobs.iter()
-            .flat_map(|j| &j.tasks)
-            .map(|t| t.kind)
-            .collect::<Vec<_>>(),
-        [StageKind::Map]
-    );
+    assert_eq!(task_kinds(&jobs), [StageKind::Map]);
 
     let hadoop1 = concat!(
         "Task TASKID=\"task_1_0001_m_000000\" TASK_TYPE=\"MAPX\" START_TIME=\"2000\" .\n",
@@ -1672,13 +1671,7 @@ fn unknown_event_and_task_types_are_skipped_not_read_as_others() {
             (2, "missing field", Some("TASK_TYPE")),
         ]
     );
-    assert_eq!(
-        jobs.iter()
-            .flat_map(|j| &j.tasks)
-            .map(|t| t.kind)
-            .collect::<Vec<_>>(),
-        [StageKind::Other]
-    );
+    assert_eq!(task_kinds(&jobs), [StageKind::Other]);
 
     // Rumen: each attempt of the task is a record, skipped with it.
     let rumen = concat!(
