@@ -24,6 +24,20 @@ pub enum TraceError {
         /// What the content looked like.
         hint: String,
     },
+    /// The path is a pipe (`/dev/stdin`, a shell's `<(...)`), a device or a socket: an input
+    /// is read twice (its format detected, then its records read), and such a path gives
+    /// its bytes only once. Write it to a file first; or, knowing its format, hand the
+    /// stream to [`read_reader`](crate::read_reader), which reads it once.
+    #[error(
+        "{path}: {kind}, which cannot be read twice (once to detect its format, once to read \
+         it): write it to a file first (`... > trace.log`) and read that"
+    )]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead ("a pipe", "a character device"...).
+        kind: String,
+    },
     /// A format recognised but not supported (a Hadoop configuration XML, an LZ4 log...).
     #[error("{path}: {what} is not supported: {why}")]
     Unsupported {

@@ -20,12 +20,15 @@ enum Classified {
     Unknown(String),
 }
 
-/// The format of the log at `path`, from its content: the magic bytes of gzip and zstd, then
-/// its first records. A directory is a Spark rolling event log (`eventlog_v2_*`) if it holds
+/// The format of the log at `path`, from its content: the magic bytes of gzip and zstd (a
+/// zstd stream may start with a skippable frame, as `pzstd` writes it), then its first
+/// records. A directory is a Spark rolling event log (`eventlog_v2_*`) if it holds
 /// `events_N_*` files.
 ///
 /// # Errors
-/// [`TraceError::Io`] if it cannot be read; [`TraceError::Unsupported`] for inputs recognised
+/// [`TraceError::Io`] if it cannot be read; [`TraceError::NotAFile`] for a path that is
+/// neither a regular file nor a directory (a pipe, a device: detection would consume what
+/// the reading needs); [`TraceError::Unsupported`] for inputs recognised
 /// but not read (a Hadoop job configuration XML, a Rumen topology file, an LZ4 or Snappy
 /// compressed Spark log, an Alibaba `batch_task` table); [`TraceError::UnknownFormat`]
 /// otherwise.

@@ -27,6 +27,15 @@ impl Compression {
             Compression::Gzip
         } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
             Compression::Zstd
+        } else if is_skippable_frame(head) {
+            // A skippable frame (`pzstd` starts its output with one) belongs to zstd and to
+            // the LZ4 frame format alike: the first other frame tells them apart, when
+            // `head` holds it; otherwise zstd is the guess, and its decoder says if it is
+            // wrong.
+            match Self::after_skippable_frames(head) {
+                Some(next) if Compression::sniff(next) == Compression::Lz4 => Compression::Lz4,
+                _ => Compression::Zstd,
+            }
         } else if head.starts_with(b"LZ4Block") || head.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
             Compression::Lz4
         } else if head.starts_with(b"\x82SNAPPY\x00") || head.starts_with(b"\xff\x06\x00\x00sNaPpY")
@@ -36,15 +45,58 @@ impl Compression {
             Compression::None
         }
     }
+
+    /// What follows the skippable frames at the start of `head`, if `head` holds it.
+    fn after_skippable_frames(mut head: &[u8]) -> Option<&[u8]> {
+        while is_skippable_frame(head) {
+            let length = u32::from_le_bytes(head.get(4..8)?.try_into().ok()?);
+            head = head.get(8usize.checked_add(usize::try_from(length).ok()?)?..)?;
+        }
+        Some(head)
+    }
 }
 
-/// Opens `path` and undoes its compression.
+/// Opens `path` and undoes its compression. Every reading of a path opens it here, and
+/// a path is read twice (its format detected, then its records read), so a path that is
+/// not a regular file (a pipe such as `/dev/stdin` or `<(...)`, a device, a socket) is
+/// refused before it is opened: the first opening would consume what the second needs.
+/// (A directory is let through, to fail as it did: only a file holds a log.)
 pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead>, TraceError> {
-    let file = File::open(path).map_err(|error| TraceError::Io {
+    let io_error = |error| TraceError::Io {
         path: path.to_owned(),
         error,
-    })?;
+    };
+    // The path's metadata, not the opened file's: opening a FIFO waits for a writer.
+    let file_type = std::fs::metadata(path).map_err(io_error)?.file_type();
+    if !file_type.is_file() && !file_type.is_dir() {
+        return Err(TraceError::NotAFile {
+            path: path.to_owned(),
+            kind: special_kind(&file_type).to_owned(),
+        });
+    }
+    let file = File::open(path).map_err(io_error)?;
     decompress(Box::new(BufReader::with_capacity(BUFFER_BYTES, file)), path)
+}
+
+/// What a path that is not a regular file is, in words.
+fn special_kind(file_type: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a pipe";
+        }
+        if file_type.is_char_device() {
+            return "a character device";
+        }
+        if file_type.is_block_device() {
+            return "a block device";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    "neither a regular file nor a directory"
 }
 
 /// Wraps `reader` in the decoder its first bytes call for.
@@ -52,11 +104,13 @@ pub(crate) fn decompress<'a>(
     mut reader: Box<dyn BufRead + 'a>,
     path: &Path,
 ) -> Result<Box<dyn BufRead + 'a>, TraceError> {
-    let head = fill_head(&mut reader, 10).map_err(|error| TraceError::Io {
+    // What the reader holds in its buffer (the first 256 KiB of a file), so that the frame
+    // after a skippable frame at the start can be looked at too.
+    let compression = Compression::sniff(reader.fill_buf().map_err(|error| TraceError::Io {
         path: path.to_owned(),
         error,
-    })?;
-    match Compression::sniff(&head) {
+    })?);
+    match compression {
         Compression::None => Ok(reader),
         Compression::Gzip => Ok(Box::new(BufReader::with_capacity(
             BUFFER_BYTES,
@@ -82,53 +136,82 @@ fn unsupported_codec(path: &Path, what: &str, tool: &str) -> TraceError {
     }
 }
 
-/// Peeks at up to `n` bytes from the start of `reader` without consuming them. A `BufRead`
-/// only exposes what is in its buffer, which holds at least the first few bytes of a file.
-fn fill_head(reader: &mut Box<dyn BufRead + '_>, n: usize) -> io::Result<Vec<u8>> {
-    let buf = reader.fill_buf()?;
-    Ok(buf[..buf.len().min(n)].to_vec())
+/// Whether `head` starts with the magic number of a skippable frame (zstd's and LZ4's:
+/// `0x184D2A50..=0x184D2A5F`, little-endian), which a decoder passes over.
+fn is_skippable_frame(head: &[u8]) -> bool {
+    matches!(head, [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..])
 }
 
-/// A zstd stream of one or more frames back to back, decoded with the pure-Rust `ruzstd`.
+/// A zstd stream of frames back to back, decoded with the pure-Rust `ruzstd`: zstd frames,
+/// whose content is handed out, and skippable frames (metadata, such as the frame sizes
+/// `pzstd` writes first), passed over wherever a frame may start.
 struct ZstdFrames<'a> {
-    source: Option<Box<dyn BufRead + 'a>>,
-    frame: Option<ZstdFrame<'a>>,
+    source: Box<dyn BufRead + 'a>,
+    decoder: ruzstd::decoding::FrameDecoder,
+    /// Whether a zstd frame's header is read and its content not all handed out.
+    in_frame: bool,
 }
-
-type ZstdFrame<'a> =
-    ruzstd::decoding::StreamingDecoder<Box<dyn BufRead + 'a>, ruzstd::decoding::FrameDecoder>;
 
 impl<'a> ZstdFrames<'a> {
     fn new(source: Box<dyn BufRead + 'a>) -> Self {
         ZstdFrames {
-            source: Some(source),
-            frame: None,
+            source,
+            decoder: ruzstd::decoding::FrameDecoder::new(),
+            in_frame: false,
         }
+    }
+
+    /// Passes over the `length` bytes of a skippable frame whose header is read.
+    fn skip(&mut self, length: u32) -> io::Result<()> {
+        let skipped = io::copy(
+            &mut (&mut self.source).take(u64::from(length)),
+            &mut io::sink(),
+        )?;
+        if skipped < u64::from(length) {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("the input ends inside a skippable frame ({skipped} of {length} bytes)"),
+            ));
+        }
+        Ok(())
     }
 }
 
 impl Read for ZstdFrames<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use ruzstd::decoding::BlockDecodingStrategy;
+        use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+        if buf.is_empty() {
+            return Ok(0);
+        }
         loop {
-            if let Some(frame) = self.frame.as_mut() {
-                let n = frame.read(buf)?;
-                if n > 0 || buf.is_empty() {
+            if self.in_frame {
+                // As ruzstd's `StreamingDecoder`: blocks are decoded until `buf` can be
+                // filled or the frame is over.
+                while self.decoder.can_collect() < buf.len() && !self.decoder.is_finished() {
+                    let wanted = buf.len() - self.decoder.can_collect();
+                    self.decoder
+                        .decode_blocks(&mut self.source, BlockDecodingStrategy::UptoBytes(wanted))
+                        .map_err(io::Error::other)?;
+                }
+                let n = self.decoder.read(buf)?;
+                if n > 0 {
                     return Ok(n);
                 }
                 // The frame is over; the next one (if any) starts in the source.
-                if let Some(frame) = self.frame.take() {
-                    self.source = Some(frame.into_inner());
-                }
+                self.in_frame = false;
             }
-            let Some(mut source) = self.source.take() else {
-                return Ok(0);
-            };
-            if source.fill_buf()?.is_empty() {
+            if self.source.fill_buf()?.is_empty() {
                 return Ok(0);
             }
-            let frame =
-                ruzstd::decoding::StreamingDecoder::new(source).map_err(io::Error::other)?;
-            self.frame = Some(frame);
+            match self.decoder.init(&mut self.source) {
+                Ok(()) => self.in_frame = true,
+                Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+                    length,
+                    ..
+                })) => self.skip(length)?,
+                Err(error) => return Err(io::Error::other(error)),
+            }
         }
     }
 }
@@ -344,9 +427,10 @@ pub(crate) fn json_line_skipped(
     }
 }
 
-/// The key of the JSON field where `error` (a type error) points in `text`: the last
-/// `"key":` written before its position. serde_json's messages give the position, not the
-/// field; a value of the wrong type sits right after its key.
+/// The key of the JSON field where `error` (a type error) points in `text`: the last key
+/// (a string followed by `:`, with or without whitespace between, as Rumen writes
+/// `"key" : value`) written before its position. serde_json's messages give the position,
+/// not the field; a value of the wrong type sits right after its key.
 pub(crate) fn json_field_at(text: &[u8], error: &serde_json::Error) -> Option<String> {
     // The error's line (1-based) and column (1-based, in bytes) within `text`.
     let line_start = if error.line() <= 1 {
@@ -360,13 +444,28 @@ pub(crate) fn json_field_at(text: &[u8], error: &serde_json::Error) -> Option<St
     };
     let end = (line_start + error.column()).min(text.len());
     let before = &text[..end];
-    // The last `":` before the position closes the key; its opening quote is the last `"`
-    // before that.
-    let colon = before.windows(2).rposition(|w| w == b"\":")?;
-    let open = before[..colon].iter().rposition(|&b| b == b'"')?;
-    std::str::from_utf8(&before[open + 1..colon])
-        .ok()
-        .map(str::to_owned)
+    // Strings are followed to their closing quote (a `":` inside a value is not a key).
+    let mut key = None;
+    let mut last_string = None;
+    let mut at = 0;
+    while at < before.len() {
+        match before[at] {
+            b'"' => {
+                let open = at + 1;
+                at = open;
+                while at < before.len() && before[at] != b'"' {
+                    at += if before[at] == b'\\' { 2 } else { 1 };
+                }
+                last_string = Some(open..at.min(before.len()));
+            }
+            b':' => key = last_string.take().or(key),
+            byte if byte.is_ascii_whitespace() => {}
+            _ => last_string = None,
+        }
+        at += 1;
+    }
+    let key: std::ops::Range<usize> = key?;
+    std::str::from_utf8(&before[key]).ok().map(str::to_owned)
 }
 
 /// Whether a line holds only whitespace (such lines are not records in any format).
@@ -476,5 +575,35 @@ mod tests {
         let text = b"{\"a\": 1,\n \"Host\": 5}";
         let error = serde_json::from_slice::<Info>(text).expect_err("a type error");
         assert_eq!(json_field_at(text, &error).as_deref(), Some("Host"));
+        // Whitespace between a key and its colon (Rumen writes `"key" : value`), and a
+        // value before it holding what looks like a key.
+        for text in [
+            &b"{\n  \"a\" : \"b\",\n  \"Host\" : 5\n}"[..],
+            b"{\"a\" : \"x\\\":\", \"Host\"\n:\t5}",
+        ] {
+            let error = serde_json::from_slice::<Info>(text).expect_err("a type error");
+            assert_eq!(json_field_at(text, &error).as_deref(), Some("Host"));
+        }
+    }
+
+    #[test]
+    fn a_skippable_frame_at_the_start_is_told_by_the_frame_after_it() {
+        let skippable = |length: u32| {
+            let mut frame = vec![0x5a, 0x2a, 0x4d, 0x18];
+            frame.extend(length.to_le_bytes());
+            frame.extend(std::iter::repeat_n(0, length as usize));
+            frame
+        };
+        let mut zstd = skippable(4);
+        zstd.extend([0x28, 0xb5, 0x2f, 0xfd]);
+        assert_eq!(Compression::sniff(&zstd), Compression::Zstd);
+        let mut lz4 = skippable(0);
+        lz4.extend(skippable(3));
+        lz4.extend([0x04, 0x22, 0x4d, 0x18]);
+        assert_eq!(Compression::sniff(&lz4), Compression::Lz4);
+        // A frame after it that the head does not hold: zstd, the likelier.
+        assert_eq!(Compression::sniff(&skippable(100)[..20]), Compression::Zstd);
+        assert_eq!(Compression::sniff(&skippable(100)[..6]), Compression::Zstd);
+        assert_eq!(Compression::sniff(b"P*M"), Compression::None);
     }
 }

@@ -31,8 +31,10 @@ pub use detect::{detect_bytes, detect_format};
 /// flat with the size of the input (apart from the jobs still open).
 ///
 /// # Errors
-/// [`TraceError`] when the input cannot be opened, its format is unknown or unsupported, or a
-/// record the whole file depends on (a `.jhist` header) is malformed. Bad records inside a
+/// [`TraceError`] when the input cannot be opened, is neither a regular file nor a directory
+/// ([`TraceError::NotAFile`]: a pipe such as `/dev/stdin`, which could not be read twice),
+/// its format is unknown or unsupported, or a record the whole file depends on (a `.jhist`
+/// header) is malformed. Bad records inside a
 /// readable input are not errors: they are counted in the returned [`ReadReport`].
 pub fn read_jobs(path: &Path, on_job: impl FnMut(TraceJob)) -> Result<ReadReport, TraceError> {
     let format = detect_format(path)?;

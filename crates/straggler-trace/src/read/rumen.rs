@@ -18,13 +18,20 @@
 //! without `jobID` is
 //! skipped as `"not a Rumen job"`; an attempt with no start time (its own or its task's)
 //! is left out and counted as a record of its own, skipped as
-//! `"attempt without start time"`. Text outside any object is skipped line by line; an
-//! input that ends inside an object sets [`ReadReport::truncated`].
+//! `"attempt without start time"`. A value of the wrong type costs the smallest part that
+//! holds it: in an attempt, the attempt; in a task's own fields, the task (its attempts with
+//! it); each counted as a record of its own, skipped as `"field of the wrong type"`, and
+//! the job read without it; in the job's own fields, the job. Every skip names the line of
+//! the field at fault and the field (the attempt's line when the field is not written).
+//! Text outside any object is skipped line by line; an input that ends inside an object
+//! sets [`ReadReport::truncated`].
 
 use std::collections::HashMap;
 use std::io::BufRead;
+use std::ops::Range;
 
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 
 use super::assemble::{integer_splits, plausible, progress_from_clock_splits};
 use super::hadoop1::host_of;
@@ -32,28 +39,31 @@ use super::input::{Lines, MAX_LINE_BYTES, json_field_at};
 use super::jhist::kind_of;
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask};
 
+/// A job object. Read whole, its tasks are [`LoggedTask`]s; read in parts (after a value of
+/// the wrong type), its tasks are first passed over ([`IgnoredAny`]) and read one by one.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct LoggedJob {
+struct LoggedJob<T = LoggedTask> {
     #[serde(rename = "jobID")]
     job_id: Option<String>,
     job_name: Option<String>,
     submit_time: Option<i64>,
-    map_tasks: Option<Vec<LoggedTask>>,
-    reduce_tasks: Option<Vec<LoggedTask>>,
-    other_tasks: Option<Vec<LoggedTask>>,
+    map_tasks: Option<Vec<T>>,
+    reduce_tasks: Option<Vec<T>>,
+    other_tasks: Option<Vec<T>>,
 }
 
+/// A task object, its attempts read as `A` (as [`LoggedJob`]'s tasks).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct LoggedTask {
+struct LoggedTask<A = LoggedAttempt> {
     #[serde(rename = "taskID")]
     task_id: Option<String>,
     task_type: Option<String>,
     start_time: Option<i64>,
     input_bytes: Option<i64>,
     input_records: Option<i64>,
-    attempts: Option<Vec<LoggedAttempt>>,
+    attempts: Option<Vec<A>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -70,7 +80,14 @@ struct LoggedAttempt {
     map_input_records: Option<i64>,
     reduce_shuffle_bytes: Option<i64>,
     reduce_input_records: Option<i64>,
+    /// Where the attempt's object starts in the job's bytes, when the job was read in
+    /// parts; otherwise found from its place on the first skip that names it.
+    #[serde(skip)]
+    at: Option<usize>,
 }
+
+/// The keys of a job's task lists, in the order their tasks are read.
+const TASK_LISTS: [&str; 3] = ["mapTasks", "reduceTasks", "otherTasks"];
 
 /// Where the bracket matcher is.
 #[derive(Debug, Default)]
@@ -213,11 +230,10 @@ fn object_done(
 ) {
     let logged: LoggedJob = match serde_json::from_slice(bytes) {
         Ok(job) => job,
-        Err(error) if error.is_data() => {
-            let field = json_field_at(bytes, &error);
-            report.skipped(start, field.as_deref(), "field of the wrong type");
-            return;
-        }
+        Err(error) if error.is_data() => match read_in_parts(bytes, start, &error, report) {
+            Some(job) => job,
+            None => return,
+        },
         Err(_) => {
             report.skipped(start, None, "malformed JSON");
             return;
@@ -226,6 +242,11 @@ fn object_done(
     let Some(id) = logged.job_id else {
         report.skipped(start, Some("jobID"), "not a Rumen job");
         return;
+    };
+    let mut places = Places {
+        bytes,
+        start,
+        layout: None,
     };
     let mut job = TraceJob {
         id,
@@ -237,7 +258,11 @@ fn object_done(
     // standing, as in the other readers.
     let mut attempt_tasks: HashMap<String, usize> = HashMap::new();
     let all_tasks = [logged.map_tasks, logged.reduce_tasks, logged.other_tasks];
-    for logged_task in all_tasks.into_iter().flatten().flatten() {
+    let tasks = all_tasks.into_iter().enumerate().flat_map(|(list, tasks)| {
+        let tasks = tasks.into_iter().flatten().enumerate();
+        tasks.map(move |(index, task)| ((list, index), task))
+    });
+    for (task_place, logged_task) in tasks {
         let task_type = logged_task.task_type.as_deref().unwrap_or("");
         let (stage, kind) = match kind_of(task_type, "taskType") {
             Ok(stage_and_kind) => stage_and_kind,
@@ -258,9 +283,14 @@ fn object_done(
             input_records: known_u64(logged_task.input_records),
             attempts: Vec::new(),
         };
-        for logged_attempt in logged_task.attempts.into_iter().flatten() {
+        let attempts = logged_task.attempts.into_iter().flatten().enumerate();
+        for (attempt_index, logged_attempt) in attempts {
+            // The line of `field` in this attempt, for a skip naming it.
+            let place = (task_place.0, task_place.1, attempt_index);
+            let mut line_of = |field: &str| places.line(logged_attempt.at, place, field);
             let Some(start_ms) = known(logged_attempt.start_time).or(task_start) else {
-                report.skipped(start, Some("startTime"), "attempt without start time");
+                let line = line_of("startTime");
+                report.skipped(line, Some("startTime"), "attempt without start time");
                 continue;
             };
             let start_secs = ms_to_secs(start_ms);
@@ -268,7 +298,7 @@ fn object_done(
             let times = plausible(start_secs, "startTime")
                 .and_then(|_| end_secs.map(|end| plausible(end, "finishTime")).transpose());
             if let Err((reason, field)) = times {
-                report.skipped(start, field, reason);
+                report.skipped(line_of(field.unwrap_or("")), field, reason);
                 continue;
             }
             let outcome = match logged_attempt.result.as_deref() {
@@ -277,17 +307,18 @@ fn object_done(
                 Some("FAILED") => AttemptOutcome::Failed,
                 None => AttemptOutcome::Unfinished,
                 Some(_) => {
-                    report.skipped(start, Some("result"), "unknown status");
+                    report.skipped(line_of("result"), Some("result"), "unknown status");
                     continue;
                 }
             };
             match end_secs {
                 None if outcome != AttemptOutcome::Unfinished => {
-                    report.skipped(start, Some("finishTime"), "missing field");
+                    report.skipped(line_of("finishTime"), Some("finishTime"), "missing field");
                     continue;
                 }
                 Some(end) if end < start_secs => {
-                    report.skipped(start, Some("finishTime"), "attempt ends before it starts");
+                    let line = line_of("finishTime");
+                    report.skipped(line, Some("finishTime"), "attempt ends before it starts");
                     continue;
                 }
                 _ => {}
@@ -297,11 +328,13 @@ fn object_done(
                 let this_task = job.tasks.len();
                 match attempt_tasks.get(&id) {
                     Some(&t) if t != this_task => {
-                        report.skipped(start, Some("attemptID"), "attempt id of another task");
+                        let line = line_of("attemptID");
+                        report.skipped(line, Some("attemptID"), "attempt id of another task");
                         continue;
                     }
                     Some(_) => {
-                        report.skipped(start, Some("attemptID"), "attempt started twice");
+                        let line = line_of("attemptID");
+                        report.skipped(line, Some("attemptID"), "attempt started twice");
                         continue;
                     }
                     None => {
@@ -353,6 +386,369 @@ fn object_done(
     }
     report.parsed();
     on_job(job);
+}
+
+/// Reads the job object `bytes` (whose first line is `start`) piece by piece, after a value
+/// of the wrong type (`error`) stopped reading it whole: its own fields, then each task's,
+/// then each attempt, so that only the task or attempt at fault is skipped, naming the line
+/// and the field of the fault. Returns what is left of the job; `None` when the job itself
+/// is skipped: its own fields at fault, malformed JSON further on, or its tasks not found
+/// where serde found them (a key written with escapes).
+fn read_in_parts(
+    bytes: &[u8],
+    start: u64,
+    error: &serde_json::Error,
+    report: &mut ReadReport,
+) -> Option<LoggedJob> {
+    let skip_job = |report: &mut ReadReport, error: &serde_json::Error| {
+        let field = json_field_at(bytes, error);
+        report.skipped(
+            error_line(start, error),
+            field.as_deref(),
+            "field of the wrong type",
+        );
+    };
+    // The first error may hide malformed JSON after it, which loses the whole job.
+    if serde_json::from_slice::<IgnoredAny>(bytes).is_err() {
+        report.skipped(start, None, "malformed JSON");
+        return None;
+    }
+    let head: LoggedJob<IgnoredAny> = match serde_json::from_slice(bytes) {
+        Ok(head) => head,
+        Err(error) => {
+            skip_job(report, &error);
+            return None;
+        }
+    };
+    if head.job_id.is_none() {
+        // Not a Rumen job: skipped as such by the caller, its tasks not looked at.
+        return Some(LoggedJob {
+            job_id: None,
+            job_name: None,
+            submit_time: None,
+            map_tasks: None,
+            reduce_tasks: None,
+            other_tasks: None,
+        });
+    }
+    let counts = [&head.map_tasks, &head.reduce_tasks, &head.other_tasks]
+        .map(|tasks| tasks.as_ref().map_or(0, Vec::len));
+    let Some(layout) =
+        layout(bytes).filter(|layout| (layout.lists.iter().map(Vec::len)).eq(counts))
+    else {
+        skip_job(report, error);
+        return None;
+    };
+    // Each task's own fields, its attempts passed over; every task read checked against the
+    // layout before anything is skipped.
+    let heads: Vec<Vec<Result<LoggedTask<IgnoredAny>, serde_json::Error>>> = (layout.lists)
+        .iter()
+        .map(|tasks| {
+            let read = |task: &TaskPlace| serde_json::from_slice(&bytes[task.range.clone()]);
+            tasks.iter().map(read).collect()
+        })
+        .collect();
+    let attempts_found = (layout.lists.iter().flatten()).zip(heads.iter().flatten());
+    for (place, head) in attempts_found {
+        if let Ok(task) = head
+            && task.attempts.as_ref().map_or(0, Vec::len) != place.attempts.len()
+        {
+            skip_job(report, error);
+            return None;
+        }
+    }
+    let mut lists = (layout.lists.iter().zip(heads)).map(|(places, heads)| {
+        let mut tasks = Vec::new();
+        for (place, head) in places.iter().zip(heads) {
+            let task_head = match head {
+                Ok(task) => task,
+                Err(error) => {
+                    part_skipped(bytes, start, place.range.start, &error, report);
+                    continue;
+                }
+            };
+            let mut attempts = Vec::new();
+            for range in &place.attempts {
+                match serde_json::from_slice::<LoggedAttempt>(&bytes[range.clone()]) {
+                    Ok(attempt) => attempts.push(LoggedAttempt {
+                        at: Some(range.start),
+                        ..attempt
+                    }),
+                    Err(error) => part_skipped(bytes, start, range.start, &error, report),
+                }
+            }
+            tasks.push(LoggedTask {
+                task_id: task_head.task_id,
+                task_type: task_head.task_type,
+                start_time: task_head.start_time,
+                input_bytes: task_head.input_bytes,
+                input_records: task_head.input_records,
+                attempts: task_head.attempts.map(|_| attempts),
+            });
+        }
+        tasks
+    });
+    let mut list = |read: Option<Vec<IgnoredAny>>| {
+        let tasks = lists.next().unwrap_or_default();
+        read.map(|_| tasks)
+    };
+    Some(LoggedJob {
+        job_id: head.job_id,
+        job_name: head.job_name,
+        submit_time: head.submit_time,
+        map_tasks: list(head.map_tasks),
+        reduce_tasks: list(head.reduce_tasks),
+        other_tasks: list(head.other_tasks),
+    })
+}
+
+/// Counts the task or attempt whose object starts at `at` in the job's `bytes` (whose first
+/// line is `start`) as skipped for `error`, naming its line and field.
+fn part_skipped(
+    bytes: &[u8],
+    start: u64,
+    at: usize,
+    error: &serde_json::Error,
+    report: &mut ReadReport,
+) {
+    let part = &bytes[at..];
+    let line = error_line(line_at(bytes, start, at), error);
+    let field = json_field_at(part, error);
+    report.skipped(line, field.as_deref(), "field of the wrong type");
+}
+
+/// The line `error` points at, in a text whose first line is `first`.
+fn error_line(first: u64, error: &serde_json::Error) -> u64 {
+    first + error.line().saturating_sub(1) as u64
+}
+
+/// The line of byte `at` of `bytes`, whose first line is `first`.
+fn line_at(bytes: &[u8], first: u64, at: usize) -> u64 {
+    let newlines = bytes[..at.min(bytes.len())].iter().filter(|&&b| b == b'\n');
+    first + newlines.count() as u64
+}
+
+/// The lines of a job object's attempts and their fields, for naming them in skips; the
+/// layout is found on the first skip that needs it (none, in a clean input).
+#[derive(Debug)]
+struct Places<'b> {
+    bytes: &'b [u8],
+    /// The job's first line.
+    start: u64,
+    /// The job's layout, once looked for (`Some(None)`: not found).
+    layout: Option<Option<Layout>>,
+}
+
+impl Places<'_> {
+    /// The line of `field` in the attempt whose object starts at `at` if known, else the
+    /// attempt at `(list, task, attempt)` (indices in the job as read whole); the line of
+    /// the attempt when `field` is not written in it, of the job when the attempt is not
+    /// found.
+    fn line(&mut self, at: Option<usize>, place: (usize, usize, usize), field: &str) -> u64 {
+        let (list, task, attempt) = place;
+        let at = at.or_else(|| {
+            let found = self.layout.get_or_insert_with(|| layout(self.bytes));
+            let task = found.as_ref()?.lists.get(list)?.get(task)?;
+            task.attempts.get(attempt).map(|range| range.start)
+        });
+        let Some(at) = at else {
+            return self.start;
+        };
+        let at = key_offset(self.bytes, at, field).unwrap_or(at);
+        line_at(self.bytes, self.start, at)
+    }
+}
+
+/// Where the tasks and attempts of a job object lie in its bytes.
+#[derive(Debug)]
+struct Layout {
+    /// The tasks of each list of [`TASK_LISTS`] (none where the list is not an array).
+    lists: [Vec<TaskPlace>; 3],
+}
+
+/// Where a task (an element of a task list, an object or not) and its attempts lie.
+#[derive(Debug)]
+struct TaskPlace {
+    range: Range<usize>,
+    /// Each element of its `attempts` array (none where that is not an array).
+    attempts: Vec<Range<usize>>,
+}
+
+/// The layout of the job object `bytes`, or `None` if they are not a JSON object. Where
+/// a key is written twice, the last stands (serde refuses such an object anyway).
+fn layout(bytes: &[u8]) -> Option<Layout> {
+    let mut lists: [Vec<TaskPlace>; 3] = Default::default();
+    let mut cursor = Cursor { bytes, at: 0 };
+    cursor.object(|cursor, key, _| {
+        let list = TASK_LISTS.iter().position(|name| name.as_bytes() == key);
+        let Some(list) = list.filter(|_| cursor.peek() == Some(b'[')) else {
+            return cursor.value().map(drop);
+        };
+        let mut tasks = Vec::new();
+        cursor.array(|cursor| {
+            cursor.peek()?;
+            let begin = cursor.at;
+            let mut attempts = Vec::new();
+            if cursor.peek() == Some(b'{') {
+                cursor.object(|cursor, key, _| {
+                    if key != b"attempts" || cursor.peek() != Some(b'[') {
+                        return cursor.value().map(drop);
+                    }
+                    attempts.clear();
+                    cursor.array(|cursor| {
+                        attempts.push(cursor.value()?);
+                        Some(())
+                    })
+                })?;
+            } else {
+                cursor.value()?;
+            }
+            tasks.push(TaskPlace {
+                range: begin..cursor.at,
+                attempts,
+            });
+            Some(())
+        })?;
+        lists[list] = tasks;
+        Some(())
+    })?;
+    Some(Layout { lists })
+}
+
+/// Where `key` is written among the keys of the object that starts at `at` in `bytes`.
+fn key_offset(bytes: &[u8], at: usize, key: &str) -> Option<usize> {
+    let mut cursor = Cursor { bytes, at };
+    let mut found = None;
+    // The walk stops (returns `None`) at the key.
+    cursor.object(|cursor, name, name_at| {
+        if name == key.as_bytes() {
+            found = Some(name_at);
+            return None;
+        }
+        cursor.value().map(drop)
+    });
+    found
+}
+
+/// A walk over JSON text that finds where values are, without reading them. It trusts
+/// the text to be JSON (serde has checked it) and stops, returning `None`, where it is not.
+#[derive(Debug)]
+struct Cursor<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl<'b> Cursor<'b> {
+    /// The next byte that is not whitespace, the cursor moved to it.
+    fn peek(&mut self) -> Option<u8> {
+        while self.bytes.get(self.at)?.is_ascii_whitespace() {
+            self.at += 1;
+        }
+        self.bytes.get(self.at).copied()
+    }
+
+    /// Moves past `byte`, if it comes next.
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// Moves past a string and returns its text, escapes kept.
+    fn string(&mut self) -> Option<&'b [u8]> {
+        self.eat(b'"')?;
+        let open = self.at;
+        loop {
+            match *self.bytes.get(self.at)? {
+                b'\\' => self.at += 2,
+                b'"' => {
+                    self.at += 1;
+                    return self.bytes.get(open..self.at - 1);
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// Moves past a value of any kind and returns where it lies. Brackets are counted, not
+    /// followed, so that depth takes no stack.
+    fn value(&mut self) -> Option<Range<usize>> {
+        let first = self.peek()?;
+        let begin = self.at;
+        match first {
+            b'"' => {
+                self.string()?;
+            }
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match *self.bytes.get(self.at)? {
+                        b'"' => {
+                            self.string()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.at += 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.at += 1;
+                }
+            }
+            _ => {
+                let scalar = self.bytes[begin..]
+                    .iter()
+                    .position(|&b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())
+                    .unwrap_or(self.bytes.len() - begin);
+                if scalar == 0 {
+                    return None;
+                }
+                self.at += scalar;
+            }
+        }
+        Some(begin..self.at)
+    }
+
+    /// Walks the object that comes next: `entry` is called on each key (its text and where
+    /// it starts) with the cursor on its value, which it moves past; it returns `None` to
+    /// stop the walk.
+    fn object(
+        &mut self,
+        mut entry: impl FnMut(&mut Self, &'b [u8], usize) -> Option<()>,
+    ) -> Option<()> {
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            self.peek()?;
+            let key_at = self.at;
+            let key = self.string()?;
+            self.eat(b':')?;
+            entry(self, key, key_at)?;
+            if self.eat(b',').is_none() {
+                return self.eat(b'}');
+            }
+        }
+    }
+
+    /// Walks the array that comes next: `element` is called with the cursor on each
+    /// element, which it moves past.
+    fn array(&mut self, mut element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            element(self)?;
+            if self.eat(b',').is_none() {
+                return self.eat(b']');
+            }
+        }
+    }
 }
 
 /// `text` without Hadoop 1's history escapes: a `\\` takes the next character as it is.
