@@ -144,12 +144,17 @@ impl Attempt {
     /// This is how the seed paper labels killed originals (Table 7 note: "the finish time
     /// of killed original tasks are estimated based on the moment they get killed and the
     /// progress they reach"); the floor is Hadoop's. For a succeeded attempt it is the
-    /// measured time. `None` while running.
+    /// measured time. `None` while running; NaN for a progress outside `[0, 1]` (NaN
+    /// included), which `straggler-truth` refuses with the task's key.
     pub fn estimated_exec_secs(&self) -> Option<f64> {
         let elapsed = self.elapsed_secs()?;
+        let progress = self.progress_at_end;
         Some(match self.status {
             AttemptStatus::Succeeded => elapsed,
-            _ => elapsed / self.progress_at_end.max(MIN_PROGRESS),
+            _ if (0.0..=1.0).contains(&progress) => elapsed / progress.max(MIN_PROGRESS),
+            // Outside its range (NaN included), no estimate: NaN, which a consumer that
+            // checks its times refuses, where a clamped divisor would give a wrong time.
+            _ => f64::NAN,
         })
     }
 }

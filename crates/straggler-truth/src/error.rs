@@ -37,6 +37,15 @@ pub enum TruthError {
         /// The task.
         key: TaskKey,
     },
+    /// A result is beyond binary64's range (inputs near its limits), for the element at
+    /// `index` of the input.
+    #[error("{what} of element {index} is beyond binary64's range")]
+    Overflow {
+        /// What overflows.
+        what: &'static str,
+        /// Index of the element.
+        index: usize,
+    },
     /// Two slices that must have the same length do not.
     #[error("{field} has {len} elements, expected {expected}")]
     LengthMismatch {

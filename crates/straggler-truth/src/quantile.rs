@@ -60,8 +60,15 @@ pub(crate) fn interpolate(sorted: &[f64], q: f64) -> Option<f64> {
     // h lies in [0, last], so the cast cannot truncate anything but the fraction.
     let lo = (h.floor() as usize).min(last);
     let hi = (lo + 1).min(last);
-    let low = sorted[lo];
-    Some(low + (h - lo as f64) * (sorted[hi] - low))
+    let (low, high, t) = (sorted[lo], sorted[hi], h - lo as f64);
+    let step = high - low;
+    if step.is_finite() {
+        Some(low + t * step)
+    } else {
+        // Values of opposite signs beyond half the range of binary64: the difference
+        // overflows, the weighted sum does not (and at `t = 0` gives `low`, not NaN).
+        Some(low * (1.0 - t) + high * t)
+    }
 }
 
 #[cfg(test)]
@@ -119,5 +126,16 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn values_whose_difference_overflows_interpolate_finitely() {
+        // f64::MAX - (-f64::MAX) is infinite: 0 x inf gave NaN at q = 0, and inf at 0.5.
+        let x = [-f64::MAX, f64::MAX];
+        assert_eq!(q(&x, 0.0), -f64::MAX);
+        assert_eq!(q(&x, 0.5), 0.0);
+        assert_eq!(q(&x, 1.0), f64::MAX);
+        let quarter = quantile_of(&[f64::MAX, -f64::MAX], 0.25).unwrap().unwrap();
+        assert_relative_eq!(quarter, -f64::MAX / 2.0, max_relative = 1e-15);
     }
 }

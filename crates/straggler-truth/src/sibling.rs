@@ -42,7 +42,9 @@ pub enum SiblingReference {
 /// # Errors
 ///
 /// Slices of different lengths; an execution time that is NaN, infinite or negative; a
-/// size that is NaN, infinite or not positive.
+/// size that is NaN, infinite or not positive, or so small that the time per unit
+/// overflows; [`TruthError::Overflow`] for a usual time beyond binary64's range (sizes and
+/// times near its limits).
 pub fn sibling_usual_times(
     groups: &[u32],
     exec_secs: &[f64],
@@ -84,6 +86,14 @@ pub fn sibling_usual_times(
                     range: "finite and > 0",
                 });
             }
+            if !(exec_secs[index] / value).is_finite() {
+                return Err(TruthError::BadElement {
+                    field: "normalise_by",
+                    index,
+                    value,
+                    range: "large enough that exec_secs / normalise_by is finite",
+                });
+            }
         }
     }
     let size = |i: usize| normalise_by.map_or(1.0, |sizes| sizes[i]);
@@ -103,14 +113,33 @@ pub fn sibling_usual_times(
             SiblingReference::Mean => {
                 let total_exec: f64 = tasks.iter().map(|&i| exec_secs[i]).sum();
                 let total_size: f64 = tasks.iter().map(|&i| size(i)).sum();
-                total_exec / total_size
+                if total_exec.is_finite() && total_size.is_finite() {
+                    total_exec / total_size
+                } else {
+                    // Sums beyond binary64's range: the same ratio of means, each value
+                    // divided by the count before it is added.
+                    let n = tasks.len() as f64;
+                    let mean_exec: f64 = tasks.iter().map(|&i| exec_secs[i] / n).sum();
+                    let mean_size: f64 = tasks.iter().map(|&i| size(i) / n).sum();
+                    mean_exec / mean_size
+                }
             }
         };
         per_unit.insert(*group, value);
     }
-    Ok(groups
+    groups
         .iter()
         .enumerate()
-        .map(|(i, group)| per_unit[group] * size(i))
-        .collect())
+        .map(|(index, group)| {
+            let usual = per_unit[group] * size(index);
+            if usual.is_finite() {
+                Ok(usual)
+            } else {
+                Err(TruthError::Overflow {
+                    what: "the usual time",
+                    index,
+                })
+            }
+        })
+        .collect()
 }

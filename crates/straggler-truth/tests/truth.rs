@@ -169,6 +169,26 @@ fn usual_times_from_runs_use_original_attempts() {
     assert!(UsualTimes::from_runs(&[], 0.5).expect("no runs").is_empty());
 }
 
+/// A killed original's progress outside `[0, 1]` gives no estimate, and the task is named
+/// (before, NaN became the floor 1e-4, an estimate 10^4 times the time run, and 3.0 an
+/// estimate shorter than it).
+#[test]
+fn usual_times_from_runs_reject_a_progress_outside_its_range() {
+    use AttemptRole::Original;
+    use AttemptStatus::{Killed, Succeeded};
+    for progress in [f64::NAN, 3.0, -0.5] {
+        let run = two_task_run(vec![
+            attempt(0, 0, Original, 0.0, Some(10.0), Succeeded, 1.0),
+            attempt(1, 1, Original, 0.0, Some(6.0), Killed, progress),
+        ]);
+        let result = UsualTimes::from_runs(&[run], 0.5);
+        assert!(
+            matches!(result, Err(TruthError::BadExecTime { key: k, .. }) if k == key(1)),
+            "{progress}: {result:?}"
+        );
+    }
+}
+
 #[test]
 fn usual_times_from_runs_reject_unfinished_originals() {
     use AttemptRole::Original;
@@ -514,4 +534,38 @@ fn sibling_reference_rejects_bad_inputs() {
             ..
         })
     ));
+}
+
+/// Inputs near binary64's limits: a finite answer where one exists, an error naming the
+/// element where none does; never a NaN or an infinity (the review's repros).
+#[test]
+fn sibling_reference_near_the_limits_of_binary64() {
+    let (median, mean) = (SiblingReference::Median, SiblingReference::Mean);
+    // 1 / 5e-324 overflows: the size is refused, not turned into a NaN usual time.
+    assert!(matches!(
+        sibling_usual_times(&[0], &[1.0], median, Some(&[5e-324])),
+        Err(TruthError::BadElement {
+            field: "normalise_by",
+            index: 0,
+            ..
+        })
+    ));
+    // Sums that overflow: the ratio of means, computed from values divided first.
+    assert_eq!(
+        sibling_usual_times(&[0, 0], &[f64::MAX; 2], mean, None),
+        Ok(vec![f64::MAX; 2])
+    );
+    assert_eq!(
+        sibling_usual_times(&[0, 0], &[10.0; 2], mean, Some(&[f64::MAX; 2])),
+        Ok(vec![10.0; 2])
+    );
+    // The second task's usual time, a per-unit median of 5e299 times its size of 1e300,
+    // has no binary64 value.
+    assert_eq!(
+        sibling_usual_times(&[0, 0], &[1.0, 1.0], median, Some(&[1e-300, 1e300])),
+        Err(TruthError::Overflow {
+            what: "the usual time",
+            index: 1,
+        })
+    );
 }
