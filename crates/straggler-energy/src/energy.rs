@@ -18,8 +18,11 @@ use crate::{EnergyError, PowerModel};
 /// # Errors
 ///
 /// An invalid `power` (see [`PowerModel::check`]), an `end_secs` that is not finite or
-/// negative, or a load change at a time that is not finite, negative or before the
-/// previous change.
+/// negative, [`EnergyError::BadNode`] for a node that breaks `Node::check` (no active
+/// core, say: it would draw `P_static` while its tasks make no progress),
+/// [`EnergyError::BadLoadChange`] for a load change at a time that is not finite, negative
+/// or before the previous change, and [`EnergyError::EnergyOverflow`] when the energy is
+/// not a finite `f64` (an `end_secs` near `f64::MAX`).
 pub fn node_energy_joules(
     node: &Node,
     load: &LoadTimeline,
@@ -28,8 +31,9 @@ pub fn node_energy_joules(
 ) -> Result<f64, EnergyError> {
     let power = power.check()?;
     check_range("end_secs", end_secs, 0.0, f64::MAX, ">= 0")?;
+    check_node(node)?;
     check_timeline(node, load)?;
-    Ok(integrate(node, load, end_secs, &power))
+    finite(integrate(node, load, end_secs, &power), node, end_secs)
 }
 
 /// The energy, in joules, of every node of `run` over `[0, run.end_secs]`: the sum of
@@ -38,8 +42,10 @@ pub fn node_energy_joules(
 ///
 /// # Errors
 ///
-/// As [`node_energy_joules`], plus [`EnergyError::LoadWithoutNode`] if `run.load` has more
-/// timelines than `run.nodes` has nodes.
+/// As [`node_energy_joules`] for each node (every node is checked, with or without a
+/// timeline), plus [`EnergyError::LoadWithoutNode`] if `run.load` has more timelines than
+/// `run.nodes` has nodes, and [`EnergyError::EnergyOverflow`] naming the node whose energy
+/// takes the total beyond a finite `f64`.
 pub fn run_energy_joules(run: &Run, power: &PowerModel) -> Result<f64, EnergyError> {
     let power = power.check()?;
     check_range("end_secs", run.end_secs, 0.0, f64::MAX, ">= 0")?;
@@ -53,10 +59,33 @@ pub fn run_energy_joules(run: &Run, power: &PowerModel) -> Result<f64, EnergyErr
     let mut total = 0.0;
     for (i, node) in run.nodes.iter().enumerate() {
         let load = run.load.get(i).unwrap_or(&idle);
+        check_node(node)?;
         check_timeline(node, load)?;
         total += integrate(node, load, run.end_secs, &power);
+        total = finite(total, node, run.end_secs)?;
     }
     Ok(total)
+}
+
+fn check_node(node: &Node) -> Result<(), EnergyError> {
+    node.check().map_err(|error| EnergyError::BadNode {
+        node: node.id,
+        error,
+    })
+}
+
+/// `joules` if finite. With a checked model, node and `end_secs` every term of the
+/// integral is finite and `>= 0`, so a sum that is not finite is `+inf`: the time is too
+/// long for an `f64` of joules.
+fn finite(joules: f64, node: &Node, end_secs: f64) -> Result<f64, EnergyError> {
+    if joules.is_finite() {
+        Ok(joules)
+    } else {
+        Err(EnergyError::EnergyOverflow {
+            node: node.id,
+            end_secs,
+        })
+    }
 }
 
 fn check_timeline(node: &Node, load: &LoadTimeline) -> Result<(), EnergyError> {

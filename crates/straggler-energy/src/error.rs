@@ -1,6 +1,6 @@
 //! The error type of the energy crate.
 
-use straggler_model::{NodeId, ValueError};
+use straggler_model::{ModelError, NodeId, ValueError};
 
 /// An input of the energy model that is invalid, with the field that holds it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -31,6 +31,27 @@ pub enum EnergyError {
         change: usize,
         /// The offending time.
         value: f64,
+    },
+    /// A node that breaks the model's invariants (see `Node::check`): no core, no thread,
+    /// no container, no active core, or more active cores than cores.
+    #[error("node {node}: {error}")]
+    BadNode {
+        /// The node at fault.
+        node: NodeId,
+        /// The invariant it breaks, with the field that holds it (in the message, not as
+        /// a `source`, so that a chain of errors does not print it twice).
+        error: ModelError,
+    },
+    /// The energy of otherwise valid inputs is not a finite `f64`: `end_secs` is far longer
+    /// than any run (a node drawing 1e6 W overflows beyond about 1.8e302 s).
+    #[error(
+        "energy over [0, end_secs = {end_secs}] is not a finite number of joules once node {node} is added: end_secs is too large"
+    )]
+    EnergyOverflow {
+        /// The node whose energy (or whose addition to the run's total) overflows.
+        node: NodeId,
+        /// The end of the integral, in seconds.
+        end_secs: f64,
     },
     /// A run has more load timelines than nodes.
     #[error("load has {timelines} timelines but the run has {nodes} nodes")]

@@ -20,7 +20,8 @@ use crate::EnergyError;
 /// The paper's node draws nothing when it runs no task (it is "turned off"), hence the
 /// default `idle_watts = 0`; set it to the static power to model a node that stays on.
 /// The defaults `static_watts = 65` and `dynamic_watts = 17` are the paper's measurements
-/// for WordCount maps (Fig. 1).
+/// for WordCount maps (Fig. 1). Each power lies in `[0, 1e6]` W
+/// ([`PowerModel::MAX_WATTS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PowerModel {
@@ -43,15 +44,29 @@ impl Default for PowerModel {
 }
 
 impl PowerModel {
-    /// Checks that every power is finite and non-negative; returns the checked model.
+    /// The largest power, in watts, that [`PowerModel::check`] accepts in each field: a
+    /// megawatt, far above what one node draws (a whole rack draws tens of kilowatts). It
+    /// keeps [`PowerModel::power_watts`] finite for any node: at most
+    /// `1e6 + u32::MAX * 1e6 ~ 4.3e15` W.
+    pub const MAX_WATTS: f64 = 1e6;
+
+    /// Checks that every power is finite, `>= 0` and at most [`PowerModel::MAX_WATTS`];
+    /// returns the checked model.
     pub fn check(self) -> Result<Self, EnergyError> {
-        check_range("static_watts", self.static_watts, 0.0, f64::MAX, ">= 0")?;
-        check_range("dynamic_watts", self.dynamic_watts, 0.0, f64::MAX, ">= 0")?;
-        check_range("idle_watts", self.idle_watts, 0.0, f64::MAX, ">= 0")?;
+        check_watts("static_watts", self.static_watts)?;
+        check_watts("dynamic_watts", self.dynamic_watts)?;
+        check_watts("idle_watts", self.idle_watts)?;
         Ok(self)
     }
 
-    /// The power, in watts, of `node` running `running` tasks. Finite for a checked model.
+    /// The power, in watts, of `node` running `running` tasks.
+    ///
+    /// Finite and `>= 0` for a checked model, whatever the node. Precondition: `node`
+    /// satisfies `Node::check` (at least one active core, at most `cores`); this function
+    /// runs once per load change of the simulator and does not check it. On a node without
+    /// an active core it returns `static_watts` for any `running >= 1`, which describes no
+    /// real node: the `Result`-returning [`node_energy_joules`](crate::node_energy_joules)
+    /// and [`run_energy_joules`](crate::run_energy_joules) reject such a node.
     pub fn power_watts(&self, node: &Node, running: u32) -> f64 {
         if running == 0 {
             return self.idle_watts;
@@ -59,6 +74,20 @@ impl PowerModel {
         let busy_cores = running.min(node.active_cores);
         self.static_watts + f64::from(busy_cores) * self.dynamic_watts
     }
+}
+
+/// Checks one power: finite, `>= 0`, at most [`PowerModel::MAX_WATTS`]. Two ranges, so
+/// that a negative power reads `>= 0` and a huge one names the bound.
+fn check_watts(field: &'static str, watts: f64) -> Result<(), EnergyError> {
+    check_range(field, watts, 0.0, f64::MAX, ">= 0")?;
+    check_range(
+        field,
+        watts,
+        0.0,
+        PowerModel::MAX_WATTS,
+        "at most 1e6 W (a megawatt, more than any one node draws)",
+    )?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -111,5 +140,47 @@ mod tests {
             }))
         ));
         assert_eq!(PowerModel::default().check(), Ok(PowerModel::default()));
+    }
+
+    #[test]
+    fn check_bounds_each_power_to_a_megawatt() {
+        // The review's model: f64::MAX static and dynamic watts passed the check and gave
+        // P(4) = MAX + 4 * MAX = inf.
+        let huge = PowerModel {
+            static_watts: f64::MAX,
+            dynamic_watts: f64::MAX,
+            idle_watts: 0.0,
+        };
+        assert_eq!(
+            huge.check(),
+            Err(EnergyError::Value(ValueError::OutOfRange {
+                field: "static_watts",
+                value: f64::MAX,
+                range: "at most 1e6 W (a megawatt, more than any one node draws)",
+            }))
+        );
+        let huge_dynamic = PowerModel {
+            dynamic_watts: 1e6 + 1.0,
+            ..PowerModel::default()
+        };
+        assert!(matches!(
+            huge_dynamic.check(),
+            Err(EnergyError::Value(ValueError::OutOfRange {
+                field: "dynamic_watts",
+                ..
+            }))
+        ));
+        // At the bound the power stays finite even on u32::MAX busy cores:
+        // P = 1e6 + 4294967295 * 1e6 = 4294967296e6 = 4.294967296e15 W.
+        let largest = PowerModel {
+            static_watts: 1e6,
+            dynamic_watts: 1e6,
+            idle_watts: 1e6,
+        }
+        .check()
+        .expect("at the bound");
+        let node = Node::new(NodeId(0), u32::MAX, 1, 1);
+        assert_eq!(largest.power_watts(&node, u32::MAX), 4.294967296e15);
+        assert_eq!(largest.power_watts(&node, 0), 1e6);
     }
 }

@@ -29,6 +29,10 @@ use crate::EnergyError;
 /// memory contention grows linearly with the number of co-running tasks. A task alone on
 /// an idle node runs at rate 1.
 ///
+/// `compute_fraction` and `smt_gain` lie in `[0, 1]`, `memory_contention` in `[0, 1e6]`
+/// ([`SlowdownModel::MAX_MEMORY_CONTENTION`]). A term whose weight is 0 is left out (a
+/// compute-only task has no data term, a data-only task no compute term).
+///
 /// The defaults (`compute_fraction = 0.9`, `smt_gain = 0.25`, `memory_contention = 0.02`)
 /// are *assumptions* for a CPU-bound WordCount, not values measured in the paper. The
 /// presets [`SlowdownModel::compute_bound`] and [`SlowdownModel::data_bound`] are the two
@@ -40,7 +44,7 @@ pub struct SlowdownModel {
     pub compute_fraction: f64,
     /// Extra compute a second hardware thread gives a core, in `[0, 1]` of a core.
     pub smt_gain: f64,
-    /// Slowdown of the data-access part per extra task on the node, `>= 0`.
+    /// Slowdown of the data-access part per extra task on the node, in `[0, 1e6]`.
     pub memory_contention: f64,
 }
 
@@ -75,8 +79,25 @@ impl SlowdownModel {
         }
     }
 
-    /// Checks `compute_fraction` and `smt_gain` in `[0, 1]` and `memory_contention`
-    /// finite and `>= 0`; returns the checked model.
+    /// The largest `memory_contention` that [`SlowdownModel::check`] accepts: `1e6`.
+    ///
+    /// Derived from the formula: on a node with `c >= 1` active cores and `t >= 1` threads,
+    /// `compute_rate >= 1/n`, so for every `n >= 1`
+    ///
+    /// ```text
+    /// time_per_work <= compute_fraction * n + (1 - compute_fraction) * (1 + memory_contention * (n - 1))
+    ///               <= n * (1 + memory_contention)
+    /// ```
+    ///
+    /// With `n <= u32::MAX` and `memory_contention <= 1e6` that is at most `4.3e15`: the
+    /// rate is finite, at least `2.3e-16` (a normal number, so a task's remaining work
+    /// divided by it stays finite) and, since `time_per_work >= 1`, at most 1. Without a
+    /// bound, `memory_contention * (n - 1)` overflows to infinity and the rate is 0 (or NaN).
+    /// The presets use 0.02 and 0.1.
+    pub const MAX_MEMORY_CONTENTION: f64 = 1e6;
+
+    /// Checks `compute_fraction` and `smt_gain` in `[0, 1]` and `memory_contention` in
+    /// `[0, 1e6]` ([`SlowdownModel::MAX_MEMORY_CONTENTION`]); returns the checked model.
     pub fn check(self) -> Result<Self, EnergyError> {
         check_range(
             "compute_fraction",
@@ -93,14 +114,30 @@ impl SlowdownModel {
             f64::MAX,
             ">= 0",
         )?;
+        check_range(
+            "memory_contention",
+            self.memory_contention,
+            0.0,
+            Self::MAX_MEMORY_CONTENTION,
+            "at most 1e6, which keeps every rate in (0, 1]",
+        )?;
         Ok(self)
     }
 
     /// The speed (work-seconds per second) of each of the `running` tasks on `node`.
     ///
-    /// For a checked model and a node with at least one active core, the rate is finite,
-    /// positive and at most 1. A node with no active core computes nothing: rate 0 unless
-    /// `compute_fraction = 0`.
+    /// For a checked model and a node that satisfies `Node::check` (at least one active
+    /// core and one thread per core), the rate is finite, positive and at most 1, for every
+    /// `running` (see [`SlowdownModel::MAX_MEMORY_CONTENTION`]). A part whose weight is 0
+    /// costs nothing: a compute-only task (`compute_fraction = 1`) ignores memory
+    /// contention, a data-only one (`compute_fraction = 0`) ignores the cores.
+    ///
+    /// Precondition, not checked here (the simulator calls this at every change of a node's
+    /// load): the node satisfies `Node::check`. The `Result`-returning
+    /// [`node_energy_joules`](crate::node_energy_joules) and
+    /// [`run_energy_joules`](crate::run_energy_joules) check it. Outside it the result is
+    /// still a number in `[0, 1]` but describes no real node: with no active core a task
+    /// with a compute part does not progress (rate 0).
     pub fn rate(&self, node: &Node, running: u32) -> f64 {
         let n = f64::from(running.max(1));
         let cores = f64::from(node.active_cores);
@@ -108,13 +145,18 @@ impl SlowdownModel {
         let in_use = n.min(threads);
         let capacity = cores + self.smt_gain * (in_use - cores).max(0.0);
         let compute_rate = (capacity / n).min(1.0);
-        let data_slowdown = 1.0 + self.memory_contention * (n - 1.0);
         let compute_time = if self.compute_fraction == 0.0 {
             0.0
         } else {
             self.compute_fraction / compute_rate
         };
-        let time_per_work = compute_time + (1.0 - self.compute_fraction) * data_slowdown;
+        let data_time = if self.compute_fraction == 1.0 {
+            0.0
+        } else {
+            let data_slowdown = 1.0 + self.memory_contention * (n - 1.0);
+            (1.0 - self.compute_fraction) * data_slowdown
+        };
+        let time_per_work = compute_time + data_time;
         if time_per_work.is_infinite() {
             0.0
         } else {
@@ -183,7 +225,8 @@ mod tests {
 
     #[test]
     fn zero_compute_fraction_never_divides_zero_by_zero() {
-        // No compute part: time = data_slowdown = 1 + 0.02 * 7 = 1.14, even with 0 cores.
+        // No compute part: time = data_slowdown = 1 + 0.02 * 7 = 1.14, even with 0 cores
+        // (a node outside `rate`'s precondition: the result stays a number in [0, 1]).
         let model = SlowdownModel {
             compute_fraction: 0.0,
             ..SlowdownModel::default()
@@ -194,6 +237,64 @@ mod tests {
             SlowdownModel::default().rate(&node(4).with_active_cores(0), 8),
             0.0
         );
+    }
+
+    #[test]
+    fn a_compute_only_task_ignores_memory_contention() {
+        // compute_fraction = 1: the data term has weight 0 and contributes nothing, even
+        // when its slowdown 1 + MAX * 2 is infinite (it gave (1 - 1) * inf = NaN).
+        // n = 3 on 4 cores: compute_rate = 1, time = 1, rate 1.
+        let model = SlowdownModel {
+            compute_fraction: 1.0,
+            smt_gain: 0.25,
+            memory_contention: f64::MAX,
+        };
+        assert_eq!(model.rate(&node(4), 3), 1.0);
+        // n = 8 on 4x2: capacity = 5, rate = 5/8, as the compute-bound preset.
+        assert_relative_eq!(model.rate(&node(4), 8), 0.625);
+    }
+
+    #[test]
+    fn check_bounds_memory_contention() {
+        // The review's model: compute_fraction 0.5 and memory_contention f64::MAX passed
+        // the check and gave rate 0 for 3 tasks (time = 0.5 + 0.5 * inf).
+        let huge = SlowdownModel {
+            compute_fraction: 0.5,
+            smt_gain: 0.25,
+            memory_contention: f64::MAX,
+        };
+        assert_eq!(
+            huge.check(),
+            Err(EnergyError::Value(ValueError::OutOfRange {
+                field: "memory_contention",
+                value: f64::MAX,
+                range: "at most 1e6, which keeps every rate in (0, 1]",
+            }))
+        );
+        // The same with compute_fraction 1 is rejected too: a checked model is one whose
+        // memory_contention is in range, whatever its weight.
+        assert!(
+            SlowdownModel {
+                compute_fraction: 1.0,
+                ..huge
+            }
+            .check()
+            .is_err()
+        );
+        // At the bound, on the slowest node and the most tasks a u32 can count, the rate is
+        // finite and positive. c = 1, t = 2, n = 4294967295: h = 2, capacity = 1.25,
+        // compute_time = 0.5 * n / 1.25 = 0.4 n = 1717986918,
+        // data_time = 0.5 * (1 + 1e6 * 4294967294) = 2147483647000000.5,
+        // time = 2147485364986918.5, rate = 4.6566091e-16.
+        let largest = SlowdownModel {
+            memory_contention: 1e6,
+            ..huge
+        }
+        .check()
+        .expect("at the bound");
+        let rate = largest.rate(&node(1), u32::MAX);
+        assert_relative_eq!(rate, 1.0 / 2_147_485_364_986_918.5, max_relative = 1e-12);
+        assert!(rate.is_normal());
     }
 
     #[test]

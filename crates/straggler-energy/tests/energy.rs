@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use straggler_energy::{
     EnergyError, FirstOrderInputs, PowerModel, SlowdownModel, node_energy_joules, run_energy_joules,
 };
-use straggler_model::{LoadTimeline, Node, NodeId, Run, ValueError};
+use straggler_model::{LoadTimeline, ModelError, Node, NodeId, Run, ValueError};
 
 fn node(id: u32) -> Node {
     Node::new(NodeId(id), 4, 2, 8)
@@ -158,6 +158,105 @@ fn energy_rejects_invalid_inputs() {
     ));
 }
 
+/// The error of a node whose `field` is out of `range`.
+fn bad_node(id: u32, field: &'static str, value: f64, range: &'static str) -> EnergyError {
+    EnergyError::BadNode {
+        node: NodeId(id),
+        error: ModelError::Value(ValueError::OutOfRange {
+            field,
+            value,
+            range,
+        }),
+    }
+}
+
+#[test]
+fn energy_rejects_nodes_that_break_their_invariants() {
+    // A node without an active core that runs tasks drew P_static and gave
+    // Ok((65 + 0 * 17) * 30 = 1950): tasks that never progress, energy as if they did.
+    let power = PowerModel::default();
+    let load = timeline(LOAD);
+    let shaped = |cores, threads, containers, active| {
+        Node::new(NodeId(0), cores, threads, containers).with_active_cores(active)
+    };
+    let cases = [
+        (shaped(4, 2, 8, 0), "active_cores", 0.0, ">= 1"),
+        (shaped(4, 2, 8, 5), "active_cores", 5.0, "<= cores"),
+        (shaped(4, 0, 8, 4), "threads_per_core", 0.0, ">= 1"),
+        (shaped(0, 2, 8, 0), "cores", 0.0, ">= 1"),
+        (shaped(4, 2, 0, 4), "containers", 0.0, ">= 1"),
+    ];
+    for (bad, field, value, range) in cases {
+        assert_eq!(
+            node_energy_joules(&bad, &load, 50.0, &power),
+            Err(bad_node(0, field, value, range)),
+            "{bad:?}"
+        );
+    }
+    // In a run, the error names the node, with or without a timeline.
+    let run = Run {
+        nodes: vec![node(0), node(1).with_active_cores(0), node(2)],
+        load: vec![timeline(LOAD)],
+        end_secs: 50.0,
+        ..Run::default()
+    };
+    assert_eq!(
+        run_energy_joules(&run, &power),
+        Err(bad_node(1, "active_cores", 0.0, ">= 1"))
+    );
+    let message = run_energy_joules(&run, &power).unwrap_err().to_string();
+    assert_eq!(message, "node 1: active_cores must be >= 1, got 0");
+}
+
+#[test]
+fn energy_too_large_for_an_f64_is_an_error() {
+    // LOAD up to end_secs = MAX: 133 W over [40, MAX] is 133 * 1.8e308 = inf (was Ok(inf)).
+    let power = PowerModel::default();
+    assert_eq!(
+        node_energy_joules(&node(3), &timeline(LOAD), f64::MAX, &power),
+        Err(EnergyError::EnergyOverflow {
+            node: NodeId(3),
+            end_secs: f64::MAX
+        })
+    );
+    // Each node finite, their sum not: one task from 0 on each of two nodes up to MAX / 100
+    // is 82 * MAX / 100 = 0.82 MAX per node and 1.64 MAX in total; the second node is named.
+    let end_secs = f64::MAX / 100.0;
+    let busy = timeline(&[(0.0, 1)]);
+    let one = node_energy_joules(&node(0), &busy, end_secs, &power).expect("finite");
+    assert_relative_eq!(one, 0.82 * f64::MAX, max_relative = 1e-12);
+    let run = Run {
+        nodes: vec![node(0), node(1)],
+        load: vec![busy.clone(), busy],
+        end_secs,
+        ..Run::default()
+    };
+    assert_eq!(
+        run_energy_joules(&run, &power),
+        Err(EnergyError::EnergyOverflow {
+            node: NodeId(1),
+            end_secs
+        })
+    );
+}
+
+#[test]
+fn energy_rejects_a_power_model_beyond_a_megawatt() {
+    // static and dynamic watts of f64::MAX passed the check; P(4) was inf.
+    let huge = PowerModel {
+        static_watts: f64::MAX,
+        dynamic_watts: f64::MAX,
+        idle_watts: 0.0,
+    };
+    assert!(matches!(
+        node_energy_joules(&node(0), &timeline(LOAD), 50.0, &huge),
+        Err(EnergyError::Value(ValueError::OutOfRange {
+            field: "static_watts",
+            ..
+        }))
+    ));
+}
+
 // ---------------------------------------------------------------------------------------
 // First-order predictor (Section 4.2)
 // ---------------------------------------------------------------------------------------
@@ -300,6 +399,22 @@ proptest! {
         let next = model.rate(&node, running + 1);
         prop_assert!(here > 0.0 && here <= 1.0, "rate {here}");
         prop_assert!(next <= here + 1e-12, "rate rose from {here} to {next}");
+    }
+
+    #[test]
+    fn rate_is_in_zero_one_for_every_checked_model_and_load(
+        node in any_node(),
+        compute_fraction in 0.0..=1.0f64,
+        smt_gain in 0.0..=1.0f64,
+        memory_contention in prop_oneof![0.0..=1.0f64, 0.0..=SlowdownModel::MAX_MEMORY_CONTENTION],
+        running in any::<u32>(),
+    ) {
+        let model = SlowdownModel { compute_fraction, smt_gain, memory_contention }
+            .check()
+            .expect("in range");
+        let rate = model.rate(&node, running);
+        prop_assert!(rate > 0.0 && rate <= 1.0, "rate {rate}");
+        prop_assert!((1.0 / rate).is_finite(), "rate {rate}");
     }
 
     #[test]
