@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::MetricsError;
+use crate::mean::finite_mean;
 
 /// One task, post-execution: what the detection metrics need to know about it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -68,22 +69,44 @@ pub struct DetectionMetrics {
 ///
 /// [`MetricsError::BadRecord`], naming the record and field, for a start time, execution
 /// time or detection time that is NaN, infinite or negative, a usual time that is not
-/// positive, or a detection before the task's start. A detection after the task's end
-/// (`start + exec`) is taken as it is: a fake, with a latency above `exec / usual`; the
-/// workspace's engines detect only running attempts.
+/// positive, or a detection before the task's start; and, on `usual_secs`, for a usual
+/// time so small that the record's latency `(t_det - start) / usual` (a true positive) or
+/// `exec / usual` (a false negative) overflows to infinity. A detection after the task's
+/// end (`start + exec`) is taken as it is: a fake, with a latency above `exec / usual`;
+/// the workspace's engines detect only running attempts.
+///
+/// The two means cannot overflow: their terms are finite, and a sum of terms above
+/// `f64::MAX` is averaged on the terms scaled by the largest one (the plain
+/// `sum / count` otherwise, so ordinary inputs give the same bits).
 pub fn detection_metrics(records: &[TaskRecord]) -> Result<DetectionMetrics, MetricsError> {
     let mut true_positives = 0usize;
     let mut false_positives = 0usize;
     let mut false_negatives = 0usize;
     let mut fake_positives = 0usize;
-    let mut latency_sum = 0.0;
-    let mut undetected_sum = 0.0;
+    let mut latencies = Vec::new();
+    let mut undetected = Vec::new();
     for (index, record) in records.iter().enumerate() {
         check_record(index, record)?;
+        let per_usual = |secs: f64, what| {
+            let term = secs / record.usual_secs;
+            if term.is_finite() {
+                Ok(term)
+            } else {
+                Err(MetricsError::BadRecord {
+                    index,
+                    field: "usual_secs",
+                    value: record.usual_secs,
+                    range: what,
+                })
+            }
+        };
         match (record.straggler, record.first_detection_secs) {
             (true, Some(detected_secs)) => {
                 true_positives += 1;
-                latency_sum += (detected_secs - record.start_secs) / record.usual_secs;
+                latencies.push(per_usual(
+                    detected_secs - record.start_secs,
+                    "large enough that (first_detection_secs - start_secs) / usual_secs is finite",
+                )?);
                 if is_fake(record, detected_secs) {
                     fake_positives += 1;
                 }
@@ -91,7 +114,10 @@ pub fn detection_metrics(records: &[TaskRecord]) -> Result<DetectionMetrics, Met
             (false, Some(_)) => false_positives += 1,
             (true, None) => {
                 false_negatives += 1;
-                undetected_sum += record.exec_secs / record.usual_secs;
+                undetected.push(per_usual(
+                    record.exec_secs,
+                    "large enough that exec_secs / usual_secs is finite",
+                )?);
             }
             (false, None) => {}
         }
@@ -107,8 +133,8 @@ pub fn detection_metrics(records: &[TaskRecord]) -> Result<DetectionMetrics, Met
         precision: ratio((true_positives - fake_positives) as f64, detected),
         precision_raw: ratio(true_positives as f64, detected),
         recall: ratio(true_positives as f64, stragglers),
-        detection_latency: ratio(latency_sum, true_positives),
-        undetected_time: ratio(undetected_sum, false_negatives),
+        detection_latency: finite_mean(&latencies),
+        undetected_time: finite_mean(&undetected),
         fake_positive: ratio(fake_positives as f64, detected),
     })
 }
@@ -117,9 +143,17 @@ pub fn detection_metrics(records: &[TaskRecord]) -> Result<DetectionMetrics, Met
 /// remaining time `end - t_det` is below its usual time, compared as
 /// `end < t_det + usual`, two sums rounded once each, so that a remaining time equal to the
 /// usual time is not fake (`0.3 + 0.6 - 0.6` rounds below 0.3; `0.3 + 0.6` and
-/// `0.6 + 0.3` are the same number).
+/// `0.6 + 0.3` are the same number). If both sums are above `f64::MAX`, their halves are
+/// compared instead (`inf < inf` would say "not fake" whatever the times).
 pub fn is_fake(record: &TaskRecord, detected_secs: f64) -> bool {
-    record.start_secs + record.exec_secs < detected_secs + record.usual_secs
+    let end = record.start_secs + record.exec_secs;
+    let limit = detected_secs + record.usual_secs;
+    if end.is_finite() || limit.is_finite() {
+        end < limit
+    } else {
+        record.start_secs / 2.0 + record.exec_secs / 2.0
+            < detected_secs / 2.0 + record.usual_secs / 2.0
+    }
 }
 
 /// `numerator / count`, `None` for a zero count.

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{Attempt, AttemptRole, AttemptStatus, Run};
 
 use crate::MetricsError;
+use crate::mean::finite_mean;
 
 /// The metrics of Table 2 of the seed paper for one run (energy is computed by
 /// `straggler-energy`).
@@ -42,13 +43,20 @@ pub struct EfficiencyMetrics {
 ///
 /// An attempt still running counts until `run.end_secs` (none is left in a finished run).
 /// A task without a succeeded attempt, or without an original attempt, is counted in
-/// `incomplete_tasks` and left out of the heavy-tail ratio.
+/// `incomplete_tasks` and left out of the heavy-tail ratio; a mean task time of 0 (every
+/// completed task took no time) leaves the ratio `None`. The mean cannot overflow: task
+/// times above `f64::MAX` in total are averaged scaled by the longest (the plain
+/// `sum / count` otherwise), so the ratio is finite: two tasks of `f64::MAX` seconds give 1.
 ///
 /// # Errors
 ///
-/// A `run.end_secs` that is NaN, infinite or negative; an attempt whose start or end is
-/// NaN, infinite or negative, or whose end is before its start; an attempt of a task the
-/// run does not have.
+/// [`MetricsError::BadRun`] for a `run.end_secs` that is NaN, infinite or negative;
+/// [`MetricsError::BadAttempt`] for an attempt whose start or end is NaN, infinite or
+/// negative, whose end is before its start, or whose start or end is after
+/// `run.end_secs`; [`MetricsError::MissingEnd`] for an attempt that succeeded, was killed
+/// or failed but has no end; [`MetricsError::UnknownTask`] for an attempt of a task the
+/// run does not have; [`MetricsError::TotalOverflow`] if the attempts' times add up to
+/// more than `f64::MAX` container-seconds.
 pub fn efficiency_metrics(run: &Run) -> Result<EfficiencyMetrics, MetricsError> {
     if !(run.end_secs.is_finite() && run.end_secs >= 0.0) {
         return Err(MetricsError::BadRun {
@@ -74,9 +82,9 @@ pub fn efficiency_metrics(run: &Run) -> Result<EfficiencyMetrics, MetricsError> 
                 tasks,
             });
         }
-        let end = check_attempt(attempt)?;
-        let ran = (end.unwrap_or(run.end_secs) - attempt.start_secs).max(0.0);
-        container_secs += ran;
+        let end = check_attempt(attempt, run.end_secs)?;
+        let ran = end.unwrap_or(run.end_secs) - attempt.start_secs;
+        container_secs = add_total("container_secs", container_secs, ran, attempt)?;
         match attempt.role {
             AttemptRole::Original => {
                 let first = &mut first_original_start[task];
@@ -88,7 +96,12 @@ pub fn efficiency_metrics(run: &Run) -> Result<EfficiencyMetrics, MetricsError> 
                     AttemptStatus::Succeeded => successful_copies += 1,
                     AttemptStatus::Killed | AttemptStatus::Failed => {
                         unsuccessful_copies += 1;
-                        wasted_container_secs += ran;
+                        wasted_container_secs = add_total(
+                            "wasted_container_secs",
+                            wasted_container_secs,
+                            ran,
+                            attempt,
+                        )?;
                     }
                     AttemptStatus::Running => {}
                 }
@@ -107,13 +120,10 @@ pub fn efficiency_metrics(run: &Run) -> Result<EfficiencyMetrics, MetricsError> 
         .filter_map(|(start, end)| Some((end.as_ref()? - start.as_ref()?).max(0.0)))
         .collect();
     let incomplete_tasks = tasks - task_secs.len();
-    let heavy_tail_ratio = if task_secs.is_empty() {
-        None
-    } else {
-        let mean = task_secs.iter().sum::<f64>() / task_secs.len() as f64;
+    let heavy_tail_ratio = finite_mean(&task_secs).and_then(|mean| {
         let longest = task_secs.iter().copied().fold(0.0, f64::max);
         (mean > 0.0).then(|| longest / mean)
-    };
+    });
     Ok(EfficiencyMetrics {
         execution_time_secs: run.end_secs,
         heavy_tail_ratio,
@@ -126,8 +136,28 @@ pub fn efficiency_metrics(run: &Run) -> Result<EfficiencyMetrics, MetricsError> 
     })
 }
 
-/// Checks an attempt's times; returns its end.
-fn check_attempt(attempt: &Attempt) -> Result<Option<f64>, MetricsError> {
+/// `total + secs`, or [`MetricsError::TotalOverflow`] naming `attempt` if that is above
+/// `f64::MAX` (`total` and `secs` are finite and non-negative).
+fn add_total(
+    name: &'static str,
+    total: f64,
+    secs: f64,
+    attempt: &Attempt,
+) -> Result<f64, MetricsError> {
+    let sum = total + secs;
+    if sum.is_finite() {
+        Ok(sum)
+    } else {
+        Err(MetricsError::TotalOverflow {
+            total: name,
+            attempt: attempt.id,
+        })
+    }
+}
+
+/// Checks an attempt's times against each other, its status and the run's end
+/// `run_end_secs` (already checked); returns its end.
+fn check_attempt(attempt: &Attempt, run_end_secs: f64) -> Result<Option<f64>, MetricsError> {
     let bad = |field, value, range| MetricsError::BadAttempt {
         attempt: attempt.id,
         field,
@@ -138,10 +168,18 @@ fn check_attempt(attempt: &Attempt) -> Result<Option<f64>, MetricsError> {
     if !(start.is_finite() && start >= 0.0) {
         return Err(bad("start_secs", start, "finite and >= 0"));
     }
-    if let Some(end) = attempt.end_secs
-        && !(end.is_finite() && end >= start)
-    {
-        return Err(bad("end_secs", end, "finite and >= start_secs"));
+    if start > run_end_secs {
+        return Err(bad("start_secs", start, "<= run.end_secs"));
     }
-    Ok(attempt.end_secs)
+    match attempt.end_secs {
+        Some(end) if !(end.is_finite() && end >= start) => {
+            Err(bad("end_secs", end, "finite and >= start_secs"))
+        }
+        Some(end) if end > run_end_secs => Err(bad("end_secs", end, "<= run.end_secs")),
+        None if attempt.status != AttemptStatus::Running => Err(MetricsError::MissingEnd {
+            attempt: attempt.id,
+            status: attempt.status,
+        }),
+        end => Ok(end),
+    }
 }

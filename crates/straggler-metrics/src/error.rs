@@ -1,8 +1,9 @@
 //! The error type of the metrics crate.
 
-use straggler_model::{AttemptId, TaskId};
+use straggler_model::{AttemptId, AttemptStatus, TaskId};
 
-/// An invalid input of a metric, with the record or attempt and the field that hold it.
+/// An invalid input of a metric, with the record, attempt or value and the field that hold
+/// it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum MetricsError {
@@ -30,6 +31,24 @@ pub enum MetricsError {
         /// What the field must be, for the message.
         range: &'static str,
     },
+    /// An attempt of a run has ended (succeeded, been killed or failed) but has no end
+    /// time.
+    #[error("attempt {attempt}: end_secs must be set for an attempt that is {status:?}, got None")]
+    MissingEnd {
+        /// The attempt.
+        attempt: AttemptId,
+        /// How it ended.
+        status: AttemptStatus,
+    },
+    /// A total of a run is above the largest finite `f64`: the attempts' times, each
+    /// valid, add up to more than `f64::MAX` seconds.
+    #[error("{total} overflows: above f64::MAX once attempt {attempt} is added")]
+    TotalOverflow {
+        /// The total (`"container_secs"` or `"wasted_container_secs"`).
+        total: &'static str,
+        /// The attempt whose time made it overflow.
+        attempt: AttemptId,
+    },
     /// An attempt of a run points at a task the run does not have.
     #[error("attempt {attempt} runs task {task}, but the run has {tasks} tasks")]
     UnknownTask {
@@ -49,5 +68,14 @@ pub enum MetricsError {
         value: f64,
         /// What the field must be, for the message.
         range: &'static str,
+    },
+    /// A value given to [`try_summarize`](crate::try_summarize) is NaN or infinite (an
+    /// undefined value is `None`).
+    #[error("values[{index}] must be finite or None (undefined), got {value}")]
+    BadValue {
+        /// Index of the value (the repetition).
+        index: usize,
+        /// The offending value.
+        value: f64,
     },
 }

@@ -15,14 +15,17 @@
 //! recall            = TP / (TP + FN)                                         (Eq. 2)
 //! detection_latency = mean over TP of (t_detection - t_start) / usual        (Eq. 3)
 //! undetected_time   = mean over FN of exec / usual                           (Eq. 4)
-//! fake              = TP with (t_start + exec - t_detection) < usual         (Section 6.2)
+//! fake              = TP with t_start + exec < t_detection + usual           (Section 6.2)
 //! fake_positive     = |fake| / (TP + FP)                                     (Eq. 13)
 //! precision         = (TP - |fake|) / (TP + FP) = precision_raw - fake_positive
 //! ```
 //!
-//! The paper counts fake positives as false positives, which lowers the precision
-//! (Section 6.2: 0.5 - 0.14 = 0.36); they stay true positives for recall and detection
-//! latency. An empty denominator gives `None`, never NaN.
+//! A fake is a TP whose remaining time `t_start + exec - t_detection` is below its usual
+//! time, compared as two sums so that a remaining time equal to the usual time is not fake
+//! ([`is_fake`]). The paper counts fake positives as false positives, which lowers the
+//! precision (Section 6.2: 0.5 - 0.14 = 0.36); they stay true positives for recall and
+//! detection latency. An empty denominator gives `None`, never NaN; a latency term that
+//! overflows is an error, and the means of finite terms do not overflow.
 //!
 //! # Efficiency metrics ([`efficiency_metrics`], Table 2)
 //!
@@ -35,14 +38,18 @@
 //! ```text
 //! mean = (1/n) sum x_i,  s = sqrt(sum (x_i - mean)^2 / (n - 1)),  ci95 = t_{0.975, n-1} s / sqrt(n)
 //! ```
+//!
+//! over the defined values (`n` of them); finite values give a finite mean, whatever
+//! their magnitude. [`try_summarize`] rejects a NaN or infinite value.
 #![deny(missing_docs)]
 
 mod detection;
 mod efficiency;
 mod error;
+mod mean;
 mod summary;
 
 pub use detection::{DetectionMetrics, TaskRecord, detection_metrics, is_fake};
 pub use efficiency::{EfficiencyMetrics, efficiency_metrics};
 pub use error::MetricsError;
-pub use summary::{Summary, summarize};
+pub use summary::{Summary, summarize, try_summarize};

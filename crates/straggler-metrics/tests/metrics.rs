@@ -4,7 +4,7 @@ use approx::{assert_abs_diff_eq, assert_relative_eq};
 use proptest::prelude::*;
 use straggler_metrics::{
     DetectionMetrics, EfficiencyMetrics, MetricsError, Summary, TaskRecord, detection_metrics,
-    efficiency_metrics, summarize,
+    efficiency_metrics, is_fake, summarize, try_summarize,
 };
 use straggler_model::{
     Attempt, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Run, StageId, Task, TaskId,
@@ -137,6 +137,23 @@ fn remaining_time_equal_to_usual_is_not_fake() {
 }
 
 #[test]
+fn fake_test_of_times_whose_sums_overflow() {
+    let max = f64::MAX;
+    // End 0.6 MAX + 0.5 MAX = 1.1 MAX, detected at 0.6 MAX: remaining 0.5 MAX < usual
+    // 0.9 MAX, fake, though both sums (1.1 MAX and 1.5 MAX) overflow to infinity.
+    let fake = record(0.6 * max, 0.5 * max, 0.9 * max, true, Some(0.6 * max));
+    assert!(is_fake(&fake, 0.6 * max));
+    // Remaining 0.5 MAX >= usual 0.4 MAX: not fake (sums 1.1 MAX and 1.0 MAX).
+    let honest = record(0.6 * max, 0.5 * max, 0.4 * max, true, Some(0.6 * max));
+    assert!(!is_fake(&honest, 0.6 * max));
+    // Only the end overflows: remaining above MAX - det, not fake.
+    let long = record(max, max, 1.0, true, Some(max));
+    assert!(!is_fake(&long, max));
+    let metrics = detection_metrics(&[fake, honest]).expect("finite latencies");
+    assert_eq!((metrics.true_positives, metrics.fake_positives), (2, 1));
+}
+
+#[test]
 fn detection_metrics_of_degenerate_inputs() {
     // No task: everything undefined.
     let empty = detection_metrics(&[]).expect("valid");
@@ -186,6 +203,60 @@ fn detection_metrics_reject_bad_records() {
         message,
         "records[0].usual_secs must be finite and > 0, got 0"
     );
+}
+
+#[test]
+fn detection_terms_that_overflow_are_rejected() {
+    // Usual time 5e-324 (the smallest subnormal): a latency of 1 s / 5e-324 and an
+    // undetected time of 10 s / 5e-324 are above f64::MAX. Both name records[1].usual_secs.
+    let good = record(0.0, 10.0, 10.0, true, Some(1.0));
+    for tiny in [
+        record(0.0, 10.0, 5e-324, true, Some(1.0)),
+        record(0.0, 10.0, 5e-324, true, None),
+    ] {
+        match detection_metrics(&[good, tiny]) {
+            Err(MetricsError::BadRecord {
+                index: 1,
+                field: "usual_secs",
+                value,
+                ..
+            }) => assert_eq!(value, 5e-324),
+            other => panic!("expected records[1].usual_secs to be rejected, got {other:?}"),
+        }
+    }
+    // The message (1e300 / 1e-10 overflows too; Display writes 5e-324 with 323 zeros).
+    let message = detection_metrics(&[record(0.0, 1e300, 1e-10, true, None)])
+        .expect_err("1e300 / 1e-10 overflows")
+        .to_string();
+    assert_eq!(
+        message,
+        "records[0].usual_secs must be large enough that exec_secs / usual_secs is finite, \
+         got 0.0000000001"
+    );
+    // A usual time that small is fine for a record whose term is not computed (a true
+    // negative) and for one whose term is finite (0 s / 5e-324 = 0).
+    let quiet = detection_metrics(&[
+        record(0.0, 10.0, 5e-324, false, None),
+        record(0.0, 10.0, 5e-324, true, Some(0.0)),
+    ])
+    .expect("finite terms");
+    assert_eq!(quiet.detection_latency, Some(0.0));
+}
+
+#[test]
+fn detection_means_of_huge_terms_do_not_overflow() {
+    let max = f64::MAX;
+    // Two true positives detected at f64::MAX with usual 1: latencies MAX and MAX, whose
+    // sum overflows; their mean is MAX.
+    let late = detection_metrics(&[record(0.0, max, 1.0, true, Some(max)); 2]).expect("valid");
+    assert_eq!(late.detection_latency, Some(max));
+    // Two false negatives of exec MAX and MAX / 2, usual 1: mean 0.75 MAX.
+    let missed = detection_metrics(&[
+        record(0.0, max, 1.0, true, None),
+        record(0.0, max / 2.0, 1.0, true, None),
+    ])
+    .expect("valid");
+    assert_eq!(missed.undetected_time, Some(0.75 * max));
 }
 
 #[test]
@@ -284,7 +355,7 @@ fn efficiency_metrics_by_hand() {
 
 #[test]
 fn efficiency_metrics_of_degenerate_runs() {
-    use AttemptRole::Original;
+    use AttemptRole::{Original, Speculative};
     use AttemptStatus::Succeeded;
     // Empty run: nothing, heavy-tail undefined.
     let empty = efficiency_metrics(&Run::default()).expect("valid");
@@ -328,6 +399,21 @@ fn efficiency_metrics_of_degenerate_runs() {
     ))
     .expect("valid");
     assert_eq!(instant.heavy_tail_ratio, None);
+    // A task whose only attempt is a copy (no original): incomplete, no task time.
+    let copy_only = efficiency_metrics(&run(
+        1,
+        vec![attempt(0, 0, Speculative, 0.0, Some(4.0), Succeeded)],
+        4.0,
+    ))
+    .expect("valid");
+    assert_eq!(
+        (
+            copy_only.incomplete_tasks,
+            copy_only.heavy_tail_ratio,
+            copy_only.successful_copies
+        ),
+        (1, None, 1)
+    );
 }
 
 #[test]
@@ -382,36 +468,233 @@ fn efficiency_metrics_reject_bad_runs() {
     ));
 }
 
+#[test]
+fn efficiency_metrics_of_huge_runs() {
+    use AttemptRole::Original;
+    use AttemptStatus::Succeeded;
+    let max = f64::MAX;
+    // Two tasks of f64::MAX seconds each, one attempt each: the container-seconds, 2 MAX,
+    // are above f64::MAX, an error naming the attempt that overflows them (it was
+    // `container_secs: inf` with Ok, and a heavy-tail ratio of MAX / inf = 0).
+    let huge = run(
+        2,
+        vec![
+            attempt(0, 0, Original, 0.0, Some(max), Succeeded),
+            attempt(1, 1, Original, 0.0, Some(max), Succeeded),
+        ],
+        max,
+    );
+    assert_eq!(
+        efficiency_metrics(&huge),
+        Err(MetricsError::TotalOverflow {
+            total: "container_secs",
+            attempt: AttemptId(1),
+        })
+    );
+    assert_eq!(
+        efficiency_metrics(&huge)
+            .expect_err("2 MAX container-seconds")
+            .to_string(),
+        "container_secs overflows: above f64::MAX once attempt 1 is added"
+    );
+    // The same tasks of MAX / 2 and MAX / 4: container-seconds 0.75 MAX fit, the mean
+    // task time 0.375 MAX too, ratio 0.5 / 0.375 = 4 / 3.
+    let half = run(
+        2,
+        vec![
+            attempt(0, 0, Original, 0.0, Some(max / 2.0), Succeeded),
+            attempt(1, 1, Original, 0.0, Some(max / 4.0), Succeeded),
+        ],
+        max / 2.0,
+    );
+    let metrics = efficiency_metrics(&half).expect("valid");
+    assert_eq!(metrics.container_secs, 0.75 * max);
+    assert_relative_eq!(
+        metrics.heavy_tail_ratio.expect("defined"),
+        4.0 / 3.0,
+        max_relative = 1e-15
+    );
+}
+
+#[test]
+fn heavy_tail_ratio_of_two_tasks_of_max_seconds_is_one() {
+    // Two tasks of f64::MAX seconds whose attempts take little container time: each
+    // original runs 0-1 and is killed, its copy runs from MAX - MAX / 1024 to MAX and
+    // wins. Task times MAX and MAX: their sum overflows, their mean is MAX, the ratio
+    // MAX / MAX = 1 (it was MAX / inf = 0).
+    use AttemptRole::{Original, Speculative};
+    use AttemptStatus::{Killed, Succeeded};
+    let max = f64::MAX;
+    let late = max - max / 1024.0;
+    let huge = run(
+        2,
+        vec![
+            attempt(0, 0, Original, 0.0, Some(1.0), Killed),
+            attempt(1, 0, Speculative, late, Some(max), Succeeded),
+            attempt(2, 1, Original, 0.0, Some(1.0), Killed),
+            attempt(3, 1, Speculative, late, Some(max), Succeeded),
+        ],
+        max,
+    );
+    let metrics = efficiency_metrics(&huge).expect("container-seconds fit");
+    assert_eq!(metrics.heavy_tail_ratio, Some(1.0));
+    assert_eq!(metrics.incomplete_tasks, 0);
+}
+
+#[test]
+fn efficiency_metrics_reject_attempts_outside_the_run() {
+    use AttemptRole::Original;
+    use AttemptStatus::{Running, Succeeded};
+    // Ends at 100 in a run that ends at 10: not counted as 100 container-seconds.
+    let late_end = run(
+        1,
+        vec![attempt(0, 0, Original, 0.0, Some(100.0), Succeeded)],
+        10.0,
+    );
+    assert_eq!(
+        efficiency_metrics(&late_end),
+        Err(MetricsError::BadAttempt {
+            attempt: AttemptId(0),
+            field: "end_secs",
+            value: 100.0,
+            range: "<= run.end_secs",
+        })
+    );
+    // Still running but launched after the run's end.
+    let late_start = run(1, vec![attempt(0, 0, Original, 20.0, None, Running)], 10.0);
+    assert!(matches!(
+        efficiency_metrics(&late_start),
+        Err(MetricsError::BadAttempt {
+            field: "start_secs",
+            ..
+        })
+    ));
+    // Succeeded without an end: an error, not an incomplete task.
+    let mut endless = attempt(0, 0, Original, 0.0, None, Running);
+    endless.status = Succeeded;
+    let error = efficiency_metrics(&run(1, vec![endless], 10.0)).expect_err("no end");
+    assert_eq!(
+        error,
+        MetricsError::MissingEnd {
+            attempt: AttemptId(0),
+            status: Succeeded,
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "attempt 0: end_secs must be set for an attempt that is Succeeded, got None"
+    );
+    // An attempt ending exactly at the run's end is valid.
+    efficiency_metrics(&run(
+        1,
+        vec![attempt(0, 0, Original, 0.0, Some(10.0), Succeeded)],
+        10.0,
+    ))
+    .expect("ends at the run's end");
+}
+
 // ---------------------------------------------------------------------------------------
 // Summary over repetitions
 // ---------------------------------------------------------------------------------------
 
 #[test]
 fn summary_by_hand() {
-    // [1, 2, 3]: mean 2, s = sqrt((1 + 0 + 1) / 2) = 1, t_{0.975, 2} = 4.302652729911275,
-    // ci = 4.302652729911275 * 1 / sqrt(3) = 2.48413771175...
+    // [1, 2, 3]: mean 2, s = sqrt((1 + 0 + 1) / 2) = 1, t_{0.975, 2} = 4.30265272974946
+    // (exactly 0.95 / sqrt(2 x 0.975 x 0.025) for 2 degrees of freedom),
+    // ci = 4.30265272974946 * 1 / sqrt(3) = 2.48413771175033...
     let summary = summarize(&[Some(1.0), None, Some(2.0), Some(3.0)]);
     assert_eq!(summary.n, 3);
     assert_relative_eq!(summary.mean.expect("defined"), 2.0);
-    let expected = 4.302_652_729_911_275 / 3f64.sqrt();
+    let expected = 4.302_652_729_749_464 / 3f64.sqrt();
     assert_relative_eq!(
         summary.ci95.expect("defined"),
         expected,
-        max_relative = 1e-9
+        max_relative = 1e-14
     );
     assert_relative_eq!(
         summary.ci95.expect("defined"),
-        2.484_137_7,
-        max_relative = 1e-7
+        2.484_137_711_750_33,
+        max_relative = 1e-14
     );
-    // [2, 4]: mean 3, s = sqrt(2), t_{0.975, 1} = 12.706204736174698,
-    // ci = 12.706204736174698 * sqrt(2) / sqrt(2) = 12.706204736174698.
+    // [2, 4]: mean 3, s = sqrt(2), t_{0.975, 1} = tan(0.475 pi) = 12.706204736174705,
+    // ci = 12.706204736174705 * sqrt(2) / sqrt(2) = 12.706204736174705.
     let summary = summarize(&[Some(2.0), Some(4.0)]);
     assert_relative_eq!(
         summary.ci95.expect("defined"),
-        12.706_204_736_174_698,
-        max_relative = 1e-9
+        12.706_204_736_174_705,
+        max_relative = 1e-14
     );
+}
+
+#[test]
+fn summary_of_finite_values_whose_sums_overflow() {
+    let max = f64::MAX;
+    // [MAX, MAX / 2]: the sum overflows; mean 0.75 MAX. The half-width,
+    // t_{0.975, 1} x (MAX / 2) / 2 = 3.18 MAX, is above MAX: None.
+    let huge = summarize(&[Some(max), Some(max / 2.0)]);
+    assert_eq!(
+        huge,
+        Summary {
+            mean: Some(0.75 * max),
+            ci95: None,
+            n: 2
+        }
+    );
+    // [1e200, -1e200]: mean 0, the squares 1e400 overflow; s = sqrt(2) 1e200,
+    // ci = t_{0.975, 1} x sqrt(2) 1e200 / sqrt(2) = 12.706204736174705e200.
+    let wide = summarize(&[Some(1e200), Some(-1e200)]);
+    assert_eq!(wide.mean, Some(0.0));
+    assert_relative_eq!(
+        wide.ci95.expect("representable"),
+        12.706_204_736_174_705e200,
+        max_relative = 1e-14
+    );
+    // [1e-200, 3e-200]: the squares 1e-400 underflow to 0; mean 2e-200, s = sqrt(2) 1e-200,
+    // ci = 12.706204736174705e-200 (not 0: the values differ).
+    let tiny = summarize(&[Some(1e-200), Some(3e-200)]);
+    assert_relative_eq!(tiny.mean.expect("defined"), 2e-200, max_relative = 1e-15);
+    assert_relative_eq!(
+        tiny.ci95.expect("representable"),
+        12.706_204_736_174_705e-200,
+        max_relative = 1e-14
+    );
+    // Three values near MAX: mean (MAX + MAX / 2 + MAX / 4) / 3 = 0.583... MAX.
+    let three = summarize(&[Some(max), Some(max / 2.0), Some(max / 4.0)]);
+    assert_relative_eq!(
+        three.mean.expect("finite"),
+        1.75 / 3.0 * max,
+        max_relative = 1e-15
+    );
+}
+
+#[test]
+fn try_summarize_rejects_non_finite_values() {
+    // None is undefined (left out of n); NaN and infinities are errors naming the value.
+    let values = [Some(1.0), None, Some(f64::INFINITY), Some(f64::NAN)];
+    let error = try_summarize(&values).expect_err("inf");
+    assert_eq!(
+        error,
+        MetricsError::BadValue {
+            index: 2,
+            value: f64::INFINITY
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "values[2] must be finite or None (undefined), got inf"
+    );
+    assert!(matches!(
+        try_summarize(&[Some(f64::NAN)]),
+        Err(MetricsError::BadValue { index: 0, value }) if value.is_nan()
+    ));
+    assert!(matches!(
+        try_summarize(&[None, Some(f64::NEG_INFINITY)]),
+        Err(MetricsError::BadValue { index: 1, .. })
+    ));
+    // Finite values and None: the same as summarize; 3 values given, n = 2, 1 left out.
+    let values = [Some(2.0), None, Some(4.0)];
+    assert_eq!(try_summarize(&values), Ok(summarize(&values)));
+    assert_eq!(summarize(&values).n, 2);
 }
 
 #[test]
@@ -449,7 +732,7 @@ fn summary_of_degenerate_inputs() {
             n: 3
         }
     );
-    // Non-finite values count as undefined.
+    // summarize leaves a non-finite value out like None (try_summarize rejects it).
     assert_eq!(
         summarize(&[Some(f64::NAN), Some(4.0)]),
         Summary {
@@ -507,5 +790,32 @@ proptest! {
         prop_assert!(mean >= lo - 1e-6 && mean <= hi + 1e-6);
         prop_assert_eq!(s.ci95.is_some(), values.len() > 1);
         prop_assert!(s.ci95.is_none_or(|ci| ci >= 0.0));
+    }
+
+    #[test]
+    fn summary_of_finite_values_of_any_magnitude_is_finite(
+        values in proptest::collection::vec(
+            prop_oneof![
+                // Any finite value (exponents uniform), and values near f64::MAX, whose
+                // sums and squares overflow.
+                proptest::num::f64::POSITIVE
+                    | proptest::num::f64::NEGATIVE
+                    | proptest::num::f64::NORMAL
+                    | proptest::num::f64::SUBNORMAL
+                    | proptest::num::f64::ZERO,
+                (-1.0..=1.0f64).prop_map(|x| x * f64::MAX),
+            ],
+            1..20,
+        ),
+    ) {
+        let s = summarize(&values.iter().map(|&v| Some(v)).collect::<Vec<_>>());
+        prop_assert_eq!(s.n, values.len());
+        let mean = s.mean.expect("defined");
+        prop_assert!(mean.is_finite());
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let slack = 1e-12 * lo.abs().max(hi.abs());
+        prop_assert!(mean >= lo - slack && mean <= hi + slack);
+        prop_assert!(s.ci95.is_none_or(|ci| ci.is_finite() && ci >= 0.0));
     }
 }

@@ -14,7 +14,9 @@ use straggler_detect::{
     Oracle, OracleParams, SparkDetector, SparkParams, ZahariaLate,
 };
 use straggler_energy::FirstOrderInputs;
-use straggler_metrics::{Summary, TaskRecord, detection_metrics, efficiency_metrics, summarize};
+use straggler_metrics::{
+    Summary, TaskRecord, detection_metrics, efficiency_metrics, try_summarize,
+};
 use straggler_model::{AttemptStatus, Run, TaskKind, TimeSource};
 use straggler_truth::{
     QuantileRatio, StragglerRule, UsualTimes, baseline_samples, straggler_ratios,
@@ -662,16 +664,18 @@ impl Evaluation {
         let cells = cells
             .iter()
             .zip(per_run.chunks(reps))
-            .map(|(plan, runs)| Cell {
-                experiment: plan.experiment.to_owned(),
-                scenario: plan.scenario.name.clone(),
-                policy: plan.sim.speculation.policy.name(),
-                detector: plan.detector.name().to_owned(),
-                params: params(config, &plan.sim),
-                repetitions: config.repetitions,
-                metrics: summarize_runs(runs),
+            .map(|(plan, runs)| {
+                Ok(Cell {
+                    experiment: plan.experiment.to_owned(),
+                    scenario: plan.scenario.name.clone(),
+                    policy: plan.sim.speculation.policy.name(),
+                    detector: plan.detector.name().to_owned(),
+                    params: params(config, &plan.sim),
+                    repetitions: config.repetitions,
+                    metrics: summarize_runs(runs)?,
+                })
             })
-            .collect();
+            .collect::<Result<_, SimError>>()?;
 
         Ok(EvalResults {
             schema: SCHEMA.to_owned(),
@@ -1102,9 +1106,11 @@ fn predict(
     .ok()
 }
 
-fn summarize_runs(runs: &[RunMetrics]) -> BTreeMap<String, Summary> {
+/// Each metric's summary over the repetitions (`None` where it is undefined); a NaN or
+/// infinite value, which no metric gives, is an error rather than left out.
+fn summarize_runs(runs: &[RunMetrics]) -> Result<BTreeMap<String, Summary>, SimError> {
     let Some(first) = runs.first() else {
-        return BTreeMap::new();
+        return Ok(BTreeMap::new());
     };
     first
         .0
@@ -1114,7 +1120,7 @@ fn summarize_runs(runs: &[RunMetrics]) -> BTreeMap<String, Summary> {
                 .iter()
                 .map(|r| r.0.get(name).copied().flatten())
                 .collect();
-            (name.clone(), summarize(&values))
+            Ok((name.clone(), try_summarize(&values)?))
         })
         .collect()
 }
