@@ -330,6 +330,15 @@ impl ScenarioSpec {
 
     /// Checks every value; the error names the first bad key.
     pub fn check(&self) -> Result<(), SimError> {
+        // The name is printed in every summary: one that is empty or holds control
+        // characters (a terminal's escapes) would print nothing, or something else.
+        if self.name.trim().is_empty() || self.name.chars().any(char::is_control) {
+            return Err(SimError::InvalidConfig {
+                field: "name".to_owned(),
+                value: format!("{:?}", self.name),
+                expected: "a name that is not empty and has no control characters".into(),
+            });
+        }
         let at_least_one = |field: &str, v: u32| check(field, f64::from(v), ">= 1", |v| v >= 1.0);
         let c = &self.cluster;
         at_least_one("cluster.nodes", c.nodes)?;

@@ -467,6 +467,12 @@ fn scenario_file_errors_name_the_key_and_the_file() {
     let (line, key, _) = toml_error("name = \"x\"\n[cluster] # the machines\nnodes = 0\n");
     assert_eq!((line, key.as_str()), (3, "cluster.nodes"));
 
+    // A name every summary prints: not empty, no terminal escapes.
+    for name in ["\"\"", "\"  \"", "\"a\\u001b[2Jb\""] {
+        let (line, key, message) = toml_error(&format!("name = {name}\n[cluster]\nnodes = 4\n"));
+        assert_eq!((line, key.as_str()), (1, "name"), "{message}");
+    }
+
     // A missing table is named alone, at no line.
     let (line, key, _) = toml_error("name = \"x\"\n");
     assert_eq!((line, key.as_str()), (0, "cluster"));
