@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::builder::RangedU64ValueParser;
 use clap::{Parser, Subcommand};
 use detectors::Group;
@@ -349,13 +349,13 @@ fn run(command: Command) -> anyhow::Result<()> {
             detectors,
             overrides,
         } => {
-            for (flag, path) in [("--json", &json), ("--markdown", &markdown)] {
-                if let Some(path) = path {
-                    output::check(flag, path)?;
-                }
+            if let Some(path) = &json {
+                output::check("--json", path, &[])?;
             }
-            if json.is_some() && json == markdown {
-                bail!("--json and --markdown name the same file: one would overwrite the other");
+            if let Some(path) = &markdown {
+                let others: Vec<(&str, &std::path::Path)> =
+                    json.iter().map(|j| ("--json", j.as_path())).collect();
+                output::check("--markdown", path, &others)?;
             }
             if let Some(threads) = threads {
                 rayon::ThreadPoolBuilder::new()

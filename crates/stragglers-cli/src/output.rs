@@ -2,15 +2,23 @@
 //! fails at once rather than after an evaluation or a simulated day, and written after it.
 
 use std::fs::OpenOptions;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
 /// Fails if `path`, given to `flag`, cannot be written after the run: its directory does
-/// not exist or is not one, the path is a directory, or an existing file there cannot be
-/// opened for writing. Creates and changes nothing.
-pub fn check(flag: &str, path: &Path) -> anyhow::Result<()> {
+/// not exist or is not one, the path is a directory, an existing file there cannot be
+/// opened for writing, or it names the same file as one of `others` (the command's inputs
+/// and its other outputs, each with the flag or words that name it), which writing would
+/// overwrite. Creates and changes nothing.
+pub fn check(flag: &str, path: &Path, others: &[(&str, &Path)]) -> anyhow::Result<()> {
     let shown = path.display();
+    if let Some((what, other)) = others.iter().find(|(_, other)| same_file(path, other)) {
+        bail!(
+            "{flag} {shown}: the same file as {what} {}, which it would overwrite",
+            other.display()
+        );
+    }
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
@@ -32,6 +40,28 @@ pub fn check(flag: &str, path: &Path) -> anyhow::Result<()> {
     }
 }
 
+/// Whether `a` and `b` name one file: equal once resolved (`./x` and `x`, a link and its
+/// target), or, where one cannot be resolved, equal as written.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (resolved(a), resolved(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// `path` made absolute with links resolved: itself if it exists, else its directory's
+/// resolution and its name.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(path) = path.canonicalize() {
+        return Some(path);
+    }
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    Some(directory.canonicalize().ok()?.join(path.file_name()?))
+}
+
 /// Writes `text` to `path`, naming the path in the error.
 pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
@@ -47,23 +77,37 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("out.json");
         std::fs::write(&file, "kept").unwrap();
-        check("--json", &file).unwrap();
+        check("--json", &file, &[]).unwrap();
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "kept");
-        check("--json", &dir.join("new.json")).unwrap();
+        check("--json", &dir.join("new.json"), &[]).unwrap();
         assert!(!dir.join("new.json").exists());
-        check("--json", Path::new("relative.json")).unwrap();
+        check("--json", Path::new("relative.json"), &[]).unwrap();
 
-        let error = check("--json", &dir).unwrap_err().to_string();
+        let error = check("--json", &dir, &[]).unwrap_err().to_string();
         assert!(error.ends_with("a directory, not a file"), "{error}");
-        let error = check("--json", &file.join("x.json"))
+        let error = check("--json", &file.join("x.json"), &[])
             .unwrap_err()
             .to_string();
         assert!(error.ends_with("out.json is not a directory"), "{error}");
         let missing = dir.join("missing").join("x.json");
-        let error = check("--markdown", &missing).unwrap_err();
+        let error = check("--markdown", &missing, &[]).unwrap_err();
         assert!(error.to_string().starts_with("--markdown "), "{error}");
         assert!(error.to_string().contains("no directory"), "{error}");
         assert_eq!(error.chain().count(), 2, "{error:#}");
+
+        // An input or another output, however written, is not overwritten.
+        let same = dir.join(".").join("out.json");
+        let error = check("--json", &same, &[("--scenario-file", &file)]).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("the same file as --scenario-file"),
+            "{error}"
+        );
+        let new = dir.join("new.json");
+        let error = check("--markdown", &new, &[("--json", &dir.join("./new.json"))]);
+        assert!(error.is_err());
+        check("--markdown", &new, &[("--json", &file)]).unwrap();
         std::fs::remove_dir_all(&dir).ok();
     }
 }

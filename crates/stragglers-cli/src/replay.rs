@@ -197,7 +197,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let with_recorded = chosen.iter().any(Option::is_none);
     let specs: Vec<DetectorSpec> = chosen.into_iter().flatten().collect();
     if let Some(path) = &args.json {
-        output::check("--json", path)?;
+        let inputs: Vec<(&str, &std::path::Path)> = args
+            .paths
+            .iter()
+            .map(|p| ("the input", p.as_path()))
+            .collect();
+        output::check("--json", path, &inputs)?;
     }
     let truth = TruthConfig {
         factor: args.factor,

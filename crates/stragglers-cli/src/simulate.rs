@@ -51,7 +51,10 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         ),
     };
     if let Some(path) = &args.json {
-        output::check("--json", path)?;
+        let inputs: Vec<(&str, &std::path::Path)> = (args.scenario_file.iter())
+            .map(|file| ("--scenario-file", file.as_path()))
+            .collect();
+        output::check("--json", path, &inputs)?;
     }
     let choices: Vec<Option<DetectorSpec>> = std::iter::once(None)
         .chain(DetectorSpec::all().into_iter().map(Some))

@@ -178,7 +178,10 @@ fn bad_arguments_are_refused_with_a_reason() {
     let output = stragglers(&["eval", "--json", "same.out", "--markdown", "same.out"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("name the same file"), "{stderr}");
+    assert!(
+        stderr.contains("the same file as --json same.out"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -304,6 +307,30 @@ fn simulate_names_the_bad_key_of_a_scenario_file() {
     let output = stragglers(&["simulate", "--preset", "nope"]);
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("datacenter"));
+
+    // `--json` naming the scenario file (however written) would overwrite it: refused
+    // before the run, the file kept.
+    let path = dir.join("kept.toml");
+    std::fs::write(&path, "name = \"kept\"\n[cluster]\nnodes = 4\n").unwrap();
+    let same = dir.join(".").join("kept.toml");
+    let output = stragglers(&[
+        "simulate",
+        "--scenario-file",
+        path.to_str().unwrap(),
+        "--json",
+        same.to_str().unwrap(),
+    ]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the same file as --scenario-file"),
+        "{stderr}"
+    );
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .starts_with("name = \"kept\"")
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
