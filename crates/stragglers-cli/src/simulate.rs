@@ -122,16 +122,17 @@ fn name_of(detector: Option<&DetectorSpec>) -> &str {
 
 /// The summary as aligned lines.
 fn render(s: &Summary) -> String {
+    // Undefined without a straggler (the framework's empty denominators are undefined).
     let detected_share = match s.stragglers {
-        0 => 0.0,
-        n => s.true_detections as f64 / n as f64 * 100.0,
+        0 => "-".to_owned(),
+        n => format!("{:.1}%", s.true_detections as f64 / n as f64 * 100.0),
     };
     format!(
         "scenario      {} (seed {}, detector {})\n\
          cluster       {} nodes, {} jobs, {} tasks, {} attempts\n\
          makespan      {:.1} s (mean job {:.1} s)\n\
          stragglers    {} (injected {})\n\
-         detections    {} ({} stragglers, {:.1}% of them)\n\
+         detections    {} ({} stragglers, {} of them)\n\
          copies        {} ({} won)\n\
          failed        {} attempts\n\
          energy        {:.3} MJ\n",
