@@ -3,6 +3,7 @@
 //! At each scan, for each stage (the maps or the reduces of a job, Hadoop's task kind):
 //!
 //! ```text
+//! skip:      pending > 0 (tasks waiting for a container)       (DefaultSpeculator)
 //! gate:      finished >= 1 and finished >= 0.05 * total        (StartEndTimesBase)
 //! allowed  = floor(max(10, 0.01 * total, 0.1 * running))       (DefaultSpeculator)
 //!            nothing is flagged unless copies running < allowed
@@ -19,6 +20,11 @@
 //! (`speculationValue`, `maybeScheduleASpeculation`, `computeSpeculations`) and
 //! `StartEndTimesBase` (`reference/speculators.md`, "Hadoop MapReduce v2").
 //!
+//! A stage with tasks waiting for a container flags nothing at that scan, as Hadoop's
+//! `maybeScheduleASpeculation(type)` skips (`continue`) a job whose `mapContainerNeeds` or
+//! `reduceContainerNeeds` count for that type is above 0. The stage still learns from
+//! observations meanwhile, and its rows' starts still reach the estimator.
+//!
 //! The cap is a whole number of copies: `maybeScheduleASpeculation` truncates twice,
 //! `(int) Math.max(minimumAllowed, 0.01 * tasks)` then `(int) Math.max(that, 0.1 *
 //! running)`, which for values `>= 0` is the floor of the largest of the three (the
@@ -30,11 +36,12 @@
 //!   reset or the stage's [`Observation::StageFinished`] (one per task); their durations
 //!   `end - start` feed the stage's
 //!   [`DataStatistics`].
-//! - The snapshot carries no stage totals, so `total = finished + running + pending`:
-//!   `running` counts the distinct tasks of the stage with a row in the snapshot that have
-//!   not succeeded, and `pending` is [`Snapshot::pending`] (tasks waiting for a
-//!   container). Tasks the master has not heard from and that are not pending are not
-//!   counted.
+//! - `pending` is [`Snapshot::pending`] (tasks of the stage waiting for a container),
+//!   Hadoop's container needs of the job and task type.
+//! - The snapshot carries no stage totals, so `total = finished + running` (tasks waiting
+//!   would count too, but a stage with any is not judged): `running` counts the distinct
+//!   tasks of the stage with a row in the snapshot that have not succeeded.
+//!   Tasks the master has not heard from and that are not pending are not counted.
 //! - A succeeded task's attempt still in the snapshot (the original of a task whose copy
 //!   won, killed a moment later) is not running, not speculating and not judged: Hadoop's
 //!   attempt is no longer `RUNNING` once it is being killed.
@@ -51,7 +58,9 @@
 //!   before the row's runtime is estimated: a progress report does not carry it.
 //!
 //! What is left to the engine, whose policy it is: how often scans run (Hadoop waits 1 s,
-//! or 15 s after a launch), skipping jobs with containers waiting, and where a copy runs.
+//! or 15 s after a launch) and where a copy runs. Skipping a stage with containers waiting
+//! is the detector's (above): it reads [`Snapshot::pending`], which both simulators and the
+//! replay set.
 //!
 //! The scan is one sequential pass over the rows plus per-stage bookkeeping, with a map of
 //! the tasks of the snapshot; it takes no [`Parallelism`](crate::Parallelism), so a
@@ -320,9 +329,13 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
                     .get(&(stage as u32))
                     .copied()
                     .unwrap_or_default();
+                // `maybeScheduleASpeculation`: a job with containers of the kind still
+                // waiting for allocation is skipped.
+                if snapshot.pending(StageId(stage as u32)) > 0 {
+                    return None;
+                }
                 let finished = stats.count() as f64;
-                let pending = snapshot.pending(StageId(stage as u32));
-                let total = finished + counts.running_tasks as f64 + f64::from(pending);
+                let total = finished + counts.running_tasks as f64;
                 let gate = stats.count() >= u64::from(params.min_finished_tasks)
                     && finished >= params.min_finished_fraction * total;
                 // Hadoop's two `(int)` casts: the floor of the largest term.
