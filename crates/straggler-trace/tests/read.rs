@@ -1674,20 +1674,24 @@ fn unknown_event_and_task_types_are_skipped_not_read_as_others() {
     );
     assert_eq!(task_kinds(&jobs), [StageKind::Other]);
 
-    // Rumen: each attempt of the task is a record, skipped with it.
+    // Rumen: a task of an unknown type is skipped whole, as one record, at the line of its
+    // type, whether or not it has attempts (a task without any left no trace before).
     let rumen = concat!(
-        "{\"jobID\": \"job_1\", \"mapTasks\": [{\"taskID\": \"t0\", \"taskType\": \"MPA\",\n",
+        "{\"jobID\": \"job_1\", \"mapTasks\": [{\"taskID\": \"t0\",\n",
+        " \"taskType\": \"MPA\",\n",
         " \"attempts\": [{\"attemptID\": \"a0\", \"startTime\": 1000},\n",
-        " {\"attemptID\": \"a1\", \"startTime\": 1000}]}]}\n",
+        " {\"attemptID\": \"a1\", \"startTime\": 1000}]},\n",
+        " {\"taskID\": \"t1\", \"taskType\": \"MAPX\"}]}\n",
     );
-    let (_, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
     assert_eq!(
-        skips_with_fields(&report)
-            .into_iter()
-            .map(|(_, reason, field)| (reason, field))
-            .collect::<Vec<_>>(),
-        [("unknown task type", Some("taskType")); 2]
+        skips_with_fields(&report),
+        [
+            (2, "unknown task type", Some("taskType")),
+            (5, "unknown task type", Some("taskType")),
+        ]
     );
+    assert_eq!(task_kinds(&jobs), []);
 }
 
 /// Rumen: a closer of the wrong kind (`}` closing `[`) ends the broken object there, as a
