@@ -78,6 +78,17 @@ pub enum SimError {
     /// Metrics could not be computed.
     #[error(transparent)]
     Metrics(#[from] straggler_metrics::MetricsError),
+    /// A metric of an evaluation cell cannot be summarised over its repetitions (a NaN or
+    /// infinite value, which no metric gives: a bug upstream).
+    #[error("{cell}: metric {metric}: {source}")]
+    Summary {
+        /// The cell: experiment, scenario, policy and detector.
+        cell: String,
+        /// The metric's name.
+        metric: String,
+        /// Why.
+        source: straggler_metrics::MetricsError,
+    },
     /// An energy or slowdown parameter cannot be used.
     #[error(transparent)]
     Energy(#[from] straggler_energy::EnergyError),

@@ -15,7 +15,7 @@ use straggler_detect::{
 };
 use straggler_energy::FirstOrderInputs;
 use straggler_metrics::{
-    Summary, TaskRecord, detection_metrics, efficiency_metrics, try_summarize,
+    MetricsError, Summary, TaskRecord, detection_metrics, efficiency_metrics, try_summarize,
 };
 use straggler_model::{AttemptStatus, Run, TaskKind, TimeSource};
 use straggler_truth::{
@@ -672,7 +672,19 @@ impl Evaluation {
                     detector: plan.detector.name().to_owned(),
                     params: params(config, &plan.sim),
                     repetitions: config.repetitions,
-                    metrics: summarize_runs(runs)?,
+                    metrics: summarize_runs(runs).map_err(|(metric, source)| {
+                        SimError::Summary {
+                            cell: format!(
+                                "{} {} {} {}",
+                                plan.experiment,
+                                plan.scenario.name,
+                                plan.sim.speculation.policy.name(),
+                                plan.detector.name()
+                            ),
+                            metric,
+                            source,
+                        }
+                    })?,
                 })
             })
             .collect::<Result<_, SimError>>()?;
@@ -1107,8 +1119,11 @@ fn predict(
 }
 
 /// Each metric's summary over the repetitions (`None` where it is undefined); a NaN or
-/// infinite value, which no metric gives, is an error rather than left out.
-fn summarize_runs(runs: &[RunMetrics]) -> Result<BTreeMap<String, Summary>, SimError> {
+/// infinite value, which no metric gives, is an error naming the metric rather than left
+/// out.
+fn summarize_runs(
+    runs: &[RunMetrics],
+) -> Result<BTreeMap<String, Summary>, (String, MetricsError)> {
     let Some(first) = runs.first() else {
         return Ok(BTreeMap::new());
     };
@@ -1120,7 +1135,8 @@ fn summarize_runs(runs: &[RunMetrics]) -> Result<BTreeMap<String, Summary>, SimE
                 .iter()
                 .map(|r| r.0.get(name).copied().flatten())
                 .collect();
-            Ok((name.clone(), try_summarize(&values)?))
+            let summary = try_summarize(&values).map_err(|e| (name.clone(), e))?;
+            Ok((name.clone(), summary))
         })
         .collect()
 }
@@ -1288,5 +1304,27 @@ mod seed004_history_tests {
             serde_json::to_string(cell).expect("serialises")
         };
         assert_eq!(default(&plain), default(&with_history));
+    }
+}
+
+#[cfg(test)]
+mod summary_tests {
+    use super::*;
+
+    fn run(recall: Option<f64>) -> RunMetrics {
+        RunMetrics(BTreeMap::from([("recall".to_owned(), recall)]))
+    }
+
+    #[test]
+    fn an_undefined_metric_is_left_out_and_a_non_finite_one_named() {
+        let summaries = summarize_runs(&[run(Some(0.5)), run(None), run(Some(1.0))]).unwrap();
+        assert_eq!(summaries["recall"].n, 2);
+        assert_eq!(summaries["recall"].mean, Some(0.75));
+        let (metric, error) = summarize_runs(&[run(Some(0.5)), run(Some(f64::NAN))]).unwrap_err();
+        assert_eq!(metric, "recall");
+        assert!(
+            matches!(error, MetricsError::BadValue { index: 1, .. }),
+            "{error}"
+        );
     }
 }
