@@ -69,7 +69,7 @@ pub enum MetricsError {
         /// What the field must be, for the message.
         range: &'static str,
     },
-    /// A value given to [`try_summarize`](crate::try_summarize) is NaN or infinite (an
+    /// A value given to [`summarize`](crate::summarize) is NaN or infinite (an
     /// undefined value is `None`).
     #[error("values[{index}] must be finite or None (undefined), got {value}")]
     BadValue {

@@ -40,7 +40,7 @@
 //! ```
 //!
 //! over the defined values (`n` of them); finite values give a finite mean, whatever
-//! their magnitude. [`try_summarize`] rejects a NaN or infinite value.
+//! their magnitude. A NaN or infinite value is an error.
 #![deny(missing_docs)]
 
 mod detection;
@@ -52,4 +52,4 @@ mod summary;
 pub use detection::{DetectionMetrics, TaskRecord, detection_metrics, is_fake};
 pub use efficiency::{EfficiencyMetrics, efficiency_metrics};
 pub use error::MetricsError;
-pub use summary::{Summary, summarize, try_summarize};
+pub use summary::{Summary, summarize};

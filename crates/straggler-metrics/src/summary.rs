@@ -42,46 +42,12 @@ pub struct Summary {
 /// the mean of finite values is always finite, and `ci95` is `None` with two or more
 /// values only when the half-width itself is above `f64::MAX`.
 ///
-/// A NaN or infinite value is left out like `None` (and not counted in `n`): the metrics
-/// give `None`, not NaN, where they are undefined, so such a value comes from a bug
-/// upstream; [`try_summarize`] rejects it instead.
-pub fn summarize(values: &[Option<f64>]) -> Summary {
-    let defined: Vec<f64> = values
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|v| v.is_finite())
-        .collect();
-    let n = defined.len();
-    let Some(&first) = defined.first() else {
-        return Summary {
-            mean: None,
-            ci95: None,
-            n,
-        };
-    };
-    if defined.iter().all(|&v| v == first) {
-        let ci95 = (n > 1).then_some(0.0);
-        return Summary {
-            mean: Some(first),
-            ci95,
-            n,
-        };
-    }
-    let mean = finite_mean(&defined);
-    Summary {
-        mean,
-        ci95: mean.and_then(|mean| half_width(&defined, mean)),
-        n,
-    }
-}
-
-/// [`summarize`], but a NaN or infinite value is an error rather than left out.
-///
 /// # Errors
 ///
-/// [`MetricsError::BadValue`] naming the first value (by index) that is NaN or infinite.
-pub fn try_summarize(values: &[Option<f64>]) -> Result<Summary, MetricsError> {
+/// [`MetricsError::BadValue`] naming the first value (by index) that is NaN or infinite:
+/// the metrics give `None`, not NaN, where they are undefined, so such a value comes from
+/// a bug upstream, and is refused rather than left out.
+pub fn summarize(values: &[Option<f64>]) -> Result<Summary, MetricsError> {
     if let Some((index, value)) = values
         .iter()
         .enumerate()
@@ -89,7 +55,29 @@ pub fn try_summarize(values: &[Option<f64>]) -> Result<Summary, MetricsError> {
     {
         return Err(MetricsError::BadValue { index, value });
     }
-    Ok(summarize(values))
+    let defined: Vec<f64> = values.iter().flatten().copied().collect();
+    let n = defined.len();
+    let Some(&first) = defined.first() else {
+        return Ok(Summary {
+            mean: None,
+            ci95: None,
+            n,
+        });
+    };
+    if defined.iter().all(|&v| v == first) {
+        let ci95 = (n > 1).then_some(0.0);
+        return Ok(Summary {
+            mean: Some(first),
+            ci95,
+            n,
+        });
+    }
+    let mean = finite_mean(&defined);
+    Ok(Summary {
+        mean,
+        ci95: mean.and_then(|mean| half_width(&defined, mean)),
+        n,
+    })
 }
 
 /// `t_{0.975, n-1} * s / sqrt(n)` for finite `values` (two or more, not all equal) of mean

@@ -4,7 +4,7 @@ use approx::{assert_abs_diff_eq, assert_relative_eq};
 use proptest::prelude::*;
 use straggler_metrics::{
     DetectionMetrics, EfficiencyMetrics, MetricsError, Summary, TaskRecord, detection_metrics,
-    efficiency_metrics, is_fake, summarize, try_summarize,
+    efficiency_metrics, is_fake, summarize,
 };
 use straggler_model::{
     Attempt, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Run, StageId, Task, TaskId,
@@ -602,7 +602,7 @@ fn summary_by_hand() {
     // [1, 2, 3]: mean 2, s = sqrt((1 + 0 + 1) / 2) = 1, t_{0.975, 2} = 4.30265272974946
     // (exactly 0.95 / sqrt(2 x 0.975 x 0.025) for 2 degrees of freedom),
     // ci = 4.30265272974946 * 1 / sqrt(3) = 2.48413771175033...
-    let summary = summarize(&[Some(1.0), None, Some(2.0), Some(3.0)]);
+    let summary = summarize(&[Some(1.0), None, Some(2.0), Some(3.0)]).unwrap();
     assert_eq!(summary.n, 3);
     assert_relative_eq!(summary.mean.expect("defined"), 2.0);
     let expected = 4.302_652_729_749_464 / 3f64.sqrt();
@@ -618,7 +618,7 @@ fn summary_by_hand() {
     );
     // [2, 4]: mean 3, s = sqrt(2), t_{0.975, 1} = tan(0.475 pi) = 12.706204736174705,
     // ci = 12.706204736174705 * sqrt(2) / sqrt(2) = 12.706204736174705.
-    let summary = summarize(&[Some(2.0), Some(4.0)]);
+    let summary = summarize(&[Some(2.0), Some(4.0)]).unwrap();
     assert_relative_eq!(
         summary.ci95.expect("defined"),
         12.706_204_736_174_705,
@@ -631,7 +631,7 @@ fn summary_of_finite_values_whose_sums_overflow() {
     let max = f64::MAX;
     // [MAX, MAX / 2]: the sum overflows; mean 0.75 MAX. The half-width,
     // t_{0.975, 1} x (MAX / 2) / 2 = 3.18 MAX, is above MAX: None.
-    let huge = summarize(&[Some(max), Some(max / 2.0)]);
+    let huge = summarize(&[Some(max), Some(max / 2.0)]).unwrap();
     assert_eq!(
         huge,
         Summary {
@@ -642,7 +642,7 @@ fn summary_of_finite_values_whose_sums_overflow() {
     );
     // [1e200, -1e200]: mean 0, the squares 1e400 overflow; s = sqrt(2) 1e200,
     // ci = t_{0.975, 1} x sqrt(2) 1e200 / sqrt(2) = 12.706204736174705e200.
-    let wide = summarize(&[Some(1e200), Some(-1e200)]);
+    let wide = summarize(&[Some(1e200), Some(-1e200)]).unwrap();
     assert_eq!(wide.mean, Some(0.0));
     assert_relative_eq!(
         wide.ci95.expect("representable"),
@@ -651,7 +651,7 @@ fn summary_of_finite_values_whose_sums_overflow() {
     );
     // [1e-200, 3e-200]: the squares 1e-400 underflow to 0; mean 2e-200, s = sqrt(2) 1e-200,
     // ci = 12.706204736174705e-200 (not 0: the values differ).
-    let tiny = summarize(&[Some(1e-200), Some(3e-200)]);
+    let tiny = summarize(&[Some(1e-200), Some(3e-200)]).unwrap();
     assert_relative_eq!(tiny.mean.expect("defined"), 2e-200, max_relative = 1e-15);
     assert_relative_eq!(
         tiny.ci95.expect("representable"),
@@ -659,7 +659,7 @@ fn summary_of_finite_values_whose_sums_overflow() {
         max_relative = 1e-14
     );
     // Three values near MAX: mean (MAX + MAX / 2 + MAX / 4) / 3 = 0.583... MAX.
-    let three = summarize(&[Some(max), Some(max / 2.0), Some(max / 4.0)]);
+    let three = summarize(&[Some(max), Some(max / 2.0), Some(max / 4.0)]).unwrap();
     assert_relative_eq!(
         three.mean.expect("finite"),
         1.75 / 3.0 * max,
@@ -668,10 +668,10 @@ fn summary_of_finite_values_whose_sums_overflow() {
 }
 
 #[test]
-fn try_summarize_rejects_non_finite_values() {
+fn summarize_rejects_non_finite_values() {
     // None is undefined (left out of n); NaN and infinities are errors naming the value.
     let values = [Some(1.0), None, Some(f64::INFINITY), Some(f64::NAN)];
-    let error = try_summarize(&values).expect_err("inf");
+    let error = summarize(&values).expect_err("inf");
     assert_eq!(
         error,
         MetricsError::BadValue {
@@ -684,23 +684,21 @@ fn try_summarize_rejects_non_finite_values() {
         "values[2] must be finite or None (undefined), got inf"
     );
     assert!(matches!(
-        try_summarize(&[Some(f64::NAN)]),
+        summarize(&[Some(f64::NAN)]),
         Err(MetricsError::BadValue { index: 0, value }) if value.is_nan()
     ));
     assert!(matches!(
-        try_summarize(&[None, Some(f64::NEG_INFINITY)]),
+        summarize(&[None, Some(f64::NEG_INFINITY)]),
         Err(MetricsError::BadValue { index: 1, .. })
     ));
-    // Finite values and None: the same as summarize; 3 values given, n = 2, 1 left out.
-    let values = [Some(2.0), None, Some(4.0)];
-    assert_eq!(try_summarize(&values), Ok(summarize(&values)));
-    assert_eq!(summarize(&values).n, 2);
+    // None is left out: 3 values given, n = 2.
+    assert_eq!(summarize(&[Some(2.0), None, Some(4.0)]).unwrap().n, 2);
 }
 
 #[test]
 fn summary_of_degenerate_inputs() {
     assert_eq!(
-        summarize(&[]),
+        summarize(&[]).unwrap(),
         Summary {
             mean: None,
             ci95: None,
@@ -708,7 +706,7 @@ fn summary_of_degenerate_inputs() {
         }
     );
     assert_eq!(
-        summarize(&[None, None]),
+        summarize(&[None, None]).unwrap(),
         Summary {
             mean: None,
             ci95: None,
@@ -716,7 +714,7 @@ fn summary_of_degenerate_inputs() {
         }
     );
     assert_eq!(
-        summarize(&[Some(5.0)]),
+        summarize(&[Some(5.0)]).unwrap(),
         Summary {
             mean: Some(5.0),
             ci95: None,
@@ -725,27 +723,18 @@ fn summary_of_degenerate_inputs() {
     );
     // All equal: exactly the value, ci 0 (0.1 * 3 / 3 would not be exactly 0.1).
     assert_eq!(
-        summarize(&[Some(0.1); 3]),
+        summarize(&[Some(0.1); 3]).unwrap(),
         Summary {
             mean: Some(0.1),
             ci95: Some(0.0),
             n: 3
         }
     );
-    // summarize leaves a non-finite value out like None (try_summarize rejects it).
-    assert_eq!(
-        summarize(&[Some(f64::NAN), Some(4.0)]),
-        Summary {
-            mean: Some(4.0),
-            ci95: None,
-            n: 1
-        }
-    );
 }
 
 #[test]
 fn summary_serialises_as_mean_ci95_n() {
-    let json = serde_json::to_string(&summarize(&[Some(5.0)])).expect("serialisable");
+    let json = serde_json::to_string(&summarize(&[Some(5.0)]).unwrap()).expect("serialisable");
     assert_eq!(json, r#"{"mean":5.0,"ci95":null,"n":1}"#);
 }
 
@@ -783,7 +772,7 @@ proptest! {
 
     #[test]
     fn summary_mean_lies_within_the_values(values in proptest::collection::vec(-1e6..1e6f64, 1..20)) {
-        let s = summarize(&values.iter().map(|&v| Some(v)).collect::<Vec<_>>());
+        let s = summarize(&values.iter().map(|&v| Some(v)).collect::<Vec<_>>()).unwrap();
         let mean = s.mean.expect("defined");
         let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -808,7 +797,7 @@ proptest! {
             1..20,
         ),
     ) {
-        let s = summarize(&values.iter().map(|&v| Some(v)).collect::<Vec<_>>());
+        let s = summarize(&values.iter().map(|&v| Some(v)).collect::<Vec<_>>()).unwrap();
         prop_assert_eq!(s.n, values.len());
         let mean = s.mean.expect("defined");
         prop_assert!(mean.is_finite());

@@ -15,7 +15,7 @@ use straggler_detect::{
 };
 use straggler_energy::FirstOrderInputs;
 use straggler_metrics::{
-    MetricsError, Summary, TaskRecord, detection_metrics, efficiency_metrics, try_summarize,
+    MetricsError, Summary, TaskRecord, detection_metrics, efficiency_metrics, summarize,
 };
 use straggler_model::{AttemptStatus, Run, TaskKind, TimeSource};
 use straggler_truth::{
@@ -1135,7 +1135,7 @@ fn summarize_runs(
                 .iter()
                 .map(|r| r.0.get(name).copied().flatten())
                 .collect();
-            let summary = try_summarize(&values).map_err(|e| (name.clone(), e))?;
+            let summary = summarize(&values).map_err(|e| (name.clone(), e))?;
             Ok((name.clone(), summary))
         })
         .collect()
