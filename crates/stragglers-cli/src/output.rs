@@ -40,9 +40,17 @@ pub fn check(flag: &str, path: &Path, others: &[(&str, &Path)]) -> anyhow::Resul
     }
 }
 
-/// Whether `a` and `b` name one file: equal once resolved (`./x` and `x`, a link and its
-/// target), or, where one cannot be resolved, equal as written.
+/// Whether `a` and `b` name one file: on Unix, both existing with the same device and
+/// inode (a hard link too); else equal once resolved (`./x` and `x`, a symbolic link and
+/// its target), or, where one cannot be resolved, equal as written.
 fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        use std::os::unix::fs::MetadataExt;
+        if (x.dev(), x.ino()) == (y.dev(), y.ino()) {
+            return true;
+        }
+    }
     match (resolved(a), resolved(b)) {
         (Some(a), Some(b)) => a == b,
         _ => a == b,
@@ -108,6 +116,28 @@ mod tests {
         let error = check("--markdown", &new, &[("--json", &dir.join("./new.json"))]);
         assert!(error.is_err());
         check("--markdown", &new, &[("--json", &file)]).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hard_link_to_an_input_is_refused() {
+        let dir = std::env::temp_dir().join(format!("stragglers-links-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (input, link) = (dir.join("scenario.toml"), dir.join("summary.json"));
+        std::fs::write(&input, "kept").unwrap();
+        std::fs::hard_link(&input, &link).unwrap();
+        let error = check("--json", &link, &[("--scenario-file", &input)]).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("the same file as --scenario-file"),
+            "{error}"
+        );
+        // Two files of equal content are not one file.
+        let copy = dir.join("copy.toml");
+        std::fs::write(&copy, "kept").unwrap();
+        check("--json", &copy, &[("--scenario-file", &input)]).unwrap();
         std::fs::remove_dir_all(&dir).ok();
     }
 }
