@@ -34,6 +34,41 @@ pub struct Truncation {
     pub note: String,
 }
 
+/// A part of an input that holds no record read, and why it was not read: bytes after the
+/// end of a compressed stream, or a file of a rolling event-log directory that is not an
+/// event file. It is not a record ([`ReadReport::records_read`] does not count it): it is
+/// listed so that nothing of an input goes unread without a word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unread {
+    /// Why, one of a few stable strings: `"trailing zero bytes"` (padding after the last
+    /// gzip member or zstd frame, as tape and transfer tools add; `gzip -d` ignores it too),
+    /// `"trailing garbage"` (bytes after the end of the compressed stream that are not
+    /// compressed data), `"not an event file"` (an entry of a rolling directory that is
+    /// not an `events_<N>_<app>` file: a stray file, a backup copy of an event file, a
+    /// subdirectory), `"Spark status file"` (the empty `appstatus_<app>` file Spark writes
+    /// in each rolling directory: expected, and no events).
+    pub reason: String,
+    /// What was not read and where, in words for the user.
+    pub note: String,
+    /// The file it is in or is, for an input of several files (a rolling event-log
+    /// directory): its name in the directory. `None` when the input is one file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+/// A key outside the format's own set, seen in records that were read all the same.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnknownKey {
+    /// How many records carry it.
+    pub records: u64,
+    /// The 1-based line (or record) of the first of them.
+    pub first_line: u64,
+    /// The file of that line, for an input of several files; `None` when the input is one
+    /// file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
 /// What reading one input found: `records_read == records_parsed + records_skipped`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReadReport {
@@ -54,11 +89,34 @@ pub struct ReadReport {
     pub skips: Vec<Skip>,
     /// Set when the input ends in the middle of a record.
     pub truncated: Option<Truncation>,
+    /// What of the input was not read as records, and why (bytes after the end of its
+    /// compressed stream, files of a rolling directory that hold no events).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<Unread>,
+    /// Keys outside the format's own set (Hadoop 1: its `JobHistory.Keys`), by key: the
+    /// first [`ReadReport::MAX_UNKNOWN_KEYS_KEPT`] seen. The records carrying them are read
+    /// as if the key were absent (logs of other versions carry keys of their own), so a
+    /// misspelt key (`TASK_STATUX`) loses what it holds: it is listed here for the user to
+    /// see.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unknown_keys: BTreeMap<String, UnknownKey>,
+    /// Unknown keys seen, each time a record carries one, those past the first
+    /// [`ReadReport::MAX_UNKNOWN_KEYS_KEPT`] keys included: the count above covers them all.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unknown_keys_seen: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ReadReport {
     /// How many skipped records are kept with their line.
     pub const MAX_SKIPS_KEPT: usize = 100;
+
+    /// How many distinct unknown keys are kept, each with its count and first line: a
+    /// damaged or hostile input could hold millions of them.
+    pub const MAX_UNKNOWN_KEYS_KEPT: usize = 100;
 
     /// An empty report for `path` in `format`.
     pub fn new(path: impl Into<PathBuf>, format: TraceFormat) -> Self {
@@ -71,6 +129,9 @@ impl ReadReport {
             skip_reasons: BTreeMap::new(),
             skips: Vec::new(),
             truncated: None,
+            unread: Vec::new(),
+            unknown_keys: BTreeMap::new(),
+            unknown_keys_seen: 0,
         }
     }
 
@@ -103,9 +164,34 @@ impl ReadReport {
         }
     }
 
+    /// Notes that a part of the input (named in `note`) was not read, and why (`reason`,
+    /// one of the stable strings of [`Unread::reason`]).
+    pub(crate) fn not_read(&mut self, reason: &str, note: String) {
+        self.unread.push(Unread {
+            reason: reason.to_owned(),
+            note,
+            file: None,
+        });
+    }
+
+    /// Counts a record on `line` that carries `key`, a key outside the format's own set.
+    pub(crate) fn unknown_key(&mut self, key: &str, line: u64) {
+        self.unknown_keys_seen += 1;
+        if let Some(seen) = self.unknown_keys.get_mut(key) {
+            seen.records += 1;
+        } else if self.unknown_keys.len() < Self::MAX_UNKNOWN_KEYS_KEPT {
+            let seen = UnknownKey {
+                records: 1,
+                first_line: line,
+                file: None,
+            };
+            self.unknown_keys.insert(key.to_owned(), seen);
+        }
+    }
+
     /// Adds the account `part` of the file named `file` (of an input of several files):
-    /// its counts, its skips (naming the file), and its cut if none is noted before (its
-    /// note naming the file).
+    /// its counts, its skips, unread parts and unknown keys (naming the file), and its cut
+    /// if none is noted before (its note naming the file).
     pub(crate) fn add_file(&mut self, part: ReadReport, file: &str) {
         self.records_read += part.records_read;
         self.records_parsed += part.records_parsed;
@@ -121,6 +207,23 @@ impl ReadReport {
             }));
         if let Some(cut) = part.truncated {
             self.cut(cut.line, format!("{file}: {}", cut.note));
+        }
+        self.unread
+            .extend(part.unread.into_iter().map(|unread| Unread {
+                file: unread.file.or_else(|| Some(file.to_owned())),
+                ..unread
+            }));
+        self.unknown_keys_seen += part.unknown_keys_seen;
+        for (key, seen) in part.unknown_keys {
+            if let Some(kept) = self.unknown_keys.get_mut(&key) {
+                kept.records += seen.records;
+            } else if self.unknown_keys.len() < Self::MAX_UNKNOWN_KEYS_KEPT {
+                let seen = UnknownKey {
+                    file: Some(file.to_owned()),
+                    ..seen
+                };
+                self.unknown_keys.insert(key, seen);
+            }
         }
     }
 }

@@ -1,7 +1,10 @@
 //! Inputs at the edges of what a path or a byte stream can be: a pipe or a device in place
 //! of a file (refused up front, since an input is read twice), zstd streams with skippable
-//! frames (passed over wherever a frame may start), and Rumen objects whose bad values are
-//! named by their line and field (and cost only the attempt or task they are in).
+//! frames (passed over wherever a frame may start), gzip and zstd data that fail their
+//! checksums (refused as corrupt) or are followed by padding or garbage (noted, not taken
+//! for a cut), files of a rolling event-log directory that are not event files (named),
+//! and Rumen objects whose bad values are named by their line and field (and cost only the
+//! attempt or task they are in).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -264,6 +267,376 @@ fn a_cut_skippable_frame_is_a_cut_not_a_panic() {
     // The 4 lines before the cut are read.
     let lines = log.iter().filter(|&&b| b == b'\n').count() as u64;
     assert!(report.records_read == 4 && lines > 4, "{report:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// gzip and zstd: integrity checks, and what follows the end of the data.
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(fixtures().join(name)).expect("the fixture")
+}
+
+/// What the plain Spark fixture reads as, to compare a compressed copy's reading with.
+fn plain_summary() -> String {
+    let (jobs, report) = read_bytes(&fixture("spark-small.json"), TraceFormat::SparkEventLog)
+        .expect("the plain fixture reads");
+    summary(&jobs, &report)
+}
+
+/// `(file, reason, note)` of each part of the input `report` notes as not read.
+fn unread(report: &ReadReport) -> Vec<(Option<&str>, &str, &str)> {
+    report
+        .unread
+        .iter()
+        .map(|u| (u.file.as_deref(), u.reason.as_str(), u.note.as_str()))
+        .collect()
+}
+
+/// The message of the [`TraceError::Corrupt`] that `result` should be.
+fn corrupt_message<T: std::fmt::Debug>(result: Result<T, TraceError>) -> String {
+    match result {
+        Err(error @ TraceError::Corrupt { .. }) => error.to_string(),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}
+
+/// `data` as one gzip member with the header `flags` asks for (RFC 1952: FHCRC 0x02,
+/// FEXTRA 0x04, FNAME 0x08, FCOMMENT 0x10), its header CRC-16 off by one if `bad_header`.
+fn gzip_member(data: &[u8], flags: u8, bad_header: bool) -> Vec<u8> {
+    let mut member = vec![0x1f, 0x8b, 8, flags, 0, 0, 0, 0, 0, 255];
+    if flags & 0x04 != 0 {
+        member.extend([3, 0]);
+        member.extend(b"abc");
+    }
+    if flags & 0x08 != 0 {
+        member.extend(b"events.json\0");
+    }
+    if flags & 0x10 != 0 {
+        member.extend(b"a comment\0");
+    }
+    if flags & 0x02 != 0 {
+        let mut crc = flate2::Crc::new();
+        crc.update(&member);
+        let crc16 = (crc.sum() & 0xffff) as u16 ^ u16::from(bad_header);
+        member.extend(crc16.to_le_bytes());
+    }
+    let mut deflate =
+        flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    deflate.write_all(data).expect("in memory");
+    member.extend(deflate.finish().expect("in memory"));
+    let mut crc = flate2::Crc::new();
+    crc.update(data);
+    member.extend(crc.sum().to_le_bytes());
+    member.extend(crc.amount().to_le_bytes());
+    member
+}
+
+/// A gzip member whose trailer (its data's CRC-32, then its length) does not match its
+/// data is a corrupt file, refused, naming the check that failed: every record of it was
+/// read and looks valid, but the data is not what was written. (It was a cut: "the input
+/// cannot be read past line 13".)
+#[test]
+fn a_gzip_member_that_fails_its_checksum_is_corrupt_not_cut() {
+    let gz = fixture("spark-small.json.gz");
+    let n = gz.len();
+    let mut bad_crc = gz.clone();
+    bad_crc[n - 8] ^= 0x01;
+    let message = corrupt_message(read_bytes(&bad_crc, TraceFormat::SparkEventLog));
+    assert!(
+        message.starts_with(
+            "<bytes>: corrupt compressed data: gzip member 1 (ending at byte 723) fails its \
+             integrity check: the CRC-32 of its data is c7ad4a2a, its trailer says c7ad4a2b; \
+             none of what the file decompresses to can be trusted, so it is not read"
+        ),
+        "{message}"
+    );
+    // The length: the fixture is 4049 bytes, its trailer made to say 4048.
+    let mut bad_length = gz.clone();
+    bad_length[n - 4] ^= 0x01;
+    let message = corrupt_message(read_bytes(&bad_length, TraceFormat::SparkEventLog));
+    assert!(
+        message.contains("its data is 4049 bytes (modulo 2^32), its trailer says 4048"),
+        "{message}"
+    );
+    // In a second member; and read from a file, which the message names (detection, which
+    // reads only the head, still tells the format).
+    let mut two = gz.clone();
+    two.extend(&bad_crc);
+    let dir = scratch_dir("gzip-crc");
+    let path = dir.join("events.gz");
+    std::fs::write(&path, &two).expect("the file is written");
+    let format = detect_format(&path);
+    let message = corrupt_message(read_path(&path));
+    std::fs::remove_dir_all(&dir).expect("the scratch directory goes");
+    assert_eq!(format.ok(), Some(TraceFormat::SparkEventLog));
+    assert!(
+        message.starts_with(&path.display().to_string()),
+        "{message}"
+    );
+    assert!(
+        message.contains("gzip member 2 (ending at byte 1446)"),
+        "{message}"
+    );
+    // A member cut inside its trailer is a cut, as before: what it checks is not there.
+    let (_, report) = read_bytes(&gz[..n - 3], TraceFormat::SparkEventLog).expect("a cut");
+    let cut = report.truncated.expect("the cut is noted");
+    assert!(cut.note.contains("before its checksum"), "{}", cut.note);
+}
+
+/// A gzip header's optional fields are passed over, and its CRC-16, when it has one,
+/// checked: a header written by flate2's `GzBuilder` (name, comment, extra field), and one
+/// with every field and a CRC-16, read as the plain fixture; a wrong CRC-16 is corrupt.
+#[test]
+fn gzip_headers_are_read_whole_and_their_crc16_checked() {
+    let plain = fixture("spark-small.json");
+    let expected = plain_summary();
+    let mut built = flate2::GzBuilder::new()
+        .filename("events.json")
+        .comment("a comment")
+        .extra(vec![1, 2, 3])
+        .write(Vec::new(), flate2::Compression::default());
+    built.write_all(&plain).expect("in memory");
+    let built = built.finish().expect("in memory");
+    for bytes in [built, gzip_member(&plain, 0x1e, false)] {
+        let (jobs, report) = read_bytes(&bytes, TraceFormat::SparkEventLog).expect("gzip");
+        assert_eq!(summary(&jobs, &report), expected);
+    }
+    let message = corrupt_message(read_bytes(
+        &gzip_member(&plain, 0x1e, true),
+        TraceFormat::SparkEventLog,
+    ));
+    assert!(
+        message.contains("the header of gzip member 1 fails its CRC-16"),
+        "{message}"
+    );
+}
+
+/// A zstd frame whose content checksum (written by `zstd` by default, and by ruzstd's
+/// encoder) does not match its content is a corrupt file, refused. (ruzstd leaves the
+/// check to its caller, which did not make it: the file was read without a word.)
+#[test]
+fn a_zstd_frame_that_fails_its_content_checksum_is_corrupt() {
+    // The fixture `zstd -19` wrote, its checksum (the frame's last 4 bytes) changed.
+    let mut zst = fixture("spark-small.json.zst");
+    let n = zst.len();
+    zst[n - 1] ^= 0x80;
+    let message = corrupt_message(read_bytes(&zst, TraceFormat::SparkEventLog));
+    assert!(
+        message.contains("zstd frame 1 (ending at byte 720) fails its content checksum"),
+        "{message}"
+    );
+    // The second of two frames, after a skippable frame.
+    let (_, head, tail) = spark_log_split(4);
+    let mut bytes = zstd_frame(&head);
+    bytes.extend(skippable_frame(3, b"meta"));
+    let mut second = zstd_frame(&tail);
+    let last = second.len() - 1;
+    second[last] ^= 0x01;
+    bytes.extend(second);
+    let message = corrupt_message(read_bytes(&bytes, TraceFormat::SparkEventLog));
+    assert!(message.contains("zstd frame 2"), "{message}");
+}
+
+/// Zero bytes after the last gzip member or zstd frame (padding, as tape and transfer tools
+/// add) are passed over and noted; the records are all read, and nothing is cut. (They read
+/// as a cut stream: "the input cannot be read past line 13".)
+#[test]
+fn zero_padding_after_the_compressed_data_is_passed_over_and_noted() {
+    let expected = plain_summary();
+    for (name, codec) in [
+        ("spark-small.json.gz", "gzip"),
+        ("spark-small.json.zst", "zstd"),
+    ] {
+        let mut bytes = fixture(name);
+        let end = bytes.len();
+        bytes.extend([0; 4096]);
+        let (jobs, report) = read_bytes(&bytes, TraceFormat::SparkEventLog).expect(codec);
+        assert_eq!(summary(&jobs, &report), expected, "{codec}");
+        let note = format!(
+            "4096 zero bytes after the end of the {codec} data (from byte {end} on), padding \
+             as tape and transfer tools add: passed over, as `gzip -d` does"
+        );
+        assert_eq!(
+            unread(&report),
+            [(None, "trailing zero bytes", note.as_str())],
+            "{codec}"
+        );
+        // Read from a file, as the CLI does: detection too.
+        let (format, jobs, report) = read_as_file(&format!("zeros-{codec}"), &bytes);
+        assert_eq!(format, TraceFormat::SparkEventLog);
+        assert_eq!(summary(&jobs, &report), expected, "{codec}");
+        assert_eq!(report.unread.len(), 1, "{codec}");
+    }
+}
+
+/// Bytes after the last gzip member or zstd frame that are not compressed data are noted
+/// as trailing garbage, where they start and what they start with, and not read; the
+/// records before them are all read, and nothing is cut.
+#[test]
+fn garbage_after_the_compressed_data_is_noted_not_taken_for_a_cut() {
+    let expected = plain_summary();
+    for (name, codec) in [
+        ("spark-small.json.gz", "gzip"),
+        ("spark-small.json.zst", "zstd"),
+    ] {
+        let mut bytes = fixture(name);
+        let end = bytes.len();
+        bytes.extend(b"PK\x03\x04 and more");
+        let (jobs, report) = read_bytes(&bytes, TraceFormat::SparkEventLog).expect(codec);
+        assert_eq!(summary(&jobs, &report), expected, "{codec}");
+        let note = format!(
+            "the bytes after the end of the {codec} data (byte {end}) are not {codec} data \
+             (from byte {end} on: `50 4b 03 04 20 61 6e 64`...): not read; every record \
+             before them was"
+        );
+        assert_eq!(
+            unread(&report),
+            [(None, "trailing garbage", note.as_str())],
+            "{codec}"
+        );
+        // Zero bytes, then garbage: the garbage is where the zeros stop.
+        let mut bytes = fixture(name);
+        bytes.extend([0; 10]);
+        bytes.extend(b"xyz");
+        let (jobs, report) = read_bytes(&bytes, TraceFormat::SparkEventLog).expect(codec);
+        assert_eq!(summary(&jobs, &report), expected, "{codec}");
+        let (_, reason, note) = unread(&report)[0];
+        assert_eq!(reason, "trailing garbage");
+        let at = end + 10;
+        assert!(
+            note.contains(&format!(
+                "(from byte {at} on, after 10 zero bytes: `78 79 7a`...)"
+            )),
+            "{note}"
+        );
+    }
+}
+
+/// Every entry of a rolling event-log directory that is not read is named in the report
+/// with why: Spark's `appstatus_` file (expected), a stray file, an `events_` file whose
+/// index is not a number, an editor's backup of an event file (which would give its events
+/// twice), a subdirectory; and what a decoder found after an event file's data names that
+/// file. (They were passed over without a word, and the backup read as an event file.)
+#[test]
+fn every_entry_of_a_rolling_directory_not_read_is_named_with_why() {
+    let fixture_dir = fixtures().join("spark-rolling/eventlog_v2_app-20260101000000-0001");
+    let (_, whole) = read_path(&fixture_dir).expect("the fixture reads");
+    let dir = scratch_dir("rolling-unread").join("eventlog_v2_app-20260101000000-0001");
+    std::fs::create_dir_all(dir.join("logs")).expect("a scratch directory");
+    let first = "events_1_app-20260101000000-0001";
+    for entry in std::fs::read_dir(&fixture_dir).expect("the fixture") {
+        let path = entry.expect("an entry").path();
+        let name = path
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        if name == first {
+            // The first file gzipped, with padding after it; and an editor's backup of it.
+            let text = std::fs::read(&path).expect("readable");
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            gz.write_all(&text).expect("in memory");
+            let mut bytes = gz.finish().expect("in memory");
+            bytes.extend([0; 512]);
+            std::fs::write(dir.join(format!("{first}.gz")), bytes).expect("writable");
+            std::fs::write(dir.join(format!("{first}~")), text).expect("writable");
+        } else {
+            std::fs::copy(&path, dir.join(&name)).expect("copied");
+        }
+    }
+    std::fs::write(dir.join("README"), "notes\n").expect("writable");
+    std::fs::write(dir.join("events_x_app-20260101000000-0001"), "{}\n").expect("writable");
+    let (_, report) = read_path(&dir).expect("the directory reads");
+    let listed: Vec<(Option<&str>, &str)> = unread(&report)
+        .into_iter()
+        .map(|(file, reason, _)| (file, reason))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (Some("README"), "not an event file"),
+            (
+                Some("appstatus_app-20260101000000-0001"),
+                "Spark status file"
+            ),
+            (
+                Some("events_1_app-20260101000000-0001~"),
+                "not an event file"
+            ),
+            (
+                Some("events_x_app-20260101000000-0001"),
+                "not an event file"
+            ),
+            (Some("logs"), "not an event file"),
+            (
+                Some("events_1_app-20260101000000-0001.gz"),
+                "trailing zero bytes"
+            ),
+        ]
+    );
+    let notes: Vec<&str> = report.unread.iter().map(|u| u.note.as_str()).collect();
+    assert!(
+        notes[2].contains("a backup copy of an event file"),
+        "{}",
+        notes[2]
+    );
+    assert!(notes[2].contains("`~`"), "{}", notes[2]);
+    assert!(
+        notes[3].contains("not named `events_<N>_<app>`"),
+        "{}",
+        notes[3]
+    );
+    assert!(notes[4].starts_with("a directory"), "{}", notes[4]);
+    // The events, each read once.
+    assert_eq!(
+        (report.records_read, report.records_skipped),
+        (whole.records_read, 0)
+    );
+
+    // An event file that fails its checksum refuses the directory, naming the file.
+    let gz_path = dir.join(format!("{first}.gz"));
+    let mut bytes = std::fs::read(&gz_path).expect("readable");
+    let trailer = bytes.len() - 512 - 8;
+    bytes[trailer] ^= 0x01;
+    std::fs::write(&gz_path, bytes).expect("writable");
+    let message = corrupt_message(read_path(&dir));
+    std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("the scratch directory goes");
+    assert!(
+        message.starts_with(&gz_path.display().to_string()),
+        "{message}"
+    );
+}
+
+/// A `NaN`, `Infinity` or `-Infinity` in a Rumen job (not JSON, so the whole job is lost, as
+/// malformed JSON is) is skipped on its own line, naming its field.
+#[test]
+fn a_rumen_nan_is_named_by_its_line_and_field() {
+    for (word, reason) in [
+        ("NaN", "NaN is not a JSON number"),
+        ("Infinity", "Infinity is not a JSON number"),
+        ("-Infinity", "-Infinity is not a JSON number"),
+    ] {
+        let (jobs, report) = read_rumen(&rumen_job(word, "3000"));
+        assert_eq!(skips(&report), [(14, Some("startTime"), reason)], "{word}");
+        assert!(jobs.is_empty());
+        // A job before it is read: the skip's line counts from the file's start.
+        let text = rumen_job("1500", "3000") + &rumen_job("1500", word);
+        let (jobs, report) = read_rumen(&text);
+        assert_eq!(
+            skips(&report),
+            [(25 + 20, Some("finishTime"), reason)],
+            "{word}"
+        );
+        assert_eq!(jobs.len(), 1);
+    }
+    // After a value of the wrong type (which reads the job in parts), the NaN still costs
+    // the job, and is named.
+    let text = rumen_job("true", "NaN");
+    let (_, report) = read_rumen(&text);
+    assert_eq!(
+        skips(&report),
+        [(20, Some("finishTime"), "NaN is not a JSON number")]
+    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -488,6 +488,20 @@ fn check(path: &Path, format: TraceFormat, expected: [usize; 8], read_n: u64, sk
     let (jobs, report) = read(path, format);
     eprintln!("{}", path.display());
     check_counts(&jobs, &report, expected, read_n, skipped);
+    // Every key of the Hadoop 1 logs is one of `JobHistory.Keys`, and no compressed file
+    // has bytes after its end.
+    assert!(
+        report.unknown_keys.is_empty() && report.unknown_keys_seen == 0,
+        "{}: {:?}",
+        path.display(),
+        report.unknown_keys
+    );
+    assert!(
+        report.unread.is_empty(),
+        "{}: {:?}",
+        path.display(),
+        report.unread
+    );
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -1912,4 +1926,100 @@ fn skips_in_a_rolling_log_name_their_file_and_line() {
         (skip.file.as_deref(), skip.line, skip.reason.as_str()),
         (Some(third), 2, "malformed JSON")
     );
+}
+
+/// A `NaN`, `Infinity` or `-Infinity` where a JSON value should be (Python's `json` and
+/// Jackson write them) is skipped on its line, naming its field, as a value of the wrong
+/// type is; before, it was `malformed JSON`, with no field.
+#[test]
+fn nan_and_infinity_in_json_lines_are_skipped_naming_their_field() {
+    // Lines 3, 4 and 5 start attempts at NaN, Infinity and -Infinity; line 6 starts one.
+    let start = |task_id: u64, launch: &str| {
+        spark_start(task_id, task_id, 1000).replace("\"Launch Time\":1000", launch)
+    };
+    let log = spark_job(&[
+        start(1, "\"Launch Time\":NaN"),
+        start(2, "\"Launch Time\":Infinity"),
+        start(3, "\"Launch Time\": -Infinity "),
+        spark_start(4, 4, 1000),
+        // A non-number elsewhere than at the error, or a word that only starts like one,
+        // is malformed JSON.
+        "{\"Event\":\"SparkListenerTaskStart\",\"Stage ID\":0,\"x\":NaNa}".to_owned(),
+        "{\"Event\":\"SparkListenerTaskStart\",\"Stage ID\":0,\"x\":Nope}".to_owned(),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "NaN is not a JSON number", Some("Launch Time")),
+            (4, "Infinity is not a JSON number", Some("Launch Time")),
+            (5, "-Infinity is not a JSON number", Some("Launch Time")),
+            (7, "malformed JSON", None),
+            (8, "malformed JSON", None),
+        ]
+    );
+    assert_eq!(report.records_read, 9);
+    assert_eq!(attempts(&jobs).count(), 1);
+
+    // The same in a `.jhist` event, in a field the reader does not use: the event is lost
+    // all the same (serde_json reads none of it), and named.
+    let jhist = concat!(
+        "Avro-Json\n",
+        "{\"type\":\"record\"}\n",
+        "{\"type\":\"TASK_STARTED\",\"event\":{\"x\":{\"taskid\":\"task_1_2_m_3\",",
+        "\"taskType\":\"MAP\",\"startTime\":5,\"splitLocations\":Infinity}}}\n",
+    );
+    let (_, report) = read_bytes(jhist.as_bytes(), TraceFormat::HadoopJhist).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(3, "Infinity is not a JSON number", Some("splitLocations"))]
+    );
+}
+
+/// A Hadoop 1 key outside `JobHistory.Keys` (a misspelt `TASK_STATUX`, a fork's own key)
+/// is counted with the first line it is on, and the record read as without it; the keys of
+/// the enum the reader does not use (`LOCALITY`, `WORKFLOW_ID`...) are not.
+#[test]
+fn hadoop1_keys_outside_jobhistory_keys_are_counted_with_their_first_line() {
+    let attempt = "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" \
+                   TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\"";
+    let log = format!(
+        "Meta VERSION=\"1\" .\n\
+         Job JOBID=\"job_1_0001\" JOBNAME=\"x\" SUBMIT_TIME=\"1000\" WORKFLOW_ID=\"\" \
+         WORKFLOW_TAGS=\"\" VIEW_JOB=\"*\" JOB_QUEUE=\"default\" .\n\
+         Task TASKID=\"task_1_0001_m_000000\" TASK_TYPE=\"MAP\" START_TIME=\"1000\" \
+         SPLITS=\"\" .\n\
+         {attempt} START_TIME=\"1000\" TRACKER_NAME=\"tracker_h1:localhost/127.0.0.1:1\" \
+         HTTP_PORT=\"50060\" LOCALITY=\"NODE_LOCAL\" AVATAAR=\"VIRGIN\" .\n\
+         {attempt} TASK_STATUX=\"SUCCESS\" FINISH_TIME=\"5000\" HOSTNAME=\"/r/h1\" .\n\
+         {attempt} TASK_STATUX=\"SUCCESS\" FINISH_TIME=\"5000\" MY_KEY=\"1\" .\n\
+         Job JOBID=\"job_1_0001\" FINISH_TIME=\"6000\" JOB_STATUS=\"SUCCESS\" .\n"
+    );
+    let (jobs, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    let unknown: Vec<(&str, u64, u64)> = report
+        .unknown_keys
+        .iter()
+        .map(|(key, seen)| (key.as_str(), seen.records, seen.first_line))
+        .collect();
+    assert_eq!(unknown, [("MY_KEY", 1, 6), ("TASK_STATUX", 2, 5)]);
+    assert_eq!(report.unknown_keys_seen, 3);
+    // Every record parsed: the attempt's end is lost with its key, as the report says.
+    assert_eq!((report.records_read, report.records_skipped), (7, 0));
+    let rows = attempt_rows(&jobs);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].4, AttemptOutcome::Unfinished);
+
+    // A damaged input of many distinct keys keeps the first 100, and counts them all.
+    let mut log = String::from("Job JOBID=\"job_1_0001\" .\n");
+    for i in 0..150u32 {
+        let key: String = format!("{i:03}")
+            .bytes()
+            .map(|digit| char::from(b'A' + (digit - b'0')))
+            .collect();
+        log.push_str(&format!("Job JOBID=\"job_1_0001\" KEY_{key}=\"x\" .\n"));
+    }
+    let (_, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(report.unknown_keys.len(), ReadReport::MAX_UNKNOWN_KEYS_KEPT);
+    assert_eq!(report.unknown_keys_seen, 150);
+    assert_eq!(report.unknown_keys["KEY_AAA"].first_line, 2);
 }

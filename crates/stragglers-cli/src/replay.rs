@@ -145,6 +145,40 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
             truncation.line, truncation.note
         ));
     }
+    for unread in &report.unread {
+        let file = unread
+            .file
+            .as_deref()
+            .map(|f| format!("/{f}"))
+            .unwrap_or_default();
+        notes.push(format!("{path}{file}: {}: {}", unread.reason, unread.note));
+    }
+    if report.unknown_keys_seen > 0 {
+        let keys: Vec<String> = report
+            .unknown_keys
+            .iter()
+            .map(|(key, seen)| {
+                let file = seen
+                    .file
+                    .as_deref()
+                    .map(|f| format!("{f}:"))
+                    .unwrap_or_default();
+                format!(
+                    "{key} ({}, first at {file}{})",
+                    seen.records, seen.first_line
+                )
+            })
+            .collect();
+        let more = match report.unknown_keys.len() {
+            ReadReport::MAX_UNKNOWN_KEYS_KEPT => " (the first 100 keys)",
+            _ => "",
+        };
+        notes.push(format!(
+            "{path}: {} keys the format does not define, read as absent: {}{more}",
+            report.unknown_keys_seen,
+            keys.join(", ")
+        ));
+    }
     notes
 }
 
@@ -510,6 +544,9 @@ fn json_report(
                 "skip_reasons": r.skip_reasons,
                 "skips": r.skips,
                 "truncated": r.truncated,
+                "unread": r.unread,
+                "unknown_keys": r.unknown_keys,
+                "unknown_keys_seen": r.unknown_keys_seen,
             })
         })
         .collect();
@@ -605,6 +642,35 @@ mod tests {
         assert_eq!(
             input_notes(&rolling)[1],
             "eventlog_v2_app/events_2_app:4: skipped: malformed JSON"
+        );
+    }
+
+    #[test]
+    fn what_was_not_read_and_unknown_keys_are_noted() {
+        let mut report = ReadReport::new("logs", TraceFormat::Hadoop1History);
+        report.unread.push(stragglers::trace::Unread {
+            reason: "trailing zero bytes".to_owned(),
+            note: "512 zero bytes".to_owned(),
+            file: Some("events_1_app.gz".to_owned()),
+        });
+        for (key, line, records) in [("TASK_STATUX", 7, 2), ("COLOUR", 3, 1)] {
+            report.unknown_keys.insert(
+                key.to_owned(),
+                stragglers::trace::UnknownKey {
+                    records,
+                    first_line: line,
+                    file: None,
+                },
+            );
+        }
+        report.unknown_keys_seen = 3;
+        assert_eq!(
+            input_notes(&report),
+            [
+                "logs/events_1_app.gz: trailing zero bytes: 512 zero bytes",
+                "logs: 3 keys the format does not define, read as absent: COLOUR (1, first at \
+                 3), TASK_STATUX (2, first at 7)",
+            ]
         );
     }
 }

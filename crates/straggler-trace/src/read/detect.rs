@@ -4,7 +4,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::input::{self, Compression};
-use crate::{TraceError, TraceFormat};
+use crate::{TraceError, TraceFormat, Unread};
 
 /// How much decompressed content detection looks at.
 const HEAD_BYTES: u64 = 64 * 1024;
@@ -37,7 +37,9 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
         rolling_event_files(path)?;
         return Ok(TraceFormat::SparkEventLog);
     }
-    let reader = input::open(path)?;
+    // What the decoder finds past the head (a failed checksum, bytes after the end) is for
+    // the reading to report.
+    let (reader, _) = input::open(path)?;
     let mut head = Vec::new();
     // A read error here (a cut compressed file) still leaves the bytes read so far; with
     // none, the input is a compressed stream cut before anything of it can be decoded.
@@ -81,36 +83,109 @@ pub fn detect_bytes(head: &[u8]) -> Option<TraceFormat> {
     }
 }
 
-/// The `events_N_*` files of a Spark rolling event-log directory, in the order of `N`.
-pub(crate) fn rolling_event_files(dir: &Path) -> Result<Vec<PathBuf>, TraceError> {
+/// What a Spark rolling event-log directory holds: its event files, and every other entry.
+#[derive(Debug)]
+pub(crate) struct RollingFiles {
+    /// The `events_<N>_<app>[.<codec>]` files, in the order of `N`.
+    pub events: Vec<PathBuf>,
+    /// Every other entry, named, with why it is not read, in the order of their names.
+    pub others: Vec<Unread>,
+}
+
+/// The files of a Spark rolling event-log directory: its `events_<N>_<app>[.<codec>]` files,
+/// which Spark's `RollingEventLogFilesWriter` writes and which are read in the order of
+/// `N`, and every other entry, each noted with why it is not read: the
+/// `appstatus_<app>[.inprogress]` file Spark writes beside them (empty: its name says
+/// whether the application is still running) as `"Spark status file"`, and anything else
+/// (a stray `README`, an `events_x_app` whose index is not a number, a subdirectory, and an
+/// editor's or tool's backup of an event file, `events_1_app~` or `events_1_app.bak`,
+/// which would give its events twice) as `"not an event file"`. Each is named in the
+/// report ([`ReadReport::unread`](crate::ReadReport::unread)), so that no file of the
+/// directory goes unread without a word.
+pub(crate) fn rolling_event_files(dir: &Path) -> Result<RollingFiles, TraceError> {
     let io_error = |error| TraceError::Io {
         path: dir.to_owned(),
         error,
     };
-    let mut files: Vec<(u64, PathBuf)> = Vec::new();
+    let mut events: Vec<(u64, PathBuf)> = Vec::new();
+    let mut others = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io_error)? {
         let entry = entry.map_err(io_error)?;
         let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let Some(rest) = name.strip_prefix("events_") else {
-            continue;
-        };
-        let Some((index, _)) = rest.split_once('_') else {
-            continue;
-        };
-        let Ok(index) = index.parse::<u64>() else {
-            continue;
-        };
-        files.push((index, entry.path()));
+        let index = name.to_str().and_then(|name| {
+            let (index, _) = name.strip_prefix("events_")?.split_once('_')?;
+            index.parse::<u64>().ok()
+        });
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        let name = name.to_string_lossy();
+        match index {
+            Some(index) if !is_dir && !is_backup(&name) => events.push((index, entry.path())),
+            _ => others.push(not_an_event_file(&name, is_dir)),
+        }
     }
-    if files.is_empty() {
+    if events.is_empty() {
         return Err(TraceError::UnknownFormat {
             path: dir.to_owned(),
             hint: "a directory without events_N_* files (not a Spark rolling event log)".into(),
         });
     }
-    files.sort();
-    Ok(files.into_iter().map(|(_, path)| path).collect())
+    events.sort();
+    others.sort_by(|a, b| a.file.cmp(&b.file));
+    Ok(RollingFiles {
+        events: events.into_iter().map(|(_, path)| path).collect(),
+        others,
+    })
+}
+
+/// Name endings of the copies editors and tools leave beside a file they change, which
+/// Spark never writes: such a copy of an event file, read too, would give its events twice.
+const BACKUP_ENDINGS: [&str; 5] = ["~", ".bak", ".orig", ".swp", ".tmp"];
+
+/// Whether the file `name` is a backup copy (see [`BACKUP_ENDINGS`]).
+fn is_backup(name: &str) -> bool {
+    BACKUP_ENDINGS.iter().any(|ending| name.ends_with(ending))
+}
+
+/// The note of an entry of a rolling event-log directory, `name`, that is not read.
+fn not_an_event_file(name: &str, is_dir: bool) -> Unread {
+    let (reason, note) = if name.starts_with("appstatus_") && !is_dir {
+        (
+            "Spark status file",
+            "Spark's marker of the application's status (`appstatus_<app>`, \
+             `.inprogress` while it runs), which holds no events: not read"
+                .to_owned(),
+        )
+    } else if is_dir {
+        (
+            "not an event file",
+            "a directory in the event log: not read (only its `events_<N>_<app>` files are)"
+                .to_owned(),
+        )
+    } else if name.starts_with("events_") && is_backup(name) {
+        (
+            "not an event file",
+            format!(
+                "a backup copy of an event file (its name ends with `{}`): not read, or its \
+                 events would be read twice",
+                BACKUP_ENDINGS
+                    .into_iter()
+                    .find(|ending| name.ends_with(ending))
+                    .unwrap_or_default()
+            ),
+        )
+    } else {
+        (
+            "not an event file",
+            "not named `events_<N>_<app>` with N a number: not read (only such files of a \
+             rolling event log are)"
+                .to_owned(),
+        )
+    };
+    Unread {
+        reason: reason.to_owned(),
+        note,
+        file: Some(name.to_owned()),
+    }
 }
 
 fn classify(head: &[u8]) -> Classified {

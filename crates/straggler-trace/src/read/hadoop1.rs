@@ -23,6 +23,12 @@
 //! 64 MiB is read to its end and skipped as `"record too long"`. An attempt record that
 //! repeats or contradicts one applied (its id in another task, a second start or end, a
 //! start after the end) is skipped whole.
+//!
+//! Keys: a record may carry keys this reader does not use (each version of Hadoop 1 wrote
+//! a few more), which are passed over. Those outside Hadoop 1's `JobHistory.Keys` (see
+//! [`is_known_key`]) are not fatal either, since a log may come from a fork that added its
+//! own, but each is counted in [`ReadReport::unknown_keys`] with the first line it is on:
+//! a misspelt `TASK_STATUX` would otherwise lose an attempt's end without a word.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -303,13 +309,94 @@ fn record_done(
 ) {
     let kind = record_type(record.trim_start()).unwrap_or("Meta");
     match fields(record.trim_start()) {
-        Ok(fields) => match apply(kind, &fields, line, jobs, on_job) {
-            Ok(()) => report.parsed(),
-            Err((reason, field)) => report.skipped(line, field, reason),
-        },
+        Ok(fields) => {
+            count_unknown_keys(&fields, line, report);
+            match apply(kind, &fields, line, jobs, on_job) {
+                Ok(()) => report.parsed(),
+                Err((reason, field)) => report.skipped(line, field, reason),
+            }
+        }
         Err(Unparsed::Truncated) => cut_short(line, report),
         Err(Unparsed::Malformed) => report.skipped(line, None, "malformed record"),
     }
+}
+
+/// Counts in `report` the keys of the record on `line` that Hadoop 1 does not define (see
+/// [`is_known_key`]), in the order of their names.
+fn count_unknown_keys(fields: &HashMap<&str, String>, line: u64, report: &mut ReadReport) {
+    let mut unknown: Vec<&str> = fields
+        .keys()
+        .copied()
+        .filter(|key| !is_known_key(key))
+        .collect();
+    unknown.sort_unstable();
+    for key in unknown {
+        report.unknown_key(key, line);
+    }
+}
+
+/// Whether `key` is one of Hadoop 1's `JobHistory.Keys`, the namespace of every key its
+/// history files hold (Hadoop's own parser, `JobHistory.parseLine`, takes each key with
+/// `Keys.valueOf`). The set is branch-1's last (1.2), which holds those of 0.20 and adds
+/// `MAP_COUNTERS`, `REDUCE_COUNTERS`, `VIEW_JOB`, `MODIFY_JOB`, `JOB_QUEUE`,
+/// `FAIL_REASON`, `LOCALITY`, `AVATAAR` and the `WORKFLOW_*` keys. Rumen's copy of the
+/// pre-0.21 keys (`Pre21JobHistoryConstants`) also lists `MAP_FINISHED`, which neither
+/// 0.20's nor branch-1's `JobHistory.Keys` defines: it is not taken here (a log that
+/// carries it has it reported, and is read all the same). The reader uses a few
+/// of these keys; the others are known and passed over without a word. A key outside the
+/// set is counted in [`ReadReport::unknown_keys`], since a misspelt key (`TASK_STATUX`)
+/// would lose what it holds (an attempt's end) without a skip to show for it.
+fn is_known_key(key: &str) -> bool {
+    matches!(
+        key,
+        "JOBTRACKERID"
+            | "START_TIME"
+            | "FINISH_TIME"
+            | "JOBID"
+            | "JOBNAME"
+            | "USER"
+            | "JOBCONF"
+            | "SUBMIT_TIME"
+            | "LAUNCH_TIME"
+            | "TOTAL_MAPS"
+            | "TOTAL_REDUCES"
+            | "FAILED_MAPS"
+            | "FAILED_REDUCES"
+            | "FINISHED_MAPS"
+            | "FINISHED_REDUCES"
+            | "JOB_STATUS"
+            | "TASKID"
+            | "HOSTNAME"
+            | "TASK_TYPE"
+            | "ERROR"
+            | "TASK_ATTEMPT_ID"
+            | "TASK_STATUS"
+            | "COPY_PHASE"
+            | "SORT_PHASE"
+            | "REDUCE_PHASE"
+            | "SHUFFLE_FINISHED"
+            | "SORT_FINISHED"
+            | "COUNTERS"
+            | "SPLITS"
+            | "JOB_PRIORITY"
+            | "HTTP_PORT"
+            | "TRACKER_NAME"
+            | "STATE_STRING"
+            | "VERSION"
+            | "MAP_COUNTERS"
+            | "REDUCE_COUNTERS"
+            | "VIEW_JOB"
+            | "MODIFY_JOB"
+            | "JOB_QUEUE"
+            | "FAIL_REASON"
+            | "LOCALITY"
+            | "AVATAAR"
+            | "WORKFLOW_ID"
+            | "WORKFLOW_NAME"
+            | "WORKFLOW_NODE_NAME"
+            | "WORKFLOW_ADJACENCIES"
+            | "WORKFLOW_TAGS"
+    )
 }
 
 fn millis(fields: &HashMap<&str, String>, name: &'static str) -> Result<Option<f64>, Skip> {

@@ -1,8 +1,11 @@
-//! Opening an input: decompression from magic bytes, and numbered lines.
+//! Opening an input: decompression from magic bytes (each gzip member and zstd frame
+//! checked against its checksum, what follows the last one looked at), and numbered lines.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
+use std::rc::Rc;
 
 use crate::{ReadReport, TraceError};
 
@@ -60,8 +63,10 @@ impl Compression {
 /// a path is read twice (its format detected, then its records read), so a path that is
 /// not a regular file (a pipe such as `/dev/stdin` or `<(...)`, a device, a socket) is
 /// refused before it is opened: the first opening would consume what the second needs.
-/// (A directory is let through, to fail as it did: only a file holds a log.)
-pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead>, TraceError> {
+/// (A directory is let through, to fail as it did: only a file holds a log.) The
+/// [`StreamCheck`] returned with the reader says, once the reader is read, what the decoder
+/// found besides the bytes it handed out.
+pub(crate) fn open(path: &Path) -> Result<(Box<dyn BufRead>, StreamCheck), TraceError> {
     let io_error = |error| TraceError::Io {
         path: path.to_owned(),
         error,
@@ -99,30 +104,36 @@ fn special_kind(file_type: &std::fs::FileType) -> &'static str {
     "neither a regular file nor a directory"
 }
 
-/// Wraps `reader` in the decoder its first bytes call for.
+/// Wraps `reader` in the decoder its first bytes call for, and returns it with the
+/// [`StreamCheck`] the decoder reports to (which stays empty for plain content, read as it
+/// is, with no layer between it and the lines).
 pub(crate) fn decompress<'a>(
     mut reader: Box<dyn BufRead + 'a>,
     path: &Path,
-) -> Result<Box<dyn BufRead + 'a>, TraceError> {
+) -> Result<(Box<dyn BufRead + 'a>, StreamCheck), TraceError> {
     // What the reader holds in its buffer (the first 256 KiB of a file), so that the frame
     // after a skippable frame at the start can be looked at too.
     let compression = Compression::sniff(reader.fill_buf().map_err(|error| TraceError::Io {
         path: path.to_owned(),
         error,
     })?);
-    match compression {
-        Compression::None => Ok(reader),
-        Compression::Gzip => Ok(Box::new(BufReader::with_capacity(
+    let check = StreamCheck::default();
+    let decoded: Box<dyn BufRead + 'a> = match compression {
+        Compression::None => reader,
+        Compression::Gzip => Box::new(BufReader::with_capacity(
             BUFFER_BYTES,
-            flate2::bufread::MultiGzDecoder::new(reader),
-        ))),
-        Compression::Zstd => Ok(Box::new(BufReader::with_capacity(
+            GzipMembers::new(reader, check.clone()),
+        )),
+        Compression::Zstd => Box::new(BufReader::with_capacity(
             BUFFER_BYTES,
-            ZstdFrames::new(reader),
-        ))),
-        Compression::Lz4 => Err(unsupported_codec(path, "an LZ4-compressed log", "lz4")),
-        Compression::Snappy => Err(unsupported_codec(path, "a Snappy-compressed log", "snappy")),
-    }
+            ZstdFrames::new(reader, check.clone()),
+        )),
+        Compression::Lz4 => return Err(unsupported_codec(path, "an LZ4-compressed log", "lz4")),
+        Compression::Snappy => {
+            return Err(unsupported_codec(path, "a Snappy-compressed log", "snappy"));
+        }
+    };
+    Ok((decoded, check))
 }
 
 fn unsupported_codec(path: &Path, what: &str, tool: &str) -> TraceError {
@@ -142,22 +153,450 @@ fn is_skippable_frame(head: &[u8]) -> bool {
     matches!(head, [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..])
 }
 
+/// What a decoder finds about its stream besides the bytes it hands out: a failed integrity
+/// check, and what follows the end of the compressed data. The decoder sits under the
+/// reader's [`Lines`], which sees only bytes and read errors, so it reports here, and the
+/// caller of [`decompress`], holding a clone, turns what it found into an error or report
+/// entries once the reader is done ([`StreamCheck::finish`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StreamCheck(Rc<RefCell<Found>>);
+
+#[derive(Debug, Default)]
+struct Found {
+    /// Why the data fails its integrity check, if it does.
+    corrupt: Option<String>,
+    /// What was not read after the end of the compressed data: `(reason, note)`.
+    unread: Vec<(&'static str, String)>,
+}
+
+impl StreamCheck {
+    /// Notes that the data fails its integrity check, and returns the read error that stops
+    /// the reading there.
+    fn corrupt(&self, detail: String) -> io::Error {
+        let error = io::Error::new(io::ErrorKind::InvalidData, detail.clone());
+        self.0.borrow_mut().corrupt.get_or_insert(detail);
+        error
+    }
+
+    /// Notes bytes after the end of the compressed data that are not read.
+    fn unread(&self, reason: &'static str, note: String) {
+        self.0.borrow_mut().unread.push((reason, note));
+    }
+
+    /// Adds what the decoder found to `report`, the account of the input at `path`.
+    ///
+    /// # Errors
+    /// [`TraceError::Corrupt`] when the data fails its integrity check (a gzip member's
+    /// CRC-32 or length, a gzip header's CRC-16, a zstd frame's content checksum): see that
+    /// variant for why this is an error and not a report entry.
+    pub(crate) fn finish(&self, path: &Path, report: &mut ReadReport) -> Result<(), TraceError> {
+        let mut found = self.0.borrow_mut();
+        if let Some(detail) = found.corrupt.take() {
+            return Err(TraceError::Corrupt {
+                path: path.to_owned(),
+                detail,
+            });
+        }
+        for (reason, note) in found.unread.drain(..) {
+            report.not_read(reason, note);
+        }
+        Ok(())
+    }
+}
+
+/// The compressed bytes under a decoder: they are counted as the decoder takes them (to say
+/// where its data ends), and a few can be looked at before they are taken, even across the
+/// end of the buffer below (to see what follows a gzip member or a zstd frame).
+struct Source<'a> {
+    inner: Box<dyn BufRead + 'a>,
+    /// Bytes taken from `inner` to be looked at, handed out before any of its own, from
+    /// `ahead_at` on.
+    ahead: Vec<u8>,
+    ahead_at: usize,
+    /// Bytes handed out so far: the offset, in the compressed input, of the next one.
+    taken: u64,
+}
+
+impl<'a> Source<'a> {
+    fn new(inner: Box<dyn BufRead + 'a>) -> Self {
+        Source {
+            inner,
+            ahead: Vec::new(),
+            ahead_at: 0,
+            taken: 0,
+        }
+    }
+
+    /// The next bytes, at least `n` of them unless the input ends first, without taking
+    /// them.
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        if self.ahead_at == self.ahead.len() {
+            self.ahead.clear();
+            self.ahead_at = 0;
+            if self.inner.fill_buf()?.len() >= n {
+                return self.inner.fill_buf();
+            }
+        }
+        while self.ahead.len() - self.ahead_at < n {
+            let more = self.inner.fill_buf()?;
+            if more.is_empty() {
+                break;
+            }
+            let take = more.len().min(n - (self.ahead.len() - self.ahead_at));
+            self.ahead.extend_from_slice(&more[..take]);
+            self.inner.consume(take);
+        }
+        Ok(&self.ahead[self.ahead_at..])
+    }
+}
+
+impl Read for Source<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Source<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.ahead_at < self.ahead.len() {
+            return Ok(&self.ahead[self.ahead_at..]);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.taken += n as u64;
+        if self.ahead_at < self.ahead.len() {
+            self.ahead_at = (self.ahead_at + n).min(self.ahead.len());
+        } else {
+            self.inner.consume(n);
+        }
+    }
+}
+
+/// Looks at the bytes after the end of the compressed data (its last gzip member or zstd
+/// frame complete and checked), which the decoder does not read: zero bytes to the end of
+/// the input (padding, as some tape and transfer tools add) are passed over and noted as
+/// `"trailing zero bytes"`, as `gzip -d` passes over them; anything else is noted as
+/// `"trailing garbage"` and not read. Neither is a cut: every record before them was read
+/// whole.
+fn after_the_end(source: &mut Source<'_>, codec: &str, check: &StreamCheck) -> io::Result<()> {
+    let at = source.taken;
+    let mut zeros = 0u64;
+    loop {
+        let bytes = source.fill_buf()?;
+        let run = bytes.iter().take_while(|&&b| b == 0).count();
+        if run < bytes.len() {
+            let start: Vec<String> = bytes[run..]
+                .iter()
+                .take(8)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let after_zeros = match zeros + run as u64 {
+                0 => String::new(),
+                n => format!(", after {n} zero bytes"),
+            };
+            let garbage_at = at + zeros + run as u64;
+            check.unread(
+                "trailing garbage",
+                format!(
+                    "the bytes after the end of the {codec} data (byte {at}) are not {codec} \
+                     data (from byte {garbage_at} on{after_zeros}: `{}`...): not read; every \
+                     record before them was",
+                    start.join(" ")
+                ),
+            );
+            return Ok(());
+        }
+        if bytes.is_empty() {
+            check.unread(
+                "trailing zero bytes",
+                format!(
+                    "{zeros} zero bytes after the end of the {codec} data (from byte {at} on), \
+                     padding as tape and transfer tools add: passed over, as `gzip -d` does"
+                ),
+            );
+            return Ok(());
+        }
+        zeros += run as u64;
+        source.consume(run);
+    }
+}
+
+/// The gzip magic number, which starts every member.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Where a gzip stream is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GzipAt {
+    /// Before a member's header.
+    Header,
+    /// In a member's compressed data.
+    Data,
+    /// After a member's trailer: another member, or the end, may follow.
+    Between,
+    /// At the end: every member read, and what follows them (if anything) noted.
+    End,
+}
+
+/// A gzip stream of members back to back (as `cat a.gz b.gz` or `bgzip` make), decoded with
+/// flate2's pure-Rust inflater: each member's header is read here (RFC 1952: its optional
+/// fields passed over, its CRC-16 checked when it has one), its deflate data inflated, and
+/// its trailer checked: the CRC-32 and length (modulo 2^32) of the data it gave must match.
+/// flate2's own `MultiGzDecoder` checks the trailer too, but its error does not say which
+/// check failed, and it takes anything after a member for the start of another, so that
+/// zero padding or garbage there read as a cut stream; here they are told apart
+/// ([`after_the_end`]), and a failed check goes to the [`StreamCheck`].
+struct GzipMembers<'a> {
+    inflate: flate2::bufread::DeflateDecoder<Source<'a>>,
+    /// The CRC-32 and length of the data the member has given so far.
+    crc: flate2::Crc,
+    at: GzipAt,
+    /// The 1-based number of the member being read.
+    member: u64,
+    check: StreamCheck,
+}
+
+impl<'a> GzipMembers<'a> {
+    fn new(source: Box<dyn BufRead + 'a>, check: StreamCheck) -> Self {
+        GzipMembers {
+            inflate: flate2::bufread::DeflateDecoder::new(Source::new(source)),
+            crc: flate2::Crc::new(),
+            at: GzipAt::Header,
+            member: 1,
+            check,
+        }
+    }
+
+    /// Reads a member's header, up to its deflate data.
+    fn header(&mut self) -> io::Result<()> {
+        let member = self.member;
+        let source = self.inflate.get_mut();
+        let cut = |error: io::Error| match error.kind() {
+            io::ErrorKind::UnexpectedEof => io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("the input ends inside the header of gzip member {member}"),
+            ),
+            _ => error,
+        };
+        // The header's CRC-16 (FHCRC) covers every byte before it.
+        let mut header_crc = flate2::Crc::new();
+        let mut fixed = [0u8; 10];
+        source.read_exact(&mut fixed).map_err(cut)?;
+        header_crc.update(&fixed);
+        if fixed[..2] != GZIP_MAGIC {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("gzip member {member} does not start with the gzip magic number"),
+            ));
+        }
+        if fixed[2] != 8 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "gzip member {member} uses compression method {}, not deflate (8)",
+                    fixed[2]
+                ),
+            ));
+        }
+        let flags = fixed[3];
+        if flags & 0xe0 != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("gzip member {member} sets reserved header flags ({flags:#04x})"),
+            ));
+        }
+        if flags & 0x04 != 0 {
+            // FEXTRA: a length, then that many bytes.
+            let mut length = [0u8; 2];
+            source.read_exact(&mut length).map_err(cut)?;
+            header_crc.update(&length);
+            let mut extra = (&mut *source).take(u64::from(u16::from_le_bytes(length)));
+            let mut buf = [0u8; 512];
+            loop {
+                let n = extra.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                header_crc.update(&buf[..n]);
+            }
+            if extra.limit() > 0 {
+                return Err(cut(io::ErrorKind::UnexpectedEof.into()));
+            }
+        }
+        // FNAME, FCOMMENT: bytes up to a zero byte, passed over without being kept.
+        for flag in [0x08, 0x10] {
+            if flags & flag == 0 {
+                continue;
+            }
+            loop {
+                let bytes = source.fill_buf()?;
+                if bytes.is_empty() {
+                    return Err(cut(io::ErrorKind::UnexpectedEof.into()));
+                }
+                let (n, ended) = match bytes.iter().position(|&b| b == 0) {
+                    Some(zero) => (zero + 1, true),
+                    None => (bytes.len(), false),
+                };
+                header_crc.update(&bytes[..n]);
+                source.consume(n);
+                if ended {
+                    break;
+                }
+            }
+        }
+        if flags & 0x02 != 0 {
+            let mut stored = [0u8; 2];
+            source.read_exact(&mut stored).map_err(cut)?;
+            let stored = u16::from_le_bytes(stored);
+            // The low 16 bits of the header's CRC-32.
+            let computed = (header_crc.sum() & 0xffff) as u16;
+            if stored != computed {
+                return Err(self.check.corrupt(format!(
+                    "the header of gzip member {member} fails its CRC-16: the header's is \
+                     {computed:04x}, it says {stored:04x}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a member's trailer and checks the member's data against it.
+    fn trailer(&mut self) -> io::Result<()> {
+        let member = self.member;
+        let source = self.inflate.get_mut();
+        let mut trailer = [0u8; 8];
+        source
+            .read_exact(&mut trailer)
+            .map_err(|error| match error.kind() {
+                io::ErrorKind::UnexpectedEof => io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("the input ends inside gzip member {member}, before its checksum"),
+                ),
+                _ => error,
+            })?;
+        let end = source.taken;
+        let [c0, c1, c2, c3, l0, l1, l2, l3] = trailer;
+        let (stored_crc, stored_length) = (
+            u32::from_le_bytes([c0, c1, c2, c3]),
+            u32::from_le_bytes([l0, l1, l2, l3]),
+        );
+        let (crc, length) = (self.crc.sum(), self.crc.amount());
+        let mut faults = Vec::new();
+        if crc != stored_crc {
+            faults.push(format!(
+                "the CRC-32 of its data is {crc:08x}, its trailer says {stored_crc:08x}"
+            ));
+        }
+        if length != stored_length {
+            faults.push(format!(
+                "its data is {length} bytes (modulo 2^32), its trailer says {stored_length}"
+            ));
+        }
+        if faults.is_empty() {
+            return Ok(());
+        }
+        Err(self.check.corrupt(format!(
+            "gzip member {member} (ending at byte {end}) fails its integrity check: {}",
+            faults.join("; ")
+        )))
+    }
+}
+
+impl Read for GzipMembers<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            match self.at {
+                GzipAt::Header => {
+                    self.header()?;
+                    self.at = GzipAt::Data;
+                }
+                GzipAt::Data => {
+                    // Nothing more from the inflater: its data is over, or the input is
+                    // (and then the trailer cannot be read).
+                    let n = self.inflate.read(buf)?;
+                    if n > 0 {
+                        self.crc.update(&buf[..n]);
+                        return Ok(n);
+                    }
+                    self.trailer()?;
+                    self.at = GzipAt::Between;
+                }
+                GzipAt::Between => {
+                    let source = self.inflate.get_mut();
+                    let next = source.peek(GZIP_MAGIC.len())?;
+                    // The magic number (or its first byte at the very end of the input,
+                    // where the header's reading says the input is cut) starts a member.
+                    if !next.is_empty() && GZIP_MAGIC.starts_with(&next[..next.len().min(2)]) {
+                        self.inflate.reset_data();
+                        self.crc.reset();
+                        self.member += 1;
+                        self.at = GzipAt::Header;
+                        continue;
+                    }
+                    if !next.is_empty() {
+                        after_the_end(source, "gzip", &self.check)?;
+                    }
+                    self.at = GzipAt::End;
+                }
+                GzipAt::End => return Ok(0),
+            }
+        }
+    }
+}
+
+/// The zstd magic number, which starts every zstd frame.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Whether `head`, the next bytes of a zstd stream (fewer than 4 only at its end), start a
+/// frame, zstd or skippable, or could (a frame cut inside its magic number, which the
+/// decoder then says is cut).
+fn starts_zstd_frame(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(ZSTD_MAGIC.len())];
+    let skippable = match head.split_first() {
+        Some((first, rest)) => {
+            (0x50..=0x5f).contains(first) && [0x2a, 0x4d, 0x18].starts_with(rest)
+        }
+        None => false,
+    };
+    ZSTD_MAGIC.starts_with(head) || skippable
+}
+
 /// A zstd stream of frames back to back, decoded with the pure-Rust `ruzstd`: zstd frames,
 /// whose content is handed out, and skippable frames (metadata, such as the frame sizes
-/// `pzstd` writes first), passed over wherever a frame may start.
+/// `pzstd` writes first), passed over wherever a frame may start. A frame that carries a
+/// content checksum (`zstd` writes one by default) is checked against it once its content
+/// is all handed out (ruzstd computes it, with its `hash` feature, and leaves the
+/// comparison to its caller); a mismatch goes to the [`StreamCheck`]. Bytes after the last
+/// frame that start none are looked at by [`after_the_end`].
 struct ZstdFrames<'a> {
-    source: Box<dyn BufRead + 'a>,
+    source: Source<'a>,
     decoder: ruzstd::decoding::FrameDecoder,
     /// Whether a zstd frame's header is read and its content not all handed out.
     in_frame: bool,
+    /// The 1-based number of the last zstd frame started.
+    frame: u64,
+    /// Whether the stream is over: its frames read, and what follows them noted.
+    ended: bool,
+    check: StreamCheck,
 }
 
 impl<'a> ZstdFrames<'a> {
-    fn new(source: Box<dyn BufRead + 'a>) -> Self {
+    fn new(source: Box<dyn BufRead + 'a>, check: StreamCheck) -> Self {
         ZstdFrames {
-            source,
+            source: Source::new(source),
             decoder: ruzstd::decoding::FrameDecoder::new(),
             in_frame: false,
+            frame: 0,
+            ended: false,
+            check,
         }
     }
 
@@ -175,13 +614,31 @@ impl<'a> ZstdFrames<'a> {
         }
         Ok(())
     }
+
+    /// Checks the frame whose content is all handed out against its content checksum, if
+    /// it has one: the low 32 bits of the XXH64 of its content.
+    fn check_frame(&mut self) -> io::Result<()> {
+        let Some(stored) = self.decoder.get_checksum_from_data() else {
+            return Ok(());
+        };
+        let computed = self.decoder.get_calculated_checksum();
+        if computed == Some(stored) {
+            return Ok(());
+        }
+        let computed = computed.map_or_else(|| "unknown".to_owned(), |c| format!("{c:08x}"));
+        Err(self.check.corrupt(format!(
+            "zstd frame {} (ending at byte {}) fails its content checksum: the checksum of its \
+             data is {computed}, the frame says {stored:08x}",
+            self.frame, self.source.taken
+        )))
+    }
 }
 
 impl Read for ZstdFrames<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         use ruzstd::decoding::BlockDecodingStrategy;
         use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
-        if buf.is_empty() {
+        if buf.is_empty() || self.ended {
             return Ok(0);
         }
         loop {
@@ -200,12 +657,22 @@ impl Read for ZstdFrames<'_> {
                 }
                 // The frame is over; the next one (if any) starts in the source.
                 self.in_frame = false;
+                self.check_frame()?;
             }
-            if self.source.fill_buf()?.is_empty() {
+            let next = self.source.peek(ZSTD_MAGIC.len())?;
+            if next.is_empty() {
+                return Ok(0);
+            }
+            if !starts_zstd_frame(next) {
+                self.ended = true;
+                after_the_end(&mut self.source, "zstd", &self.check)?;
                 return Ok(0);
             }
             match self.decoder.init(&mut self.source) {
-                Ok(()) => self.in_frame = true,
+                Ok(()) => {
+                    self.in_frame = true;
+                    self.frame += 1;
+                }
                 Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
                     length,
                     ..
@@ -405,7 +872,8 @@ impl<'a> Lines<'a> {
 
 /// Counts line `no` of a JSON Lines log, `text`, that did not parse: cut by the end of the
 /// input (an unterminated last line ending inside a value), a value of the wrong type (its
-/// field named), or not JSON.
+/// field named), a `NaN` or `Infinity` where a value should be (its field named, see
+/// [`non_number_at`]), or not JSON.
 pub(crate) fn json_line_skipped(
     no: u64,
     text: &[u8],
@@ -422,9 +890,61 @@ pub(crate) fn json_line_skipped(
     } else if error.is_data() {
         let field = json_field_at(text, error);
         report.skipped(no, field.as_deref(), "field of the wrong type");
+    } else if let Some(reason) = non_number_at(text, error) {
+        let field = json_field_at(text, error);
+        report.skipped(no, field.as_deref(), reason);
     } else {
         report.skipped(no, None, "malformed JSON");
     }
+}
+
+/// The skip reason of a JSON text whose syntax `error` points at `NaN`, `Infinity` or
+/// `-Infinity`: words for floats that JSON has no number for, which Python's `json` and
+/// Jackson (with `ALLOW_NON_NUMERIC_NUMBERS`) write all the same, and which serde_json
+/// refuses as a syntax error, naming neither the word nor its field. `None` for any other
+/// syntax error (`"malformed JSON"`). Called only on a text that failed to parse, so that
+/// valid input pays nothing for it.
+pub(crate) fn non_number_at(text: &[u8], error: &serde_json::Error) -> Option<&'static str> {
+    // serde_json points at the first byte it cannot take: the `N` or `I` (after a `-`, which
+    // it takes as the start of a number).
+    let at = error_offset(text, error)?;
+    let rest = text.get(at..)?;
+    let (word, reason) = [
+        ("NaN", "NaN is not a JSON number"),
+        ("Infinity", "Infinity is not a JSON number"),
+    ]
+    .into_iter()
+    .find(|(word, _)| rest.starts_with(word.as_bytes()))?;
+    // The whole word, not the start of another (`Infinityx`, `NaNa`).
+    if rest
+        .get(word.len())
+        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    {
+        return None;
+    }
+    let negative = at > 0 && text[at - 1] == b'-';
+    Some(match (word, negative) {
+        ("Infinity", true) => "-Infinity is not a JSON number",
+        _ => reason,
+    })
+}
+
+/// The byte offset in `text` of the byte `error` points at: serde_json gives a 1-based line
+/// and a 1-based column, in bytes (0 before the line's first byte).
+fn error_offset(text: &[u8], error: &serde_json::Error) -> Option<usize> {
+    Some(error_line_start(text, error)? + error.column().saturating_sub(1))
+}
+
+/// The byte offset in `text` of the start of the line `error` points at.
+fn error_line_start(text: &[u8], error: &serde_json::Error) -> Option<usize> {
+    if error.line() <= 1 {
+        return Some(0);
+    }
+    text.iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .nth(error.line() - 2)
+        .map(|(i, _)| i + 1)
 }
 
 /// The key of the JSON field where `error` (a type error) points in `text`: the last key
@@ -432,17 +952,8 @@ pub(crate) fn json_line_skipped(
 /// `"key" : value`) written before its position. serde_json's messages give the position,
 /// not the field; a value of the wrong type sits right after its key.
 pub(crate) fn json_field_at(text: &[u8], error: &serde_json::Error) -> Option<String> {
-    // The error's line (1-based) and column (1-based, in bytes) within `text`.
-    let line_start = if error.line() <= 1 {
-        0
-    } else {
-        text.iter()
-            .enumerate()
-            .filter(|&(_, &b)| b == b'\n')
-            .nth(error.line() - 2)
-            .map(|(i, _)| i + 1)?
-    };
-    let end = (line_start + error.column()).min(text.len());
+    // Up to the byte at fault, included.
+    let end = (error_line_start(text, error)? + error.column()).min(text.len());
     let before = &text[..end];
     // Strings are followed to their closing quote (a `":` inside a value is not a key).
     let mut key = None;
@@ -584,6 +1095,89 @@ mod tests {
             let error = serde_json::from_slice::<Info>(text).expect_err("a type error");
             assert_eq!(json_field_at(text, &error).as_deref(), Some("Host"));
         }
+    }
+
+    #[test]
+    fn a_non_number_is_told_where_serde_json_stops() {
+        let reason = |text: &str| {
+            let error = serde_json::from_str::<serde::de::IgnoredAny>(text).expect_err("not JSON");
+            non_number_at(text.as_bytes(), &error)
+        };
+        assert_eq!(reason(r#"{"a":NaN}"#), Some("NaN is not a JSON number"));
+        assert_eq!(
+            reason(r#"{"a": [1, Infinity]}"#),
+            Some("Infinity is not a JSON number")
+        );
+        assert_eq!(
+            reason("{\"a\" :\n -Infinity\n}"),
+            Some("-Infinity is not a JSON number")
+        );
+        // A word that only starts like one, another word, another fault.
+        assert_eq!(reason(r#"{"a":NaNa}"#), None);
+        assert_eq!(reason(r#"{"a":Nope}"#), None);
+        assert_eq!(reason(r#"{"a":1,}"#), None);
+        assert_eq!(reason(r#"{"a":"NaN" x}"#), None);
+    }
+
+    /// The compressed data read through a buffer of `capacity` bytes, as lines, and what the
+    /// decoder found: so that looking past a member's or frame's end is tried across the
+    /// end of a buffer.
+    fn decoded(bytes: &[u8], capacity: usize) -> (Vec<u8>, ReadReport) {
+        let source = Box::new(io::BufReader::with_capacity(capacity, bytes));
+        let (mut reader, check) = decompress(source, Path::new("t")).expect("compressed");
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).expect("readable");
+        let mut report = ReadReport::new("t", crate::TraceFormat::SparkEventLog);
+        check
+            .finish(Path::new("t"), &mut report)
+            .expect("not corrupt");
+        (out, report)
+    }
+
+    #[test]
+    fn what_follows_the_data_is_seen_across_the_end_of_a_buffer() {
+        use std::io::Write;
+        let text = b"line one\nline two\n";
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gzip.write_all(text).expect("in memory");
+        let member = gzip.finish().expect("in memory");
+        let zstd = ruzstd::encoding::compress_to_vec(
+            &text[..],
+            ruzstd::encoding::CompressionLevel::Fastest,
+        );
+        for frame in [member, zstd] {
+            let mut two = frame.clone();
+            two.extend(&frame);
+            let mut padded = two.clone();
+            padded.extend([0; 5]);
+            let mut garbage = two.clone();
+            garbage.extend(b"\0\0?");
+            // From 4 bytes, which the magic numbers need to be told from the first buffer.
+            for capacity in [4, 5, 7, 13, 4096] {
+                let (out, report) = decoded(&two, capacity);
+                assert_eq!(out, [&text[..], &text[..]].concat(), "{capacity}");
+                assert!(report.unread.is_empty());
+                let (out, report) = decoded(&padded, capacity);
+                assert_eq!(out.len(), 2 * text.len(), "{capacity}");
+                assert_eq!(report.unread[0].reason, "trailing zero bytes", "{capacity}");
+                let (out, report) = decoded(&garbage, capacity);
+                assert_eq!(out.len(), 2 * text.len(), "{capacity}");
+                assert_eq!(report.unread[0].reason, "trailing garbage", "{capacity}");
+                assert!(report.unread[0].note.contains("after 2 zero bytes: `3f`"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_zstd_frame_start_is_told_from_what_is_not_one() {
+        assert!(starts_zstd_frame(&[0x28, 0xb5, 0x2f, 0xfd, 0]));
+        assert!(starts_zstd_frame(&[0x5e, 0x2a, 0x4d, 0x18]));
+        // The start of a magic number at the very end: a frame cut, for the decoder to say.
+        assert!(starts_zstd_frame(&[0x28, 0xb5]));
+        assert!(starts_zstd_frame(&[0x51]));
+        assert!(!starts_zstd_frame(&[0, 0, 0, 0]));
+        assert!(!starts_zstd_frame(&[0x28, 0xb5, 0x2f, 0xfe]));
+        assert!(!starts_zstd_frame(&[0x60, 0x2a, 0x4d, 0x18]));
     }
 
     #[test]

@@ -7,7 +7,10 @@
 //! disappears; an input cut in the middle of a record yields what it holds and sets
 //! [`ReadReport::truncated`]. A record that repeats or contradicts one applied before (an
 //! attempt id of another task, a second start or end, a start after the end) is skipped
-//! with a reason naming the conflict, never merged. See `docs/trace-formats.md` for what
+//! with a reason naming the conflict, never merged. What of an input holds no record and
+//! is not read (bytes after the end of its compressed data, files of a rolling directory
+//! that are not event files) is named in [`ReadReport::unread`]; compressed data that fails
+//! its checksum is refused ([`TraceError::Corrupt`]). See `docs/trace-formats.md` for what
 //! each format gives.
 
 mod assemble;
@@ -33,31 +36,39 @@ pub use detect::{detect_bytes, detect_format};
 /// # Errors
 /// [`TraceError`] when the input cannot be opened, is neither a regular file nor a directory
 /// ([`TraceError::NotAFile`]: a pipe such as `/dev/stdin`, which could not be read twice),
-/// its format is unknown or unsupported, or a record the whole file depends on (a `.jhist`
-/// header) is malformed. Bad records inside a
-/// readable input are not errors: they are counted in the returned [`ReadReport`].
+/// its format is unknown or unsupported, its compressed data fails its checksum
+/// ([`TraceError::Corrupt`]: the records it held cannot be trusted, and the jobs handed to
+/// `on_job` before the error came from them), or a record the whole file depends on (a
+/// `.jhist` header) is malformed. Bad records inside a readable input are not errors: they
+/// are counted in the returned [`ReadReport`], as are the parts of it not read (bytes after
+/// the end of its compressed data, files of a rolling directory that are not event files,
+/// in [`ReadReport::unread`]).
 pub fn read_jobs(path: &Path, on_job: impl FnMut(TraceJob)) -> Result<ReadReport, TraceError> {
     let format = detect_format(path)?;
     if path.is_dir() {
-        let files = detect::rolling_event_files(path)?;
+        let listing = detect::rolling_event_files(path)?;
         let mut report = ReadReport::new(path, format);
+        // Every other entry of the directory is named, with why it is not read: nothing in
+        // it goes unread without a word.
+        report.unread.extend(listing.others);
         let mut reader = spark::SparkReader::new(on_job);
         // Each file is read and counted on its own, its lines numbered from 1, then added
         // to the directory's report, its skips naming it. A file cut short does not stop
         // the reading: the next files hold later events. The report keeps the first cut,
         // its note naming the file.
-        for file in &files {
+        for file in &listing.events {
             let mut part = ReadReport::new(file, format);
-            let input = input::open(file)?;
+            let (input, check) = input::open(file)?;
             reader.read_lines(&mut input::Lines::new(input), &mut part);
+            check.finish(file, &mut part)?;
             let name = file.file_name().unwrap_or(file.as_os_str());
             report.add_file(part, &name.to_string_lossy());
         }
         reader.finish(&mut report);
         return Ok(report);
     }
-    let input = input::open(path)?;
-    read_reader(input, format, path, on_job)
+    let (input, check) = input::open(path)?;
+    read_input(input, &check, format, path, on_job)
 }
 
 /// Reads the whole log at `path` and returns its jobs (in the order they completed) with
@@ -78,6 +89,7 @@ pub fn read_path(path: &Path) -> Result<(Vec<TraceJob>, ReadReport), TraceError>
 ///
 /// # Errors
 /// As [`read_jobs`]: [`TraceError::Unsupported`] for LZ4 or Snappy content,
+/// [`TraceError::Corrupt`] for compressed content that fails its checksum,
 /// [`TraceError::Malformed`] for a broken `.jhist` header.
 pub fn read_reader<'a>(
     reader: impl BufRead + 'a,
@@ -85,20 +97,48 @@ pub fn read_reader<'a>(
     path: &Path,
     on_job: impl FnMut(TraceJob),
 ) -> Result<ReadReport, TraceError> {
-    let input = input::decompress(Box::new(reader), path)?;
+    let (input, check) = input::decompress(Box::new(reader), path)?;
+    read_input(input, &check, format, path, on_job)
+}
+
+/// Reads the decompressed `input` in `format`, then adds what its decoder found (`check`)
+/// to the report: bytes after the end of the compressed data, or an integrity check that
+/// failed, which refuses the input whatever the reader made of it.
+fn read_input(
+    input: Box<dyn BufRead + '_>,
+    check: &input::StreamCheck,
+    format: TraceFormat,
+    path: &Path,
+    on_job: impl FnMut(TraceJob),
+) -> Result<ReadReport, TraceError> {
     let mut report = ReadReport::new(path, format);
-    match format {
+    let read = match format {
         TraceFormat::SparkEventLog => {
             let mut reader = spark::SparkReader::new(on_job);
             reader.read_lines(&mut input::Lines::new(input), &mut report);
             reader.finish(&mut report);
+            Ok(())
         }
-        TraceFormat::HadoopJhist => jhist::read(input, path, &mut report, on_job)?,
-        TraceFormat::Hadoop1History => hadoop1::read(input, &mut report, on_job),
-        TraceFormat::Rumen => rumen::read(input, &mut report, on_job),
-        TraceFormat::Google2011TaskEvents => csv::read_google(input, &mut report, on_job),
-        TraceFormat::Alibaba2018BatchInstance => csv::read_alibaba(input, &mut report, on_job),
-    }
+        TraceFormat::HadoopJhist => jhist::read(input, path, &mut report, on_job),
+        TraceFormat::Hadoop1History => {
+            hadoop1::read(input, &mut report, on_job);
+            Ok(())
+        }
+        TraceFormat::Rumen => {
+            rumen::read(input, &mut report, on_job);
+            Ok(())
+        }
+        TraceFormat::Google2011TaskEvents => {
+            csv::read_google(input, &mut report, on_job);
+            Ok(())
+        }
+        TraceFormat::Alibaba2018BatchInstance => {
+            csv::read_alibaba(input, &mut report, on_job);
+            Ok(())
+        }
+    };
+    check.finish(path, &mut report)?;
+    read?;
     Ok(report)
 }
 

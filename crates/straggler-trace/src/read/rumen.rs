@@ -22,7 +22,11 @@
 //! holds it: in an attempt, the attempt; in a task's own fields, the task (its attempts with
 //! it); each counted as a record of its own, skipped as `"field of the wrong type"`, and
 //! the job read without it; in the job's own fields, the job. Every skip names the line of
-//! the field at fault and the field (the attempt's line when the field is not written).
+//! the field at fault and the field (the attempt's line when the field is not written). A
+//! `NaN`, `Infinity` or `-Infinity` where a number should be (not JSON, but Python's and
+//! Jackson's words for such floats) costs the job, as malformed JSON does, skipped on the
+//! word's line as `"NaN is not a JSON number"` (or `Infinity`, `-Infinity`), naming its
+//! field.
 //! Text outside any object is skipped line by line; an input that ends inside an object
 //! sets [`ReadReport::truncated`].
 
@@ -36,7 +40,7 @@ use serde::de::IgnoredAny;
 
 use super::assemble::{integer_splits, plausible, progress_from_clock_splits};
 use super::hadoop1::host_of;
-use super::input::{Lines, MAX_LINE_BYTES, json_field_at};
+use super::input::{Lines, MAX_LINE_BYTES, json_field_at, non_number_at};
 use super::jhist::kind_of;
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask};
 
@@ -239,8 +243,8 @@ fn object_done(
             Some(job) => job,
             None => return,
         },
-        Err(_) => {
-            report.skipped(start, None, "malformed JSON");
+        Err(error) => {
+            malformed(bytes, start, &error, report);
             return;
         }
     };
@@ -410,8 +414,8 @@ fn read_in_parts(
         );
     };
     // The first error may hide malformed JSON after it, which loses the whole job.
-    if serde_json::from_slice::<IgnoredAny>(bytes).is_err() {
-        report.skipped(start, None, "malformed JSON");
+    if let Err(error) = serde_json::from_slice::<IgnoredAny>(bytes) {
+        malformed(bytes, start, &error, report);
         return None;
     }
     let head: LoggedJob<IgnoredAny> = match serde_json::from_slice(bytes) {
@@ -503,6 +507,20 @@ fn read_in_parts(
         reduce_tasks: list(head.reduce_tasks),
         other_tasks: list(head.other_tasks),
     })
+}
+
+/// Counts the job object `bytes` (whose first line is `start`), which is not JSON (a
+/// syntax `error`), as skipped: as `"malformed JSON"` on its first line, or, when the
+/// error is a `NaN` or `Infinity` where a value should be, for that, on its line and
+/// naming its field (the whole job is lost either way: serde_json reads none of it).
+fn malformed(bytes: &[u8], start: u64, error: &serde_json::Error, report: &mut ReadReport) {
+    match non_number_at(bytes, error) {
+        Some(reason) => {
+            let field = json_field_at(bytes, error);
+            report.skipped(error_line(start, error), field.as_deref(), reason);
+        }
+        None => report.skipped(start, None, "malformed JSON"),
+    }
 }
 
 /// Counts the task or attempt whose object starts at `at` in the job's bytes (`lines`) as
