@@ -46,7 +46,9 @@ pub struct Unread {
     /// compressed data), `"not an event file"` (an entry of a rolling directory that is
     /// not an `events_<N>_<app>` file: a stray file, a backup copy of an event file, a
     /// subdirectory), `"Spark status file"` (the empty `appstatus_<app>` file Spark writes
-    /// in each rolling directory: expected, and no events).
+    /// in each rolling directory: expected, and no events), `"replaced by a compacted
+    /// file"` (an event file before the directory's last compacted file, which holds its
+    /// events).
     pub reason: String,
     /// What was not read and where, in words for the user.
     pub note: String,

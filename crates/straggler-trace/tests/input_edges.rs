@@ -796,3 +796,56 @@ fn the_reviewed_rumen_repro_names_line_19_and_start_time() {
     };
     assert_eq!(attempts(&jobs) + 1, attempts(&plain_jobs));
 }
+
+/// As Spark's reader: the files before the last compacted one (whose events it holds) are
+/// not read, each named; the compacted file and those after it are.
+#[test]
+fn files_a_compacted_file_replaces_are_named_and_not_read() {
+    let fixture_dir = fixtures().join("spark-rolling/eventlog_v2_app-20260101000000-0001");
+    let (whole_jobs, whole) = read_path(&fixture_dir).expect("the fixture reads");
+    let dir = scratch_dir("rolling-compact").join("eventlog_v2_app-20260101000000-0001");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    for entry in std::fs::read_dir(&fixture_dir).expect("the fixture") {
+        let path = entry.expect("an entry").path();
+        let name = path.file_name().expect("a name");
+        std::fs::copy(&path, dir.join(name)).expect("copied");
+    }
+    // Index 1 compacted: its events (all of them, as nothing is dropped here) in the
+    // compacted file; an older compacted file is replaced too.
+    let first = "events_1_app-20260101000000-0001";
+    std::fs::copy(dir.join(first), dir.join(format!("{first}.compact"))).expect("copied");
+    std::fs::write(dir.join("events_0_app-20260101000000-0001.compact"), "{}\n").expect("writable");
+    let (jobs, report) = read_path(&dir).expect("the directory reads");
+    let listed: Vec<(Option<&str>, &str)> = unread(&report)
+        .into_iter()
+        .map(|(file, reason, _)| (file, reason))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                Some("appstatus_app-20260101000000-0001"),
+                "Spark status file"
+            ),
+            (
+                Some("events_0_app-20260101000000-0001.compact"),
+                "replaced by a compacted file"
+            ),
+            (Some(first), "replaced by a compacted file"),
+        ]
+    );
+    assert!(
+        report.unread[2]
+            .note
+            .contains("events_1_app-20260101000000-0001.compact"),
+        "{}",
+        report.unread[2].note
+    );
+    // The events, each read once.
+    assert_eq!(
+        (report.records_read, report.records_skipped),
+        (whole.records_read, 0)
+    );
+    assert_eq!(jobs, whole_jobs);
+    std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("the scratch directory goes");
+}

@@ -86,7 +86,8 @@ pub fn detect_bytes(head: &[u8]) -> Option<TraceFormat> {
 /// What a Spark rolling event-log directory holds: its event files, and every other entry.
 #[derive(Debug)]
 pub(crate) struct RollingFiles {
-    /// The `events_<N>_<app>[.<codec>]` files, in the order of `N`.
+    /// The `events_<N>_<app>[.<codec>]` files to read, in the order of `N`: from the last
+    /// compacted file on, if there is one.
     pub events: Vec<PathBuf>,
     /// Every other entry, named, with why it is not read, in the order of their names.
     pub others: Vec<Unread>,
@@ -99,7 +100,9 @@ pub(crate) struct RollingFiles {
 /// whether the application is still running) as `"Spark status file"`, and anything else
 /// (a stray `README`, an `events_x_app` whose index is not a number, a subdirectory, and an
 /// editor's or tool's backup of an event file, `events_1_app~` or `events_1_app.bak`,
-/// which would give its events twice) as `"not an event file"`. Each is named in the
+/// which would give its events twice) as `"not an event file"`; the event files before
+/// the last compacted one, whose events it holds, as `"replaced by a compacted file"`.
+/// Each is named in the
 /// report ([`ReadReport::unread`](crate::ReadReport::unread)), so that no file of the
 /// directory goes unread without a word.
 pub(crate) fn rolling_event_files(dir: &Path) -> Result<RollingFiles, TraceError> {
@@ -129,12 +132,41 @@ pub(crate) fn rolling_event_files(dir: &Path) -> Result<RollingFiles, TraceError
             hint: "a directory without events_N_* files (not a Spark rolling event log)".into(),
         });
     }
-    events.sort();
+    // As Spark's `RollingEventLogFilesFileReader`: by index, a compacted file after the
+    // event file of its index; what comes before the last compacted file is in it.
+    events.sort_by_key(|(index, path)| (*index, is_compacted(path), path.clone()));
+    if let Some(last) = events.iter().rposition(|(_, path)| is_compacted(path)) {
+        let compacted = file_name(&events[last].1);
+        for (_, path) in events.drain(..last) {
+            others.push(Unread {
+                reason: "replaced by a compacted file".to_owned(),
+                note: format!(
+                    "its events are in the compacted file {compacted}, which Spark reads \
+                     instead: not read, or they would be read twice"
+                ),
+                file: Some(file_name(&path)),
+            });
+        }
+    }
     others.sort_by(|a, b| a.file.cmp(&b.file));
     Ok(RollingFiles {
         events: events.into_iter().map(|(_, path)| path).collect(),
         others,
     })
+}
+
+/// Whether `path` is a file Spark's event-log compactor wrote (`events_<N>_<app>[.<codec>]`
+/// with `.compact` added): it holds the events of the files up to index `N` that are
+/// still needed, and Spark deletes those files once it is written.
+fn is_compacted(path: &Path) -> bool {
+    path.extension().is_some_and(|ending| ending == "compact")
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .unwrap_or(path.as_os_str())
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Name endings of the copies editors and tools leave beside a file they change, which
