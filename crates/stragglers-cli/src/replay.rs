@@ -201,17 +201,36 @@ fn repeated_jobs(jobs: &[TraceJob], job_input: &[usize], paths: &[PathBuf]) -> V
     let Some((first, inputs)) = repeated.first() else {
         return Vec::new();
     };
-    let names: Vec<String> = inputs
+    // The inputs it is in, each once, with how many times it is there; the first few.
+    const INPUTS_SHOWN: usize = 3;
+    let mut times: std::collections::BTreeMap<usize, usize> = Default::default();
+    for &input in inputs {
+        *times.entry(input).or_default() += 1;
+    }
+    let mut names: Vec<String> = times
         .iter()
-        .map(|&i| {
-            paths
+        .take(INPUTS_SHOWN)
+        .map(|(&i, &n)| {
+            let name = paths
                 .get(i)
-                .map_or_else(String::new, |p| p.display().to_string())
+                .map_or_else(String::new, |p| p.display().to_string());
+            match n {
+                1 => name,
+                n => format!("{name} ({n} times)"),
+            }
         })
         .collect();
+    if times.len() > INPUTS_SHOWN {
+        names.push(format!("{} more inputs", times.len() - INPUTS_SHOWN));
+    }
+    let (count, verb) = match repeated.len() {
+        1 => ("1 job".to_owned(), "appears"),
+        n => (format!("{n} jobs"), "appear"),
+    };
     vec![format!(
-        "{} jobs appear more than once, each counted every time (first: {first} in {})",
-        repeated.len(),
+        "{count} {verb} more than once, each counted every time (first: {first}, {} times, in \
+         {})",
+        inputs.len(),
         names.join(" and ")
     )]
 }
@@ -643,6 +662,46 @@ mod tests {
             input_notes(&rolling)[1],
             "eventlog_v2_app/events_2_app:4: skipped: malformed JSON"
         );
+    }
+
+    #[test]
+    fn a_repeated_job_names_each_input_once_with_its_count() {
+        let job = |id: &str| TraceJob {
+            id: id.to_owned(),
+            name: None,
+            submit_secs: None,
+            tasks: Vec::new(),
+        };
+        let paths: Vec<PathBuf> = ["a.json", "b.json", "c.json", "d.json", "e.json"]
+            .map(PathBuf::from)
+            .into();
+        // Job "x" 300 times in a.json, once in b.json.
+        let mut jobs = vec![job("x"); 301];
+        let mut inputs = vec![0; 300];
+        inputs.push(1);
+        jobs.push(job("y"));
+        inputs.push(2);
+        assert_eq!(
+            repeated_jobs(&jobs, &inputs, &paths),
+            [
+                "1 job appears more than once, each counted every time (first: x, 301 times, in \
+              a.json (300 times) and b.json)"
+            ]
+        );
+        // Two repeated jobs, one of them in every input.
+        let jobs: Vec<TraceJob> = (0..5)
+            .map(|_| job("x"))
+            .chain([job("y"), job("y")])
+            .collect();
+        let inputs = [0, 1, 2, 3, 4, 0, 0];
+        assert_eq!(
+            repeated_jobs(&jobs, &inputs, &paths),
+            [
+                "2 jobs appear more than once, each counted every time (first: x, 5 times, in \
+              a.json and b.json and c.json and 2 more inputs)"
+            ]
+        );
+        assert!(repeated_jobs(&jobs[..1], &inputs[..1], &paths).is_empty());
     }
 
     #[test]
