@@ -41,12 +41,49 @@
 //! are those of the two-pass rule; the tests check it, and that the two-pass threshold lies
 //! between the bounds, on snapshots made to need the second pass, on rates whose squares
 //! are sub-normal, and on others.
+//!
+//! # Rates too large to square
+//!
+//! A rate is finite (Eq. 7 gives none where it is not) and at least 0, but it can be too
+//! large to square: an attempt that started `1e-300` s before the snapshot has a rate near
+//! `1e300`. Its stage's sum of squares is then infinite, so are its bounds (`(-inf, inf)`),
+//! and every row of the stage is an unsettled candidate: the second pass is made. There the
+//! squared distances overflow too (and near the largest `f64`, the sum of the rates), which
+//! would make the threshold `-inf` and flag nothing. So a stage whose sum of rates or of
+//! squared distances comes out infinite has its mean and `V2` taken again, in a third pass,
+//! on its rates times `2^-k`, with `k` bringing its largest rate into `[2^447, 2^448)`.
+//! There neither sum can overflow: the rates and their mean are in `[0, 2^448)`, so are
+//! the distances, and even `2^64` squares below `2^896` sum to below `2^960`. The stage's
+//! threshold is that of the scaled rates times `2^k`, and the rates themselves are compared
+//! with it.
+//!
+//! That threshold is the two-pass rule's computed without overflow, bit for bit: a product
+//! by a power of two is exact unless it falls below `2^-1022`, so rounding commutes with
+//! it, and each operation on the scaled rates gives, scaled, the bits the same operation
+//! gives in an `f64` whose exponent has no bound (the variance is scaled by `2^-2k`, whose
+//! square root is `2^-k`). No result of the third pass falls below `2^-1022` but one kind:
+//! the mean is at least the largest rate over `N`, `2^383` and more for `N <= 2^64`, and a
+//! distance to it is 0 or at least the spacing of `f64` values near half the mean
+//! (`2^330`), whose square is far above `2^-1022`. The exception is a rate over `2^1469`
+//! times smaller than its stage's largest, sub-normal once scaled: it loses bits, less than
+//! `2^-1074`, in sums of at least `2^447` whose rounding is far larger. Scaling the
+//! threshold back is exact too: a threshold at or below the scaled mean is at most the
+//! stage's largest rate once scaled back, and one that overflows going back is below
+//! `-f64::MAX`, as the exact one is, and below every rate either way. Stages whose sums are
+//! finite are not taken again, so wherever nothing overflows the scan flags what it flagged
+//! before the third pass existed, bit for bit. The rule as Eq. 9 reads (without bounds)
+//! uses the same thresholds, so the rows flagged are still those of the two-pass rule; the
+//! tests check that rates scaled up by a power of two until they overflow flag the rows
+//! their unscaled values flag.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, Rates, RowBlocks, Summands, means, rows_below, rows_below_settling};
+use crate::scan::{
+    GroupSum, GroupSums, Rates, RowBlocks, Summands, map_rows, means, rows_below,
+    rows_below_settling,
+};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`LateDetector`].
@@ -96,6 +133,98 @@ pub struct LateDetector {
     blocks: RowBlocks,
     /// Scans that needed the second pass (see the module docs).
     second_passes: u64,
+    /// The third pass, for stages whose sums overflow.
+    rescaled: Rescaled,
+}
+
+/// The buffers of the third pass (see the module docs, "Rates too large to square"),
+/// untouched while no stage's sums overflow.
+#[derive(Debug, Clone, Default)]
+struct Rescaled {
+    /// Per stage, the `k` of its factor `2^-k`; 0 for a stage whose sums are finite.
+    exponents: Vec<i32>,
+    /// Per stage, `2^-k`, or NaN for a stage whose sums are finite (its rows are left
+    /// out of the third pass's sums).
+    factors: Vec<f64>,
+    rates: Vec<f64>,
+    sums: GroupSums,
+    means: Vec<f64>,
+}
+
+/// `2^k`, for `k` in `-1022..=1023`: exact, from its bits.
+fn power_of_two(k: i32) -> f64 {
+    f64::from_bits(((1023 + k) as u64) << 52)
+}
+
+/// The `k` such that `largest x 2^-k` is in `[2^447, 2^448)`, for a normal `largest`; 0 or
+/// less when `largest` is below `2^448` already.
+fn downscale_exponent(largest: f64) -> i32 {
+    let exponent = ((largest.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    exponent - 447
+}
+
+impl Rescaled {
+    /// Replaces the thresholds of the stages whose sum of rates (`sums`) or of squared
+    /// distances to the mean (`squares`) is infinite by those of their rates scaled down by
+    /// a power of two, scaled back up (see the module docs). The rates are finite, so only
+    /// an overflow makes a sum infinite.
+    #[allow(clippy::too_many_arguments)]
+    fn fix_overflows(
+        &mut self,
+        (sums, squares): (&[GroupSum], &[GroupSum]),
+        rates: &[f64],
+        stages: &[u32],
+        group_count: usize,
+        parallelism: Parallelism,
+        alpha: f64,
+        thresholds: &mut [f64],
+    ) {
+        self.exponents.clear();
+        self.exponents
+            .extend(sums.iter().zip(squares).map(|(sum, square)| {
+                let finite = sum.sum.is_finite() && square.sum.is_finite();
+                match sum.count > 0 && !finite {
+                    true => downscale_exponent(sum.max).max(0),
+                    false => 0,
+                }
+            }));
+        if self.exponents.iter().all(|&k| k == 0) {
+            return;
+        }
+        self.factors.clear();
+        self.factors.extend(self.exponents.iter().map(|&k| match k {
+            0 => f64::NAN,
+            k => power_of_two(-k),
+        }));
+        let factors = &self.factors;
+        let factor_of = |row: usize| match group_count {
+            1 => factors[0],
+            _ => factors[stages[row] as usize],
+        };
+        map_rows(rates.len(), parallelism, &mut self.rates, |row| {
+            rates[row] * factor_of(row)
+        });
+        let scaled = &self.rates[..];
+        let sums = self
+            .sums
+            .compute(stages, scaled, group_count, parallelism, Summands::Values);
+        means(sums, &mut self.means);
+        let squares = self.sums.compute(
+            stages,
+            scaled,
+            group_count,
+            parallelism,
+            Summands::SquaredDeviations {
+                centres: &self.means,
+            },
+        );
+        for (stage, (&k, square)) in self.exponents.iter().zip(squares).enumerate() {
+            if let (true, Some(variance)) = (k > 0, square.mean()) {
+                let threshold = self.means[stage] - alpha * variance.sqrt();
+                thresholds[stage] = threshold * power_of_two(k);
+            }
+        }
+    }
 }
 
 /// The bounds `(low, high)` of a stage's threshold `mean - alpha * sqrt(V2)`, from the
@@ -215,6 +344,16 @@ impl LateDetector {
                 sq.mean()
                     .map_or(f64::NEG_INFINITY, |variance| mean - alpha * variance.sqrt())
             }));
+        // The stages whose sums overflowed, if any, taken again on scaled rates.
+        self.rescaled.fix_overflows(
+            (sums, squares),
+            rates,
+            stages,
+            group_count,
+            parallelism,
+            alpha,
+            &mut self.thresholds,
+        );
         let stage_of = |row: u32| match group_count {
             1 => 0,
             _ => stages[row as usize] as usize,
@@ -349,6 +488,71 @@ mod tests {
         let mut findings = Findings::default();
         detector.scan(snapshots.last().expect("a snapshot"), &mut findings);
         assert_eq!(detector.second_passes, 0);
+    }
+
+    #[test]
+    fn rates_too_large_to_square_flag_what_their_scaled_down_values_flag() {
+        // The progress of each stage's rows. Stage 0: one slow row, flagged. Stage 1: a
+        // rate at the threshold (0.25 of 0.25 and 0.75), not flagged. Stage 2: the same
+        // with a rate at the mean, which lifts the threshold over 0.25: flagged. Stage 3:
+        // 10,000 rates spread evenly from 0.05 to 0.95 (three chunks of rows).
+        let mut rng = SplitMix64(11);
+        let stages: Vec<Vec<f64>> = vec![
+            vec![0.9, 0.8, 0.85, 0.9, 0.1],
+            vec![0.25, 0.75],
+            vec![0.25, 0.75, 0.5],
+            (0..10_000).map(|_| 0.05 + 0.9 * rng.unit()).collect(),
+        ];
+        // The rows of `huge` stages run for `elapsed` seconds before `now`, the others for
+        // one second (`now - 1` rounds to -1: `now` is far below the rounding of 1).
+        let snapshot = |now: f64, huge: &[u32]| {
+            let rows = stages.iter().enumerate().flat_map(|(stage, progress)| {
+                let stage = stage as u32;
+                let start = if huge.contains(&stage) {
+                    0.0
+                } else {
+                    now - 1.0
+                };
+                progress.iter().map(move |&p| (stage, 0, start, p, 1.0))
+            });
+            build_snapshot(now, 1, stages.len() as u32, rows).expect("valid rows")
+        };
+        let reference = snapshot(1.0, &[]);
+        let mut detector = late(1.0, Parallelism::Sequential);
+        let (expected, two_pass) = both_ways(&mut detector, &reference);
+        assert_eq!(expected, two_pass);
+        // Row 4 of stage 0, row 0 of stage 2 (rows 7 to 9), and about a fifth of stage 3
+        // (below its mean 0.5 less its SD 0.26).
+        assert_eq!(expected[..2], [4, 7]);
+        assert!((1700..2500).contains(&expected.len()), "{}", expected.len());
+        // Elapsed times of 2^-997 s (rates near 1e300, whose squares overflow) and of
+        // 2^-1023 s, sub-normal (rates up to 2^1023, whose sums overflow too); 2^-500 s
+        // overflows nothing. A rate is its progress times a power of two, exactly.
+        for exponent in [-500, -997, -1023] {
+            let now = 2f64.powi(exponent);
+            for huge in [&[0, 1, 2, 3][..], &[0, 2], &[3]] {
+                let scaled = snapshot(now, huge);
+                for alpha in [0.0, 1.0, 2.0] {
+                    for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+                        let mut detector = late(alpha, parallelism);
+                        let mut unscaled = late(alpha, parallelism);
+                        let (bounded, two_pass) = both_ways(&mut detector, &scaled);
+                        let (expected, _) = both_ways(&mut unscaled, &reference);
+                        let case = format!("2^{exponent} s, stages {huge:?}, alpha {alpha}");
+                        assert_eq!(bounded, expected, "{case}");
+                        assert_eq!(two_pass, expected, "{case}");
+                        // The thresholds of the huge stages are the unscaled ones, scaled.
+                        for &stage in huge {
+                            let (t, u) = (
+                                detector.thresholds[stage as usize],
+                                unscaled.thresholds[stage as usize],
+                            );
+                            assert_eq!(t, u / now, "{case}, stage {stage}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
