@@ -502,6 +502,26 @@ impl TaskDraw {
         original_only: 1.0,
         cause: None,
     };
+
+    /// The multiplier of the work of the task's first original attempt, the one attempt
+    /// that both factors apply to: `every_attempt * original_only`.
+    pub fn original_factor(&self) -> f64 {
+        self.every_attempt * self.original_only
+    }
+
+    /// Whether the causes slow the task at all: its [`original_factor`] is above 1.
+    ///
+    /// A cause can be drawn with a factor of exactly 1 (a skew `factor` of 1, a mix whose
+    /// `min_factor` is 1 drawing its minimum): the task then runs as if no cause had been
+    /// drawn, and is no injected straggler. Every factor is at least 1
+    /// ([`Causes::check`]), so the product is above 1 exactly when one of them is (a
+    /// rounded product of factors of at least 1 is at least the larger), which is when at
+    /// least one attempt of the task is slowed.
+    ///
+    /// [`original_factor`]: TaskDraw::original_factor
+    pub fn slows(&self) -> bool {
+        self.original_factor() > 1.0
+    }
 }
 
 /// Uniform in `[0, 1)` from a stateless hash of the seed, the task and a purpose.
@@ -739,8 +759,9 @@ mod tests {
             if let Some(cause) = draw.cause {
                 stragglers += 1;
                 counts[cause as usize] += 1;
-                let factor = draw.every_attempt * draw.original_only;
+                let factor = draw.original_factor();
                 assert!((1.5..=10.0).contains(&factor), "{factor}");
+                assert!(draw.slows());
             }
         }
         let share = f64::from(stragglers) / n as f64;

@@ -16,19 +16,23 @@
 //! ([`TaskTable`]); running attempts live in one
 //! dense array (an ending attempt's place goes to the last one), each container slot
 //! naming its entry, so a scan reads the running attempts only, from contiguous memory;
-//! per-task factors are stateless hashes (no storage).
+//! per-task factors are stateless hashes (no storage). Only the rare tasks that lost an
+//! original to a node failure keep more: the nodes those originals ran on, in a small map,
+//! while the task may still get a copy ([`Fleet::lost_original_nodes`]).
 //!
 //! Differences from [`simulate`](crate::simulate) (the paper's engine, kept unchanged for
 //! the golden evaluation): regular tasks are placed on free containers in a round-robin
 //! order of the nodes rather than node by node; copies take free containers only (the
-//! `x100` policy) and never the original's node; detection in a job starts `lag_secs`
+//! `x100` policy) and never a node that ran an attempt of the task, neither its running
+//! original's nor that of an earlier original lost to a node failure (Spark's rule; the
+//! paper engine's placement checks every attempt too); detection in a job starts `lag_secs`
 //! after its arrival. The detector observes what the paper engine gives it (every ended
 //! attempt; at every heartbeat a progress report of every running attempt), and also
-//! [`Observation::StageFinished`] when a job's maps, then its reduces, have all finished:
-//! a job takes a pair of stage indices when it arrives and gives it back when it finishes,
-//! so that a snapshot lists the stages of the running jobs (a few hundred), not of every
-//! job of a day (51,200), and a detector can forget what it learnt of a finished stage.
-//! The nodes the detector reports slow are kept from what its
+//! [`Observation::StageFinished`] when a job's maps, then its reduces, have all finished: a
+//! job takes a pair of stage indices when it arrives and gives it back when it finishes, so
+//! that a snapshot lists the stages of the running jobs (a few hundred), not of every job
+//! of a day (51,200), and a detector can forget what it learnt of a finished stage. The
+//! nodes the detector reports slow are kept from what its
 //! [`SlowNodeRule`](straggler_detect::SlowNodeRule) says until its next scan.
 
 use std::collections::VecDeque;
@@ -53,6 +57,8 @@ const DETECTED: u8 = 2;
 const COPIED: u8 = 4;
 const RERUN: u8 = 8;
 const STARTED: u8 = 16;
+/// The task has an entry in `Fleet::lost_original_nodes`.
+const LOST_ORIGINALS: u8 = 32;
 /// The straggler rule of the summary: slower than 1.2 times the median of the task's
 /// siblings (same job and stage), the seed paper's factor (Section 6.1) over the sibling
 /// reference of seeds 002 and 004.
@@ -111,7 +117,12 @@ pub struct Summary {
     /// Tasks slower than 1.2 times the median of their stage (original's time; a killed
     /// original's time estimated from its progress).
     pub stragglers: u64,
-    /// Tasks given a straggler cause by the skew or the root-cause mix.
+    /// Tasks that the skew or the root-cause mix slowed: drawn a cause whose factors slow
+    /// the task's first original attempt, `every_attempt * original_only > 1`
+    /// ([`TaskDraw::slows`]). A cause drawn with a factor of exactly 1 (a skew `factor`
+    /// of 1, a mix at a `min_factor` of 1) leaves the task as fast as without it and is
+    /// not counted. Counted when the task first starts, so a task lost to a failure and
+    /// run again counts once.
     pub injected_stragglers: u64,
     /// Tasks detected.
     pub detections: u64,
@@ -405,6 +416,17 @@ struct Fleet<'a> {
     /// Entries of `free_slots` set aside because their node is slow and the work being
     /// placed may not go there; put back in front, in order, when that may change.
     parked: Vec<u32>,
+    /// Entries of `free_slots` passed over by a copy because their node ran an attempt of
+    /// its task; put back in front, in order, once the copy is placed or not.
+    passed_over: Vec<u32>,
+    /// For each task that lost an original to a node failure and has no copy yet (flag
+    /// `LOST_ORIGINALS`), the nodes those originals ran on, each once: a copy must avoid
+    /// them as well as its running original's node. A task runs one copy at most, so
+    /// before its copy its attempts are its originals, the running one and the lost
+    /// ones; once copied or done, it needs its entry no more and the entry goes. Failures
+    /// are rare and reruns few: a map of a few entries costs less than a field in every
+    /// task's 16-byte record.
+    lost_original_nodes: std::collections::BTreeMap<u32, Vec<u32>>,
 }
 
 impl<'a> Fleet<'a> {
@@ -523,6 +545,8 @@ impl<'a> Fleet<'a> {
             keep_copies_off_slow: false,
             keep_tasks_off_slow: false,
             parked: Vec::new(),
+            passed_over: Vec::new(),
+            lost_original_nodes: std::collections::BTreeMap::new(),
         })
     }
 
@@ -598,6 +622,12 @@ impl<'a> Fleet<'a> {
             #[cfg(test)]
             self.assert_links();
         }
+        // Every task is done, so no task keeps the nodes of its lost originals.
+        debug_assert!(
+            self.lost_original_nodes.is_empty(),
+            "{:?}",
+            self.lost_original_nodes
+        );
         Ok(())
     }
 
@@ -645,6 +675,13 @@ impl<'a> Fleet<'a> {
         }
         let occupied = self.slots.iter().filter(|s| s.live != EMPTY).count();
         assert_eq!(occupied, self.live.len());
+        // The lost originals' nodes are kept for, and only for, the tasks still waiting
+        // for a copy that lost one.
+        for (&task, nodes) in &self.lost_original_nodes {
+            let flags = self.tasks[task as usize].flags;
+            assert_eq!(flags & (LOST_ORIGINALS | COPIED | DONE), LOST_ORIGINALS);
+            assert!(!nodes.is_empty());
+        }
     }
 
     /// The time of the first completion, once every changed node is up to date.
@@ -758,6 +795,7 @@ impl<'a> Fleet<'a> {
         }
         self.end_attempt(l, AttemptStatus::Succeeded);
         self.tasks[task].flags |= DONE;
+        self.forget_lost_original_nodes(live.task);
         match live.role {
             AttemptRole::Original => {
                 self.tasks[task].original = EMPTY;
@@ -1002,42 +1040,74 @@ impl<'a> Fleet<'a> {
         after.saturating_sub(1) as u32
     }
 
-    /// A free container on an up node for a copy (`copy`) or a regular task, skipping
-    /// `avoid` and, if the detector's rule keeps that work off them, the nodes it reported
-    /// slow; `None` when there is none. The entries of `avoid` met on the way are put back
-    /// in front, each a free container; those of slow nodes are parked
-    /// ([`Fleet::unpark`] puts them back).
-    fn take_slot(&mut self, avoid: Option<usize>, copy: bool) -> Option<usize> {
-        let skip_slow = match copy {
-            true => self.keep_copies_off_slow,
-            false => self.keep_tasks_off_slow,
+    /// A free container on an up node for a regular task, or for a copy of `copy_of`'s
+    /// task (`None` when there is none), skipping, if the detector's rule keeps that work
+    /// off them, the nodes it reported slow, and for a copy, the nodes that ran an attempt
+    /// of its task: its original's and those of its lost originals
+    /// ([`Fleet::lost_original_nodes`]).
+    fn take_slot(&mut self, copy_of: Option<&Live>) -> Option<usize> {
+        let Some(original) = copy_of else {
+            return self.take_slot_avoiding(self.keep_tasks_off_slow, |_| false);
         };
-        let mut skipped = 0;
+        let task = original.task;
+        // Cloned, as the search borrows the whole engine: a few nodes, and only for a task
+        // that lost an original.
+        let lost = match self.tasks[task as usize].flags & LOST_ORIGINALS {
+            0 => Vec::new(),
+            _ => self
+                .lost_original_nodes
+                .get(&task)
+                .cloned()
+                .unwrap_or_default(),
+        };
+        self.take_slot_avoiding(self.keep_copies_off_slow, |n| {
+            n == original.node || lost.contains(&n)
+        })
+    }
+
+    /// [`Fleet::take_slot`]'s search: the first entry of `free_slots` that names a free
+    /// container of an up node that `avoid` accepts (and, with `skip_slow`, not reported
+    /// slow). The entries of avoided nodes met on the way are put back in front, in the
+    /// order they were, each a free container; those of slow nodes are parked
+    /// ([`Fleet::unpark`] puts them back). Generic over `avoid`: a regular task's search,
+    /// which avoids no node, compiles without the check.
+    #[inline(always)]
+    fn take_slot_avoiding(
+        &mut self,
+        skip_slow: bool,
+        avoid: impl Fn(u32) -> bool,
+    ) -> Option<usize> {
         let found = loop {
             let Some(n) = self.free_slots.pop_front() else {
                 break None;
             };
-            let n = n as usize;
-            let node = &self.nodes[n];
+            let node = &self.nodes[n as usize];
             if node.down || node.used >= node.containers {
                 continue; // a stale entry
             }
             if skip_slow && node.slow {
-                self.parked.push(n as u32);
+                self.parked.push(n);
                 continue;
             }
-            if Some(n) == avoid {
-                skipped += 1;
+            if avoid(n) {
+                self.passed_over.push(n);
                 continue;
             }
-            break Some(n);
+            break Some(n as usize);
         };
-        if let Some(n) = avoid {
-            for _ in 0..skipped {
-                self.free_slots.push_front(n as u32);
-            }
+        while let Some(n) = self.passed_over.pop() {
+            self.free_slots.push_front(n);
         }
         found
+    }
+
+    /// Forgets the nodes of `task`'s lost originals, if it has any: it is copied or done.
+    fn forget_lost_original_nodes(&mut self, task: u32) {
+        let flags = &mut self.tasks[task as usize].flags;
+        if *flags & LOST_ORIGINALS != 0 {
+            *flags &= !LOST_ORIGINALS;
+            self.lost_original_nodes.remove(&task);
+        }
     }
 
     /// Puts the parked entries back in front of `free_slots`, in the order they were
@@ -1051,7 +1121,7 @@ impl<'a> Fleet<'a> {
 
     fn fill(&mut self) {
         while !self.requeued.is_empty() || !self.launchable.is_empty() {
-            let Some(n) = self.take_slot(None, false) else {
+            let Some(n) = self.take_slot(None) else {
                 return;
             };
             let Some((task, job)) = self.next_regular() else {
@@ -1068,7 +1138,7 @@ impl<'a> Fleet<'a> {
             }
             if self.tasks[t].flags & STARTED == 0 {
                 self.tasks[t].flags |= STARTED;
-                if draw.cause.is_some() {
+                if draw.slows() {
                     self.counters.injected += 1;
                 }
             }
@@ -1115,6 +1185,14 @@ impl<'a> Fleet<'a> {
                             if self.tasks[task].copy == EMPTY {
                                 self.tasks[task].flags |= RERUN;
                                 self.requeued.push_back(live.task);
+                            }
+                            // A copy to come must keep off this node too.
+                            if self.tasks[task].flags & COPIED == 0 {
+                                self.tasks[task].flags |= LOST_ORIGINALS;
+                                let nodes = self.lost_original_nodes.entry(live.task).or_default();
+                                if !nodes.contains(&live.node) {
+                                    nodes.push(live.node);
+                                }
                             }
                         }
                         AttemptRole::Speculative => {
@@ -1280,9 +1358,9 @@ impl<'a> Fleet<'a> {
         flagged.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         for (_, _, l) in flagged {
             let original = self.live[l as usize];
-            let Some(n) = self.take_slot(Some(original.node as usize), true) else {
-                // Room only on this original's node, if anywhere: the next candidate's
-                // original may run elsewhere.
+            let Some(n) = self.take_slot(Some(&original)) else {
+                // Room only on nodes that ran an attempt of this task, if anywhere: the
+                // next candidate's attempts may have run elsewhere.
                 if self.free_slots.is_empty() {
                     break;
                 }
@@ -1306,6 +1384,7 @@ impl<'a> Fleet<'a> {
             );
             self.tasks[task as usize].copy = c;
             self.tasks[task as usize].flags |= COPIED;
+            self.forget_lost_original_nodes(task);
             self.counters.copies += 1;
         }
         if !self.keep_tasks_off_slow {

@@ -296,6 +296,49 @@ fn the_root_cause_mix_makes_about_five_percent_stragglers() {
 }
 
 #[test]
+fn a_cause_drawn_with_a_factor_of_one_injects_no_straggler() {
+    // 10 nodes of one container, 200 maps of 10 s, no noise: a task's time is its work.
+    let mut spec = exact(10, 1, 200);
+    let injected = |spec: &ScenarioSpec| {
+        let outcome = simulate_scenario(spec, 3, None, RunOptions::default()).expect("finishes");
+        outcome.summary
+    };
+    // Every task is drawn data skew, by a factor of 1: none is slowed, none injected.
+    spec.causes.skew = Some(Skew {
+        probability: 1.0,
+        factor: 1.0,
+    });
+    let s = injected(&spec);
+    assert_eq!((s.injected_stragglers, s.stragglers), (0, 0), "{s:?}");
+    // The same with the root-cause mix drawing every task, its factors all 1.
+    spec.causes.mix = Some(RootCauseMix {
+        probability: 1.0,
+        min_factor: 1.0,
+        max_factor: 1.0,
+        ..RootCauseMix::default()
+    });
+    let s = injected(&spec);
+    assert_eq!((s.injected_stragglers, s.stragglers), (0, 0), "{s:?}");
+    // A mix that slows (by 1.5 at least) a fifth of the tasks beside the skew of 1: the
+    // tasks it draws are counted, the others not, though the skew gave them all a cause.
+    // Without noise, they are the labelled stragglers.
+    spec.causes.mix = Some(RootCauseMix {
+        probability: 0.2,
+        ..RootCauseMix::default()
+    });
+    let s = injected(&spec);
+    let slowed = (0..200u64)
+        .filter(|&task| spec.causes.task_draw(3, task).slows())
+        .count() as u64;
+    assert!((20..60).contains(&slowed), "{slowed}");
+    assert_eq!(
+        (s.injected_stragglers, s.stragglers),
+        (slowed, slowed),
+        "{s:?}"
+    );
+}
+
+#[test]
 fn a_detector_that_flags_everything_copies_each_task_once_on_another_node() {
     let mut spec = exact(4, 2, 16);
     spec.speculation.lag_secs = 0.0;
@@ -314,6 +357,57 @@ fn a_detector_that_flags_everything_copies_each_task_once_on_another_node() {
             .expect("an original");
         assert_ne!(original.node, c.node);
     }
+}
+
+/// Whether every copy of `run` keeps off the nodes that ran an earlier attempt of its task.
+fn copies_avoid_every_earlier_attempts_node(run: &Run) -> bool {
+    run.speculative_attempts().all(|copy| {
+        run.attempts
+            .iter()
+            .filter(|a| a.task == copy.task && a.id != copy.id)
+            .filter(|a| a.start_secs <= copy.start_secs)
+            .all(|a| a.node != copy.node)
+    })
+}
+
+#[test]
+fn a_copy_keeps_off_the_node_of_an_original_lost_to_a_failure() {
+    // 3 nodes of one container, 2 maps of 10 s, heartbeats and scans every second, every
+    // running attempt flagged. Map 0 starts at 0 s on node X, map 1 on node Y; node Z is
+    // free. X goes down at 0.5 s and is back at 1.5 s: map 0 runs again on Z from 0.5 s.
+    // At 1 s no container is free. At 2 s X's is: map 0 (8.5 s left, by its progress)
+    // comes first, but X ran its lost original, so X goes to map 1's copy; map 0's copy
+    // waits for a container of a node that never ran it (Y's, at 10 s).
+    let mut spec = exact(3, 1, 2);
+    spec.speculation = SpeculationSpec {
+        lag_secs: 0.0,
+        scan_interval_secs: 1.0,
+        heartbeat_secs: 1.0,
+    };
+    let (_, healthy) = recorded(&spec, None);
+    let lost_node = healthy
+        .attempts
+        .iter()
+        .find(|a| a.task.0 == 0)
+        .map(|a| a.node)
+        .expect("map 0 runs");
+    spec.causes.failures = vec![Failure {
+        node: lost_node.0,
+        at_secs: 0.5,
+        down_secs: 1.0,
+    }];
+    let (outcome, run) = recorded(&spec, Some(&mut FlagAll));
+    assert_eq!(outcome.summary.failed_attempts, 1);
+    assert!(copies_avoid_every_earlier_attempts_node(&run));
+    let copy_of = |task: u32| {
+        run.speculative_attempts()
+            .find(|c| c.task.0 == task)
+            .expect("a copy of the task")
+    };
+    let (lost_copy, other_copy) = (copy_of(0), copy_of(1));
+    assert_eq!((other_copy.node, other_copy.start_secs), (lost_node, 2.0));
+    assert_ne!(lost_copy.node, lost_node);
+    assert_eq!(lost_copy.start_secs, 10.0);
 }
 
 #[test]
