@@ -5,7 +5,8 @@
 //! "cpu_secs", "mb_per_cpu_sec", "peak_rss_bytes"}]}` (MB = 10^6 bytes of uncompressed
 //! input; wall time from spawn to exit, so it includes starting the process; CPU time is the
 //! child's own, from `/proc/self/schedstat`: the readers run on one thread, so MB per CPU
-//! second is the rate per core, which a machine shared with other work does not distort).
+//! second is the rate per core, which a machine shared with other work does not distort;
+//! `null`, and `-` in the table, where the kernel has counted no CPU time yet).
 //!
 //! Inputs: Spark event logs generated here (100 MB and 400 MB, same jobs repeated, so the
 //! open state is the same and only the length grows), and the real plain-text logs of
@@ -82,16 +83,19 @@ pub fn run(json_path: Option<&Path>) -> anyhow::Result<()> {
         let bytes = facts["bytes"].as_u64().unwrap_or(0);
         let mb_per_sec = bytes as f64 / 1e6 / measured.wall_secs;
         let cpu_secs = facts["cpu_secs"].as_f64().unwrap_or(f64::NAN);
-        let mb_per_cpu_sec = bytes as f64 / 1e6 / cpu_secs;
+        // None where the kernel has counted no CPU time yet (a read of a few kilobytes:
+        // `schedstat` is brought up to date at scheduler events), rather than infinity.
+        let mb_per_cpu_sec = (cpu_secs > 0.0).then(|| bytes as f64 / 1e6 / cpu_secs);
+        let per_cpu_sec = mb_per_cpu_sec.map_or_else(|| "-".to_owned(), |r| format!("{r:.1}"));
         println!(
-            "{input:<24} {:<8} {:>10} bytes {:>4} jobs {:>7.3} s wall {:>7.1} MB/s {:>7.3} s CPU {:>7.1} MB/CPU-s {:>6.1} MiB peak",
+            "{input:<24} {:<8} {:>10} bytes {:>4} jobs {:>7.3} s wall {:>7.1} MB/s {:>7.3} s CPU {:>7} MB/CPU-s {:>6.1} MiB peak",
             facts["format"].as_str().unwrap_or("?"),
             bytes,
             facts["jobs"],
             measured.wall_secs,
             mb_per_sec,
             cpu_secs,
-            mb_per_cpu_sec,
+            per_cpu_sec,
             measured.peak_rss_bytes as f64 / (1024.0 * 1024.0),
         );
         readers.push(json!({
