@@ -49,13 +49,13 @@ pub enum TraceError {
         why: String,
     },
     /// The compressed input fails its integrity check: a gzip member's CRC-32 or length (its
-    /// trailer), a gzip header's CRC-16, or a zstd frame's content checksum does not match
-    /// the data decompressed. The check comes at the end of the member or frame, after its
-    /// records were read, and they look valid; but some of their bytes are not those that
-    /// were written, and which cannot be told: a flipped bit in a launch time passes every
-    /// check of a record and changes the replay without a word. No record can be singled
-    /// out, so no skip can account for it: the whole input is refused, with this error
-    /// rather than a report entry that a caller could overlook (the jobs that
+    /// trailer), a gzip header's CRC-16, or a zstd frame's content checksum or content size
+    /// does not match the data decompressed. The check comes at the end of the member or
+    /// frame, after its records were read, and they look valid; but some of their bytes are
+    /// not those that were written, and which cannot be told: a flipped bit in a launch
+    /// time passes every check of a record and changes the replay without a word. No record
+    /// can be singled out, so no skip can account for it: the whole input is refused, with
+    /// this error rather than a report entry that a caller could overlook (the jobs that
     /// [`read_jobs`](crate::read_jobs) handed out before it came from the same data:
     /// [`read_path`](crate::read_path) drops them). `gzip -t` or `zstd -t` confirms the
     /// fault; `gzip -dc` or `zstd -dc` writes out what the file holds, for a user who

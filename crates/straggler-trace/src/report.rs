@@ -48,7 +48,8 @@ pub struct Unread {
     /// subdirectory), `"Spark status file"` (the empty `appstatus_<app>` file Spark writes
     /// in each rolling directory: expected, and no events), `"replaced by a compacted
     /// file"` (an event file before the directory's last compacted file, which holds its
-    /// events).
+    /// events), `"missing event file"` (a gap in a rolling directory's indices, or an index
+    /// two files have).
     pub reason: String,
     /// What was not read and where, in words for the user.
     pub note: String,

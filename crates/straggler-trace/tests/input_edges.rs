@@ -12,6 +12,7 @@ use std::process::Command;
 
 use straggler_trace::{
     ReadReport, TraceError, TraceFormat, TraceJob, detect_format, read_bytes, read_path,
+    read_reader,
 };
 
 fn fixtures() -> PathBuf {
@@ -848,4 +849,214 @@ fn files_a_compacted_file_replaces_are_named_and_not_read() {
     );
     assert_eq!(jobs, whole_jobs);
     std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("the scratch directory goes");
+}
+
+/// `bytes` read through a buffer of `capacity` bytes, as a stream is (a pipe's first read
+/// may give a byte or two).
+fn read_through(bytes: &[u8], capacity: usize) -> Result<(Vec<TraceJob>, ReadReport), TraceError> {
+    let mut jobs = Vec::new();
+    let reader = std::io::BufReader::with_capacity(capacity, bytes);
+    let report = read_reader(
+        reader,
+        TraceFormat::SparkEventLog,
+        Path::new("<bytes>"),
+        |job| {
+            jobs.push(job);
+        },
+    )?;
+    Ok((jobs, report))
+}
+
+/// A stream whose first buffer holds less than a magic number is still told gzip or zstd
+/// (both were read as plain text, every line skipped as malformed JSON, without a cut).
+#[test]
+fn a_first_buffer_shorter_than_a_magic_number_still_tells_the_compression() {
+    let expected = plain_summary();
+    for name in [
+        "spark-small.json.gz",
+        "spark-small.json.zst",
+        "spark-small.json",
+    ] {
+        let bytes = fixture(name);
+        for capacity in 1..=4 {
+            let (jobs, report) = read_through(&bytes, capacity).expect(name);
+            assert_eq!(
+                summary(&jobs, &report),
+                expected,
+                "{name}, capacity {capacity}"
+            );
+            assert!(report.unread.is_empty(), "{name}, capacity {capacity}");
+        }
+    }
+    // Shorter than a magic number in all: plain, as before.
+    for bytes in [&b""[..], b"\x1f", b"\x28\xb5\x2f"] {
+        let (jobs, report) = read_through(bytes, 1).expect("short");
+        assert!(jobs.is_empty() && report.truncated.is_none());
+    }
+}
+
+/// A gzip file whose first header fails its CRC-16 is refused as corrupt by `read_path`
+/// too, as by `read_bytes` (detection, which stops at the header, said the stream was cut
+/// or damaged: `TraceError::Io`).
+#[test]
+fn a_bad_first_header_crc16_is_corrupt_when_read_from_a_file() {
+    let bytes = gzip_member(&fixture("spark-small.json"), 0x02, true);
+    let dir = scratch_dir("gzip-hcrc");
+    let path = dir.join("events.gz");
+    std::fs::write(&path, &bytes).expect("the file is written");
+    let detected = detect_format(&path);
+    let read = read_path(&path);
+    std::fs::remove_dir_all(&dir).expect("the scratch directory goes");
+    let message = corrupt_message(detected);
+    assert!(
+        message.contains("the header of gzip member 1 fails its CRC-16"),
+        "{message}"
+    );
+    corrupt_message(read);
+}
+
+/// A zstd frame whose content is not the size its header gives is corrupt (`zstd -t`:
+/// "Data corruption detected"); it was read without a word, and in a frame without a
+/// checksum, the size is the only check.
+#[test]
+fn a_zstd_frame_whose_content_size_is_wrong_is_corrupt() {
+    let zst = fixture("spark-small.json.zst");
+    // The fixture's header: descriptor 0x64 (a 2-byte content size, single segment, a
+    // checksum), then the size less 256, 3793 (4049 bytes): made 3777.
+    assert_eq!(zst[4], 0x64);
+    let mut bad = zst.clone();
+    bad[5] ^= 0x10;
+    let message = corrupt_message(read_bytes(&bad, TraceFormat::SparkEventLog));
+    assert!(
+        message.contains(
+            "zstd frame 1 (ending at byte 720) holds 4049 bytes of content, its header says 4033"
+        ),
+        "{message}"
+    );
+}
+
+/// The note of trailing garbage shows its first 8 bytes however the buffer below is cut.
+#[test]
+fn the_garbage_note_does_not_depend_on_the_buffer() {
+    for name in ["spark-small.json.gz", "spark-small.json.zst"] {
+        let mut bytes = fixture(name);
+        bytes.extend(b"\0PK\x03\x04 and more");
+        let notes: Vec<String> = [3, 5, 64, 1 << 20]
+            .into_iter()
+            .map(|capacity| {
+                let (_, report) = read_through(&bytes, capacity).expect(name);
+                report.unread[0].note.clone()
+            })
+            .collect();
+        assert!(
+            notes[0].contains("`50 4b 03 04 20 61 6e 64`"),
+            "{}",
+            notes[0]
+        );
+        assert!(notes.iter().all(|note| *note == notes[0]), "{notes:#?}");
+    }
+}
+
+/// A reader that fails every other call with `Interrupted` (`EINTR`), as a signal does to
+/// a read of a pipe or socket, and otherwise gives at most `step` bytes.
+struct Interrupting<'a> {
+    bytes: &'a [u8],
+    step: usize,
+    calls: u64,
+}
+
+impl std::io::Read for Interrupting<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        if self.calls % 2 == 1 {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let n = buf.len().min(self.step).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// An interrupted read is read again, wherever it falls: in a gzip header read over
+/// several reads, it made the header be parsed again from the middle (a header of a name,
+/// a comment and an extra field read with buffers of a few bytes).
+#[test]
+fn an_interrupted_read_is_read_again_even_inside_a_gzip_header() {
+    let plain = fixture("spark-small.json");
+    let expected = plain_summary();
+    let mut members = gzip_member(&plain[..1000], 0x1e, false);
+    members.extend(gzip_member(&plain[1000..], 0x1e, false));
+    for bytes in [members, fixture("spark-small.json.zst")] {
+        for step in [1, 3, 7] {
+            let reader = Interrupting {
+                bytes: &bytes,
+                step,
+                calls: 0,
+            };
+            let mut jobs = Vec::new();
+            let report = read_reader(
+                std::io::BufReader::with_capacity(step, reader),
+                TraceFormat::SparkEventLog,
+                Path::new("<interrupted>"),
+                |job| jobs.push(job),
+            )
+            .expect("read again where interrupted");
+            assert_eq!(summary(&jobs, &report), expected, "step {step}");
+        }
+    }
+}
+
+/// A gap in a rolling directory's indices (Spark's reader refuses one: "Found missing event
+/// log file") and an index two files have are named; the files there are read.
+#[test]
+fn a_missing_or_repeated_event_file_index_is_named() {
+    let fixture_dir = fixtures().join("spark-rolling/eventlog_v2_app-20260101000000-0001");
+    let dir = scratch_dir("rolling-gap").join("eventlog_v2_app-20260101000000-0001");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let app = "app-20260101000000-0001";
+    // Files 1 and 4 (2 and 3 missing), and a second file of index 4.
+    std::fs::copy(
+        fixture_dir.join(format!("events_1_{app}")),
+        dir.join(format!("events_1_{app}")),
+    )
+    .expect("copied");
+    for name in [
+        format!("events_4_{app}.zstd"),
+        format!("events_4_{app}.zst"),
+    ] {
+        std::fs::copy(
+            fixture_dir.join(format!("events_2_{app}.zstd")),
+            dir.join(name),
+        )
+        .expect("copied");
+    }
+    let (_, report) = read_path(&dir).expect("the directory reads");
+    let notes: Vec<(&str, &str)> = unread(&report)
+        .into_iter()
+        .map(|(_, reason, note)| (reason, note))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (
+                "missing event file",
+                "no event file of indices 2 to 3 (before events_4_app-20260101000000-0001.zst): \
+                 its events are missing"
+            ),
+            (
+                "missing event file",
+                "a second event file of index 4, events_4_app-20260101000000-0001.zstd: both \
+                 read, as Spark would not"
+            ),
+        ]
+    );
+    std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("the scratch directory goes");
+    // The fixture, 1 and 2 (and no compacted file), has none.
+    let (_, report) = read_path(&fixture_dir).expect("the fixture reads");
+    assert!(
+        unread(&report)
+            .iter()
+            .all(|(_, reason, _)| *reason != "missing event file")
+    );
 }

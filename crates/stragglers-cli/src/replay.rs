@@ -169,12 +169,14 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
                 )
             })
             .collect();
-        let more = match report.unknown_keys.len() {
-            ReadReport::MAX_UNKNOWN_KEYS_KEPT => " (the first 100 keys)",
+        // The report keeps the first keys seen only: at its limit, there may be more.
+        let listed = match report.unknown_keys.len() {
+            ReadReport::MAX_UNKNOWN_KEYS_KEPT => " (the first 100 keys seen)",
             _ => "",
         };
         notes.push(format!(
-            "{path}: {} keys the format does not define, read as absent: {}{more}",
+            "{path}: keys the format does not define, read as absent, seen {} times{listed}: \
+             {}",
             report.unknown_keys_seen,
             keys.join(", ")
         ));
@@ -727,8 +729,8 @@ mod tests {
             input_notes(&report),
             [
                 "logs/events_1_app.gz: trailing zero bytes: 512 zero bytes",
-                "logs: 3 keys the format does not define, read as absent: COLOUR (1, first at \
-                 3), TASK_STATUX (2, first at 7)",
+                "logs: keys the format does not define, read as absent, seen 3 times: COLOUR \
+                 (1, first at 3), TASK_STATUX (2, first at 7)",
             ]
         );
     }

@@ -38,8 +38,9 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
         return Ok(TraceFormat::SparkEventLog);
     }
     // What the decoder finds past the head (a failed checksum, bytes after the end) is for
-    // the reading to report.
-    let (reader, _) = input::open(path)?;
+    // the reading to report; a failed check that stops it before anything is decoded is
+    // the reading's error too.
+    let (reader, check) = input::open(path)?;
     let mut head = Vec::new();
     // A read error here (a cut compressed file) still leaves the bytes read so far; with
     // none, the input is a compressed stream cut before anything of it can be decoded.
@@ -48,6 +49,9 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
     if let Err(error) = reader.take(HEAD_BYTES).read_to_end(&mut head)
         && head.is_empty()
     {
+        if let Some(corrupt) = check.corrupt_error(path) {
+            return Err(corrupt);
+        }
         return Err(TraceError::Io {
             path: path.to_owned(),
             error: std::io::Error::new(
@@ -101,7 +105,9 @@ pub(crate) struct RollingFiles {
 /// (a stray `README`, an `events_x_app` whose index is not a number, a subdirectory, and an
 /// editor's or tool's backup of an event file, `events_1_app~` or `events_1_app.bak`,
 /// which would give its events twice) as `"not an event file"`; the event files before
-/// the last compacted one, whose events it holds, as `"replaced by a compacted file"`.
+/// the last compacted one, whose events it holds, as `"replaced by a compacted file"`; and
+/// a gap in the indices (from 1, or from the last compacted file), or an index given to
+/// two files, as `"missing event file"`.
 /// Each is named in the
 /// report ([`ReadReport::unread`](crate::ReadReport::unread)), so that no file of the
 /// directory goes unread without a word.
@@ -147,6 +153,43 @@ pub(crate) fn rolling_event_files(dir: &Path) -> Result<RollingFiles, TraceError
                 file: Some(file_name(&path)),
             });
         }
+    }
+    // Spark's writer numbers the files from 1 and leaves no gap, and its reader refuses a
+    // directory with one ("Found missing event log file"): each missing index is named,
+    // and each index given to two files (both read).
+    let mut previous = events
+        .first()
+        .map_or(0, |(index, path)| match is_compacted(path) {
+            true => index.saturating_sub(1),
+            false => 0,
+        });
+    for (index, path) in &events {
+        let note = match index.checked_sub(previous) {
+            Some(0) => Some(format!(
+                "a second event file of index {index}, {}: both read, as Spark would not",
+                file_name(path)
+            )),
+            Some(1) => None,
+            _ => {
+                let (first, last) = (previous + 1, index - 1);
+                let indices = match first == last {
+                    true => format!("index {first}"),
+                    false => format!("indices {first} to {last}"),
+                };
+                Some(format!(
+                    "no event file of {indices} (before {}): its events are missing",
+                    file_name(path)
+                ))
+            }
+        };
+        if let Some(note) = note {
+            others.push(Unread {
+                reason: "missing event file".to_owned(),
+                note,
+                file: None,
+            });
+        }
+        previous = *index;
     }
     others.sort_by(|a, b| a.file.cmp(&b.file));
     Ok(RollingFiles {

@@ -12,6 +12,10 @@ use crate::{ReadReport, TraceError};
 /// Buffer size for reading files: large enough that line splitting is not the bottleneck.
 const BUFFER_BYTES: usize = 256 * 1024;
 
+/// The bytes that tell a compression from the start of an input: the longest magic number
+/// (zstd's, and a skippable frame's, are 4 bytes).
+const SNIFF_BYTES: usize = 4;
+
 /// What the first bytes of an input say about its compression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Compression {
@@ -111,12 +115,33 @@ pub(crate) fn decompress<'a>(
     mut reader: Box<dyn BufRead + 'a>,
     path: &Path,
 ) -> Result<(Box<dyn BufRead + 'a>, StreamCheck), TraceError> {
-    // What the reader holds in its buffer (the first 256 KiB of a file), so that the frame
-    // after a skippable frame at the start can be looked at too.
-    let compression = Compression::sniff(reader.fill_buf().map_err(|error| TraceError::Io {
+    let io_error = |error| TraceError::Io {
         path: path.to_owned(),
         error,
-    })?);
+    };
+    // What the reader holds in its buffer (the first 256 KiB of a file), so that the frame
+    // after a skippable frame at the start can be looked at too.
+    let head = fill_retrying(&mut *reader).map_err(io_error)?;
+    let compression = if head.len() >= SNIFF_BYTES || head.is_empty() {
+        Compression::sniff(head)
+    } else {
+        // A buffer that holds less than a magic number (a pipe's first short read, a
+        // reader of a tiny capacity): its first bytes are gathered, then handed out again
+        // before the rest, so that a gzip or zstd stream is not taken for plain text.
+        let mut start = Vec::with_capacity(SNIFF_BYTES);
+        while start.len() < SNIFF_BYTES {
+            let more = fill_retrying(&mut *reader).map_err(io_error)?;
+            if more.is_empty() {
+                break;
+            }
+            let take = more.len().min(SNIFF_BYTES - start.len());
+            start.extend_from_slice(&more[..take]);
+            reader.consume(take);
+        }
+        let compression = Compression::sniff(&start);
+        reader = Box::new(io::Cursor::new(start).chain(reader));
+        compression
+    };
     let check = StreamCheck::default();
     let decoded: Box<dyn BufRead + 'a> = match compression {
         Compression::None => reader,
@@ -183,12 +208,23 @@ impl StreamCheck {
         self.0.borrow_mut().unread.push((reason, note));
     }
 
+    /// The [`TraceError::Corrupt`] of the integrity check that failed so far, if one did:
+    /// for format detection, which reads only the head, to refuse a file as its reading
+    /// would when the check fails before anything is decoded (a gzip header's CRC-16).
+    pub(crate) fn corrupt_error(&self, path: &Path) -> Option<TraceError> {
+        let detail = self.0.borrow().corrupt.clone()?;
+        Some(TraceError::Corrupt {
+            path: path.to_owned(),
+            detail,
+        })
+    }
+
     /// Adds what the decoder found to `report`, the account of the input at `path`.
     ///
     /// # Errors
     /// [`TraceError::Corrupt`] when the data fails its integrity check (a gzip member's
-    /// CRC-32 or length, a gzip header's CRC-16, a zstd frame's content checksum): see that
-    /// variant for why this is an error and not a report entry.
+    /// CRC-32 or length, a gzip header's CRC-16, a zstd frame's content checksum or size):
+    /// see that variant for why this is an error and not a report entry.
     pub(crate) fn finish(&self, path: &Path, report: &mut ReadReport) -> Result<(), TraceError> {
         let mut found = self.0.borrow_mut();
         if let Some(detail) = found.corrupt.take() {
@@ -233,12 +269,12 @@ impl<'a> Source<'a> {
         if self.ahead_at == self.ahead.len() {
             self.ahead.clear();
             self.ahead_at = 0;
-            if self.inner.fill_buf()?.len() >= n {
+            if fill_retrying(&mut *self.inner)?.len() >= n {
                 return self.inner.fill_buf();
             }
         }
         while self.ahead.len() - self.ahead_at < n {
-            let more = self.inner.fill_buf()?;
+            let more = fill_retrying(&mut *self.inner)?;
             if more.is_empty() {
                 break;
             }
@@ -247,6 +283,23 @@ impl<'a> Source<'a> {
             self.inner.consume(take);
         }
         Ok(&self.ahead[self.ahead_at..])
+    }
+}
+
+/// `reader`'s buffer, filled, reading again where a read is interrupted (`EINTR`): a
+/// decoder that parses a header over several reads would otherwise hand the interruption
+/// up in the middle of the header, and be called again from its start.
+fn fill_retrying<'b>(reader: &'b mut (dyn BufRead + '_)) -> io::Result<&'b [u8]> {
+    loop {
+        match reader.fill_buf() {
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+            // The end: read no more (a second call would read again, and could be
+            // interrupted).
+            Ok([]) => return Ok(&[]),
+            // Filled: the second call gives its bytes from the buffer, reading nothing.
+            Ok(_) => return reader.fill_buf(),
+        }
     }
 }
 
@@ -265,7 +318,7 @@ impl BufRead for Source<'_> {
         if self.ahead_at < self.ahead.len() {
             return Ok(&self.ahead[self.ahead_at..]);
         }
-        self.inner.fill_buf()
+        fill_retrying(&mut *self.inner)
     }
 
     fn consume(&mut self, n: usize) {
@@ -291,16 +344,21 @@ fn after_the_end(source: &mut Source<'_>, codec: &str, check: &StreamCheck) -> i
         let bytes = source.fill_buf()?;
         let run = bytes.iter().take_while(|&&b| b == 0).count();
         if run < bytes.len() {
-            let start: Vec<String> = bytes[run..]
+            zeros += run as u64;
+            source.consume(run);
+            // Its first 8 bytes, wherever the buffer below ends, so that the note does not
+            // depend on where the garbage falls in it.
+            let start: Vec<String> = source
+                .peek(8)?
                 .iter()
                 .take(8)
                 .map(|b| format!("{b:02x}"))
                 .collect();
-            let after_zeros = match zeros + run as u64 {
+            let after_zeros = match zeros {
                 0 => String::new(),
                 n => format!(", after {n} zero bytes"),
             };
-            let garbage_at = at + zeros + run as u64;
+            let garbage_at = at + zeros;
             check.unread(
                 "trailing garbage",
                 format!(
@@ -574,8 +632,9 @@ fn starts_zstd_frame(head: &[u8]) -> bool {
 /// `pzstd` writes first), passed over wherever a frame may start. A frame that carries a
 /// content checksum (`zstd` writes one by default) is checked against it once its content
 /// is all handed out (ruzstd computes it, with its `hash` feature, and leaves the
-/// comparison to its caller); a mismatch goes to the [`StreamCheck`]. Bytes after the last
-/// frame that start none are looked at by [`after_the_end`].
+/// comparison to its caller), and so is the content size its header gives, if it gives
+/// one (ruzstd does not check it); a mismatch goes to the [`StreamCheck`]. Bytes after the
+/// last frame that start none are looked at by [`after_the_end`].
 struct ZstdFrames<'a> {
     source: Source<'a>,
     decoder: ruzstd::decoding::FrameDecoder,
@@ -583,6 +642,9 @@ struct ZstdFrames<'a> {
     in_frame: bool,
     /// The 1-based number of the last zstd frame started.
     frame: u64,
+    /// The bytes of content the frame being read has handed out, to check against the
+    /// content size its header gives.
+    frame_bytes: u64,
     /// Whether the stream is over: its frames read, and what follows them noted.
     ended: bool,
     check: StreamCheck,
@@ -595,6 +657,7 @@ impl<'a> ZstdFrames<'a> {
             decoder: ruzstd::decoding::FrameDecoder::new(),
             in_frame: false,
             frame: 0,
+            frame_bytes: 0,
             ended: false,
             check,
         }
@@ -615,9 +678,21 @@ impl<'a> ZstdFrames<'a> {
         Ok(())
     }
 
-    /// Checks the frame whose content is all handed out against its content checksum, if
-    /// it has one: the low 32 bits of the XXH64 of its content.
+    /// Checks the frame whose content is all handed out against the content size its
+    /// header gives, if it gives one, and its content checksum, if it has one: the low 32
+    /// bits of the XXH64 of its content. (The size is the only check of a frame written
+    /// without a checksum, `zstd --no-check`, and `zstd -t` makes it; ruzstd does not. A
+    /// header without the size and one that gives 0 both read as 0 here: neither is
+    /// checked.)
     fn check_frame(&mut self) -> io::Result<()> {
+        let declared = self.decoder.content_size();
+        if declared > 0 && declared != self.frame_bytes {
+            return Err(self.check.corrupt(format!(
+                "zstd frame {} (ending at byte {}) holds {} bytes of content, its header says \
+                 {declared}",
+                self.frame, self.source.taken, self.frame_bytes
+            )));
+        }
         let Some(stored) = self.decoder.get_checksum_from_data() else {
             return Ok(());
         };
@@ -653,6 +728,7 @@ impl Read for ZstdFrames<'_> {
                 }
                 let n = self.decoder.read(buf)?;
                 if n > 0 {
+                    self.frame_bytes += n as u64;
                     return Ok(n);
                 }
                 // The frame is over; the next one (if any) starts in the source.
@@ -672,6 +748,7 @@ impl Read for ZstdFrames<'_> {
                 Ok(()) => {
                     self.in_frame = true;
                     self.frame += 1;
+                    self.frame_bytes = 0;
                 }
                 Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
                     length,
