@@ -112,31 +112,20 @@ fn read_input(
     on_job: impl FnMut(TraceJob),
 ) -> Result<ReadReport, TraceError> {
     let mut report = ReadReport::new(path, format);
-    let read = match format {
+    // Only a `.jhist` can fail as a whole (its header); every other reader counts all.
+    let mut read = Ok(());
+    match format {
         TraceFormat::SparkEventLog => {
             let mut reader = spark::SparkReader::new(on_job);
             reader.read_lines(&mut input::Lines::new(input), &mut report);
             reader.finish(&mut report);
-            Ok(())
         }
-        TraceFormat::HadoopJhist => jhist::read(input, path, &mut report, on_job),
-        TraceFormat::Hadoop1History => {
-            hadoop1::read(input, &mut report, on_job);
-            Ok(())
-        }
-        TraceFormat::Rumen => {
-            rumen::read(input, &mut report, on_job);
-            Ok(())
-        }
-        TraceFormat::Google2011TaskEvents => {
-            csv::read_google(input, &mut report, on_job);
-            Ok(())
-        }
-        TraceFormat::Alibaba2018BatchInstance => {
-            csv::read_alibaba(input, &mut report, on_job);
-            Ok(())
-        }
-    };
+        TraceFormat::HadoopJhist => read = jhist::read(input, path, &mut report, on_job),
+        TraceFormat::Hadoop1History => hadoop1::read(input, &mut report, on_job),
+        TraceFormat::Rumen => rumen::read(input, &mut report, on_job),
+        TraceFormat::Google2011TaskEvents => csv::read_google(input, &mut report, on_job),
+        TraceFormat::Alibaba2018BatchInstance => csv::read_alibaba(input, &mut report, on_job),
+    }
     check.finish(path, &mut report)?;
     read?;
     Ok(report)
