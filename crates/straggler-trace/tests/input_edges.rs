@@ -293,6 +293,14 @@ fn unread(report: &ReadReport) -> Vec<(Option<&str>, &str, &str)> {
         .collect()
 }
 
+/// `(file, reason)` of each part of the input `report` notes as not read.
+fn unread_reasons(report: &ReadReport) -> Vec<(Option<&str>, &str)> {
+    unread(report)
+        .into_iter()
+        .map(|(file, reason, _)| (file, reason))
+        .collect()
+}
+
 /// The message of the [`TraceError::Corrupt`] that `result` should be.
 fn corrupt_message<T: std::fmt::Debug>(result: Result<T, TraceError>) -> String {
     match result {
@@ -438,21 +446,31 @@ fn a_zstd_frame_that_fails_its_content_checksum_is_corrupt() {
     assert!(message.contains("zstd frame 2"), "{message}");
 }
 
+/// The compressed fixtures and their codecs.
+const COMPRESSED: [(&str, &str); 2] = [
+    ("spark-small.json.gz", "gzip"),
+    ("spark-small.json.zst", "zstd"),
+];
+
+/// The fixture `name` with `tail` after it, the byte where its data ends, and its report,
+/// once checked that every record before the tail reads as the plain fixture does.
+fn read_with_tail(name: &str, tail: &[u8]) -> (Vec<u8>, usize, ReadReport) {
+    let mut bytes = fixture(name);
+    let end = bytes.len();
+    bytes.extend(tail);
+    let (jobs, report) = read_bytes(&bytes, TraceFormat::SparkEventLog).expect(name);
+    assert_eq!(summary(&jobs, &report), plain_summary(), "{name}");
+    (bytes, end, report)
+}
+
 /// Zero bytes after the last gzip member or zstd frame (padding, as tape and transfer tools
 /// add) are passed over and noted; the records are all read, and nothing is cut. (They read
 /// as a cut stream: "the input cannot be read past line 13".)
 #[test]
 fn zero_padding_after_the_compressed_data_is_passed_over_and_noted() {
     let expected = plain_summary();
-    for (name, codec) in [
-        ("spark-small.json.gz", "gzip"),
-        ("spark-small.json.zst", "zstd"),
-    ] {
-        let mut bytes = fixture(name);
-        let end = bytes.len();
-        bytes.extend([0; 4096]);
-        let (jobs, report) = read_bytes(&bytes, TraceFormat::SparkEventLog).expect(codec);
-        assert_eq!(summary(&jobs, &report), expected, "{codec}");
+    for (name, codec) in COMPRESSED {
+        let (bytes, end, report) = read_with_tail(name, &[0; 4096]);
         let note = format!(
             "4096 zero bytes after the end of the {codec} data (from byte {end} on), padding \
              as tape and transfer tools add: passed over, as `gzip -d` does"
@@ -475,16 +493,8 @@ fn zero_padding_after_the_compressed_data_is_passed_over_and_noted() {
 /// records before them are all read, and nothing is cut.
 #[test]
 fn garbage_after_the_compressed_data_is_noted_not_taken_for_a_cut() {
-    let expected = plain_summary();
-    for (name, codec) in [
-        ("spark-small.json.gz", "gzip"),
-        ("spark-small.json.zst", "zstd"),
-    ] {
-        let mut bytes = fixture(name);
-        let end = bytes.len();
-        bytes.extend(b"PK\x03\x04 and more");
-        let (jobs, report) = read_bytes(&bytes, TraceFormat::SparkEventLog).expect(codec);
-        assert_eq!(summary(&jobs, &report), expected, "{codec}");
+    for (name, codec) in COMPRESSED {
+        let (_, end, report) = read_with_tail(name, b"PK\x03\x04 and more");
         let note = format!(
             "the bytes after the end of the {codec} data (byte {end}) are not {codec} data \
              (from byte {end} on: `50 4b 03 04 20 61 6e 64`...): not read; every record \
@@ -496,11 +506,7 @@ fn garbage_after_the_compressed_data_is_noted_not_taken_for_a_cut() {
             "{codec}"
         );
         // Zero bytes, then garbage: the garbage is where the zeros stop.
-        let mut bytes = fixture(name);
-        bytes.extend([0; 10]);
-        bytes.extend(b"xyz");
-        let (jobs, report) = read_bytes(&bytes, TraceFormat::SparkEventLog).expect(codec);
-        assert_eq!(summary(&jobs, &report), expected, "{codec}");
+        let (_, _, report) = read_with_tail(name, b"\0\0\0\0\0\0\0\0\0\0xyz");
         let (_, reason, note) = unread(&report)[0];
         assert_eq!(reason, "trailing garbage");
         let at = end + 10;
@@ -548,10 +554,7 @@ fn every_entry_of_a_rolling_directory_not_read_is_named_with_why() {
     std::fs::write(dir.join("README"), "notes\n").expect("writable");
     std::fs::write(dir.join("events_x_app-20260101000000-0001"), "{}\n").expect("writable");
     let (_, report) = read_path(&dir).expect("the directory reads");
-    let listed: Vec<(Option<&str>, &str)> = unread(&report)
-        .into_iter()
-        .map(|(file, reason, _)| (file, reason))
-        .collect();
+    let listed = unread_reasons(&report);
     assert_eq!(
         listed,
         [
@@ -817,10 +820,7 @@ fn files_a_compacted_file_replaces_are_named_and_not_read() {
     std::fs::copy(dir.join(first), dir.join(format!("{first}.compact"))).expect("copied");
     std::fs::write(dir.join("events_0_app-20260101000000-0001.compact"), "{}\n").expect("writable");
     let (jobs, report) = read_path(&dir).expect("the directory reads");
-    let listed: Vec<(Option<&str>, &str)> = unread(&report)
-        .into_iter()
-        .map(|(file, reason, _)| (file, reason))
-        .collect();
+    let listed = unread_reasons(&report);
     assert_eq!(
         listed,
         [

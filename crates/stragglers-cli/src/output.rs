@@ -79,10 +79,26 @@ pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
+    /// A directory of its own for `test`, created.
+    fn scratch(test: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("stragglers-{test}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Asserts that `check` refused `path` as the same file as the scenario file `input`.
+    fn assert_same_as_input(path: &Path, input: &Path) {
+        let error = check("--json", path, &[("--scenario-file", input)]).unwrap_err();
+        let error = error.to_string();
+        assert!(
+            error.contains("the same file as --scenario-file"),
+            "{error}"
+        );
+    }
+
     #[test]
     fn a_path_is_refused_for_its_directory_and_an_existing_file_kept() {
-        let dir = std::env::temp_dir().join(format!("stragglers-output-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("output");
         let file = dir.join("out.json");
         std::fs::write(&file, "kept").unwrap();
         check("--json", &file, &[]).unwrap();
@@ -104,14 +120,7 @@ mod tests {
         assert_eq!(error.chain().count(), 2, "{error:#}");
 
         // An input or another output, however written, is not overwritten.
-        let same = dir.join(".").join("out.json");
-        let error = check("--json", &same, &[("--scenario-file", &file)]).unwrap_err();
-        assert!(
-            error
-                .to_string()
-                .contains("the same file as --scenario-file"),
-            "{error}"
-        );
+        assert_same_as_input(&dir.join(".").join("out.json"), &file);
         let new = dir.join("new.json");
         let error = check("--markdown", &new, &[("--json", &dir.join("./new.json"))]);
         assert!(error.is_err());
@@ -122,18 +131,11 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_hard_link_to_an_input_is_refused() {
-        let dir = std::env::temp_dir().join(format!("stragglers-links-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("links");
         let (input, link) = (dir.join("scenario.toml"), dir.join("summary.json"));
         std::fs::write(&input, "kept").unwrap();
         std::fs::hard_link(&input, &link).unwrap();
-        let error = check("--json", &link, &[("--scenario-file", &input)]).unwrap_err();
-        assert!(
-            error
-                .to_string()
-                .contains("the same file as --scenario-file"),
-            "{error}"
-        );
+        assert_same_as_input(&link, &input);
         // Two files of equal content are not one file.
         let copy = dir.join("copy.toml");
         std::fs::write(&copy, "kept").unwrap();

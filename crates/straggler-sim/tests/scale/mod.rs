@@ -13,6 +13,13 @@ use straggler_sim::{
     SimError, SpeculationSpec, simulate_scenario,
 };
 
+/// Detection from a job's start, heartbeats and scans every second.
+const EVERY_SECOND: SpeculationSpec = SpeculationSpec {
+    lag_secs: 0.0,
+    scan_interval_secs: 1.0,
+    heartbeat_secs: 1.0,
+};
+
 /// `nodes` one-core nodes with `containers` slots, one job of `maps` maps of 10 s and no
 /// reduce, no noise, compute-bound: times can be worked out by hand.
 fn exact(nodes: u32, containers: u32, maps: u32) -> ScenarioSpec {
@@ -158,11 +165,7 @@ fn a_skewed_tasks_copy_does_not_win_but_a_slow_originals_copy_does() {
         probability: 0.2,
         factor: 4.0,
     });
-    spec.speculation = SpeculationSpec {
-        lag_secs: 0.0,
-        scan_interval_secs: 1.0,
-        heartbeat_secs: 1.0,
-    };
+    spec.speculation = EVERY_SECOND;
     let draws: Vec<bool> = (0..64)
         .map(|t| spec.causes.task_draw(1, t).every_attempt > 1.0)
         .collect();
@@ -181,11 +184,7 @@ fn a_skewed_tasks_copy_does_not_win_but_a_slow_originals_copy_does() {
 
     // The same slowdown on the original only (a root cause other than skew): copies win.
     let mut spec = exact(8, 2, 64);
-    spec.speculation = SpeculationSpec {
-        lag_secs: 0.0,
-        scan_interval_secs: 1.0,
-        heartbeat_secs: 1.0,
-    };
+    spec.speculation = EVERY_SECOND;
     spec.causes.mix = Some(RootCauseMix {
         probability: 0.2,
         min_factor: 4.0,
@@ -379,11 +378,7 @@ fn a_copy_keeps_off_the_node_of_an_original_lost_to_a_failure() {
     // comes first, but X ran its lost original, so X goes to map 1's copy; map 0's copy
     // waits for a container of a node that never ran it (Y's, at 10 s).
     let mut spec = exact(3, 1, 2);
-    spec.speculation = SpeculationSpec {
-        lag_secs: 0.0,
-        scan_interval_secs: 1.0,
-        heartbeat_secs: 1.0,
-    };
+    spec.speculation = EVERY_SECOND;
     let (_, healthy) = recorded(&spec, None);
     let lost_node = healthy
         .attempts
@@ -675,11 +670,7 @@ fn a_detector_sees_a_reduces_progress_in_three_unequal_phases() {
     let mut spec = exact(1, 1, 1);
     spec.jobs.reduces = 1;
     spec.jobs.reduce_work_secs = 10.0;
-    spec.speculation = SpeculationSpec {
-        lag_secs: 0.0,
-        scan_interval_secs: 1.0,
-        heartbeat_secs: 1.0,
-    };
+    spec.speculation = EVERY_SECOND;
     let mut linear = SeeReduces::default();
     simulate_scenario(&spec, 1, Some(&mut linear), RunOptions::default()).expect("runs");
     spec.causes.reduce_phases = Some(Default::default()); // copy 0.6, sort 0.1, reduce 0.3
@@ -702,11 +693,7 @@ fn a_detector_sees_a_reduces_progress_in_three_unequal_phases() {
 fn a_task_whose_original_and_copy_are_both_lost_runs_again() {
     // One map on 3 nodes of 2 containers; every task is copied at the first scan (1 s).
     let mut spec = exact(3, 2, 1);
-    spec.speculation = SpeculationSpec {
-        lag_secs: 0.0,
-        scan_interval_secs: 1.0,
-        heartbeat_secs: 1.0,
-    };
+    spec.speculation = EVERY_SECOND;
     let (_, healthy) = recorded(&spec, Some(&mut FlagAll));
     let node_of = |role: AttemptRole| {
         healthy
