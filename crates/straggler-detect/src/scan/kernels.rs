@@ -19,7 +19,11 @@
 //!
 //! A column of rates has one body, in plain Rust, compiled twice: for the target, and with
 //! AVX2 where the CPU has it. A rate is a division, AVX divides four numbers where SSE2
-//! divides two, and a scan that computes rates waits on its divisions. Rates added to
+//! divides two, and a scan that computes rates waits on its divisions. Rates stored and
+//! added as they are computed (LATE's) have a plain body and an AVX2 one, which first
+//! divides without checking each rate, keeping the least elapsed time, and keeps the
+//! quotients only if that is positive and their sum finite (otherwise it divides again
+//! with the checks): the checks cost a fifth of the loop. Rates added to
 //! their groups' totals have a plain body and an AVX2 one, which divides four rates at
 //! once and adds each row's sum and count to its group's as one 16-byte pair; it checks
 //! that the rates are finite once, by their sum, and where one is not the plain body adds
@@ -682,9 +686,9 @@ mod avx2 {
         __m256d, __m256i, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_ORD_Q, _mm_add_pd, _mm_setr_pd,
         _mm256_add_pd, _mm256_and_pd, _mm256_andnot_pd, _mm256_castpd_si256,
         _mm256_castpd256_pd128, _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_div_pd,
-        _mm256_extractf128_pd, _mm256_max_pd, _mm256_movemask_pd, _mm256_mul_pd, _mm256_or_pd,
-        _mm256_set1_pd, _mm256_setr_epi64x, _mm256_setr_pd, _mm256_sub_epi64, _mm256_sub_pd,
-        _mm256_unpackhi_pd, _mm256_unpacklo_pd,
+        _mm256_extractf128_pd, _mm256_max_pd, _mm256_min_pd, _mm256_movemask_pd, _mm256_mul_pd,
+        _mm256_or_pd, _mm256_set1_pd, _mm256_setr_epi64x, _mm256_setr_pd, _mm256_sub_epi64,
+        _mm256_sub_pd, _mm256_unpackhi_pd, _mm256_unpacklo_pd,
     };
 
     use super::sse2::halves;
@@ -881,6 +885,15 @@ mod avx2 {
     /// registers; the last rows (fewer than `LANES`) filled, then added one by one. The
     /// squares, when asked for, are added in a loop of their own, so that the plain loop
     /// has no choice in it.
+    ///
+    /// The blocks are first divided without [`super::rate_or_nan`]'s checks, which cost
+    /// a fifth of the loop: each quotient stored and added as it comes, and the least
+    /// elapsed time kept. If that is positive and the rates' lanes come out finite, every
+    /// quotient was a rate `rate_or_nan` gives (a NaN or infinite one would have left its
+    /// lane NaN or infinite), so the slots and lanes are those of the checked loop, bit for
+    /// bit. If not (a row started at or after `now`, a NaN, a rate that overflows, or
+    /// lanes that came in or overflowed to infinity), the lanes are put back as they came
+    /// and the blocks done again by the checked loop.
     #[target_feature(enable = "avx2")]
     pub(super) fn fill_rates_adding(
         now: f64,
@@ -913,24 +926,118 @@ mod avx2 {
     ) {
         let whole = slots.len() / LANES * LANES;
         let (blocks, rest) = slots.split_at_mut(whole);
+        let before: [Lanes; N] = std::array::from_fn(|i| *lanes[i]);
+        if !add_quotients(now, progress, weights, start, blocks, lanes) {
+            for (lanes, before) in lanes.iter_mut().zip(before) {
+                **lanes = before;
+            }
+            add_checked_rates(now, progress, weights, start, blocks, lanes);
+        }
+        let tail = whole..whole + rest.len();
+        let weights = weights.map(|w| &w[tail.clone()]);
+        super::plain_fill_rates(now, &progress[tail.clone()], weights, &start[tail], rest);
+        for (lane, &v) in rest.iter().enumerate() {
+            super::add_one(lanes[0], lane, v);
+            if N > 1 {
+                super::add_one(lanes[1], lane, v * v);
+            }
+        }
+    }
+
+    /// Adds a block's four-and-four rates (or any values) to the lanes of [`fill_adding`]:
+    /// each into the first lanes, its square into the second if `N` is 2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn add_quads<const N: usize>(
+        quads: [__m256d; 2],
+        sum: &mut [[__m256d; 2]; N],
+        max: &mut [[__m256d; 2]; N],
+    ) {
+        for (k, v) in quads.into_iter().enumerate() {
+            for i in 0..N {
+                // The rate, then its square (`(v - 0)^2`, which is `v * v`).
+                let u = if i == 0 { v } else { _mm256_mul_pd(v, v) };
+                sum[i][k] = _mm256_add_pd(sum[i][k], u);
+                max[i][k] = _mm256_max_pd(u, max[i][k]);
+            }
+        }
+    }
+
+    /// [`fill_adding`]'s blocks divided without checks: each quotient `amount / (now -
+    /// start)` stored in `blocks` and added to the lanes. Returns whether every one was a
+    /// rate [`super::rate_or_nan`] gives: the least elapsed time positive and the rates'
+    /// lanes finite.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn add_quotients<const N: usize>(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        blocks: &mut [f64],
+        lanes: &mut [&mut Lanes; N],
+    ) -> bool {
         let mut sum: [[__m256d; 2]; N] = std::array::from_fn(|i| load(&lanes[i].sum));
         let mut max: [[__m256d; 2]; N] = std::array::from_fn(|i| load(&lanes[i].max));
-        let block = |column: &[f64], first: usize| -> [f64; LANES] {
-            column[first..first + LANES].try_into().expect("a block")
-        };
-        let mut add = |rates: &[f64; LANES]| {
-            for k in 0..2 {
-                let v = quad(rates, k);
-                for i in 0..N {
-                    // The rate, then its square (`(v - 0)^2`, which is `v * v`).
-                    let u = if i == 0 { v } else { _mm256_mul_pd(v, v) };
-                    sum[i][k] = _mm256_add_pd(sum[i][k], u);
-                    max[i][k] = _mm256_max_pd(u, max[i][k]);
-                }
-            }
+        let now = _mm256_set1_pd(now);
+        let mut least = [_mm256_set1_pd(f64::INFINITY); 2];
+        let firsts = (0..blocks.len()).step_by(LANES);
+        let mut add = |amount: [__m256d; 2], first: usize, out: &mut [f64]| {
+            let start = block(start, first);
+            let rates: [__m256d; 2] = std::array::from_fn(|k| {
+                let elapsed = _mm256_sub_pd(now, quad(start, k));
+                // `minpd` keeps its second operand where the first is NaN, whose
+                // quotient is NaN and leaves its lane NaN.
+                least[k] = _mm256_min_pd(elapsed, least[k]);
+                _mm256_div_pd(amount[k], elapsed)
+            });
+            store(rates, out.try_into().expect("a block"));
+            add_quads(rates, &mut sum, &mut max);
         };
         // One loop with weights and one without, so that neither has a choice in it.
-        let firsts = (0..whole).step_by(LANES);
+        match weights {
+            None => {
+                for (first, out) in firsts.zip(blocks.chunks_exact_mut(LANES)) {
+                    let p = block(progress, first);
+                    add(std::array::from_fn(|k| quad(p, k)), first, out);
+                }
+            }
+            Some(weights) => {
+                for (first, out) in firsts.zip(blocks.chunks_exact_mut(LANES)) {
+                    let (p, w) = (block(progress, first), block(weights, first));
+                    let amount = std::array::from_fn(|k| _mm256_mul_pd(quad(p, k), quad(w, k)));
+                    add(amount, first, out);
+                }
+            }
+        }
+        for i in 0..N {
+            store(sum[i], &mut lanes[i].sum);
+            store(max[i], &mut lanes[i].max);
+        }
+        let mut least_of_lanes = [0.0; LANES];
+        store(least, &mut least_of_lanes);
+        least_of_lanes.iter().all(|&e| e > 0.0) && lanes[0].sum.iter().all(|s| s.is_finite())
+    }
+
+    /// [`fill_adding`]'s blocks with [`super::rate_or_nan`]'s checks: each rate computed,
+    /// stored and added to the lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn add_checked_rates<const N: usize>(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        blocks: &mut [f64],
+        lanes: &mut [&mut Lanes; N],
+    ) {
+        let mut sum: [[__m256d; 2]; N] = std::array::from_fn(|i| load(&lanes[i].sum));
+        let mut max: [[__m256d; 2]; N] = std::array::from_fn(|i| load(&lanes[i].max));
+        let mut add = |rates: &[f64; LANES]| {
+            add_quads(std::array::from_fn(|k| quad(rates, k)), &mut sum, &mut max);
+        };
+        // One loop with weights and one without, so that neither has a choice in it.
+        let firsts = (0..blocks.len()).step_by(LANES);
         match weights {
             None => {
                 for (first, out) in firsts.zip(blocks.chunks_exact_mut(LANES)) {
@@ -953,15 +1060,6 @@ mod avx2 {
         for i in 0..N {
             store(sum[i], &mut lanes[i].sum);
             store(max[i], &mut lanes[i].max);
-        }
-        let tail = whole..whole + rest.len();
-        let weights = weights.map(|w| &w[tail.clone()]);
-        super::plain_fill_rates(now, &progress[tail.clone()], weights, &start[tail], rest);
-        for (lane, &v) in rest.iter().enumerate() {
-            super::add_one(lanes[0], lane, v);
-            if N > 1 {
-                super::add_one(lanes[1], lane, v * v);
-            }
         }
     }
 
@@ -1375,6 +1473,43 @@ mod tests {
         }
     }
 
+    /// Checks that [`fill_rates_adding`], from lanes `from`, writes and adds the bits of
+    /// the plain rates added one after the other, with and without the squares.
+    fn assert_rates_added_as_plain(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        from: Lanes,
+        case: &str,
+    ) {
+        let len = progress.len();
+        let (mut slots, mut lanes, mut squares) = (vec![7.0; len], from, from);
+        fill_rates_adding(
+            now,
+            progress,
+            weights,
+            start,
+            &mut slots,
+            &mut lanes,
+            Some(&mut squares),
+        );
+        let (mut plain, mut plain_lanes, mut plain_squares) = (vec![7.0; len], from, from);
+        plain_fill_rates(now, progress, weights, start, &mut plain);
+        add_run(&plain, Summand::Value, &mut plain_lanes);
+        let square = Summand::SquaredDeviation { centre: 0.0 };
+        add_run(&plain, square, &mut plain_squares);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&slots), bits(&plain), "{case}");
+        assert!(same_bits(&lanes, &plain_lanes), "{case}");
+        assert!(same_bits(&squares, &plain_squares), "{case}");
+        // Without the squares, the same rates and sums.
+        let mut alone = from;
+        fill_rates_adding(now, progress, weights, start, &mut slots, &mut alone, None);
+        assert_eq!(bits(&slots), bits(&plain), "{case}");
+        assert!(same_bits(&alone, &plain_lanes), "{case}");
+    }
+
     #[test]
     fn rates_added_as_computed_give_the_bits_of_rates_then_sums() {
         for len in [0, 1, 7, 8, 9, 100, 1024, 1031] {
@@ -1384,28 +1519,64 @@ mod tests {
             for weights in [None, Some(&weights[..])] {
                 for now in [0.5, 0.0, 1e300] {
                     let case = format!("len {len} now {now} weights {}", weights.is_some());
-                    let (mut slots, mut lanes, mut squares) =
-                        (vec![7.0; len], Lanes::EMPTY, Lanes::EMPTY);
-                    let both = Some(&mut squares);
-                    fill_rates_adding(
-                        now, &progress, weights, &start, &mut slots, &mut lanes, both,
+                    assert_rates_added_as_plain(
+                        now,
+                        &progress,
+                        weights,
+                        &start,
+                        Lanes::EMPTY,
+                        &case,
                     );
-                    let (mut plain, mut plain_lanes, mut plain_squares) =
-                        (vec![7.0; len], Lanes::EMPTY, Lanes::EMPTY);
-                    plain_fill_rates(now, &progress, weights, &start, &mut plain);
-                    add_run(&plain, Summand::Value, &mut plain_lanes);
-                    let square = Summand::SquaredDeviation { centre: 0.0 };
-                    add_run(&plain, square, &mut plain_squares);
-                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                    assert_eq!(bits(&slots), bits(&plain), "{case}");
-                    assert!(same_bits(&lanes, &plain_lanes), "{case}");
-                    assert!(same_bits(&squares, &plain_squares), "{case}");
-                    // Without the squares, the same rates and sums.
-                    let mut alone = Lanes::EMPTY;
-                    fill_rates_adding(
-                        now, &progress, weights, &start, &mut slots, &mut alone, None,
+                }
+            }
+        }
+    }
+
+    /// The AVX2 body divides without checks first and keeps the quotients only if each is
+    /// a rate: rows that all have one, then one row of each kind that has none (or lanes
+    /// that are infinite already), in a block or in the last rows.
+    #[test]
+    fn quotients_stand_only_where_every_one_is_a_rate() {
+        let (len, now) = (1031, 3000.0);
+        let ramp = |scale: f64| -> Vec<f64> {
+            (0..len)
+                .map(|i| scale * ((i * 7919) % 1000) as f64 / 1000.0)
+                .collect()
+        };
+        let progress = ramp(1.0);
+        let start: Vec<f64> = ramp(2999.0);
+        let weights: Vec<f64> = ramp(1e6).iter().map(|w| w + 1.0).collect();
+        let infinite = Lanes {
+            sum: [0.0, f64::INFINITY, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            ..Lanes::EMPTY
+        };
+        // (what the row holds, its progress, its start)
+        let kinds: [(&str, f64, f64); 7] = [
+            ("started now", 0.5, now),
+            ("started later", 0.5, now + 1.0),
+            ("progress NaN", f64::NAN, 1.0),
+            ("start NaN", 0.5, f64::NAN),
+            ("progress infinite", f64::INFINITY, 1.0),
+            ("rate that overflows", 1e300, now - 1e-300),
+            ("start at minus infinity", 0.5, f64::NEG_INFINITY),
+        ];
+        for weights in [None, Some(&weights[..])] {
+            let with = |case: &str, progress: &[f64], start: &[f64], from: Lanes| {
+                let case = format!("{case}, weights {}", weights.is_some());
+                assert_rates_added_as_plain(now, progress, weights, start, from, &case);
+            };
+            with("every row a rate", &progress, &start, Lanes::EMPTY);
+            with("lanes infinite already", &progress, &start, infinite);
+            for (kind, p, s) in kinds {
+                for row in [0, 5, 512, 1023, 1030] {
+                    let (mut progress, mut start) = (progress.clone(), start.clone());
+                    (progress[row], start[row]) = (p, s);
+                    with(
+                        &format!("{kind} at row {row}"),
+                        &progress,
+                        &start,
+                        Lanes::EMPTY,
                     );
-                    assert!(same_bits(&alone, &plain_lanes), "{case}");
                 }
             }
         }
