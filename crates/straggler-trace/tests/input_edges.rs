@@ -611,18 +611,28 @@ fn every_entry_of_a_rolling_directory_not_read_is_named_with_why() {
     );
 }
 
-/// A `NaN`, `Infinity` or `-Infinity` in a Rumen job (not JSON, so the whole job is lost, as
-/// malformed JSON is) is skipped on its own line, naming its field.
+/// The three words for floats JSON has no number for, with their skip reasons.
+const NON_NUMBERS: [(&str, &str); 3] = [
+    ("NaN", "NaN is not a JSON number"),
+    ("Infinity", "Infinity is not a JSON number"),
+    ("-Infinity", "-Infinity is not a JSON number"),
+];
+
+/// A `NaN`, `Infinity` or `-Infinity` in a Rumen job (not JSON) in a field the reader
+/// reads costs the smallest part that holds it, as a value of the wrong type does, skipped
+/// on its own line under the word's reason, naming its field; before, it cost the job.
 #[test]
-fn a_rumen_nan_is_named_by_its_line_and_field() {
-    for (word, reason) in [
-        ("NaN", "NaN is not a JSON number"),
-        ("Infinity", "Infinity is not a JSON number"),
-        ("-Infinity", "-Infinity is not a JSON number"),
-    ] {
+fn a_rumen_nan_costs_its_attempt_named_by_its_line_and_field() {
+    for (word, reason) in NON_NUMBERS {
         let (jobs, report) = read_rumen(&rumen_job(word, "3000"));
         assert_eq!(skips(&report), [(14, Some("startTime"), reason)], "{word}");
-        assert!(jobs.is_empty());
+        assert_eq!(
+            (report.records_parsed, report.records_skipped),
+            (1, 1),
+            "{word}"
+        );
+        let attempts: Vec<_> = jobs[0].tasks[0].attempts.iter().map(|a| &a.id).collect();
+        assert_eq!(attempts, ["attempt_1_0001_m_000000_1"], "{word}");
         // A job before it is read: the skip's line counts from the file's start.
         let text = rumen_job("1500", "3000") + &rumen_job("1500", word);
         let (jobs, report) = read_rumen(&text);
@@ -631,16 +641,169 @@ fn a_rumen_nan_is_named_by_its_line_and_field() {
             [(25 + 20, Some("finishTime"), reason)],
             "{word}"
         );
-        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs.len(), 2, "{word}");
+        assert_eq!(jobs[1].tasks[0].attempts.len(), 1, "{word}");
+        // In a field the reader reads as text, the word is not taken for text.
+        let text = rumen_job("1500", "3000").replace(r#""/rack1/host1""#, word);
+        let (jobs, report) = read_rumen(&text);
+        assert_eq!(skips(&report), [(13, Some("hostName"), reason)], "{word}");
+        assert_eq!(jobs[0].tasks[0].attempts.len(), 1, "{word}");
     }
-    // After a value of the wrong type (which reads the job in parts), the NaN still costs
-    // the job, and is named.
-    let text = rumen_job("true", "NaN");
-    let (_, report) = read_rumen(&text);
+    // After a value of the wrong type, a NaN too: each costs its attempt, and is named.
+    let (jobs, report) = read_rumen(&rumen_job("true", "NaN"));
     assert_eq!(
         skips(&report),
-        [(20, Some("finishTime"), "NaN is not a JSON number")]
+        [
+            (14, Some("startTime"), "field of the wrong type"),
+            (20, Some("finishTime"), "NaN is not a JSON number"),
+        ]
     );
+    assert_eq!((report.records_parsed, report.records_skipped), (1, 2));
+    assert!(jobs[0].tasks[0].attempts.is_empty());
+}
+
+/// In a task's own fields the word costs the task (its attempts with it), counted as one
+/// record, and the job is read without it; in the job's own fields, the job.
+#[test]
+fn a_rumen_nan_in_a_task_costs_the_task_and_in_the_job_the_job() {
+    for (word, reason) in NON_NUMBERS {
+        let text = rumen_job("1500", "3000")
+            .replace(r#""inputBytes" : -1"#, &format!(r#""inputBytes" : {word}"#));
+        let (jobs, report) = read_rumen(&text);
+        assert_eq!(skips(&report), [(10, Some("inputBytes"), reason)], "{word}");
+        assert_eq!(
+            (report.records_parsed, report.records_skipped),
+            (1, 1),
+            "{word}"
+        );
+        assert!(jobs[0].tasks.is_empty(), "{word}");
+
+        let text = rumen_job("1500", "3000").replace(r#""MAP""#, word);
+        let (jobs, report) = read_rumen(&text);
+        assert_eq!(skips(&report), [(8, Some("taskType"), reason)], "{word}");
+        assert!(jobs[0].tasks.is_empty(), "{word}");
+
+        let text = rumen_job("1500", "3000").replace(
+            r#""submitTime" : 1000"#,
+            &format!(r#""submitTime" : {word}"#),
+        );
+        let (jobs, report) = read_rumen(&text);
+        assert_eq!(skips(&report), [(4, Some("submitTime"), reason)], "{word}");
+        assert!(jobs.is_empty(), "{word}");
+
+        // Where a list of tasks or an attempt (an object) should be, as where a number is.
+        let text = rumen_job("1500", "3000").replace("[ ]", word);
+        let (jobs, report) = read_rumen(&text);
+        assert_eq!(
+            skips(&report),
+            [(24, Some("reduceTasks"), reason)],
+            "{word}"
+        );
+        assert!(jobs.is_empty(), "{word}");
+        let text = rumen_job("1500", "3000").replace(
+            r#""attempts" : [ {"#,
+            &format!(r#""attempts" : [ {word}, {{"#),
+        );
+        let (jobs, report) = read_rumen(&text);
+        // An element of a list has no key of its own to name (as a `true` there).
+        assert_eq!(skips(&report), [(11, None, reason)], "{word}");
+        assert_eq!(jobs[0].tasks[0].attempts.len(), 2, "{word}");
+    }
+}
+
+/// A `NaN`, `Infinity` or `-Infinity` in a field the reader does not read (Rumen's doubles:
+/// `failedMapperFraction`, `mapperTriesToSucceed`, a CDF's `relativeRanking`, where a 0/0
+/// gives NaN) costs nothing: the job reads as without it. In `clockSplits` it leaves the
+/// attempt without progress, as a split that is not an integer does.
+#[test]
+fn a_rumen_nan_in_a_field_not_read_costs_nothing() {
+    let (plain_jobs, _) = read_rumen(&rumen_job("1500", "3000"));
+    for (word, _) in NON_NUMBERS {
+        // On one line, as the line it replaces, so that the job ends on the same line.
+        let doubles = format!(
+            concat!(
+                r#""failedMapperFraction" : {word}, "mapperTriesToSucceed" : [ {word}, 1.0 ], "#,
+                r#""successfulMapAttemptCDFs" : [ {{ "rankings" : [ {{ "relativeRanking" :{word}}} ] }} ],"#,
+            ),
+            word = word
+        );
+        let text = rumen_job("1500", "3000")
+            .replace(r#""priority" : "NORMAL","#, &doubles)
+            .replace(
+                r#""result" : "KILLED""#,
+                &format!(r#""result" : "KILLED", "mapperTriesToSucceed" : {word}"#),
+            );
+        let (jobs, report) = read_rumen(&text);
+        assert!(skips(&report).is_empty(), "{word}: {:?}", skips(&report));
+        assert_eq!(
+            (report.records_parsed, report.records_skipped),
+            (1, 0),
+            "{word}"
+        );
+        assert_eq!(jobs, plain_jobs, "{word}");
+
+        // Splits an attempt's progress is read from, the same splits with the word.
+        let splits = |splits: &str| {
+            rumen_job("1500", "3000").replace(
+                r#""result" : "SUCCESS""#,
+                &format!(r#""result" : "SUCCESS", "clockSplits" : [ {splits} ]"#),
+            )
+        };
+        let (jobs, report) = read_rumen(&splits("1000, 2500"));
+        assert!(!jobs[0].tasks[0].attempts[0].progress.is_empty());
+        assert!(skips(&report).is_empty());
+        let (jobs, report) = read_rumen(&splits(&format!("1000, {word}")));
+        assert!(skips(&report).is_empty(), "{word}: {:?}", skips(&report));
+        assert_eq!(jobs[0].tasks[0].attempts.len(), 2, "{word}");
+        assert!(jobs[0].tasks[0].attempts[0].progress.is_empty(), "{word}");
+    }
+}
+
+/// A word inside a string (a value, a key, after an escaped quote or backslash) is left as
+/// it is when the job's words are replaced.
+#[test]
+fn a_rumen_nan_inside_a_string_is_left_as_it_is() {
+    let name = r#""NaN \"Infinity\" -Infinity\\""#;
+    let text = rumen_job("1500", "3000")
+        .replace(r#""sort""#, name)
+        .replace(
+            r#""priority" : "NORMAL""#,
+            r#""NaN" : "Infinity", "failedMapperFraction" : NaN"#,
+        );
+    let (jobs, report) = read_rumen(&text);
+    assert!(skips(&report).is_empty(), "{:?}", skips(&report));
+    assert_eq!(
+        jobs[0].name.as_deref(),
+        Some(r#"NaN "Infinity" -Infinity\"#)
+    );
+    assert_eq!(jobs[0].tasks[0].attempts.len(), 2);
+}
+
+/// A word that only starts like one (`NaNa`, `Infinityx`) is malformed JSON, as before, and
+/// so is a job with a `NaN` and malformed JSON besides (before, the job was named by its
+/// `NaN`, the first fault serde_json met).
+#[test]
+fn a_rumen_job_malformed_besides_its_nan_is_malformed() {
+    for word in ["NaNa", "Infinityx"] {
+        let (jobs, report) = read_rumen(&rumen_job(word, "3000"));
+        assert_eq!(skips(&report), [(1, None, "malformed JSON")], "{word}");
+        assert!(jobs.is_empty(), "{word}");
+    }
+    for (first_start, second_finish) in [("NaN", "3000 3000"), ("NaN", "NaNa")] {
+        let text = rumen_job(first_start, second_finish) + &rumen_job("1500", "3000");
+        let (jobs, report) = read_rumen(&text);
+        assert_eq!(
+            skips(&report),
+            [(1, None, "malformed JSON")],
+            "{second_finish}"
+        );
+        assert_eq!(
+            (report.records_parsed, report.records_skipped),
+            (1, 1),
+            "{second_finish}"
+        );
+        assert_eq!(jobs.len(), 1, "{second_finish}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1081,6 +1081,7 @@ const FRAGMENTS: &[&str] = &[
     "MapAttempt TASKID=\"task_1_2_m_3\" TASK_ATTEMPT_ID=\"attempt_1_2_m_3_0\" TASK_STATUS=\"KILLED\" FINISH_TIME=\"7\" COUNTERS=\"[(HDFS_BYTES_READ)(\" .\n",
     "!!FILE=x_conf.xml!!\n",
     "{ \"jobID\" : \"job_1\", \"mapTasks\" : [ { \"attempts\" : [ { \"startTime\" : -1 } ] } ] }\n",
+    "{ \"jobID\" : \"job_2\", \"x\" : NaN, \"mapTasks\" : [ { \"taskType\" : \"MAP\", \"attempts\" : [ { \"startTime\" : Infinity }, { \"startTime\" : 5, \"finishTime\" : -Infinity, \"hostName\" : \"NaN\\\"\" } ] } ] }\n",
     "0,,1,0,m,1,u,0,0,0,0,0,0\n",
     "1,,1,0,m,4,u,0,0,0,0,0,0\n",
     "i,M1,j,1,Terminated,5,9,m,1,1,0,0,0,0\n",

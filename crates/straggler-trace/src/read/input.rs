@@ -1008,7 +1008,7 @@ pub(crate) fn non_number_at(text: &[u8], error: &serde_json::Error) -> Option<&'
 
 /// The byte offset in `text` of the byte `error` points at: serde_json gives a 1-based line
 /// and a 1-based column, in bytes (0 before the line's first byte).
-fn error_offset(text: &[u8], error: &serde_json::Error) -> Option<usize> {
+pub(crate) fn error_offset(text: &[u8], error: &serde_json::Error) -> Option<usize> {
     Some(error_line_start(text, error)? + error.column().saturating_sub(1))
 }
 

@@ -21,12 +21,14 @@
 //! `"attempt without start time"`. A value of the wrong type costs the smallest part that
 //! holds it: in an attempt, the attempt; in a task's own fields, the task (its attempts with
 //! it); each counted as a record of its own, skipped as `"field of the wrong type"`, and
-//! the job read without it; in the job's own fields, the job. Every skip names the line of
-//! the field at fault and the field (the attempt's line when the field is not written). A
-//! `NaN`, `Infinity` or `-Infinity` where a number should be (not JSON, but Python's and
-//! Jackson's words for such floats) costs the job, as malformed JSON does, skipped on the
-//! word's line as `"NaN is not a JSON number"` (or `Infinity`, `-Infinity`), naming its
-//! field.
+//! the job read without it; in the job's own fields, the job. A bare `NaN`, `Infinity` or
+//! `-Infinity` (not JSON, but Python's and Jackson's words for such floats: a whole word
+//! outside strings) costs the same, skipped as `"NaN is not a JSON number"` (or `Infinity`,
+//! `-Infinity`), and nothing in a field the reader does not read (Rumen's doubles, as
+//! `failedMapperFraction`); in `clockSplits` it leaves the attempt without progress, as a
+//! split that is not an integer does. A job with malformed JSON besides is skipped as
+//! `"malformed JSON"`. Every skip names the line of the field at fault and the field (the
+//! attempt's line when the field is not written).
 //! Text outside any object is skipped line by line; an input that ends inside an object
 //! sets [`ReadReport::truncated`].
 
@@ -40,7 +42,7 @@ use serde::de::IgnoredAny;
 
 use super::assemble::{integer_splits, plausible, progress_from_clock_splits};
 use super::hadoop1::host_of;
-use super::input::{Lines, MAX_LINE_BYTES, json_field_at, non_number_at};
+use super::input::{Lines, MAX_LINE_BYTES, error_offset, json_field_at, non_number_at};
 use super::jhist::kind_of;
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask};
 
@@ -237,12 +239,28 @@ fn object_done(
     report: &mut ReadReport,
     on_job: &mut impl FnMut(TraceJob),
 ) {
-    let logged: LoggedJob = match serde_json::from_slice(bytes) {
+    let mut parsed = serde_json::from_slice::<LoggedJob>(bytes);
+    // A job that failed is read again with its `NaN`s and `Infinity`s replaced, if it has
+    // any (valid jobs pay nothing for the look): they then cost only the part that holds
+    // them, as a value of the wrong type does, or nothing where the reader does not read.
+    let copy;
+    let mut bytes = bytes;
+    let mut non_numbers = NonNumbers::default();
+    if parsed.is_err()
+        && let Some(replaced) = NonNumbers::replace(bytes)
+    {
+        (copy, non_numbers) = replaced;
+        bytes = &copy;
+        parsed = serde_json::from_slice(bytes);
+    }
+    let logged = match parsed {
         Ok(job) => job,
-        Err(error) if error.is_data() => match read_in_parts(bytes, start, &error, report) {
-            Some(job) => job,
-            None => return,
-        },
+        Err(error) if error.is_data() => {
+            match read_in_parts(bytes, start, &error, &non_numbers, report) {
+                Some(job) => job,
+                None => return,
+            }
+        }
         Err(error) => {
             malformed(bytes, start, &error, report);
             return;
@@ -396,22 +414,21 @@ fn object_done(
 /// Reads the job object `bytes` (whose first line is `start`) piece by piece, after a value
 /// of the wrong type (`error`) stopped reading it whole: its own fields, then each task's,
 /// then each attempt, so that only the task or attempt at fault is skipped, naming the line
-/// and the field of the fault. Returns what is left of the job; `None` when the job itself
-/// is skipped: its own fields at fault, malformed JSON further on, or its tasks not found
-/// where serde found them (a key written with escapes).
+/// and the field of the fault, and the reason of the word that was there when the value
+/// replaces one of `non_numbers`. Returns what is left of the job; `None` when the job
+/// itself is skipped: its own fields at fault, malformed JSON further on, or its tasks not
+/// found where serde found them (a key written with escapes).
 fn read_in_parts(
     bytes: &[u8],
     start: u64,
     error: &serde_json::Error,
+    non_numbers: &NonNumbers,
     report: &mut ReadReport,
 ) -> Option<LoggedJob> {
     let skip_job = |report: &mut ReadReport, error: &serde_json::Error| {
         let field = json_field_at(bytes, error);
-        report.skipped(
-            error_line(start, error),
-            field.as_deref(),
-            "field of the wrong type",
-        );
+        let reason = non_numbers.wrong_type_reason(0, bytes, error);
+        report.skipped(error_line(start, error), field.as_deref(), reason);
     };
     // The first error may hide malformed JSON after it, which loses the whole job.
     if let Err(error) = serde_json::from_slice::<IgnoredAny>(bytes) {
@@ -469,7 +486,7 @@ fn read_in_parts(
             let task_head = match head {
                 Ok(task) => task,
                 Err(error) => {
-                    part_skipped(&lines, place.range.start, &error, report);
+                    part_skipped(&lines, place.range.start, &error, non_numbers, report);
                     continue;
                 }
             };
@@ -480,7 +497,9 @@ fn read_in_parts(
                         at: Some(range.start),
                         ..attempt
                     }),
-                    Err(error) => part_skipped(&lines, range.start, &error, report),
+                    Err(error) => {
+                        part_skipped(&lines, range.start, &error, non_numbers, report);
+                    }
                 }
             }
             tasks.push(LoggedTask {
@@ -510,9 +529,11 @@ fn read_in_parts(
 }
 
 /// Counts the job object `bytes` (whose first line is `start`), which is not JSON (a
-/// syntax `error`), as skipped: as `"malformed JSON"` on its first line, or, when the
-/// error is a `NaN` or `Infinity` where a value should be, for that, on its line and
-/// naming its field (the whole job is lost either way: serde_json reads none of it).
+/// syntax `error`) even with its `NaN`s and `Infinity`s replaced ([`NonNumbers`]), as
+/// skipped: as `"malformed JSON"` on its first line, or, when the error is at a word
+/// [`NonNumbers`] leaves as it is but [`non_number_at`] takes for one (`-NaN`, `1NaN`),
+/// for that, on its line and naming its field (the whole job is lost either way: serde_json
+/// reads none of it).
 fn malformed(bytes: &[u8], start: u64, error: &serde_json::Error, report: &mut ReadReport) {
     match non_number_at(bytes, error) {
         Some(reason) => {
@@ -524,17 +545,104 @@ fn malformed(bytes: &[u8], start: u64, error: &serde_json::Error, report: &mut R
 }
 
 /// Counts the task or attempt whose object starts at `at` in the job's bytes (`lines`) as
-/// skipped for `error`, naming its line and field.
+/// skipped for `error`, naming its line and field, and the reason of the word replaced
+/// there when the value at fault replaces one of `non_numbers`.
 fn part_skipped(
     lines: &LineIndex<'_>,
     at: usize,
     error: &serde_json::Error,
+    non_numbers: &NonNumbers,
     report: &mut ReadReport,
 ) {
     let part = &lines.bytes[at..];
     let line = error_line(lines.line_at(at), error);
     let field = json_field_at(part, error);
-    report.skipped(line, field.as_deref(), "field of the wrong type");
+    let reason = non_numbers.wrong_type_reason(at, part, error);
+    report.skipped(line, field.as_deref(), reason);
+}
+
+/// The words for floats that JSON has no number for, which Python's `json` and Jackson
+/// (with `QUOTE_NON_NUMERIC_NUMBERS` off) write bare, each with the float of the same length
+/// that replaces it and its skip reason.
+const NON_NUMBERS: [(&[u8], &[u8], &str); 3] = [
+    (b"NaN", b"0.0", "NaN is not a JSON number"),
+    (b"Infinity", b"0.000000", "Infinity is not a JSON number"),
+    (b"-Infinity", b"-0.000000", "-Infinity is not a JSON number"),
+];
+
+/// The `NaN`, `Infinity` and `-Infinity` words of a job's bytes, which serde_json refuses
+/// as syntax errors, so that none of the job would be read. In a copy of the bytes each is
+/// replaced by a float of the same length (`0.0`, `0.000000`, `-0.000000`), so that every
+/// byte offset and line stays where it was: where the reader does not read the field, the
+/// float is passed over; every field it reads takes integers, strings, arrays or objects
+/// (all refuse a float), so there it is a value of the wrong type, skipped with the part
+/// that holds it, under the word's reason. (`clockSplits` takes any value, and a float
+/// in it leaves the attempt without progress, as a `1.5` does.) A string would not do:
+/// the reader's string fields would take it.
+#[derive(Debug, Default)]
+struct NonNumbers {
+    /// Where each word replaced is in the job's bytes, in order, with its skip reason.
+    words: Vec<(Range<usize>, &'static str)>,
+}
+
+impl NonNumbers {
+    /// A copy of the job object `bytes` with each word replaced, and the words; `None`
+    /// when there is none. A word is a whole run of the bytes a number or `true` can be
+    /// written with (letters, digits, `_`, `-`, `+`, `.`) outside strings, so that `NaNa`,
+    /// `Infinityx`, `-NaN` and a `NaN` inside a string are left as they are.
+    fn replace(bytes: &[u8]) -> Option<(Vec<u8>, NonNumbers)> {
+        let is_word_byte =
+            |byte: u8| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'+' | b'.');
+        let mut copy: Option<Vec<u8>> = None;
+        let mut words = Vec::new();
+        let mut in_string = false;
+        let mut escaped = false;
+        let mut at = 0;
+        while let Some(&byte) = bytes.get(at) {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if byte == b'\\' {
+                    escaped = true;
+                } else if byte == b'"' {
+                    in_string = false;
+                }
+                at += 1;
+                continue;
+            }
+            if !is_word_byte(byte) {
+                // Outside strings: a quote opens one.
+                in_string = byte == b'"';
+                at += 1;
+                continue;
+            }
+            let end = (bytes[at..].iter().position(|&b| !is_word_byte(b)))
+                .map_or(bytes.len(), |length| at + length);
+            let word = &bytes[at..end];
+            if let Some((_, float, reason)) = NON_NUMBERS.iter().find(|(name, ..)| *name == word) {
+                let copy = copy.get_or_insert_with(|| bytes.to_vec());
+                copy[at..end].copy_from_slice(float);
+                words.push((at..end, *reason));
+            }
+            at = end;
+        }
+        Some((copy?, NonNumbers { words }))
+    }
+
+    /// The reason to skip a part for a value of the wrong type, `error`, in `part`, which
+    /// starts at offset `at` in the job's bytes: the word's, when the value is a float that
+    /// replaces one; `"field of the wrong type"` otherwise.
+    fn wrong_type_reason(&self, at: usize, part: &[u8], error: &serde_json::Error) -> &'static str {
+        // serde_json points at the value's last byte, which it has read.
+        let word = error_offset(part, error).and_then(|offset| {
+            let offset = at + offset;
+            let next = self.words.partition_point(|(word, _)| word.end <= offset);
+            self.words
+                .get(next)
+                .filter(|(word, _)| word.contains(&offset))
+        });
+        word.map_or("field of the wrong type", |&(_, reason)| reason)
+    }
 }
 
 /// The line `error` points at, in a text whose first line is `first`.
@@ -862,6 +970,36 @@ mod tests {
         let attempt = &jobs[0].tasks[0].attempts[0];
         assert_eq!((attempt.start_secs, attempt.end_secs), (1.0, Some(5.0)));
         assert!(attempt.progress.is_empty());
+    }
+
+    #[test]
+    fn non_numbers_are_replaced_by_floats_of_their_length_outside_strings_only() {
+        let text = br#"{"a\"NaN": NaN, "b": [-Infinity,Infinity], "c\\": "x", "d": NaNa,
+            "e": -NaN, "f":1NaN, "g":Infinity}"#;
+        let (copy, non_numbers) = NonNumbers::replace(text).expect("words to replace");
+        let replaced = br#"{"a\"NaN": 0.0, "b": [-0.000000,0.000000], "c\\": "x", "d": NaNa,
+            "e": -NaN, "f":1NaN, "g":0.000000}"#;
+        assert_eq!(
+            String::from_utf8_lossy(&copy),
+            String::from_utf8_lossy(replaced)
+        );
+        let words: Vec<_> = (non_numbers.words.iter())
+            .map(|(range, reason)| (&text[range.clone()], *reason))
+            .collect();
+        assert_eq!(
+            words,
+            [
+                (&b"NaN"[..], "NaN is not a JSON number"),
+                (b"-Infinity", "-Infinity is not a JSON number"),
+                (b"Infinity", "Infinity is not a JSON number"),
+                (b"Infinity", "Infinity is not a JSON number"),
+            ]
+        );
+        // Words only in strings: nothing to replace, no copy.
+        assert!(NonNumbers::replace(br#"{"NaN": "Infinity", "x": "\"-Infinity"}"#).is_none());
+        for (word, float, _) in NON_NUMBERS {
+            assert_eq!(word.len(), float.len());
+        }
     }
 
     #[test]
