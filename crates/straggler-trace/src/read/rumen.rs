@@ -25,8 +25,9 @@
 //! `-Infinity` (not JSON, but Python's and Jackson's words for such floats: a whole word
 //! outside strings) costs the same, skipped as `"NaN is not a JSON number"` (or `Infinity`,
 //! `-Infinity`), and nothing in a field the reader does not read (Rumen's doubles, as
-//! `failedMapperFraction`); in `clockSplits` it leaves the attempt without progress, as a
-//! split that is not an integer does. A job with malformed JSON besides is skipped as
+//! `failedMapperFraction`); inside a `clockSplits` array it leaves the attempt without
+//! progress from splits, as a split that is not an integer does (in place of the array, it
+//! costs the attempt). A job with malformed JSON besides is skipped as
 //! `"malformed JSON"`. Every skip names the line of the field at fault and the field (the
 //! attempt's line when the field is not written).
 //! Text outside any object is skipped line by line; an input that ends inside an object
