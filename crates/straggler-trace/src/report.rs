@@ -72,6 +72,31 @@ pub struct UnknownKey {
     pub file: Option<String>,
 }
 
+/// An attempt read whose progress splits (`clockSplits`, in `.jhist` and Rumen) are present
+/// but cannot be used. The attempt is kept, with no progress from splits (its progress is
+/// then linear, as without splits): it is no skip, and [`ReadReport::records_skipped`] does
+/// not count it. Splits absent, empty or all zero (an attempt that never reported progress)
+/// are not listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnusableSplits {
+    /// 1-based line of the splits: the `.jhist` event that ends the attempt, the line of the
+    /// `clockSplits` key in a Rumen job.
+    pub line: u64,
+    /// The attempt's id, empty when its record names none (a Rumen attempt without
+    /// `attemptID`).
+    pub attempt: String,
+    /// Why, one of a few stable strings: `"clockSplits not an array"` (`.jhist`; in Rumen
+    /// such a value costs the attempt, as any value of the wrong type), `"clockSplits not
+    /// integers"` (an element that is a float, as `1.5` or a Rumen `NaN`, a string,
+    /// `null`...), `"clockSplits negative"`, `"clockSplits sum overflows"` (the sum in
+    /// milliseconds does not fit in an `i64`), checked in that order.
+    pub reason: String,
+    /// The file of the line, for an input of several files; `None` when the input is one
+    /// file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
 /// What reading one input found: `records_read == records_parsed + records_skipped`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReadReport {
@@ -107,6 +132,15 @@ pub struct ReadReport {
     /// [`ReadReport::MAX_UNKNOWN_KEYS_KEPT`] keys included: the count above covers them all.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unknown_keys_seen: u64,
+    /// Attempts read whose progress splits were present but unusable, with their line and
+    /// why: the first [`ReadReport::MAX_UNUSABLE_SPLITS_KEPT`]. Each attempt is kept without
+    /// progress from its splits; it is not a skip.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unusable_splits: Vec<UnusableSplits>,
+    /// Attempts read whose progress splits were present but unusable, those past the first
+    /// [`ReadReport::MAX_UNUSABLE_SPLITS_KEPT`] included: the count above covers them all.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unusable_splits_seen: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -120,6 +154,10 @@ impl ReadReport {
     /// How many distinct unknown keys are kept, each with its count and first line: a
     /// damaged or hostile input could hold millions of them.
     pub const MAX_UNKNOWN_KEYS_KEPT: usize = 100;
+
+    /// How many attempts with unusable progress splits are kept with their line and reason:
+    /// a damaged input could hold millions of them.
+    pub const MAX_UNUSABLE_SPLITS_KEPT: usize = 100;
 
     /// An empty report for `path` in `format`.
     pub fn new(path: impl Into<PathBuf>, format: TraceFormat) -> Self {
@@ -135,6 +173,8 @@ impl ReadReport {
             unread: Vec::new(),
             unknown_keys: BTreeMap::new(),
             unknown_keys_seen: 0,
+            unusable_splits: Vec::new(),
+            unusable_splits_seen: 0,
         }
     }
 
@@ -192,9 +232,24 @@ impl ReadReport {
         }
     }
 
+    /// Counts an attempt, read and kept, whose progress splits on `line` are present but
+    /// unusable, with why (`reason`, one of the stable strings of
+    /// [`UnusableSplits::reason`]).
+    pub(crate) fn splits_unusable(&mut self, line: u64, attempt: &str, reason: &str) {
+        self.unusable_splits_seen += 1;
+        if self.unusable_splits.len() < Self::MAX_UNUSABLE_SPLITS_KEPT {
+            self.unusable_splits.push(UnusableSplits {
+                line,
+                attempt: attempt.to_owned(),
+                reason: reason.to_owned(),
+                file: None,
+            });
+        }
+    }
+
     /// Adds the account `part` of the file named `file` (of an input of several files):
-    /// its counts, its skips, unread parts and unknown keys (naming the file), and its cut
-    /// if none is noted before (its note naming the file).
+    /// its counts, its skips, unread parts, unknown keys and attempts with unusable splits
+    /// (naming the file), and its cut if none is noted before (its note naming the file).
     pub(crate) fn add_file(&mut self, part: ReadReport, file: &str) {
         self.records_read += part.records_read;
         self.records_parsed += part.records_parsed;
@@ -228,6 +283,18 @@ impl ReadReport {
                 self.unknown_keys.insert(key, seen);
             }
         }
+        self.unusable_splits_seen += part.unusable_splits_seen;
+        let room = Self::MAX_UNUSABLE_SPLITS_KEPT.saturating_sub(self.unusable_splits.len());
+        self.unusable_splits
+            .extend(
+                part.unusable_splits
+                    .into_iter()
+                    .take(room)
+                    .map(|splits| UnusableSplits {
+                        file: Some(file.to_owned()),
+                        ..splits
+                    }),
+            );
     }
 }
 
@@ -249,5 +316,35 @@ mod tests {
         );
         assert_eq!(report.skip_reasons["unknown event type"], 2);
         assert_eq!(report.skips[1].line, 3);
+    }
+
+    #[test]
+    fn unusable_splits_are_counted_not_skipped_and_merged_naming_their_file() {
+        let mut part = ReadReport::new("part", TraceFormat::Rumen);
+        for line in 1..=3 {
+            part.splits_unusable(line, "a", "clockSplits negative");
+        }
+        assert_eq!((part.records_read, part.records_skipped), (0, 0));
+        assert_eq!(part.unusable_splits_seen, 3);
+        let mut report = ReadReport::new("dir", TraceFormat::Rumen);
+        for line in 0..ReadReport::MAX_UNUSABLE_SPLITS_KEPT as u64 - 1 {
+            report.splits_unusable(line, "b", "clockSplits not integers");
+        }
+        report.add_file(part, "f1");
+        // Room for one more kept: the first of the part's, naming its file; all counted.
+        assert_eq!(
+            report.unusable_splits.len(),
+            ReadReport::MAX_UNUSABLE_SPLITS_KEPT
+        );
+        assert_eq!(
+            report.unusable_splits_seen,
+            ReadReport::MAX_UNUSABLE_SPLITS_KEPT as u64 + 2
+        );
+        let last = &report.unusable_splits[ReadReport::MAX_UNUSABLE_SPLITS_KEPT - 1];
+        assert_eq!(
+            (last.line, last.reason.as_str(), last.file.as_deref()),
+            (1, "clockSplits negative", Some("f1"))
+        );
+        assert_eq!(report.unusable_splits[0].file, None);
     }
 }

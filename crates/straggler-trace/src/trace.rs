@@ -83,7 +83,9 @@ pub struct TraceAttempt {
     /// Google, Alibaba), in which case replay infers it.
     pub speculative: Option<bool>,
     /// Progress over time, `(seconds since launch, progress in [0, 1])` in time order, from
-    /// progress splits (`clockSplits`) where the log has them; empty otherwise.
+    /// progress splits (`clockSplits`) where the log has them; empty otherwise, and when
+    /// they cannot be used (the attempt is then named in
+    /// [`ReadReport::unusable_splits`](crate::ReadReport::unusable_splits)).
     pub progress: Vec<(f64, f64)>,
     /// 1-based line (or record) of the input where the attempt ended or was last seen; in
     /// an input of several files (a Spark rolling event-log directory), the line of its

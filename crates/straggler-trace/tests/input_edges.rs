@@ -714,7 +714,7 @@ fn a_rumen_nan_in_a_task_costs_the_task_and_in_the_job_the_job() {
 /// A `NaN`, `Infinity` or `-Infinity` in a field the reader does not read (Rumen's doubles:
 /// `failedMapperFraction`, `mapperTriesToSucceed`, a CDF's `relativeRanking`, where a 0/0
 /// gives NaN) costs nothing: the job reads as without it. In `clockSplits` it leaves the
-/// attempt without progress, as a split that is not an integer does.
+/// attempt without progress, as a split that is not an integer does, and is reported as one.
 #[test]
 fn a_rumen_nan_in_a_field_not_read_costs_nothing() {
     let (plain_jobs, _) = read_rumen(&rumen_job("1500", "3000"));
@@ -752,10 +752,21 @@ fn a_rumen_nan_in_a_field_not_read_costs_nothing() {
         let (jobs, report) = read_rumen(&splits("1000, 2500"));
         assert!(!jobs[0].tasks[0].attempts[0].progress.is_empty());
         assert!(skips(&report).is_empty());
+        assert!(report.unusable_splits.is_empty());
         let (jobs, report) = read_rumen(&splits(&format!("1000, {word}")));
         assert!(skips(&report).is_empty(), "{word}: {:?}", skips(&report));
         assert_eq!(jobs[0].tasks[0].attempts.len(), 2, "{word}");
         assert!(jobs[0].tasks[0].attempts[0].progress.is_empty(), "{word}");
+        // The word was read as `0.0`: a split that is not an integer, on the `result` line
+        // the splits were written on.
+        let unusable: Vec<_> = (report.unusable_splits.iter())
+            .map(|u| (u.line, u.attempt.as_str(), u.reason.as_str()))
+            .collect();
+        assert_eq!(
+            unusable,
+            [(16, "attempt_1_0001_m_000000_0", "clockSplits not integers")],
+            "{word}"
+        );
     }
 }
 

@@ -488,8 +488,8 @@ fn check(path: &Path, format: TraceFormat, expected: [usize; 8], read_n: u64, sk
     let (jobs, report) = read(path, format);
     eprintln!("{}", path.display());
     check_counts(&jobs, &report, expected, read_n, skipped);
-    // Every key of the Hadoop 1 logs is one of `JobHistory.Keys`, and no compressed file
-    // has bytes after its end.
+    // Every key of the Hadoop 1 logs is one of `JobHistory.Keys`, no compressed file has
+    // bytes after its end, and no attempt has splits it cannot use.
     assert!(
         report.unknown_keys.is_empty() && report.unknown_keys_seen == 0,
         "{}: {:?}",
@@ -501,6 +501,13 @@ fn check(path: &Path, format: TraceFormat, expected: [usize; 8], read_n: u64, sk
         "{}: {:?}",
         path.display(),
         report.unread
+    );
+    // Every `clockSplits` of the `.jhist` and Rumen logs is usable, or absent.
+    assert!(
+        report.unusable_splits.is_empty() && report.unusable_splits_seen == 0,
+        "{}: {:?}",
+        path.display(),
+        report.unusable_splits
     );
 }
 
@@ -1054,6 +1061,9 @@ fn read_anyhow(bytes: &[u8]) {
                 report.records_read,
                 report.records_parsed + report.records_skipped
             );
+            let kept = report.unusable_splits.len();
+            assert!(kept as u64 <= report.unusable_splits_seen);
+            assert!(kept <= ReadReport::MAX_UNUSABLE_SPLITS_KEPT);
             for attempt in attempts(&jobs) {
                 assert!(
                     attempt
@@ -2023,4 +2033,158 @@ fn hadoop1_keys_outside_jobhistory_keys_are_counted_with_their_first_line() {
     assert_eq!(report.unknown_keys.len(), ReadReport::MAX_UNKNOWN_KEYS_KEPT);
     assert_eq!(report.unknown_keys_seen, 150);
     assert_eq!(report.unknown_keys["KEY_AAA"].first_line, 2);
+}
+
+// Progress splits present but unusable: the attempt kept, and named in the report.
+
+/// `(line, attempt, reason)` of each attempt with unusable splits kept by `report`.
+fn unusable_splits(report: &ReadReport) -> Vec<(u64, &str, &str)> {
+    report
+        .unusable_splits
+        .iter()
+        .map(|u| (u.line, u.attempt.as_str(), u.reason.as_str()))
+        .collect()
+}
+
+/// Whether each attempt of `jobs`, in order, has progress from its splits.
+fn has_progress(jobs: &[TraceJob]) -> Vec<bool> {
+    attempts(jobs).map(|a| !a.progress.is_empty()).collect()
+}
+
+/// A `.jhist` of one job whose map `i` has one attempt, started on line `3 + 2i` and ended
+/// on line `4 + 2i` by an event whose `clockSplits` is `splits[i]` as written (no key for
+/// `None`).
+fn jhist_with_splits(splits: &[Option<&str>]) -> String {
+    let mut jhist =
+        String::from("Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n");
+    for (i, splits) in splits.iter().enumerate() {
+        let ids = format!(
+            "\"taskid\":\"task_1_0001_m_{i:06}\",\"taskType\":\"MAP\",\
+             \"attemptId\":\"attempt_1_0001_m_{i:06}_0\""
+        );
+        let splits = splits
+            .map(|s| format!(",\"clockSplits\":{s}"))
+            .unwrap_or_default();
+        jhist.push_str(&format!(
+            "{{\"type\":\"MAP_ATTEMPT_STARTED\",\"event\":{{\"e\":{{{ids},\"startTime\":1000}}}}}}\n\
+             {{\"type\":\"MAP_ATTEMPT_FINISHED\",\"event\":{{\"e\":{{{ids},\"finishTime\":5000{splits}}}}}}}\n"
+        ));
+    }
+    jhist
+}
+
+/// `.jhist`: an attempt whose `clockSplits` are present but unusable (a split not an
+/// integer, a negative one, a sum that overflows, a value that is no array) is read, its
+/// progress empty, and named in the report with its line and why; before, its splits were
+/// dropped without a word. Splits absent, `null`, empty or all zero are no fault, nor are
+/// valid ones (an Avro union included).
+#[test]
+fn jhist_splits_present_but_unusable_are_reported_not_dropped() {
+    let jhist = jhist_with_splits(&[
+        Some("[1000,2000]"),
+        None,
+        Some("[1000,1.5,1000]"),
+        Some("[1000,-1]"),
+        Some("[9223372036854775807,1]"),
+        Some("\"1000,2000\""),
+        Some("null"),
+        Some("[]"),
+        Some("[0,0]"),
+        Some("{\"array\":[4000]}"),
+    ]);
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    // Every event parsed: an attempt with unusable splits is no skip.
+    assert_eq!((report.records_read, report.records_skipped), (22, 0));
+    assert!(report.skip_reasons.is_empty());
+    assert_eq!(
+        unusable_splits(&report),
+        [
+            (8, "attempt_1_0001_m_000002_0", "clockSplits not integers"),
+            (10, "attempt_1_0001_m_000003_0", "clockSplits negative"),
+            (12, "attempt_1_0001_m_000004_0", "clockSplits sum overflows"),
+            (14, "attempt_1_0001_m_000005_0", "clockSplits not an array"),
+        ]
+    );
+    assert_eq!(report.unusable_splits_seen, 4);
+    assert_eq!(attempts(&jobs).count(), 10, "every attempt kept");
+    assert_eq!(
+        has_progress(&jobs),
+        [
+            true, false, false, false, false, false, false, false, false, true
+        ]
+    );
+}
+
+/// A Rumen job of one map task whose attempt `i` has `clockSplits` `splits[i]` as written
+/// (a `hostName` line in its place for `None`). Lines: 1 the job's `{`, 6 the attempts'
+/// list; attempt `i` is on lines `7 + 4i` (`attemptID`) to `9 + 4i` (`clockSplits`), the
+/// line after it `},` or the end of the list.
+fn rumen_with_splits(splits: &[Option<&str>]) -> String {
+    let mut rumen = String::from(
+        "{\n  \"jobID\" : \"job_1_0001\",\n  \"mapTasks\" : [ {\n    \"taskID\" : \
+         \"task_1_0001_m_000000\",\n    \"taskType\" : \"MAP\",\n    \"attempts\" : [ {\n",
+    );
+    for (i, splits) in splits.iter().enumerate() {
+        if i > 0 {
+            rumen.push_str("    }, {\n");
+        }
+        let result = if i == 0 { "SUCCESS" } else { "KILLED" };
+        let last = splits.map_or_else(
+            || "\"hostName\" : \"/rack1/host1\"".to_owned(),
+            |s| format!("\"clockSplits\" : {s}"),
+        );
+        rumen.push_str(&format!(
+            "      \"attemptID\" : \"attempt_1_0001_m_000000_{i}\",\n      \"startTime\" : 1000, \
+             \"finishTime\" : 5000, \"result\" : \"{result}\",\n      {last}\n"
+        ));
+    }
+    rumen.push_str("    } ]\n  } ]\n}\n");
+    rumen
+}
+
+/// Rumen: the same as in `.jhist`, each attempt named at the line of its `clockSplits`
+/// (a value that is no array costs the attempt there, as any value of the wrong type).
+#[test]
+fn rumen_splits_present_but_unusable_are_reported_not_dropped() {
+    let rumen = rumen_with_splits(&[
+        Some("[ 1000, 2000 ]"),
+        None,
+        Some("[ 1000, 1.5, 1000 ]"),
+        Some("[ 1000, -1 ]"),
+        Some("[ 9223372036854775807, 1 ]"),
+        Some("null"),
+        Some("[ ]"),
+        Some("[ 0, 0 ]"),
+    ]);
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!((report.records_read, report.records_skipped), (1, 0));
+    assert_eq!(
+        unusable_splits(&report),
+        [
+            (17, "attempt_1_0001_m_000000_2", "clockSplits not integers"),
+            (21, "attempt_1_0001_m_000000_3", "clockSplits negative"),
+            (25, "attempt_1_0001_m_000000_4", "clockSplits sum overflows"),
+        ]
+    );
+    assert_eq!(report.unusable_splits_seen, 3);
+    assert_eq!(
+        has_progress(&jobs),
+        [true, false, false, false, false, false, false, false]
+    );
+}
+
+/// A damaged input of many attempts with unusable splits keeps the first 100 with their
+/// line, and counts them all.
+#[test]
+fn unusable_splits_are_kept_up_to_the_cap_and_all_counted() {
+    let bad = vec![Some("[1.5]"); 150];
+    let (jobs, report) = read_bytes(jhist_with_splits(&bad).as_bytes(), JHIST).expect("readable");
+    assert_eq!(attempts(&jobs).count(), 150);
+    assert_eq!(report.unusable_splits_seen, 150);
+    assert_eq!(
+        report.unusable_splits.len(),
+        ReadReport::MAX_UNUSABLE_SPLITS_KEPT
+    );
+    assert_eq!(report.unusable_splits[0].line, 4);
+    assert_eq!(report.unusable_splits[99].line, 4 + 2 * 99);
 }

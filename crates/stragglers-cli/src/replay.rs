@@ -99,7 +99,9 @@ fn name_of(detector: &Option<DetectorSpec>) -> &str {
 const SKIPS_SHOWN: usize = 5;
 
 /// The notes a user must see about an input: skipped records (a summary by reason, then
-/// the first few as `path:line: reason, field`) and where it stops.
+/// the first few as `path:line: reason, field`), where it stops, what was not read, unknown
+/// keys, and attempts read without progress from their unusable splits (a summary, then
+/// the first few as `path:line: reason, attempt`).
 fn input_notes(report: &ReadReport) -> Vec<String> {
     let path = report.path.display();
     let mut notes = Vec::new();
@@ -180,6 +182,36 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
             report.unknown_keys_seen,
             keys.join(", ")
         ));
+    }
+    if report.unusable_splits_seen > 0 {
+        notes.push(format!(
+            "{path}: {} attempts read without progress from their clockSplits, present but \
+             unusable",
+            report.unusable_splits_seen
+        ));
+        let shown = report.unusable_splits.len().min(SKIPS_SHOWN);
+        for splits in &report.unusable_splits[..shown] {
+            let file = splits
+                .file
+                .as_deref()
+                .map(|f| format!("/{f}"))
+                .unwrap_or_default();
+            let attempt = match splits.attempt.as_str() {
+                "" => String::new(),
+                id => format!(", attempt `{id}`"),
+            };
+            notes.push(format!(
+                "{path}{file}:{}: {}{attempt}",
+                splits.line, splits.reason
+            ));
+        }
+        let more = report.unusable_splits_seen.saturating_sub(shown as u64);
+        if more > 0 {
+            notes.push(format!(
+                "{path}: {more} more attempts with unusable clockSplits (`--json` lists the \
+                 first 100)"
+            ));
+        }
     }
     notes
 }
@@ -568,6 +600,8 @@ fn json_report(
                 "unread": r.unread,
                 "unknown_keys": r.unknown_keys,
                 "unknown_keys_seen": r.unknown_keys_seen,
+                "unusable_splits": r.unusable_splits,
+                "unusable_splits_seen": r.unusable_splits_seen,
             })
         })
         .collect();
@@ -732,6 +766,41 @@ mod tests {
                 "logs: keys the format does not define, read as absent, seen 3 times: COLOUR \
                  (1, first at 3), TASK_STATUX (2, first at 7)",
             ]
+        );
+    }
+
+    #[test]
+    fn attempts_with_unusable_splits_are_listed_by_line_and_attempt() {
+        let mut report = ReadReport::new("job.jhist", TraceFormat::HadoopJhist);
+        let unusable =
+            |line, attempt: &str, file: Option<&str>| stragglers::trace::UnusableSplits {
+                line,
+                attempt: attempt.to_owned(),
+                reason: "clockSplits not integers".to_owned(),
+                file: file.map(str::to_owned),
+            };
+        report
+            .unusable_splits
+            .push(unusable(8, "attempt_1_0001_m_000002_0", None));
+        report.unusable_splits.push(unusable(9, "", Some("part_2")));
+        report.unusable_splits_seen = 2;
+        assert_eq!(
+            input_notes(&report),
+            [
+                "job.jhist: 2 attempts read without progress from their clockSplits, present \
+                 but unusable",
+                "job.jhist:8: clockSplits not integers, attempt `attempt_1_0001_m_000002_0`",
+                "job.jhist/part_2:9: clockSplits not integers",
+            ]
+        );
+        // Past the few shown, a count of the rest.
+        report.unusable_splits_seen = 8;
+        let notes = input_notes(&report);
+        assert_eq!(
+            notes.last().map(String::as_str),
+            Some(
+                "job.jhist: 6 more attempts with unusable clockSplits (`--json` lists the first 100)"
+            )
         );
     }
 }

@@ -186,3 +186,55 @@ fn replay_notes_a_job_it_does_not_replay_and_lists_it_in_the_json() {
     assert_eq!(skipped[0]["span_secs"], 999_999.0);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn replay_notes_attempts_with_unusable_splits_and_lists_them_in_the_json() {
+    // One Rumen job of three maps, one attempt each; the second attempt's `clockSplits` (on
+    // line 7) holds a float: the attempt is replayed without progress from its splits.
+    let dir = std::env::temp_dir().join(format!("stragglers-splits-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let attempt = |task: u32, splits: &str| {
+        format!(
+            "{{\"taskID\": \"task_1_0001_m_00000{task}\", \"taskType\": \"MAP\", \"attempts\": [\n\
+             {{\"attemptID\": \"attempt_1_0001_m_00000{task}_0\", \"startTime\": 1000, \
+             \"finishTime\": 5000, \"result\": \"SUCCESS\",\n\"clockSplits\": {splits}}}]}}"
+        )
+    };
+    let text = format!(
+        "{{\"jobID\": \"job_1_0001\", \"submitTime\": 0, \"mapTasks\": [\n{},\n{},\n{}]}}\n",
+        attempt(0, "[1000, 3000]"),
+        attempt(1, "[1000, 1.5]"),
+        attempt(2, "[2000, 2000]"),
+    );
+    let log = dir.join("job.json");
+    std::fs::write(&log, text).unwrap();
+    let json_path = dir.join("replay.json");
+    let output = stragglers(&[
+        "replay",
+        &log.to_string_lossy(),
+        "--detectors",
+        "default",
+        "--json",
+        &json_path.to_string_lossy(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let path = log.display();
+    assert!(
+        stderr.contains(&format!(
+            "note: {path}:7: clockSplits not integers, attempt `attempt_1_0001_m_000001_0`"
+        )),
+        "{stderr}"
+    );
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let input = &value["inputs"][0];
+    assert_eq!(input["records_skipped"], 0);
+    assert_eq!(input["unusable_splits_seen"], 1);
+    let unusable = input["unusable_splits"].as_array().expect("a list");
+    assert_eq!(unusable.len(), 1, "{unusable:?}");
+    assert_eq!(unusable[0]["line"], 7);
+    assert_eq!(unusable[0]["attempt"], "attempt_1_0001_m_000001_0");
+    assert_eq!(unusable[0]["reason"], "clockSplits not integers");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -420,14 +420,59 @@ impl Assembler {
     }
 }
 
-/// The integers of a JSON `clockSplits` array; empty (no progress, as missing splits) if
-/// one is not an integer, rather than a shorter list that would shift the intervals.
-pub(crate) fn integer_splits(values: &[serde_json::Value]) -> Vec<i64> {
+/// Why an attempt's progress splits (`clockSplits`), present and not empty, give no
+/// progress. The attempt is kept, its progress empty (linear, as without splits), and the
+/// reader notes it in [`ReadReport::unusable_splits`](crate::ReadReport::unusable_splits):
+/// unlike splits absent, empty or all zero (an attempt that never reported progress), these
+/// are damaged input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SplitsFault {
+    /// The value is not an array (`.jhist`; Rumen's reader refuses such a value as one of
+    /// the wrong type, and skips the attempt).
+    NotArray,
+    /// An element is not a JSON integer: a float (`1.5`, or the `0.0` a Rumen `NaN` is read
+    /// as), a string, `null`, an array or an object. Dropping it would shift the intervals.
+    NotIntegers,
+    /// An element is negative: no time is spent in an interval for less than nothing.
+    Negative,
+    /// The sum, in milliseconds, does not fit in an `i64` (an element past `i64::MAX`
+    /// included).
+    SumOverflows,
+}
+
+impl SplitsFault {
+    /// The reason a reader gives, one of the stable strings of
+    /// [`UnusableSplits::reason`](crate::UnusableSplits::reason).
+    pub(crate) fn reason(self) -> &'static str {
+        match self {
+            SplitsFault::NotArray => "clockSplits not an array",
+            SplitsFault::NotIntegers => "clockSplits not integers",
+            SplitsFault::Negative => "clockSplits negative",
+            SplitsFault::SumOverflows => "clockSplits sum overflows",
+        }
+    }
+}
+
+/// The integers of a JSON `clockSplits` array, or why they cannot be used, checked in this
+/// order over the whole array: an element that is not an integer
+/// ([`SplitsFault::NotIntegers`], rather than a shorter list that would shift the
+/// intervals), a negative one ([`SplitsFault::Negative`]), one past `i64::MAX`
+/// ([`SplitsFault::SumOverflows`]: the sum is past it too).
+pub(crate) fn integer_splits(values: &[serde_json::Value]) -> Result<Vec<i64>, SplitsFault> {
+    if !values.iter().all(|v| v.is_i64() || v.is_u64()) {
+        return Err(SplitsFault::NotIntegers);
+    }
+    if values
+        .iter()
+        .any(|v| v.as_i64().is_some_and(|split| split < 0))
+    {
+        return Err(SplitsFault::Negative);
+    }
+    // All integers, none negative: one that is no `i64` is past `i64::MAX`.
     values
         .iter()
-        .map(serde_json::Value::as_i64)
-        .collect::<Option<_>>()
-        .unwrap_or_default()
+        .map(|v| v.as_i64().ok_or(SplitsFault::SumOverflows))
+        .collect()
 }
 
 /// Progress over time from Hadoop's progress splits (`clockSplits`).
@@ -444,24 +489,27 @@ pub(crate) fn integer_splits(values: &[serde_json::Value]) -> Vec<i64> {
 /// `d` comes after the last report, at the progress it reached. The points are `(0, 0)`,
 /// `(S_i, (i+1)/n)` in seconds, and `(d, 1)` if `d > Σ`. If the sum exceeds `d` (clock
 /// skew) the times are scaled by `d / Σ`; without a duration (attempt unfinished) the times
-/// are the plain sums. Empty when the splits are missing, negative, overflow or are all
-/// zero.
+/// are the plain sums.
+///
+/// No points, and no error, when the splits are empty or all zero (no progress reported:
+/// nothing to place on the clock). An error when a split is negative
+/// ([`SplitsFault::Negative`]) or the sum overflows ([`SplitsFault::SumOverflows`]), in
+/// that order: the reader keeps the attempt without progress and reports it.
 pub(crate) fn progress_from_clock_splits(
     clock_splits_ms: &[i64],
     duration_secs: Option<f64>,
-) -> Vec<(f64, f64)> {
+) -> Result<Vec<(f64, f64)>, SplitsFault> {
     let n = clock_splits_ms.len();
-    if n == 0 || clock_splits_ms.iter().any(|&s| s < 0) {
-        return Vec::new();
+    if clock_splits_ms.iter().any(|&s| s < 0) {
+        return Err(SplitsFault::Negative);
     }
-    let Some(total_ms) = clock_splits_ms
+    let total_ms = clock_splits_ms
         .iter()
         .try_fold(0i64, |sum, &split| sum.checked_add(split))
-    else {
-        return Vec::new();
-    };
-    if total_ms <= 0 {
-        return Vec::new();
+        .ok_or(SplitsFault::SumOverflows)?;
+    // Non-negative splits: a zero sum is no splits or all zero.
+    if total_ms == 0 {
+        return Ok(Vec::new());
     }
     let total_secs = total_ms as f64 / 1000.0;
     let (end_secs, scale) = match duration_secs {
@@ -483,7 +531,16 @@ pub(crate) fn progress_from_clock_splits(
     if let Some(end) = end_secs {
         points.push((end, 1.0));
     }
-    points
+    Ok(points)
+}
+
+/// The progress of an attempt of `duration_secs` (if ended) from the elements of its
+/// `clockSplits` array: [`integer_splits`], then [`progress_from_clock_splits`].
+pub(crate) fn progress_from_split_values(
+    values: &[serde_json::Value],
+    duration_secs: Option<f64>,
+) -> Result<Vec<(f64, f64)>, SplitsFault> {
+    progress_from_clock_splits(&integer_splits(values)?, duration_secs)
 }
 
 #[cfg(test)]
@@ -492,27 +549,83 @@ mod tests {
 
     #[test]
     fn clock_splits_become_progress_points() {
+        let progress = |splits: &[i64], duration| {
+            progress_from_clock_splits(splits, Some(duration)).expect("usable splits")
+        };
         // Worked by hand: 12 splits of 1 s each over a 14 s attempt: 1/12 more each second
         // from the launch, 1 at 12 s (the last report), then 2 s more at 1 until the end.
-        let points = progress_from_clock_splits(&[1000; 12], Some(14.0));
+        let points = progress(&[1000; 12], 14.0);
         assert_eq!(points.len(), 14);
         assert_eq!(points[0], (0.0, 0.0));
         assert_eq!(points[1], (1.0, 1.0 / 12.0));
         assert_eq!(points[12], (12.0, 1.0));
         assert_eq!(points[13], (14.0, 1.0));
         // As long as the attempt: no point after the last split.
-        assert_eq!(
-            progress_from_clock_splits(&[1000; 12], Some(12.0)).len(),
-            13
-        );
-        // Splits whose sum overflows are no progress, not a panic.
-        assert!(progress_from_clock_splits(&[i64::MAX, i64::MAX], Some(3.0)).is_empty());
+        assert_eq!(progress(&[1000; 12], 12.0).len(), 13);
         // Sum 12 s over a 6 s attempt: halved.
-        let points = progress_from_clock_splits(&[1000; 12], Some(6.0));
+        let points = progress(&[1000; 12], 6.0);
         assert_eq!(points[1], (0.5, 1.0 / 12.0));
         assert_eq!(points[12], (6.0, 1.0));
-        assert!(progress_from_clock_splits(&[0; 12], Some(3.0)).is_empty());
-        assert!(progress_from_clock_splits(&[-1, 5], Some(3.0)).is_empty());
+        // No splits, or no time in them (no progress reported): no points, no fault.
+        assert!(progress(&[], 3.0).is_empty());
+        assert!(progress(&[0; 12], 3.0).is_empty());
+    }
+
+    #[test]
+    fn splits_that_cannot_be_used_say_why() {
+        // A sum that overflows is a fault, not a panic.
+        assert_eq!(
+            progress_from_clock_splits(&[i64::MAX, i64::MAX], Some(3.0)),
+            Err(SplitsFault::SumOverflows)
+        );
+        assert_eq!(
+            progress_from_clock_splits(&[-1, 5], Some(3.0)),
+            Err(SplitsFault::Negative)
+        );
+        // Negative first, as `integer_splits` checks them.
+        assert_eq!(
+            progress_from_clock_splits(&[i64::MAX, i64::MAX, -1], None),
+            Err(SplitsFault::Negative)
+        );
+        let values = |text: &str| -> Vec<serde_json::Value> {
+            serde_json::from_str(text).expect("a JSON array")
+        };
+        assert_eq!(
+            integer_splits(&values("[1000, 2, 0]")),
+            Ok(vec![1000, 2, 0])
+        );
+        assert_eq!(integer_splits(&values("[]")), Ok(vec![]));
+        for not_integers in [
+            "[1000, 1.5]",
+            "[2.0]",
+            "[1, \"2\"]",
+            "[null]",
+            "[[1]]",
+            "[-1, 1.5]",
+        ] {
+            assert_eq!(
+                integer_splits(&values(not_integers)),
+                Err(SplitsFault::NotIntegers),
+                "{not_integers}"
+            );
+        }
+        assert_eq!(
+            integer_splits(&values("[18446744073709551615, -1]")),
+            Err(SplitsFault::Negative)
+        );
+        // An element past `i64::MAX` (a `u64`): the sum is past it too.
+        assert_eq!(
+            integer_splits(&values("[1, 9223372036854775808]")),
+            Err(SplitsFault::SumOverflows)
+        );
+        assert_eq!(
+            progress_from_split_values(&values("[1, 9223372036854775807]"), None),
+            Err(SplitsFault::SumOverflows)
+        );
+        assert_eq!(
+            progress_from_split_values(&values("[1000, 1000]"), Some(2.0)),
+            Ok(vec![(0.0, 0.0), (1.0, 0.5), (2.0, 1.0)])
+        );
     }
 
     #[test]

@@ -7,7 +7,11 @@
 //!   `SPECULATIVE` gives `speculative = Some(true)`, `VIRGIN` `Some(false)`, absent (before
 //!   Hadoop 2.4) `None`) to `*_ATTEMPT_FINISHED` (succeeded), `*_ATTEMPT_FAILED`,
 //!   `*_ATTEMPT_KILLED` (`finishTime`, `hostname`, `clockSplits`).
-//! - Progress from `clockSplits`, see [`progress_from_clock_splits`].
+//! - Progress from `clockSplits`, see
+//!   [`progress_from_clock_splits`](super::assemble::progress_from_clock_splits); splits
+//!   present but unusable (not an array, not integers, negative, a sum that overflows)
+//!   leave the attempt without progress and are counted in
+//!   [`ReadReport::unusable_splits`].
 //! - Input from the counters of the successful attempt: `HDFS_BYTES_READ` (map) or
 //!   `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or `REDUCE_INPUT_RECORDS`.
 //! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
@@ -24,7 +28,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::assemble::{
-    Assembler, AttemptFields, Skip, integer_splits, plausible, progress_from_clock_splits,
+    Assembler, AttemptFields, Skip, SplitsFault, plausible, progress_from_split_values,
 };
 use super::input::{Lines, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
@@ -96,7 +100,7 @@ pub(crate) fn read(
             continue;
         }
         match serde_json::from_slice::<Envelope>(line.text) {
-            Ok(envelope) => match event(envelope, no, &mut jobs, &mut on_job) {
+            Ok(envelope) => match event(envelope, no, &mut jobs, report, &mut on_job) {
                 Ok(()) => report.parsed(),
                 Err((reason, field)) => report.skipped(no, field, reason),
             },
@@ -210,10 +214,13 @@ const EVENT_TYPES: [&str; 32] = [
     "AM_STARTED",
 ];
 
+/// Applies the event on `line`; an attempt's end with unusable `clockSplits` is noted in
+/// `report` (the event itself is counted by the caller, parsed or skipped).
 fn event(
     envelope: Envelope,
     line: u64,
     jobs: &mut Assembler,
+    report: &mut ReadReport,
     on_job: &mut impl FnMut(TraceJob),
 ) -> Result<(), Skip> {
     let kind = envelope.kind.ok_or(("missing field", Some("type")))?;
@@ -307,10 +314,16 @@ fn event(
             if let Some(host) = field(body, "hostname").and_then(Value::as_str) {
                 attempt.host = Some(host.to_owned());
             }
-            if let Some(Value::Array(splits)) = field(body, "clockSplits") {
-                let splits = integer_splits(splits);
+            if let Some(splits) = field(body, "clockSplits") {
                 let duration = finish - attempt.start_secs;
-                attempt.progress = progress_from_clock_splits(&splits, Some(duration));
+                let progress = splits
+                    .as_array()
+                    .ok_or(SplitsFault::NotArray)
+                    .and_then(|splits| progress_from_split_values(splits, Some(duration)));
+                attempt.progress = progress.unwrap_or_else(|fault| {
+                    report.splits_unusable(line, attempt_id, fault.reason());
+                    Vec::new()
+                });
             }
             if outcome == AttemptOutcome::Succeeded {
                 let (bytes, records) = input_of(body, stage_kind);

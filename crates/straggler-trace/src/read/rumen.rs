@@ -27,8 +27,10 @@
 //! `-Infinity`), and nothing in a field the reader does not read (Rumen's doubles, as
 //! `failedMapperFraction`); inside a `clockSplits` array it leaves the attempt without
 //! progress from splits, as a split that is not an integer does (in place of the array, it
-//! costs the attempt). A job with malformed JSON besides is skipped as
-//! `"malformed JSON"`. Every skip names the line of the field at fault and the field (the
+//! costs the attempt). Splits present but unusable (not integers, negative, a sum that
+//! overflows) keep the attempt without progress from them, counted in
+//! [`ReadReport::unusable_splits`] at the line of `clockSplits`. A job with malformed JSON
+//! besides is skipped as `"malformed JSON"`. Every skip names the line of the field at fault and the field (the
 //! attempt's line when the field is not written).
 //! Text outside any object is skipped line by line; an input that ends inside an object
 //! sets [`ReadReport::truncated`].
@@ -41,7 +43,7 @@ use std::ops::Range;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::assemble::{integer_splits, plausible, progress_from_clock_splits};
+use super::assemble::{plausible, progress_from_split_values};
 use super::hadoop1::host_of;
 use super::input::{Lines, MAX_LINE_BYTES, error_offset, json_field_at, non_number_at};
 use super::jhist::kind_of;
@@ -381,14 +383,17 @@ fn object_done(
                 task.input_bytes = task.input_bytes.or(known_u64(bytes));
                 task.input_records = task.input_records.or(known_u64(records));
             }
-            let progress = logged_attempt
-                .clock_splits
-                .as_deref()
-                .map(|splits| {
-                    let splits = integer_splits(splits);
-                    progress_from_clock_splits(&splits, end_secs.map(|end| end - start_secs))
-                })
-                .unwrap_or_default();
+            let duration = end_secs.map(|end| end - start_secs);
+            let progress = match logged_attempt.clock_splits.as_deref() {
+                None => Vec::new(),
+                Some(splits) => {
+                    progress_from_split_values(splits, duration).unwrap_or_else(|fault| {
+                        let line = line_of("clockSplits");
+                        report.splits_unusable(line, &id, fault.reason());
+                        Vec::new()
+                    })
+                }
+            };
             task.attempts.push(TraceAttempt {
                 id,
                 // Rumen keeps Hadoop 1's escapes (`cluster1020\\.example\\.com`).
@@ -971,6 +976,17 @@ mod tests {
         let attempt = &jobs[0].tasks[0].attempts[0];
         assert_eq!((attempt.start_secs, attempt.end_secs), (1.0, Some(5.0)));
         assert!(attempt.progress.is_empty());
+        // Not dropped without a word: named at the line of its `clockSplits`.
+        assert_eq!(report.unusable_splits_seen, 1);
+        let unusable = &report.unusable_splits[0];
+        assert_eq!(
+            (
+                unusable.line,
+                unusable.attempt.as_str(),
+                unusable.reason.as_str()
+            ),
+            (3, "a", "clockSplits not integers")
+        );
     }
 
     #[test]
