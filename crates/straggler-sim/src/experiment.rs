@@ -77,7 +77,7 @@ impl DetectorSpec {
     /// The oracle (`"oracle"`), the upper bound of every table: it knows which tasks of a
     /// run straggle and flags each at `params.fraction` of its execution time.
     /// [`Evaluation::run`] gives it the truth of each run from an undisturbed simulation
-    /// of the same configuration, scenario and seed ([`oracle_for`](crate::oracle_for)),
+    /// of the same configuration, scenario and seed ([`oracle_for`](crate::oracle_for())),
     /// labelled as the evaluation labels; [`DetectorSpec::make`] alone gives an oracle that
     /// knows no straggler and flags nothing.
     ///

@@ -712,7 +712,7 @@ impl<'a> Fleet<'a> {
     }
 
     /// Marks node `n` changed: its rate and next completion are recomputed before time
-    /// moves on (several changes at one instant cost one update). Call after [`touch`].
+    /// moves on (several changes at one instant cost one update). Call after [`Self::touch`].
     fn refresh(&mut self, n: usize) {
         let node = &mut self.nodes[n];
         if !node.dirty {

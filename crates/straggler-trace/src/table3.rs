@@ -82,7 +82,7 @@ pub fn pearson(pairs: &[(f64, f64)]) -> Correlation {
     Correlation { n, r }
 }
 
-/// Table 3 of `jobs`, with the copies of `recorded` (from [`recorded`](crate::recorded)
+/// Table 3 of `jobs`, with the copies of `recorded` (from [`recorded`](crate::recorded())
 /// on the same jobs).
 pub fn table3(jobs: &[TraceJob], recorded: &Recorded) -> Table3 {
     let mut rows = Vec::with_capacity(jobs.len());

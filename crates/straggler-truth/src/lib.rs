@@ -6,7 +6,7 @@
 //! a homogeneous platform. `docs/formulas.md` lists the same formulas with one worked
 //! example each.
 //!
-//! # Quantile ([`quantile`])
+//! # Quantile ([`quantile()`])
 //!
 //! numpy's default ("linear", Hyndman and Fan type 7) on `n` sorted values `x[0..n]`:
 //!

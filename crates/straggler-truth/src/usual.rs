@@ -10,7 +10,7 @@ use crate::quantile::interpolate;
 /// The usual execution time of each task key: the X-quantile of its execution times over
 /// repeated runs of the same job on a homogeneous platform (seed paper, Section 6.1; the
 /// paper uses X = 0.5 over 10 runs). Quantiles interpolate linearly, as
-/// [`quantile`](crate::quantile).
+/// [`quantile`](crate::quantile()).
 #[derive(Debug, Clone, PartialEq)]
 pub struct UsualTimes {
     quantile: f64,
