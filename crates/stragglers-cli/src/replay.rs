@@ -124,11 +124,7 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
                 .map(|f| format!(", field `{f}`"))
                 .unwrap_or_default();
             // In an input of several files (a rolling directory), the line is its file's.
-            let file = skip
-                .file
-                .as_deref()
-                .map(|f| format!("/{f}"))
-                .unwrap_or_default();
+            let file = in_file(skip.file.as_deref());
             notes.push(format!(
                 "{path}{file}:{}: skipped: {}{field}",
                 skip.line, skip.reason
@@ -148,11 +144,7 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
         ));
     }
     for unread in &report.unread {
-        let file = unread
-            .file
-            .as_deref()
-            .map(|f| format!("/{f}"))
-            .unwrap_or_default();
+        let file = in_file(unread.file.as_deref());
         notes.push(format!("{path}{file}: {}: {}", unread.reason, unread.note));
     }
     if report.unknown_keys_seen > 0 {
@@ -191,11 +183,7 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
         ));
         let shown = report.unusable_splits.len().min(SKIPS_SHOWN);
         for splits in &report.unusable_splits[..shown] {
-            let file = splits
-                .file
-                .as_deref()
-                .map(|f| format!("/{f}"))
-                .unwrap_or_default();
+            let file = in_file(splits.file.as_deref());
             let attempt = match splits.attempt.as_str() {
                 "" => String::new(),
                 id => format!(", attempt `{id}`"),
@@ -214,6 +202,12 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
         }
     }
     notes
+}
+
+/// `/file` for a line of one file of an input of several (a rolling directory), so that
+/// `path/file:line` names it; nothing for an input of one file.
+fn in_file(file: Option<&str>) -> String {
+    file.map(|f| format!("/{f}")).unwrap_or_default()
 }
 
 /// `value` with `digits` decimals, `-` when undefined.

@@ -130,6 +130,22 @@ fn replay_notes_a_truncated_log_on_stderr_and_goes_on() {
     assert!(stdout.contains("default"), "{stdout}");
 }
 
+/// `stragglers replay LOG --detectors default ARGS --json` (the JSON next to the log):
+/// its stderr, after checking that it succeeded, and the JSON it wrote.
+fn replay_default(log: &std::path::Path, args: &[&str]) -> (String, serde_json::Value) {
+    let json_path = log.with_extension("replay.json");
+    let (log, json) = (log.to_string_lossy(), json_path.to_string_lossy());
+    let mut all = vec!["replay", &log, "--detectors", "default"];
+    all.extend_from_slice(args);
+    all.extend(["--json", &json]);
+    let output = stragglers(&all);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    let json = std::fs::read_to_string(&json_path).expect("replay writes its JSON");
+    let value = serde_json::from_str(&json).expect("replay's JSON parses");
+    (stderr, value)
+}
+
 #[test]
 fn replay_notes_a_job_it_does_not_replay_and_lists_it_in_the_json() {
     // Two Google jobs of three tasks, scheduled at 1 s: job 22's end by 7 s, job 11's
@@ -161,25 +177,11 @@ fn replay_notes_a_job_it_does_not_replay_and_lists_it_in_the_json() {
     let log = dir.join("task_events.csv");
     let text: Vec<String> = rows.into_iter().map(|(_, row)| row).collect();
     std::fs::write(&log, text.join("\n") + "\n").unwrap();
-    let json_path = dir.join("replay.json");
-    let output = stragglers(&[
-        "replay",
-        &log.to_string_lossy(),
-        "--detectors",
-        "default",
-        "--scan-interval",
-        "0.001",
-        "--json",
-        &json_path.to_string_lossy(),
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    let (stderr, value) = replay_default(&log, &["--scan-interval", "0.001"]);
     assert!(
         stderr.contains("note: job 11 not replayed") && !stderr.contains("job 22 not replayed"),
         "{stderr}"
     );
-    let value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     let skipped = value["skipped_jobs"].as_array().expect("a list");
     assert_eq!(skipped.len(), 1, "{skipped:?}");
     assert_eq!(skipped[0]["job"], "11");
@@ -208,17 +210,7 @@ fn replay_notes_attempts_with_unusable_splits_and_lists_them_in_the_json() {
     );
     let log = dir.join("job.json");
     std::fs::write(&log, text).unwrap();
-    let json_path = dir.join("replay.json");
-    let output = stragglers(&[
-        "replay",
-        &log.to_string_lossy(),
-        "--detectors",
-        "default",
-        "--json",
-        &json_path.to_string_lossy(),
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    let (stderr, value) = replay_default(&log, &[]);
     let path = log.display();
     assert!(
         stderr.contains(&format!(
@@ -226,8 +218,6 @@ fn replay_notes_attempts_with_unusable_splits_and_lists_them_in_the_json() {
         )),
         "{stderr}"
     );
-    let value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     let input = &value["inputs"][0];
     assert_eq!(input["records_skipped"], 0);
     assert_eq!(input["unusable_splits_seen"], 1);
