@@ -166,8 +166,10 @@ pub struct HadoopSpeculator<E> {
     /// the first one"), the tasks in `succeeded`.
     finished: IdMap<u32, DataStatistics>,
     succeeded: StageTaskSet,
-    /// Scratch of a scan: the tasks of the rows of unfinished tasks, their rows per task,
-    /// and the stage of the first row of each task with several rows.
+    /// Scratch of a scan: whether each row's task has not succeeded (looked up once per
+    /// row), the tasks of the rows of unfinished tasks, their rows per task, and the stage
+    /// of the first row of each task with several rows.
+    unfinished: Vec<bool>,
     unfinished_tasks: Vec<TaskId>,
     rows_per_task: TaskRowCounts,
     shared_tasks: IdMap<TaskId, u32>,
@@ -182,6 +184,7 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
             params: params.0,
             finished: IdMap::default(),
             succeeded: StageTaskSet::default(),
+            unfinished: Vec::new(),
             unfinished_tasks: Vec::new(),
             rows_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
@@ -236,6 +239,7 @@ impl<E: RuntimeEstimator + Default> Default for HadoopSpeculator<E> {
             params: HadoopParams::default(),
             finished: IdMap::default(),
             succeeded: StageTaskSet::default(),
+            unfinished: Vec::new(),
             unfinished_tasks: Vec::new(),
             rows_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
@@ -292,18 +296,20 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
         // stage of its first row), and those with several rows, speculating. Rows are
         // counted per task over the rows of tasks that have not succeeded, so that a
         // succeeded task's leftover row makes no other row of its id look speculating.
+        self.unfinished.clear();
+        self.unfinished.extend(
+            (tasks.iter().zip(stages)).map(|(&task, &stage)| !self.succeeded.contains(stage, task)),
+        );
         self.unfinished_tasks.clear();
         self.unfinished_tasks.extend(
-            tasks
-                .iter()
-                .zip(stages)
-                .filter(|&(&task, &stage)| !self.succeeded.contains(stage, task))
+            (tasks.iter().zip(&self.unfinished))
+                .filter(|&(_, &unfinished)| unfinished)
                 .map(|(&task, _)| task),
         );
         self.rows_per_task.count(&self.unfinished_tasks);
         self.shared_tasks.clear();
         for row in 0..snapshot.len() {
-            if self.succeeded.contains(stages[row], tasks[row]) {
+            if !self.unfinished[row] {
                 continue;
             }
             if self.rows_per_task.get(tasks[row]) == 1 {
@@ -362,7 +368,7 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             };
             if roles[row] != AttemptRole::Original
                 || self.rows_per_task.get(tasks[row]) != 1
-                || self.succeeded.contains(stages[row], tasks[row])
+                || !self.unfinished[row]
             {
                 continue;
             }
