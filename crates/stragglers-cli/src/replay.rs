@@ -133,7 +133,8 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
         let more = report.records_skipped.saturating_sub(SKIPS_SHOWN as u64);
         if more > 0 {
             notes.push(format!(
-                "{path}: {more} more skipped records (`--json` lists the first 100)"
+                "{path}: {more} more skipped records (`--json` lists the first {})",
+                ReadReport::MAX_SKIPS_KEPT
             ));
         }
     }
@@ -197,7 +198,8 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
         if more > 0 {
             notes.push(format!(
                 "{path}: {more} more attempts with unusable clockSplits (`--json` lists the \
-                 first 100)"
+                 first {})",
+                ReadReport::MAX_UNUSABLE_SPLITS_KEPT
             ));
         }
     }

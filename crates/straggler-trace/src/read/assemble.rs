@@ -431,12 +431,13 @@ pub(crate) enum SplitsFault {
     /// the wrong type, and skips the attempt).
     NotArray,
     /// An element is not a JSON integer: a float (`1.5`, or the `0.0` a Rumen `NaN` is read
-    /// as), a string, `null`, an array or an object. Dropping it would shift the intervals.
+    /// as; serde_json also reads `-0` and an integer past `u64::MAX` as floats), a string,
+    /// `null`, an array or an object. Dropping it would shift the intervals.
     NotIntegers,
     /// An element is negative: no time is spent in an interval for less than nothing.
     Negative,
-    /// The sum, in milliseconds, does not fit in an `i64` (an element past `i64::MAX`
-    /// included).
+    /// The sum, in milliseconds, does not fit in an `i64` (an element past `i64::MAX`, up
+    /// to `u64::MAX`, included).
     SumOverflows,
 }
 

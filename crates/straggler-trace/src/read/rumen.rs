@@ -30,8 +30,8 @@
 //! costs the attempt). Splits present but unusable (not integers, negative, a sum that
 //! overflows) keep the attempt without progress from them, counted in
 //! [`ReadReport::unusable_splits`] at the line of `clockSplits`. A job with malformed JSON
-//! besides is skipped as `"malformed JSON"`. Every skip names the line of the field at fault and the field (the
-//! attempt's line when the field is not written).
+//! besides is skipped as `"malformed JSON"`. Every skip names the line of the field at
+//! fault and the field (the attempt's line when the field is not written).
 //! Text outside any object is skipped line by line; an input that ends inside an object
 //! sets [`ReadReport::truncated`].
 
