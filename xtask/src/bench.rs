@@ -13,9 +13,11 @@ use anyhow::{Context, bail};
 
 use crate::{bench_replay, bench_scans, bench_sim};
 
-pub const USAGE: &str = "  bench <what> [--json PATH] [--only NAMES]
+pub const USAGE: &str = "  bench <what> [--json PATH] [--only NAMES] [--numpy]
                  measure and print figures; --json also writes them to PATH;
-                 --only (scans) measures the comma-separated detectors NAMES only.
+                 --only (scans) measures the comma-separated detectors NAMES only;
+                 --numpy (scans) times numpy's Default, LATE and Hierarchical beside
+                 them (needs python3 with numpy).
                  <what>: one of the benchmarks below";
 
 /// The benchmarks `cargo xtask bench` knows: name, one line on what it measures.
@@ -39,7 +41,7 @@ pub fn main(args: &[&str]) -> anyhow::Result<()> {
     let Some((what, mut rest)) = args.split_first() else {
         bail!("bench: which one? {}", known());
     };
-    let (mut json, mut only) = (None, None);
+    let (mut json, mut only, mut numpy) = (None, None, false);
     loop {
         match rest {
             [] => break,
@@ -47,9 +49,11 @@ pub fn main(args: &[&str]) -> anyhow::Result<()> {
             ["--only", names, more @ ..] if *what == "scans" => {
                 (only, rest) = (Some(names.split(',').collect::<Vec<_>>()), more);
             }
-            _ => {
-                bail!("bench {what}: expected [--json PATH] (scans: [--only NAMES]), got {rest:?}")
-            }
+            ["--numpy", more @ ..] if *what == "scans" => (numpy, rest) = (true, more),
+            _ => bail!(
+                "bench {what}: expected [--json PATH] (scans: [--only NAMES] [--numpy]), \
+                 got {rest:?}"
+            ),
         }
     }
     if let Some(path) = &json {
@@ -58,7 +62,7 @@ pub fn main(args: &[&str]) -> anyhow::Result<()> {
     match *what {
         "sim" => bench_sim::run(json.as_deref()),
         "replay" => bench_replay::run(json.as_deref()),
-        "scans" => bench_scans::run(json.as_deref(), only.as_deref()),
+        "scans" => bench_scans::run(json.as_deref(), only.as_deref(), numpy),
         other => bail!("bench: unknown benchmark {other:?}; {}", known()),
     }
 }

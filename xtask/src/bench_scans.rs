@@ -1,4 +1,4 @@
-//! `cargo xtask bench scans [--json PATH] [--only NAMES]`: the cost of one scan per running task, for
+//! `cargo xtask bench scans [--json PATH] [--only NAMES] [--numpy]`: the cost of one scan per running task, for
 //! every detector of `DetectorSpec::all()`, on 10^3 to 10^6 running tasks of 10^2 to 10^4
 //! nodes (one size with as many nodes as tasks, where a scan's work per node shows), beside
 //! a floor: a plain pass that only reads the snapshot columns that detector
@@ -31,12 +31,22 @@
 //! together (`median_runs`). Detectors run with their default
 //! parameters (`Parallelism::Auto`: rayon's pool from 262 144 rows); the floor is one
 //! thread with eight accumulators.
+//!
+//! With `--numpy`, Default, LATE and Hierarchical are also timed against numpy
+//! (`"numpy_ns_per_task"`): `crates/straggler-detect/benches/numpy_scans.py --serve` runs
+//! in a child process on the same snapshot, whose columns are written for it under
+//! `target/bench-scans-numpy/`, and its one-stage version of the scan (the fastest numpy
+//! version of these rules on this snapshot, one stage and no row started at `now`) takes
+//! its turn in each round beside the Rust scan and its floor. A multiple of numpy is then
+//! measured in the same seconds, as a ratio to a floor is.
 
 use std::hint::black_box;
-use std::path::Path;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use serde_json::json;
 use stragglers::detect::conformance::{
     STAGE_NOW_SECS, STAGE_USUAL_SECS, SplitMix64, straggling_stage,
@@ -327,6 +337,15 @@ fn calls_per_run(nanos: f64) -> usize {
     ((RUN_NANOS / nanos.max(1.0)).ceil() as usize).max(1)
 }
 
+/// A work timed by [`median_runs`]: given a number of calls, makes them and returns the
+/// nanoseconds per task they took.
+type Work<'a> = &'a mut dyn FnMut(usize) -> anyhow::Result<f64>;
+
+/// A [`Work`] of calls made here, timed by [`run_once`].
+fn timed(tasks: usize, mut call: impl FnMut()) -> impl FnMut(usize) -> anyhow::Result<f64> {
+    move |calls| Ok(run_once(tasks, calls, &mut call))
+}
+
 /// The median ns per task of each of `works` over [`RUNS`] rounds, each round one run of
 /// each work in turn (a run being as many calls as fill [`RUN_NANOS`]), after one call
 /// that is not timed.
@@ -337,64 +356,196 @@ fn calls_per_run(nanos: f64) -> usize {
 /// The untimed call wakes rayon's pool after a floor's run on one thread, in which the
 /// second core went idle (without it, the parallel scans after a floor were up to 1.5
 /// times slower than in a row: Hierarchical at 10^6 tasks, 4.4 against 3.0 ns).
-fn median_runs<const N: usize>(tasks: usize, mut works: [&mut dyn FnMut(); N]) -> [f64; N] {
+fn median_runs(tasks: usize, works: &mut [Work<'_>]) -> anyhow::Result<Vec<f64>> {
     let calls = works
-        .each_mut()
-        .map(|work| calls_per_run(run_once(tasks, 1, work) * tasks as f64));
-    let mut runs: [Vec<f64>; N] = std::array::from_fn(|_| Vec::with_capacity(RUNS));
+        .iter_mut()
+        .map(|work| Ok(calls_per_run(work(1)? * tasks as f64)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut runs = vec![Vec::with_capacity(RUNS); works.len()];
     for _ in 0..RUNS {
         for ((work, &calls), runs) in works.iter_mut().zip(&calls).zip(&mut runs) {
-            work();
-            runs.push(run_once(tasks, calls, work));
+            work(1)?;
+            runs.push(work(calls)?);
         }
     }
-    runs.map(median)
+    Ok(runs.into_iter().map(median).collect())
 }
 
-/// The median ns per task of the detector, of its floor and, for a detector that sums by
-/// node, of its floor and scatter.
-fn measure(spec: &DetectorSpec, snapshot: &Snapshot) -> (f64, f64, Option<f64>) {
+/// What [`measure`] measured for one detector at one size, in ns per task (medians).
+struct Figures {
+    scan: f64,
+    floor: f64,
+    /// The floor and scatter, for a detector that sums by node ([`sums_by_node`]).
+    scatter: Option<f64>,
+    /// numpy's one-stage version of the scan, with `--numpy` ([`numpy_scan`]).
+    numpy: Option<f64>,
+}
+
+/// The median ns per task of the detector, of its floor, for a detector that sums by node
+/// of its floor and scatter, and with `numpy` of numpy's version of the scan if it has one.
+fn measure(
+    spec: &DetectorSpec,
+    snapshot: &Snapshot,
+    numpy: Option<&mut Numpy>,
+) -> anyhow::Result<Figures> {
     let tasks = snapshot.len();
     let cols = columns(spec.name());
     let mut detector = spec.make();
     detector.reset();
     warm_up(detector.as_mut(), snapshot);
     let mut findings = Findings::default();
-    let mut scan = || {
+    let mut scan = timed(tasks, || {
         findings.clear();
         detector.scan(black_box(snapshot), &mut findings);
         black_box(findings.rows().len());
-    };
+    });
     let floor = fastest_floor(snapshot, cols);
-    let mut floor_pass = || {
+    let mut floor_pass = timed(tasks, || {
         black_box(floor(black_box(snapshot), cols));
-    };
+    });
     let mut sums = Vec::new();
-    let mut scatter = || {
+    let mut scatter = timed(tasks, || {
         black_box(floor(black_box(snapshot), cols));
         black_box(node_scatter(black_box(snapshot), &mut sums));
-    };
-    if sums_by_node(spec.name()) {
-        let [scan, floor, scatter] = median_runs(tasks, [&mut scan, &mut floor_pass, &mut scatter]);
-        (scan, floor, Some(scatter))
-    } else {
-        let [scan, floor] = median_runs(tasks, [&mut scan, &mut floor_pass]);
-        (scan, floor, None)
+    });
+    let by_node = sums_by_node(spec.name());
+    let mut works: Vec<Work<'_>> = vec![&mut scan, &mut floor_pass];
+    if by_node {
+        works.push(&mut scatter);
+    }
+    let numpy = numpy.zip(numpy_scan(spec.name()));
+    let mut numpy_scan =
+        numpy.map(|(numpy, name)| move |calls| numpy.ns_per_task(name, calls, tasks));
+    if let Some(numpy_scan) = &mut numpy_scan {
+        works.push(numpy_scan);
+    }
+    // In the order pushed: scan, floor, then the optional ones.
+    let mut medians = median_runs(tasks, &mut works)?.into_iter();
+    let mut next = || medians.next().context("a median per work");
+    Ok(Figures {
+        scan: next()?,
+        floor: next()?,
+        scatter: by_node.then(&mut next).transpose()?,
+        numpy: numpy_scan.is_some().then(&mut next).transpose()?,
+    })
+}
+
+/// The numpy scan (`numpy_scans.py`'s `SCANS`) that `--numpy` times beside a detector, if
+/// it has one: the one-stage versions, the bench's snapshot being one stage.
+fn numpy_scan(detector: &str) -> Option<&'static str> {
+    match detector {
+        "default" => Some("default-1stage"),
+        "late" => Some("late-1stage"),
+        "hierarchical" => Some("hierarchical-1stage"),
+        _ => None,
+    }
+}
+
+/// `numpy_scans.py --serve` in a child process (see the module docs), and the directory
+/// where the snapshots' columns are written for it.
+struct Numpy {
+    child: Child,
+    /// Taken (closed) only on drop.
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    dir: PathBuf,
+}
+
+impl Numpy {
+    /// Starts the script, `python3` from the `PATH`.
+    fn start() -> anyhow::Result<Numpy> {
+        let root = crate::workspace_root();
+        let script = root.join("crates/straggler-detect/benches/numpy_scans.py");
+        let mut child = Command::new("python3")
+            .arg(&script)
+            .arg("--serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("--numpy: starting python3 (it needs python3 with numpy on the PATH)")?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            bail!("--numpy: python3's standard input and output were not piped");
+        };
+        let dir = root.join("target/bench-scans-numpy");
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        Ok(Numpy {
+            child,
+            stdin: Some(stdin),
+            stdout: BufReader::new(stdout),
+            dir,
+        })
+    }
+
+    /// Sends one command and returns the answer's line. If the script has ended (numpy
+    /// missing, say), the error says so; the script's own error is on standard error.
+    fn ask(&mut self, command: &str) -> anyhow::Result<String> {
+        let mut answer = String::new();
+        let sent = match self.stdin.as_mut() {
+            Some(stdin) => writeln!(stdin, "{command}").and_then(|()| stdin.flush()),
+            None => Ok(()),
+        };
+        if sent.is_err() || self.stdout.read_line(&mut answer)? == 0 {
+            let status = self.child.wait()?;
+            bail!(
+                "--numpy: numpy_scans.py ended ({status}) before answering {command:?}; its \
+                 error is above (without numpy: pip install numpy)"
+            );
+        }
+        Ok(answer.trim().to_owned())
+    }
+
+    /// Writes `snapshot`'s columns for the script and has it read them.
+    fn load(&mut self, snapshot: &Snapshot) -> anyhow::Result<()> {
+        let write = |name: &str, bytes: Vec<u8>| {
+            let path = self.dir.join(name);
+            std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))
+        };
+        let u32s = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let f64s = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        write("stage.u32", u32s(snapshot.stage_indices()))?;
+        write("node.u32", u32s(snapshot.node_indices()))?;
+        write("progress.f64", f64s(snapshot.progress()))?;
+        write("start.f64", f64s(snapshot.start_secs()))?;
+        write("input.f64", f64s(snapshot.input_bytes()))?;
+        let command = format!(
+            "load {} {} {}",
+            self.dir.display(),
+            snapshot.len(),
+            snapshot.node_count()
+        );
+        match self.ask(&command)?.as_str() {
+            "ok" => Ok(()),
+            other => bail!("--numpy: numpy_scans.py answered {other:?} to {command:?}"),
+        }
+    }
+
+    /// The ns per task of `calls` calls of the numpy scan `name` over the loaded snapshot
+    /// of `tasks` tasks.
+    fn ns_per_task(&mut self, name: &str, calls: usize, tasks: usize) -> anyhow::Result<f64> {
+        let command = format!("time {name} {calls}");
+        let answer = self.ask(&command)?;
+        let secs: f64 = answer
+            .parse()
+            .with_context(|| format!("--numpy: {answer:?}, the answer to {command:?}"))?;
+        Ok(secs * 1e9 / (calls * tasks) as f64)
+    }
+}
+
+impl Drop for Numpy {
+    /// Closes the script's input, which ends its loop, and waits for it.
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        // The measurements are done; an exit status here would change none of them.
+        let _ = self.child.wait();
     }
 }
 
 /// Measures every detector (or those named in `only`) at every size, prints a table and
 /// optionally writes the JSON.
-pub fn run(json_path: Option<&Path>, only: Option<&[&str]>) -> anyhow::Result<()> {
+pub fn run(json_path: Option<&Path>, only: Option<&[&str]>, numpy: bool) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("warning: a debug build; `cargo xtask` builds in release");
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("{threads} threads; ns per running task, median of {RUNS} runs");
-    println!(
-        "{:<20} {:>9} {:>7} {:>10} {:>10} {:>7} {:>15}",
-        "detector", "tasks", "nodes", "scan", "floor", "ratio", "floor+scatter"
-    );
     let mut specs = DetectorSpec::all();
     if let Some(only) = only {
         if let Some(unknown) = only.iter().find(|n| specs.iter().all(|s| s.name() != **n)) {
@@ -404,31 +555,63 @@ pub fn run(json_path: Option<&Path>, only: Option<&[&str]>) -> anyhow::Result<()
         }
         specs.retain(|s| only.contains(&s.name()));
     }
+    let mut numpy = match numpy && specs.iter().any(|s| numpy_scan(s.name()).is_some()) {
+        true => Some(Numpy::start()?),
+        false => None,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("{threads} threads; ns per running task, median of {RUNS} runs");
+    print!(
+        "{:<20} {:>9} {:>7} {:>10} {:>10} {:>7} {:>15}",
+        "detector", "tasks", "nodes", "scan", "floor", "ratio", "floor+scatter"
+    );
+    println!(
+        "{}",
+        if numpy.is_some() {
+            "      numpy  x numpy"
+        } else {
+            ""
+        }
+    );
     let mut scans = Vec::new();
     for (tasks, nodes) in SIZES {
         let snapshot = snapshot(tasks, nodes)
             .with_context(|| format!("building a snapshot of {tasks} tasks"))?;
+        if let Some(numpy) = &mut numpy {
+            numpy.load(&snapshot)?;
+        }
         for spec in &specs {
-            let (ns_per_task, floor_ns_per_task, scatter) = measure(spec, &snapshot);
-            println!(
+            let figures = measure(spec, &snapshot, numpy.as_mut())?;
+            print!(
                 "{:<20} {:>9} {:>7} {:>10.2} {:>10.2} {:>7.2} {:>15}",
                 spec.name(),
                 tasks,
                 nodes,
-                ns_per_task,
-                floor_ns_per_task,
-                ns_per_task / floor_ns_per_task,
-                scatter.map_or("-".to_owned(), |ns| format!("{ns:.2}")),
+                figures.scan,
+                figures.floor,
+                figures.scan / figures.floor,
+                figures
+                    .scatter
+                    .map_or("-".to_owned(), |ns| format!("{ns:.2}")),
             );
+            match figures.numpy {
+                Some(ns) => println!(" {ns:>10.2} {:>8.2}", ns / figures.scan),
+                None if numpy.is_some() => println!(" {:>10} {:>8}", "-", "-"),
+                None => println!(),
+            }
             let mut row = json!({
                 "detector": spec.name(),
                 "tasks": tasks,
                 "nodes": nodes,
-                "ns_per_task": ns_per_task,
-                "floor_ns_per_task": floor_ns_per_task,
+                "ns_per_task": figures.scan,
+                "floor_ns_per_task": figures.floor,
             });
-            if let Some(ns) = scatter {
+            if let Some(ns) = figures.scatter {
                 row["floor_and_scatter_ns_per_task"] = json!(ns);
+            }
+            if let (Some(ns), Some(name)) = (figures.numpy, numpy_scan(spec.name())) {
+                row["numpy_ns_per_task"] = json!(ns);
+                row["numpy_scan"] = json!(name);
             }
             scans.push(row);
         }
@@ -504,5 +687,52 @@ mod tests {
     fn median_of_odd_and_even_counts() {
         assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn rounds_take_turns_and_give_each_work_its_median() {
+        // Two works that log their calls and answer 10, 20, 30, ... (the first, untimed
+        // call included): each is asked for one call, then in every round for one
+        // untimed call and a run of the calls its first answer fills.
+        let log = std::cell::RefCell::new(Vec::new());
+        let work = |id: usize, per_task: f64| {
+            let (log, mut answer) = (&log, 0.0);
+            move |calls: usize| {
+                log.borrow_mut().push((id, calls));
+                answer += per_task;
+                Ok(answer)
+            }
+        };
+        let (mut a, mut b) = (work(0, 10.0), work(1, 1e9));
+        let tasks = 1000;
+        let medians = median_runs(tasks, &mut [&mut a, &mut b]).expect("no work fails");
+        let calls_a = calls_per_run(10.0 * tasks as f64);
+        let mut expected = vec![(0, 1), (1, 1)];
+        for _ in 0..RUNS {
+            expected.extend([(0, 1), (0, calls_a), (1, 1), (1, 1)]);
+        }
+        assert_eq!(*log.borrow(), expected);
+        // Runs answer 30, 50, ... 10 (2 RUNS + 1): the median is the middle one's.
+        let middle = (2 * (RUNS / 2) + 3) as f64;
+        assert_eq!(medians, [10.0 * middle, 1e9 * middle]);
+    }
+
+    #[test]
+    fn a_failing_work_fails_the_measure() {
+        let mut fails = |_calls: usize| -> anyhow::Result<f64> { bail!("python3 is gone") };
+        let mut fine = timed(10, || {});
+        let error = median_runs(10, &mut [&mut fine, &mut fails]).expect_err("a work failed");
+        assert_eq!(error.to_string(), "python3 is gone");
+    }
+
+    #[test]
+    fn numpy_times_only_detectors_that_exist() {
+        let specs = DetectorSpec::all();
+        let timed: Vec<&str> = specs
+            .iter()
+            .map(|s| s.name())
+            .filter(|n| numpy_scan(n).is_some())
+            .collect();
+        assert_eq!(timed, ["default", "hierarchical", "late"]);
     }
 }

@@ -90,7 +90,7 @@ fn with_report(docs: &str, report: &str) -> anyhow::Result<String> {
     ))
 }
 
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("xtask lives in the workspace root")

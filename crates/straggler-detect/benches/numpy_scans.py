@@ -18,6 +18,12 @@ scan reads.
 
 Run: python3 crates/straggler-detect/benches/numpy_scans.py [--json PATH]
 (needs numpy: pip install numpy).
+
+`--serve` is what `cargo xtask bench scans --numpy` runs: it reads commands on stdin and
+answers each on one line of stdout. `load DIR TASKS NODES` reads the snapshot's columns that
+xtask wrote into DIR (the Rust bench's own snapshot, bit for bit: `stage.u32`, `node.u32`,
+`progress.f64`, `start.f64` and `input.f64`, little-endian) and answers `ok`; `time SCAN
+CALLS` runs the scan named (one of SCANS) CALLS times and answers the seconds they took.
 """
 
 import json
@@ -153,7 +159,50 @@ def ns_per_task(work, tasks):
     return statistics.median(runs)
 
 
+def load(directory, tasks, nodes):
+    """The snapshot whose columns xtask wrote into `directory` (see the module docs)."""
+
+    def column(name, dtype):
+        values = np.fromfile(f"{directory}/{name}", dtype=dtype)
+        if values.size != tasks:
+            raise ValueError(f"{directory}/{name}: {values.size} values, expected {tasks}")
+        return values
+
+    stage = column("stage.u32", "<u4")
+    return {
+        "stage": stage,
+        "node": column("node.u32", "<u4"),
+        "start": column("start.f64", "<f8"),
+        "progress": column("progress.f64", "<f8"),
+        "input": column("input.f64", "<f8"),
+        "stages": int(stage.max()) + 1 if tasks else 1,
+        "nodes": nodes,
+    }
+
+
+def serve():
+    """Answers xtask's commands (see the module docs) until stdin closes."""
+    scans = {name: scan for name, scan, _ in SCANS}
+    s = None
+    for line in sys.stdin:
+        command = line.split()
+        if command[:1] == ["load"] and len(command) == 4:
+            s = load(command[1], int(command[2]), int(command[3]))
+            print("ok", flush=True)
+        elif command[:1] == ["time"] and len(command) == 3 and s is not None:
+            scan, calls = scans[command[1]], int(command[2])
+            started = time.perf_counter()
+            for _ in range(calls):
+                scan(s)
+            print(time.perf_counter() - started, flush=True)
+        else:
+            raise ValueError(f"unknown command {line!r}")
+
+
 def main(argv):
+    if argv[1:] == ["--serve"]:
+        serve()
+        return
     json_path = argv[2] if len(argv) == 3 and argv[1] == "--json" else None
     print(f"numpy {np.__version__}; ns per running task, median of {RUNS} runs")
     print(f"{'scan':<19} {'tasks':>9} {'nodes':>7} {'scan':>9} {'floor':>9}")
