@@ -33,12 +33,14 @@
 //! thread with eight accumulators.
 //!
 //! With `--numpy`, Default, LATE and Hierarchical are also timed against numpy
-//! (`"numpy_ns_per_task"`): `crates/straggler-detect/benches/numpy_scans.py --serve` runs
-//! in a child process on the same snapshot, whose columns are written for it under
-//! `target/bench-scans-numpy/`, and its one-stage version of the scan (the fastest numpy
-//! version of these rules on this snapshot, one stage and no row started at `now`) takes
-//! its turn in each round beside the Rust scan and its floor. A multiple of numpy is then
-//! measured in the same seconds, as a ratio to a floor is.
+//! (`"numpy_ns_per_task"` and `"numpy_grouped_ns_per_task"`):
+//! `crates/straggler-detect/benches/numpy_scans.py --serve` runs in a child process on the
+//! same snapshot, whose columns are written for it under `target/bench-scans-numpy/`, and
+//! two numpy versions of the scan ([`numpy_scans`]) take their turns in each round beside
+//! the Rust scan and its floor: one written for this snapshot only (one stage, no row
+//! started at `now`), the fastest numpy version of these rules, and one grouped by stage
+//! as for any snapshot, which computes what the Rust scan computes. A multiple of numpy is
+//! then measured in the same seconds, as a ratio to a floor is.
 
 use std::hint::black_box;
 use std::io::{BufRead, BufReader, Write};
@@ -377,12 +379,14 @@ struct Figures {
     floor: f64,
     /// The floor and scatter, for a detector that sums by node ([`sums_by_node`]).
     scatter: Option<f64>,
-    /// numpy's one-stage version of the scan, with `--numpy` ([`numpy_scan`]).
-    numpy: Option<f64>,
+    /// numpy's versions of the scan, one-stage and grouped, with `--numpy`
+    /// ([`numpy_scans`]).
+    numpy: Option<[f64; 2]>,
 }
 
 /// The median ns per task of the detector, of its floor, for a detector that sums by node
-/// of its floor and scatter, and with `numpy` of numpy's version of the scan if it has one.
+/// of its floor and scatter, and with `numpy` of numpy's versions of the scan if it has
+/// them.
 fn measure(
     spec: &DetectorSpec,
     snapshot: &Snapshot,
@@ -413,30 +417,41 @@ fn measure(
     if by_node {
         works.push(&mut scatter);
     }
-    let numpy = numpy.zip(numpy_scan(spec.name()));
-    let mut numpy_scan =
-        numpy.map(|(numpy, name)| move |calls| numpy.ns_per_task(name, calls, tasks));
-    if let Some(numpy_scan) = &mut numpy_scan {
-        works.push(numpy_scan);
+    // The numpy scans share the script, each borrowing it for its runs.
+    let script = (numpy.zip(numpy_scans(spec.name())))
+        .map(|(numpy, names)| (std::cell::RefCell::new(numpy), names));
+    let mut numpy_works = script.as_ref().map(|(script, names)| {
+        names.map(|name| move |calls| script.borrow_mut().ns_per_task(name, calls, tasks))
+    });
+    for work in numpy_works.iter_mut().flatten() {
+        works.push(work);
     }
     // In the order pushed: scan, floor, then the optional ones.
     let mut medians = median_runs(tasks, &mut works)?.into_iter();
     let mut next = || medians.next().context("a median per work");
+    let (scan, floor) = (next()?, next()?);
+    let scatter = by_node.then(&mut next).transpose()?;
+    let numpy = match script {
+        Some(_) => Some([next()?, next()?]),
+        None => None,
+    };
     Ok(Figures {
-        scan: next()?,
-        floor: next()?,
-        scatter: by_node.then(&mut next).transpose()?,
-        numpy: numpy_scan.is_some().then(&mut next).transpose()?,
+        scan,
+        floor,
+        scatter,
+        numpy,
     })
 }
 
-/// The numpy scan (`numpy_scans.py`'s `SCANS`) that `--numpy` times beside a detector, if
-/// it has one: the one-stage versions, the bench's snapshot being one stage.
-fn numpy_scan(detector: &str) -> Option<&'static str> {
+/// The numpy scans (`numpy_scans.py`'s `SCANS`) that `--numpy` times beside a detector, if
+/// it has them: the version written for one stage, as leanly as numpy allows (the bench's
+/// snapshot is one stage, no row started at `now`), and the one grouped by stage with
+/// `np.bincount`, which computes what the Rust scan computes for any snapshot.
+fn numpy_scans(detector: &str) -> Option<[&'static str; 2]> {
     match detector {
-        "default" => Some("default-1stage"),
-        "late" => Some("late-1stage"),
-        "hierarchical" => Some("hierarchical-1stage"),
+        "default" => Some(["default-1stage", "default"]),
+        "late" => Some(["late-1stage", "late"]),
+        "hierarchical" => Some(["hierarchical-1stage", "hierarchical"]),
         _ => None,
     }
 }
@@ -555,7 +570,7 @@ pub fn run(json_path: Option<&Path>, only: Option<&[&str]>, numpy: bool) -> anyh
         }
         specs.retain(|s| only.contains(&s.name()));
     }
-    let mut numpy = match numpy && specs.iter().any(|s| numpy_scan(s.name()).is_some()) {
+    let mut numpy = match numpy && specs.iter().any(|s| numpy_scans(s.name()).is_some()) {
         true => Some(Numpy::start()?),
         false => None,
     };
@@ -568,7 +583,7 @@ pub fn run(json_path: Option<&Path>, only: Option<&[&str]>, numpy: bool) -> anyh
     println!(
         "{}",
         if numpy.is_some() {
-            "      numpy  x numpy"
+            "  numpy 1-stage        x  numpy grouped        x"
         } else {
             ""
         }
@@ -595,8 +610,14 @@ pub fn run(json_path: Option<&Path>, only: Option<&[&str]>, numpy: bool) -> anyh
                     .map_or("-".to_owned(), |ns| format!("{ns:.2}")),
             );
             match figures.numpy {
-                Some(ns) => println!(" {ns:>10.2} {:>8.2}", ns / figures.scan),
-                None if numpy.is_some() => println!(" {:>10} {:>8}", "-", "-"),
+                Some([one, grouped]) => println!(
+                    " {one:>14.2} {:>8.2} {grouped:>14.2} {:>8.2}",
+                    one / figures.scan,
+                    grouped / figures.scan
+                ),
+                None if numpy.is_some() => {
+                    println!(" {:>14} {:>8} {:>14} {:>8}", "-", "-", "-", "-")
+                }
                 None => println!(),
             }
             let mut row = json!({
@@ -609,9 +630,13 @@ pub fn run(json_path: Option<&Path>, only: Option<&[&str]>, numpy: bool) -> anyh
             if let Some(ns) = figures.scatter {
                 row["floor_and_scatter_ns_per_task"] = json!(ns);
             }
-            if let (Some(ns), Some(name)) = (figures.numpy, numpy_scan(spec.name())) {
-                row["numpy_ns_per_task"] = json!(ns);
-                row["numpy_scan"] = json!(name);
+            if let (Some([one, grouped]), Some([one_name, grouped_name])) =
+                (figures.numpy, numpy_scans(spec.name()))
+            {
+                row["numpy_ns_per_task"] = json!(one);
+                row["numpy_scan"] = json!(one_name);
+                row["numpy_grouped_ns_per_task"] = json!(grouped);
+                row["numpy_grouped_scan"] = json!(grouped_name);
             }
             scans.push(row);
         }
@@ -731,7 +756,7 @@ mod tests {
         let timed: Vec<&str> = specs
             .iter()
             .map(|s| s.name())
-            .filter(|n| numpy_scan(n).is_some())
+            .filter(|n| numpy_scans(n).is_some())
             .collect();
         assert_eq!(timed, ["default", "hierarchical", "late"]);
     }
