@@ -522,11 +522,12 @@ impl Numpy {
         write("progress.f64", f64s(snapshot.progress()))?;
         write("start.f64", f64s(snapshot.start_secs()))?;
         write("input.f64", f64s(snapshot.input_bytes()))?;
+        // The directory last: the script takes the rest of the line, spaces and all.
         let command = format!(
             "load {} {} {}",
-            self.dir.display(),
             snapshot.len(),
-            snapshot.node_count()
+            snapshot.node_count(),
+            self.dir.display()
         );
         match self.ask(&command)?.as_str() {
             "ok" => Ok(()),

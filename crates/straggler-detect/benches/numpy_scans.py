@@ -20,8 +20,8 @@ Run: python3 crates/straggler-detect/benches/numpy_scans.py [--json PATH]
 (needs numpy: pip install numpy).
 
 `--serve` is what `cargo xtask bench scans --numpy` runs: it reads commands on stdin and
-answers each on one line of stdout. `load DIR TASKS NODES` reads the snapshot's columns that
-xtask wrote into DIR (the Rust bench's own snapshot, bit for bit: `stage.u32`, `node.u32`,
+answers each on one line of stdout. `load TASKS NODES DIR` reads the snapshot's columns that
+xtask wrote into DIR (the rest of the line, spaces and all) (the Rust bench's own snapshot, bit for bit: `stage.u32`, `node.u32`,
 `progress.f64`, `start.f64` and `input.f64`, little-endian) and answers `ok`; `time SCAN
 CALLS` runs the scan named (one of SCANS) CALLS times and answers the seconds they took.
 """
@@ -185,9 +185,9 @@ def serve():
     scans = {name: scan for name, scan, _ in SCANS}
     s = None
     for line in sys.stdin:
-        command = line.split()
+        command = line.rstrip("\n").split(" ", 3)
         if command[:1] == ["load"] and len(command) == 4:
-            s = load(command[1], int(command[2]), int(command[3]))
+            s = load(command[3], int(command[1]), int(command[2]))
             print("ok", flush=True)
         elif command[:1] == ["time"] and len(command) == 3 and s is not None:
             scan, calls = scans[command[1]], int(command[2])
