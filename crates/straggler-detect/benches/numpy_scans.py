@@ -20,10 +20,11 @@ Run: python3 crates/straggler-detect/benches/numpy_scans.py [--json PATH]
 (needs numpy: pip install numpy).
 
 `--serve` is what `cargo xtask bench scans --numpy` runs: it reads commands on stdin and
-answers each on one line of stdout. `load TASKS NODES DIR` reads the snapshot's columns that
-xtask wrote into DIR (the rest of the line, spaces and all) (the Rust bench's own snapshot, bit for bit: `stage.u32`, `node.u32`,
-`progress.f64`, `start.f64` and `input.f64`, little-endian) and answers `ok`; `time SCAN
-CALLS` runs the scan named (one of SCANS) CALLS times and answers the seconds they took.
+answers each on one line of stdout. `load TASKS NODES DIR` reads the columns of the Rust
+bench's own snapshot, bit for bit, that xtask wrote into DIR (the rest of the line, spaces
+and all): `stage.u32`, `node.u32`, `progress.f64`, `start.f64` and `input.f64`,
+little-endian; it answers `ok`. `time SCAN CALLS` runs the scan named (one of SCANS) CALLS
+times and answers the seconds they took.
 """
 
 import json
