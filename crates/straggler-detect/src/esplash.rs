@@ -20,7 +20,12 @@
 //!   dominates the other (`min_i(a) > max_j(a)` and `min_j(b) > max_i(b)` for some
 //!   dimensions `a`, `b`), and merge the groups that overlap the merged one (`[min, max]`
 //!   overlapping in a dimension), until the groups are non-overlapping and ordered: for any
-//!   two groups, one lies strictly below the other in every dimension.
+//!   two groups, one lies strictly below the other in every dimension. The overlap test
+//!   is applied to every pair, single points too, with closed intervals: two PVs equal in
+//!   one dimension (`(10, 5)` and `(12, 5)`) overlap there and share a group, where line 8
+//!   alone (strict comparisons) would keep them apart until a merge made a group they
+//!   overlap. The paper's result then depends on the order of its merges; this one does
+//!   not, and the two differ only where PVs tie exactly in a dimension.
 //! - **Group-based k-means (Alg. 2).** k-means over the PVs in which each PV votes for its
 //!   closest centre (Euclidean distance) and each group joins the centre with the most
 //!   votes, until no group changes cluster. Clusters become levels, ordered by their
@@ -257,6 +262,32 @@ pub(crate) fn group_points(points: &[f64], dims: usize) -> Vec<u32> {
         }
     }
     groups
+}
+
+/// Algorithm 3 for a task on a straggler node of `level`: `(ExpT_minL, minL)`, with
+/// `hosts[m]` the non-straggler nodes of level `m` (`C(m)`) and `mean(m)` the mean time of
+/// the task's type at level `m` (`mu(m, d)`; `None` where the level finished none, which
+/// leaves it out). `ExpT_l` is the mean of `mu(m, d)` over the levels `m >= l` weighted by
+/// `C(m)`; `minL` the `l >= level` of the least `ExpT_l`, the lowest on a tie.
+/// `(NaN, NO_LEVEL)` when no level from `level` up has a host and a mean.
+fn min_level(level: usize, hosts: &[u32], mean: impl Fn(usize) -> Option<f64>) -> (f64, u32) {
+    let mut best = (f64::INFINITY, NO_LEVEL);
+    for l in level..hosts.len() {
+        let (mut weighted, mut count) = (0.0, 0u32);
+        for (m, &c) in hosts.iter().enumerate().skip(l) {
+            if let Some(mu) = mean(m) {
+                weighted += f64::from(c) * mu;
+                count += c;
+            }
+        }
+        if count > 0 && weighted / f64::from(count) < best.0 {
+            best = (weighted / f64::from(count), l as u32);
+        }
+    }
+    match best.1 {
+        NO_LEVEL => (f64::NAN, NO_LEVEL),
+        _ => best,
+    }
 }
 
 /// Algorithm 2: group-based k-means of `points` (`dims` values each) whose groups are
@@ -881,27 +912,16 @@ impl Detector for ESplash {
             return;
         }
         // Algorithm 3, per level i and stage d: ExpT of minL, and minL.
-        self.exp_bar.clear();
-        self.exp_bar
-            .resize(levels * stage_count, (f64::NAN, NO_LEVEL));
+        let mut exp_bar = std::mem::take(&mut self.exp_bar);
+        exp_bar.clear();
+        exp_bar.resize(levels * stage_count, (f64::NAN, NO_LEVEL));
         for stage in 0..stage_count {
+            let mean = |m: usize| self.level_stat(m, stage).map(|stat| stat.mean);
             for level in 0..levels {
-                let mut best = (f64::INFINITY, NO_LEVEL);
-                for l in level..levels {
-                    let (mut weighted, mut hosts) = (0.0, 0u32);
-                    for m in l..levels {
-                        if let Some(stat) = self.level_stat(m, stage) {
-                            weighted += f64::from(self.hosts[m]) * stat.mean;
-                            hosts += self.hosts[m];
-                        }
-                    }
-                    if hosts > 0 && weighted / f64::from(hosts) < best.0 {
-                        best = (weighted / f64::from(hosts), l as u32);
-                    }
-                }
-                self.exp_bar[level * stage_count + stage] = best;
+                exp_bar[level * stage_count + stage] = min_level(level, &self.hosts, mean);
             }
         }
+        self.exp_bar = exp_bar;
         // Pass 3: flag the originals on straggler nodes with a positive value.
         let rows = findings.rows_mut();
         for row in 0..snapshot.len() {
@@ -994,8 +1014,10 @@ mod tests {
     use super::*;
     use crate::conformance::SplitMix64;
 
-    /// Algorithm 1 as written: merge any two groups that are not strictly ordered in every
-    /// dimension, until none is left. Returns groups as sorted lists of points, sorted.
+    /// Algorithm 1 as the module docs read it, pair by pair: merge any two groups that
+    /// cross (line 8) or overlap (line 10, closed intervals), that is, that are not
+    /// strictly ordered in every dimension, until none is left. Returns groups as sorted
+    /// lists of points, sorted.
     fn naive_groups(points: &[f64], dims: usize) -> Vec<Vec<usize>> {
         let n = points.len() / dims;
         let mut groups: Vec<Vec<usize>> = (0..n).map(|i| vec![i]).collect();
@@ -1259,7 +1281,7 @@ mod tests {
     }
 
     #[test]
-    fn grouping_matches_algorithm_1_as_written() {
+    fn grouping_matches_algorithm_1_pair_by_pair() {
         let mut rng = SplitMix64(7);
         for case in 0..200 {
             let dims = 1 + case % 3;
@@ -1273,6 +1295,26 @@ mod tests {
                 "points {points:?} in {dims} dimensions"
             );
         }
+    }
+
+    #[test]
+    fn min_level_weighs_each_level_by_its_hosts() {
+        // Levels 0 (slowest) to 2: mu 21, 9 and 12 s, hosts C = 2, 1 and 3. From level 1:
+        // ExpT_1 = (1 x 9 + 3 x 12) / 4 = 11.25 (unweighted, (9 + 12) / 2 = 10.5),
+        // ExpT_2 = 12: minL = 1. From level 0: ExpT_0 = (42 + 9 + 36) / 6 = 14.5, so
+        // minL = 1 again.
+        let mu = [21.0, 9.0, 12.0];
+        let mean = |m: usize| Some(mu[m]);
+        assert_eq!(min_level(1, &[2, 1, 3], mean), (11.25, 1));
+        assert_eq!(min_level(0, &[2, 1, 3], mean), (11.25, 1));
+        assert_eq!(min_level(2, &[2, 1, 3], mean), (12.0, 2));
+        // A tie goes to the lowest level: mu 10 and 10, ExpT_0 = ExpT_1 = 10.
+        assert_eq!(min_level(0, &[1, 1], |_| Some(10.0)), (10.0, 0));
+        // A level without hosts or without a mean is left out; none left: no minL.
+        let partial = |m: usize| (m != 1).then_some(mu[m]);
+        assert_eq!(min_level(1, &[2, 5, 3], partial), (12.0, 1));
+        let none = min_level(1, &[2, 0, 0], mean);
+        assert!(none.0.is_nan() && none.1 == NO_LEVEL);
     }
 
     #[test]

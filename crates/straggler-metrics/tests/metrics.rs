@@ -95,6 +95,22 @@ fn detection_metrics_by_hand() {
 }
 
 #[test]
+fn latency_and_undetected_time_are_means_of_each_tasks_ratio() {
+    // Eqs. 3-4 divide each task's time by its own usual time, then average over the tasks:
+    // DL = (5 / 10 + 15 / 20) / 2 = 0.625, not (5 + 15) / (10 + 20) = 0.667 pooled;
+    // UT = (25 / 10 + 60 / 40) / 2 = 2, not (25 + 60) / (10 + 40) = 1.7 pooled.
+    let records = [
+        record(0.0, 30.0, 10.0, true, Some(5.0)),
+        record(0.0, 60.0, 20.0, true, Some(15.0)),
+        record(0.0, 25.0, 10.0, true, None),
+        record(0.0, 60.0, 40.0, true, None),
+    ];
+    let metrics = detection_metrics(&records).expect("valid records");
+    assert_option_eq(metrics.detection_latency, Some(0.625), "detection_latency");
+    assert_option_eq(metrics.undetected_time, Some(2.0), "undetected_time");
+}
+
+#[test]
 fn fakes_lower_precision_as_in_section_6_2() {
     // 100 detections: 50 stragglers (14 detected too late) and 50 non-stragglers.
     // precision_raw = 50 / 100 = 0.5, fake = 14 / 100 = 0.14, precision = 36 / 100 = 0.36.
