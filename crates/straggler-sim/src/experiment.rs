@@ -929,8 +929,9 @@ impl RunMetrics {
     /// tasks whose straggler label differs between the two times; the Section 4.2
     /// predictor's `predicted_time_overhead` and `predicted_energy_overhead` (from the
     /// run's straggler ratio, raw precision, recall, Detection Latency and Undetected
-    /// Time) next to the simulated `simulated_time_overhead` (the tasks' times, from their
-    /// original's start to their end, summed, over their usual times summed, minus 1) and
+    /// Time) next to the simulated `simulated_time_overhead` (the mean over tasks of the
+    /// time from their original's start to their end over their usual time, minus 1: per
+    /// task and in units of its usual time, as the predictor's overheads are) and
     /// `simulated_energy_overhead` (energy over the homogeneous baseline's, minus 1).
     pub fn of_outcome(
         outcome: &Outcome,
@@ -943,7 +944,8 @@ impl RunMetrics {
         let mut records = Vec::with_capacity(run.tasks.len());
         let mut estimated = 0usize;
         let (mut gap_sum, mut killed, mut disagreements) = (0.0, 0usize, 0usize);
-        let (mut task_secs, mut usual_total) = (0.0, 0.0);
+        // Each ended task's time over its usual time, summed, and how many ended.
+        let (mut time_ratios, mut ended) = (0.0, 0usize);
         let ends = task_end_secs(run);
         for (((task, original), first_detection_secs), end_secs) in run
             .tasks
@@ -986,9 +988,9 @@ impl RunMetrics {
                 }
             }
             if let Some(end_secs) = end_secs {
-                task_secs += end_secs - original.start_secs;
+                time_ratios += (end_secs - original.start_secs) / usual_secs;
+                ended += 1;
             }
-            usual_total += usual_secs;
             records.push(TaskRecord {
                 start_secs: original.start_secs,
                 exec_secs,
@@ -1066,7 +1068,7 @@ impl RunMetrics {
             ),
             (
                 "simulated_time_overhead".to_owned(),
-                (usual_total > 0.0).then(|| task_secs / usual_total - 1.0),
+                (ended > 0).then(|| time_ratios / ended as f64 - 1.0),
             ),
             (
                 "simulated_energy_overhead".to_owned(),
