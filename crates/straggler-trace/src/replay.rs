@@ -47,30 +47,39 @@ use straggler_model::{
 
 use crate::{AttemptOutcome, Labels, ReplayError, StageKind, TraceAttempt, TraceJob};
 
-/// The most scans a job's replay may take (its span over the scan interval), a bound that
-/// turns a damaged time (an end years after the launch) into a job skipped
-/// ([`ReplayOutcome::skipped_jobs`]) rather than hours of scans: a week's job every 0.05 s
-/// is 1.2 x 10^7 scans.
-pub const MAX_SCANS_PER_JOB: u64 = 100_000_000;
+/// The most scans a job's replay may take by default ([`ReplayConfig::max_scans_per_job`]):
+/// its span over the scan interval. The bound turns a damaged time (an end years after the
+/// launch) into a job skipped ([`ReplayOutcome::skipped_jobs`]) rather than minutes of
+/// scans for every detector: 10^7 scans is a year at the default 3 s; a week's job every
+/// 0.1 s is 6 x 10^6. Default took 18.3 s over 9.7 x 10^7 scans of one running attempt
+/// (`stragglers replay` of a three-line Alibaba log whose one attempt ran 2.9 x 10^8 s,
+/// with the bound raised), so about 2 s at this bound.
+pub const MAX_SCANS_PER_JOB: u64 = 10_000_000;
 
 /// How a replay scans.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ReplayConfig {
     /// Seconds between two scans (and two progress reports); 3 s by default, the
     /// simulator's heartbeat.
     pub scan_interval_secs: f64,
+    /// The most scans one job's replay may take ([`MAX_SCANS_PER_JOB`] by default); a job
+    /// that would take more is skipped ([`ReplayOutcome::skipped_jobs`]).
+    pub max_scans_per_job: u64,
 }
 
 impl Default for ReplayConfig {
     fn default() -> Self {
         ReplayConfig {
             scan_interval_secs: 3.0,
+            max_scans_per_job: MAX_SCANS_PER_JOB,
         }
     }
 }
 
 impl ReplayConfig {
-    /// Checks the scan interval (finite, `> 0`; at least a millisecond).
+    /// Checks the scan interval (finite, `> 0`; at least a millisecond). Any bound on the
+    /// scans is valid (0 skips every job that runs past its first launch).
     pub fn check(self) -> Result<Self, ReplayError> {
         check_range(
             "scan_interval_secs",
@@ -98,9 +107,9 @@ pub struct ReplayOutcome {
     pub skipped_jobs: Vec<SkippedJob>,
 }
 
-/// A job replay left out: it would take more than [`MAX_SCANS_PER_JOB`] scans, because its
-/// log holds a time far from the others (a broken clock or a damaged record) or the scan
-/// interval is far too short for it.
+/// A job replay left out: it would take more than [`ReplayConfig::max_scans_per_job`]
+/// scans, because its log holds a time far from the others (a broken clock or a damaged
+/// record) or the scan interval is far too short for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkippedJob {
     /// The job id as the log writes it.
@@ -111,6 +120,8 @@ pub struct SkippedJob {
     pub interval_secs: f64,
     /// The scans the span would take.
     pub scans: f64,
+    /// The bound it is over ([`ReplayConfig::max_scans_per_job`]).
+    pub max_scans: u64,
 }
 
 impl std::fmt::Display for SkippedJob {
@@ -118,8 +129,9 @@ impl std::fmt::Display for SkippedJob {
         write!(
             f,
             "job {} not replayed: it runs {} s after its first launch, {} scans every {} s, \
-             more than {MAX_SCANS_PER_JOB}; check its times or use a longer --scan-interval",
-            self.job, self.span_secs, self.scans, self.interval_secs
+             more than {}; check its times, or use a longer --scan-interval or a larger \
+             --max-scans-per-job",
+            self.job, self.span_secs, self.scans, self.interval_secs, self.max_scans
         )
     }
 }
@@ -187,8 +199,9 @@ fn usable_splits(splits: &[(f64, f64)]) -> bool {
 /// Replays `detector` over every job of `jobs` and returns its first detections of the
 /// labelled tasks. `labels` must come from [`label`](crate::label) on the same jobs.
 ///
-/// A job that would take more than [`MAX_SCANS_PER_JOB`] scans is not replayed: it is
-/// listed in [`ReplayOutcome::skipped_jobs`] and the other jobs are replayed.
+/// A job that would take more than [`ReplayConfig::max_scans_per_job`] scans is not
+/// replayed: it is listed in [`ReplayOutcome::skipped_jobs`] and the other jobs are
+/// replayed.
 ///
 /// # Errors
 ///
@@ -296,12 +309,13 @@ fn replay_job(
         .map(|a| if a.end.is_nan() { a.start } else { a.end })
         .fold(0.0, f64::max);
     let scans = job_end / config.scan_interval_secs;
-    if scans > MAX_SCANS_PER_JOB as f64 {
+    if scans > config.max_scans_per_job as f64 {
         outcome.skipped_jobs.push(SkippedJob {
             job: job.id.clone(),
             span_secs: job_end,
             interval_secs: config.scan_interval_secs,
             scans: scans.ceil(),
+            max_scans: config.max_scans_per_job,
         });
         return Ok(());
     }
@@ -537,6 +551,7 @@ mod tests {
         };
         let config = ReplayConfig {
             scan_interval_secs: 5.0,
+            ..ReplayConfig::default()
         };
         let outcome = replay(&jobs, &labels, &mut slow, config).unwrap();
         assert_eq!(
@@ -666,9 +681,36 @@ mod tests {
     }
 
     #[test]
+    fn the_bound_on_scans_is_the_configs() {
+        // A job of 10 s at 3 s: 10 / 3 = 3.33 scans by the bound's count, over a bound of
+        // 3 (skipped, the bound named), within one of 4 (replayed: scans at 0, 3, 6, 9).
+        let jobs = vec![job("k", vec![plain_task("u", "map", 0.0, 10.0)])];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        for (max_scans_per_job, skipped, scans) in [(3, 1, 0), (4, 0, 4)] {
+            let config = ReplayConfig {
+                max_scans_per_job,
+                ..ReplayConfig::default()
+            };
+            let mut slow = Slow::default();
+            let outcome = replay(&jobs, &labels, &mut slow, config).unwrap();
+            assert_eq!(
+                outcome.skipped_jobs.len(),
+                skipped,
+                "bound {max_scans_per_job}"
+            );
+            assert_eq!(outcome.scans, scans, "bound {max_scans_per_job}");
+            if let Some(job) = outcome.skipped_jobs.first() {
+                assert_eq!((job.max_scans, job.scans), (3, 4.0));
+                assert!(job.to_string().contains("more than 3;"), "{job}");
+            }
+        }
+    }
+
+    #[test]
     fn a_bad_interval_is_refused() {
         let config = ReplayConfig {
             scan_interval_secs: 0.0,
+            ..ReplayConfig::default()
         };
         let labels = label(&[], TruthConfig::default()).unwrap();
         let mut slow = Slow::default();

@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::Table;
 use stragglers::trace::{
-    Labels, ReadReport, ReplayConfig, SkippedJob, Table3, TraceJob, TruthConfig, detect_format,
-    fakes_won_by_copy, judge, label, metric_map, read_path, recorded, replay, table3,
+    Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, SkippedJob, Table3, TraceJob, TruthConfig,
+    detect_format, fakes_won_by_copy, judge, label, metric_map, read_path, recorded, replay,
+    table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -45,6 +46,11 @@ pub struct ReplayArgs {
         allow_negative_numbers = true
     )]
     scan_interval: f64,
+    /// The most scans one job's replay may take: a job whose span (first launch to last
+    /// end) over the scan interval is larger is not replayed, and a note names it (a
+    /// damaged time, an end years after the launch, would otherwise take minutes).
+    #[arg(long, default_value_t = MAX_SCANS_PER_JOB, value_name = "N")]
+    max_scans_per_job: u64,
     /// A task is a straggler if it takes more than this factor times its siblings'
     /// reference (seeds 002 and 004: 1.5; the seed paper: 1.2).
     #[arg(
@@ -299,6 +305,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     .context("--factor")?;
     let replay_config = ReplayConfig {
         scan_interval_secs: args.scan_interval,
+        max_scans_per_job: args.max_scans_per_job,
     }
     .check()
     .context("--scan-interval")?;
@@ -635,6 +642,7 @@ fn json_report(
         "stragglers": labels.stragglers(),
         "truth": labels.config,
         "scan_interval_secs": replay_config.scan_interval_secs,
+        "max_scans_per_job": replay_config.max_scans_per_job,
         "skipped_jobs": skipped_jobs,
         "detectors": detectors,
         "per_job": per_job,

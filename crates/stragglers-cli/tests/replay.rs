@@ -186,6 +186,16 @@ fn replay_notes_a_job_it_does_not_replay_and_lists_it_in_the_json() {
     assert_eq!(skipped.len(), 1, "{skipped:?}");
     assert_eq!(skipped[0]["job"], "11");
     assert_eq!(skipped[0]["span_secs"], 999_999.0);
+    assert_eq!(skipped[0]["max_scans"], 10_000_000);
+    assert_eq!(value["max_scans_per_job"], 10_000_000);
+    // At the default 3 s, job 11 takes 333,333 scans: within the default bound, over one
+    // of 1,000 given on the command line.
+    let (stderr, value) = replay_default(&log, &["--max-scans-per-job", "1000"]);
+    assert!(
+        stderr.contains("note: job 11 not replayed") && stderr.contains("more than 1000;"),
+        "{stderr}"
+    );
+    assert_eq!(value["skipped_jobs"][0]["max_scans"], 1000);
     std::fs::remove_dir_all(&dir).ok();
 }
 
