@@ -343,7 +343,9 @@ fn replay_baseline(
     Ok((run, recorder.0.history().clone()))
 }
 
-/// The evaluation's homogeneous baseline runs, in run order, and, `with_history`, their
+/// The evaluation's homogeneous baseline runs (under x100, whatever policy `config.sim`
+/// names: no copy runs without a detector, and no container is held back), in run order,
+/// and, `with_history`, their
 /// progress history (seed 004, Section 7.2: "statistical models generated from historical
 /// data"; framework spec: "an offline progress model from history"); without, an empty
 /// one. With the history, every baseline run is replayed as [`replay_baseline`] says,
@@ -359,14 +361,18 @@ fn simulate_baselines(
     scenario: &Scenario,
     with_history: bool,
 ) -> Result<(Vec<Run>, straggler_detect::garraghan::ProgressHistory), SimError> {
+    // The paper's platform, every container for regular tasks, whatever policy
+    // `config.sim` names (each cell sets its own).
+    let mut sim = config.sim.clone();
+    sim.speculation.policy = Policy::X100;
     let runs: Vec<_> = (0..config.baseline_runs)
         .into_par_iter()
         .map(|r| {
             let seed = run_seed(config.seed, "baseline", r);
             if with_history {
-                replay_baseline(&config.sim, scenario, seed).map(|(run, h)| (run, Some(h)))
+                replay_baseline(&sim, scenario, seed).map(|(run, h)| (run, Some(h)))
             } else {
-                simulate(&config.sim, scenario, seed, None).map(|run| (run, None))
+                simulate(&sim, scenario, seed, None).map(|run| (run, None))
             }
         })
         .collect::<Result<_, _>>()?;

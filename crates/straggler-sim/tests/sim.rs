@@ -387,6 +387,39 @@ fn small_eval() -> Evaluation {
 }
 
 #[test]
+fn the_baselines_run_under_x100_whatever_policy_the_config_names() {
+    // The usual times come from the homogeneous platform with all 160 containers for
+    // regular tasks: a config whose `sim` names x50 (each cell sets its own policy) must
+    // label, and so evaluate, as the default does. Under x50 the baselines would run 80
+    // maps at a time, each faster, and nearly every task of a cell would be a straggler.
+    let eval = |policy: Policy| {
+        let mut config = EvalConfig {
+            repetitions: 1,
+            baseline_runs: 2,
+            scenarios: vec![Scenario::c2()],
+            policies: vec![Policy::X100],
+            fig3: Fig3Config {
+                lags_secs: vec![],
+                scenarios: vec![],
+                ..Fig3Config::default()
+            },
+            table7: Table7Config {
+                scenarios: vec![],
+                policies: vec![],
+            },
+            ..EvalConfig::default()
+        };
+        config.sim.speculation.policy = policy;
+        let results = Evaluation::paper().with_config(config).run().unwrap();
+        serde_json::to_string(&results.cells).unwrap()
+    };
+    let x50 = Policy::Reserved {
+        regular_percent: 50,
+    };
+    assert_eq!(eval(x50), eval(Policy::X100));
+}
+
+#[test]
 fn evaluation_is_the_same_on_one_thread_and_on_two() {
     let on = |threads| {
         let pool = rayon::ThreadPoolBuilder::new()
