@@ -739,6 +739,52 @@ fn reservation_is_applied_to_the_cluster_not_per_node() {
     );
 }
 
+/// The most attempts running at once over a run, of those `counted` (an attempt's end
+/// frees its container before a start at the same instant takes it).
+fn most_running(run: &Run, counted: impl Fn(&straggler_model::Attempt) -> bool) -> usize {
+    let mut events: Vec<(f64, i32)> = Vec::new();
+    for attempt in run.attempts.iter().filter(|a| counted(a)) {
+        events.push((attempt.start_secs, 1));
+        events.push((attempt.end_secs.expect("a finished run"), -1));
+    }
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let (mut running, mut most) = (0i32, 0i32);
+    for (_, change) in events {
+        running += change;
+        most = most.max(running);
+    }
+    most as usize
+}
+
+#[test]
+fn a_reservation_holds_over_a_whole_run() {
+    // Default in C2 under x50: at no instant do more than 80 originals run (the regular
+    // containers), nor more than 8 attempts on a node, nor more than 160 in all; and the
+    // reserved containers are used, by copies (more than 160 - 80 = 80 attempts at once
+    // would need them). Under x100 the originals fill all 160.
+    let run_under = |policy| {
+        simulate(
+            &SimConfig::paper(policy),
+            &Scenario::c2(),
+            7,
+            Some(&mut DefaultDetector::default()),
+        )
+        .unwrap()
+    };
+    let run = run_under(Policy::Reserved {
+        regular_percent: 50,
+    });
+    let original = |a: &straggler_model::Attempt| a.role == AttemptRole::Original;
+    assert_eq!(most_running(&run, original), 80);
+    assert!(most_running(&run, |_| true) > 80);
+    assert!(most_running(&run, |_| true) <= 160);
+    for node in 0..20 {
+        let on_node = most_running(&run, |a| a.node == NodeId(node));
+        assert!(on_node <= 8, "node {node}: {on_node} at once");
+    }
+    assert_eq!(most_running(&run_under(Policy::X100), original), 160);
+}
+
 #[test]
 fn x50_launches_copies_earlier_than_x100() {
     let run = |policy| {
