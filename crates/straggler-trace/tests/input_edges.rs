@@ -3,8 +3,9 @@
 //! frames (passed over wherever a frame may start), gzip and zstd data that fail their
 //! checksums (refused as corrupt) or are followed by padding or garbage (noted, not taken
 //! for a cut), files of a rolling event-log directory that are not event files (named),
-//! and Rumen objects whose bad values are named by their line and field (and cost only the
-//! attempt or task they are in).
+//! Rumen objects whose bad values are named by their line and field (and cost only the
+//! attempt or task they are in), and line ends and byte order marks, read the same
+//! whatever the size of the reads that bring them.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -1233,4 +1234,166 @@ fn a_missing_or_repeated_event_file_index_is_named() {
             .iter()
             .all(|(_, reason, _)| *reason != "missing event file")
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Line ends and the byte order mark, whatever the chunking.
+
+/// A reader that gives at most `step` bytes a read, as a pipe or a socket may.
+struct Chunked<'a> {
+    bytes: &'a [u8],
+    step: usize,
+}
+
+impl std::io::Read for Chunked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.step).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// The summary of `bytes` read in `format` by `read_reader` from a reader of `step` bytes a
+/// read (through a `BufReader` no larger, so that each buffer holds `step` bytes at most).
+fn chunked_summary(bytes: &[u8], format: TraceFormat, step: usize) -> String {
+    let reader = std::io::BufReader::with_capacity(step, Chunked { bytes, step });
+    let mut jobs = Vec::new();
+    let report = read_reader(reader, format, Path::new("<bytes>"), |job| jobs.push(job))
+        .unwrap_or_else(|error| panic!("step {step}: {error}"));
+    summary(&jobs, &report)
+}
+
+/// The summary of `bytes` read as a file, its format detected (`read_path`, whose buffers
+/// are 256 KiB).
+fn file_summary(test: &str, bytes: &[u8]) -> String {
+    let dir = scratch_dir(test);
+    let path = dir.join("events.json");
+    std::fs::write(&path, bytes).expect("the file is written");
+    let read = read_path(&path);
+    std::fs::remove_dir_all(&dir).expect("the scratch directory goes");
+    let (jobs, report) = read.unwrap_or_else(|error| panic!("{test}: {error}"));
+    summary(&jobs, &report)
+}
+
+/// The Spark fixture with its first line made longer than `read_path`'s 256 KiB buffer:
+/// a field of 300 000 bytes after `Spark Version`, `before` written before its key.
+fn spark_long_first_line(before: &str) -> Vec<u8> {
+    let log = String::from_utf8(fixture("spark-small.json")).expect("UTF-8");
+    let (first, rest) = log.split_once('\n').expect("lines");
+    let pad = "x".repeat(300_000);
+    let first = first.replacen(
+        "\"Spark Version\":\"3.5.0\"",
+        &format!("\"Spark Version\":\"3.5.0\",{before}\"Pad\":\"{pad}\""),
+        1,
+    );
+    assert!(
+        first.len() > 256 * 1024,
+        "the fixture's first line has changed"
+    );
+    format!("{first}\n{rest}").into_bytes()
+}
+
+/// The same log with each `\n` line end made `end`.
+fn with_ends(log: &[u8], end: &str) -> Vec<u8> {
+    String::from_utf8(log.to_vec())
+        .expect("UTF-8")
+        .replace('\n', end)
+        .into_bytes()
+}
+
+/// The Spark fixture in every line-end style, with and without a byte order mark, with a
+/// `\r` inside a line (JSON whitespace), and with a first line longer than a buffer, reads
+/// as the fixture does through `read_bytes`, through `read_reader` whatever the size of
+/// its reads, and through `read_path`. The line end and the byte order mark were told from
+/// the first buffer only: a CR-only log whose first line is longer than 256 KiB read from
+/// a file as one skipped record; a `\r` in a first line that long made a file of `\n` ends
+/// CR-only, two skipped records; and a byte order mark that the first read cut in two was
+/// not dropped, line 1 "malformed JSON".
+#[test]
+fn line_ends_and_a_byte_order_mark_read_the_same_whatever_the_chunking() {
+    let expected = plain_summary();
+    let lf = fixture("spark-small.json");
+    let bom = |log: &[u8]| [&b"\xef\xbb\xbf"[..], log].concat();
+    // Lines 1 to 4 with CRLF ends, the rest with LF, and a `\r` between two fields of
+    // line 6 (JSON whitespace).
+    let mixed = {
+        let text = String::from_utf8(lf.clone()).expect("UTF-8");
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        lines[5] = lines[5].replacen(",", ",\r", 1);
+        let mut out = String::new();
+        for (i, line) in lines.iter().enumerate() {
+            out.push_str(line);
+            out.push_str(if i < 4 { "\r\n" } else { "\n" });
+        }
+        out.into_bytes()
+    };
+    let long = spark_long_first_line("");
+    let long_cr_inside = spark_long_first_line("\r");
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("lf", lf.clone()),
+        ("crlf", with_ends(&lf, "\r\n")),
+        ("cr", with_ends(&lf, "\r")),
+        ("mixed", mixed),
+        ("bom-lf", bom(&lf)),
+        ("bom-crlf", bom(&with_ends(&lf, "\r\n"))),
+        ("bom-cr", bom(&with_ends(&lf, "\r"))),
+        ("long-first-lf", long.clone()),
+        ("long-first-cr", with_ends(&long, "\r")),
+        ("long-first-crlf", with_ends(&long, "\r\n")),
+        ("long-first-cr-inside", long_cr_inside.clone()),
+        ("bom-long-first-cr-inside", bom(&long_cr_inside)),
+        ("bom-long-first-cr", bom(&with_ends(&long, "\r"))),
+    ];
+    for (name, bytes) in &cases {
+        let (jobs, report) = read_bytes(bytes, TraceFormat::SparkEventLog).expect(name);
+        assert_eq!(summary(&jobs, &report), expected, "{name}: read_bytes");
+        for step in [1, 2, 3, 7] {
+            assert_eq!(
+                chunked_summary(bytes, TraceFormat::SparkEventLog, step),
+                expected,
+                "{name}: read_reader, {step} bytes a read"
+            );
+        }
+        assert_eq!(
+            file_summary(&format!("line-ends-{name}"), bytes),
+            expected,
+            "{name}: read_path"
+        );
+    }
+}
+
+/// Every format drops a byte order mark that the first read of the decompressed content
+/// cuts (a gzip or zstd stream read a byte or two at a time hands out its content in as
+/// small pieces): the mark was taken for part of the first record, skipped.
+#[test]
+fn a_byte_order_mark_cut_by_the_first_read_is_dropped_in_every_format() {
+    for (name, format) in [
+        (
+            "google-2011-task_events.csv",
+            TraceFormat::Google2011TaskEvents,
+        ),
+        (
+            "alibaba-2018-batch_instance.csv",
+            TraceFormat::Alibaba2018BatchInstance,
+        ),
+        ("spark-small.json", TraceFormat::SparkEventLog),
+    ] {
+        let bytes = fixture(name);
+        let (jobs, report) = read_bytes(&bytes, format).expect("the fixture reads");
+        let expected = summary(&jobs, &report);
+        let with_bom = [&b"\xef\xbb\xbf"[..], &bytes].concat();
+        let plain = with_bom.clone();
+        let gzip = gzip_member(&with_bom, 0, false);
+        let zstd = zstd_frame(&with_bom);
+        for (codec, input) in [("plain", plain), ("gzip", gzip), ("zstd", zstd)] {
+            for step in [1, 2, 3, 7] {
+                assert_eq!(
+                    chunked_summary(&input, format, step),
+                    expected,
+                    "{name}, {codec}, {step} bytes a read"
+                );
+            }
+        }
+    }
 }

@@ -1,5 +1,24 @@
 //! Opening an input: decompression from magic bytes (each gzip member and zstd frame
 //! checked against its checksum, what follows the last one looked at), and numbered lines.
+//!
+//! # Lines
+//!
+//! The (decompressed) content is split into lines by one rule, which looks at bytes only,
+//! never at where the reads of them end, so that [`read_bytes`](crate::read_bytes), a
+//! [`read_reader`](crate::read_reader) of any chunking (a pipe's reads of a byte or two)
+//! and [`read_path`](crate::read_path) (its 256 KiB buffers) read the same lines:
+//!
+//! - A UTF-8 byte order mark (`EF BB BF`) at the very start of the input is dropped; one
+//!   anywhere else is content.
+//! - Lines end with `\n`, and a `\r` right before it is dropped with it (`\r\n` ends). A
+//!   `\r` elsewhere is content (in JSON, whitespace).
+//! - Lines end with `\r` alone instead (classic Mac OS line ends) in an input whose first
+//!   [`MAX_LINE_BYTES`] + 3 bytes after a byte order mark (a line kept, its `\r\n` and one
+//!   byte more), or all its bytes if it is shorter, hold no `\n` and a `\r` followed by
+//!   another byte of them; a `\n` further on is then content. So a `\r` inside a first
+//!   line that a `\n` ends, however long the line, never changes the line end; and an
+//!   input read with `\r` ends despite a `\n` further on would have had a first line too
+//!   long to keep with `\n` ends. Only the bytes up to the first `\n` are looked at.
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -785,10 +804,32 @@ pub(crate) struct Line<'a> {
     pub too_long: bool,
 }
 
-/// Numbered lines of an input (one file). A UTF-8 byte order mark at the start of the
-/// file is dropped. Lines end with `\n` (a `\r` before it is dropped too), or with `\r`
-/// alone in a file whose first bytes hold a `\r` followed by another byte and no `\n`
-/// (classic Mac OS line ends).
+/// A read that failed while the start of an input was looked at ([`Lines::start`]): it
+/// fails once more, after the bytes read before it, then is at the end.
+struct FailedRead(Option<io::Error>);
+
+impl Read for FailedRead {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        self.0.take().map_or(Ok(0), Err)
+    }
+}
+
+impl BufRead for FailedRead {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        match self.0.take() {
+            Some(error) => Err(error),
+            None => Ok(&[]),
+        }
+    }
+
+    fn consume(&mut self, _: usize) {}
+}
+
+/// Numbered lines of an input (one file), by the rule of the module's docs: a UTF-8 byte
+/// order mark at the start dropped; lines ending with `\n` (a `\r` before it dropped too),
+/// or with `\r` alone in an input whose first line holds no `\n` (classic Mac OS line
+/// ends). What the rule looks at is gathered before it is applied, so that it never
+/// depends on where the reads below end.
 pub(crate) struct Lines<'a> {
     reader: Box<dyn BufRead + 'a>,
     buf: Vec<u8>,
@@ -830,29 +871,76 @@ impl<'a> Lines<'a> {
         self.line
     }
 
-    /// Drops a byte order mark and sees which byte ends the lines, from the first bytes.
-    fn start(&mut self) -> io::Result<()> {
+    /// Drops a byte order mark and sees which byte ends the lines (see the module's docs),
+    /// from the start of the input: its first three bytes (a byte order mark's length),
+    /// then the bytes up to its first `\n` (or [`Self::head_bytes`] of them), or all of a
+    /// shorter input, gathered however many reads they take, and handed out again before
+    /// the rest. A read that fails meanwhile is handed out after the bytes read before it,
+    /// as it would have come.
+    fn start(&mut self) {
         self.started = true;
-        let head = self.reader.fill_buf()?;
-        if head.starts_with(BOM) {
-            self.reader.consume(BOM.len());
-        }
-        let head = self.reader.fill_buf()?;
-        let cr_only = !head.contains(&b'\n')
-            && head
-                .windows(2)
-                .any(|pair| pair[0] == b'\r' && pair[1] != b'\n');
+        let head_bytes = self.head_bytes();
+        let mut head = Vec::new();
+        let mut bom_checked = false;
+        let mut found_lf = false;
+        let failure = loop {
+            if !bom_checked && head.len() >= BOM.len() {
+                if head.starts_with(BOM) {
+                    head.drain(..BOM.len());
+                }
+                bom_checked = true;
+            }
+            if bom_checked && (found_lf || head.len() >= head_bytes) {
+                break None;
+            }
+            let bytes = match fill_retrying(&mut *self.reader) {
+                Ok(bytes) => bytes,
+                Err(error) => break Some(error),
+            };
+            if bytes.is_empty() {
+                break None;
+            }
+            // Only what is still to be looked at: the rest of the byte order mark's bytes,
+            // or up to the first `\n`.
+            let wanted = match bom_checked {
+                false => BOM.len() - head.len(),
+                true => head_bytes - head.len(),
+            };
+            let bytes = &bytes[..bytes.len().min(wanted)];
+            let take = bytes
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |at| at + 1);
+            found_lf |= bytes[..take].ends_with(b"\n");
+            head.extend_from_slice(&bytes[..take]);
+            self.reader.consume(take);
+        };
+        // A `\r` followed by another byte (any, there being no `\n` among them): the last
+        // byte looked at may be the `\r` of a `\r\n`.
+        let cr_only = !found_lf && head[..head.len().saturating_sub(1)].contains(&b'\r');
         if cr_only {
             self.end = b'\r';
         }
-        Ok(())
+        let rest = std::mem::replace(&mut self.reader, Box::new(io::empty()));
+        self.reader = match failure {
+            None => Box::new(io::Cursor::new(head).chain(rest)),
+            Some(error) => Box::new(io::Cursor::new(head).chain(FailedRead(Some(error)))),
+        };
+    }
+
+    /// How much of the start of the input, after a byte order mark, is looked at for a
+    /// `\n`: a line kept, with a `\r\n` after it and one byte more. An input with no `\n`
+    /// in as many bytes has a first line too long in `\n` mode, so that the `\r` mode it
+    /// may be read in instead costs no line that the `\n` mode would keep.
+    fn head_bytes(&self) -> usize {
+        self.max_line_bytes.saturating_add(3)
     }
 
     /// Reads the next line into `buf`, at most `max_line_bytes` bytes of it and its line
     /// end; the rest of a longer line is read and dropped, and `too_long` set.
     fn read_line(&mut self) -> io::Result<()> {
         if !self.started {
-            self.start()?;
+            self.start();
         }
         // Room for the longest line kept, a `\r` before its `\n`, and one byte more.
         let cap = self.max_line_bytes as u64 + 3;
@@ -1139,6 +1227,109 @@ mod tests {
         // CRLF ends, and a CR inside a line of an LF file, are not CR-only ends.
         assert_eq!(lines_of(b"a\r\nb\r\n", 64), [line(1, "a"), line(2, "b")]);
         assert_eq!(lines_of(b"a\rb\nc", 64), [line(1, "a\rb"), line(2, "c")]);
+    }
+
+    /// A reader that gives `bytes` `step` bytes a read, then fails with `error` if given.
+    struct Chunked {
+        bytes: Vec<u8>,
+        step: usize,
+        error: Option<io::ErrorKind>,
+    }
+
+    impl Read for Chunked {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.bytes.is_empty() {
+                return self.error.take().map_or(Ok(0), |kind| Err(kind.into()));
+            }
+            let n = buf.len().min(self.step).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes.drain(..n);
+            Ok(n)
+        }
+    }
+
+    /// The lines of `bytes` read `step` bytes a read, with a cap of `cap` bytes, as
+    /// `(number, text, terminated)`, and where the report says the input stops.
+    fn chunked_lines(
+        bytes: &[u8],
+        step: usize,
+        cap: usize,
+        error: Option<io::ErrorKind>,
+    ) -> (Vec<(u64, String, bool)>, Option<u64>) {
+        let mut report = ReadReport::new("t", crate::TraceFormat::SparkEventLog);
+        let reader = Chunked {
+            bytes: bytes.to_vec(),
+            step,
+            error,
+        };
+        let mut lines = Lines::with_cap(Box::new(BufReader::with_capacity(step, reader)), cap);
+        let mut out = Vec::new();
+        while let Some(line) = lines.next_or_note(&mut report) {
+            let text = String::from_utf8_lossy(line.text).into_owned();
+            out.push((line.no, text, line.terminated));
+        }
+        (out, report.truncated.map(|t| t.line))
+    }
+
+    #[test]
+    fn the_line_end_is_told_from_the_bytes_not_from_the_reads() {
+        let line = |no, text: &str| (no, text.to_owned(), true);
+        for step in [1, 2, 3, 5, 64] {
+            // A `\r` in a first line that a `\n` ends, past the first read: `\n` ends.
+            assert_eq!(
+                chunked_lines(b"ab\rcdef\nx\n", step, 64, None).0,
+                [line(1, "ab\rcdef"), line(2, "x")],
+                "{step}"
+            );
+            // No `\n` before the cap and 3 bytes more: `\r` ends, a later `\n` content.
+            assert_eq!(
+                chunked_lines(b"ab\rcdefgh\nx\r", step, 4, None).0,
+                [line(1, "ab"), (2, String::new(), true)],
+                "{step}"
+            );
+            // A byte order mark read a byte at a time, then `\r` ends.
+            assert_eq!(
+                chunked_lines(b"\xef\xbb\xbfa\rb\r", step, 64, None).0,
+                [line(1, "a"), line(2, "b")],
+                "{step}"
+            );
+            // Shorter than a byte order mark.
+            assert_eq!(
+                chunked_lines(b"\xef\xbb", step, 64, None).0,
+                [(1, String::from_utf8_lossy(b"\xef\xbb").into_owned(), false)],
+                "{step}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_read_that_fails_while_the_start_is_looked_at_comes_after_its_bytes() {
+        for step in [1, 2, 64] {
+            // The bytes read before the failure come out as a cut line, and the input
+            // stops there, as a failure later on does; its line ends are told from the
+            // bytes read.
+            assert_eq!(
+                chunked_lines(b"abcd", step, 64, Some(io::ErrorKind::InvalidData)),
+                (vec![(1, "abcd".to_owned(), false)], Some(1)),
+                "{step}"
+            );
+            assert_eq!(
+                chunked_lines(b"ab\rcd", step, 64, Some(io::ErrorKind::InvalidData)),
+                (
+                    vec![(1, "ab".to_owned(), true), (2, "cd".to_owned(), false)],
+                    Some(2)
+                ),
+                "{step}"
+            );
+            assert_eq!(
+                chunked_lines(b"ab\ncd", step, 64, Some(io::ErrorKind::InvalidData)),
+                (
+                    vec![(1, "ab".to_owned(), true), (2, "cd".to_owned(), false)],
+                    Some(2)
+                ),
+                "{step}"
+            );
+        }
     }
 
     #[test]
