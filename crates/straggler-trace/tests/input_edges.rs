@@ -4,8 +4,9 @@
 //! checksums (refused as corrupt) or are followed by padding or garbage (noted, not taken
 //! for a cut), files of a rolling event-log directory that are not event files (named),
 //! Rumen objects whose bad values are named by their line and field (and cost only the
-//! attempt or task they are in), and line ends and byte order marks, read the same
-//! whatever the size of the reads that bring them.
+//! attempt or task they are in), line ends and byte order marks (read the same whatever
+//! the size of the reads that bring them), and a damaged first line (detection reads past
+//! it, and the line costs only itself).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -1395,5 +1396,106 @@ fn a_byte_order_mark_cut_by_the_first_read_is_dropped_in_every_format() {
                 );
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Format detection past a damaged first line.
+
+/// The result of `read_path` on `bytes` written to a file named `name`, and the file's
+/// path (removed).
+fn read_file(
+    test: &str,
+    name: &str,
+    bytes: &[u8],
+) -> (PathBuf, Result<(Vec<TraceJob>, ReadReport), TraceError>) {
+    let dir = scratch_dir(test);
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("the file is written");
+    let read = read_path(&path);
+    std::fs::remove_dir_all(&dir).expect("the scratch directory goes");
+    (path, read)
+}
+
+/// A log whose first line is damaged is read from a file as `read_bytes` reads it with its
+/// format given: that line a counted skip, the rest read. Detection looked at the first
+/// line only, and refused the whole file as of no known format.
+#[test]
+fn a_damaged_first_line_costs_that_line_not_the_file() {
+    let damage_first_line = |name: &str, from: &str, to: &str| {
+        let text = String::from_utf8(fixture(name)).expect("UTF-8");
+        let (first, rest) = text.split_once('\n').expect("lines");
+        assert!(first.contains(from), "{name}: the fixture has changed");
+        format!("{}\n{rest}", first.replacen(from, to, 1)).into_bytes()
+    };
+    for (name, format, from, to, reason) in [
+        (
+            "spark-small.json",
+            TraceFormat::SparkEventLog,
+            "\"Event\"",
+            "\"Evnt\"",
+            "no Event field",
+        ),
+        (
+            "google-2011-task_events.csv",
+            TraceFormat::Google2011TaskEvents,
+            "0,,",
+            "x,,",
+            "field of the wrong type",
+        ),
+    ] {
+        let bytes = damage_first_line(name, from, to);
+        let (jobs, report) = read_bytes(&bytes, format).expect(name);
+        assert_eq!(
+            skips(&report)
+                .first()
+                .map(|&(line, _, reason)| (line, reason)),
+            Some((1, reason)),
+            "{name}"
+        );
+        let expected = summary(&jobs, &report);
+        let (_, read) = read_file("damaged-first", name, &bytes);
+        let (jobs, report) = read.unwrap_or_else(|error| panic!("{name}: {error}"));
+        assert_eq!(report.format, format, "{name}");
+        assert_eq!(summary(&jobs, &report), expected, "{name}");
+    }
+    // A `.jhist` whose header is damaged is refused by the `.jhist` reader, naming the
+    // header's line and field, not as of no known format.
+    let jhist = "Avro-Jsn\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n\
+        {\"type\":\"JOB_SUBMITTED\",\"event\":{\"e\":{\"jobid\":\"job_1_0001\"}}}\n";
+    match read_file("damaged-jhist", "job.jhist", jhist.as_bytes()).1 {
+        Err(TraceError::Malformed { line, field, .. }) => {
+            assert_eq!((line, field.as_str()), (1, "header"));
+        }
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+}
+
+/// A file whose first lines are of no known format is refused naming the file, the first
+/// non-blank line's number and what it looks like (the hint said only "JSON with neither
+/// Spark events nor Rumen jobs").
+#[test]
+fn an_unknown_format_names_the_file_and_its_first_line() {
+    let (path, read) = read_file(
+        "unknown-format",
+        "notes.json",
+        b"\n{\"Evnt\":\"SparkListenerLogStart\"}\nsome notes\n",
+    );
+    match read {
+        Err(error @ TraceError::UnknownFormat { .. }) => {
+            let message = error.to_string();
+            assert!(
+                message.starts_with(&path.display().to_string()),
+                "{message}"
+            );
+            assert!(
+                message.contains(
+                    "line 2 is JSON with neither Spark events nor Rumen jobs \
+                     (`{\"Evnt\":\"SparkListenerLogStart\"}`), nor is the one line after it"
+                ),
+                "{message}"
+            );
+        }
+        other => panic!("expected UnknownFormat, got {other:?}"),
     }
 }

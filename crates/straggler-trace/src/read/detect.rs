@@ -22,8 +22,11 @@ enum Classified {
 
 /// The format of the log at `path`, from its content: the magic bytes of gzip and zstd (a
 /// zstd stream may start with a skippable frame, as `pzstd` writes it), then its first
-/// records. A directory is a Spark rolling event log (`eventlog_v2_*`) if it holds
-/// `events_N_*` files.
+/// records: the first non-blank line of its first 64 KiB, or when that line is of no known
+/// format (a damaged first record), the format most of the next ones give (16 non-blank
+/// lines in all; see `classify`), so that the reading skips the damaged line, counted, as
+/// it would with the format given. A directory is a Spark rolling event log
+/// (`eventlog_v2_*`) if it holds `events_N_*` files.
 ///
 /// # Errors
 /// [`TraceError::Io`] if it cannot be read; [`TraceError::NotAFile`] for a path that is
@@ -31,7 +34,8 @@ enum Classified {
 /// the reading needs); [`TraceError::Unsupported`] for inputs recognised
 /// but not read (a Hadoop job configuration XML, a Rumen topology file, an LZ4 or Snappy
 /// compressed Spark log, an Alibaba `batch_task` table); [`TraceError::UnknownFormat`]
-/// otherwise.
+/// otherwise, its hint saying what the first non-blank line looks like, with its number
+/// and its start.
 pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
     if path.is_dir() {
         rolling_event_files(path)?;
@@ -263,6 +267,18 @@ fn not_an_event_file(name: &str, is_dir: bool) -> Unread {
     }
 }
 
+/// How many non-blank lines of the head detection looks at: the first, and when it is of
+/// no known format (a damaged first record), those after it, so that one bad line does not
+/// refuse a whole log that its format's reader would read with that line skipped.
+const DETECT_LINES: usize = 16;
+
+/// What the head of an input is: the first non-blank line's format, if it has one (as a
+/// log of every format starts with a record of its own); otherwise the format most of the
+/// next non-blank lines that have one give ([`DETECT_LINES`] in all, the first of them on
+/// a tie), the first line then read as that format's reader reads a bad record (a counted
+/// skip, or for a `.jhist` header, the error naming it). Lines end as [`input::Lines`]
+/// ends them: at `\n` in a head that has one, at `\r` otherwise. `Unknown` when no line
+/// looked at is of a known format, saying what the first one looks like.
 fn classify(head: &[u8]) -> Classified {
     match Compression::sniff(head) {
         Compression::Lz4 => {
@@ -284,19 +300,72 @@ fn classify(head: &[u8]) -> Classified {
     }
     let text = String::from_utf8_lossy(head);
     let text = text.trim_start_matches('\u{feff}');
-    // Lines end with `\n`, `\r\n` or (classic Mac OS) `\r` alone.
-    let Some(first) = text
-        .split(['\n', '\r'])
+    // Lines end with `\n` (or `\r\n`, the `\r` trimmed), or (classic Mac OS) `\r` alone.
+    let end = if text.contains('\n') { '\n' } else { '\r' };
+    let mut lines = text
+        .split(end)
         .map(str::trim)
-        .find(|l| !l.is_empty())
-    else {
+        .enumerate()
+        .filter(|(_, line)| !line.is_empty())
+        .take(DETECT_LINES);
+    let Some((first_index, first)) = lines.next() else {
         return Classified::Unknown("empty".into());
     };
-    if first == "Avro-Json" {
+    let what_first = match classify_line(first, text) {
+        Classified::Unknown(what) => what,
+        known => return known,
+    };
+    // The first line is of no known format: the lines after it decide, by a majority of
+    // those that are of one.
+    let mut votes: Vec<(Classified, usize)> = Vec::new();
+    let mut looked_at = 0;
+    for (_, line) in lines {
+        looked_at += 1;
+        let classified = classify_line(line, text);
+        if matches!(classified, Classified::Unknown(_)) {
+            continue;
+        }
+        match votes.iter_mut().find(|(seen, _)| *seen == classified) {
+            Some((_, count)) => *count += 1,
+            None => votes.push((classified, 1)),
+        }
+    }
+    // The first of the most given (`max_by_key` keeps the last of equals).
+    if let Some((classified, _)) = votes.into_iter().rev().max_by_key(|(_, count)| *count) {
+        return classified;
+    }
+    let preview: String = first.chars().take(40).collect();
+    let cut = if first.chars().count() > 40 {
+        "..."
+    } else {
+        ""
+    };
+    let after = match looked_at {
+        0 => "and no other line is".to_owned(),
+        1 => "nor is the one line after it".to_owned(),
+        n => format!("nor is any of the {n} lines after it"),
+    };
+    Classified::Unknown(format!(
+        "line {} is {what_first} (`{preview}{cut}`), {after}",
+        first_index + 1
+    ))
+}
+
+/// What the non-blank line `line` of the head `text` is a record of, if it is one: the
+/// table of `docs/trace-formats.md`. `Unknown` says what it looks like instead.
+fn classify_line(line: &str, text: &str) -> Classified {
+    if line == "Avro-Json" {
         return Classified::Format(TraceFormat::HadoopJhist);
     }
-    if first.starts_with('{') {
-        if first.contains("\"Event\"") {
+    if line.starts_with('{') {
+        // A `.jhist` record after its header: the Avro schema (whose record is named
+        // `Event`) or an event (`{"type":"JOB_SUBMITTED","event":{...}}`).
+        if line.starts_with("{\"type\":")
+            && (line.contains("\"event\":") || line.contains("\"name\":\"Event\""))
+        {
+            return Classified::Format(TraceFormat::HadoopJhist);
+        }
+        if line.contains("\"Event\"") {
             return Classified::Format(TraceFormat::SparkEventLog);
         }
         if text.contains("\"jobID\"") {
@@ -318,16 +387,16 @@ fn classify(head: &[u8]) -> Classified {
         "ReduceAttempt ",
         "!!FILE=",
     ];
-    if HADOOP1_STARTS.iter().any(|s| first.starts_with(s)) {
+    if HADOOP1_STARTS.iter().any(|s| line.starts_with(s)) {
         return Classified::Format(TraceFormat::Hadoop1History);
     }
-    if first.starts_with("<?xml") || first.starts_with("<configuration") {
+    if line.starts_with("<?xml") || line.starts_with("<configuration") {
         return Classified::Unsupported {
             what: "a Hadoop job configuration XML",
             why: "it holds settings, no tasks; read the job history log beside it",
         };
     }
-    classify_csv(first)
+    classify_csv(line)
 }
 
 /// Status words of Alibaba 2018 `batch_instance` and `batch_task`.
@@ -341,8 +410,8 @@ pub(crate) const ALIBABA_STATUSES: [&str; 7] = [
     "Interrupted",
 ];
 
-fn classify_csv(first: &str) -> Classified {
-    let fields: Vec<&str> = first.split(',').collect();
+fn classify_csv(line: &str) -> Classified {
+    let fields: Vec<&str> = line.split(',').collect();
     let int = |i: usize| fields.get(i).is_some_and(|f| f.parse::<i64>().is_ok());
     match fields.len() {
         // Google 2011 task_events: timestamp, missing info, job ID, task index, machine ID,
@@ -360,11 +429,10 @@ fn classify_csv(first: &str) -> Classified {
             what: "an Alibaba 2018 batch_task table",
             why: "it has one row per task, no instance times; read batch_instance.csv",
         },
-        n if n > 1 => Classified::Unknown(format!("a CSV line of {n} fields")),
-        _ => Classified::Unknown(format!(
-            "first line {:?}",
-            first.chars().take(40).collect::<String>()
-        )),
+        n if n > 1 => {
+            Classified::Unknown(format!("a CSV line of {n} fields, of no format read here"))
+        }
+        _ => Classified::Unknown("text of no format read here".into()),
     }
 }
 
@@ -404,6 +472,75 @@ mod tests {
         );
         check("hello world\n", None);
         check("", None);
+    }
+
+    #[test]
+    fn a_first_line_of_no_format_is_decided_by_the_lines_after_it() {
+        let google = "0,,3418309,0,,0,user,3,9,0.125,0.07446,0.0004244,0\n";
+        let spark = "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0}\n";
+        let detected = |head: String| detect_bytes(head.as_bytes());
+        // One damaged line, then the format's records; blank lines are passed over.
+        assert_eq!(
+            detected(format!("x,,1,0\n\n{}", google.repeat(3))),
+            Some(TraceFormat::Google2011TaskEvents)
+        );
+        assert_eq!(
+            detected(format!("{{\"Evnt\":1}}\r{}", spark.replace('\n', "\r"))),
+            Some(TraceFormat::SparkEventLog)
+        );
+        // The most given, and on a tie the first.
+        assert_eq!(
+            detected(format!("?\n{spark}{google}{google}")),
+            Some(TraceFormat::Google2011TaskEvents)
+        );
+        assert_eq!(
+            detected(format!("?\n{spark}{google}")),
+            Some(TraceFormat::SparkEventLog)
+        );
+        // A `.jhist` whose header is damaged is a `.jhist` (whose reader names the header).
+        assert_eq!(
+            detected(
+                "Avro-Jsn\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n\
+                 {\"type\":\"JOB_SUBMITTED\",\"event\":{\"e\":{}}}\n"
+                    .to_owned()
+            ),
+            Some(TraceFormat::HadoopJhist)
+        );
+        // A first line of a known format decides, whatever follows.
+        assert_eq!(
+            detected(format!("{spark}{}", google.repeat(5))),
+            Some(TraceFormat::SparkEventLog)
+        );
+        // Only the first 16 non-blank lines are looked at.
+        assert_eq!(detected(format!("{}{google}", "?\n".repeat(16))), None);
+        assert_eq!(
+            detected(format!("{}{google}", "?\n".repeat(15))),
+            Some(TraceFormat::Google2011TaskEvents)
+        );
+    }
+
+    #[test]
+    fn an_unknown_head_says_what_its_first_line_looks_like() {
+        let hint = |head: &str| match classify(head.as_bytes()) {
+            Classified::Unknown(hint) => hint,
+            other => panic!("{head:?}: {other:?}"),
+        };
+        assert_eq!(
+            hint("\nhello world\nand more\n\nand more\n"),
+            "line 2 is text of no format read here (`hello world`), nor is any of the 2 lines \
+             after it"
+        );
+        assert_eq!(
+            hint(&format!("{{\"a\":\"{}\"}}\n", "b".repeat(50))),
+            "line 1 is JSON with neither Spark events nor Rumen jobs \
+             (`{\"a\":\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb...`), and no other line is"
+        );
+        assert_eq!(
+            hint("a,b,c\nx\n"),
+            "line 1 is a CSV line of 3 fields, of no format read here (`a,b,c`), nor is the \
+             one line after it"
+        );
+        assert_eq!(hint(" \n\t\n"), "empty");
     }
 
     #[test]
