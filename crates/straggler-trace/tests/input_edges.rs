@@ -1499,3 +1499,92 @@ fn an_unknown_format_names_the_file_and_its_first_line() {
         other => panic!("expected UnknownFormat, got {other:?}"),
     }
 }
+
+/// Event files that start at index 0, which Spark's writer never gives (it numbers them
+/// from 1) and its reader reads, are read and noted as such, alone or with more after them
+/// (a gap after them named too). A lone `events_0_*` file, or `events_0_*` before
+/// `events_1_*`, was noted as "a second event file of index 0 ... both read".
+#[test]
+fn event_files_from_index_0_are_read_and_noted_as_not_spark_s() {
+    let fixture_dir = fixtures().join("spark-rolling/eventlog_v2_app-20260101000000-0001");
+    let app = "app-20260101000000-0001";
+    let first = fixture_dir.join(format!("events_1_{app}"));
+    let second = fixture_dir.join(format!("events_2_{app}.zstd"));
+    // What a file reads as on its own.
+    let records = |path: &Path| read_path(path).expect("the fixture reads").1.records_read;
+    let index_0 = |name: &str| {
+        format!(
+            "the event files start at index 0, {name}, which Spark's writer never gives (it \
+             numbers them from 1): read all the same, as Spark's reader does"
+        )
+    };
+    // The files of each directory (name, copied from) and the notes it is expected to have.
+    type Files<'a> = Vec<(String, &'a PathBuf)>;
+    let cases: Vec<(Files<'_>, Vec<(&str, String)>)> = vec![
+        (
+            vec![(format!("events_0_{app}"), &first)],
+            vec![(
+                "unexpected event file index",
+                index_0(&format!("events_0_{app}")),
+            )],
+        ),
+        (
+            vec![(format!("events_0_{app}.compact"), &first)],
+            vec![(
+                "unexpected event file index",
+                index_0(&format!("events_0_{app}.compact")),
+            )],
+        ),
+        (
+            vec![
+                (format!("events_0_{app}"), &first),
+                (format!("events_1_{app}.zstd"), &second),
+            ],
+            vec![(
+                "unexpected event file index",
+                index_0(&format!("events_0_{app}")),
+            )],
+        ),
+        (
+            vec![
+                (format!("events_0_{app}"), &first),
+                (format!("events_2_{app}.zstd"), &second),
+            ],
+            vec![
+                (
+                    "unexpected event file index",
+                    index_0(&format!("events_0_{app}")),
+                ),
+                (
+                    "missing event file",
+                    format!(
+                        "no event file of index 1 (before events_2_{app}.zstd): its events \
+                         are missing"
+                    ),
+                ),
+            ],
+        ),
+    ];
+    for (files, expected) in cases {
+        let dir = scratch_dir("rolling-index-0").join(format!("eventlog_v2_{app}"));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        for (name, source) in &files {
+            std::fs::copy(source, dir.join(name)).expect("copied");
+        }
+        let read = read_path(&dir);
+        std::fs::remove_dir_all(dir.parent().expect("a parent"))
+            .expect("the scratch directory goes");
+        let (_, report) = read.expect("the directory reads");
+        let notes: Vec<(&str, String)> = unread(&report)
+            .into_iter()
+            .map(|(file, reason, note)| {
+                assert_eq!(file, None, "{note}");
+                (reason, note.to_owned())
+            })
+            .collect();
+        assert_eq!(notes, expected, "{files:?}");
+        // Every file read.
+        let lines: u64 = files.iter().map(|(_, source)| records(source)).sum();
+        assert_eq!(report.records_read, lines, "{files:?}");
+    }
+}

@@ -109,10 +109,11 @@ pub(crate) struct RollingFiles {
 /// (a stray `README`, an `events_x_app` whose index is not a number, a subdirectory, and an
 /// editor's or tool's backup of an event file, `events_1_app~` or `events_1_app.bak`,
 /// which would give its events twice) as `"not an event file"`; the event files before
-/// the last compacted one, whose events it holds, as `"replaced by a compacted file"`; and
-/// a gap in the indices (from 1, or from the last compacted file), or an index given to
-/// two files, as `"missing event file"`.
-/// Each is named in the
+/// the last compacted one, whose events it holds, as `"replaced by a compacted file"`; a
+/// gap in the indices (from 1, or from the last compacted file), or an index given to two
+/// files, as `"missing event file"`; and files that start at index 0, which Spark's writer
+/// never gives (it numbers from 1) but its reader reads, as `"unexpected event file
+/// index"` (they are read). Each is named in the
 /// report ([`ReadReport::unread`](crate::ReadReport::unread)), so that no file of the
 /// directory goes unread without a word.
 pub(crate) fn rolling_event_files(dir: &Path) -> Result<RollingFiles, TraceError> {
@@ -158,42 +159,61 @@ pub(crate) fn rolling_event_files(dir: &Path) -> Result<RollingFiles, TraceError
             });
         }
     }
-    // Spark's writer numbers the files from 1 and leaves no gap, and its reader refuses a
-    // directory with one ("Found missing event log file"): each missing index is named,
-    // and each index given to two files (both read).
-    let mut previous = events
-        .first()
-        .map_or(0, |(index, path)| match is_compacted(path) {
-            true => index.saturating_sub(1),
-            false => 0,
-        });
+    // Spark's writer numbers the files from 1 (its `RollingEventLogFilesWriter` adds 1 to
+    // an index of 0 before it opens each file) and leaves no gap, and its reader refuses a
+    // directory with a gap ("Found missing event log file"), but not one that starts
+    // elsewhere: each missing index is named, each index given to two files (both read),
+    // and an index 0 (read, as Spark's reader would, but never written by Spark).
+    let mut previous: Option<u64> = None;
     for (index, path) in &events {
-        let note = match index.checked_sub(previous) {
-            Some(0) => Some(format!(
-                "a second event file of index {index}, {}: both read, as Spark would not",
-                file_name(path)
-            )),
-            Some(1) => None,
-            _ => {
-                let (first, last) = (previous + 1, index - 1);
-                let indices = match first == last {
-                    true => format!("index {first}"),
-                    false => format!("indices {first} to {last}"),
-                };
-                Some(format!(
+        // The index expected here: the one after the previous file's, or 1 (a compacted
+        // file first holds the events before it, whatever its index).
+        let expected = match previous {
+            Some(previous) => previous.saturating_add(1),
+            None if is_compacted(path) => *index,
+            None => 1,
+        };
+        let note = if previous == Some(*index) {
+            Some((
+                "missing event file",
+                format!(
+                    "a second event file of index {index}, {}: both read, as Spark would not",
+                    file_name(path)
+                ),
+            ))
+        } else if previous.is_none() && *index == 0 {
+            Some((
+                "unexpected event file index",
+                format!(
+                    "the event files start at index 0, {}, which Spark's writer never gives \
+                     (it numbers them from 1): read all the same, as Spark's reader does",
+                    file_name(path)
+                ),
+            ))
+        } else if *index > expected {
+            let (first, last) = (expected, index - 1);
+            let indices = match first == last {
+                true => format!("index {first}"),
+                false => format!("indices {first} to {last}"),
+            };
+            Some((
+                "missing event file",
+                format!(
                     "no event file of {indices} (before {}): its events are missing",
                     file_name(path)
-                ))
-            }
+                ),
+            ))
+        } else {
+            None
         };
-        if let Some(note) = note {
+        if let Some((reason, note)) = note {
             others.push(Unread {
-                reason: "missing event file".to_owned(),
+                reason: reason.to_owned(),
                 note,
                 file: None,
             });
         }
-        previous = *index;
+        previous = Some(*index);
     }
     others.sort_by(|a, b| a.file.cmp(&b.file));
     Ok(RollingFiles {
