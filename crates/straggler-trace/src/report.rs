@@ -49,7 +49,8 @@ pub struct Unread {
     /// in each rolling directory: expected, and no events), `"replaced by a compacted
     /// file"` (an event file before the directory's last compacted file, which holds its
     /// events), `"missing event file"` (a gap in a rolling directory's indices, or an index
-    /// two files have).
+    /// two files have), `"unexpected event file index"` (event files from index 0, which
+    /// Spark's writer never numbers: read, and noted).
     pub reason: String,
     /// What was not read and where, in words for the user.
     pub note: String,
