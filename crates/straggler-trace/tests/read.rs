@@ -1616,6 +1616,69 @@ fn negative_times_are_skipped_with_their_line_and_field() {
     );
 }
 
+/// A Hadoop 1 attempt record that neither starts nor ends its attempt is skipped, not counted
+/// as parsed and lost (before, an empty `START_TIME` made the attempt disappear and a
+/// `FINISH_TIME` without its `TASK_STATUS` left it running, both parsed); a negative
+/// `SUBMIT_TIME` is skipped as the attempts' times are; a key written twice is skipped
+/// (before, the last value stood without a word). The fuzzer's reproducers
+/// `hadoop1-empty-start-negative-submit.log` and `hadoop1-end-without-status.log`.
+#[test]
+fn hadoop1_records_that_change_nothing_are_skipped_not_parsed() {
+    let attempt = |n: u32, rest: &str| {
+        format!(
+            "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" \
+             TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_{n}\" {rest} .\n"
+        )
+    };
+    let hadoop1 = [
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"x\" SUBMIT_TIME=\"-1240335960685\" .\n".to_owned(),
+        attempt(0, "START_TIME=\"\" TRACKER_NAME=\"tracker_h1:x\""),
+        attempt(1, "START_TIME=\"2000\" START_TIME=\"1500\""),
+        attempt(2, "START_TIME=\"2000\""),
+        attempt(2, "FINISH_TIME=\"5000\" HOSTNAME=\"/r/h2\""),
+        attempt(3, "TRACKER_NAME=\"tracker_h1:x\""),
+        attempt(4, "START_TIME=\"3000\""),
+        attempt(4, "TASK_STATUS=\"KILLED\" FINISH_TIME=\"\""),
+        "Job JOBID=\"job_1_0001\" FINISH_TIME=\"\" .\n".to_owned(),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (1, "negative time", Some("SUBMIT_TIME")),
+            (2, "missing field", Some("START_TIME")),
+            (3, "duplicate key", Some("START_TIME")),
+            (5, "missing field", Some("TASK_STATUS")),
+            (6, "missing field", Some("START_TIME")),
+            (8, "missing field", Some("FINISH_TIME")),
+            (9, "missing field", Some("FINISH_TIME")),
+        ]
+    );
+    assert_eq!(report.records_parsed, 2, "lines 4 and 7");
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].submit_secs, None);
+    assert_eq!(
+        attempt_rows(&jobs),
+        [
+            (
+                "task_1_0001_m_000000",
+                "attempt_1_0001_m_000000_2",
+                2.0,
+                None,
+                AttemptOutcome::Unfinished
+            ),
+            (
+                "task_1_0001_m_000000",
+                "attempt_1_0001_m_000000_4",
+                3.0,
+                None,
+                AttemptOutcome::Unfinished
+            ),
+        ]
+    );
+}
+
 /// An event or task type that none of the format's is skipped as unknown, with its line and
 /// field; before, a misspelt event was counted as parsed and dropped, and a misspelt task
 /// type made a setup task of it. Events a format defines and the reader does not use are
@@ -2014,8 +2077,16 @@ fn hadoop1_keys_outside_jobhistory_keys_are_counted_with_their_first_line() {
         .collect();
     assert_eq!(unknown, [("MY_KEY", 1, 6), ("TASK_STATUX", 2, 5)]);
     assert_eq!(report.unknown_keys_seen, 3);
-    // Every record parsed: the attempt's end is lost with its key, as the report says.
-    assert_eq!((report.records_read, report.records_skipped), (7, 0));
+    // The ends without their `TASK_STATUS` are skipped, as the report says, and the
+    // attempt stays running.
+    assert_eq!((report.records_read, report.records_skipped), (7, 2));
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (5, "missing field", Some("TASK_STATUS")),
+            (6, "missing field", Some("TASK_STATUS")),
+        ]
+    );
     let rows = attempt_rows(&jobs);
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].4, AttemptOutcome::Unfinished);

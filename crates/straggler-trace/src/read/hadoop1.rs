@@ -22,7 +22,12 @@
 //! `"truncated record"` and sets [`ReadReport::truncated`] to its line; a record over
 //! 64 MiB is read to its end and skipped as `"record too long"`. An attempt record that
 //! repeats or contradicts one applied (its id in another task, a second start or end, a
-//! start after the end) is skipped whole.
+//! start after the end) is skipped whole, and so is one that is neither a start nor an end
+//! (`"missing field"`: no `START_TIME`, no `TASK_STATUS`; or a `FINISH_TIME` without its
+//! `TASK_STATUS`). Every time read (`SUBMIT_TIME`, `START_TIME`, `FINISH_TIME`) is checked
+//! as [`plausible`]; an empty one is `"missing field"`. A record that writes a key twice is
+//! skipped as `"duplicate key"` (Hadoop 1 writes each once; which value to take cannot be
+//! told).
 //!
 //! Keys: a record may carry keys this reader does not use (each version of Hadoop 1 wrote
 //! a few more), which are passed over. Those outside Hadoop 1's `JobHistory.Keys` (see
@@ -52,9 +57,12 @@ const FIELDS: AttemptFields = AttemptFields {
 };
 
 /// Why a record's text could not be split into fields.
-enum Unparsed {
+enum Unparsed<'a> {
     Truncated,
     Malformed,
+    /// A key written twice: Hadoop 1 writes each key of a record once (none of the real logs
+    /// repeats one), so which value stands cannot be told.
+    Duplicate(&'a str),
 }
 
 /// Reads a Hadoop 1 history input.
@@ -255,16 +263,22 @@ fn record_type(text: &str) -> Option<&'static str> {
     })
 }
 
-/// Splits `Type KEY="value" ... .` into its fields, values unescaped.
-fn fields(record: &str) -> Result<HashMap<&str, String>, Unparsed> {
+/// Splits `Type KEY="value" ... .` into its fields, values unescaped. A key written twice
+/// is [`Unparsed::Duplicate`], once the record is known to be whole (a record cut short is
+/// [`Unparsed::Truncated`] whatever it holds).
+fn fields(record: &str) -> Result<HashMap<&str, String>, Unparsed<'_>> {
     let mut out = HashMap::new();
+    let mut duplicate = None;
     let body = record.trim_end();
     let body = body.strip_suffix('.').ok_or(Unparsed::Malformed)?;
     let mut rest = body.split_once(' ').map_or("", |(_, r)| r);
     loop {
         rest = rest.trim_start();
         if rest.is_empty() {
-            return Ok(out);
+            return match duplicate {
+                Some(key) => Err(Unparsed::Duplicate(key)),
+                None => Ok(out),
+            };
         }
         let Some(eq) = rest.find("=\"") else {
             // A bare word before the end: the record was cut inside a key.
@@ -295,7 +309,9 @@ fn fields(record: &str) -> Result<HashMap<&str, String>, Unparsed> {
             }
         }
         let end = end.ok_or(Unparsed::Truncated)?;
-        out.insert(key, value);
+        if out.insert(key, value).is_some() {
+            duplicate = duplicate.or(Some(key));
+        }
         rest = &rest[end..];
     }
 }
@@ -318,6 +334,7 @@ fn record_done(
         }
         Err(Unparsed::Truncated) => cut_short(line, report),
         Err(Unparsed::Malformed) => report.skipped(line, None, "malformed record"),
+        Err(Unparsed::Duplicate(key)) => report.skipped(line, Some(key), "duplicate key"),
     }
 }
 
@@ -403,14 +420,19 @@ fn is_known_key(key: &str) -> bool {
     )
 }
 
+/// The time `name`, in seconds, checked as [`plausible`]; `None` when the record does not
+/// write it. An empty value (`START_TIME=""`) is no time: `"missing field"`, as Hadoop 1
+/// writes every time it writes as a number.
 fn millis(fields: &HashMap<&str, String>, name: &'static str) -> Result<Option<f64>, Skip> {
     match fields.get(name) {
         None => Ok(None),
-        Some(v) if v.is_empty() => Ok(None),
-        Some(v) => v
-            .parse::<i64>()
-            .map(|ms| Some(ms as f64 / 1000.0))
-            .map_err(|_| ("field of the wrong type", Some(name))),
+        Some(v) if v.is_empty() => Err(("missing field", Some(name))),
+        Some(v) => {
+            let ms = v
+                .parse::<i64>()
+                .map_err(|_| ("field of the wrong type", Some(name)))?;
+            plausible(ms as f64 / 1000.0, name).map(Some)
+        }
     }
 }
 
@@ -473,21 +495,30 @@ fn apply(
                 String::as_str,
             );
             let (stage, stage_kind) = kind_of(task_type, "TASK_TYPE")?;
-            let start = millis(fields, "START_TIME")?
-                .map(|start| plausible(start, "START_TIME"))
-                .transpose()?;
+            let start = millis(fields, "START_TIME")?;
             let finish = millis(fields, "FINISH_TIME")?;
+            let status = fields.get("TASK_STATUS");
+            // Hadoop 1 writes an attempt's start (`START_TIME`) in one record and its end
+            // (`TASK_STATUS` with `FINISH_TIME`) in another: a record with neither changes
+            // nothing, and an end without its status cannot say how the attempt ended (Hadoop's
+            // own history viewer counts an attempt by its `TASK_STATUS`). Both are skipped,
+            // as an end without its `FINISH_TIME` is, rather than parsed and lost.
+            match (start, finish, status) {
+                (_, Some(_), None) => return Err(("missing field", Some("TASK_STATUS"))),
+                (None, None, None) => return Err(("missing field", Some("START_TIME"))),
+                _ => {}
+            }
             // A start and an end are checked whole before anything is created: a record
             // that repeats or contradicts one applied before is skipped and leaves nothing.
             if let Some(start) = start {
                 jobs.check_start(&job_id, &task_id, attempt_id, start)
                     .map_err(|e| e.skip(&FIELDS))?;
             }
-            let end = match fields.get("TASK_STATUS") {
+            let end = match status {
                 None => None,
                 Some(status) => {
                     let finish = finish.ok_or(("missing field", Some("FINISH_TIME")))?;
-                    let end = (plausible(finish, "FINISH_TIME")?, outcome_of(status)?);
+                    let end = (finish, outcome_of(status)?);
                     jobs.check_end(&job_id, &task_id, attempt_id, start, end)
                         .map_err(|e| e.skip(&FIELDS))?;
                     Some(end)
@@ -601,6 +632,15 @@ mod tests {
             Err(Unparsed::Truncated)
         ));
         assert!(!Pending::new(1, "Task ERROR=\"spans").is_complete());
+        // A key written twice; a record cut short is that first, whatever it holds.
+        assert!(matches!(
+            fields(r#"Task TASKID="a" TASKID="b" ."#),
+            Err(Unparsed::Duplicate("TASKID"))
+        ));
+        assert!(matches!(
+            fields(r#"Task TASKID="a" TASKID="b" TASK_TY ."#),
+            Err(Unparsed::Truncated)
+        ));
         // A `\` ending a line escapes the line break, not the next line's first character.
         let mut record = Pending::new(1, "Job JOBID=\"job_1_2\" JOBNAME=\"x\\");
         record.push_line("\" SUBMIT_TIME=\"1000\" .");
