@@ -1616,6 +1616,43 @@ fn negative_times_are_skipped_with_their_line_and_field() {
     );
 }
 
+/// Rumen writes `-1` for an unknown time; any other negative time is skipped as one, with
+/// its line and field (before, every negative time was taken for unknown: a start of -5000
+/// was replaced by the task's, a finish of -7000 left the attempt running, or was a
+/// `missing field` for an attempt killed). The fuzzer's reproducer
+/// `rumen-negative-times.json`.
+#[test]
+fn rumen_negative_times_other_than_unknown_are_skipped() {
+    let rumen = concat!(
+        "{\"jobID\": \"job_1\", \"submitTime\": 1000, \"mapTasks\": [{\"taskID\": \"t0\", ",
+        "\"taskType\": \"MAP\", \"startTime\": 2000, \"attempts\": [\n",
+        "{\"attemptID\": \"a0\", \"startTime\": -5000, \"finishTime\": 9000, \"result\": \"SUCCESS\"},\n",
+        "{\"attemptID\": \"a1\", \"startTime\": 3000, \"finishTime\": -7000, \"result\": null},\n",
+        "{\"attemptID\": \"a2\", \"startTime\": 3000, \"finishTime\": -7000, \"result\": \"KILLED\"},\n",
+        "{\"attemptID\": \"a3\", \"startTime\": -1, \"finishTime\": -1, \"result\": null}]}]}\n",
+        "{\"jobID\": \"job_2\",\n \"submitTime\": -5000}\n",
+        "{\"jobID\": \"job_3\", \"submitTime\": -1}\n",
+    );
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (2, "negative time", Some("startTime")),
+            (3, "negative time", Some("finishTime")),
+            (4, "negative time", Some("finishTime")),
+            (7, "negative time", Some("submitTime")),
+        ]
+    );
+    assert_eq!(report.records_parsed, 2, "jobs 1 and 3");
+    // `-1`: the task's start, no end; no submit time.
+    assert_eq!(
+        attempt_rows(&jobs),
+        [("t0", "a3", 2.0, None, AttemptOutcome::Unfinished)]
+    );
+    let submits: Vec<_> = jobs.iter().map(|j| (j.id.as_str(), j.submit_secs)).collect();
+    assert_eq!(submits, [("job_1", Some(1.0)), ("job_3", None)]);
+}
+
 /// A Hadoop 1 attempt record that neither starts nor ends its attempt is skipped, not counted
 /// as parsed and lost (before, an empty `START_TIME` made the attempt disappear and a
 /// `FINISH_TIME` without its `TASK_STATUS` left it running, both parsed); a negative

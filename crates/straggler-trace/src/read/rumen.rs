@@ -5,7 +5,10 @@
 //!   `otherTasks` (`taskID`, `taskType`, `startTime`, `inputBytes`, `inputRecords`).
 //! - An attempt: `attemptID`, `hostName` (the last part of `/rack/host`), `startTime`,
 //!   `finishTime`, `result` (`SUCCESS`, `KILLED`, `FAILED`; none: unfinished),
-//!   `clockSplits` (progress, as in `.jhist`). Rumen writes `-1` for unknown numbers.
+//!   `clockSplits` (progress, as in `.jhist`). Rumen writes `-1` for unknown numbers: a
+//!   time of `-1` is no time; any other negative time (`submitTime` too) is skipped as
+//!   `"negative time"`, as a time past 10^10 s is as `"implausible time"` (see
+//!   [`plausible`]); a bad `submitTime` costs the job.
 //!   `speculative` is `None`: Rumen does not keep it.
 //! - Input: the task's `inputBytes` / `inputRecords` when known, else the successful
 //!   attempt's `hdfsBytesRead` / `mapInputRecords` (map) or `reduceShuffleBytes` /
@@ -274,10 +277,17 @@ fn object_done(
         return;
     };
     let mut places = Places::new(bytes, start);
+    // A submit time other than Rumen's `-1` is checked as the attempts' times are; it is a
+    // field of the job's own, and costs the job.
+    let submit_secs = known_time(logged.submit_time).map(ms_to_secs);
+    if let Some(Err((reason, field))) = submit_secs.map(|secs| plausible(secs, "submitTime")) {
+        report.skipped(places.field_line(Some(0), "submitTime"), field, reason);
+        return;
+    }
     let mut job = TraceJob {
         id,
         name: logged.job_name,
-        submit_secs: known(logged.submit_time).map(ms_to_secs),
+        submit_secs,
         tasks: Vec::new(),
     };
     // The task of each attempt id read, so that an id read again is skipped, the first
@@ -300,7 +310,7 @@ fn object_done(
                 continue;
             }
         };
-        let task_start = known(logged_task.start_time);
+        let task_start = known_time(logged_task.start_time);
         let mut task = TraceTask {
             id: logged_task.task_id.unwrap_or_default(),
             stage,
@@ -314,13 +324,13 @@ fn object_done(
             // The line of `field` in this attempt, for a skip naming it.
             let place = (task_place.0, task_place.1, attempt_index);
             let mut line_of = |field: &str| places.line(logged_attempt.at, place, field);
-            let Some(start_ms) = known(logged_attempt.start_time).or(task_start) else {
+            let Some(start_ms) = known_time(logged_attempt.start_time).or(task_start) else {
                 let line = line_of("startTime");
                 report.skipped(line, Some("startTime"), "attempt without start time");
                 continue;
             };
             let start_secs = ms_to_secs(start_ms);
-            let end_secs = known(logged_attempt.finish_time).map(ms_to_secs);
+            let end_secs = known_time(logged_attempt.finish_time).map(ms_to_secs);
             let times = plausible(start_secs, "startTime")
                 .and_then(|_| end_secs.map(|end| plausible(end, "finishTime")).transpose());
             if let Err((reason, field)) = times {
@@ -947,13 +957,19 @@ fn unescape(text: &str) -> String {
     out
 }
 
-/// Rumen writes -1 (or any negative number) for unknown.
-fn known(value: Option<i64>) -> Option<i64> {
-    value.filter(|&v| v >= 0)
+/// A time Rumen knows: Rumen writes `-1` for an unknown one (`LoggedTask` and
+/// `LoggedTaskAttempt` start their times at `-1`, and the shared Rumen logs hold no other
+/// negative time). Any other negative time is kept, for [`plausible`] to skip as a
+/// `"negative time"`, rather than taken for unknown: a `startTime` of `-5000` would
+/// otherwise be replaced by its task's without a word.
+fn known_time(value: Option<i64>) -> Option<i64> {
+    value.filter(|&v| v != -1)
 }
 
+/// A count Rumen knows (`inputBytes`, `hdfsBytesRead`...): Rumen writes `-1` (or any
+/// negative number) for unknown.
 fn known_u64(value: Option<i64>) -> Option<u64> {
-    known(value).and_then(|v| u64::try_from(v).ok())
+    value.and_then(|v| u64::try_from(v).ok())
 }
 
 fn ms_to_secs(ms: i64) -> f64 {
