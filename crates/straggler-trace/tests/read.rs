@@ -1649,7 +1649,10 @@ fn rumen_negative_times_other_than_unknown_are_skipped() {
         attempt_rows(&jobs),
         [("t0", "a3", 2.0, None, AttemptOutcome::Unfinished)]
     );
-    let submits: Vec<_> = jobs.iter().map(|j| (j.id.as_str(), j.submit_secs)).collect();
+    let submits: Vec<_> = jobs
+        .iter()
+        .map(|j| (j.id.as_str(), j.submit_secs))
+        .collect();
     assert_eq!(submits, [("job_1", Some(1.0)), ("job_3", None)]);
 }
 
@@ -2295,4 +2298,33 @@ fn unusable_splits_are_kept_up_to_the_cap_and_all_counted() {
     );
     assert_eq!(report.unusable_splits[0].line, 4);
     assert_eq!(report.unusable_splits[99].line, 4 + 2 * 99);
+}
+
+/// `clockSplits` longer than Hadoop writes (12 by default; the cap is 1,000) are reported
+/// as `clockSplits too long` and give no progress, in `.jhist` and Rumen alike; 1,000 are
+/// read as any others. Before, every split was kept (an array of 30 million in a 63 KB
+/// gzip took gigabytes, one progress point per split held by the job).
+#[test]
+fn splits_longer_than_the_cap_are_reported_not_kept() {
+    let splits = |n: usize| format!("[{}]", vec!["1"; n].join(","));
+    let (at_cap, too_long) = (splits(1000), splits(1001));
+    let jhist = jhist_with_splits(&[Some(&at_cap), Some(&too_long)]);
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!((report.records_read, report.records_skipped), (6, 0));
+    assert_eq!(
+        unusable_splits(&report),
+        [(6, "attempt_1_0001_m_000001_0", "clockSplits too long")]
+    );
+    let points: Vec<usize> = attempts(&jobs).map(|a| a.progress.len()).collect();
+    assert_eq!(points, [1002, 0], "(0, 0), one per split, and the end");
+
+    let rumen = rumen_with_splits(&[Some(&at_cap), Some(&too_long)]);
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!((report.records_read, report.records_skipped), (1, 0));
+    assert_eq!(
+        unusable_splits(&report),
+        [(13, "attempt_1_0001_m_000000_1", "clockSplits too long")]
+    );
+    let points: Vec<usize> = attempts(&jobs).map(|a| a.progress.len()).collect();
+    assert_eq!(points, [1002, 0]);
 }

@@ -2,6 +2,9 @@
 //! soon as the log has closed it and none of its attempts is still running.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::{AttemptOutcome, StageKind, TraceAttempt, TraceJob, TraceTask};
 
@@ -439,6 +442,10 @@ pub(crate) enum SplitsFault {
     /// The sum, in milliseconds, does not fit in an `i64` (an element past `i64::MAX`, up
     /// to `u64::MAX`, included).
     SumOverflows,
+    /// More than [`MAX_CLOCK_SPLITS`] elements: Hadoop writes a few (12 by default), and
+    /// an array of millions, read, would take gigabytes (one progress point each, kept
+    /// with the job) from a file of kilobytes.
+    TooMany,
 }
 
 impl SplitsFault {
@@ -450,30 +457,149 @@ impl SplitsFault {
             SplitsFault::NotIntegers => "clockSplits not integers",
             SplitsFault::Negative => "clockSplits negative",
             SplitsFault::SumOverflows => "clockSplits sum overflows",
+            SplitsFault::TooMany => "clockSplits too long",
         }
     }
 }
 
-/// The integers of a JSON `clockSplits` array, or why they cannot be used, checked in this
-/// order over the whole array: an element that is not an integer
-/// ([`SplitsFault::NotIntegers`], rather than a shorter list that would shift the
-/// intervals), a negative one ([`SplitsFault::Negative`]), one past `i64::MAX`
-/// ([`SplitsFault::SumOverflows`]: the sum is past it too).
-pub(crate) fn integer_splits(values: &[serde_json::Value]) -> Result<Vec<i64>, SplitsFault> {
-    if !values.iter().all(|v| v.is_i64() || v.is_u64()) {
-        return Err(SplitsFault::NotIntegers);
+/// The most elements of a `clockSplits` array a reader takes. Hadoop divides an attempt's
+/// progress into a fixed number of splits, 12 by default
+/// (`mapreduce.jobhistory.task.numberprogresssplits`; every attempt of the shared `.jhist`
+/// and Rumen logs has 12): a thousand leaves room for any setting seen in practice, and
+/// bounds what one attempt's progress holds (16 KB of points). A longer array is not kept
+/// ([`SplitsFault::TooMany`]).
+pub(crate) const MAX_CLOCK_SPLITS: usize = 1000;
+
+/// A JSON `clockSplits` array as read: its first [`MAX_CLOCK_SPLITS`] integers and what the
+/// elements held, so that an array is never kept as a tree of values (one of 30 million
+/// zeros, 60 MB of text, would take a gigabyte so). Past the cap the elements are only
+/// counted (passed over, never kept). Deserialized from a JSON array only: any other
+/// value is of the wrong type.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct ClockSplits {
+    /// The integer elements, up to the cap.
+    splits: Vec<i64>,
+    /// How many elements the array has.
+    len: usize,
+    /// Whether an element (up to the cap) is no JSON integer.
+    not_integers: bool,
+    /// Whether an element (up to the cap) is below zero.
+    negative: bool,
+    /// Whether an element (up to the cap) is past `i64::MAX`.
+    past_i64: bool,
+}
+
+impl ClockSplits {
+    /// Reads the elements of a JSON array.
+    pub(crate) fn from_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<ClockSplits, A::Error> {
+        let mut out = ClockSplits::default();
+        while let Some(element) = seq.next_element::<SplitElement>()? {
+            out.len += 1;
+            if out.len > MAX_CLOCK_SPLITS {
+                continue;
+            }
+            match element {
+                SplitElement::Integer(split) => {
+                    out.negative |= split < 0;
+                    out.splits.push(split);
+                }
+                SplitElement::PastI64 => out.past_i64 = true,
+                SplitElement::NotInteger => out.not_integers = true,
+            }
+        }
+        Ok(out)
     }
-    if values
-        .iter()
-        .any(|v| v.as_i64().is_some_and(|split| split < 0))
-    {
-        return Err(SplitsFault::Negative);
+
+    /// The splits, or why they cannot be used, checked in this order: more than
+    /// [`MAX_CLOCK_SPLITS`] ([`SplitsFault::TooMany`], the elements not looked at); an
+    /// element that is not an integer ([`SplitsFault::NotIntegers`], rather than a shorter
+    /// list that would shift the intervals); a negative one ([`SplitsFault::Negative`]);
+    /// one past `i64::MAX` ([`SplitsFault::SumOverflows`]: the sum is past it too).
+    pub(crate) fn integers(&self) -> Result<&[i64], SplitsFault> {
+        if self.len > MAX_CLOCK_SPLITS {
+            Err(SplitsFault::TooMany)
+        } else if self.not_integers {
+            Err(SplitsFault::NotIntegers)
+        } else if self.negative {
+            Err(SplitsFault::Negative)
+        } else if self.past_i64 {
+            Err(SplitsFault::SumOverflows)
+        } else {
+            Ok(&self.splits)
+        }
     }
-    // All integers, none negative: one that is no `i64` is past `i64::MAX`.
-    values
-        .iter()
-        .map(|v| v.as_i64().ok_or(SplitsFault::SumOverflows))
-        .collect()
+
+    /// The progress of an attempt of `duration_secs` (if ended): [`ClockSplits::integers`],
+    /// then [`progress_from_clock_splits`].
+    pub(crate) fn progress(
+        &self,
+        duration_secs: Option<f64>,
+    ) -> Result<Vec<(f64, f64)>, SplitsFault> {
+        progress_from_clock_splits(self.integers()?, duration_secs)
+    }
+}
+
+impl<'de> Deserialize<'de> for ClockSplits {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Splits;
+        impl<'de> Visitor<'de> for Splits {
+            type Value = ClockSplits;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of progress splits")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ClockSplits, A::Error> {
+                ClockSplits::from_seq(seq)
+            }
+        }
+        deserializer.deserialize_seq(Splits)
+    }
+}
+
+/// One element of a `clockSplits` array, whatever JSON it is; nothing of it kept but an
+/// integer (an array or object in its place is passed over).
+enum SplitElement {
+    Integer(i64),
+    PastI64,
+    NotInteger,
+}
+
+impl<'de> Deserialize<'de> for SplitElement {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Element;
+        impl<'de> Visitor<'de> for Element {
+            type Value = SplitElement;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<SplitElement, E> {
+                Ok(SplitElement::Integer(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<SplitElement, E> {
+                Ok(i64::try_from(v).map_or(SplitElement::PastI64, SplitElement::Integer))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<SplitElement, E> {
+                Ok(SplitElement::NotInteger)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<SplitElement, E> {
+                Ok(SplitElement::NotInteger)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<SplitElement, E> {
+                Ok(SplitElement::NotInteger)
+            }
+            fn visit_unit<E>(self) -> Result<SplitElement, E> {
+                Ok(SplitElement::NotInteger)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SplitElement, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(SplitElement::NotInteger)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SplitElement, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(SplitElement::NotInteger)
+            }
+        }
+        deserializer.deserialize_any(Element)
+    }
 }
 
 /// Progress over time from Hadoop's progress splits (`clockSplits`).
@@ -493,7 +619,8 @@ pub(crate) fn integer_splits(values: &[serde_json::Value]) -> Result<Vec<i64>, S
 /// are the plain sums.
 ///
 /// No points, and no error, when the splits are empty or all zero (no progress reported:
-/// nothing to place on the clock). An error when a split is negative
+/// nothing to place on the clock). An error when there are more than
+/// [`MAX_CLOCK_SPLITS`] ([`SplitsFault::TooMany`]), a split is negative
 /// ([`SplitsFault::Negative`]) or the sum overflows ([`SplitsFault::SumOverflows`]), in
 /// that order: the reader keeps the attempt without progress and reports it.
 pub(crate) fn progress_from_clock_splits(
@@ -501,6 +628,9 @@ pub(crate) fn progress_from_clock_splits(
     duration_secs: Option<f64>,
 ) -> Result<Vec<(f64, f64)>, SplitsFault> {
     let n = clock_splits_ms.len();
+    if n > MAX_CLOCK_SPLITS {
+        return Err(SplitsFault::TooMany);
+    }
     if clock_splits_ms.iter().any(|&s| s < 0) {
         return Err(SplitsFault::Negative);
     }
@@ -533,15 +663,6 @@ pub(crate) fn progress_from_clock_splits(
         points.push((end, 1.0));
     }
     Ok(points)
-}
-
-/// The progress of an attempt of `duration_secs` (if ended) from the elements of its
-/// `clockSplits` array: [`integer_splits`], then [`progress_from_clock_splits`].
-pub(crate) fn progress_from_split_values(
-    values: &[serde_json::Value],
-    duration_secs: Option<f64>,
-) -> Result<Vec<(f64, f64)>, SplitsFault> {
-    progress_from_clock_splits(&integer_splits(values)?, duration_secs)
 }
 
 #[cfg(test)]
@@ -583,14 +704,14 @@ mod tests {
             progress_from_clock_splits(&[-1, 5], Some(3.0)),
             Err(SplitsFault::Negative)
         );
-        // Negative first, as `integer_splits` checks them.
+        // Negative first, as `ClockSplits::integers` checks them.
         assert_eq!(
             progress_from_clock_splits(&[i64::MAX, i64::MAX, -1], None),
             Err(SplitsFault::Negative)
         );
-        let values = |text: &str| -> Vec<serde_json::Value> {
-            serde_json::from_str(text).expect("a JSON array")
-        };
+        let values =
+            |text: &str| -> ClockSplits { serde_json::from_str(text).expect("a JSON array") };
+        let integer_splits = |splits: &ClockSplits| splits.integers().map(<[i64]>::to_vec);
         assert_eq!(
             integer_splits(&values("[1000, 2, 0]")),
             Ok(vec![1000, 2, 0])
@@ -620,12 +741,45 @@ mod tests {
             Err(SplitsFault::SumOverflows)
         );
         assert_eq!(
-            progress_from_split_values(&values("[1, 9223372036854775807]"), None),
+            values("[1, 9223372036854775807]").progress(None),
             Err(SplitsFault::SumOverflows)
         );
         assert_eq!(
-            progress_from_split_values(&values("[1000, 1000]"), Some(2.0)),
+            values("[1000, 1000]").progress(Some(2.0)),
             Ok(vec![(0.0, 0.0), (1.0, 0.5), (2.0, 1.0)])
+        );
+        // Anything but an array is of the wrong type.
+        for not_array in ["1", "\"[1]\"", "{\"a\": [1]}", "null"] {
+            assert!(
+                serde_json::from_str::<ClockSplits>(not_array).is_err(),
+                "{not_array}"
+            );
+        }
+    }
+
+    #[test]
+    fn splits_past_the_cap_are_counted_not_kept() {
+        let array = |n: usize, element: &str| format!("[{}]", vec![element; n].join(","));
+        let read = |text: &str| -> ClockSplits { serde_json::from_str(text).expect("an array") };
+        // At the cap: read as any other.
+        let at_cap = read(&array(MAX_CLOCK_SPLITS, "1"));
+        assert_eq!(at_cap.integers().map(<[i64]>::len), Ok(MAX_CLOCK_SPLITS));
+        assert_eq!(
+            at_cap.progress(Some(1.0)).map(|p| p.len()),
+            Ok(MAX_CLOCK_SPLITS + 1)
+        );
+        // One past it: too long, whatever the elements, none of them kept past the cap.
+        for element in ["1", "-1", "1.5", "[0, [0]]", "{\"a\": 1}"] {
+            let splits = read(&array(MAX_CLOCK_SPLITS + 1, element));
+            assert_eq!(splits.integers(), Err(SplitsFault::TooMany), "{element}");
+            assert!(splits.splits.len() <= MAX_CLOCK_SPLITS);
+        }
+        let long = read(&array(100_000, "0"));
+        assert_eq!((long.len, long.splits.len()), (100_000, MAX_CLOCK_SPLITS));
+        assert_eq!(long.progress(None), Err(SplitsFault::TooMany));
+        assert_eq!(
+            progress_from_clock_splits(&[1; MAX_CLOCK_SPLITS + 1], None),
+            Err(SplitsFault::TooMany)
         );
     }
 

@@ -17,27 +17,34 @@
 //! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
 //!   attempts runs, or at the end of the file.
 //!
-//! Optional fields written as Avro unions (`{"string": "VIRGIN"}`) are unwrapped. An event
+//! Only the fields above are read from an event, each as a small typed value: the others
+//! are passed over as they are parsed, never built into a tree of JSON values, and
+//! `clockSplits` are read as integers up to a cap (see
+//! [`ClockSplits`](super::assemble::ClockSplits)), so that an event takes about the memory
+//! of its text. Optional fields written as Avro unions (`{"string": "VIRGIN"}`) are unwrapped. An event
 //! whose `type` is none of the schema's is skipped as `"unknown event type"`; a task type
 //! none of Hadoop's as `"unknown task type"` (see [`kind_of`]).
 
+use std::fmt;
 use std::io::BufRead;
 use std::path::Path;
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::assemble::{
-    Assembler, AttemptFields, Skip, SplitsFault, plausible, progress_from_split_values,
-};
+use super::assemble::{Assembler, AttemptFields, ClockSplits, Skip, SplitsFault, plausible};
 use super::input::{Lines, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
 
+/// An event line. Only the fields the reader uses are kept, each as a small typed value:
+/// the others (`cpuUsages`, `splitLocations`, `diagnostics`, a field of a later Hadoop...)
+/// are passed over as they are parsed, never built into a tree of values, so that a line
+/// of 60 MB holding an array of millions takes no more memory than its text.
 #[derive(Debug, Deserialize)]
 struct Envelope {
     #[serde(rename = "type")]
     kind: Option<String>,
-    event: Option<Map<String, Value>>,
+    event: Option<Wrapper>,
 }
 
 /// The fields of an attempt's events, as skips name them.
@@ -82,7 +89,7 @@ pub(crate) fn read(
                     "the first line of a .jhist must be `Avro-Json`",
                 ));
             }
-            if header_lines == 1 && serde_json::from_str::<Value>(&text).is_err() {
+            if header_lines == 1 && serde_json::from_str::<IgnoredAny>(&text).is_err() {
                 return Err(malformed(
                     "schema",
                     "the second line of a .jhist must be the Avro schema (JSON)",
@@ -124,27 +131,16 @@ pub(crate) fn read(
     Ok(())
 }
 
-/// Avro-JSON writes a value of an optional (union) field as `{"<type>": value}`.
-fn unwrap_union(value: &Value) -> &Value {
-    match value {
-        Value::Object(map) if map.len() == 1 => map.values().next().unwrap_or(value),
-        _ => value,
-    }
-}
-
-fn field<'a>(body: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
-    body.get(name).map(unwrap_union).filter(|v| !v.is_null())
-}
-
-fn string<'a>(body: &'a Map<String, Value>, name: &'static str) -> Result<&'a str, Skip> {
-    field(body, name)
+fn string<'a>(body: &'a Body, name: &'static str) -> Result<&'a str, Skip> {
+    body.field(name)
         .ok_or(("missing field", Some(name)))?
         .as_str()
         .ok_or(("field of the wrong type", Some(name)))
 }
 
-fn millis(body: &Map<String, Value>, name: &'static str) -> Result<f64, Skip> {
-    let ms = field(body, name)
+fn millis(body: &Body, name: &'static str) -> Result<f64, Skip> {
+    let ms = body
+        .field(name)
         .ok_or(("missing field", Some(name)))?
         .as_i64()
         .ok_or(("field of the wrong type", Some(name)))?;
@@ -228,15 +224,16 @@ fn event(
         return Err(("unknown event type", Some("type")));
     }
     let wrapper = envelope.event.ok_or(("missing field", Some("event")))?;
-    let Some(Value::Object(body)) = wrapper.values().next() else {
+    let Some(EventBody::Object(body)) = &wrapper.first else {
         return Err(("missing field", Some("event")));
     };
     match kind.as_str() {
         "JOB_SUBMITTED" => {
             let id = string(body, "jobid")?;
             let job = jobs.job(id).job_mut();
-            job.name = field(body, "jobName")
-                .and_then(Value::as_str)
+            job.name = body
+                .field("jobName")
+                .and_then(Plain::as_str)
                 .map(str::to_owned);
             job.submit_secs = millis(body, "submitTime").ok();
         }
@@ -271,10 +268,8 @@ fn event(
             // Checked before the job and task are opened: a start skipped leaves nothing.
             jobs.check_start(&job_id, task_id, attempt_id, start)
                 .map_err(|e| e.skip(&FIELDS))?;
-            let host = field(body, "trackerName")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            let speculative = match field(body, "avataar").and_then(Value::as_str) {
+            let host = (body.field("trackerName").and_then(Plain::as_str)).map(str::to_owned);
+            let speculative = match body.field("avataar").and_then(Plain::as_str) {
                 Some("SPECULATIVE") => Some(true),
                 Some("VIRGIN") => Some(false),
                 _ => None,
@@ -311,15 +306,17 @@ fn event(
             let Some(attempt) = ended else {
                 return Ok(());
             };
-            if let Some(host) = field(body, "hostname").and_then(Value::as_str) {
+            if let Some(host) = body.field("hostname").and_then(Plain::as_str) {
                 attempt.host = Some(host.to_owned());
             }
-            if let Some(splits) = field(body, "clockSplits") {
+            let splits = match &body.clock_splits {
+                None | Some(SplitsField::Null) => None,
+                Some(SplitsField::NotArray) => Some(Err(SplitsFault::NotArray)),
+                Some(SplitsField::Splits(splits)) => Some(Ok(splits)),
+            };
+            if let Some(splits) = splits {
                 let duration = finish - attempt.start_secs;
-                let progress = splits
-                    .as_array()
-                    .ok_or(SplitsFault::NotArray)
-                    .and_then(|splits| progress_from_split_values(splits, Some(duration)));
+                let progress = splits.and_then(|splits| splits.progress(Some(duration)));
                 attempt.progress = progress.unwrap_or_else(|fault| {
                     report.splits_unusable(line, attempt_id, fault.reason());
                     Vec::new()
@@ -339,29 +336,537 @@ fn event(
 }
 
 /// Input bytes and records from an event's `counters`.
-fn input_of(body: &Map<String, Value>, kind: StageKind) -> (Option<u64>, Option<u64>) {
-    let (bytes_name, records_name) = match kind {
-        StageKind::Map => ("HDFS_BYTES_READ", "MAP_INPUT_RECORDS"),
-        StageKind::Reduce => ("REDUCE_SHUFFLE_BYTES", "REDUCE_INPUT_RECORDS"),
+fn input_of(body: &Body, kind: StageKind) -> (Option<u64>, Option<u64>) {
+    let counts = body.counters.unwrap_or_default();
+    let (bytes, records) = match kind {
+        StageKind::Map => (counts[0], counts[1]),
+        StageKind::Reduce => (counts[2], counts[3]),
         StageKind::Other => return (None, None),
     };
-    let Some(counters) = field(body, "counters") else {
-        return (None, None);
-    };
-    let mut bytes = None;
-    let mut records = None;
-    let groups = counters.get("groups").and_then(Value::as_array);
-    for group in groups.into_iter().flatten() {
-        let counts = group.get("counts").and_then(Value::as_array);
-        for count in counts.into_iter().flatten() {
-            let name = count.get("name").and_then(Value::as_str);
-            let value = count.get("value").and_then(Value::as_u64);
-            if name == Some(bytes_name) {
-                bytes = value;
-            } else if name == Some(records_name) {
-                records = value;
-            }
+    (bytes.flatten(), records.flatten())
+}
+
+/// The counters [`input_of`] reads, in the order of [`CounterValues`].
+const COUNTER_NAMES: [&str; 4] = [
+    "HDFS_BYTES_READ",
+    "MAP_INPUT_RECORDS",
+    "REDUCE_SHUFFLE_BYTES",
+    "REDUCE_INPUT_RECORDS",
+];
+
+/// For each of [`COUNTER_NAMES`], the value of the last count of that name in the
+/// counters' groups (`None` inside when that value is no unsigned integer), or `None`
+/// when no count has the name.
+type CounterValues = [Option<Option<u64>>; 4];
+
+/// The scalar fields of an event body the reader uses, in the order of [`Body::scalars`].
+const SCALAR_FIELDS: [&str; 11] = [
+    "jobid",
+    "jobName",
+    "submitTime",
+    "taskid",
+    "taskType",
+    "attemptId",
+    "startTime",
+    "finishTime",
+    "trackerName",
+    "avataar",
+    "hostname",
+];
+
+/// The `event` of a line: `{"<class>": {...}}`, the first entry by name standing for the
+/// whole (as it would in a map sorted by key), each entry's body read as [`EventBody`].
+#[derive(Debug)]
+struct Wrapper {
+    first: Option<EventBody>,
+}
+
+/// What a `.jhist` event holds: its body, an object, or anything else.
+#[derive(Debug)]
+enum EventBody {
+    Object(Box<Body>),
+    NotObject,
+}
+
+/// The fields of an event body the reader uses; every other field is passed over unread.
+/// A field written twice: the last stands.
+#[derive(Debug, Default)]
+struct Body {
+    /// The values of [`SCALAR_FIELDS`], an Avro union unwrapped.
+    scalars: [Option<Plain>; SCALAR_FIELDS.len()],
+    clock_splits: Option<SplitsField>,
+    counters: Option<CounterValues>,
+}
+
+impl Body {
+    /// The value of the scalar field `name` (one of [`SCALAR_FIELDS`]), an Avro union
+    /// (`{"string": "VIRGIN"}`) unwrapped; `None` when absent or `null`.
+    fn field(&self, name: &str) -> Option<&Plain> {
+        let index = SCALAR_FIELDS.iter().position(|field| *field == name)?;
+        self.scalars[index]
+            .as_ref()
+            .filter(|value| !matches!(value, Plain::Null))
+    }
+}
+
+/// A JSON value the reader may read as a string or an integer; arrays and objects are
+/// passed over, not kept ([`Plain::Other`]). Integers as serde_json keeps them: an `i64`,
+/// or a `u64` past `i64::MAX`.
+#[derive(Debug, Clone, PartialEq)]
+enum Plain {
+    Null,
+    Str(String),
+    Int(i64),
+    Big(u64),
+    Other,
+}
+
+impl Plain {
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Plain::Str(text) => Some(text),
+            _ => None,
         }
     }
-    (bytes, records)
+
+    fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Plain::Int(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    fn as_u64(&self) -> Option<u64> {
+        match *self {
+            Plain::Int(value) => u64::try_from(value).ok(),
+            Plain::Big(value) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+/// The value of `clockSplits`: `null`, no array, or its splits (read as integers, up to a
+/// cap: [`ClockSplits`]).
+#[derive(Debug)]
+enum SplitsField {
+    Null,
+    NotArray,
+    Splits(ClockSplits),
+}
+
+/// Passes over the rest of a map.
+fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Passes over the rest of a sequence.
+fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Reads the value of an Avro union, `{"<type>": value}`: an object of one entry gives
+/// its value, read with `seed`; `None` for any other object, passed over.
+fn union_value<'de, A, S>(mut map: A, seed: S) -> Result<Option<S::Value>, A::Error>
+where
+    A: MapAccess<'de>,
+    S: serde::de::DeserializeSeed<'de>,
+{
+    if map.next_key::<IgnoredAny>()?.is_none() {
+        return Ok(None);
+    }
+    let value = map.next_value_seed(seed)?;
+    if map.next_key::<IgnoredAny>()?.is_some() {
+        map.next_value::<IgnoredAny>()?;
+        drain_map(map)?;
+        return Ok(None);
+    }
+    Ok(Some(value))
+}
+
+/// Implements the visits of the JSON scalars but `null` a visitor passes over: each gives
+/// `$other`.
+macro_rules! pass_over_scalars {
+    ($value:ty, $other:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<$value, E> {
+            Ok($other)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<$value, E> {
+            Ok($other)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<$value, E> {
+            Ok($other)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<$value, E> {
+            Ok($other)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<$value, E> {
+            Ok($other)
+        }
+    };
+}
+
+/// Reads a [`Plain`], an Avro union unwrapped first if `unwrap` (once: a union's value is
+/// read as it is).
+#[derive(Clone, Copy)]
+struct PlainSeed {
+    unwrap: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for PlainSeed {
+    type Value = Plain;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Plain, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PlainSeed {
+    type Value = Plain;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Plain, E> {
+        Ok(Plain::Other)
+    }
+    fn visit_i64<E>(self, value: i64) -> Result<Plain, E> {
+        Ok(Plain::Int(value))
+    }
+    fn visit_u64<E>(self, value: u64) -> Result<Plain, E> {
+        Ok(i64::try_from(value).map_or(Plain::Big(value), Plain::Int))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Plain, E> {
+        Ok(Plain::Other)
+    }
+    fn visit_str<E>(self, text: &str) -> Result<Plain, E> {
+        Ok(Plain::Str(text.to_owned()))
+    }
+    fn visit_string<E>(self, text: String) -> Result<Plain, E> {
+        Ok(Plain::Str(text))
+    }
+    fn visit_unit<E>(self) -> Result<Plain, E> {
+        Ok(Plain::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Plain, A::Error> {
+        drain_seq(seq)?;
+        Ok(Plain::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Plain, A::Error> {
+        if !self.unwrap {
+            drain_map(map)?;
+            return Ok(Plain::Other);
+        }
+        let value = union_value(map, PlainSeed { unwrap: false })?;
+        Ok(value.unwrap_or(Plain::Other))
+    }
+}
+
+/// Reads a [`SplitsField`], an Avro union unwrapped first if `unwrap`.
+#[derive(Clone, Copy)]
+struct SplitsSeed {
+    unwrap: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for SplitsSeed {
+    type Value = SplitsField;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<SplitsField, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SplitsSeed {
+    type Value = SplitsField;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    pass_over_scalars!(SplitsField, SplitsField::NotArray);
+    fn visit_unit<E>(self) -> Result<SplitsField, E> {
+        Ok(SplitsField::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<SplitsField, A::Error> {
+        ClockSplits::from_seq(seq).map(SplitsField::Splits)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SplitsField, A::Error> {
+        if !self.unwrap {
+            drain_map(map)?;
+            return Ok(SplitsField::NotArray);
+        }
+        let value = union_value(map, SplitsSeed { unwrap: false })?;
+        Ok(value.unwrap_or(SplitsField::NotArray))
+    }
+}
+
+/// Reads the [`CounterValues`] of a `counters` value (`{"name": ..., "groups": [{"counts":
+/// [{"name": ..., "value": ...}]}]}`), an Avro union unwrapped first if `unwrap` (so that an
+/// object of the one key `groups` is taken for a union, as in a map read whole); nothing
+/// but the counts of [`COUNTER_NAMES`] is kept.
+#[derive(Clone, Copy)]
+struct CountersSeed {
+    unwrap: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for CountersSeed {
+    type Value = CounterValues;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CounterValues, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CountersSeed {
+    type Value = CounterValues;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    pass_over_scalars!(CounterValues, CounterValues::default());
+    fn visit_unit<E>(self) -> Result<CounterValues, E> {
+        Ok(CounterValues::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<CounterValues, A::Error> {
+        drain_seq(seq)?;
+        Ok(CounterValues::default())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CounterValues, A::Error> {
+        let mut entries = 0;
+        // The value of the last `groups` key, and, for a union, the counters its one
+        // entry holds (`None` when that entry is `groups` itself: an array, no counters).
+        let mut groups = None;
+        let mut union = None;
+        while let Some(key) = map.next_key::<String>()? {
+            entries += 1;
+            if key == "groups" {
+                groups = Some(map.next_value_seed(GroupsSeed)?);
+            } else if self.unwrap && entries == 1 {
+                union = Some(map.next_value_seed(CountersSeed { unwrap: false })?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        let values = if self.unwrap && entries == 1 {
+            union
+        } else {
+            groups
+        };
+        Ok(values.unwrap_or_default())
+    }
+}
+
+/// Reads the [`CounterValues`] of a `groups` array, the last group naming a count
+/// standing for it.
+struct GroupsSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for GroupsSeed {
+    type Value = CounterValues;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CounterValues, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for GroupsSeed {
+    type Value = CounterValues;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    pass_over_scalars!(CounterValues, CounterValues::default());
+    fn visit_unit<E>(self) -> Result<CounterValues, E> {
+        Ok(CounterValues::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CounterValues, A::Error> {
+        let mut values = CounterValues::default();
+        while let Some(group) = seq.next_element_seed(GroupSeed)? {
+            for (value, in_group) in values.iter_mut().zip(group) {
+                if in_group.is_some() {
+                    *value = in_group;
+                }
+            }
+        }
+        Ok(values)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<CounterValues, A::Error> {
+        drain_map(map)?;
+        Ok(CounterValues::default())
+    }
+}
+
+/// Reads the [`CounterValues`] of a group: those of its (last) `counts` array.
+struct GroupSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for GroupSeed {
+    type Value = CounterValues;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CounterValues, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for GroupSeed {
+    type Value = CounterValues;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    pass_over_scalars!(CounterValues, CounterValues::default());
+    fn visit_unit<E>(self) -> Result<CounterValues, E> {
+        Ok(CounterValues::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<CounterValues, A::Error> {
+        drain_seq(seq)?;
+        Ok(CounterValues::default())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CounterValues, A::Error> {
+        let mut values = CounterValues::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "counts" {
+                values = map.next_value_seed(CountsSeed)?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(values)
+    }
+}
+
+/// Reads the [`CounterValues`] of a `counts` array: `{"name": ..., "value": ...}` objects,
+/// the last of a name standing.
+struct CountsSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for CountsSeed {
+    type Value = CounterValues;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CounterValues, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CountsSeed {
+    type Value = CounterValues;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    pass_over_scalars!(CounterValues, CounterValues::default());
+    fn visit_unit<E>(self) -> Result<CounterValues, E> {
+        Ok(CounterValues::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CounterValues, A::Error> {
+        let mut values = CounterValues::default();
+        while let Some(count) = seq.next_element_seed(CountSeed)? {
+            if let Some((index, value)) = count {
+                values[index] = Some(value);
+            }
+        }
+        Ok(values)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<CounterValues, A::Error> {
+        drain_map(map)?;
+        Ok(CounterValues::default())
+    }
+}
+
+/// Reads a count: the index of its `name` in [`COUNTER_NAMES`] and its `value` if an
+/// unsigned integer; `None` for another name or no object.
+struct CountSeed;
+
+/// A count of one of [`COUNTER_NAMES`] (its index) and its value.
+type Count = Option<(usize, Option<u64>)>;
+
+impl<'de> serde::de::DeserializeSeed<'de> for CountSeed {
+    type Value = Count;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Count, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CountSeed {
+    type Value = Count;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    pass_over_scalars!(Count, None);
+    fn visit_unit<E>(self) -> Result<Count, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Count, A::Error> {
+        drain_seq(seq)?;
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Count, A::Error> {
+        let plain = PlainSeed { unwrap: false };
+        let (mut name, mut value) = (None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "name" => name = Some(map.next_value_seed(plain)?),
+                "value" => value = Some(map.next_value_seed(plain)?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let index = name
+            .as_ref()
+            .and_then(Plain::as_str)
+            .and_then(|name| COUNTER_NAMES.iter().position(|known| *known == name));
+        Ok(index.map(|index| (index, value.as_ref().and_then(Plain::as_u64))))
+    }
+}
+
+/// Reads an [`EventBody`].
+struct EventBodySeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for EventBodySeed {
+    type Value = EventBody;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<EventBody, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EventBodySeed {
+    type Value = EventBody;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    pass_over_scalars!(EventBody, EventBody::NotObject);
+    fn visit_unit<E>(self) -> Result<EventBody, E> {
+        Ok(EventBody::NotObject)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<EventBody, A::Error> {
+        drain_seq(seq)?;
+        Ok(EventBody::NotObject)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EventBody, A::Error> {
+        let mut body = Body::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if let Some(index) = SCALAR_FIELDS.iter().position(|field| *field == key) {
+                body.scalars[index] = Some(map.next_value_seed(PlainSeed { unwrap: true })?);
+            } else if key == "clockSplits" {
+                body.clock_splits = Some(map.next_value_seed(SplitsSeed { unwrap: true })?);
+            } else if key == "counters" {
+                body.counters = Some(map.next_value_seed(CountersSeed { unwrap: true })?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(EventBody::Object(Box::new(body)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Wrapper {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Wrapper, D::Error> {
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = Wrapper;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Wrapper, A::Error> {
+                // The first entry by name; of a name written twice, the last.
+                let mut first: Option<(String, EventBody)> = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    let body = map.next_value_seed(EventBodySeed)?;
+                    if first.as_ref().is_none_or(|(name, _)| key <= *name) {
+                        first = Some((key, body));
+                    }
+                }
+                Ok(Wrapper {
+                    first: first.map(|(_, body)| body),
+                })
+            }
+        }
+        deserializer.deserialize_map(Entries)
+    }
 }

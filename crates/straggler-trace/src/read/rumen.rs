@@ -46,7 +46,7 @@ use std::ops::Range;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::assemble::{plausible, progress_from_split_values};
+use super::assemble::{ClockSplits, plausible};
 use super::hadoop1::host_of;
 use super::input::{Lines, MAX_LINE_BYTES, error_offset, json_field_at, non_number_at};
 use super::jhist::kind_of;
@@ -92,7 +92,8 @@ struct LoggedAttempt {
     start_time: Option<i64>,
     finish_time: Option<i64>,
     result: Option<String>,
-    clock_splits: Option<Vec<serde_json::Value>>,
+    /// Read as integers, up to a cap, never as a tree of values (see [`ClockSplits`]).
+    clock_splits: Option<ClockSplits>,
     hdfs_bytes_read: Option<i64>,
     map_input_records: Option<i64>,
     reduce_shuffle_bytes: Option<i64>,
@@ -394,15 +395,13 @@ fn object_done(
                 task.input_records = task.input_records.or(known_u64(records));
             }
             let duration = end_secs.map(|end| end - start_secs);
-            let progress = match logged_attempt.clock_splits.as_deref() {
+            let progress = match &logged_attempt.clock_splits {
                 None => Vec::new(),
-                Some(splits) => {
-                    progress_from_split_values(splits, duration).unwrap_or_else(|fault| {
-                        let line = line_of("clockSplits");
-                        report.splits_unusable(line, &id, fault.reason());
-                        Vec::new()
-                    })
-                }
+                Some(splits) => splits.progress(duration).unwrap_or_else(|fault| {
+                    let line = line_of("clockSplits");
+                    report.splits_unusable(line, &id, fault.reason());
+                    Vec::new()
+                }),
             };
             task.attempts.push(TraceAttempt {
                 id,
