@@ -1616,6 +1616,52 @@ fn negative_times_are_skipped_with_their_line_and_field() {
     );
 }
 
+/// A `.jhist` `submitTime` of the wrong type, negative or implausible skips its
+/// `JOB_SUBMITTED` event, as such an attempt time does (before, the job was read without a
+/// submit time and the event counted as parsed); one absent or `null` leaves it unknown.
+#[test]
+fn jhist_submit_times_that_cannot_be_read_are_skipped() {
+    let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
+    let submitted = |job: u32, submit: &str| {
+        format!(
+            "{{\"type\":\"JOB_SUBMITTED\",\"event\":{{\"e\":{{\"jobid\":\"job_1_000{job}\"{submit}}}}}}}\n"
+        )
+    };
+    let jhist = [
+        header.to_owned(),
+        submitted(1, ",\"submitTime\":\"1000\""),
+        submitted(2, ",\"submitTime\":1.5"),
+        submitted(3, ",\"submitTime\":-1000"),
+        submitted(4, ",\"submitTime\":9223372036854775807"),
+        submitted(5, ",\"submitTime\":{\"long\":5000}"),
+        submitted(6, ",\"submitTime\":null"),
+        submitted(7, ""),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "field of the wrong type", Some("submitTime")),
+            (4, "field of the wrong type", Some("submitTime")),
+            (5, "negative time", Some("submitTime")),
+            (6, "implausible time", Some("submitTime")),
+        ]
+    );
+    let submits: Vec<_> = jobs
+        .iter()
+        .map(|j| (j.id.as_str(), j.submit_secs))
+        .collect();
+    assert_eq!(
+        submits,
+        [
+            ("job_1_0005", Some(5.0)),
+            ("job_1_0006", None),
+            ("job_1_0007", None)
+        ]
+    );
+}
+
 /// Rumen writes `-1` for an unknown time; any other negative time is skipped as one, with
 /// its line and field (before, every negative time was taken for unknown: a start of -5000
 /// was replaced by the task's, a finish of -7000 left the attempt running, or was a

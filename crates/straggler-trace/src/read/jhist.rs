@@ -17,6 +17,9 @@
 //! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
 //!   attempts runs, or at the end of the file.
 //!
+//! A job's `submitTime` (`JOB_SUBMITTED`), optional, is checked as the attempts' times are
+//! when written: of the wrong type, negative or implausible, it skips its event.
+//!
 //! Only the fields above are read from an event, each as a small typed value: the others
 //! are passed over as they are parsed, never built into a tree of JSON values, and
 //! `clockSplits` are read as integers up to a cap (see
@@ -230,12 +233,19 @@ fn event(
     match kind.as_str() {
         "JOB_SUBMITTED" => {
             let id = string(body, "jobid")?;
+            // Optional, but when written, a time like any other: a value of the wrong type,
+            // a negative or implausible time skips the event (before, the job was left
+            // without it, without a word).
+            let submit = match body.field("submitTime") {
+                None => None,
+                Some(_) => Some(plausible(millis(body, "submitTime")?, "submitTime")?),
+            };
             let job = jobs.job(id).job_mut();
             job.name = body
                 .field("jobName")
                 .and_then(Plain::as_str)
                 .map(str::to_owned);
-            job.submit_secs = millis(body, "submitTime").ok();
+            job.submit_secs = submit;
         }
         "JOB_FINISHED" | "JOB_FAILED" | "JOB_KILLED" => {
             let id = string(body, "jobid")?;
