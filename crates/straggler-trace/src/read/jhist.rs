@@ -22,11 +22,11 @@
 //!
 //! Only the fields above are read from an event, each as a small typed value: the others
 //! are passed over as they are parsed, never built into a tree of JSON values, and
-//! `clockSplits` are read as integers up to a cap (see
-//! [`ClockSplits`](super::assemble::ClockSplits)), so that an event takes about the memory
-//! of its text. Optional fields written as Avro unions (`{"string": "VIRGIN"}`) are unwrapped. An event
-//! whose `type` is none of the schema's is skipped as `"unknown event type"`; a task type
-//! none of Hadoop's as `"unknown task type"` (see [`kind_of`]).
+//! `clockSplits` are read as integers up to a cap (see [`ClockSplits`]), so that an event
+//! takes about the memory of its text. Optional fields written as Avro unions
+//! (`{"string": "VIRGIN"}`) are unwrapped. An event whose `type` is none of the schema's is
+//! skipped as `"unknown event type"`; a task type none of Hadoop's as `"unknown task type"`
+//! (see [`kind_of`]).
 
 use std::fmt;
 use std::io::BufRead;
