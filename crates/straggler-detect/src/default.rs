@@ -1,17 +1,21 @@
 //! Default: Dean and Ghemawat's progress-gap rule (seed paper, Section 5.5, Eq. 6).
 //!
 //! An attempt is a straggler iff its progress score is below the mean progress score of the
-//! running attempts of its stage minus a gap (0.2 by default):
+//! running tasks of its stage minus a gap (0.2 by default):
 //!
 //! ```text
 //! PS_j < (1/N) sum_i PS_i - gap
 //! ```
+//!
+//! `N` counts tasks ("the number of total tasks within the same category", Eq. 6), each
+//! once, at its original attempt: a speculative copy is not a task of its own, and is
+//! neither in the mean nor flagged (a task is copied once).
 
 use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
-use crate::scan::{GroupSums, RowBlocks, Summands, means, rows_below};
+use crate::scan::{GroupSums, RowBlocks, Summands, means, originals_progress, rows_below};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Parameters of [`DefaultDetector`].
@@ -52,6 +56,7 @@ pub struct DefaultDetector {
     sums: GroupSums,
     thresholds: Vec<f64>,
     blocks: RowBlocks,
+    originals: Vec<f64>,
 }
 
 impl DefaultDetector {
@@ -75,7 +80,7 @@ impl Detector for DefaultDetector {
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-        let progress = snapshot.progress();
+        let progress = originals_progress(snapshot, &mut self.originals);
         let stages = snapshot.stage_indices();
         let parallelism = self.params.parallelism;
         let sums = self.sums.compute(

@@ -2,7 +2,7 @@
 //!
 //! The progress rate of an attempt is `PR = PS / (t_now - t_start)` (Eq. 7). With the mean
 //! `mean(PR)` (Eq. 8) and the population standard deviation `SD` (Eq. 9) of the rates of
-//! the running attempts of its stage, an attempt is a straggler iff
+//! the running tasks of its stage, an attempt is a straggler iff
 //!
 //! ```text
 //! PR_j < mean(PR) - alpha * SD
@@ -14,7 +14,9 @@
 //! is implemented here (see `framework-spec.md`).
 //!
 //! An attempt that started at the snapshot's instant has no rate yet: it is left out of
-//! the statistics and never flagged.
+//! the statistics and never flagged. The statistics count each running task once ("all
+//! running tasks"), at its original attempt: a speculative copy is neither in them nor
+//! flagged.
 //!
 //! # One pass over the rates, usually
 //!
@@ -81,8 +83,8 @@ use straggler_model::Snapshot;
 
 use crate::error::check_param;
 use crate::scan::{
-    GroupSum, GroupSums, Rates, RowBlocks, Summands, map_rows, means, rows_below,
-    rows_below_settling,
+    GroupSum, GroupSums, Rates, RowBlocks, Summands, map_rows, means, originals_progress,
+    rows_below, rows_below_settling,
 };
 use crate::{DetectError, Detector, Findings, Parallelism};
 
@@ -135,6 +137,8 @@ pub struct LateDetector {
     second_passes: u64,
     /// The third pass, for stages whose sums overflow.
     rescaled: Rescaled,
+    /// The progress of originals, copies NaN, when the snapshot has copies.
+    originals: Vec<f64>,
 }
 
 /// The buffers of the third pass (see the module docs, "Rates too large to square"),
@@ -281,7 +285,9 @@ impl LateDetector {
     /// compare the scan with).
     fn scan_with(&mut self, snapshot: &Snapshot, findings: &mut Findings, use_bounds: bool) {
         let now = snapshot.now_secs();
-        let (progress, start) = (snapshot.progress(), snapshot.start_secs());
+        // Each task once, at its original: a copy's progress NaN, so its rate is too.
+        let progress = originals_progress(snapshot, &mut self.originals);
+        let start = snapshot.start_secs();
         let stages = snapshot.stage_indices();
         let parallelism = self.params.parallelism;
         // Eq. 7, once per row, stored as Eq. 8's sums are taken; NaN marks "no rate" and

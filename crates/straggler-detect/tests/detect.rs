@@ -16,7 +16,10 @@ use straggler_detect::{
     DefaultDetector, DefaultParams, DetectError, Detector, Findings, Hierarchical,
     HierarchicalParams, LateDetector, LateParams, Parallelism,
 };
-use straggler_model::{AttemptId, NodeId, Observation, ProgressReport, Snapshot, StageId, TaskId};
+use straggler_model::{
+    AttemptId, AttemptRole, NodeId, Observation, ProgressReport, Snapshot, SnapshotRow, StageId,
+    TaskId,
+};
 
 /// A snapshot at `now` with as many stages and nodes as the rows use.
 fn snapshot(now: f64, rows: &[Row]) -> Snapshot {
@@ -193,6 +196,54 @@ fn late_flags_rates_below_mean_minus_one_population_sd() {
     check(DefaultDetector::default(), 100.0, &RATES_6_3_2_1, &[]);
     // alpha 2: threshold 3 - 3.742 < 0.
     check(late_with(2.0), 100.0, &RATES_6_3_2_1, &[]);
+}
+
+/// The snapshot of `originals` at `now` with `copies` after them, as speculative copies
+/// (of the first tasks: a copy's task is the original's of the same index).
+fn with_copies(now: f64, originals: &[Row], copies: &[Row]) -> Snapshot {
+    let mut snapshot = snapshot(now, originals);
+    for (i, &(stage, node, start_secs, progress, input_bytes)) in copies.iter().enumerate() {
+        let row = SnapshotRow {
+            attempt: AttemptId((originals.len() + i) as u32),
+            task: TaskId(i as u32),
+            stage: StageId(stage),
+            node: NodeId(node),
+            role: AttemptRole::Speculative,
+            start_secs,
+            progress,
+            input_bytes,
+        };
+        snapshot.push(row).expect("a valid copy");
+    }
+    snapshot
+}
+
+#[test]
+fn default_and_late_count_each_task_once_not_its_copies() {
+    // Default: ten originals at 0.625 and one at 0.375 (row 10): mean 6.625 / 11 = 0.602,
+    // threshold 0.402, row 10 flagged. Four young copies at 0.0625 (rows 11 to 14) are not
+    // tasks: counted, they would make the mean 6.875 / 15 = 0.458 and the threshold 0.258,
+    // and row 10 would not be flagged (the copies would be).
+    let mut originals = vec![(0, 0, 0.0, 0.625, 64e6); 10];
+    originals.push((0, 1, 0.0, 0.375, 64e6));
+    let copies = [(0, 1, 90.0, 0.0625, 64e6); 4];
+    let flagged = |detector: &mut dyn Detector, snapshot: &Snapshot| {
+        let mut findings = Findings::default();
+        detector.scan(snapshot, &mut findings);
+        findings.rows().to_vec()
+    };
+    let default = with_copies(100.0, &originals, &copies);
+    assert_eq!(flagged(&mut DefaultDetector::default(), &default), [10]);
+    // LATE: rates 6, 3, 2, 1 (units of 1/128 per second), threshold 1.129: row 3 flagged.
+    // Two copies at rate 1 (rows 4, 5), counted, would give rates 6, 3, 2, 1, 1, 1: mean
+    // 2.333, population SD 1.795, threshold 0.538, and nothing flagged.
+    let late = with_copies(100.0, &RATES_6_3_2_1, &[(0, 3, 36.0, 0.5, 64e6); 2]);
+    assert_eq!(flagged(&mut LateDetector::default(), &late), [3]);
+    // Both on one thread and on rayon's pool.
+    for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+        assert_eq!(flagged(&mut default_at(parallelism, 0.2), &default), [10]);
+        assert_eq!(flagged(&mut late_at(parallelism, 1.0), &late), [3]);
+    }
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::error::check_range;
 use crate::{AttemptId, AttemptRole, JobId, ModelError, NodeId, StageId, TaskId, TaskKind};
 
 /// A stage: the tasks of one kind of one job. Detectors compare an attempt with the other
-/// running attempts of its stage (Default's "tasks within the same category", Eq. 6).
+/// running tasks of its stage (Default's "tasks within the same category", Eq. 6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Stage {
     /// The job.
@@ -56,6 +56,8 @@ pub struct Snapshot {
     start_secs: Vec<f64>,
     progress: Vec<f64>,
     input_bytes: Vec<f64>,
+    /// Rows whose role is [`AttemptRole::Speculative`].
+    copies: usize,
 }
 
 impl Snapshot {
@@ -86,6 +88,7 @@ impl Snapshot {
         self.start_secs.clear();
         self.progress.clear();
         self.input_bytes.clear();
+        self.copies = 0;
         Ok(())
     }
 
@@ -140,10 +143,17 @@ impl Snapshot {
         self.stage.push(row.stage.0);
         self.node.push(row.node.0);
         self.role.push(row.role);
+        self.copies += usize::from(row.role == AttemptRole::Speculative);
         self.start_secs.push(row.start_secs);
         self.progress.push(row.progress);
         self.input_bytes.push(row.input_bytes);
         Ok(self.attempt.len() - 1)
+    }
+
+    /// How many rows are speculative copies ([`AttemptRole::Speculative`]): a scan that
+    /// counts each task once can skip looking for them when there are none.
+    pub fn copy_count(&self) -> usize {
+        self.copies
     }
 
     /// The instant of the snapshot, seconds since the start of the run.

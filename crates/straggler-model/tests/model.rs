@@ -42,8 +42,26 @@ fn snapshot_accepts_valid_rows_and_keeps_columns_aligned() {
     snapshot.set_pending(StageId(1), 7).unwrap();
     assert_eq!(snapshot.pending(StageId(1)), 7);
     assert_eq!(snapshot.pending(StageId(9)), 0);
+    assert_eq!(snapshot.copy_count(), 0);
+    let copy = SnapshotRow {
+        role: AttemptRole::Speculative,
+        ..row(0.5, 5.0)
+    };
+    snapshot.push(copy).unwrap();
+    assert_eq!(snapshot.copy_count(), 1);
+    // A row refused is not counted.
+    assert!(
+        snapshot
+            .push(SnapshotRow {
+                progress: 2.0,
+                ..copy
+            })
+            .is_err()
+    );
+    assert_eq!(snapshot.copy_count(), 1);
     snapshot.clear(12.0).unwrap();
     assert!(snapshot.is_empty());
+    assert_eq!(snapshot.copy_count(), 0);
     assert_eq!(snapshot.now_secs(), 12.0);
     assert_eq!(snapshot.pending(StageId(1)), 0);
     assert_eq!(snapshot.stages().len(), 2);

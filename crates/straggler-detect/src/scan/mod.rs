@@ -18,7 +18,28 @@ use kernels::{LANES, Lanes, Summand};
 pub(crate) use kernels::{count_below, keep_marked};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use straggler_model::TaskId;
+use straggler_model::{AttemptRole, Snapshot, TaskId};
+
+/// The progress column with each task once, at its original attempt: a copy's row NaN,
+/// which sums leave out and no bar keeps. The column itself when the snapshot has no copy
+/// (the common case, checked by a count); otherwise written into `buf`.
+pub(crate) fn originals_progress<'a>(snapshot: &'a Snapshot, buf: &'a mut Vec<f64>) -> &'a [f64] {
+    if snapshot.copy_count() == 0 {
+        return snapshot.progress();
+    }
+    buf.clear();
+    buf.extend(
+        snapshot
+            .progress()
+            .iter()
+            .zip(snapshot.roles())
+            .map(|(&p, &role)| match role {
+                AttemptRole::Original => p,
+                AttemptRole::Speculative => f64::NAN,
+            }),
+    );
+    buf
+}
 
 /// The smallest number of rows per chunk.
 pub(crate) const CHUNK: usize = 4096;
