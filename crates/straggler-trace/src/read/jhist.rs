@@ -495,10 +495,30 @@ where
     Ok(Some(value))
 }
 
-/// Implements the visits of the JSON scalars but `null` a visitor passes over: each gives
-/// `$other`.
-macro_rules! pass_over_scalars {
+/// An object's value where an Avro union may stand (`unwrap`): the value of its one entry,
+/// read with `seed`; `other` for an object of more or fewer entries, or for any object
+/// without `unwrap`, passed over.
+fn union_or<'de, A, S>(map: A, unwrap: bool, seed: S, other: S::Value) -> Result<S::Value, A::Error>
+where
+    A: MapAccess<'de>,
+    S: serde::de::DeserializeSeed<'de>,
+{
+    if !unwrap {
+        drain_map(map)?;
+        return Ok(other);
+    }
+    Ok(union_value(map, seed)?.unwrap_or(other))
+}
+
+/// Implements, in a visitor of any JSON value into `$value`, its `Value` type, what it
+/// expects, and the visits of the scalars but `null`, which it passes over: each gives
+/// `$other`; with `object`, the visits of `null` and of arrays as well.
+macro_rules! any_value_visitor {
     ($value:ty, $other:expr) => {
+        type Value = $value;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
         fn visit_bool<E>(self, _: bool) -> Result<$value, E> {
             Ok($other)
         }
@@ -515,6 +535,32 @@ macro_rules! pass_over_scalars {
             Ok($other)
         }
     };
+    // A visitor of objects: `null` and arrays passed over too.
+    (object $value:ty, $other:expr) => {
+        any_value_visitor!($value, $other);
+        fn visit_unit<E>(self) -> Result<$value, E> {
+            Ok($other)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<$value, A::Error> {
+            drain_seq(seq)?;
+            Ok($other)
+        }
+    };
+}
+
+/// Implements `DeserializeSeed` for `$seed`, a visitor of any JSON value into `$value`.
+macro_rules! seed_of_any {
+    ($seed:ty, $value:ty) => {
+        impl<'de> serde::de::DeserializeSeed<'de> for $seed {
+            type Value = $value;
+            fn deserialize<D: Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<$value, D::Error> {
+                deserializer.deserialize_any(self)
+            }
+        }
+    };
 }
 
 /// Reads a [`Plain`], an Avro union unwrapped first if `unwrap` (once: a union's value is
@@ -524,12 +570,7 @@ struct PlainSeed {
     unwrap: bool,
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for PlainSeed {
-    type Value = Plain;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Plain, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_of_any!(PlainSeed, Plain);
 
 impl<'de> Visitor<'de> for PlainSeed {
     type Value = Plain;
@@ -562,12 +603,7 @@ impl<'de> Visitor<'de> for PlainSeed {
         Ok(Plain::Other)
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Plain, A::Error> {
-        if !self.unwrap {
-            drain_map(map)?;
-            return Ok(Plain::Other);
-        }
-        let value = union_value(map, PlainSeed { unwrap: false })?;
-        Ok(value.unwrap_or(Plain::Other))
+        union_or(map, self.unwrap, PlainSeed { unwrap: false }, Plain::Other)
     }
 }
 
@@ -577,19 +613,10 @@ struct SplitsSeed {
     unwrap: bool,
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for SplitsSeed {
-    type Value = SplitsField;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<SplitsField, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_of_any!(SplitsSeed, SplitsField);
 
 impl<'de> Visitor<'de> for SplitsSeed {
-    type Value = SplitsField;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    pass_over_scalars!(SplitsField, SplitsField::NotArray);
+    any_value_visitor!(SplitsField, SplitsField::NotArray);
     fn visit_unit<E>(self) -> Result<SplitsField, E> {
         Ok(SplitsField::Null)
     }
@@ -597,12 +624,12 @@ impl<'de> Visitor<'de> for SplitsSeed {
         ClockSplits::from_seq(seq).map(SplitsField::Splits)
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SplitsField, A::Error> {
-        if !self.unwrap {
-            drain_map(map)?;
-            return Ok(SplitsField::NotArray);
-        }
-        let value = union_value(map, SplitsSeed { unwrap: false })?;
-        Ok(value.unwrap_or(SplitsField::NotArray))
+        union_or(
+            map,
+            self.unwrap,
+            SplitsSeed { unwrap: false },
+            SplitsField::NotArray,
+        )
     }
 }
 
@@ -615,26 +642,10 @@ struct CountersSeed {
     unwrap: bool,
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for CountersSeed {
-    type Value = CounterValues;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CounterValues, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_of_any!(CountersSeed, CounterValues);
 
 impl<'de> Visitor<'de> for CountersSeed {
-    type Value = CounterValues;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    pass_over_scalars!(CounterValues, CounterValues::default());
-    fn visit_unit<E>(self) -> Result<CounterValues, E> {
-        Ok(CounterValues::default())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<CounterValues, A::Error> {
-        drain_seq(seq)?;
-        Ok(CounterValues::default())
-    }
+    any_value_visitor!(object CounterValues, CounterValues::default());
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CounterValues, A::Error> {
         let mut entries = 0;
         // The value of the last `groups` key, and, for a union, the counters its one
@@ -664,19 +675,10 @@ impl<'de> Visitor<'de> for CountersSeed {
 /// standing for it.
 struct GroupsSeed;
 
-impl<'de> serde::de::DeserializeSeed<'de> for GroupsSeed {
-    type Value = CounterValues;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CounterValues, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_of_any!(GroupsSeed, CounterValues);
 
 impl<'de> Visitor<'de> for GroupsSeed {
-    type Value = CounterValues;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    pass_over_scalars!(CounterValues, CounterValues::default());
+    any_value_visitor!(CounterValues, CounterValues::default());
     fn visit_unit<E>(self) -> Result<CounterValues, E> {
         Ok(CounterValues::default())
     }
@@ -700,26 +702,10 @@ impl<'de> Visitor<'de> for GroupsSeed {
 /// Reads the [`CounterValues`] of a group: those of its (last) `counts` array.
 struct GroupSeed;
 
-impl<'de> serde::de::DeserializeSeed<'de> for GroupSeed {
-    type Value = CounterValues;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CounterValues, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_of_any!(GroupSeed, CounterValues);
 
 impl<'de> Visitor<'de> for GroupSeed {
-    type Value = CounterValues;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    pass_over_scalars!(CounterValues, CounterValues::default());
-    fn visit_unit<E>(self) -> Result<CounterValues, E> {
-        Ok(CounterValues::default())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<CounterValues, A::Error> {
-        drain_seq(seq)?;
-        Ok(CounterValues::default())
-    }
+    any_value_visitor!(object CounterValues, CounterValues::default());
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CounterValues, A::Error> {
         let mut values = CounterValues::default();
         while let Some(key) = map.next_key::<String>()? {
@@ -737,19 +723,10 @@ impl<'de> Visitor<'de> for GroupSeed {
 /// the last of a name standing.
 struct CountsSeed;
 
-impl<'de> serde::de::DeserializeSeed<'de> for CountsSeed {
-    type Value = CounterValues;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CounterValues, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_of_any!(CountsSeed, CounterValues);
 
 impl<'de> Visitor<'de> for CountsSeed {
-    type Value = CounterValues;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    pass_over_scalars!(CounterValues, CounterValues::default());
+    any_value_visitor!(CounterValues, CounterValues::default());
     fn visit_unit<E>(self) -> Result<CounterValues, E> {
         Ok(CounterValues::default())
     }
@@ -775,26 +752,10 @@ struct CountSeed;
 /// A count of one of [`COUNTER_NAMES`] (its index) and its value.
 type Count = Option<(usize, Option<u64>)>;
 
-impl<'de> serde::de::DeserializeSeed<'de> for CountSeed {
-    type Value = Count;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Count, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_of_any!(CountSeed, Count);
 
 impl<'de> Visitor<'de> for CountSeed {
-    type Value = Count;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    pass_over_scalars!(Count, None);
-    fn visit_unit<E>(self) -> Result<Count, E> {
-        Ok(None)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Count, A::Error> {
-        drain_seq(seq)?;
-        Ok(None)
-    }
+    any_value_visitor!(object Count, None);
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Count, A::Error> {
         let plain = PlainSeed { unwrap: false };
         let (mut name, mut value) = (None, None);
@@ -818,26 +779,10 @@ impl<'de> Visitor<'de> for CountSeed {
 /// Reads an [`EventBody`].
 struct EventBodySeed;
 
-impl<'de> serde::de::DeserializeSeed<'de> for EventBodySeed {
-    type Value = EventBody;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<EventBody, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_of_any!(EventBodySeed, EventBody);
 
 impl<'de> Visitor<'de> for EventBodySeed {
-    type Value = EventBody;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    pass_over_scalars!(EventBody, EventBody::NotObject);
-    fn visit_unit<E>(self) -> Result<EventBody, E> {
-        Ok(EventBody::NotObject)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<EventBody, A::Error> {
-        drain_seq(seq)?;
-        Ok(EventBody::NotObject)
-    }
+    any_value_visitor!(object EventBody, EventBody::NotObject);
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EventBody, A::Error> {
         let mut body = Body::default();
         while let Some(key) = map.next_key::<String>()? {
