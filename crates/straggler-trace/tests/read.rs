@@ -1662,6 +1662,60 @@ fn jhist_submit_times_that_cannot_be_read_are_skipped() {
     );
 }
 
+/// The optional strings of a `.jhist` event (`jobName`, `trackerName`, `avataar`, `hostname`)
+/// written as anything but a string or `null` skip their event, with its line and field,
+/// before it changes anything (before, they were taken for absent without a word).
+#[test]
+fn jhist_optional_strings_of_the_wrong_type_are_skipped() {
+    let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
+    let event = |kind: &str, body: &str| {
+        format!("{{\"type\":\"{kind}\",\"event\":{{\"e\":{{{body}}}}}}}\n")
+    };
+    let task = "\"taskid\":\"task_1_0001_m_000000\",\"taskType\":\"MAP\"";
+    let attempt = |n: u32| format!("{task},\"attemptId\":\"attempt_1_0001_m_000000_{n}\"");
+    let jhist = [
+        header.to_owned(),
+        event("JOB_SUBMITTED", "\"jobid\":\"job_1_0001\",\"jobName\":7"),
+        event("TASK_STARTED", task),
+        // Line 5: a tracker name that is a number; line 6: a valid start.
+        event(
+            "MAP_ATTEMPT_STARTED",
+            &format!("{},\"startTime\":1000,\"trackerName\":5", attempt(0)),
+        ),
+        event(
+            "MAP_ATTEMPT_STARTED",
+            &format!(
+                "{},\"startTime\":1000,\"avataar\":{{\"string\":\"VIRGIN\"}}",
+                attempt(1)
+            ),
+        ),
+        // Line 7: a host name that is an array: the end is skipped, the attempt runs on.
+        event(
+            "MAP_ATTEMPT_FINISHED",
+            &format!("{},\"finishTime\":9000,\"hostname\":[\"h\"]", attempt(1)),
+        ),
+        event(
+            "MAP_ATTEMPT_STARTED",
+            &format!("{},\"startTime\":2000,\"avataar\":true", attempt(2)),
+        ),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "field of the wrong type", Some("jobName")),
+            (5, "field of the wrong type", Some("trackerName")),
+            (7, "field of the wrong type", Some("hostname")),
+            (8, "field of the wrong type", Some("avataar")),
+        ]
+    );
+    let attempts = &jobs[0].tasks[0].attempts;
+    assert_eq!(attempts.len(), 1, "{attempts:?}");
+    assert_eq!(attempts[0].outcome, AttemptOutcome::Unfinished);
+    assert_eq!(attempts[0].speculative, Some(false));
+}
+
 /// Rumen writes `-1` for an unknown time; any other negative time is skipped as one, with
 /// its line and field (before, every negative time was taken for unknown: a start of -5000
 /// was replaced by the task's, a finish of -7000 left the attempt running, or was a

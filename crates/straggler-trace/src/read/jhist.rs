@@ -18,7 +18,9 @@
 //!   attempts runs, or at the end of the file.
 //!
 //! A job's `submitTime` (`JOB_SUBMITTED`), optional, is checked as the attempts' times are
-//! when written: of the wrong type, negative or implausible, it skips its event.
+//! when written: of the wrong type, negative or implausible, it skips its event. So do the
+//! optional strings `jobName`, `trackerName`, `avataar` and `hostname` when written as
+//! anything but a string or `null`.
 //!
 //! Only the fields above are read from an event, each as a small typed value: the others
 //! are passed over as they are parsed, never built into a tree of JSON values, and
@@ -141,6 +143,18 @@ fn string<'a>(body: &'a Body, name: &'static str) -> Result<&'a str, Skip> {
         .ok_or(("field of the wrong type", Some(name)))
 }
 
+/// An optional string field: `None` when absent or `null`; a value of another type skips
+/// the event, as a required field's does (read before the event changes anything).
+fn optional_string<'a>(body: &'a Body, name: &'static str) -> Result<Option<&'a str>, Skip> {
+    body.field(name)
+        .map(|value| {
+            value
+                .as_str()
+                .ok_or(("field of the wrong type", Some(name)))
+        })
+        .transpose()
+}
+
 fn millis(body: &Body, name: &'static str) -> Result<f64, Skip> {
     let ms = body
         .field(name)
@@ -240,11 +254,9 @@ fn event(
                 None => None,
                 Some(_) => Some(plausible(millis(body, "submitTime")?, "submitTime")?),
             };
+            let name = optional_string(body, "jobName")?;
             let job = jobs.job(id).job_mut();
-            job.name = body
-                .field("jobName")
-                .and_then(Plain::as_str)
-                .map(str::to_owned);
+            job.name = name.map(str::to_owned);
             job.submit_secs = submit;
         }
         "JOB_FINISHED" | "JOB_FAILED" | "JOB_KILLED" => {
@@ -275,11 +287,12 @@ fn event(
             let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
             let attempt_id = string(body, "attemptId")?;
             let start = plausible(millis(body, "startTime")?, "startTime")?;
+            let host = optional_string(body, "trackerName")?.map(str::to_owned);
+            let avataar = optional_string(body, "avataar")?;
             // Checked before the job and task are opened: a start skipped leaves nothing.
             jobs.check_start(&job_id, task_id, attempt_id, start)
                 .map_err(|e| e.skip(&FIELDS))?;
-            let host = (body.field("trackerName").and_then(Plain::as_str)).map(str::to_owned);
-            let speculative = match body.field("avataar").and_then(Plain::as_str) {
+            let speculative = match avataar {
                 Some("SPECULATIVE") => Some(true),
                 Some("VIRGIN") => Some(false),
                 _ => None,
@@ -305,6 +318,7 @@ fn event(
             let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
             let attempt_id = string(body, "attemptId")?;
             let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
+            let hostname = optional_string(body, "hostname")?;
             jobs.check_end(&job_id, task_id, attempt_id, None, (finish, outcome))
                 .map_err(|e| e.skip(&FIELDS))?;
             let job = jobs.job(&job_id);
@@ -316,7 +330,7 @@ fn event(
             let Some(attempt) = ended else {
                 return Ok(());
             };
-            if let Some(host) = body.field("hostname").and_then(Plain::as_str) {
+            if let Some(host) = hostname {
                 attempt.host = Some(host.to_owned());
             }
             let splits = match &body.clock_splits {
