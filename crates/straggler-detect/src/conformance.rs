@@ -26,7 +26,8 @@
 //!   rows sit exactly at Default's threshold (gap 0.2) and at LATE's (alpha 1) up to
 //!   rounding; in the third, three levels `c - 0.2, c, c + 0.2`, so that a third of the
 //!   rows sit at Default's threshold and a third at the stage mean (gap 0, alpha 0). Rounding is where a parallel sum split
-//!   differently from the sequential one would show. The data
+//!   differently from the sequential one would show. A fourth is drawn as the first, then
+//!   every seventh row made a speculative copy of the task of the row before it. The data
 //!   come from a fixed SplitMix64 stream, so the scenarios are the same on every machine.
 //!
 //! # Checks, on every scenario
@@ -618,7 +619,34 @@ fn scenarios() -> Vec<Scenario> {
             generated(&mut rng, Mix::ThreeLevels),
             false,
         ),
+        scenario(
+            "generated, with copies",
+            with_copies(&generated(&mut rng, Mix::Mixed)),
+            false,
+        ),
     ]
+}
+
+/// `snapshot` with every seventh row made a speculative copy of the task of the row
+/// before it (as an engine lists a task's original and its copy).
+fn with_copies(snapshot: &Snapshot) -> Snapshot {
+    let mut copied = Snapshot::new(
+        snapshot.now_secs(),
+        snapshot.node_count(),
+        snapshot.stages().to_vec(),
+    )
+    .expect("the snapshot's own instant");
+    let mut previous_task = None;
+    for index in 0..snapshot.len() {
+        let mut row = snapshot.row(index).expect("a row of the snapshot");
+        if let Some(task) = previous_task.filter(|_| index % 7 == 6) {
+            row.task = task;
+            row.role = AttemptRole::Speculative;
+        }
+        previous_task = Some(row.task);
+        copied.push(row).expect("a row of a valid snapshot");
+    }
+    copied
 }
 
 /// How the generated scenarios draw progress scores.
