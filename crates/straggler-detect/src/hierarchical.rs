@@ -12,7 +12,9 @@
 //! The cluster's average performance is the mean of `Perf_N` over the nodes running at
 //! least one attempt with a speed. A detection of the wrapped detector is kept iff its
 //! node's `Perf_N` is below `node_threshold` (0.9) times that average. Attempts of all
-//! stages count, as in the paper ("the performance information of all tasks running");
+//! stages count, speculative copies too (they run on the node, and Default, the wrapped
+//! detector, leaves them out of its own statistics), as in the paper ("the performance
+//! information of all tasks running");
 //! since speed is measured in input bytes per second, a node running tasks of a stage with
 //! small inputs (reduces, say) beside another stage's looks slower. In the paper's job the
 //! reduces start after the last map, so the stages never mix on a node.
