@@ -428,8 +428,21 @@ enum GzipAt {
 /// check failed, and it takes anything after a member for the start of another, so that
 /// zero padding or garbage there read as a cut stream; here they are told apart
 /// ([`after_the_end`]), and a failed check goes to the [`StreamCheck`].
+///
+/// Damaged deflate data gives the data decoded before the damage, then the error, whatever
+/// the size of the reads ([`GzipMembers::inflate_more`]): flate2's readers drop what the
+/// call that meets the damage decoded, so that read whole, a small damaged log gave no
+/// line, and read a byte at a time, every line before the damage.
 struct GzipMembers<'a> {
-    inflate: flate2::bufread::DeflateDecoder<Source<'a>>,
+    source: Source<'a>,
+    /// The member's deflate data, inflated by flate2's pure-Rust inflater (miniz_oxide).
+    inflater: flate2::Decompress,
+    /// Data inflated and not handed out yet: `inflated[handed..filled]`.
+    inflated: Box<[u8]>,
+    handed: usize,
+    filled: usize,
+    /// The inflater's error, handed out once the data it decoded before it is.
+    damage: Option<io::Error>,
     /// The CRC-32 and length of the data the member has given so far.
     crc: flate2::Crc,
     at: GzipAt,
@@ -441,7 +454,12 @@ struct GzipMembers<'a> {
 impl<'a> GzipMembers<'a> {
     fn new(source: Box<dyn BufRead + 'a>, check: StreamCheck) -> Self {
         GzipMembers {
-            inflate: flate2::bufread::DeflateDecoder::new(Source::new(source)),
+            source: Source::new(source),
+            inflater: flate2::Decompress::new(false),
+            inflated: vec![0; INFLATE_WINDOW].into_boxed_slice(),
+            handed: 0,
+            filled: 0,
+            damage: None,
             crc: flate2::Crc::new(),
             at: GzipAt::Header,
             member: 1,
@@ -452,7 +470,7 @@ impl<'a> GzipMembers<'a> {
     /// Reads a member's header, up to its deflate data.
     fn header(&mut self) -> io::Result<()> {
         let member = self.member;
-        let source = self.inflate.get_mut();
+        let source = &mut self.source;
         let cut = |error: io::Error| match error.kind() {
             io::ErrorKind::UnexpectedEof => io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -545,7 +563,7 @@ impl<'a> GzipMembers<'a> {
     /// Reads a member's trailer and checks the member's data against it.
     fn trailer(&mut self) -> io::Result<()> {
         let member = self.member;
-        let source = self.inflate.get_mut();
+        let source = &mut self.source;
         let mut trailer = [0u8; 8];
         source
             .read_exact(&mut trailer)
@@ -584,6 +602,76 @@ impl<'a> GzipMembers<'a> {
     }
 }
 
+/// The inflater's window (`miniz_oxide`'s `TINFL_LZ_DICT_SIZE`): it decodes into a ring
+/// of this many bytes and copies them out from there.
+const INFLATE_WINDOW: usize = 32 * 1024;
+
+impl GzipMembers<'_> {
+    /// The member's next inflated bytes into `buf`, as many as are at hand; 0 at the end of
+    /// its deflate data. As flate2's `bufread::DeflateDecoder`, but for damaged data: its
+    /// error comes after the data decoded before it.
+    fn inflate(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.handed == self.filled {
+            if let Some(damage) = self.damage.take() {
+                return Err(damage);
+            }
+            self.inflate_more()?;
+        }
+        let n = buf.len().min(self.filled - self.handed);
+        buf[..n].copy_from_slice(&self.inflated[self.handed..self.handed + n]);
+        self.handed += n;
+        Ok(n)
+    }
+
+    /// Inflates into `self.inflated` at most up to the end of the inflater's ring: the
+    /// inflater decodes into its ring and copies out what fits the output it is given, and
+    /// once it meets damaged data, keeps what it could not copy. Given room up to the ring's
+    /// end, it copies out everything it decoded, and the data before the damage is the
+    /// same however the input was cut (for any room, decoding stops at the ring's end).
+    /// Nothing inflated (the end of the data) leaves `filled` at 0.
+    fn inflate_more(&mut self) -> io::Result<()> {
+        let room = INFLATE_WINDOW - (self.inflater.total_out() % INFLATE_WINDOW as u64) as usize;
+        self.handed = 0;
+        loop {
+            let input = self.source.fill_buf()?;
+            let end = input.is_empty();
+            let flush = match end {
+                true => flate2::FlushDecompress::Finish,
+                false => flate2::FlushDecompress::None,
+            };
+            let (before_in, before_out) = (self.inflater.total_in(), self.inflater.total_out());
+            let status = self
+                .inflater
+                .decompress(input, &mut self.inflated[..room], flush);
+            let consumed = (self.inflater.total_in() - before_in) as usize;
+            self.filled = (self.inflater.total_out() - before_out) as usize;
+            self.source.consume(consumed);
+            match status {
+                // Nothing yet: more input is needed, if there is any.
+                Ok(flate2::Status::Ok | flate2::Status::BufError) if self.filled == 0 => {
+                    if !end {
+                        continue;
+                    }
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "incomplete deflate stream",
+                    ));
+                }
+                Ok(_) => return Ok(()),
+                Err(_) => {
+                    let damage =
+                        io::Error::new(io::ErrorKind::InvalidInput, "corrupt deflate stream");
+                    if self.filled == 0 {
+                        return Err(damage);
+                    }
+                    self.damage = Some(damage);
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
 impl Read for GzipMembers<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if buf.is_empty() {
@@ -598,7 +686,7 @@ impl Read for GzipMembers<'_> {
                 GzipAt::Data => {
                     // Nothing more from the inflater: its data is over, or the input is
                     // (and then the trailer cannot be read).
-                    let n = self.inflate.read(buf)?;
+                    let n = self.inflate(buf)?;
                     if n > 0 {
                         self.crc.update(&buf[..n]);
                         return Ok(n);
@@ -607,12 +695,12 @@ impl Read for GzipMembers<'_> {
                     self.at = GzipAt::Between;
                 }
                 GzipAt::Between => {
-                    let source = self.inflate.get_mut();
+                    let source = &mut self.source;
                     let next = source.peek(GZIP_MAGIC.len())?;
                     // The magic number (or its first byte at the very end of the input,
                     // where the header's reading says the input is cut) starts a member.
                     if !next.is_empty() && GZIP_MAGIC.starts_with(&next[..next.len().min(2)]) {
-                        self.inflate.reset_data();
+                        self.inflater.reset(false);
                         self.crc.reset();
                         self.member += 1;
                         self.at = GzipAt::Header;
