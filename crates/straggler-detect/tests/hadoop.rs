@@ -177,6 +177,34 @@ fn a_task_succeeding_twice_counts_once() {
 }
 
 #[test]
+fn a_success_without_a_valid_duration_counts_as_finished() {
+    // Hadoop's gate counts the completed tasks (`job.getCompletedMaps()`), while
+    // `StartEndTimesBase` adds a duration only when `start <= finish`. Task 1001 succeeded
+    // with its end before its start (a broken trace): finished, without a duration. Two
+    // finished, durations [100] (mean 100, replEnd 200 + 100 = 300); 21 running: row 0 at
+    // 0.125 (est = 100 / 0.125 = 800, estEnd 900, value 600), rows 1..20 at 0.5 (estEnd
+    // 300 = replEnd, skipped). Gate: 2 >= 0.05 x (2 + 21) = 1.15, open: row 0 flagged.
+    // Counting only the durations, 1 < 0.05 x (1 + 21) = 1.1 would keep it closed.
+    let mut rows: Vec<Row> = (1..21).map(|t| (t, 0, O, 100.0, 0.5)).collect();
+    rows.insert(0, (0, 0, O, 100.0, 0.125));
+    let mut detector = HadoopSpeculator::legacy();
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    detector.observe(&succeeded(1001, 0, 10.0, 5.0));
+    assert_eq!(detector.finished(0).count(), 1);
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 1, &rows)), [0]);
+    // Its task is finished: a row of it still listed is neither judged nor running.
+    rows.push((1001, 0, O, 0.0, 0.0));
+    assert_eq!(scan(&mut detector, &snapshot(200.0, 1, &rows)), [0]);
+    // reset and the stage's end forget it with the durations.
+    detector.reset();
+    detector.observe(&succeeded(1000, 0, 0.0, 100.0));
+    assert_eq!(
+        scan(&mut detector, &snapshot(200.0, 1, &rows)),
+        [] as [u32; 0]
+    );
+}
+
+#[test]
 fn the_five_percent_gate_counts_running_tasks() {
     // 1 finished + 19 running = 20 tasks: 1 >= 0.05 * 20 = 1.0, the gate opens; the
     // slowest, row 0 (est = 100 / 0.125 = 800, estEnd 900, replEnd 300), is flagged.

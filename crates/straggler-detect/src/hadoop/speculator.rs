@@ -33,9 +33,10 @@
 //!
 //! How the snapshot maps to Hadoop's counts:
 //! - `finished` is the number of succeeded attempts of the stage observed since the last
-//!   reset or the stage's [`Observation::StageFinished`] (one per task); their durations
-//!   `end - start` feed the stage's
-//!   [`DataStatistics`].
+//!   reset or the stage's [`Observation::StageFinished`] (one per task), Hadoop's
+//!   `getCompletedMaps` (or `Reduces`); their durations `end - start` feed the stage's
+//!   [`DataStatistics`], except a NaN, infinite or negative one (`StartEndTimesBase` adds
+//!   a duration only when `start <= finish`): such a task counts as finished all the same.
 //! - `pending` is [`Snapshot::pending`] (tasks of the stage waiting for a container),
 //!   Hadoop's container needs of the job and task type.
 //! - The snapshot carries no stage totals, so `total = finished + running` (tasks waiting
@@ -166,6 +167,9 @@ pub struct HadoopSpeculator<E> {
     /// the first one"), the tasks in `succeeded`.
     finished: IdMap<u32, DataStatistics>,
     succeeded: StageTaskSet,
+    /// The number of tasks in `succeeded` per stage index, those without a valid duration
+    /// included: Hadoop's count of completed tasks.
+    succeeded_count: IdMap<u32, u64>,
     /// Scratch of a scan: whether each row's task has not succeeded (looked up once per
     /// row), the tasks of the rows of unfinished tasks, their rows per task, and the stage
     /// of the first row of each task with several rows.
@@ -184,6 +188,7 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
             params: params.0,
             finished: IdMap::default(),
             succeeded: StageTaskSet::default(),
+            succeeded_count: IdMap::default(),
             unfinished: Vec::new(),
             unfinished_tasks: Vec::new(),
             rows_per_task: TaskRowCounts::default(),
@@ -239,6 +244,7 @@ impl<E: RuntimeEstimator + Default> Default for HadoopSpeculator<E> {
             params: HadoopParams::default(),
             finished: IdMap::default(),
             succeeded: StageTaskSet::default(),
+            succeeded_count: IdMap::default(),
             unfinished: Vec::new(),
             unfinished_tasks: Vec::new(),
             rows_per_task: TaskRowCounts::default(),
@@ -261,6 +267,7 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
                 if end.status == AttemptStatus::Succeeded
                     && self.succeeded.insert(end.stage.0, end.task)
                 {
+                    *self.succeeded_count.entry(end.stage.0).or_insert(0) += 1;
                     self.finished
                         .entry(end.stage.0)
                         .or_default()
@@ -269,6 +276,7 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             }
             Observation::StageFinished { stage, .. } => {
                 self.finished.remove(&stage.0);
+                self.succeeded_count.remove(&stage.0);
                 self.succeeded.forget_stage(stage.0);
             }
             _ => {}
@@ -279,6 +287,7 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
         self.estimator.reset();
         self.finished.clear();
         self.succeeded.clear();
+        self.succeeded_count.clear();
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
@@ -340,9 +349,15 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
                 if snapshot.pending(StageId(stage as u32)) > 0 {
                     return None;
                 }
-                let finished = stats.count() as f64;
+                // Every finished task, one without a valid duration too.
+                let finished_tasks = self
+                    .succeeded_count
+                    .get(&(stage as u32))
+                    .copied()
+                    .unwrap_or(0);
+                let finished = finished_tasks as f64;
                 let total = finished + counts.running_tasks as f64;
-                let gate = stats.count() >= u64::from(params.min_finished_tasks)
+                let gate = finished_tasks >= u64::from(params.min_finished_tasks)
                     && finished >= params.min_finished_fraction * total;
                 // Hadoop's two `(int)` casts: the floor of the largest term.
                 let allowed = params
