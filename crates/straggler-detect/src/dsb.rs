@@ -42,7 +42,11 @@
 //!   design, and Eq. 1 normalises away job heterogeneity only if each set is homogeneous.
 //! - Durations are those of successful attempts (a killed attempt's time is cut short),
 //!   counted on the node that ran them, when their end falls in `(now - window, now]`.
-//! - A stage with `sd_j = 0` gives its tasks `D~ = 0`. A node with fewer than two
+//! - A stage with `sd_j = 0` gives its tasks `D~ = 0`, and so does one whose `sd_j` is at
+//!   most `|now| EPSILON`, a spread that the rounding of the end times alone makes (tasks
+//!   of 10 s that started at 25.507 s end at 35.507000000000005 s: `end - start` is
+//!   `10.000000000000004`); Eq. 1 would scale it up to values of order 1, and blacklist
+//!   on them. A node with fewer than two
 //!   durations has no interval (Student t needs `n - 1 >= 1`) and is neither ranked nor
 //!   blacklisted.
 //! - Algorithm 3 draws an edge when `H_1 <= L_2`, the text when `L_2 > H_1`; touching
@@ -256,7 +260,10 @@ impl Dsb {
                 .or_default()
                 .push(f.duration_secs);
         }
-        // Algorithm 2: per node, the moments of the normalised durations.
+        // Algorithm 2: per node, the moments of the normalised durations. A stage whose
+        // durations spread no more than the rounding of one time at `now` ran equally long
+        // (`end - start` of equal runs differs in its last bits): its sd is 0.
+        let rounding = now.abs() * f64::EPSILON;
         self.node_moments.clear();
         self.node_moments.resize(node_count, Moments::default());
         for f in self.log.iter().filter(|f| f.end_secs <= now) {
@@ -267,7 +274,7 @@ impl Dsb {
                 continue;
             };
             let sd = stage.population_sd();
-            let normalised = if sd > 0.0 {
+            let normalised = if sd > rounding {
                 (f.duration_secs - stage.mean) / sd
             } else {
                 0.0

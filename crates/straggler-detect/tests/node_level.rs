@@ -590,6 +590,51 @@ fn dsb_blacklists_nothing_when_every_interval_overlaps() {
 }
 
 #[test]
+fn dsb_equal_durations_up_to_rounding_blacklist_nothing() {
+    // Four nodes each ran four maps of 10 s. Nodes 0-2 started theirs at 1, 2, 3, 4 s
+    // (end - start = 10 exactly); node 3 at 25.507, 22.876, 30.337, 23.087 s, whose ends
+    // round to 35.507000000000005 s and the like: end - start = 10.000000000000004 (2 ulps
+    // above 10). Stage: 12 x 10 and 4 x (10 + 3.6e-15): mean 10 (10 + 0.9e-15 rounds to
+    // it), sd about 1.8e-15, below the rounding of a time at now = 45 s, 45 x 2.2e-16 =
+    // 1.0e-14: every D~ is 0, every interval the point [0, 0], no edge, no blacklist.
+    // Eq. 1 taken literally divides by that 1.8e-15: nodes 0-2's values are 0 and node
+    // 3's 3.6e-15 / 1.8e-15 = 2, all points, so node 3 was blacklisted (row 1 flagged)
+    // for the last bits of its end times.
+    let mut detector = dsb(DsbParams::default());
+    let starts = [
+        [1.0, 2.0, 3.0, 4.0],
+        [1.0, 2.0, 3.0, 4.0],
+        [1.0, 2.0, 3.0, 4.0],
+        [25.507, 22.876, 30.337, 23.087],
+    ];
+    for (node, starts) in (0..).zip(starts) {
+        for start_secs in starts {
+            let end_secs = start_secs + 10.0;
+            detector.observe(&Observation::AttemptEnded(AttemptEnd {
+                attempt: AttemptId(0),
+                task: TaskId(0),
+                stage: StageId(0),
+                node: NodeId(node),
+                role: O,
+                start_secs,
+                end_secs,
+                status: AttemptStatus::Succeeded,
+                input_bytes: 64_000_000,
+            }));
+        }
+    }
+    assert_eq!((25.507_f64 + 10.0) - 25.507, 10.000_000_000_000_004);
+    let rows = [(0, O, 40.0, 0.5), (3, O, 40.0, 0.5)];
+    assert_eq!(
+        scan(&mut detector, &snapshot(45.0, 4, &rows)),
+        Findings::default()
+    );
+    let intervals = detector.intervals();
+    assert_eq!(intervals.len(), 4);
+    assert!(intervals.iter().all(|i| i.low == 0.0 && i.high == 0.0));
+}
+
+#[test]
 fn dsb_with_number_picks_among_overlapping_intervals() {
     // Maps ended in the window: nodes 0, 1, 2 ran 10, 20, 10, 20 s, node 3 10, 30, 10, 30 s.
     // Stage: 16 durations, mean 260 / 16 = 16.25, E[x^2] = 5000 / 16 = 312.5, variance
