@@ -14,7 +14,8 @@ pub enum SiblingReference {
     /// The median (linear interpolation, the mean of the two middle values for an even
     /// count), as Garraghan et al. (seed 004) label stragglers against the job median.
     Median,
-    /// The mean, as Yang et al. (seed 002) normalise durations by the job mean.
+    /// The mean, as Ouyang et al. (seed 002) label stragglers against the job average (a
+    /// duration 50% above it) and normalise durations by the job mean.
     Mean,
 }
 
