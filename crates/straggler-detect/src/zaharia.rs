@@ -17,7 +17,9 @@
 //! - **SpeculativeCap** (10% by default): at most
 //!   `cap = max(floor(fraction * running attempts), 1)` copies run at once; the running
 //!   copies of the snapshot count against it, so a scan flags at most
-//!   `cap - running copies` attempts.
+//!   `cap - running copies` attempts. The floor is of the fraction's value: the cap is the
+//!   most copies `k` with `k / running <= fraction`, both rounded as binary64 rounds them
+//!   (`0.7 x 90` rounds to `62.99999999999999`, but 0.7 of 90 attempts is 63).
 //! - Candidates are the original attempts of tasks without a running copy that are slow;
 //!   they are ranked by `time_left`, longest first (ties by row), and the first ones, up to
 //!   the room left under the cap, are flagged.
@@ -157,6 +159,22 @@ fn quantile_unsorted(values: &mut [f64], q: f64) -> Option<f64> {
     Some((a + (h - lo as f64) * (b - a)).max(a).min(b))
 }
 
+/// SpeculativeCap's number of copies for `fraction` (in `(0, 1]`) of `running` attempts:
+/// the most copies `k` with `k / running <= fraction`, the quotient rounded as binary64
+/// rounds it, and at least one. That is `floor(fraction x running)` but where the product
+/// rounds below a whole number that the fraction reaches: `0.7 x 90` is
+/// `62.99999999999999` in binary64, while `63 / 90` rounds to `0.7`, so the cap is 63.
+fn copy_cap(fraction: f64, running: usize) -> usize {
+    let quotient = |k: usize| k as f64 / running as f64;
+    let mut cap = ((fraction * running as f64).floor() as usize).min(running);
+    if cap > 0 && quotient(cap) > fraction {
+        cap -= 1;
+    } else if cap < running && quotient(cap + 1) <= fraction {
+        cap += 1;
+    }
+    cap.max(1)
+}
+
 /// Orders candidates by time left, longest first, ties by row.
 fn by_time_left(a: &(f64, u32), b: &(f64, u32)) -> std::cmp::Ordering {
     b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
@@ -265,7 +283,7 @@ impl Detector for ZahariaLate {
                 .map(|(&task, _)| task)
                 .collect()
         };
-        let cap = ((self.params.speculative_cap * tasks.len() as f64).floor() as usize).max(1);
+        let cap = copy_cap(self.params.speculative_cap, tasks.len());
         let room = cap.saturating_sub(running_copies);
         if room > 0 {
             // The slow originals without a copy (NaN, no rate, fails the comparison), a
@@ -395,7 +413,7 @@ mod tests {
             .iter()
             .filter(|&&r| r == AttemptRole::Speculative)
             .count();
-        let cap = ((params.speculative_cap * tasks.len() as f64).floor() as usize).max(1);
+        let cap = copy_cap(params.speculative_cap, tasks.len());
         let room = cap.saturating_sub(running_copies);
         if room > 0 {
             let mut candidates: Vec<(f64, u32)> = (0..tasks.len())
@@ -502,6 +520,26 @@ mod tests {
                     reference_scan(&params, &snapshot),
                     "case {case}, {params:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn copy_cap_is_the_most_copies_within_the_fraction() {
+        // 0.7 x 90 = 62.99999999999999 in binary64; 63 / 90 rounds to 0.7.
+        assert_eq!(copy_cap(0.7, 90), 63);
+        assert_eq!(
+            (copy_cap(0.1, 8), copy_cap(0.25, 9), copy_cap(1.0, 0)),
+            (1, 2, 1)
+        );
+        // Every percentage of up to 500 attempts: the most k with k / n <= fraction.
+        for percent in 1..=100u32 {
+            let fraction = f64::from(percent) / 100.0;
+            for n in 0..=500usize {
+                let most = (0..=n)
+                    .rfind(|&k| k as f64 / n as f64 <= fraction)
+                    .unwrap_or(0);
+                assert_eq!(copy_cap(fraction, n), most.max(1), "{fraction} of {n}");
             }
         }
     }

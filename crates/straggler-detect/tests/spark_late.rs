@@ -689,6 +689,34 @@ fn zaharia_counts_running_copies_against_the_cap() {
 }
 
 #[test]
+fn zaharia_cap_is_the_fraction_of_the_attempts_not_its_rounded_product() {
+    // 90 originals at now = 64: row 0 at progress 0.75, rows 1..=89 at 0.25. At the 100th
+    // percentile the threshold is the fastest rate, 0.75 / 64: rows 1..=89 are slow, all
+    // with 192 s left (ties by row). Cap 0.7 of 90 attempts is 63 copies (63 / 90 rounds
+    // to 0.7), rows 1..=63; binary64's 0.7 x 90 = 62.99999999999999 floors to 62.
+    let rows: Vec<Row> = (0..90u32)
+        .map(|i| {
+            let progress = if i == 0 { 0.75 } else { 0.25 };
+            (i, 0, i % 4, O, 0.0, progress, 64.0 * MB)
+        })
+        .collect();
+    let params = ZahariaLateParams {
+        slow_task_percentile: 100.0,
+        speculative_cap: 0.7,
+        ..ZahariaLateParams::default()
+    };
+    let expected: Vec<u32> = (1..=63).collect();
+    check(&mut zaharia(params), 64.0, &rows, &expected);
+    // 0.1 of 90 is 9 (0.1 x 90 = 9 exactly in binary64): rows 1..=9.
+    let tenth = ZahariaLateParams {
+        speculative_cap: 0.1,
+        ..params
+    };
+    let expected: Vec<u32> = (1..=9).collect();
+    check(&mut zaharia(tenth), 64.0, &rows, &expected);
+}
+
+#[test]
 fn zaharia_ranks_across_stages_and_thresholds_per_stage() {
     // Stage 1: four originals at 0.5, 0.5, 0.5, 0.125 on nodes 4..7 (rows 8..11). Units
     // sorted 0.125, 0.5, 0.5, 0.5: h = 0.75, 0.125 + 0.75 * 0.375 = 0.40625: row 11 slow,
