@@ -28,10 +28,13 @@
 //! ```text
 //! capacity     = c + smt_gain * max(h - c, 0)            (core-equivalents)
 //! compute_rate = min(1, capacity / n)                    (fair share)
-//! data_slow    = 1 + memory_contention * (n - 1)
-//! time_per_work = compute_fraction / compute_rate + (1 - compute_fraction) * data_slow
+//! data_slow    = 1 + memory_contention * (h - 1)
+//! time_per_work = compute_fraction / compute_rate + (1 - compute_fraction) * data_slow * n / h
 //! rate          = 1 / time_per_work
 //! ```
+//!
+//! Beyond `c*t` tasks time-share the threads: each runs `h / n` of the time, so both
+//! parts stretch by `n / h` (1 up to `c*t`).
 //!
 //! # Energy
 //!
