@@ -8,7 +8,9 @@
 //! `speculative == None`), a KILLED attempt that overlaps in time a SUCCEEDED attempt of the
 //! same task marks a speculative race, and the copy is the **later-launched** of the two
 //! (Hadoop launches a copy only after the original has run; the loser, original or copy,
-//! is killed when the winner finishes). On a launch tie the one listed later is the copy.
+//! is killed when the winner finishes). So does an attempt the log leaves unfinished
+//! (a log cut between the winner's end and the loser's kill) launched before the SUCCEEDED
+//! one ended: it was still running then. On a launch tie the one listed later is the copy.
 //! Every other attempt is an original (a failed attempt's re-run is a new original).
 //!
 //! # Task duration and label ([`label`])
@@ -121,8 +123,8 @@ impl Labels {
 }
 
 /// The role of each attempt of `task` (see the module docs): the log's flag where it has
-/// one, else the later-launched of a KILLED attempt and an overlapping SUCCEEDED one is the
-/// copy.
+/// one, else the later-launched of a KILLED (or unfinished) attempt and an overlapping
+/// SUCCEEDED one is the copy.
 pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
     let mut roles: Vec<AttemptRole> = task
         .attempts
@@ -134,7 +136,10 @@ pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
         .collect();
     let attempts = &task.attempts;
     for (k, killed) in attempts.iter().enumerate() {
-        if killed.outcome != AttemptOutcome::Killed {
+        if !matches!(
+            killed.outcome,
+            AttemptOutcome::Killed | AttemptOutcome::Unfinished
+        ) {
             continue;
         }
         for (s, succeeded) in attempts.iter().enumerate() {
@@ -156,9 +161,15 @@ pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
     roles
 }
 
-/// Whether two attempts ran at the same time for a while (open intervals intersect).
+/// Whether two attempts ran at the same time for a while (open intervals intersect). An
+/// attempt the log leaves unfinished runs on past its last record: it overlaps whatever
+/// ends after its launch.
 fn overlap(a: &TraceAttempt, b: &TraceAttempt) -> bool {
-    let (Some(a_end), Some(b_end)) = (a.end_secs, b.end_secs) else {
+    let end = |x: &TraceAttempt| match (x.outcome, x.end_secs) {
+        (AttemptOutcome::Unfinished, _) => Some(f64::INFINITY),
+        (_, end) => end,
+    };
+    let (Some(a_end), Some(b_end)) = (end(a), end(b)) else {
         return false;
     };
     a.start_secs < b_end && b.start_secs < a_end
@@ -405,6 +416,79 @@ pub(crate) mod tests {
                 AttemptRole::Speculative,
                 AttemptRole::Original
             ]
+        );
+    }
+
+    #[test]
+    fn an_unfinished_attempt_beside_a_success_is_a_race() {
+        // A log cut after a winner's end and before its loser's kill (no flags: Hadoop 1,
+        // Rumen). Maps of 10 s, 10 s, 10 s and:
+        // - "late": original 0..50 succeeded, copy launched at 45 never ended. The copy is
+        //   the later-launched: exec = 50 - 0 = 50 > 1.5 x median(10, 10, 10, 50, 40) = 15,
+        //   a straggler detected at 45. (Taken for the original, the copy made exec
+        //   50 - 45 = 5, and the task no straggler.)
+        // - "cut": original launched at 0 never ended, copy 20..40 succeeded: exec
+        //   40 - 0 = 40, a straggler won by its copy, detected at 20 (before: the success
+        //   was the original, exec 20, no detection).
+        let mut late = plain_task("late", "map", 0.0, 0.0);
+        late.attempts = vec![
+            attempt("l0", 0.0, Some(50.0), Succeeded, None),
+            attempt("l1", 45.0, None, AttemptOutcome::Unfinished, None),
+        ];
+        let mut cut = plain_task("cut", "map", 0.0, 0.0);
+        cut.attempts = vec![
+            attempt("c0", 0.0, None, AttemptOutcome::Unfinished, None),
+            attempt("c1", 20.0, Some(40.0), Succeeded, None),
+        ];
+        assert_eq!(
+            attempt_roles(&late),
+            [AttemptRole::Original, AttemptRole::Speculative]
+        );
+        assert_eq!(
+            attempt_roles(&cut),
+            [AttemptRole::Original, AttemptRole::Speculative]
+        );
+        let jobs = vec![job(
+            "j",
+            vec![
+                plain_task("a", "map", 0.0, 10.0),
+                plain_task("b", "map", 0.0, 10.0),
+                plain_task("c", "map", 0.0, 10.0),
+                late,
+                cut,
+            ],
+        )];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let timed: Vec<(usize, f64, f64, bool)> = labels
+            .tasks
+            .iter()
+            .map(|t| (t.original, t.start_secs, t.exec_secs, t.straggler))
+            .collect();
+        assert_eq!(timed[3..], [(0, 0.0, 50.0, true), (0, 0.0, 40.0, true)]);
+        assert_eq!(labels.tasks[3].usual_secs, 10.0);
+        let recorded = crate::recorded(&jobs, &labels);
+        assert_eq!(
+            recorded.detections,
+            [None, None, None, Some(45.0), Some(20.0)]
+        );
+        assert_eq!(recorded.won_by_copy, [false, false, false, false, true]);
+        // Two copies: one succeeded, one the log leaves unfinished (neither).
+        assert_eq!(
+            (
+                recorded.total.speculative_copies,
+                recorded.total.successful_copies,
+                recorded.total.unsuccessful_copies
+            ),
+            (2, 1, 0)
+        );
+        // A copy launched after the success ended is no race: a re-run, an original.
+        let mut after = plain_task("after", "map", 0.0, 10.0);
+        after
+            .attempts
+            .push(attempt("a1", 10.0, None, AttemptOutcome::Unfinished, None));
+        assert_eq!(
+            attempt_roles(&after),
+            [AttemptRole::Original, AttemptRole::Original]
         );
     }
 
