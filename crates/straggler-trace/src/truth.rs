@@ -196,9 +196,14 @@ fn task_time(task: &TraceTask, roles: &[AttemptRole]) -> Result<(usize, f64, f64
         .enumerate()
         .rev()
         .find(|(_, (a, role))| {
+            // Launched before the completion, or the attempt that completed the task at its
+            // launch (a zero-duration task): one launched at the completion instant did not
+            // run for the task, and would make its duration 0.
+            let completed_it =
+                a.outcome == AttemptOutcome::Succeeded && a.end_secs == Some(completion);
             **role == AttemptRole::Original
                 && a.outcome != AttemptOutcome::Failed
-                && a.start_secs <= completion
+                && (a.start_secs < completion || completed_it)
         })
         .map(|(i, (a, _))| (i, a.start_secs));
     let Some((original, start)) = original else {
@@ -490,6 +495,36 @@ pub(crate) mod tests {
             attempt_roles(&after),
             [AttemptRole::Original, AttemptRole::Original]
         );
+    }
+
+    #[test]
+    fn an_attempt_launched_as_its_task_completes_is_not_its_original() {
+        // "t": original 0..30 succeeded; a re-run launched at 30, the instant the task
+        // completed, killed at 35 (Hadoop 1 launches such attempts before the task's record
+        // closes). It does not overlap the success (30 < 30 is false): an original, but not
+        // the task's: exec = 30 - 0 = 30, not 30 - 30 = 0. Siblings 10 s and 10 s: median
+        // of (10, 10, 30) = 10, 30 > 15, a straggler. A zero-duration task (5..5) keeps its
+        // own attempt as original.
+        let mut t = plain_task("t", "map", 0.0, 30.0);
+        t.attempts
+            .push(attempt("t1", 30.0, Some(35.0), Killed, None));
+        let jobs = vec![job(
+            "j",
+            vec![
+                plain_task("a", "map", 0.0, 10.0),
+                plain_task("b", "map", 0.0, 10.0),
+                t,
+                plain_task("z", "reduce", 5.0, 5.0),
+            ],
+        )];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let t = labels.tasks[2];
+        assert_eq!((t.original, t.start_secs, t.exec_secs), (0, 0.0, 30.0));
+        assert!(t.straggler);
+        // The reduce "z" (0 s, alone in its stage) has a zero reference: timed, then left
+        // out for that reason, not for want of an original.
+        assert_eq!(labels.unlabelled["zero reference time"], 1);
+        assert!(!labels.unlabelled.contains_key("no original attempt"));
     }
 
     #[test]
