@@ -52,7 +52,8 @@ pub struct Recorded {
     /// For each labelled task (`labels.tasks` order), the first copy's launch, seconds since
     /// its job's first launch.
     pub detections: Vec<Option<f64>>,
-    /// The copies of each job (all its tasks, setup and cleanup included).
+    /// The copies of each job (of its maps and reduces: setup and cleanup tasks are left
+    /// out, as they are of Table 3's task counts).
     pub per_job: Vec<CopyCounts>,
     /// The copies of the whole trace.
     pub total: CopyCounts,

@@ -30,7 +30,7 @@ pub struct Table3Row {
     pub job: String,
     /// Map and reduce tasks that completed.
     pub completed_tasks: usize,
-    /// Copies launched (all tasks of the job).
+    /// Copies launched (of the job's maps and reduces).
     pub speculative_copies: usize,
     /// Copies that succeeded.
     pub successful_copies: usize,
