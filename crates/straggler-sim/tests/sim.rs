@@ -512,8 +512,8 @@ fn custom_detectors_run_through_the_evaluation() {
 fn default_slowdown_ratios_between_groups_match_the_docs() {
     // With 8 attempts, G1, G2, G3 run 4.0, 2.0 and 1.3 times slower than G4 (one
     // decimal): G4 1.554, G1 5.76 + 0.1 x 1.02 x 8/2 = 6.168 (3.97), G2 2.88 + 0.1 x 1.06
-    // x 8/4 = 3.092 (1.99), G3 1.92 + 0.1 x 1.10 x 8/6 = 2.0667 (1.33). docs/simulation.md
-    // still says 3.8 and 1.9, the ratios before the data part time-shared beyond c t.
+    // x 8/4 = 3.092 (1.99), G3 1.92 + 0.1 x 1.10 x 8/6 = 2.0667 (1.33), as
+    // docs/simulation.md says.
     let model = SlowdownModel::default();
     let node = |active| {
         straggler_model::Node::new(straggler_model::NodeId(0), 4, 2, 8).with_active_cores(active)
