@@ -27,7 +27,8 @@
 //! so an attempt without splits reaches 1 at its end, whatever its outcome (the log does not
 //! say how far a killed attempt got). An attempt the log leaves unfinished runs until the
 //! job's last event and is then dropped without an `AttemptEnded`. A stage's pending count
-//! is the number of its tasks not launched yet. Setup and cleanup tasks are not replayed.
+//! is the number of its tasks not launched yet. Each host the log names is a node, and the
+//! attempts that name none share one. Setup and cleanup tasks are not replayed.
 //!
 //! A task is detected at the first scan whose findings hold a row of its original (the
 //! attempt [`label`](crate::label) timed); rows of copies and of earlier failed originals
