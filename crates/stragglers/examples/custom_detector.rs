@@ -1,9 +1,5 @@
-//! A detector written outside the workspace's detect crate, run through the conformance
-//! kit, then evaluated on the paper's scenarios beside Default.
-//!
-//! `SlowRate` flags an attempt whose progress rate is below half the mean rate of the
-//! running attempts of its stage. Run it with
-//! `cargo run --release -p stragglers --example custom_detector`.
+//! A detector written outside the detect crate, run through the conformance kit, then evaluated
+//! beside Default: `cargo run --release -p stragglers --example custom_detector`.
 
 use stragglers::detect::conformance::Conformance;
 use stragglers::prelude::*;
@@ -35,9 +31,7 @@ impl Detector for SlowRate {
         }
         for row in 0..snapshot.len() {
             let (sum, n) = sums[stages[row] as usize];
-            if let Some(r) = rate(row)
-                && r < self.fraction * sum / f64::from(n)
-            {
+            if rate(row).is_some_and(|r| r < self.fraction * sum / f64::from(n)) {
                 findings.push_row(row as u32);
             }
         }
@@ -46,29 +40,20 @@ impl Detector for SlowRate {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // It compares an attempt with its peers, so identical attempts must not be flagged.
-    Conformance::new(|_parallelism| SlowRate { fraction: 0.5 })
+    let slow_rate = || SlowRate { fraction: 0.5 };
+    Conformance::new(move |_| slow_rate())
         .peer_relative()
         .run()?;
-
     let detectors = vec![
         DetectorSpec::new("default", "the paper's Default", || {
             Box::new(DefaultDetector::default())
         }),
-        DetectorSpec::new("slow-rate", "rate below half the stage mean", || {
-            Box::new(SlowRate { fraction: 0.5 })
+        DetectorSpec::new("slow-rate", "rate below half the stage mean", move || {
+            Box::new(slow_rate())
         }),
     ];
     let mut evaluation = Evaluation::paper().with_detectors(detectors);
     evaluation.config_mut().repetitions = 5;
-    let results = evaluation.run()?;
-    print!("{}", report::table6(&results, "x100").to_text());
-
-    // Every cell ran and has a defined recall.
-    for scenario in ["C1", "C2", "C3", "C4"] {
-        let cell = results
-            .cell("table6", scenario, "x100", "slow-rate")
-            .ok_or("missing cell")?;
-        assert!(cell.metrics["recall"].mean.is_some(), "{scenario}");
-    }
+    print!("{}", report::table6(&evaluation.run()?, "x100").to_text());
     Ok(())
 }
