@@ -89,7 +89,8 @@ pub struct UnusableSplits {
     /// Why, one of a few stable strings: `"clockSplits not an array"` (`.jhist`; in Rumen
     /// such a value costs the attempt, as any value of the wrong type), `"clockSplits not
     /// integers"` (an element that is a float, as `1.5` or a Rumen `NaN`, a string,
-    /// `null`...), `"clockSplits negative"`, `"clockSplits sum overflows"` (the sum in
+    /// `null`...), `"clockSplits negative"` (below zero, other than a run of `-1`, Hadoop's
+    /// intervals never reached, that ends the array), `"clockSplits sum overflows"` (the sum in
     /// milliseconds does not fit in an `i64`), checked in that order.
     pub reason: String,
     /// The file of the line, for an input of several files; `None` when the input is one

@@ -2288,24 +2288,28 @@ fn jhist_with_splits(splits: &[Option<&str>]) -> String {
 /// integer, a negative one, a sum that overflows, a value that is no array) is read, its
 /// progress empty, and named in the report with its line and why; before, its splits were
 /// dropped without a word. Splits absent, `null`, empty or all zero are no fault, nor are
-/// valid ones (an Avro union included).
+/// valid ones (an Avro union included), nor a last run of -1 (Hadoop's intervals never
+/// reached: before, reported as negative).
 #[test]
 fn jhist_splits_present_but_unusable_are_reported_not_dropped() {
     let jhist = jhist_with_splits(&[
         Some("[1000,2000]"),
         None,
         Some("[1000,1.5,1000]"),
-        Some("[1000,-1]"),
+        Some("[1000,-2]"),
         Some("[9223372036854775807,1]"),
         Some("\"1000,2000\""),
         Some("null"),
         Some("[]"),
         Some("[0,0]"),
         Some("{\"array\":[4000]}"),
+        Some("[1000,-1]"),
+        Some("[-1,-1]"),
+        Some("[-1,1000]"),
     ]);
     let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
     // Every event parsed: an attempt with unusable splits is no skip.
-    assert_eq!((report.records_read, report.records_skipped), (22, 0));
+    assert_eq!((report.records_read, report.records_skipped), (28, 0));
     assert!(report.skip_reasons.is_empty());
     assert_eq!(
         unusable_splits(&report),
@@ -2314,16 +2318,20 @@ fn jhist_splits_present_but_unusable_are_reported_not_dropped() {
             (10, "attempt_1_0001_m_000003_0", "clockSplits negative"),
             (12, "attempt_1_0001_m_000004_0", "clockSplits sum overflows"),
             (14, "attempt_1_0001_m_000005_0", "clockSplits not an array"),
+            (28, "attempt_1_0001_m_000012_0", "clockSplits negative"),
         ]
     );
-    assert_eq!(report.unusable_splits_seen, 4);
-    assert_eq!(attempts(&jobs).count(), 10, "every attempt kept");
+    assert_eq!(report.unusable_splits_seen, 5);
+    assert_eq!(attempts(&jobs).count(), 13, "every attempt kept");
     assert_eq!(
         has_progress(&jobs),
         [
-            true, false, false, false, false, false, false, false, false, true
+            true, false, false, false, false, false, false, false, false, true, true, false, false
         ]
     );
+    // Half reached at 1 s of a 4 s attempt, then at least half until its end.
+    let half = attempts(&jobs).nth(10).expect("attempt 10");
+    assert_eq!(half.progress, [(0.0, 0.0), (1.0, 0.5), (4.0, 0.5)]);
 }
 
 /// A Rumen job of one map task whose attempt `i` has `clockSplits` `splits[i]` as written
@@ -2361,11 +2369,14 @@ fn rumen_splits_present_but_unusable_are_reported_not_dropped() {
         Some("[ 1000, 2000 ]"),
         None,
         Some("[ 1000, 1.5, 1000 ]"),
-        Some("[ 1000, -1 ]"),
+        Some("[ 1000, -2 ]"),
         Some("[ 9223372036854775807, 1 ]"),
         Some("null"),
         Some("[ ]"),
         Some("[ 0, 0 ]"),
+        Some("[ 1000, -1 ]"),
+        Some("[ -1, -1 ]"),
+        Some("[ -1, 1000 ]"),
     ]);
     let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
     assert_eq!((report.records_read, report.records_skipped), (1, 0));
@@ -2375,12 +2386,15 @@ fn rumen_splits_present_but_unusable_are_reported_not_dropped() {
             (17, "attempt_1_0001_m_000000_2", "clockSplits not integers"),
             (21, "attempt_1_0001_m_000000_3", "clockSplits negative"),
             (25, "attempt_1_0001_m_000000_4", "clockSplits sum overflows"),
+            (49, "attempt_1_0001_m_000000_10", "clockSplits negative"),
         ]
     );
-    assert_eq!(report.unusable_splits_seen, 3);
+    assert_eq!(report.unusable_splits_seen, 4);
     assert_eq!(
         has_progress(&jobs),
-        [true, false, false, false, false, false, false, false]
+        [
+            true, false, false, false, false, false, false, false, true, false, false
+        ]
     );
 }
 

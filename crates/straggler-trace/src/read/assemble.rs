@@ -437,7 +437,9 @@ pub(crate) enum SplitsFault {
     /// as; serde_json also reads `-0` and an integer past `u64::MAX` as floats), a string,
     /// `null`, an array or an object. Dropping it would shift the intervals.
     NotIntegers,
-    /// An element is negative: no time is spent in an interval for less than nothing.
+    /// An element is below [`UNREACHED`], or an interval is reached after one that was
+    /// not: no time is spent in an interval for less than nothing, and progress does not
+    /// skip an interval.
     Negative,
     /// The sum, in milliseconds, does not fit in an `i64` (an element past `i64::MAX`, up
     /// to `u64::MAX`, included).
@@ -483,8 +485,11 @@ pub(crate) struct ClockSplits {
     len: usize,
     /// Whether an element (up to the cap) is no JSON integer.
     not_integers: bool,
-    /// Whether an element (up to the cap) is below zero.
+    /// Whether an element (up to the cap) is below [`UNREACHED`], or an element other than
+    /// `UNREACHED` follows one.
     negative: bool,
+    /// Whether an element (up to the cap) is [`UNREACHED`].
+    unreached: bool,
     /// Whether an element (up to the cap) is past `i64::MAX`.
     past_i64: bool,
 }
@@ -500,10 +505,14 @@ impl ClockSplits {
             }
             match element {
                 SplitElement::Integer(split) => {
-                    out.negative |= split < 0;
+                    out.negative |= split < UNREACHED || (out.unreached && split != UNREACHED);
+                    out.unreached |= split == UNREACHED;
                     out.splits.push(split);
                 }
-                SplitElement::PastI64 => out.past_i64 = true,
+                SplitElement::PastI64 => {
+                    out.negative |= out.unreached;
+                    out.past_i64 = true;
+                }
                 SplitElement::NotInteger => out.not_integers = true,
             }
         }
@@ -513,7 +522,8 @@ impl ClockSplits {
     /// The splits, or why they cannot be used, checked in this order: more than
     /// [`MAX_CLOCK_SPLITS`] ([`SplitsFault::TooMany`], the elements not looked at); an
     /// element that is not an integer ([`SplitsFault::NotIntegers`], rather than a shorter
-    /// list that would shift the intervals); a negative one ([`SplitsFault::Negative`]);
+    /// list that would shift the intervals); a negative one other than a last run of
+    /// [`UNREACHED`] ([`SplitsFault::Negative`]);
     /// one past `i64::MAX` ([`SplitsFault::SumOverflows`]: the sum is past it too).
     pub(crate) fn integers(&self) -> Result<&[i64], SplitsFault> {
         if self.len > MAX_CLOCK_SPLITS {
@@ -618,11 +628,20 @@ impl<'de> Deserialize<'de> for SplitElement {
 /// skew) the times are scaled by `d / Σ`; without a duration (attempt unfinished) the times
 /// are the plain sums.
 ///
-/// No points, and no error, when the splits are empty or all zero (no progress reported:
-/// nothing to place on the clock). An error when there are more than
-/// [`MAX_CLOCK_SPLITS`] ([`SplitsFault::TooMany`]), a split is negative
-/// ([`SplitsFault::Negative`]) or the sum overflows ([`SplitsFault::SumOverflows`]), in
-/// that order: the reader keeps the attempt without progress and reports it.
+/// Hadoop starts every split at [`UNREACHED`] (`PeriodicStatsAccumulator`) and writes
+/// split `i` when the progress passes `(i+1)/n`; MRv2 extends the splits to progress 1
+/// when an attempt ends, whatever its outcome (`TaskAttemptImpl.finalizeProgress`), but
+/// not for an attempt that never reported (no counters yet), so a killed copy can end
+/// with every split at `-1`. Splits that end in a run of `-1` (only that run: `k` splits
+/// reached, then none) give the points of the `k` reached, then `(d, k/n)` if
+/// `d > Σ`: the attempt's progress at its end is known to be at least `k/n`, no more.
+///
+/// No points, and no error, when no split is above zero: empty, all zero, or none reached
+/// (no progress reported: nothing to place on the clock). An error when there are more
+/// than [`MAX_CLOCK_SPLITS`] ([`SplitsFault::TooMany`]), a split is negative other than
+/// the last run of `-1` ([`SplitsFault::Negative`]) or the sum overflows
+/// ([`SplitsFault::SumOverflows`]), in that order: the reader keeps the attempt without
+/// progress and reports it.
 pub(crate) fn progress_from_clock_splits(
     clock_splits_ms: &[i64],
     duration_secs: Option<f64>,
@@ -631,10 +650,14 @@ pub(crate) fn progress_from_clock_splits(
     if n > MAX_CLOCK_SPLITS {
         return Err(SplitsFault::TooMany);
     }
-    if clock_splits_ms.iter().any(|&s| s < 0) {
+    let reached = (clock_splits_ms.iter())
+        .position(|&s| s == UNREACHED)
+        .unwrap_or(n);
+    let (splits, unreached) = clock_splits_ms.split_at(reached);
+    if splits.iter().any(|&s| s < 0) || unreached.iter().any(|&s| s != UNREACHED) {
         return Err(SplitsFault::Negative);
     }
-    let total_ms = clock_splits_ms
+    let total_ms = splits
         .iter()
         .try_fold(0i64, |sum, &split| sum.checked_add(split))
         .ok_or(SplitsFault::SumOverflows)?;
@@ -648,11 +671,11 @@ pub(crate) fn progress_from_clock_splits(
         Some(d) if d.is_finite() && d > 0.0 => (None, d / total_secs),
         _ => (None, 1.0),
     };
-    let mut points = Vec::with_capacity(n + 2);
+    let mut points = Vec::with_capacity(reached + 2);
     points.push((0.0, 0.0));
     // Sums of non-negative splits whose total fits: no overflow.
     let mut elapsed_ms = 0i64;
-    for (i, &split) in clock_splits_ms.iter().enumerate() {
+    for (i, &split) in splits.iter().enumerate() {
         elapsed_ms += split;
         points.push((
             elapsed_ms as f64 / 1000.0 * scale,
@@ -660,10 +683,14 @@ pub(crate) fn progress_from_clock_splits(
         ));
     }
     if let Some(end) = end_secs {
-        points.push((end, 1.0));
+        points.push((end, reached as f64 / n as f64));
     }
     Ok(points)
 }
+
+/// A split Hadoop never wrote: the attempt's progress did not pass the end of its interval
+/// (see [`progress_from_clock_splits`]).
+pub(crate) const UNREACHED: i64 = -1;
 
 #[cfg(test)]
 mod tests {
@@ -691,6 +718,35 @@ mod tests {
         // No splits, or no time in them (no progress reported): no points, no fault.
         assert!(progress(&[], 3.0).is_empty());
         assert!(progress(&[0; 12], 3.0).is_empty());
+        // None reached (an attempt killed before it reported), or none reached after
+        // intervals of no time: the same.
+        assert!(progress(&[-1; 12], 3.0).is_empty());
+        assert!(progress(&[0, 0, -1, -1], 3.0).is_empty());
+    }
+
+    #[test]
+    fn splits_never_reached_end_the_curve_where_the_last_reached_one_does() {
+        // Worked by hand: 3 of 12 intervals reached, 1 s each, over a 5 s attempt: 1/12 at
+        // 1 s, 2/12 at 2 s, 3/12 at 3 s, then at least 3/12 until the end.
+        let mut splits = [-1; 12];
+        splits[..3].copy_from_slice(&[1000; 3]);
+        let points = progress_from_clock_splits(&splits, Some(5.0)).expect("usable splits");
+        assert_eq!(
+            points,
+            [
+                (0.0, 0.0),
+                (1.0, 1.0 / 12.0),
+                (2.0, 2.0 / 12.0),
+                (3.0, 0.25),
+                (5.0, 0.25)
+            ]
+        );
+        // Reached in 8 s, over a 4 s attempt: the times halved, no point after.
+        let points = progress_from_clock_splits(&[4000, 4000, -1, -1], Some(4.0));
+        assert_eq!(points, Ok(vec![(0.0, 0.0), (2.0, 0.25), (4.0, 0.5)]));
+        // Unfinished: the plain sums.
+        let points = progress_from_clock_splits(&[1000, -1], None);
+        assert_eq!(points, Ok(vec![(0.0, 0.0), (1.0, 0.5)]));
     }
 
     #[test]
@@ -700,14 +756,22 @@ mod tests {
             progress_from_clock_splits(&[i64::MAX, i64::MAX], Some(3.0)),
             Err(SplitsFault::SumOverflows)
         );
+        // Below -1, or an interval reached after one that was not.
+        for negative in [&[-2, 5][..], &[5, -2], &[-1, 5], &[5, -1, 0], &[-1, -2]] {
+            assert_eq!(
+                progress_from_clock_splits(negative, Some(3.0)),
+                Err(SplitsFault::Negative),
+                "{negative:?}"
+            );
+        }
+        // Negative first, as `ClockSplits::integers` checks them; a last -1 is no fault.
         assert_eq!(
-            progress_from_clock_splits(&[-1, 5], Some(3.0)),
+            progress_from_clock_splits(&[i64::MAX, i64::MAX, -2], None),
             Err(SplitsFault::Negative)
         );
-        // Negative first, as `ClockSplits::integers` checks them.
         assert_eq!(
             progress_from_clock_splits(&[i64::MAX, i64::MAX, -1], None),
-            Err(SplitsFault::Negative)
+            Err(SplitsFault::SumOverflows)
         );
         let values =
             |text: &str| -> ClockSplits { serde_json::from_str(text).expect("a JSON array") };
@@ -732,8 +796,24 @@ mod tests {
             );
         }
         assert_eq!(
-            integer_splits(&values("[18446744073709551615, -1]")),
+            integer_splits(&values("[18446744073709551615, -2]")),
             Err(SplitsFault::Negative)
+        );
+        // A last run of -1 is read as intervals never reached; a split after one is not.
+        assert_eq!(
+            integer_splits(&values("[1000, -1, -1]")),
+            Ok(vec![1000, -1, -1])
+        );
+        for negative in ["[-1, 1000]", "[-1, 18446744073709551615]", "[1000, -1, -3]"] {
+            assert_eq!(
+                integer_splits(&values(negative)),
+                Err(SplitsFault::Negative),
+                "{negative}"
+            );
+        }
+        assert_eq!(
+            values("[1000, -1]").progress(Some(2.0)),
+            Ok(vec![(0.0, 0.0), (1.0, 0.5), (2.0, 0.5)])
         );
         // An element past `i64::MAX` (a `u64`): the sum is past it too.
         assert_eq!(
