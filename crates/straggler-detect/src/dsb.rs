@@ -18,7 +18,8 @@
 //!   `L_2 > H_1` (node 2's interval lies wholly above, i.e. slower). Level zero, the
 //!   weakest nodes, are those without an outgoing edge: no node is clearly slower. Since
 //!   node `i` has an outgoing edge iff `max_{j != i} L_j > H_i`, level zero is found in
-//!   one pass over the nodes, not over the pairs.
+//!   one pass over the nodes, not over the pairs. The ends are compared widened by
+//!   [`NodeInterval::rounding`] (below).
 //! - **P-Cores without number.** The blacklist is level zero.
 //! - **P-Cores with number `k`.** When level zero has more than `k` nodes, rank them by
 //!   decreasing standard deviation and by decreasing mean of their normalised durations;
@@ -46,7 +47,14 @@
 //!   most `|now| EPSILON`, a spread that the rounding of the end times alone makes (tasks
 //!   of 10 s that started at 25.507 s end at 35.507000000000005 s: `end - start` is
 //!   `10.000000000000004`); Eq. 1 would scale it up to values of order 1, and blacklist
-//!   on them. A node with fewer than two
+//!   on them. Above that, a duration is within `1.5 |now| EPSILON` of the time between the
+//!   unrounded end and start, so a `D~` within `2 |now| EPSILON / sd_j` (and its own
+//!   rounding) of its value from them; a node's ends move by at most that much times
+//!   `1 + t / sqrt(n)` (mean and sd each by at most as much as a value), plus the mean's
+//!   and sd's rounding (`4 n EPSILON max |D~|`): [`NodeInterval::rounding`]. Intervals
+//!   closer than their two roundings touch: two equally slow nodes whose durations differ
+//!   in their last bits are both level zero (their points were 1 ulp apart, and one
+//!   node was left out). A node with fewer than two
 //!   durations has no interval (Student t needs `n - 1 >= 1`) and is neither ranked nor
 //!   blacklisted.
 //! - Algorithm 3 draws an edge when `H_1 <= L_2`, the text when `L_2 > H_1`; touching
@@ -159,6 +167,10 @@ pub struct NodeInterval {
     pub low: f64,
     /// High end of the interval.
     pub high: f64,
+    /// The most the rounding of the durations' end times (and of the mean) can have moved
+    /// `mean`, `low` and `high`: Algorithm 3 takes intervals closer than the two nodes'
+    /// `rounding` together for touching (see the module docs).
+    pub rounding: f64,
 }
 
 /// DSB (seed 002): nodes ranked every window by the confidence interval of their
@@ -182,6 +194,9 @@ pub struct Dsb {
     /// Stages finished at each stage index.
     finished_stages: IdMap<u32, u32>,
     node_moments: Vec<Moments>,
+    /// Each node's largest `|D~|` and largest rounding of one `D~` (see
+    /// [`NodeInterval::rounding`]).
+    node_rounding: Vec<(f64, f64)>,
     t_quantiles: Vec<f64>,
 }
 
@@ -209,6 +224,7 @@ impl Dsb {
             stage_moments: IdMap::default(),
             finished_stages: IdMap::default(),
             node_moments: Vec::new(),
+            node_rounding: Vec::new(),
             t_quantiles: Vec::new(),
         }
     }
@@ -266,6 +282,8 @@ impl Dsb {
         let rounding = now.abs() * f64::EPSILON;
         self.node_moments.clear();
         self.node_moments.resize(node_count, Moments::default());
+        self.node_rounding.clear();
+        self.node_rounding.resize(node_count, (0.0, 0.0));
         for f in self.log.iter().filter(|f| f.end_secs <= now) {
             let Some(moments) = self.node_moments.get_mut(f.node as usize) else {
                 continue;
@@ -274,12 +292,15 @@ impl Dsb {
                 continue;
             };
             let sd = stage.population_sd();
-            let normalised = if sd > rounding {
-                (f.duration_secs - stage.mean) / sd
+            let (normalised, moved) = if sd > rounding {
+                ((f.duration_secs - stage.mean) / sd, 2.0 * rounding / sd)
             } else {
-                0.0
+                (0.0, 0.0)
             };
             moments.push(normalised);
+            let (largest, most_moved) = &mut self.node_rounding[f.node as usize];
+            *largest = largest.max(normalised.abs());
+            *most_moved = most_moved.max(moved);
         }
         self.intervals.clear();
         for node in 0..node_count {
@@ -291,7 +312,14 @@ impl Dsb {
                 continue;
             };
             let sd = moments.population_sd();
-            let half = sd * t / (moments.count as f64).sqrt();
+            let n = moments.count as f64;
+            let scale = t / n.sqrt();
+            let half = sd * scale;
+            // Each `D~` within `moved` of its value from unrounded durations, plus the
+            // arithmetic's own rounding: the mean within `moved`, the sd within `moved`
+            // too (centering does not lengthen a vector), the ends within their sum.
+            let (largest, moved) = self.node_rounding[node];
+            let moved = moved + 4.0 * n * f64::EPSILON * largest;
             self.intervals.push(NodeInterval {
                 node: NodeId(node as u32),
                 tasks: moments.count,
@@ -299,25 +327,28 @@ impl Dsb {
                 sd,
                 low: moments.mean - half,
                 high: moments.mean + half,
+                rounding: moved * (1.0 + scale),
             });
         }
-        // Algorithm 3: level zero = no j != i with L_j > H_i.
+        // Algorithm 3: level zero = no j != i with L_j > H_i, the ends widened by their
+        // rounding.
         let (mut max_low, mut second_low, mut max_at) =
             (f64::NEG_INFINITY, f64::NEG_INFINITY, usize::MAX);
         for (i, interval) in self.intervals.iter().enumerate() {
-            if interval.low > max_low {
+            let low = interval.low - interval.rounding;
+            if low > max_low {
                 second_low = max_low;
-                max_low = interval.low;
+                max_low = low;
                 max_at = i;
-            } else if interval.low > second_low {
-                second_low = interval.low;
+            } else if low > second_low {
+                second_low = low;
             }
         }
         let mut level_zero: Vec<NodeInterval> = Vec::new();
         let mut any_edge = false;
         for (i, interval) in self.intervals.iter().enumerate() {
             let other_low = if i == max_at { second_low } else { max_low };
-            if other_low > interval.high {
+            if other_low > interval.high + interval.rounding {
                 any_edge = true;
             } else {
                 level_zero.push(*interval);
@@ -457,6 +488,7 @@ mod tests {
             sd,
             low: mean - 1.0,
             high: mean + 1.0,
+            rounding: 0.0,
         }
     }
 

@@ -646,6 +646,51 @@ fn dsb_equal_durations_up_to_rounding_blacklist_nothing() {
 }
 
 #[test]
+fn dsb_equally_slow_nodes_are_blacklisted_together_whatever_the_rounding() {
+    // Nodes 0-2 ran four maps of 10 s, nodes 3 and 4 four of 50 s, all ending in the
+    // last 60 s. Node 3's started at 31 to 34 s (end - start = 50 exactly), node 4's at
+    // 35.579, 39.263, 30.085 and 33.151 s, whose ends round so that end - start is
+    // 50.00000000000001. Stage: 12 x 10 and 8 x 50 s, sd about 19.6, far above the
+    // rounding of a time at now = 100 s: node 3's D~ are equal, node 4's too, 1 ulp of a
+    // duration apart (3.6e-16 of D~); each node's interval is the point of its D~. The
+    // two nodes are equally slow: both are level zero, both blacklisted. Before, node 4's
+    // point lay above node 3's, an edge, and node 3 ran on unblacklisted.
+    let mut detector = dsb(DsbParams::default());
+    let runs = [
+        (0, [40.0, 41.0, 42.0, 43.0], 10.0),
+        (1, [40.0, 41.0, 42.0, 43.0], 10.0),
+        (2, [40.0, 41.0, 42.0, 43.0], 10.0),
+        (3, [31.0, 32.0, 33.0, 34.0], 50.0),
+        (4, [35.579, 39.263, 30.085, 33.151], 50.0),
+    ];
+    for (node, starts, secs) in runs {
+        for start_secs in starts {
+            detector.observe(&Observation::AttemptEnded(AttemptEnd {
+                attempt: AttemptId(0),
+                task: TaskId(0),
+                stage: StageId(0),
+                node: NodeId(node),
+                role: O,
+                start_secs,
+                end_secs: start_secs + secs,
+                status: AttemptStatus::Succeeded,
+                input_bytes: 64_000_000,
+            }));
+        }
+    }
+    assert_eq!((35.579_f64 + 50.0) - 35.579, 50.000_000_000_000_01);
+    let rows = [(0, O, 90.0, 0.5), (3, O, 90.0, 0.5), (4, O, 90.0, 0.5)];
+    let findings = scan(&mut detector, &snapshot(100.0, 5, &rows));
+    assert_eq!(findings.rows(), [1, 2]);
+    assert_eq!(findings.slow_nodes(), nodes(&[3, 4]));
+    let intervals = detector.intervals();
+    assert_eq!(intervals.len(), 5);
+    let (slow_3, slow_4) = (intervals[3], intervals[4]);
+    assert!(slow_3.low == slow_3.high && slow_4.low == slow_4.high);
+    assert!(slow_4.low > slow_3.high, "the points one rounding apart");
+}
+
+#[test]
 fn dsb_with_number_picks_among_overlapping_intervals() {
     // Maps ended in the window: nodes 0, 1, 2 ran 10, 20, 10, 20 s, node 3 10, 30, 10, 30 s.
     // Stage: 16 durations, mean 260 / 16 = 16.25, E[x^2] = 5000 / 16 = 312.5, variance
