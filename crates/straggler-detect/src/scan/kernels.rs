@@ -39,12 +39,41 @@
 //! through a pointer into sixteen slots of a checked slice (the intrinsic takes a raw
 //! pointer); and the filter of rows by their group's mark ([`keep_marked`]) reads a row's
 //! group unchecked, the rows checked once per call (by the largest), and the group's mark
-//! unchecked at the group masked to the marks' length. Everything else in the kernels is
-//! safe code.
+//! unchecked at the group masked to the marks' length; and the parallel append of a
+//! filter's blocks ([`append_in_parallel`]) sets the output's length once its new slots
+//! are written. Everything else in the kernels is safe code.
 
 /// Lanes of a run's sums: lane `k` holds rows `k`, `k + LANES`, `k + 2 LANES`, ... of the
 /// run.
 pub(crate) const LANES: usize = 8;
+
+/// Appends `parts` to `out`, in order, each part copied on rayon's pool straight into the
+/// room past `out`'s length, which is not written first: appended one part after the
+/// other, the 300,000 rows Default keeps of 10^6 took a seventh of its samples in
+/// `perf record`, on one thread while the other waited, and filling the room with zeros
+/// first would cost half as much as the copy again.
+pub(crate) fn append_in_parallel(parts: &[&[u32]], out: &mut Vec<u32>) {
+    use rayon::prelude::*;
+    let total: usize = parts.iter().map(|part| part.len()).sum();
+    out.reserve(total);
+    let mut room = &mut out.spare_capacity_mut()[..total];
+    let mut slots = Vec::with_capacity(parts.len());
+    for part in parts {
+        let (mine, rest) = std::mem::take(&mut room).split_at_mut(part.len());
+        slots.push(mine);
+        room = rest;
+    }
+    slots.into_par_iter().zip(parts).for_each(|(slots, part)| {
+        for (slot, &row) in slots.iter_mut().zip(*part) {
+            slot.write(row);
+        }
+    });
+    let len = out.len() + total;
+    // SAFETY: `reserve` made room for `total` more, and each of those slots was written
+    // above: the parts' slots cut the first `total` slots of the room into pieces as long
+    // as the parts, each written whole from its part.
+    unsafe { out.set_len(len) };
+}
 
 /// The sum and largest value of each lane. A NaN makes its lane's sum NaN and leaves its
 /// largest value as it was.
@@ -1429,6 +1458,28 @@ mod tests {
             }
         }
         bodies
+    }
+
+    #[test]
+    fn parts_appended_in_parallel_follow_what_was_there() {
+        // Parts of every length around a vector's growth, empty ones among them, after rows
+        // already there: the rows there, then each part in order.
+        let parts: Vec<Vec<u32>> = (0..40u32)
+            .map(|p| (0..(p * 37) % 101).map(|r| 1000 * p + r).collect())
+            .collect();
+        let parts: Vec<&[u32]> = parts.iter().map(Vec::as_slice).collect();
+        for before in [0, 1, 5] {
+            let mut out: Vec<u32> = (0..before).map(|r| 9_000_000 + r).collect();
+            append_in_parallel(&parts, &mut out);
+            let expected: Vec<u32> = (0..before)
+                .map(|r| 9_000_000 + r)
+                .chain(parts.iter().flat_map(|p| p.iter().copied()))
+                .collect();
+            assert_eq!(out, expected, "{before} rows before");
+        }
+        let mut out = vec![3];
+        append_in_parallel(&[], &mut out);
+        assert_eq!(out, [3]);
     }
 
     #[test]

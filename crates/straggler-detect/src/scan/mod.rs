@@ -984,12 +984,22 @@ impl RowBlocks {
             .enumerate()
             .map(|(block, buffer)| write(block_rows(block), buffer))
             .collect();
-        out.reserve(kept.iter().sum());
-        for (buffer, &kept) in self.blocks.iter().zip(&kept) {
-            out.extend_from_slice(&buffer[..kept]);
+        let parts: Vec<&[u32]> = (self.blocks.iter().zip(&kept))
+            .map(|(buffer, &kept)| &buffer[..kept])
+            .collect();
+        if kept.iter().sum::<usize>() < PARALLEL_APPEND {
+            for part in parts {
+                out.extend_from_slice(part);
+            }
+        } else {
+            kernels::append_in_parallel(&parts, out);
         }
     }
 }
+
+/// The fewest kept rows that [`RowBlocks::append`] appends on rayon's pool (one block's
+/// worth: fewer cost less than waking the pool's threads).
+const PARALLEL_APPEND: usize = FILTER_BLOCK;
 
 /// Runs shorter than this are filtered one row at a time by [`rows_below`].
 const SHORT_RUN: usize = 32;
@@ -1869,6 +1879,9 @@ mod tests {
             let mut out = vec![7];
             rows_below(&values, &groups, &bars, parallelism, &mut blocks, &mut out);
             assert_eq!(out[1..], expected[..], "{len} rows, {parallelism:?}");
+            if len == 3 * FILTER_BLOCK + 70 {
+                assert!(expected.len() >= PARALLEL_APPEND, "appended on the pool");
+            }
         }
     }
 
