@@ -80,6 +80,14 @@ impl Detector for DefaultDetector {
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        let parallelism = self.params.parallelism;
+        parallelism.on_pool(snapshot.len(), || self.scan_rows(snapshot, findings));
+    }
+}
+
+impl DefaultDetector {
+    /// [`Detector::scan`], on the calling thread.
+    fn scan_rows(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
         let progress = originals_progress(snapshot, &mut self.originals);
         let stages = snapshot.stage_indices();
         let parallelism = self.params.parallelism;

@@ -249,7 +249,10 @@ impl<D: Detector> Detector for Hierarchical<D> {
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-        self.scan_with(snapshot, findings, true);
+        let parallelism = self.params.parallelism;
+        parallelism.on_pool(snapshot.len(), || {
+            self.scan_with(snapshot, findings, true);
+        });
     }
 
     fn observe(&mut self, observation: &Observation) {

@@ -275,7 +275,10 @@ impl Detector for LateDetector {
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-        self.scan_with(snapshot, findings, true);
+        let parallelism = self.params.parallelism;
+        parallelism.on_pool(snapshot.len(), || {
+            self.scan_with(snapshot, findings, true);
+        });
     }
 }
 
