@@ -143,7 +143,12 @@ pub struct Summary {
 pub struct ScenarioOutcome {
     /// The figures.
     pub summary: Summary,
-    /// Every task, attempt and detection (with [`RunOptions::record`]).
+    /// Every task, attempt and detection (with [`RunOptions::record`]). Its `load` counts
+    /// the attempts on each node, as a [`Run`]'s does: not the background tasks of
+    /// `causes.episodes`, which share the node's cores, nor a node's time down. So the
+    /// energy [`straggler_energy::run_energy_joules`] computes from it leaves out what those
+    /// change, which [`Summary::energy_joules`] counts: take that figure for a scenario
+    /// with either.
     pub run: Option<Run>,
 }
 
