@@ -112,7 +112,8 @@ pub struct Hierarchical<D> {
     node_totals: RateTotals,
     node_sums: GroupSums,
     kept: RowBlocks,
-    /// Scans whose nodes the exact rule judged (see the module docs).
+    /// Scans since construction whose nodes the exact rule judged (see the module docs;
+    /// `reset` leaves it: it counts work, not what a scan finds).
     exact_passes: u64,
 }
 

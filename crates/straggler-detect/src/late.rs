@@ -133,7 +133,8 @@ pub struct LateDetector {
     thresholds: Vec<f64>,
     square_sums: GroupSums,
     blocks: RowBlocks,
-    /// Scans that needed the second pass (see the module docs).
+    /// Scans since construction that needed the second pass (see the module docs; `reset`
+    /// leaves it: it counts work, not what a scan finds).
     second_passes: u64,
     /// The third pass, for stages whose sums overflow.
     rescaled: Rescaled,
