@@ -47,14 +47,20 @@
 //!   most `|now| EPSILON`, a spread that the rounding of the end times alone makes (tasks
 //!   of 10 s that started at 25.507 s end at 35.507000000000005 s: `end - start` is
 //!   `10.000000000000004`); Eq. 1 would scale it up to values of order 1, and blacklist
-//!   on them. Above that, a duration is within `1.5 |now| EPSILON` of the time between the
-//!   unrounded end and start, so a `D~` within `2 |now| EPSILON / sd_j` (and its own
-//!   rounding) of its value from them; a node's ends move by at most that much times
-//!   `1 + t / sqrt(n)` (mean and sd each by at most as much as a value), plus the mean's
-//!   and sd's rounding (`4 n EPSILON max |D~|`): [`NodeInterval::rounding`]. Intervals
-//!   closer than their two roundings touch: two equally slow nodes whose durations differ
-//!   in their last bits are both level zero (their points were 1 ulp apart, and one
-//!   node was left out). A node with fewer than two
+//!   on them. Above that, rounding still moves each `D~` a little, and Algorithm 3 allows
+//!   for it. With `0 <= start <= end <= now`, a duration `end - start` is within
+//!   `m = |now| EPSILON` of the time between the unrounded end and the start (half an ulp
+//!   of `now` for the end, half an ulp of the duration for the subtraction). So, the
+//!   stage's mean and sd taken as they are (every node's `D~` of the stage share them),
+//!   each `D~` moves by at most `m / sd_j`; a node's mean by at most the mean of those, its
+//!   sd by at most their root mean square (centering does not lengthen a vector), each
+//!   plus its own rounding, at most `4 n EPSILON max |D~|`; and its ends by at most
+//!   `r = mean's + sd's x t / sqrt(n)` ([`NodeInterval::rounding`]). An edge needs
+//!   `L_2 - r_2 > H_1 + r_1`, so two nodes whose durations are equal but for that
+//!   rounding, in the same stages, are never told apart: two equally slow nodes are both
+//!   level zero (their points were 1 ulp apart, and one node was left out). One value of
+//!   a stage whose sd is barely above `m` moves a node's bound by its share of the
+//!   node's values only. A node with fewer than two
 //!   durations has no interval (Student t needs `n - 1 >= 1`) and is neither ranked nor
 //!   blacklisted.
 //! - Algorithm 3 draws an edge when `H_1 <= L_2`, the text when `L_2 > H_1`; touching
@@ -154,6 +160,7 @@ struct Finished {
 
 /// A node's interval at the last ranking.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct NodeInterval {
     /// The node.
     pub node: NodeId,
@@ -167,9 +174,10 @@ pub struct NodeInterval {
     pub low: f64,
     /// High end of the interval.
     pub high: f64,
-    /// The most the rounding of the durations' end times (and of the mean) can have moved
-    /// `mean`, `low` and `high`: Algorithm 3 takes intervals closer than the two nodes'
-    /// `rounding` together for touching (see the module docs).
+    /// The most the rounding of the durations, and of the mean and sd, can have moved
+    /// `low` and `high`, the stages' means and sds taken as they are: Algorithm 3 takes
+    /// intervals closer than the two nodes' `rounding` together for touching (see the
+    /// module docs).
     pub rounding: f64,
 }
 
@@ -194,9 +202,9 @@ pub struct Dsb {
     /// Stages finished at each stage index.
     finished_stages: IdMap<u32, u32>,
     node_moments: Vec<Moments>,
-    /// Each node's largest `|D~|` and largest rounding of one `D~` (see
-    /// [`NodeInterval::rounding`]).
-    node_rounding: Vec<(f64, f64)>,
+    /// Each node's largest `|D~|`, and the sum of how far the rounding of a duration can
+    /// move each of its `D~` and of the squares of those (see [`NodeInterval::rounding`]).
+    node_rounding: Vec<NodeRounding>,
     t_quantiles: Vec<f64>,
 }
 
@@ -283,7 +291,8 @@ impl Dsb {
         self.node_moments.clear();
         self.node_moments.resize(node_count, Moments::default());
         self.node_rounding.clear();
-        self.node_rounding.resize(node_count, (0.0, 0.0));
+        self.node_rounding
+            .resize(node_count, NodeRounding::default());
         for f in self.log.iter().filter(|f| f.end_secs <= now) {
             let Some(moments) = self.node_moments.get_mut(f.node as usize) else {
                 continue;
@@ -293,14 +302,15 @@ impl Dsb {
             };
             let sd = stage.population_sd();
             let (normalised, moved) = if sd > rounding {
-                ((f.duration_secs - stage.mean) / sd, 2.0 * rounding / sd)
+                ((f.duration_secs - stage.mean) / sd, rounding / sd)
             } else {
                 (0.0, 0.0)
             };
             moments.push(normalised);
-            let (largest, most_moved) = &mut self.node_rounding[f.node as usize];
-            *largest = largest.max(normalised.abs());
-            *most_moved = most_moved.max(moved);
+            let node = &mut self.node_rounding[f.node as usize];
+            node.largest = node.largest.max(normalised.abs());
+            node.moved += moved;
+            node.moved_squares += moved * moved;
         }
         self.intervals.clear();
         for node in 0..node_count {
@@ -315,11 +325,13 @@ impl Dsb {
             let n = moments.count as f64;
             let scale = t / n.sqrt();
             let half = sd * scale;
-            // Each `D~` within `moved` of its value from unrounded durations, plus the
-            // arithmetic's own rounding: the mean within `moved`, the sd within `moved`
-            // too (centering does not lengthen a vector), the ends within their sum.
-            let (largest, moved) = self.node_rounding[node];
-            let moved = moved + 4.0 * n * f64::EPSILON * largest;
+            // The mean within the mean of how far each `D~` can have moved, the sd within
+            // their root mean square (centering does not lengthen a vector), each plus the
+            // arithmetic's own rounding (see the module docs).
+            let rounded = self.node_rounding[node];
+            let own = 4.0 * n * f64::EPSILON * rounded.largest;
+            let mean_moved = rounded.moved / n + own;
+            let sd_moved = (rounded.moved_squares / n).sqrt() + own;
             self.intervals.push(NodeInterval {
                 node: NodeId(node as u32),
                 tasks: moments.count,
@@ -327,7 +339,7 @@ impl Dsb {
                 sd,
                 low: moments.mean - half,
                 high: moments.mean + half,
-                rounding: moved * (1.0 + scale),
+                rounding: mean_moved + sd_moved * scale,
             });
         }
         // Algorithm 3: level zero = no j != i with L_j > H_i, the ends widened by their
@@ -370,6 +382,18 @@ impl Dsb {
         }
         self.blacklist = chosen;
     }
+}
+
+/// What [`Dsb::rank`] gathers of a node's `D~` to bound how far rounding moved its
+/// interval ([`NodeInterval::rounding`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct NodeRounding {
+    /// The largest `|D~|`.
+    largest: f64,
+    /// The sum, over its `D~`, of how far the rounding of the duration can move each.
+    moved: f64,
+    /// The sum of the squares of those.
+    moved_squares: f64,
 }
 
 /// P-Cores with number: the top `k` of `level_zero` (more than `k` nodes) by standard

@@ -691,6 +691,38 @@ fn dsb_equally_slow_nodes_are_blacklisted_together_whatever_the_rounding() {
 }
 
 #[test]
+fn dsb_rounding_of_one_value_does_not_hide_a_node_s_lead() {
+    // Window 100 s. Maps: nodes 0 and 1 ran twelve each, alternating 10 and 20 s; node 3
+    // 30, 40, 30, 40 s. Reduces: one of 10 s on node 0 and one of 10 + 5.7e-14 s on node
+    // 4 (started at 90 - 10.00000000000006 s), whose sd, 2.8e-14, is just above the
+    // rounding of a time at now = 100 s (2.2e-14): their D~ are -1 and 1, each of which
+    // rounding could move by 0.78. Node 0's interval, about [-0.74, -0.03], lies below
+    // node 3's, about [1.07, 2.92]: only node 3 is level zero. When a node's bound was
+    // its worst value's, 0.78 (1 + t / sqrt(n)), node 0's reached past node 3's low end
+    // and node 0 was blacklisted too; its share of the node's 13 values moves it by
+    // about 0.18.
+    let mut detector = dsb(DsbParams {
+        window_secs: 100.0,
+        ..DsbParams::default()
+    });
+    for node in [0, 1] {
+        for i in 0..12 {
+            let duration = if i % 2 == 0 { 10.0 } else { 20.0 };
+            detector.observe(&success(node, 0, 50.0 + 4.0 * f64::from(i), duration));
+        }
+    }
+    for (i, duration) in [30.0, 40.0, 30.0, 40.0].into_iter().enumerate() {
+        detector.observe(&success(3, 0, 60.0 + 10.0 * i as f64, duration));
+    }
+    detector.observe(&success(0, 1, 90.0, 10.0));
+    detector.observe(&success(4, 1, 90.0, 10.0 + 6e-14));
+    scan(&mut detector, &snapshot(100.0, 5, &[(0, O, 95.0, 0.5)]));
+    assert_eq!(detector.blacklist(), nodes(&[3]));
+    let node_0 = detector.intervals()[0];
+    assert!(node_0.high + node_0.rounding < 0.2, "{node_0:?}");
+}
+
+#[test]
 fn dsb_with_number_picks_among_overlapping_intervals() {
     // Maps ended in the window: nodes 0, 1, 2 ran 10, 20, 10, 20 s, node 3 10, 30, 10, 30 s.
     // Stage: 16 durations, mean 260 / 16 = 16.25, E[x^2] = 5000 / 16 = 312.5, variance
