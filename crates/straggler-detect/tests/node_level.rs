@@ -700,7 +700,7 @@ fn dsb_rounding_of_one_value_does_not_hide_a_node_s_lead() {
     // node 3's, about [1.07, 2.92]: only node 3 is level zero. When a node's bound was
     // its worst value's, 0.78 (1 + t / sqrt(n)), node 0's reached past node 3's low end
     // and node 0 was blacklisted too; its share of the node's 13 values moves it by
-    // about 0.18.
+    // 0.19.
     let mut detector = dsb(DsbParams {
         window_secs: 100.0,
         ..DsbParams::default()
