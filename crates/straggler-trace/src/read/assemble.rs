@@ -631,10 +631,12 @@ impl<'de> Deserialize<'de> for SplitElement {
 /// Hadoop starts every split at [`UNREACHED`] (`PeriodicStatsAccumulator`) and writes
 /// split `i` when the progress passes `(i+1)/n`; MRv2 extends the splits to progress 1
 /// when an attempt ends, whatever its outcome (`TaskAttemptImpl.finalizeProgress`), but
-/// not for an attempt that never reported (no counters yet), so a killed copy can end
-/// with every split at `-1`. Splits that end in a run of `-1` (only that run: `k` splits
-/// reached, then none) give the points of the `k` reached, then `(d, k/n)` if
-/// `d > Σ`: the attempt's progress at its end is known to be at least `k/n`, no more.
+/// skips every extension of an attempt without a launch time (never launched: its splits
+/// stay all `-1`) and of one more than `Integer.MAX_VALUE` ms (24.8 days) after its
+/// launch (the splits keep the intervals reached before). Splits that end in a run of
+/// `-1` (only that run: `k` splits reached, then none) give the points of the `k`
+/// reached, then `(d, k/n)` if `d > Σ`: the attempt's progress at its end is known to be
+/// at least `k/n`, no more.
 ///
 /// No points, and no error, when no split is above zero: empty, all zero, or none reached
 /// (no progress reported: nothing to place on the clock). An error when there are more
