@@ -86,8 +86,8 @@ use straggler_model::{
 
 use crate::{Detector, Findings, Parallelism};
 
-/// Rows of the generated scenario: five chunks of the 4096 rows a parallel scan sums
-/// separately, the last one partial.
+/// Rows of the generated scenario: five of the chunks a parallel scan of few groups sums
+/// separately (4,032 rows each, the last 3,872: `scan::chunk_len`).
 pub const GENERATED_ROWS: usize = 20_000;
 
 /// Runs a detector through the kit's scenarios; see the [module docs](self).

@@ -41,18 +41,19 @@ pub(crate) fn originals_progress<'a>(snapshot: &'a Snapshot, buf: &'a mut Vec<f6
     buf
 }
 
-/// The smallest number of rows per chunk.
+/// The most rows per chunk of a scan of up to 128 groups (more take 32 rows per group):
+/// see [`chunk_len`].
 pub(crate) const CHUNK: usize = 4096;
 
-/// Rows per chunk for `rows` rows of `group_count` groups: at least about [`CHUNK`], and
-/// 32 rows per group so that the per-chunk arrays of group sums (cleared and added up once
-/// per chunk) stay small beside the rows they summarise; the rows cut into as few chunks
-/// as that allows, of equal length (a multiple of 64 rows, the last one shorter), so that
-/// threads taking chunks in turn finish together: 10^6 rows of 10^4 groups in chunks of
-/// 320,000 left one thread of two a chunk of 40,000 rows while the other ran a whole one
-/// (Hierarchical's scan took 2.83 to 2.96 ns per row so, 2.23 to 2.32 in chunks of about
-/// 250,000: medians of three alternations of a scratch harness, 2026-11-27). It depends
-/// on the data only, never on the number of threads, so sums do not either.
+/// Rows per chunk for `rows` rows of `group_count` groups: the rows cut into the fewest
+/// chunks of at most `max(CHUNK, 32 x group_count)` rows (32 rows per group, so that the
+/// per-chunk arrays of group sums, cleared and added up once per chunk, stay small beside
+/// the rows they summarise), all of one length rounded up to a multiple of 64 rows (the
+/// last shorter), so that threads taking chunks in turn finish together: 10^6 rows of 10^4
+/// groups in chunks of 320,000 left one thread of two a chunk of 40,000 rows while the
+/// other ran a whole one (measurements in `docs/writing-a-detector.md`, *Making it
+/// fast*). It depends on the data only, never on the number of threads, so sums do not
+/// either.
 pub(crate) fn chunk_len(group_count: usize, rows: usize) -> usize {
     let longest = CHUNK.max(32 * group_count);
     let chunks = rows.div_ceil(longest).max(1);
@@ -100,9 +101,9 @@ impl Parallelism {
     /// calling thread. A parallel pass started from outside the pool wakes it and waits
     /// for it, tens of microseconds on the 2-core machines this project is measured on;
     /// started from inside, it only offers work to the other threads. So a scan of several
-    /// parallel passes wakes the pool once, not once per pass: Default's scan of 10^6 rows
-    /// (three passes) took 0.32 to 0.36 ns per row before, 0.26 to 0.32 after (a scratch
-    /// harness, three alternations, 2026-11-27). What it computes is the same.
+    /// parallel passes wakes the pool once, not once per pass (`rayon::join` of two empty
+    /// closures from outside the pool took 18 us on such a machine; measurements in
+    /// `docs/writing-a-detector.md`, *Making it fast*). What it computes is the same.
     pub fn on_pool<R: Send>(self, rows: usize, scan: impl FnOnce() -> R + Send) -> R {
         if self.is_parallel(rows) && rayon::current_thread_index().is_none() {
             rayon::scope(|_| scan())
