@@ -1043,3 +1043,53 @@ fn the_straggling_stage_has_its_documented_shape() {
             .all(|&p| (0.0..=0.999).contains(&p))
     );
 }
+
+/// `Parallelism::on_pool` runs a parallel scan on a thread of rayon's pool and a
+/// sequential one on the caller's; Hierarchical over Default (whose scans both enter the
+/// pool) flags the same rows from the test's thread, from inside pools of one to three
+/// threads, nested in a `rayon::join`, and from four threads scanning at once.
+#[test]
+fn scans_entering_the_pool_flag_the_same_rows_from_any_thread() {
+    let on_a_worker = || rayon::current_thread_index().is_some();
+    assert!(Parallelism::Parallel.on_pool(1, on_a_worker));
+    assert!(!Parallelism::Sequential.on_pool(1, on_a_worker));
+    let snapshot =
+        straggler_detect::conformance::straggling_stage(100_000, 1000, 3).expect("valid rows");
+    let rows = |parallelism| {
+        let inner = DefaultParams {
+            parallelism,
+            ..DefaultParams::default()
+        };
+        let params = HierarchicalParams {
+            parallelism,
+            ..HierarchicalParams::default()
+        };
+        let inner = DefaultDetector::new(inner.check().expect("valid"));
+        let mut detector = Hierarchical::new(inner, params.check().expect("valid"));
+        scan(&mut detector, &snapshot).rows().to_vec()
+    };
+    let expected = rows(Parallelism::Sequential);
+    assert!(!expected.is_empty());
+    assert_eq!(rows(Parallelism::Parallel), expected);
+    for threads in 1..=3 {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a pool");
+        let found = pool.install(|| rows(Parallelism::Parallel));
+        assert_eq!(found, expected, "{threads} threads");
+    }
+    let both = rayon::join(
+        || rows(Parallelism::Parallel),
+        || rows(Parallelism::Parallel),
+    );
+    assert_eq!(both, (expected.clone(), expected.clone()));
+    std::thread::scope(|s| {
+        let scans: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| rows(Parallelism::Parallel)))
+            .collect();
+        for scan in scans {
+            assert_eq!(scan.join().expect("no panic"), expected);
+        }
+    });
+}
