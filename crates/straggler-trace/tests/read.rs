@@ -2442,3 +2442,32 @@ fn splits_longer_than_the_cap_are_reported_not_kept() {
     let points: Vec<usize> = attempts(&jobs).map(|a| a.progress.len()).collect();
     assert_eq!(points, [1002, 0]);
 }
+
+/// A `.jhist` in Avro's binary encoding (Hadoop 3's default) is named for what it is and
+/// refused as not supported, with what to do; read as a `.jhist` all the same, its header
+/// is the error, saying the same. Before, its schema line made detection take it for a
+/// JSON `.jhist`, whose reader then called it malformed.
+#[test]
+fn a_binary_jhist_is_unsupported_not_malformed() {
+    let bytes =
+        b"Avro-Binary\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n\x02\x00\x04";
+    assert_eq!(straggler_trace::detect_bytes(bytes), None);
+    let path = std::env::temp_dir().join(format!("stragglers-binary-{}.jhist", std::process::id()));
+    std::fs::write(&path, bytes).expect("writable");
+    let result = read_path(&path);
+    std::fs::remove_file(&path).expect("removable");
+    match result {
+        Err(error @ TraceError::Unsupported { .. }) => {
+            let text = error.to_string();
+            assert!(text.contains("Avro-Binary"), "{text}");
+            assert!(text.contains("jhist.format=json"), "{text}");
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+    match read_bytes(bytes, JHIST) {
+        Err(error @ TraceError::Malformed { .. }) => {
+            assert!(error.to_string().contains("jhist.format=json"), "{error}");
+        }
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+}

@@ -287,6 +287,15 @@ fn not_an_event_file(name: &str, is_dir: bool) -> Unread {
     }
 }
 
+/// The first line of a `.jhist` written in Avro's binary encoding, Hadoop 3's default
+/// (`mapreduce.jobhistory.jhist.format`, MAPREDUCE-6613): its schema line follows, then
+/// the events as binary records, which this crate does not decode.
+pub(crate) const JHIST_BINARY_HEADER: &str = "Avro-Binary";
+/// What such a file is, and what to do instead.
+pub(crate) const JHIST_BINARY: &str = "a binary .jhist (`Avro-Binary`, Hadoop 3's default)";
+pub(crate) const JHIST_BINARY_WHY: &str = "this crate reads the JSON form: have the \
+     job history server write it (`mapreduce.jobhistory.jhist.format=json`)";
+
 /// How many non-blank lines of the head detection looks at: the first, and when it is of
 /// no known format (a damaged first record), those after it, so that one bad line does not
 /// refuse a whole log that its format's reader would read with that line skipped.
@@ -376,6 +385,12 @@ fn classify(head: &[u8]) -> Classified {
 fn classify_line(line: &str, text: &str) -> Classified {
     if line == "Avro-Json" {
         return Classified::Format(TraceFormat::HadoopJhist);
+    }
+    if line == JHIST_BINARY_HEADER {
+        return Classified::Unsupported {
+            what: JHIST_BINARY,
+            why: JHIST_BINARY_WHY,
+        };
     }
     if line.starts_with('{') {
         // A `.jhist` record after its header: the Avro schema (whose record is named

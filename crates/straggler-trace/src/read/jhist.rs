@@ -88,6 +88,16 @@ pub(crate) fn read(
             if line.too_long {
                 return Err(malformed(field, "the line is longer than 64 MiB"));
             }
+            if header_lines == 0 && text.trim() == super::detect::JHIST_BINARY_HEADER {
+                return Err(malformed(
+                    "header",
+                    &format!(
+                        "{} is not read: {}",
+                        super::detect::JHIST_BINARY,
+                        super::detect::JHIST_BINARY_WHY
+                    ),
+                ));
+            }
             if header_lines == 0 && text.trim() != "Avro-Json" {
                 return Err(malformed(
                     "header",
