@@ -13,10 +13,16 @@
 //!
 //! ```text
 //! speculative_copies    = copies launched
-//! successful_copies     = copies that SUCCEEDED (finished before their original)
-//! unsuccessful_copies   = copies KILLED or FAILED (a copy the log leaves unfinished is neither)
+//! successful_copies     = copies whose success was their task's first (finished before
+//!                         their original)
+//! unsuccessful_copies   = copies KILLED or FAILED, or that SUCCEEDED after their task had
+//!                         (a copy the log leaves unfinished is neither)
 //! wasted_container_secs = sum over unsuccessful copies of (end - launch)
 //! ```
+//!
+//! A copy can succeed after its task did: Hadoop logs a second attempt's success when it
+//! comes before the kill (`TaskImpl.AttemptSucceededAtSucceededTransition`); the task's
+//! output is the first success's, and the copy's run was waste.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::AttemptRole;
@@ -28,9 +34,9 @@ use crate::{AttemptOutcome, Labels, StageKind, TraceJob};
 pub struct CopyCounts {
     /// Copies launched.
     pub speculative_copies: usize,
-    /// Copies that succeeded.
+    /// Copies whose success was their task's first.
     pub successful_copies: usize,
-    /// Copies killed or failed.
+    /// Copies killed or failed, or that succeeded after their task had.
     pub unsuccessful_copies: usize,
     /// Seconds run by the unsuccessful copies.
     pub wasted_container_secs: f64,
@@ -122,14 +128,21 @@ pub fn recorded(jobs: &[TraceJob], labels: &Labels) -> Recorded {
                 won_by_copy[index] =
                     first_success.is_some_and(|(_, role)| role == AttemptRole::Speculative);
             }
+            // The task's first success; a copy that succeeded after it won nothing.
+            let first_success_end = (task.attempts.iter())
+                .filter(|a| a.outcome == AttemptOutcome::Succeeded)
+                .filter_map(|a| a.end_secs)
+                .min_by(f64::total_cmp);
             for (attempt, role) in task.attempts.iter().zip(roles) {
                 if *role != AttemptRole::Speculative {
                     continue;
                 }
                 counts.speculative_copies += 1;
+                let first = (attempt.end_secs.zip(first_success_end))
+                    .is_none_or(|(end, first)| end <= first);
                 match attempt.outcome {
-                    AttemptOutcome::Succeeded => counts.successful_copies += 1,
-                    AttemptOutcome::Killed | AttemptOutcome::Failed => {
+                    AttemptOutcome::Succeeded if first => counts.successful_copies += 1,
+                    AttemptOutcome::Succeeded | AttemptOutcome::Killed | AttemptOutcome::Failed => {
                         counts.unsuccessful_copies += 1;
                         if let Some(end) = attempt.end_secs {
                             let ran = end - attempt.start_secs;
@@ -246,5 +259,33 @@ pub(crate) mod tests {
         later[3] = Some(20.0);
         assert_eq!(fakes_won_by_copy(&labels, &later, &recorded.won_by_copy), 0);
         assert_eq!(crate::judge(&labels, &later).unwrap().fake_positives, 1);
+    }
+
+    #[test]
+    fn a_copy_that_succeeds_after_its_task_is_waste() {
+        // Original 0..30 succeeded; copy launched at 10 succeeded at 31, after the task
+        // (Hadoop logs such a second success): unsuccessful, 21 s wasted. A copy that
+        // succeeded first is successful, the one that ends with it too.
+        let mut late = plain_task("late", "map", 0.0, 0.0);
+        late.attempts = vec![
+            attempt("a0", 0.0, Some(30.0), Succeeded, Some(false)),
+            attempt("a1", 10.0, Some(31.0), Succeeded, Some(true)),
+        ];
+        let mut tie = plain_task("tie", "map", 0.0, 0.0);
+        tie.attempts = vec![
+            attempt("b0", 0.0, Some(30.0), Succeeded, Some(false)),
+            attempt("b1", 10.0, Some(30.0), Succeeded, Some(true)),
+        ];
+        let jobs = vec![job("j", vec![late, tie])];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        assert_eq!(
+            recorded(&jobs, &labels).total,
+            CopyCounts {
+                speculative_copies: 2,
+                successful_copies: 1,
+                unsuccessful_copies: 1,
+                wasted_container_secs: 21.0,
+            }
+        );
     }
 }
