@@ -2471,3 +2471,29 @@ fn a_binary_jhist_is_unsupported_not_malformed() {
         other => panic!("expected Malformed, got {other:?}"),
     }
 }
+
+/// A Spark attempt whose commit was denied (its sibling committed first) is killed, as
+/// Spark 2.3 and later report it, also where Spark 2.2 and earlier wrote it failed: it lost
+/// a race, and an original that lost to its copy is no failed original. Before, such an
+/// original was failed, and its task dropped from the labels as having no original.
+#[test]
+fn spark_commit_denied_is_a_kill_whatever_the_version() {
+    let denied = |task_id: u64, failed_flag: &str| {
+        format!(
+            "{{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":0,\"Task Type\":\"ResultTask\",\
+             \"Task End Reason\":{{\"Reason\":\"TaskCommitDenied\"}},\"Task Info\":{{\
+             \"Task ID\":{task_id},\"Index\":{task_id},\"Launch Time\":0,\
+             \"Finish Time\":30100{failed_flag}}}}}"
+        )
+    };
+    let log = spark_job(&[
+        spark_start(1, 1, 0),
+        spark_start(2, 2, 0),
+        denied(1, ",\"Failed\":true"),
+        denied(2, ""),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(report.records_skipped, 0, "{report:?}");
+    let outcomes: Vec<AttemptOutcome> = attempts(&jobs).map(|a| a.outcome).collect();
+    assert_eq!(outcomes, [AttemptOutcome::Killed, AttemptOutcome::Killed]);
+}

@@ -9,7 +9,8 @@
 //!   `ResultTask`.
 //! - An attempt is a `Task ID`, from `SparkListenerTaskStart` to `SparkListenerTaskEnd`:
 //!   `Launch Time` and `Finish Time` (ms), `Host`, `Speculative`; it `Killed` or `Failed`
-//!   as `Task Info` says, else it succeeded if the end reason is `Success`.
+//!   as `Task Info` says (a `TaskCommitDenied` end killed, whatever the flags: see
+//!   `task_end`), else it succeeded if the end reason is `Success`.
 //! - Input: from the successful attempt's `Task Metrics`: `Input Metrics` bytes and records
 //!   plus `Shuffle Read Metrics` remote and local bytes and total records.
 //!
@@ -290,7 +291,12 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             .finish_time
             .ok_or(("missing field", Some("Finish Time")))?;
         let reason = event.end_reason.and_then(|r| r.reason);
-        let outcome = if info.killed == Some(true) || reason.as_deref() == Some("TaskKilled") {
+        // A commit denied is a lost race (the other attempt committed first), not a
+        // failure (`TaskCommitDenied.countTowardsTaskFailures` is false): Spark reported it
+        // as FAILED until 2.3 (SPARK-20713), KILLED since; killed either way here, so that
+        // an original whose copy won is not taken for a failed one.
+        let killed = ["TaskKilled", "TaskCommitDenied"].contains(&reason.as_deref().unwrap_or(""));
+        let outcome = if info.killed == Some(true) || killed {
             AttemptOutcome::Killed
         } else if info.failed == Some(true) || reason.as_deref().is_some_and(|r| r != "Success") {
             AttemptOutcome::Failed
