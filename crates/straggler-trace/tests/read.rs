@@ -6,8 +6,8 @@
 //! - Spark: `json.loads` on each non-blank line; jobs = distinct `Job ID` of
 //!   `SparkListenerJobStart`; tasks = distinct `(Stage ID, Stage Attempt ID, Index)`;
 //!   attempts = distinct `Task ID`; an attempt is killed if `Killed` or reason
-//!   `TaskKilled`, failed if `Failed` or reason not `Success`; speculative if
-//!   `Speculative`.
+//!   `TaskKilled` or `TaskCommitDenied` (none of the shared logs has the latter), failed if
+//!   `Failed` or reason not `Success`; speculative if `Speculative`.
 //! - `.jhist`: non-blank lines = records; tasks = distinct `taskid`; attempts = distinct
 //!   `attemptId`, outcome from the suffix of the last event type (`_FINISHED`, `_FAILED`,
 //!   `_KILLED`).
