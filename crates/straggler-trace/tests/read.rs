@@ -2497,3 +2497,24 @@ fn spark_commit_denied_is_a_kill_whatever_the_version() {
     let outcomes: Vec<AttemptOutcome> = attempts(&jobs).map(|a| a.outcome).collect();
     assert_eq!(outcomes, [AttemptOutcome::Killed, AttemptOutcome::Killed]);
 }
+
+/// A `.jhist` kill of an attempt that never started, with a `finishTime` of 0 (Hadoop's
+/// record of an attempt given up on before it had a container), is skipped for that reason,
+/// not as an end without a start; one with a time is still the latter.
+#[test]
+fn jhist_attempts_killed_before_launch_are_named() {
+    let kill = |attempt: u32, finish: u64| {
+        format!(
+            "{{\"type\":\"MAP_ATTEMPT_KILLED\",\"event\":{{\"e\":{{\"taskid\":\"task_1_0001_m_000000\",\
+             \"taskType\":\"MAP\",\"attemptId\":\"attempt_1_0001_m_000000_{attempt}\",\
+             \"finishTime\":{finish},\"hostname\":\"UNKNOWN\"}}}}}}\n"
+        )
+    };
+    let mut jhist = jhist_with_splits(&[None]);
+    jhist.push_str(&kill(1, 0));
+    jhist.push_str(&kill(2, 7000));
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(attempts(&jobs).count(), 1);
+    assert_eq!(report.skip_reasons["attempt killed before launch"], 1);
+    assert_eq!(report.skip_reasons["attempt end without start"], 1);
+}

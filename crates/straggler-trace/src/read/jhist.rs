@@ -329,6 +329,15 @@ fn event(
             let attempt_id = string(body, "attemptId")?;
             let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
             let hostname = optional_string(body, "hostname")?;
+            // An attempt killed before it had a container: Hadoop (2.7.2 on, MAPREDUCE-5982)
+            // logs its kill with no start, a finish time of 0 (set only once launched) and
+            // no host. Not damage: a copy or a pending attempt given up on.
+            if outcome != AttemptOutcome::Succeeded
+                && finish == 0.0
+                && jobs.attempt_start(&job_id, attempt_id).is_none()
+            {
+                return Err(("attempt killed before launch", Some("finishTime")));
+            }
             jobs.check_end(&job_id, task_id, attempt_id, None, (finish, outcome))
                 .map_err(|e| e.skip(&FIELDS))?;
             let job = jobs.job(&job_id);
