@@ -11,6 +11,10 @@
 //! is killed when the winner finishes). So does an attempt the log leaves unfinished
 //! (a log cut between the winner's end and the loser's kill) launched before the SUCCEEDED
 //! one ended: it was still running then. On a launch tie the one listed later is the copy.
+//! The same holds for two such attempts that the log calls originals both (jhist
+//! `VIRGIN`): an application master that restarts recovers every attempt as `VIRGIN`
+//! (`TaskImpl.recover`), a copy included, and a copy killed early has a `VIRGIN` attempt
+//! launched in its place while the original runs (`TaskImpl.AttemptKilledTransition`).
 //! Every other attempt is an original (a failed attempt's re-run is a new original).
 //!
 //! # Task duration and label ([`label`])
@@ -122,9 +126,9 @@ impl Labels {
     }
 }
 
-/// The role of each attempt of `task` (see the module docs): the log's flag where it has
-/// one, else the later-launched of a KILLED (or unfinished) attempt and an overlapping
-/// SUCCEEDED one is the copy.
+/// The role of each attempt of `task` (see the module docs): a copy where the log flags
+/// it so, and the later-launched of a KILLED (or unfinished) attempt and an overlapping
+/// SUCCEEDED one, neither flagged a copy.
 pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
     let mut roles: Vec<AttemptRole> = task
         .attempts
@@ -153,7 +157,7 @@ pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
             } else {
                 s
             };
-            if attempts[later].speculative.is_none() {
+            if killed.speculative != Some(true) && succeeded.speculative != Some(true) {
                 roles[later] = AttemptRole::Speculative;
             }
         }
@@ -422,6 +426,16 @@ pub(crate) mod tests {
                 AttemptRole::Original
             ]
         );
+        // Two attempts the log calls originals (an application master's restart recovers
+        // a copy as `VIRGIN`) that race: the later-launched is the copy, and the task ran
+        // 30 s from the original's launch, not the copy's 12.
+        task.attempts = vec![
+            attempt("a0", 0.0, Some(30.0), Killed, Some(false)),
+            attempt("a1", 18.0, Some(30.0), Succeeded, Some(false)),
+        ];
+        let roles = attempt_roles(&task);
+        assert_eq!(roles, [AttemptRole::Original, AttemptRole::Speculative]);
+        assert_eq!(task_time(&task, &roles), Ok((0, 0.0, 30.0)));
     }
 
     #[test]
