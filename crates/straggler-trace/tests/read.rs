@@ -2518,3 +2518,107 @@ fn jhist_attempts_killed_before_launch_are_named() {
     assert_eq!(report.skip_reasons["attempt killed before launch"], 1);
     assert_eq!(report.skip_reasons["attempt end without start"], 1);
 }
+
+/// A Spark task event: start (no `reason`) or end, of `Task ID` `tid`, of partition
+/// `index` of stage `stage`, attempt `attempt` (as written: `-1` too).
+fn spark_task(
+    tid: u64,
+    stage: u64,
+    attempt: i64,
+    index: u64,
+    ms: u64,
+    reason: Option<&str>,
+) -> String {
+    let ids =
+        format!("\"Stage ID\":{stage},\"Stage Attempt ID\":{attempt},\"Task Type\":\"ResultTask\"");
+    match reason {
+        None => format!(
+            "{{\"Event\":\"SparkListenerTaskStart\",{ids},\"Task Info\":{{\"Task ID\":{tid},\
+             \"Index\":{index},\"Launch Time\":{ms},\"Host\":\"h\"}}}}"
+        ),
+        Some(reason) => format!(
+            "{{\"Event\":\"SparkListenerTaskEnd\",{ids},\"Task End Reason\":{{\"Reason\":\
+             \"{reason}\"}},\"Task Info\":{{\"Task ID\":{tid},\"Index\":{index},\
+             \"Launch Time\":0,\"Finish Time\":{ms}}}}}"
+        ),
+    }
+}
+
+/// An attempt's end goes where its start filed it, by `Task ID`: Spark 1 wrote a success
+/// under its stage's latest attempt (SPARK-13054), a stage that two running jobs share
+/// stays the earlier's, and a task Spark wrote under stage attempt `-1` (started after its
+/// stage was cancelled) is read. Before, the first end was skipped as another task's, the
+/// shared stage's end went to the later job, and the `-1` lines were skipped.
+#[test]
+fn spark_ends_follow_their_task_id() {
+    let job_start = |job: u64, stages: &str| {
+        format!("{{\"Event\":\"SparkListenerJobStart\",\"Job ID\":{job},\"Stage IDs\":{stages}}}")
+    };
+    let job_end = |job: u64| format!("{{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":{job}}}");
+    let outcomes = |lines: Vec<String>| {
+        let log = lines.join("\n") + "\n";
+        let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+        assert_eq!(report.records_skipped, 0, "{:?}", report.skip_reasons);
+        jobs.iter()
+            .flat_map(|j| {
+                j.tasks.iter().flat_map(move |t| {
+                    (t.attempts.iter()).map(move |a| (j.id.clone(), t.id.clone(), a.outcome))
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    use AttemptOutcome::{Killed, Succeeded};
+    // Task ID 1 started in stage attempt 1.0, ended under 1.1 after the resubmission.
+    let resubmitted = outcomes(vec![
+        job_start(0, "[1]"),
+        spark_task(1, 1, 0, 0, 0, None),
+        spark_task(2, 1, 1, 0, 5000, None),
+        spark_task(1, 1, 1, 0, 8000, Some("Success")),
+        spark_task(2, 1, 1, 0, 9000, Some("Success")),
+        job_end(0),
+    ]);
+    assert_eq!(
+        resubmitted,
+        [
+            ("job 0".into(), "1.0:0".into(), Succeeded),
+            ("job 0".into(), "1.1:0".into(), Succeeded),
+        ]
+    );
+    // Stage 0 of job 0, listed again by job 1 while job 0 runs.
+    let shared = outcomes(vec![
+        job_start(0, "[0, 1]"),
+        spark_task(1, 0, 0, 0, 0, None),
+        job_start(1, "[0, 2]"),
+        spark_task(2, 0, 0, 1, 1000, None),
+        spark_task(1, 0, 0, 0, 3000, Some("Success")),
+        spark_task(2, 0, 0, 1, 3500, Some("Success")),
+        job_end(0),
+        spark_task(3, 2, 0, 0, 4000, None),
+        spark_task(3, 2, 0, 0, 5000, Some("Success")),
+        job_end(1),
+    ]);
+    assert_eq!(
+        shared,
+        [
+            ("job 0".into(), "0.0:0".into(), Succeeded),
+            ("job 0".into(), "0.0:1".into(), Succeeded),
+            ("job 1".into(), "2.0:0".into(), Succeeded),
+        ]
+    );
+    // Task ID 2 started after its stage was cancelled, under attempt -1.
+    let cancelled = outcomes(vec![
+        job_start(0, "[0]"),
+        spark_task(1, 0, 0, 0, 0, None),
+        job_end(0),
+        spark_task(2, 0, -1, 1, 1000, None),
+        spark_task(1, 0, 0, 0, 2000, Some("TaskKilled")),
+        spark_task(2, 0, -1, 1, 2500, Some("TaskKilled")),
+    ]);
+    assert_eq!(
+        cancelled,
+        [
+            ("job 0".into(), "0.0:0".into(), Killed),
+            ("job 0".into(), "0.0:1".into(), Killed),
+        ]
+    );
+}

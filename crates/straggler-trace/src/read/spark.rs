@@ -7,7 +7,10 @@
 //!   its stage is `"<stage>.<stage attempt>"` and its id `"<stage>.<stage attempt>:<index>"`.
 //!   Its kind is [`StageKind::Map`] for `ShuffleMapTask`, [`StageKind::Reduce`] for
 //!   `ResultTask`.
-//! - An attempt is a `Task ID`, from `SparkListenerTaskStart` to `SparkListenerTaskEnd`:
+//! - An attempt is a `Task ID`, from `SparkListenerTaskStart` to `SparkListenerTaskEnd`,
+//!   the end going where the start filed it (`SparkReader::running`); a stage that
+//!   running jobs share is the earliest's, and a `Stage Attempt ID` of `-1` the stage's
+//!   latest attempt seen:
 //!   `Launch Time` and `Finish Time` (ms), `Host`, `Speculative`; it `Killed` or `Failed`
 //!   as `Task Info` says (a `TaskCommitDenied` end killed, whatever the flags: see
 //!   `task_end`), else it succeeded if the end reason is `Success`.
@@ -63,8 +66,10 @@ struct Event {
     event: Option<String>,
     #[serde(rename = "Stage ID")]
     stage_id: Option<u64>,
+    /// `-1` where Spark wrote a task of a stage no longer running (a start after its
+    /// stage was cancelled, `DAGScheduler.handleBeginEvent`).
     #[serde(rename = "Stage Attempt ID")]
-    stage_attempt_id: Option<u64>,
+    stage_attempt_id: Option<i64>,
     #[serde(rename = "Task Type")]
     task_type: Option<String>,
     #[serde(rename = "Task End Reason")]
@@ -154,6 +159,27 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     stage_job: HashMap<u64, String>,
     /// Job id to its stages, to forget them when the job is handed out.
     job_stages: HashMap<String, Vec<u64>>,
+    /// Each running attempt's `Task ID` to where its start filed it: its job, stage and
+    /// task. Its end goes there, whatever stage attempt or index the end names (Spark 1
+    /// wrote a success under the stage's latest attempt, SPARK-13054; and a stage that
+    /// two jobs share is taken by the later one's start).
+    running: HashMap<u64, Filed>,
+    /// Each stage's latest attempt seen, for a task Spark wrote under attempt `-1`.
+    latest_attempt: HashMap<u64, u64>,
+    /// The order of each open job's `SparkListenerJobStart`, and whether its
+    /// `SparkListenerJobEnd` came: a stage that open jobs share is the earliest running
+    /// one's.
+    job_order: HashMap<String, (u64, bool)>,
+    /// `SparkListenerJobStart`s seen.
+    jobs_started: u64,
+}
+
+/// Where a task start filed its attempt.
+#[derive(Debug, Clone)]
+struct Filed {
+    job: String,
+    stage: String,
+    task: String,
 }
 
 /// The fields of an attempt's events, as skips name them.
@@ -172,7 +198,61 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             app_id: None,
             stage_job: HashMap::new(),
             job_stages: HashMap::new(),
+            running: HashMap::new(),
+            latest_attempt: HashMap::new(),
+            job_order: HashMap::new(),
+            jobs_started: 0,
         }
+    }
+
+    /// Whether job `key` is open and its end not seen yet.
+    fn running_job(&self, key: &str) -> bool {
+        self.job_order.get(key).is_some_and(|&(_, ended)| !ended)
+    }
+
+    /// Gives the stages that job `key` runs to the earliest running job that also lists
+    /// each; with `drop`, a stage no other lists is forgotten, else it stays `key`'s.
+    fn pass_stages(&mut self, key: &str, drop: bool) {
+        let Some(stages) = self.job_stages.get(key) else {
+            return;
+        };
+        for &stage in stages {
+            if self.stage_job.get(&stage).is_none_or(|k| k != key) {
+                continue;
+            }
+            let next = (self.job_stages.iter())
+                .filter(|(job, stages)| {
+                    job.as_str() != key && stages.contains(&stage) && self.running_job(job)
+                })
+                .min_by_key(|(job, _)| self.job_order.get(job.as_str()).map(|o| o.0))
+                .map(|(job, _)| job.clone());
+            match next {
+                Some(next) => {
+                    self.stage_job.insert(stage, next);
+                }
+                None if drop => {
+                    self.stage_job.remove(&stage);
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// The stage and stage attempt of a task event: a stage attempt of `-1` (or none) is
+    /// the stage's latest seen, 0 if none was; any other is recorded as seen.
+    fn stage_of(&mut self, event: &Event) -> Result<(u64, u64), Skip> {
+        let stage = event.stage_id.ok_or(("missing field", Some("Stage ID")))?;
+        let latest = self.latest_attempt.get(&stage).copied();
+        let attempt = match event.stage_attempt_id {
+            Some(attempt) if attempt >= 0 => attempt as u64,
+            Some(-1) => latest.unwrap_or(0),
+            Some(_) => return Err(("field of the wrong type", Some("Stage Attempt ID"))),
+            None => 0,
+        };
+        if latest.is_none_or(|l| attempt > l) {
+            self.latest_attempt.insert(stage, attempt);
+        }
+        Ok((stage, attempt))
     }
 
     /// Reads every line of `lines`, counting each in `report`.
@@ -226,6 +306,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             "SparkListenerJobEnd" => {
                 let job_id = event.job_id.ok_or(("missing field", Some("Job ID")))?;
                 let key = self.job_key(job_id);
+                if let Some(order) = self.job_order.get_mut(&key) {
+                    order.1 = true;
+                }
+                self.pass_stages(&key, false);
                 self.jobs.end_job(&key, &mut self.on_job);
                 self.forget_if_gone(&key);
                 Ok(())
@@ -253,15 +337,39 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let job = self.jobs.job(&key).job_mut();
         job.name = name;
         job.submit_secs = event.submission_time.map(ms_to_secs);
+        // A stage that a running job runs stays that job's (Spark runs a stage that jobs
+        // share for the earliest, `DAGScheduler.activeJobForStage`); it passes to this one
+        // when that one ends (`pass_stages`).
+        if !self.job_order.contains_key(&key) {
+            self.job_order
+                .insert(key.clone(), (self.jobs_started, false));
+            self.jobs_started += 1;
+        }
         for &stage in &stages {
-            self.stage_job.insert(stage, key.clone());
+            let taken = (self.stage_job.get(&stage)).is_some_and(|k| self.running_job(k));
+            if !taken {
+                self.stage_job.insert(stage, key.clone());
+            }
         }
         self.job_stages.entry(key).or_default().extend(stages);
         Ok(())
     }
 
+    /// The stage, stage attempt ([`SparkReader::stage_of`]), task info (taken out of the
+    /// event), task id and index of a task start or end event.
+    fn task_of(&mut self, event: &mut Event) -> Result<(u64, u64, TaskInfo, u64, u64), Skip> {
+        let (stage, stage_attempt) = self.stage_of(event)?;
+        let info = event
+            .task_info
+            .take()
+            .ok_or(("missing field", Some("Task Info")))?;
+        let task_id = info.task_id.ok_or(("missing field", Some("Task ID")))?;
+        let index = info.index.ok_or(("missing field", Some("Index")))?;
+        Ok((stage, stage_attempt, info, task_id, index))
+    }
+
     fn task_start(&mut self, mut event: Event, line: u64) -> Result<(), Skip> {
-        let (stage, stage_attempt, info, task_id, index) = task_of(&mut event)?;
+        let (stage, stage_attempt, info, task_id, index) = self.task_of(&mut event)?;
         let launch = info
             .launch_time
             .ok_or(("missing field", Some("Launch Time")))?;
@@ -269,8 +377,9 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let key = self
             .stage_job
             .get(&stage)
-            .ok_or(("stage of no open job", Some("Stage ID")))?;
-        let Some(job) = self.jobs.get(key) else {
+            .ok_or(("stage of no open job", Some("Stage ID")))?
+            .clone();
+        let Some(job) = self.jobs.get(&key) else {
             return Err(("stage of no open job", Some("Stage ID")));
         };
         let stage_name = format!("{stage}.{stage_attempt}");
@@ -282,11 +391,17 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let task = job.task(&task_name, &stage_name, StageKind::Other);
         job.start_attempt(task, &id, launch, info.host, info.speculative, line)
             .map_err(|e| e.skip(&FIELDS))?;
+        let filed = Filed {
+            job: key,
+            stage: stage_name,
+            task: task_name,
+        };
+        self.running.insert(task_id, filed);
         Ok(())
     }
 
     fn task_end(&mut self, mut event: Event, line: u64) -> Result<(), Skip> {
-        let (stage, stage_attempt, info, task_id, index) = task_of(&mut event)?;
+        let (stage, stage_attempt, info, task_id, index) = self.task_of(&mut event)?;
         let finish = info
             .finish_time
             .ok_or(("missing field", Some("Finish Time")))?;
@@ -309,13 +424,24 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             Some(_) => return Err(("unknown task type", Some("Task Type"))),
             None => return Err(("missing field", Some("Task Type"))),
         };
-        let key = self
-            .stage_job
-            .get(&stage)
-            .ok_or(("stage of no open job", Some("Stage ID")))?
-            .clone();
-        let stage_name = format!("{stage}.{stage_attempt}");
-        let task_name = format!("{stage_name}:{index}");
+        // Where its start filed the attempt; else where the end itself says.
+        let Filed {
+            job: key,
+            stage: stage_name,
+            task: task_name,
+        } = match self.running.get(&task_id) {
+            Some(filed) => filed.clone(),
+            None => {
+                let job = self
+                    .stage_job
+                    .get(&stage)
+                    .ok_or(("stage of no open job", Some("Stage ID")))?
+                    .clone();
+                let stage = format!("{stage}.{stage_attempt}");
+                let task = format!("{stage}:{index}");
+                Filed { job, stage, task }
+            }
+        };
         let id = task_id.to_string();
         // A `Resubmitted` end follows the success of a map task whose output was lost
         // later: the attempt did succeed; keep it as it is (and open no task for it).
@@ -341,6 +467,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let ended = job
             .end_attempt(task, &id, finish, outcome, launch, line)
             .map_err(|e| e.skip(&FIELDS))?;
+        self.running.remove(&task_id);
         // A failure or kill after the attempt's success restates it, as `Resubmitted` does.
         let Some(attempt) = ended else {
             return Ok(());
@@ -370,32 +497,11 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         if self.jobs.get(key).is_some() {
             return;
         }
-        if let Some(stages) = self.job_stages.remove(key) {
-            for stage in stages {
-                if self.stage_job.get(&stage).is_some_and(|k| k == key) {
-                    self.stage_job.remove(&stage);
-                }
-            }
-        }
+        self.running.retain(|_, filed| filed.job != key);
+        self.job_order.remove(key);
+        self.pass_stages(key, true);
+        self.job_stages.remove(key);
     }
-}
-
-fn stage_of(event: &Event) -> Result<(u64, u64), Skip> {
-    let stage = event.stage_id.ok_or(("missing field", Some("Stage ID")))?;
-    Ok((stage, event.stage_attempt_id.unwrap_or(0)))
-}
-
-/// The stage, stage attempt, task info (taken out of the event), task id and index of a
-/// task start or end event.
-fn task_of(event: &mut Event) -> Result<(u64, u64, TaskInfo, u64, u64), Skip> {
-    let (stage, stage_attempt) = stage_of(event)?;
-    let info = event
-        .task_info
-        .take()
-        .ok_or(("missing field", Some("Task Info")))?;
-    let task_id = info.task_id.ok_or(("missing field", Some("Task ID")))?;
-    let index = info.index.ok_or(("missing field", Some("Index")))?;
-    Ok((stage, stage_attempt, info, task_id, index))
 }
 
 /// Input bytes and records of a task: what it read from storage plus what it fetched in
