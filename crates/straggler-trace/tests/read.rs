@@ -2622,3 +2622,21 @@ fn spark_ends_follow_their_task_id() {
         ]
     );
 }
+
+/// A Spark task without an end yet takes its stage's task type from the stage's ends, those
+/// started before the first end and after alike: a log cut (or `.inprogress`) leaves tasks
+/// running, and a task of unknown kind drops out of the replay. Before, they stayed `Other`.
+#[test]
+fn spark_tasks_not_ended_take_their_stage_s_kind() {
+    let log = [
+        "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}".to_owned(),
+        spark_task(1, 0, 0, 0, 0, None),
+        spark_task(2, 0, 0, 1, 500, None),
+        spark_task(1, 0, 0, 0, 2000, Some("Success")),
+        spark_task(3, 0, 0, 2, 2500, None),
+    ]
+    .join("\n");
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(report.records_skipped, 0);
+    assert_eq!(task_kinds(&jobs), [StageKind::Reduce; 3]);
+}

@@ -172,6 +172,9 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     job_order: HashMap<String, (u64, bool)>,
     /// `SparkListenerJobStart`s seen.
     jobs_started: u64,
+    /// The task type of each open job's stages (by job and stage attempt) that an end
+    /// has given.
+    stage_kinds: HashMap<(String, String), StageKind>,
 }
 
 /// Where a task start filed its attempt.
@@ -202,6 +205,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             latest_attempt: HashMap::new(),
             job_order: HashMap::new(),
             jobs_started: 0,
+            stage_kinds: HashMap::new(),
         }
     }
 
@@ -388,7 +392,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         // Checked before the task is opened: a start skipped leaves nothing behind.
         job.check_start(&task_name, &id, launch)
             .map_err(|e| e.skip(&FIELDS))?;
-        let task = job.task(&task_name, &stage_name, StageKind::Other);
+        // A start says no task type: the stage's, if an end of it said.
+        let stage_key = (key.clone(), stage_name.clone());
+        let kind = (self.stage_kinds.get(&stage_key).copied()).unwrap_or(StageKind::Other);
+        let task = job.task(&task_name, &stage_name, kind);
         job.start_attempt(task, &id, launch, info.host, info.speculative, line)
             .map_err(|e| e.skip(&FIELDS))?;
         let filed = Filed {
@@ -464,6 +471,18 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             return Err(("stage of no open job", Some("Stage ID")));
         };
         let task = job.task(&task_name, &stage_name, kind);
+        // Every task of a stage attempt has its type: the stage's tasks not ended yet too
+        // (a log cut, or `.inprogress`, leaves some running), once, at its first end.
+        let stage_key = (key.clone(), stage_name.clone());
+        if let std::collections::hash_map::Entry::Vacant(entry) = self.stage_kinds.entry(stage_key)
+        {
+            for other in &mut job.job_mut().tasks {
+                if other.stage == stage_name && other.kind == StageKind::Other {
+                    other.kind = kind;
+                }
+            }
+            entry.insert(kind);
+        }
         let ended = job
             .end_attempt(task, &id, finish, outcome, launch, line)
             .map_err(|e| e.skip(&FIELDS))?;
@@ -498,6 +517,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             return;
         }
         self.running.retain(|_, filed| filed.job != key);
+        self.stage_kinds.retain(|(job, _), _| job != key);
         self.job_order.remove(key);
         self.pass_stages(key, true);
         self.job_stages.remove(key);
