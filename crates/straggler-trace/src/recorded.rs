@@ -21,8 +21,10 @@
 //! ```
 //!
 //! A copy can succeed after its task did: Hadoop logs a second attempt's success when it
-//! comes before the kill (`TaskImpl.AttemptSucceededAtSucceededTransition`); the task's
-//! output is the first success's, and the copy's run was waste.
+//! comes before the kill (`TaskImpl.AttemptSucceededAtSucceededTransition`), and Spark
+//! before 2.0 did not kill the loser of a race (SPARK-13965), which then ended with
+//! `Success` too, as it could up to 2.3 when it finished before the kill (SPARK-13343).
+//! The task's output is the first success's, and the copy's run was waste.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::AttemptRole;
