@@ -67,6 +67,22 @@ fn success(node: u32, stage: u32, end_secs: f64, duration_secs: f64) -> Observat
     )
 }
 
+/// A success of a map (stage 0) on `node` that ran from `start_secs` to `end_secs`, both as
+/// given (`success` takes the start from the end and the duration, which rounds).
+fn ran(node: u32, start_secs: f64, end_secs: f64) -> Observation {
+    Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(0),
+        task: TaskId(0),
+        stage: StageId(0),
+        node: NodeId(node),
+        role: AttemptRole::Original,
+        start_secs,
+        end_secs,
+        status: AttemptStatus::Succeeded,
+        input_bytes: 64_000_000,
+    })
+}
+
 fn ended(
     node: u32,
     stage: u32,
@@ -620,18 +636,7 @@ fn dsb_equal_durations_up_to_rounding_blacklist_nothing() {
     ];
     for (node, starts) in (0..).zip(starts) {
         for start_secs in starts {
-            let end_secs = start_secs + 10.0;
-            detector.observe(&Observation::AttemptEnded(AttemptEnd {
-                attempt: AttemptId(0),
-                task: TaskId(0),
-                stage: StageId(0),
-                node: NodeId(node),
-                role: O,
-                start_secs,
-                end_secs,
-                status: AttemptStatus::Succeeded,
-                input_bytes: 64_000_000,
-            }));
+            detector.observe(&ran(node, start_secs, start_secs + 10.0));
         }
     }
     assert_eq!((25.507_f64 + 10.0) - 25.507, 10.000_000_000_000_004);
@@ -665,17 +670,7 @@ fn dsb_equally_slow_nodes_are_blacklisted_together_whatever_the_rounding() {
     ];
     for (node, starts, secs) in runs {
         for start_secs in starts {
-            detector.observe(&Observation::AttemptEnded(AttemptEnd {
-                attempt: AttemptId(0),
-                task: TaskId(0),
-                stage: StageId(0),
-                node: NodeId(node),
-                role: O,
-                start_secs,
-                end_secs: start_secs + secs,
-                status: AttemptStatus::Succeeded,
-                input_bytes: 64_000_000,
-            }));
+            detector.observe(&ran(node, start_secs, start_secs + secs));
         }
     }
     assert_eq!((35.579_f64 + 50.0) - 35.579, 50.000_000_000_000_01);
