@@ -2640,3 +2640,44 @@ fn spark_tasks_not_ended_take_their_stage_s_kind() {
     assert_eq!(report.records_skipped, 0);
     assert_eq!(task_kinds(&jobs), [StageKind::Reduce; 3]);
 }
+
+/// A successful reduce of a log without progress splits takes its progress from its
+/// phases' ends, a third each (Hadoop 1's `SHUFFLE_FINISHED` and `SORT_FINISHED`, Rumen's
+/// `shuffleFinished` and `sortFinished`): launched at 0, shuffled by 87 s, sorted by 88 s,
+/// done at 100 s. Before, its progress was linear, 0.87 at 87 s where Hadoop said 1/3.
+#[test]
+fn reduces_without_splits_progress_by_phase() {
+    let thirds = [
+        (0.0, 0.0),
+        (87.0, 1.0 / 3.0),
+        (88.0, 2.0 / 3.0),
+        (100.0, 1.0),
+    ];
+    let hadoop1 = concat!(
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"j\" SUBMIT_TIME=\"0\" .\n",
+        "ReduceAttempt TASK_TYPE=\"REDUCE\" TASKID=\"task_1_0001_r_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_r_000000_0\" START_TIME=\"1000\" ",
+        "TRACKER_NAME=\"tracker_h:1\" .\n",
+        "ReduceAttempt TASK_TYPE=\"REDUCE\" TASKID=\"task_1_0001_r_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_r_000000_0\" TASK_STATUS=\"SUCCESS\" ",
+        "SHUFFLE_FINISHED=\"88000\" SORT_FINISHED=\"89000\" FINISH_TIME=\"101000\" ",
+        "HOSTNAME=\"h\" .\n",
+        "Job JOBID=\"job_1_0001\" FINISH_TIME=\"101000\" JOB_STATUS=\"SUCCESS\" .\n",
+    );
+    let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(report.records_skipped, 0, "{:?}", report.skip_reasons);
+    let progress: Vec<_> = attempts(&jobs).map(|a| a.progress.clone()).collect();
+    assert_eq!(progress, [thirds.to_vec()]);
+    let rumen = concat!(
+        "{\"jobID\": \"job_1_0001\", \"reduceTasks\": [{\"taskID\": \"task_1_0001_r_000000\", ",
+        "\"taskType\": \"REDUCE\", \"attempts\": [{\"attemptID\": \"attempt_1_0001_r_000000_0\", ",
+        "\"startTime\": 1000, \"shuffleFinished\": 88000, \"sortFinished\": 89000, ",
+        "\"finishTime\": 101000, \"result\": \"SUCCESS\"}, {\"attemptID\": ",
+        "\"attempt_1_0001_r_000000_1\", \"startTime\": 1000, \"shuffleFinished\": -1, ",
+        "\"sortFinished\": 89000, \"finishTime\": 101000, \"result\": \"KILLED\"}]}]}\n",
+    );
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(report.records_skipped, 0, "{:?}", report.skip_reasons);
+    let progress: Vec<_> = attempts(&jobs).map(|a| a.progress.clone()).collect();
+    assert_eq!(progress, [thirds.to_vec(), Vec::new()]);
+}

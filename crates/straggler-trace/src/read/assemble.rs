@@ -694,6 +694,38 @@ pub(crate) fn progress_from_clock_splits(
 /// (see [`progress_from_clock_splits`]).
 pub(crate) const UNREACHED: i64 = -1;
 
+/// Progress over time of a successful reduce attempt from its phases' ends, for a log
+/// without progress splits (Hadoop 1's `SHUFFLE_FINISHED` and `SORT_FINISHED`, Rumen's
+/// `shuffleFinished` and `sortFinished`): Hadoop's reduce reports its progress in three
+/// equal parts, copy (shuffle), sort and reduce (`ReduceTask`'s `copyPhase`, `sortPhase`
+/// and `reducePhase`), so the points are
+///
+/// ```text
+/// (0, 0), (shuffle - launch, 1/3), (sort - launch, 2/3), (end - launch, 1)
+/// ```
+///
+/// in seconds since launch, linear in between. No points (linear progress, as without
+/// them) when a phase's end is unknown or the four times are out of order.
+pub(crate) fn reduce_phase_progress(
+    launch_secs: f64,
+    shuffle_secs: Option<f64>,
+    sort_secs: Option<f64>,
+    end_secs: f64,
+) -> Vec<(f64, f64)> {
+    let (Some(shuffle), Some(sort)) = (shuffle_secs, sort_secs) else {
+        return Vec::new();
+    };
+    if !(launch_secs <= shuffle && shuffle <= sort && sort <= end_secs) {
+        return Vec::new();
+    }
+    vec![
+        (0.0, 0.0),
+        (shuffle - launch_secs, 1.0 / 3.0),
+        (sort - launch_secs, 2.0 / 3.0),
+        (end_secs - launch_secs, 1.0),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -724,6 +756,26 @@ mod tests {
         // intervals of no time: the same.
         assert!(progress(&[-1; 12], 3.0).is_empty());
         assert!(progress(&[0, 0, -1, -1], 3.0).is_empty());
+    }
+
+    #[test]
+    fn reduce_phases_give_thirds_of_progress() {
+        // Worked by hand: launched at 100 s, shuffle done at 187 s, sort at 188 s, ended at
+        // 200 s: 1/3 at 87 s, 2/3 at 88 s, 1 at 100 s.
+        assert_eq!(
+            reduce_phase_progress(100.0, Some(187.0), Some(188.0), 200.0),
+            [
+                (0.0, 0.0),
+                (87.0, 1.0 / 3.0),
+                (88.0, 2.0 / 3.0),
+                (100.0, 1.0)
+            ]
+        );
+        // A phase unknown, or times out of order: none (linear, as without them).
+        assert!(reduce_phase_progress(100.0, None, Some(188.0), 200.0).is_empty());
+        assert!(reduce_phase_progress(100.0, Some(190.0), Some(188.0), 200.0).is_empty());
+        assert!(reduce_phase_progress(100.0, Some(99.0), Some(188.0), 200.0).is_empty());
+        assert!(reduce_phase_progress(100.0, Some(187.0), Some(201.0), 200.0).is_empty());
     }
 
     #[test]

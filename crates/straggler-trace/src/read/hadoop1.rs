@@ -38,7 +38,7 @@
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use super::assemble::{Assembler, AttemptFields, Skip, plausible};
+use super::assemble::{Assembler, AttemptFields, Skip, plausible, reduce_phase_progress};
 use super::input::{Lines, MAX_LINE_BYTES};
 use super::jhist::{job_of, kind_of};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
@@ -497,6 +497,10 @@ fn apply(
             let (stage, stage_kind) = kind_of(task_type, "TASK_TYPE")?;
             let start = millis(fields, "START_TIME")?;
             let finish = millis(fields, "FINISH_TIME")?;
+            let phases = (
+                millis(fields, "SHUFFLE_FINISHED")?,
+                millis(fields, "SORT_FINISHED")?,
+            );
             let status = fields.get("TASK_STATUS");
             // Hadoop 1 writes an attempt's start (`START_TIME`) in one record and its end
             // (`TASK_STATUS` with `FINISH_TIME`) in another: a record with neither changes
@@ -541,6 +545,14 @@ fn apply(
             if let Some((attempt, outcome)) = ended {
                 if let Some(host) = fields.get("HOSTNAME") {
                     attempt.host = Some(host_of(host));
+                }
+                if outcome == AttemptOutcome::Succeeded
+                    && stage_kind == StageKind::Reduce
+                    && attempt.progress.is_empty()
+                    && let Some(end) = attempt.end_secs
+                {
+                    attempt.progress =
+                        reduce_phase_progress(attempt.start_secs, phases.0, phases.1, end);
                 }
                 if outcome == AttemptOutcome::Succeeded {
                     let (bytes, records) = input_of(fields, stage_kind);

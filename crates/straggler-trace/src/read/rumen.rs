@@ -46,7 +46,7 @@ use std::ops::Range;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::assemble::{ClockSplits, plausible};
+use super::assemble::{ClockSplits, plausible, reduce_phase_progress};
 use super::hadoop1::host_of;
 use super::input::{Lines, MAX_LINE_BYTES, error_offset, json_field_at, non_number_at};
 use super::jhist::kind_of;
@@ -98,6 +98,9 @@ struct LoggedAttempt {
     map_input_records: Option<i64>,
     reduce_shuffle_bytes: Option<i64>,
     reduce_input_records: Option<i64>,
+    /// A reduce's phase ends (ms; `-1` unknown), its progress where it has no splits.
+    shuffle_finished: Option<i64>,
+    sort_finished: Option<i64>,
     /// Where the attempt's object starts in the job's bytes, when the job was read in
     /// parts; otherwise found from its place on the first skip that names it.
     #[serde(skip)]
@@ -395,7 +398,7 @@ fn object_done(
                 task.input_records = task.input_records.or(known_u64(records));
             }
             let duration = end_secs.map(|end| end - start_secs);
-            let progress = match &logged_attempt.clock_splits {
+            let mut progress = match &logged_attempt.clock_splits {
                 None => Vec::new(),
                 Some(splits) => splits.progress(duration).unwrap_or_else(|fault| {
                     let line = line_of("clockSplits");
@@ -403,6 +406,17 @@ fn object_done(
                     Vec::new()
                 }),
             };
+            if let (true, StageKind::Reduce, AttemptOutcome::Succeeded, Some(end)) =
+                (progress.is_empty(), kind, outcome, end_secs)
+            {
+                let phase = |ms: Option<i64>| known_time(ms).map(ms_to_secs);
+                progress = reduce_phase_progress(
+                    start_secs,
+                    phase(logged_attempt.shuffle_finished),
+                    phase(logged_attempt.sort_finished),
+                    end,
+                );
+            }
             task.attempts.push(TraceAttempt {
                 id,
                 // Rumen keeps Hadoop 1's escapes (`cluster1020\\.example\\.com`).
