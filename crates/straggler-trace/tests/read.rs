@@ -2681,3 +2681,21 @@ fn reduces_without_splits_progress_by_phase() {
     let progress: Vec<_> = attempts(&jobs).map(|a| a.progress.clone()).collect();
     assert_eq!(progress, [thirds.to_vec(), Vec::new()]);
 }
+
+/// Rumen: an attempt with no start and a `finishTime` of 0, killed (Hadoop's record of an
+/// attempt given up on before it had a container, copied from the `.jhist`), is skipped for
+/// that reason; before, it took its task's start and was skipped as ending before it.
+#[test]
+fn rumen_attempts_killed_before_launch_are_named() {
+    let rumen = concat!(
+        "{\"jobID\": \"job_1_0001\", \"mapTasks\": [{\"taskID\": \"task_1_0001_m_000000\", ",
+        "\"taskType\": \"MAP\", \"startTime\": 1000, \"attempts\": [{\"attemptID\": ",
+        "\"attempt_1_0001_m_000000_0\", \"startTime\": 1000, \"finishTime\": 5000, ",
+        "\"result\": \"SUCCESS\"}, {\"attemptID\": \"attempt_1_0001_m_000000_1\", ",
+        "\"startTime\": -1, \"finishTime\": 0, \"result\": \"KILLED\"}]}]}\n",
+    );
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(attempts(&jobs).count(), 1);
+    assert_eq!(report.skip_reasons["attempt killed before launch"], 1);
+    assert_eq!(report.skip_reasons.len(), 1);
+}

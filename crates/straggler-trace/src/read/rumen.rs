@@ -328,6 +328,16 @@ fn object_done(
             // The line of `field` in this attempt, for a skip naming it.
             let place = (task_place.0, task_place.1, attempt_index);
             let mut line_of = |field: &str| places.line(logged_attempt.at, place, field);
+            // Given up on before it had a container: a kill or failure with no start and a
+            // finish time of 0, as in the `.jhist` Rumen read it from (see `jhist.rs`).
+            if known_time(logged_attempt.start_time).is_none()
+                && logged_attempt.finish_time == Some(0)
+                && matches!(logged_attempt.result.as_deref(), Some("KILLED" | "FAILED"))
+            {
+                let line = line_of("finishTime");
+                report.skipped(line, Some("finishTime"), "attempt killed before launch");
+                continue;
+            }
             let Some(start_ms) = known_time(logged_attempt.start_time).or(task_start) else {
                 let line = line_of("startTime");
                 report.skipped(line, Some("startTime"), "attempt without start time");
