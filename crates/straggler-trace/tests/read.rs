@@ -2192,7 +2192,8 @@ fn nan_and_infinity_in_json_lines_are_skipped_naming_their_field() {
 
 /// A Hadoop 1 key outside `JobHistory.Keys` (a misspelt `TASK_STATUX`, a fork's own key)
 /// is counted with the first line it is on, and the record read as without it; the keys of
-/// the enum the reader does not use (`LOCALITY`, `WORKFLOW_ID`...) are not.
+/// the enum the reader does not use (`LOCALITY`, `WORKFLOW_ID`, 0.19's `RESTART_COUNT`...)
+/// are not.
 #[test]
 fn hadoop1_keys_outside_jobhistory_keys_are_counted_with_their_first_line() {
     let attempt = "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" \
@@ -2200,7 +2201,7 @@ fn hadoop1_keys_outside_jobhistory_keys_are_counted_with_their_first_line() {
     let log = format!(
         "Meta VERSION=\"1\" .\n\
          Job JOBID=\"job_1_0001\" JOBNAME=\"x\" SUBMIT_TIME=\"1000\" WORKFLOW_ID=\"\" \
-         WORKFLOW_TAGS=\"\" VIEW_JOB=\"*\" JOB_QUEUE=\"default\" .\n\
+         WORKFLOW_TAGS=\"\" VIEW_JOB=\"*\" JOB_QUEUE=\"default\" RESTART_COUNT=\"0\" .\n\
          Task TASKID=\"task_1_0001_m_000000\" TASK_TYPE=\"MAP\" START_TIME=\"1000\" \
          SPLITS=\"\" .\n\
          {attempt} START_TIME=\"1000\" TRACKER_NAME=\"tracker_h1:localhost/127.0.0.1:1\" \

@@ -360,7 +360,9 @@ fn count_unknown_keys(fields: &HashMap<&str, String>, line: u64, report: &mut Re
 /// history files hold (Hadoop's own parser, `JobHistory.parseLine`, takes each key with
 /// `Keys.valueOf`). The set is branch-1's last (1.2), which holds those of 0.20 and adds
 /// `MAP_COUNTERS`, `REDUCE_COUNTERS`, `VIEW_JOB`, `MODIFY_JOB`, `JOB_QUEUE`,
-/// `FAIL_REASON`, `LOCALITY`, `AVATAAR` and the `WORKFLOW_*` keys. Rumen's copy of the
+/// `FAIL_REASON`, `LOCALITY`, `AVATAAR` and the `WORKFLOW_*` keys; 0.19's held
+/// `RESTART_COUNT` too (written when the JobTracker recovered a job after a restart), which
+/// 0.20 dropped: it is known here. Rumen's copy of the
 /// pre-0.21 keys (`Pre21JobHistoryConstants`) also lists `MAP_FINISHED`, which neither
 /// 0.20's nor branch-1's `JobHistory.Keys` defines: it is not taken here (a log that
 /// carries it has it reported, and is read all the same). The reader uses a few
@@ -417,6 +419,7 @@ fn is_known_key(key: &str) -> bool {
             | "WORKFLOW_NODE_NAME"
             | "WORKFLOW_ADJACENCIES"
             | "WORKFLOW_TAGS"
+            | "RESTART_COUNT"
     )
 }
 
