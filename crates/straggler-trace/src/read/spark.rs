@@ -520,7 +520,13 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         self.stage_kinds.retain(|(job, _), _| job != key);
         self.job_order.remove(key);
         self.pass_stages(key, true);
-        self.job_stages.remove(key);
+        // A stage no open job runs any more is forgotten whole, its latest attempt too, so
+        // that memory stays flat over a long log.
+        for stage in self.job_stages.remove(key).unwrap_or_default() {
+            if !self.stage_job.contains_key(&stage) {
+                self.latest_attempt.remove(&stage);
+            }
+        }
     }
 }
 
