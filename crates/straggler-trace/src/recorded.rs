@@ -2,7 +2,8 @@
 //!
 //! The copies are the attempts [`attempt_roles`](crate::attempt_roles) marks speculative
 //! (the log's flag, or for Hadoop 1 and Rumen the later-launched of a KILLED or unfinished
-//! attempt and an overlapping SUCCEEDED one). The engine detected a task when it launched its first copy:
+//! attempt and a SUCCEEDED one that raced it). The engine detected a task when it launched
+//! its first copy:
 //!
 //! ```text
 //! t_detection(task) = launch of its first copy launched at or after its original's launch

@@ -5,12 +5,23 @@
 //!
 //! An attempt is a copy when the log says so (`speculative == Some(true)`: jhist
 //! `SPECULATIVE`, Spark `Speculative: true`). When the log does not say (Hadoop 1, Rumen,
-//! `speculative == None`), a KILLED attempt that overlaps in time a SUCCEEDED attempt of the
-//! same task marks a speculative race, and the copy is the **later-launched** of the two
+//! `speculative == None`), a KILLED attempt and a SUCCEEDED attempt of the same task that
+//! raced mark a speculative race, and the copy is the **later-launched** of the two
 //! (Hadoop launches a copy only after the original has run; the loser, original or copy,
 //! is killed when the winner finishes). So does an attempt the log leaves unfinished
-//! (a log cut between the winner's end and the loser's kill) launched before the SUCCEEDED
-//! one ended: it was still running then. On a launch tie the one listed later is the copy.
+//! (a log cut between the winner's end and the loser's kill).
+//!
+//! Which was launched later is read from the attempt numbers where both ids are Hadoop
+//! attempt ids of the task (`attempt_<cluster>_<job>_<type>_<task>_<n>`): the JobTracker
+//! (or application master) numbers a task's attempts in the order it creates them, on its
+//! one clock. The launch times are each TaskTracker's own, so where the numbers are not
+//! there the times decide (on a tie, the one listed later is the copy). Two attempts
+//! raced when their runs overlap in time, or when the killed one is numbered after the
+//! succeeded one: Hadoop gives a task whose attempt succeeded no new attempt, except a copy
+//! launched before the JobTracker heard of the success. The Yahoo log has 32 such copies
+//! (`docs/replay.md`), launched by their TaskTrackers' clocks 0.008 to 50.1 s after the
+//! original ended, 27 of them before the JobTracker recorded the task's end.
+//!
 //! The same holds for two such attempts that the log calls originals both (jhist
 //! `VIRGIN`): an application master that restarts recovers every attempt as `VIRGIN`
 //! (`TaskImpl.recover`), a copy included, and a copy killed early has a `VIRGIN` attempt
@@ -127,8 +138,8 @@ impl Labels {
 }
 
 /// The role of each attempt of `task` (see the module docs): a copy where the log flags
-/// it so, and the later-launched of a KILLED (or unfinished) attempt and an overlapping
-/// SUCCEEDED one, neither flagged a copy.
+/// it so, and the later-launched of a KILLED (or unfinished) attempt and a SUCCEEDED one
+/// that raced, neither flagged a copy.
 pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
     let mut roles: Vec<AttemptRole> = task
         .attempts
@@ -147,22 +158,34 @@ pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
             continue;
         }
         for (s, succeeded) in attempts.iter().enumerate() {
-            if succeeded.outcome != AttemptOutcome::Succeeded || !overlap(killed, succeeded) {
+            if succeeded.outcome != AttemptOutcome::Succeeded {
                 continue;
             }
-            let later = if killed.start_secs > succeeded.start_secs
-                || (killed.start_secs == succeeded.start_secs && k > s)
-            {
-                k
-            } else {
-                s
-            };
+            let numbered_later = numbered_after(killed, succeeded);
+            if !(numbered_later == Some(true) || overlap(killed, succeeded)) {
+                continue;
+            }
+            let killed_later = numbered_later.unwrap_or(
+                killed.start_secs > succeeded.start_secs
+                    || (killed.start_secs == succeeded.start_secs && k > s),
+            );
             if killed.speculative != Some(true) && succeeded.speculative != Some(true) {
-                roles[later] = AttemptRole::Speculative;
+                roles[if killed_later { k } else { s }] = AttemptRole::Speculative;
             }
         }
     }
     roles
+}
+
+/// Whether `a` has a higher attempt number than `b`, where both ids are Hadoop attempt ids
+/// of one task (`attempt_<cluster>_<job>_<type>_<task>_<n>`); `None` otherwise.
+fn numbered_after(a: &TraceAttempt, b: &TraceAttempt) -> Option<bool> {
+    fn number(id: &str) -> Option<(&str, u64)> {
+        let (task, n) = id.strip_prefix("attempt_")?.rsplit_once('_')?;
+        Some((task, n.parse().ok()?))
+    }
+    let ((a_task, a_n), (b_task, b_n)) = (number(&a.id)?, number(&b.id)?);
+    (a_task == b_task && a_n != b_n).then_some(a_n > b_n)
 }
 
 /// Whether two attempts ran at the same time for a while (open intervals intersect). An
@@ -436,6 +459,55 @@ pub(crate) mod tests {
         let roles = attempt_roles(&task);
         assert_eq!(roles, [AttemptRole::Original, AttemptRole::Speculative]);
         assert_eq!(task_time(&task, &roles), Ok((0, 0.0, 30.0)));
+    }
+
+    #[test]
+    fn hadoop_attempt_numbers_order_the_launches() {
+        let id = |n: u32| format!("attempt_200904211745_0004_m_000015_{n}");
+        let mut task = plain_task("task_200904211745_0004_m_000015", "map", 0.0, 0.0);
+        // The Yahoo log's task m_000015: the original ran 871.992..912.072 s, the copy was
+        // launched at 921.125 by its TaskTracker's clock and killed at 954.463. No overlap
+        // in time, but numbered after the success: a copy launched before the JobTracker
+        // heard of it.
+        task.attempts = vec![
+            attempt(&id(0), 871.992, Some(912.072), Succeeded, None),
+            attempt(&id(1), 921.125, Some(954.463), Killed, None),
+        ];
+        assert_eq!(
+            attempt_roles(&task),
+            [AttemptRole::Original, AttemptRole::Speculative]
+        );
+        // Clocks that disagree: the copy (attempt 1) launched 2 s "before" its original by
+        // the times, and won. The numbers say which is the copy.
+        task.attempts = vec![
+            attempt(&id(0), 10.0, Some(80.0), Killed, None),
+            attempt(&id(1), 8.0, Some(50.0), Succeeded, None),
+        ];
+        assert_eq!(
+            attempt_roles(&task),
+            [AttemptRole::Original, AttemptRole::Speculative]
+        );
+        // Numbered before the success and ended before it launched: a re-run, no race.
+        task.attempts = vec![
+            attempt(&id(0), 0.0, Some(10.0), Killed, None),
+            attempt(&id(1), 12.0, Some(50.0), Succeeded, None),
+        ];
+        assert_eq!(
+            attempt_roles(&task),
+            [AttemptRole::Original, AttemptRole::Original]
+        );
+        // Ids of another form, or of two tasks, leave it to the times: no overlap, no race.
+        for ids in [["a0", "a1"], ["attempt_x_m_1_0", "attempt_x_m_2_1"]] {
+            task.attempts = vec![
+                attempt(ids[0], 0.0, Some(10.0), Succeeded, None),
+                attempt(ids[1], 12.0, Some(20.0), Killed, None),
+            ];
+            assert_eq!(
+                attempt_roles(&task),
+                [AttemptRole::Original, AttemptRole::Original],
+                "{ids:?}"
+            );
+        }
     }
 
     #[test]

@@ -74,12 +74,12 @@ fn replay_prints_the_tables_and_writes_the_schema() {
         .collect();
     assert_eq!(names, ["recorded", "default", "late"]);
     let recorded = &detectors[0]["metrics"];
-    // Both logs together: TP 18 + 1, FP 19 + 0, FN 5 + 0; copies 37 + 1, successful 7 + 0.
-    assert_eq!(recorded["true_positives"], 19.0);
-    assert_eq!(recorded["false_positives"], 19.0);
-    assert_eq!(recorded["speculative_copies"], 38.0);
+    // Both logs together: TP 19 + 1, FP 50 + 0, FN 4 + 0; copies 69 + 1, successful 7 + 0.
+    assert_eq!(recorded["true_positives"], 20.0);
+    assert_eq!(recorded["false_positives"], 50.0);
+    assert_eq!(recorded["speculative_copies"], 70.0);
     assert_eq!(recorded["successful_copies"], 7.0);
-    assert_eq!(recorded["recall"], 19.0 / 24.0);
+    assert_eq!(recorded["recall"], 20.0 / 24.0);
     for detector in detectors {
         let metrics = detector["metrics"].as_object().unwrap();
         for name in [
