@@ -68,6 +68,7 @@ pub mod garraghan;
 pub mod hadoop;
 mod hierarchical;
 mod id_table;
+mod job_starts;
 mod late;
 mod oracle;
 mod scan;

@@ -725,9 +725,11 @@ fn simple_exp_speculator_with_one_finished_task_expects_a_copy_to_take_no_time()
 #[test]
 fn hadoop1_hand_worked() {
     // Tasks of stage 0 (nothing finished or waiting): 0.9, 0.9, 0.3, 0.3, and task 4 at
-    // max(0.3, its copy's 0.0) = 0.3 (sum 2.7, mean 0.54). Row 2: 0.54 - 0.3 = 0.24 >= 0.2,
-    // ran 100 s: flagged. Row 3: ran 50 s < 60. Row 4: its task has a copy (row 5, which
-    // is never flagged). Stage 1: one task, mean = its progress.
+    // max(0.3, its copy's 0.0) = 0.3 (sum 2.7, mean 0.54). Rows 2 and 3: 0.54 - 0.3 =
+    // 0.24 >= 0.2, and their job commenced 100 s ago (its first launch): flagged, row 3
+    // though it ran 50 s only (Hadoop's lag counts from the task's creation, at the job's
+    // start). Row 4: its task has a copy (row 5, which is never flagged). Stage 1: one
+    // task, mean = its progress.
     let rows = [
         (0, 0, O, 0.0, 0.9),
         (1, 0, O, 0.0, 0.9),
@@ -739,7 +741,38 @@ fn hadoop1_hand_worked() {
     ];
     let mut detector = Hadoop1::default();
     assert_eq!(detector.name(), "hadoop1");
-    assert_eq!(scan(&mut detector, &snapshot(100.0, 2, &rows)), [2]);
+    assert_eq!(scan(&mut detector, &snapshot(100.0, 2, &rows)), [2, 3]);
+}
+
+#[test]
+fn hadoop1_lag_counts_from_the_jobs_first_launch_seen() {
+    // Mean (0.9 + 0.9 + 0.3) / 3 = 0.7, row 2 0.4 behind. The job's first launch seen is
+    // 10 s: at 65 s it has run 55 s, nothing is judged.
+    let rows = [
+        (0, 0, O, 10.0, 0.9),
+        (1, 0, O, 10.0, 0.9),
+        (2, 1, O, 30.0, 0.0),
+        (3, 0, O, 10.0, 0.3),
+    ];
+    let mut detector = Hadoop1::default();
+    assert_eq!(
+        scan(&mut detector, &snapshot(65.0, 2, &rows)),
+        [] as [u32; 0]
+    );
+    // An attempt of the job launched at 0 and killed at 20 (between scans; a kill leaves
+    // the mean alone): the job has run 65 s, row 3 is flagged. The reduce (stage 1) of the
+    // same job launched 35 s ago counts from the job's start too, but is alone in its
+    // stage: no gap.
+    detector.observe(&ended(100, 0, 0.0, 20.0, AttemptStatus::Killed));
+    assert_eq!(scan(&mut detector, &snapshot(65.0, 2, &rows)), [3]);
+    // The start is remembered once its rows are gone; reset forgets it.
+    let later = [(4, 0, O, 60.0, 0.9), (5, 0, O, 60.0, 0.3)];
+    assert_eq!(scan(&mut detector, &snapshot(70.0, 2, &later)), [1]);
+    detector.reset();
+    assert_eq!(
+        scan(&mut detector, &snapshot(70.0, 2, &later)),
+        [] as [u32; 0]
+    );
 }
 
 #[test]
@@ -886,7 +919,7 @@ fn hadoop1_gap_is_compared_in_binary64() {
 #[test]
 fn hadoop1_gap_and_lag_are_inclusive() {
     // Mean (0.75 + 0.25) / 2 = 0.5, 0.5 - 0.25 = 0.25 exactly: flagged at gap 0.25 (`>=`).
-    // Row 1 ran exactly 60 s.
+    // The job has run exactly 60 s (its first launch 40 s), then 59 s.
     let rows = [(0, 0, O, 40.0, 0.75), (1, 0, O, 40.0, 0.25)];
     let params = Hadoop1Params {
         gap: 0.25,

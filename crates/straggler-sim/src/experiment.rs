@@ -173,7 +173,7 @@ impl DetectorSpec {
         all.extend([
             DetectorSpec::new(
                 "hadoop1",
-                "Hadoop 1: progress 0.2 below the mean of all the stage's tasks after 60 s, one attempt running",
+                "Hadoop 1: progress 0.2 below the mean of all the stage's tasks, 60 s into the job, one attempt running",
                 || Box::new(Hadoop1::default()),
             ),
             DetectorSpec::new(

@@ -82,13 +82,14 @@
 mod model;
 
 use serde::{Deserialize, Serialize};
-use straggler_model::{AttemptId, AttemptStatus, JobId, Observation, Snapshot, StageId};
+use straggler_model::{AttemptId, AttemptStatus, Observation, Snapshot, StageId};
 
 use model::ReportedTrajectory;
 pub use model::{LEVELS, Line, MAX_SEGMENTS, ProgressHistory, ProgressModel, WINDOW};
 
 use crate::error::check_param;
-use crate::scan::{IdMap, IdSet, filter_rows};
+use crate::job_starts::JobStarts;
+use crate::scan::{IdMap, filter_rows};
 use crate::{DetectError, Detector, Findings, Parallelism};
 
 /// Which of the paper's tests flag an attempt.
@@ -176,19 +177,8 @@ pub struct GarraghanDetector {
     /// The progress reports of attempts still running, reduced to what their level times
     /// need.
     reports: IdMap<AttemptId, ReportedTrajectory>,
-    /// The earliest start seen of an attempt of each job (by job id).
-    first_start: IdMap<u32, f64>,
-    /// The job of each stage index in the last snapshot scanned (an engine may give a
-    /// stage index to another job from one snapshot to the next); `None` once the stage
-    /// finished, until a snapshot has rows there.
-    stage_jobs: Vec<Option<JobId>>,
-    /// Stage indices whose stage finished and that no snapshot has shown rows of since:
-    /// a snapshot may still name the finished stage there (an engine gives the index to
-    /// a new stage when a job arrives), so an end there waits for the rows of the next.
-    finished_stages: IdSet<u32>,
-    /// Starts of ended attempts whose stage index the last snapshot scanned did not have
-    /// (none scanned yet), by stage index: given to the job of that stage at the next scan.
-    unplaced_starts: IdMap<u32, f64>,
+    /// When each job commenced (Section 7.1's minimum elapsed time counts from it).
+    job_starts: JobStarts,
     /// Each stage's lines, by stage index, kept while its history learns nothing.
     models: Vec<CachedLines>,
     /// Scratch: the stage's rows' progress, grouped by stage, for the medians.
@@ -226,10 +216,7 @@ impl GarraghanDetector {
             prior: ProgressHistory::new(),
             history: ProgressHistory::new(),
             reports: IdMap::default(),
-            first_start: IdMap::default(),
-            stage_jobs: Vec::new(),
-            finished_stages: IdSet::default(),
-            unplaced_starts: IdMap::default(),
+            job_starts: JobStarts::default(),
             models: Vec::new(),
             by_stage: Vec::new(),
         }
@@ -254,47 +241,6 @@ impl GarraghanDetector {
     /// What the detector has learnt so far.
     pub fn history(&self) -> &ProgressHistory {
         &self.history
-    }
-
-    /// When each stage's job commenced, by stage index: the earliest start seen of an
-    /// attempt of any stage of the job (this snapshot's rows and what was seen before),
-    /// remembered, by job, for the next scans. `+inf` for a job of which nothing was seen.
-    fn job_starts(&mut self, snapshot: &Snapshot) -> Vec<f64> {
-        let stages = snapshot.stages();
-        let mut earliest = vec![f64::INFINITY; stages.len()];
-        for (&s, &start) in snapshot.stage_indices().iter().zip(snapshot.start_secs()) {
-            let slot = &mut earliest[s as usize];
-            *slot = slot.min(start);
-        }
-        // A finished stage's index with rows now names the stage that took it.
-        self.finished_stages
-            .retain(|&s| earliest.get(s as usize).is_none_or(|t| t.is_infinite()));
-        // Ended attempts of stage indices unknown until now (a minimum: any order); those
-        // of a finished stage's index without rows wait.
-        let finished = &self.finished_stages;
-        self.unplaced_starts.retain(|&s, &mut start| {
-            if finished.contains(&s) {
-                return true;
-            }
-            if let Some(slot) = earliest.get_mut(s as usize) {
-                *slot = slot.min(start);
-            }
-            false
-        });
-        for (stage, &slot) in stages.iter().zip(&earliest) {
-            let seen = self.first_start.entry(stage.job.0).or_insert(f64::INFINITY);
-            *seen = seen.min(slot);
-        }
-        self.stage_jobs.clear();
-        self.stage_jobs.extend(
-            (0..stages.len() as u32)
-                .zip(stages)
-                .map(|(s, stage)| (!finished.contains(&s)).then_some(stage.job)),
-        );
-        for (stage, slot) in stages.iter().zip(&mut earliest) {
-            *slot = self.first_start[&stage.job.0];
-        }
-        earliest
     }
 
     /// Refits the lines of every stage of the snapshot whose history learnt an attempt
@@ -369,7 +315,7 @@ impl Detector for GarraghanDetector {
         let stage_count = snapshot.stages().len();
         // Section 7.1: nothing is judged before `min_elapsed_secs` into the job (the starts
         // seen are remembered even when nothing can be judged yet).
-        let job_starts = self.job_starts(snapshot);
+        let job_starts = self.job_starts.of_stages(snapshot);
         // Offline: per stage, the lines of its bands, each falling back to the overall
         // line; `None` where the stage has no usable model.
         let segments = params.segments.clamp(1, MAX_SEGMENTS) as usize;
@@ -424,6 +370,7 @@ impl Detector for GarraghanDetector {
     }
 
     fn observe(&mut self, observation: &Observation) {
+        self.job_starts.observe(observation);
         if let Observation::StageFinished { stage, .. } = observation {
             // The stage's index starts afresh: its history goes back to the prior's, and
             // its fitted lines go (a count of attempts would not tell them stale).
@@ -431,22 +378,7 @@ impl Detector for GarraghanDetector {
             if let Some(cached) = self.models.get_mut(stage.index()) {
                 *cached = CachedLines::default();
             }
-            self.unplaced_starts.remove(&stage.0);
-            // Its index names no job until a snapshot has rows there: ends there wait.
-            if let Some(job) = self.stage_jobs.get_mut(stage.index()) {
-                *job = None;
-            }
-            self.finished_stages.insert(stage.0);
             return;
-        }
-        if let Observation::AttemptEnded(end) = observation {
-            // Its job is the one its stage index had in the last snapshot scanned.
-            let seen = match self.stage_jobs.get(end.stage.index()).copied().flatten() {
-                Some(job) => self.first_start.entry(job.0),
-                None => self.unplaced_starts.entry(end.stage.0),
-            }
-            .or_insert(f64::INFINITY);
-            *seen = seen.min(end.start_secs);
         }
         if self.params.mode == GarraghanMode::Online {
             return;
@@ -473,10 +405,7 @@ impl Detector for GarraghanDetector {
     fn reset(&mut self) {
         self.history = self.prior.clone();
         self.reports.clear();
-        self.first_start.clear();
-        self.stage_jobs.clear();
-        self.finished_stages.clear();
-        self.unplaced_starts.clear();
+        self.job_starts.reset();
         self.models.clear();
     }
 }

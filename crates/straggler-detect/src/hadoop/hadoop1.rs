@@ -6,8 +6,20 @@
 //! ```text
 //! its task has exactly one running attempt
 //! and mean - PS >= gap                         (SPECULATIVE_GAP = 0.2)
-//! and now - start >= lag                       (SPECULATIVE_LAG = 60 s)
+//! and now - job_start >= lag                   (SPECULATIVE_LAG = 60 s)
 //! ```
+//!
+//! The lag counts from the job's start, not the attempt's launch: Hadoop compares
+//! `currentTime - startTime` with `SPECULATIVE_LAG`, and a `TaskInProgress` sets its
+//! `startTime` once, in `init`, when the job's `initTasks` creates it
+//! (`TaskInProgress.hasSpeculativeTask` before Hadoop 0.21's LATE-based rule, read in the
+//! source of two versions; `getTaskToRun` sets `execStartTime`, not `startTime`). So the
+//! 60 s hold back the job's first wave only, and a later attempt behind by the gap is
+//! speculated as soon as it is. The Yahoo sample of `docs/replay.md`, from a Hadoop of
+//! that time, has copies of attempts that had run 32 s. A
+//! snapshot carries no job start; `job_start` is the earliest launch the detector has seen
+//! of an attempt of the job (its rows, and the launches of ended attempts observed), at
+//! or after the real one by the time the job took to launch its first attempt.
 //!
 //! where `mean` is the average progress of all the tasks of the attempt's stage (a job's
 //! maps, or its reduces), finished and waiting ones included:
@@ -67,6 +79,7 @@ use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, StageId, TaskId};
 
 use crate::error::check_param;
+use crate::job_starts::JobStarts;
 use crate::scan::{GroupSums, Summands, filter_rows, map_rows};
 use crate::spark::StageTaskSet;
 use crate::{DetectError, Detector, Findings, Parallelism};
@@ -76,7 +89,8 @@ use crate::{DetectError, Detector, Findings, Parallelism};
 pub struct Hadoop1Params {
     /// The progress gap below the stage mean (0.2). In `(0, 1]`.
     pub gap: f64,
-    /// `SPECULATIVE_LAG`: how long an attempt must have run, seconds (60). Finite, `>= 0`.
+    /// `SPECULATIVE_LAG`: how long the attempt's job must have run, seconds (60). Finite,
+    /// `>= 0`.
     pub lag_secs: f64,
     /// How the scan uses threads.
     pub parallelism: Parallelism,
@@ -125,6 +139,8 @@ pub struct Hadoop1 {
     shared_index: IdMap<TaskId, usize>,
     /// The tasks with several rows, in order of their first row: stage and best progress.
     shared_tasks: Vec<(u32, f64)>,
+    /// When each job commenced: the lag counts from it.
+    job_starts: JobStarts,
 }
 
 impl Hadoop1 {
@@ -247,19 +263,22 @@ impl Detector for Hadoop1 {
             }
             _ => {}
         }
+        self.job_starts.observe(observation);
     }
 
     fn reset(&mut self) {
         self.finished.clear();
         self.finished_tasks.clear();
+        self.job_starts.reset();
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
         let now = snapshot.now_secs();
-        let (progress, starts) = (snapshot.progress(), snapshot.start_secs());
+        let progress = snapshot.progress();
         let (stages, roles, tasks) = (snapshot.stage_indices(), snapshot.roles(), snapshot.tasks());
         self.attempts_per_task.count(tasks);
         let means = self.stage_means(snapshot);
+        let job_starts = self.job_starts.of_stages(snapshot);
         let (gap, lag) = (self.params.gap, self.params.lag_secs);
         // Not NaN: the task's only row, and the task has not finished.
         let single_progress = &self.single_progress;
@@ -268,7 +287,7 @@ impl Detector for Hadoop1 {
             self.params.parallelism,
             |row| {
                 roles[row] == AttemptRole::Original
-                    && now - starts[row] >= lag
+                    && now - job_starts[stages[row] as usize] >= lag
                     && !single_progress[row].is_nan()
                     && means[stages[row] as usize].is_some_and(|mean| mean - progress[row] >= gap)
             },
