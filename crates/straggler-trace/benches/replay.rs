@@ -46,6 +46,7 @@ fn attempt(
         outcome,
         speculative: Some(copy),
         progress: Vec::new(),
+        revoked_secs: None,
         line: 0,
     }
 }

@@ -4,26 +4,34 @@
 //! # Copies ([`attempt_roles`])
 //!
 //! An attempt is a copy when the log says so (`speculative == Some(true)`: jhist
-//! `SPECULATIVE`, Spark `Speculative: true`). When the log does not say (Hadoop 1, Rumen,
-//! `speculative == None`), a KILLED attempt and a SUCCEEDED attempt of the same task that
-//! raced mark a speculative race, and the copy is the **later-launched** of the two
-//! (Hadoop launches a copy only after the original has run; the loser, original or copy,
-//! is killed when the winner finishes). So does an attempt the log leaves unfinished
-//! (a log cut between the winner's end and the loser's kill).
+//! `SPECULATIVE`, Spark `Speculative: true`). Otherwise a KILLED attempt that raced a
+//! SUCCEEDED attempt of the same task, neither flagged a copy, marks a speculative race,
+//! and the copy is the **later-launched** of the two (Hadoop launches a copy only after
+//! the original has run; the loser, original or copy, is killed when the winner
+//! finishes). So does an attempt the log leaves unfinished (a log cut between the
+//! winner's end and the loser's kill). Two attempts raced when their runs overlap in time.
 //!
-//! Which was launched later is read from the attempt numbers where both ids are Hadoop
-//! attempt ids of the task (`attempt_<cluster>_<job>_<type>_<task>_<n>`): the JobTracker
-//! (or application master) numbers a task's attempts in the order it creates them, on its
-//! one clock. The launch times are each TaskTracker's own, so where the numbers are not
-//! there the times decide (on a tie, the one listed later is the copy). Two attempts
-//! raced when their runs overlap in time, or when the killed one is numbered after the
-//! succeeded one: Hadoop gives a task whose attempt succeeded no new attempt, except a copy
-//! launched before the JobTracker heard of the success. The Yahoo log has 32 such copies
-//! (`docs/replay.md`), launched by their TaskTrackers' clocks 0.008 to 50.1 s after the
-//! original ended, 27 of them before the JobTracker recorded the task's end.
+//! In a log that flags no copy (Hadoop 1, Rumen: `speculative == None`), the attempt
+//! numbers say more, where both ids are Hadoop attempt ids of the task (`task_<t>`,
+//! `attempt_<t>_<n>`). The JobTracker numbers a task's attempts in the order it creates
+//! them, on its one clock, while each launch and end time is a TaskTracker's own: the
+//! later-launched is the later-numbered. And a KILLED (or unfinished) attempt numbered
+//! after a success that stands raced it: the JobTracker creates no attempt for a task
+//! whose attempt succeeded but a copy, launched before it heard of the success. (A success
+//! it revoked, the map's output lost with its TaskTracker or to fetch failures, which the
+//! log records as a kill or failure after the success, [`TraceAttempt::revoked_secs`],
+//! is re-run: the attempts after it are re-runs.) The Yahoo log has 32 such late copies
+//! (`docs/replay.md`), launched 0.008 to 50.1 s after their original's success ended,
+//! by the TaskTrackers' clocks: skew between them, the JobTracker's late hearing of the
+//! success, and the TaskTracker's own delay (it sets the start time once it has
+//! localised the task) all come in. Where an id has no number, the times decide (on a
+//! launch tie, the one listed later is the copy).
 //!
-//! The same holds for two such attempts that the log calls originals both (jhist
-//! `VIRGIN`): an application master that restarts recovers every attempt as `VIRGIN`
+//! A log that flags copies (jhist) is read by its flags and times alone: the numbers
+//! there also count re-runs after a revoked success (MRv2's retroactive kill of a map
+//! whose node was lost), and the application master's one clock dates every event. Two
+//! attempts it calls originals both (jhist `VIRGIN`) that raced are judged as above: an
+//! application master that restarts recovers every attempt as `VIRGIN`
 //! (`TaskImpl.recover`), a copy included, and a copy killed early has a `VIRGIN` attempt
 //! launched in its place while the original runs (`TaskImpl.AttemptKilledTransition`).
 //! Every other attempt is an original (a failed attempt's re-run is a new original).
@@ -161,8 +169,13 @@ pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
             if succeeded.outcome != AttemptOutcome::Succeeded {
                 continue;
             }
-            let numbered_later = numbered_after(killed, succeeded);
-            if !(numbered_later == Some(true) || overlap(killed, succeeded)) {
+            // The attempt numbers, in a log without flags (see the module docs).
+            let numbered_later = (killed.speculative.is_none() && succeeded.speculative.is_none())
+                .then(|| numbered_after(&task.id, killed, succeeded))
+                .flatten();
+            // Numbered after a success that stands: a copy.
+            let late_copy = numbered_later == Some(true) && succeeded.revoked_secs.is_none();
+            if !(late_copy || overlap(killed, succeeded)) {
                 continue;
             }
             let killed_later = numbered_later.unwrap_or(
@@ -178,14 +191,20 @@ pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
 }
 
 /// Whether `a` has a higher attempt number than `b`, where both ids are Hadoop attempt ids
-/// of one task (`attempt_<cluster>_<job>_<type>_<task>_<n>`); `None` otherwise.
-fn numbered_after(a: &TraceAttempt, b: &TraceAttempt) -> Option<bool> {
-    fn number(id: &str) -> Option<(&str, u64)> {
-        let (task, n) = id.strip_prefix("attempt_")?.rsplit_once('_')?;
-        Some((task, n.parse().ok()?))
-    }
-    let ((a_task, a_n), (b_task, b_n)) = (number(&a.id)?, number(&b.id)?);
-    (a_task == b_task && a_n != b_n).then_some(a_n > b_n)
+/// of the task `task_id` (`task_<t>` and `attempt_<t>_<n>`, `n` in decimal digits);
+/// `None` otherwise.
+fn numbered_after(task_id: &str, a: &TraceAttempt, b: &TraceAttempt) -> Option<bool> {
+    let task = task_id.strip_prefix("task_")?;
+    let number = |id: &str| {
+        let n = id
+            .strip_prefix("attempt_")?
+            .strip_prefix(task)?
+            .strip_prefix('_')?;
+        let digits = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+        digits.then(|| n.parse::<u64>().ok()).flatten()
+    };
+    let (a_n, b_n) = (number(&a.id)?, number(&b.id)?);
+    (a_n != b_n).then_some(a_n > b_n)
 }
 
 /// Whether two attempts ran at the same time for a while (open intervals intersect). An
@@ -372,6 +391,7 @@ pub(crate) mod tests {
             outcome,
             speculative,
             progress: Vec::new(),
+            revoked_secs: None,
             line: 1,
         }
     }
@@ -496,8 +516,48 @@ pub(crate) mod tests {
             attempt_roles(&task),
             [AttemptRole::Original, AttemptRole::Original]
         );
-        // Ids of another form, or of two tasks, leave it to the times: no overlap, no race.
-        for ids in [["a0", "a1"], ["attempt_x_m_1_0", "attempt_x_m_2_1"]] {
+        // A log cut before the late copy's kill: still a copy.
+        task.attempts = vec![
+            attempt(&id(0), 871.992, Some(912.072), Succeeded, None),
+            attempt(&id(1), 921.125, None, AttemptOutcome::Unfinished, None),
+        ];
+        assert_eq!(
+            attempt_roles(&task),
+            [AttemptRole::Original, AttemptRole::Speculative]
+        );
+        // A success revoked (its map output lost with its TaskTracker, the log writing a
+        // kill after the success) is re-run: the killed attempt numbered after it is a
+        // re-run, not a copy.
+        let mut revoked = attempt(&id(0), 962.0, Some(972.0), Succeeded, None);
+        revoked.revoked_secs = Some(1600.0);
+        task.attempts = vec![revoked, attempt(&id(1), 1605.0, Some(1620.0), Killed, None)];
+        assert_eq!(
+            attempt_roles(&task),
+            [AttemptRole::Original, AttemptRole::Original]
+        );
+        // A log that flags copies (jhist) is read by its flags and times alone: a `VIRGIN`
+        // re-run numbered after a success, the copy of it flagged.
+        task.attempts = vec![
+            attempt(&id(0), 0.0, Some(10.0), Succeeded, Some(false)),
+            attempt(&id(1), 600.0, Some(640.0), Killed, Some(false)),
+            attempt(&id(2), 620.0, Some(635.0), Succeeded, Some(true)),
+        ];
+        assert_eq!(
+            attempt_roles(&task),
+            [
+                AttemptRole::Original,
+                AttemptRole::Original,
+                AttemptRole::Speculative
+            ]
+        );
+        // Ids of another form, of two tasks, of another task than this one, or with a
+        // number that is not plain digits leave it to the times: no overlap, no race.
+        for ids in [
+            ["a0", "a1"],
+            ["attempt_x_m_1_0", "attempt_x_m_2_1"],
+            ["attempt_1_2_m_3_0", "attempt_1_2_m_3_1"],
+            [id(0).as_str(), &format!("{}+2", &id(0)[..id(0).len() - 1])],
+        ] {
             task.attempts = vec![
                 attempt(ids[0], 0.0, Some(10.0), Succeeded, None),
                 attempt(ids[1], 12.0, Some(20.0), Killed, None),

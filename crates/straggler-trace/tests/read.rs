@@ -1312,6 +1312,8 @@ fn spark_attempt_records_that_repeat_or_contradict_are_skipped() {
         attempt_rows(&jobs),
         [("0.0:0", "1", 2.0, Some(5.0), AttemptOutcome::Succeeded)]
     );
+    // The first failure after the success revoked it.
+    assert_eq!(jobs[0].tasks[0].attempts[0].revoked_secs, Some(6.5));
 
     // A `Resubmitted` end of an attempt never seen opens no task.
     let log = spark_job(&[spark_end(7, 3, 2000, 7000, "Resubmitted")]);
@@ -1376,6 +1378,7 @@ fn hadoop_attempt_records_that_repeat_or_contradict_are_skipped() {
             AttemptOutcome::Succeeded
         )]
     );
+    assert_eq!(jobs[0].tasks[0].attempts[0].revoked_secs, Some(9.5));
 
     let attempt = |task: &str, times: &str| {
         format!(
@@ -1418,6 +1421,7 @@ fn hadoop_attempt_records_that_repeat_or_contradict_are_skipped() {
             AttemptOutcome::Succeeded
         )]
     );
+    assert_eq!(jobs[0].tasks[0].attempts[0].revoked_secs, Some(9.5));
 }
 
 /// Alibaba rows of one attempt (task, instance, `seq_no`) are its status rows: a row

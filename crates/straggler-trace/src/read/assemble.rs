@@ -250,6 +250,7 @@ impl OpenJob {
             outcome: AttemptOutcome::Unfinished,
             speculative,
             progress: Vec::new(),
+            revoked_secs: None,
             line,
         });
         let a = attempts.len() - 1;
@@ -272,6 +273,11 @@ impl OpenJob {
     ) -> Result<Option<&mut TraceAttempt>, EndError> {
         let end = (end_secs, outcome);
         if self.end_conflict(Some(task), id, start_secs, end)? == Change::Restates {
+            // A failure or kill after the success: the success is revoked.
+            if let Some(&(t, a)) = self.attempts.get(id) {
+                let revoked = &mut self.job.tasks[t].attempts[a].revoked_secs;
+                revoked.get_or_insert(end_secs);
+            }
             return Ok(None);
         }
         if !self.attempts.contains_key(id) {

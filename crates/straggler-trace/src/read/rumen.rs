@@ -439,6 +439,8 @@ fn object_done(
                 outcome,
                 speculative: None,
                 progress,
+                // Rumen writes a revoked success as the KILLED or FAILED it became.
+                revoked_secs: None,
                 line: end,
             });
         }
