@@ -31,15 +31,20 @@ pub(crate) struct JobStarts {
     /// Starts of ended attempts whose stage index the last snapshot scanned did not have
     /// (none scanned yet), by stage index: given to the job of that stage at the next scan.
     unplaced_starts: IdMap<u32, f64>,
+    /// When each stage's job of the last snapshot scanned commenced.
+    by_stage: Vec<f64>,
 }
 
 impl JobStarts {
-    /// When each stage's job commenced, by stage index: the earliest start seen of an
-    /// attempt of any stage of the job (this snapshot's rows and what was seen before),
-    /// remembered, by job, for the next scans. `+inf` for a job of which nothing was seen.
-    pub(crate) fn of_stages(&mut self, snapshot: &Snapshot) -> Vec<f64> {
+    /// Learns the starts of `snapshot`'s rows, and sets [`JobStarts::by_stage`] to when
+    /// each of its stages' job commenced: the earliest start seen of an attempt of any
+    /// stage of the job (this snapshot's rows and what was seen before), remembered, by
+    /// job, for the next scans.
+    pub(crate) fn scan(&mut self, snapshot: &Snapshot) {
         let stages = snapshot.stages();
-        let mut earliest = vec![f64::INFINITY; stages.len()];
+        let earliest = &mut self.by_stage;
+        earliest.clear();
+        earliest.resize(stages.len(), f64::INFINITY);
         for (&s, &start) in snapshot.stage_indices().iter().zip(snapshot.start_secs()) {
             let slot = &mut earliest[s as usize];
             *slot = slot.min(start);
@@ -59,7 +64,7 @@ impl JobStarts {
             }
             false
         });
-        for (stage, &slot) in stages.iter().zip(&earliest) {
+        for (stage, &slot) in stages.iter().zip(earliest.iter()) {
             let seen = self.first_start.entry(stage.job.0).or_insert(f64::INFINITY);
             *seen = seen.min(slot);
         }
@@ -69,10 +74,15 @@ impl JobStarts {
                 .zip(stages)
                 .map(|(s, stage)| (!finished.contains(&s)).then_some(stage.job)),
         );
-        for (stage, slot) in stages.iter().zip(&mut earliest) {
+        for (stage, slot) in stages.iter().zip(earliest.iter_mut()) {
             *slot = self.first_start[&stage.job.0];
         }
-        earliest
+    }
+
+    /// When the job of each stage of the last snapshot scanned commenced, by stage index;
+    /// `+inf` for a job of which nothing was seen.
+    pub(crate) fn by_stage(&self) -> &[f64] {
+        &self.by_stage
     }
 
     /// Learns the launch of an ended attempt, and forgets which job a finished stage's

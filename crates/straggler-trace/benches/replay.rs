@@ -46,7 +46,7 @@ fn attempt(
         outcome,
         speculative: Some(copy),
         progress: Vec::new(),
-        revoked_secs: None,
+        revoked: false,
         line: 0,
     }
 }

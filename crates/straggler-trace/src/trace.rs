@@ -87,14 +87,13 @@ pub struct TraceAttempt {
     /// they cannot be used (the attempt is then named in
     /// [`ReadReport::unusable_splits`](crate::ReadReport::unusable_splits)).
     pub progress: Vec<(f64, f64)>,
-    /// When the engine revoked the attempt's success, if it did: the time of the first
-    /// failure or kill the log records for it after its success (Hadoop re-runs a map
-    /// whose output was lost, with its TaskTracker or node or to fetch failures; Spark
-    /// resubmits such a task). The outcome stays `Succeeded`, and the task's later
-    /// attempts are re-runs. `None` for an attempt whose success stands, or that did not
-    /// succeed.
+    /// Whether the engine revoked the attempt's success: the log records a failure or kill
+    /// of it after its success (Hadoop re-runs a map whose output was lost, with its
+    /// TaskTracker or node or to fetch failures), or a `Resubmitted` end (Spark). The
+    /// outcome stays `Succeeded`, and the task's later attempts are re-runs. `false` for an
+    /// attempt whose success stands, or that did not succeed.
     #[serde(default)]
-    pub revoked_secs: Option<f64>,
+    pub revoked: bool,
     /// 1-based line (or record) of the input where the attempt ended or was last seen; in
     /// an input of several files (a Spark rolling event-log directory), the line of its
     /// file.

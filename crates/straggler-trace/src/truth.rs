@@ -19,7 +19,7 @@
 //! after a success that stands raced it: the JobTracker creates no attempt for a task
 //! whose attempt succeeded but a copy, launched before it heard of the success. (A success
 //! it revoked, the map's output lost with its TaskTracker or to fetch failures, which the
-//! log records as a kill or failure after the success, [`TraceAttempt::revoked_secs`],
+//! log records as a kill or failure after the success, [`TraceAttempt::revoked`],
 //! is re-run: the attempts after it are re-runs.) The Yahoo log has 32 such late copies
 //! (`docs/replay.md`), launched 0.008 to 50.1 s after their original's success ended,
 //! by the TaskTrackers' clocks: skew between them, the JobTracker's late hearing of the
@@ -49,7 +49,13 @@
 //! that is the time the job waited for the task from the original's launch. When the
 //! original succeeded this is its own duration; when a copy won, the original was still
 //! running at the copy's end, so `exec` is a lower bound of the original's duration (the
-//! log does not say how long it would have run). Labelled like the simulator's tasks:
+//! log does not say how long it would have run). A success the engine revoked later
+//! ([`TraceAttempt::revoked`]) still ends the task here: its output was lost after the
+//! task had run, and the re-run is recovery from that loss, not the task's straggling. So
+//! a copy of the re-run comes after the task's end: [`recorded`](crate::recorded) counts
+//! it as waste and its launch as a detection after the end. (Rumen writes such a success
+//! as the KILLED it became, and so judges the task by its re-run. None of the shared logs
+//! has a revoked success.) Labelled like the simulator's tasks:
 //!
 //! ```text
 //! usual_i   = median (or mean) of exec_j over the tasks j of the same job and stage
@@ -174,7 +180,7 @@ pub fn attempt_roles(task: &TraceTask) -> Vec<AttemptRole> {
                 .then(|| numbered_after(&task.id, killed, succeeded))
                 .flatten();
             // Numbered after a success that stands: a copy.
-            let late_copy = numbered_later == Some(true) && succeeded.revoked_secs.is_none();
+            let late_copy = numbered_later == Some(true) && !succeeded.revoked;
             if !(late_copy || overlap(killed, succeeded)) {
                 continue;
             }
@@ -391,7 +397,7 @@ pub(crate) mod tests {
             outcome,
             speculative,
             progress: Vec::new(),
-            revoked_secs: None,
+            revoked: false,
             line: 1,
         }
     }
@@ -529,7 +535,7 @@ pub(crate) mod tests {
         // kill after the success) is re-run: the killed attempt numbered after it is a
         // re-run, not a copy.
         let mut revoked = attempt(&id(0), 962.0, Some(972.0), Succeeded, None);
-        revoked.revoked_secs = Some(1600.0);
+        revoked.revoked = true;
         task.attempts = vec![revoked, attempt(&id(1), 1605.0, Some(1620.0), Killed, None)];
         assert_eq!(
             attempt_roles(&task),

@@ -65,7 +65,8 @@
 //!   the mean of the two middle values.
 //! - **Section 7.3's online approach** ("progress score less than the average for its
 //!   category minus 0.2, and the task has run for at least one minute") is Hadoop 1's rule,
-//!   already the `hadoop1` detector; `garraghan-online` is Section 6.2's median test.
+//!   already the `hadoop1` detector, whose minute counts from the job's start as Hadoop's
+//!   does (see its docs); `garraghan-online` is Section 6.2's median test.
 //! - The bands of the piecewise model are fixed, `K` equal bands of progress (Hadoop's
 //!   reduce has three phases of a third each: `K = 3` by default); the paper chooses its
 //!   segments by eye on Fig. 8.
@@ -315,7 +316,7 @@ impl Detector for GarraghanDetector {
         let stage_count = snapshot.stages().len();
         // Section 7.1: nothing is judged before `min_elapsed_secs` into the job (the starts
         // seen are remembered even when nothing can be judged yet).
-        let job_starts = self.job_starts.of_stages(snapshot);
+        self.job_starts.scan(snapshot);
         // Offline: per stage, the lines of its bands, each falling back to the overall
         // line; `None` where the stage has no usable model.
         let segments = params.segments.clamp(1, MAX_SEGMENTS) as usize;
@@ -337,7 +338,7 @@ impl Detector for GarraghanDetector {
         } else {
             Vec::new()
         };
-        let lines = &self.models;
+        let (lines, job_starts) = (&self.models, self.job_starts.by_stage());
         let stretch = 1.0 / (1.0 + params.diff);
         filter_rows(
             progress.len(),

@@ -1,5 +1,6 @@
-//! Hadoop 1's speculation rule (Dean and Ghemawat's progress gap, as Hadoop 1's
-//! `TaskInProgress.hasSpeculativeTask` implements it).
+//! Hadoop 1's speculation rule (Dean and Ghemawat's progress gap, as Hadoop's JobTracker
+//! implements it in `TaskInProgress.hasSpeculativeTask` before 0.21; see "Which Hadoop"
+//! below).
 //!
 //! An original attempt is flagged iff
 //!
@@ -8,18 +9,6 @@
 //! and mean - PS >= gap                         (SPECULATIVE_GAP = 0.2)
 //! and now - job_start >= lag                   (SPECULATIVE_LAG = 60 s)
 //! ```
-//!
-//! The lag counts from the job's start, not the attempt's launch: Hadoop compares
-//! `currentTime - startTime` with `SPECULATIVE_LAG`, and a `TaskInProgress` sets its
-//! `startTime` once, in `init`, when the job's `initTasks` creates it
-//! (`TaskInProgress.hasSpeculativeTask` before Hadoop 0.21's LATE-based rule, read in the
-//! source of two versions; `getTaskToRun` sets `execStartTime`, not `startTime`). So the
-//! 60 s hold back the job's first wave only, and a later attempt behind by the gap is
-//! speculated as soon as it is. The Yahoo sample of `docs/replay.md`, from a Hadoop of
-//! that time, has copies of attempts that had run 32 s. A
-//! snapshot carries no job start; `job_start` is the earliest launch the detector has seen
-//! of an attempt of the job (its rows, and the launches of ended attempts observed), at
-//! or after the real one by the time the job took to launch its first attempt.
 //!
 //! where `mean` is the average progress of all the tasks of the attempt's stage (a job's
 //! maps, or its reduces), finished and waiting ones included:
@@ -58,6 +47,32 @@
 //! The mean is kept at or below the largest of the values averaged (see
 //! `docs/formulas.md`, "Means that stay at or below their largest value"), so identical
 //! attempts are never behind each other.
+//!
+//! # The lag
+//!
+//! The lag counts from the job's start, not the attempt's launch. Hadoop compares
+//! `currentTime - startTime` with `SPECULATIVE_LAG`, and a `TaskInProgress` sets its
+//! `startTime` once, in `init`, when the job's `initTasks` creates it, reduces included
+//! (read in the source of two versions before 0.21; `getTaskToRun` sets `execStartTime`,
+//! not `startTime`). `speculators.md` says "the task has run >= 60 s": the task's age in
+//! the source is its `TaskInProgress`'s. So the 60 s hold back the job's first wave only,
+//! and a later attempt behind by the gap is speculated as soon as it is: the Yahoo sample
+//! of `docs/replay.md`, from a Hadoop of that time, has copies of attempts that had run
+//! 32 s. A snapshot carries no job start; `job_start` is the earliest launch the detector
+//! has seen of an attempt of the job (its rows, and the launches of ended attempts
+//! observed), at or after the real one by the time the job took to launch its first
+//! attempt. A JobTracker that restarts creates a recovered job's `TaskInProgress` objects
+//! again, and so starts their lag again; a snapshot does not show a restart, and this is
+//! not modelled.
+//!
+//! # Which Hadoop
+//!
+//! This is the rule of the JobTracker up to Hadoop 0.20, which the LATE paper describes
+//! as Hadoop's and `speculators.md` and the issue that asked for it call Hadoop 1's.
+//! Hadoop 0.21 replaced it by HADOOP-2141's rule on progress rates against their mean and
+//! standard deviation (the seed paper's LATE reading, [`LateDetector`](crate::LateDetector),
+//! without its lag per dispatch). Which rule the 1.x releases, of the 0.20.20x line, carry
+//! is not checked here.
 //!
 //! The comparison `mean - PS >= gap` is made in binary64 and decided by rounding where it
 //! is a tie in the reals: with tasks at 0.9 and 0.5, `mean - 0.5 = 0.19999999999999996`,
@@ -278,7 +293,8 @@ impl Detector for Hadoop1 {
         let (stages, roles, tasks) = (snapshot.stage_indices(), snapshot.roles(), snapshot.tasks());
         self.attempts_per_task.count(tasks);
         let means = self.stage_means(snapshot);
-        let job_starts = self.job_starts.of_stages(snapshot);
+        self.job_starts.scan(snapshot);
+        let job_starts = self.job_starts.by_stage();
         let (gap, lag) = (self.params.gap, self.params.lag_secs);
         // Not NaN: the task's only row, and the task has not finished.
         let single_progress = &self.single_progress;

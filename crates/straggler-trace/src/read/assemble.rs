@@ -250,7 +250,7 @@ impl OpenJob {
             outcome: AttemptOutcome::Unfinished,
             speculative,
             progress: Vec::new(),
-            revoked_secs: None,
+            revoked: false,
             line,
         });
         let a = attempts.len() - 1;
@@ -274,10 +274,7 @@ impl OpenJob {
         let end = (end_secs, outcome);
         if self.end_conflict(Some(task), id, start_secs, end)? == Change::Restates {
             // A failure or kill after the success: the success is revoked.
-            if let Some(&(t, a)) = self.attempts.get(id) {
-                let revoked = &mut self.job.tasks[t].attempts[a].revoked_secs;
-                revoked.get_or_insert(end_secs);
-            }
+            self.revoke(id);
             return Ok(None);
         }
         if !self.attempts.contains_key(id) {
@@ -295,6 +292,14 @@ impl OpenJob {
         attempt.outcome = outcome;
         attempt.line = line;
         Ok(Some(attempt))
+    }
+
+    /// Marks attempt `id`'s success revoked ([`TraceAttempt::revoked`]), if it has one.
+    pub(crate) fn revoke(&mut self, id: &str) {
+        if let Some(&(t, a)) = self.attempts.get(id) {
+            let attempt = &mut self.job.tasks[t].attempts[a];
+            attempt.revoked |= attempt.outcome == AttemptOutcome::Succeeded;
+        }
     }
 
     /// Whether the job is closed and nothing of it runs.

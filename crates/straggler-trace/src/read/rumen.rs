@@ -440,7 +440,7 @@ fn object_done(
                 speculative: None,
                 progress,
                 // Rumen writes a revoked success as the KILLED or FAILED it became.
-                revoked_secs: None,
+                revoked: false,
                 line: end,
             });
         }

@@ -451,8 +451,12 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         };
         let id = task_id.to_string();
         // A `Resubmitted` end follows the success of a map task whose output was lost
-        // later: the attempt did succeed; keep it as it is (and open no task for it).
+        // later: the attempt did succeed, and its success is revoked (nothing is opened
+        // for an attempt not seen).
         if reason.as_deref() == Some("Resubmitted") {
+            if let Some(job) = self.jobs.get(&key) {
+                job.revoke(&id);
+            }
             return Ok(());
         }
         let finish = plausible(ms_to_secs(finish), "Finish Time")?;
