@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::Table;
 use stragglers::trace::{
-    Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, SkippedJob, Table3, TraceJob, TruthConfig,
-    detect_format, fakes_won_by_copy, judge, label, metric_map, read_path, recorded, replay,
-    table3,
+    Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, SkippedJob, Table3, TraceError, TraceJob,
+    TruthConfig, detect_format, fakes_won_by_copy, judge, label, metric_map, read_path, recorded,
+    replay, table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -70,6 +70,12 @@ pub struct ReplayArgs {
     /// Write the results (schema stragglers.replay/1) to this file.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
+    /// Leave out the inputs that are no log this command reads (a job's configuration XML
+    /// beside its history file, a Rumen topology, a README in a glob), each named in a
+    /// note and in the JSON's `left_out`, instead of stopping before anything is read. An
+    /// input that cannot be opened still stops the command.
+    #[arg(long)]
+    skip_other_files: bool,
 }
 
 /// The siblings' reference statistic.
@@ -311,24 +317,55 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     .context("--scan-interval")?;
 
     // Every input's format first: one that is not a log (a README in a glob) stops the
-    // command before anything is read, with every such input named.
-    let unreadable: Vec<String> = args
-        .paths
-        .iter()
-        .filter_map(|path| detect_format(path).err().map(|e| e.to_string()))
-        .collect();
+    // command before anything is read, with every such input named, unless
+    // `--skip-other-files` leaves it out.
+    let mut unreadable: Vec<TraceError> = Vec::new();
+    let mut left_out: Vec<(PathBuf, String)> = Vec::new();
+    let mut paths: Vec<&PathBuf> = Vec::new();
+    for path in &args.paths {
+        match detect_format(path) {
+            Ok(_) => paths.push(path),
+            Err(e @ (TraceError::UnknownFormat { .. } | TraceError::Unsupported { .. }))
+                if args.skip_other_files =>
+            {
+                left_out.push((path.clone(), e.to_string()));
+            }
+            Err(e) => unreadable.push(e),
+        }
+    }
     if !unreadable.is_empty() {
+        let other_files = unreadable.iter().all(|e| {
+            matches!(
+                e,
+                TraceError::UnknownFormat { .. } | TraceError::Unsupported { .. }
+            )
+        });
+        let listed: Vec<String> = unreadable.iter().map(ToString::to_string).collect();
         bail!(
-            "{} of {} inputs cannot be read as logs:\n  {}",
+            "{} of {} inputs cannot be read as logs:\n  {}{}",
             unreadable.len(),
             args.paths.len(),
-            unreadable.join("\n  ")
+            listed.join("\n  "),
+            if other_files {
+                "\n(--skip-other-files leaves out the inputs that are no log)"
+            } else {
+                ""
+            }
+        );
+    }
+    for (path, why) in &left_out {
+        eprintln!("note: left out {}: {why}", path.display());
+    }
+    if paths.is_empty() {
+        bail!(
+            "none of the {} inputs is a log this command reads",
+            args.paths.len()
         );
     }
     let mut jobs: Vec<TraceJob> = Vec::new();
     let mut job_input: Vec<usize> = Vec::new();
     let mut reports = Vec::new();
-    for (input, path) in args.paths.iter().enumerate() {
+    for (input, path) in paths.into_iter().enumerate() {
         let (read, report) =
             read_path(path).with_context(|| format!("reading {}", path.display()))?;
         for note in input_notes(&report) {
@@ -418,6 +455,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             &table,
             &results,
             &skipped_jobs,
+            &left_out,
             replay_config,
         );
         let text = serde_json::to_string_pretty(&value)?;
@@ -585,6 +623,7 @@ fn json_report(
     table: &Table3,
     results: &[(String, std::collections::BTreeMap<String, Option<f64>>)],
     skipped_jobs: &[SkippedJob],
+    left_out: &[(PathBuf, String)],
     replay_config: ReplayConfig,
 ) -> Value {
     let counts = job_counts(jobs, labels);
@@ -635,6 +674,10 @@ fn json_report(
     json!({
         "schema": SCHEMA,
         "inputs": inputs,
+        "left_out": left_out
+            .iter()
+            .map(|(path, why)| json!({"path": path.display().to_string(), "reason": why}))
+            .collect::<Vec<Value>>(),
         "jobs": jobs.len(),
         "tasks": tasks,
         "labelled_tasks": labels.tasks.len(),

@@ -238,3 +238,62 @@ fn replay_notes_attempts_with_unusable_splits_and_lists_them_in_the_json() {
     assert_eq!(unusable[0]["reason"], "clockSplits not integers");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn replay_leaves_out_files_that_are_no_log_only_when_asked() {
+    // A Hadoop 1 history directory holds each job's configuration XML beside its log.
+    let conf = "hadoop-rumen-testdata/small-trace-test/sample-conf.file.xml";
+    let output = stragglers(&["replay", &trace(YAHOO), &trace(conf)]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("1 of 2 inputs cannot be read"), "{stderr}");
+    assert!(stderr.contains("--skip-other-files"), "{stderr}");
+
+    let dir = std::env::temp_dir().join(format!("stragglers-left-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("replay.json");
+    let output = stragglers(&[
+        "replay",
+        &trace(YAHOO),
+        &trace(conf),
+        "--skip-other-files",
+        "--json",
+        json_path.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("note: left out"), "{stderr}");
+    assert!(stderr.contains("sample-conf.file.xml"), "{stderr}");
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(value["inputs"].as_array().unwrap().len(), 1);
+    let left_out = value["left_out"].as_array().unwrap();
+    assert_eq!(left_out.len(), 1);
+    assert!(
+        left_out[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("sample-conf.file.xml")
+    );
+    assert!(
+        left_out[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("configuration")
+    );
+    assert_eq!(value["stragglers"], 23);
+
+    // An input that cannot be opened still stops it, and no input at all is an error.
+    let output = stragglers(&[
+        "replay",
+        &trace(YAHOO),
+        "/nonexistent/log",
+        "--skip-other-files",
+    ]);
+    assert!(!output.status.success());
+    let output = stragglers(&["replay", &trace(conf), "--skip-other-files"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("none of the 1 inputs is a log"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
