@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::Table;
 use stragglers::trace::{
-    Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, SkippedJob, Table3, TraceError, TraceJob,
-    TruthConfig, detect_format, fakes_won_by_copy, judge, label, metric_map, read_path, recorded,
-    replay, table3,
+    Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, SkippedJob, Table3, TraceAttempt,
+    TraceError, TraceJob, TruthConfig, detect_format, fakes_won_by_copy, judge, label, metric_map,
+    read_path, recorded, replay, table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -231,6 +231,39 @@ fn cell(value: Option<f64>, digits: usize) -> String {
 
 /// Notes on jobs whose id appears more than once among the inputs (the same log given
 /// twice, or in two formats): each is replayed and counted once per appearance.
+/// A note on the attempts a log dates before their job's submission, if any: a host whose
+/// clock runs behind the one that dated the submission (a TaskTracker's behind the
+/// JobTracker's), or a damaged time. They are replayed as dated; a rule that counts from a
+/// job's first launch (`hadoop1`, Garraghan) counts from the earliest.
+fn early_launches(jobs: &[TraceJob]) -> Option<String> {
+    let early: Vec<(&str, &TraceAttempt, f64)> = jobs
+        .iter()
+        .filter_map(|job| Some((job, job.submit_secs?)))
+        .flat_map(|(job, submit)| {
+            job.tasks
+                .iter()
+                .flat_map(|task| &task.attempts)
+                .filter(move |a| a.start_secs < submit)
+                .map(move |a| (job.id.as_str(), a, submit - a.start_secs))
+        })
+        .collect();
+    let (job, first, _) = early.first()?;
+    let most = early.iter().map(|e| e.2).fold(0.0, f64::max);
+    let (count, verb) = match early.len() {
+        1 => ("1 attempt".to_owned(), "is dated before its"),
+        n => (format!("{n} attempts"), "are dated before their"),
+    };
+    let host = first
+        .host
+        .as_deref()
+        .map_or_else(String::new, |h| format!(" on {h}"));
+    Some(format!(
+        "{count} {verb} job's submission, by up to {most:.1} s (first: {}{host}, of {job}): \
+         a host's clock behind the submitter's, or a damaged time; replayed as dated",
+        first.id
+    ))
+}
+
 fn repeated_jobs(jobs: &[TraceJob], job_input: &[usize], paths: &[PathBuf]) -> Vec<String> {
     let mut seen: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
     for (job, &input) in jobs.iter().zip(job_input) {
@@ -321,10 +354,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     // `--skip-other-files` leaves it out.
     let mut unreadable: Vec<TraceError> = Vec::new();
     let mut left_out: Vec<(PathBuf, String)> = Vec::new();
-    let mut paths: Vec<&PathBuf> = Vec::new();
+    // The inputs read, in order: the JSON's `inputs`, which `per_job`'s `input` indexes.
+    let mut paths: Vec<PathBuf> = Vec::new();
     for path in &args.paths {
         match detect_format(path) {
-            Ok(_) => paths.push(path),
+            Ok(_) => paths.push(path.clone()),
             Err(e @ (TraceError::UnknownFormat { .. } | TraceError::Unsupported { .. }))
                 if args.skip_other_files =>
             {
@@ -365,7 +399,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let mut jobs: Vec<TraceJob> = Vec::new();
     let mut job_input: Vec<usize> = Vec::new();
     let mut reports = Vec::new();
-    for (input, path) in paths.into_iter().enumerate() {
+    for (input, path) in paths.iter().enumerate() {
         let (read, report) =
             read_path(path).with_context(|| format!("reading {}", path.display()))?;
         for note in input_notes(&report) {
@@ -375,7 +409,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         jobs.extend(read);
         reports.push(report);
     }
-    for note in repeated_jobs(&jobs, &job_input, &args.paths) {
+    for note in repeated_jobs(&jobs, &job_input, &paths) {
+        eprintln!("note: {note}");
+    }
+    if let Some(note) = early_launches(&jobs) {
         eprintln!("note: {note}");
     }
 
@@ -744,6 +781,57 @@ mod tests {
         assert_eq!(
             input_notes(&rolling)[1],
             "eventlog_v2_app/events_2_app:4: skipped: malformed JSON"
+        );
+    }
+
+    #[test]
+    fn attempts_dated_before_their_jobs_submission_are_noted() {
+        use stragglers::trace::{AttemptOutcome, StageKind, TraceTask};
+        let attempt = |id: &str, start_secs: f64| TraceAttempt {
+            id: id.to_owned(),
+            host: Some("h1".to_owned()),
+            start_secs,
+            end_secs: Some(start_secs + 10.0),
+            outcome: AttemptOutcome::Succeeded,
+            speculative: None,
+            progress: Vec::new(),
+            revoked: false,
+            line: 1,
+        };
+        let job = |id: &str, submit_secs: Option<f64>, starts: &[f64]| TraceJob {
+            id: id.to_owned(),
+            name: None,
+            submit_secs,
+            tasks: vec![TraceTask {
+                id: format!("{id}-t"),
+                stage: "map".to_owned(),
+                kind: StageKind::Map,
+                input_bytes: None,
+                input_records: None,
+                attempts: starts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| attempt(&format!("{id}-a{i}"), s))
+                    .collect(),
+            }],
+        };
+        // At the submission is no fault; a job without a submission time has none to miss.
+        let fine = [
+            job("j", Some(100.0), &[100.0, 130.0]),
+            job("k", None, &[-5.0]),
+        ];
+        assert_eq!(early_launches(&fine), None);
+        let early = [
+            job("j", Some(100.0), &[100.0, 99.5]),
+            job("k", Some(50.0), &[-59.0]),
+        ];
+        assert_eq!(
+            early_launches(&early).as_deref(),
+            Some(
+                "2 attempts are dated before their job's submission, by up to 109.0 s (first: \
+                 j-a1 on h1, of j): a host's clock behind the submitter's, or a damaged time; \
+                 replayed as dated"
+            )
         );
     }
 

@@ -61,7 +61,9 @@
 //! 32 s. A snapshot carries no job start; `job_start` is the earliest launch the detector
 //! has seen of an attempt of the job (its rows, and the launches of ended attempts
 //! observed), at or after the real one by the time the job took to launch its first
-//! attempt. A JobTracker that restarts creates a recovered job's `TaskInProgress` objects
+//! attempt, unless a launch is dated by a clock behind the others' (the Yahoo sample
+//! dates one map 109 s before its job's submission, which ends the lag before the job's
+//! first wave: `docs/replay.md`). A JobTracker that restarts creates a recovered job's `TaskInProgress` objects
 //! again, and so starts their lag again; a snapshot does not show a restart, and this is
 //! not modelled.
 //!
