@@ -1,15 +1,16 @@
-//! When each job commenced, as a detector can know it: the earliest launch seen of an
-//! attempt of any of its stages.
+//! When each job commenced, as a detector can know it.
 //!
 //! Two rules count a wait from the job's start rather than from the attempt's launch:
 //! Hadoop 1's `SPECULATIVE_LAG` ([`Hadoop1`](crate::hadoop::Hadoop1)), which Hadoop
 //! measures from the creation of the task's `TaskInProgress` (at the job's
 //! initialisation), and Garraghan et al.'s minimum elapsed time
 //! ([`GarraghanDetector`](crate::garraghan::GarraghanDetector)). A snapshot carries no
-//! job start, so both take the earliest launch they have seen: the rows of the snapshots
-//! scanned, and the launches that [`Observation::AttemptEnded`] reports (an attempt that
-//! ended between two scans). That is at or after the real start, by the time the job took
-//! to launch its first attempt.
+//! job start. The first launch of a job ([`JobStarts::by_stage`]) is the earliest launch
+//! seen of an attempt of any of its stages: the rows of the snapshots scanned, and the
+//! launches that [`Observation::AttemptEnded`] reports (an attempt that ended between two
+//! scans), at or after the job's submission by the time the job took to launch its first
+//! attempt. Its creation ([`JobStarts::created_by_stage`]) is its submission where the
+//! engine sends [`Observation::JobSubmitted`], and its first launch otherwise.
 
 use straggler_model::{JobId, Observation, Snapshot};
 
@@ -33,6 +34,10 @@ pub(crate) struct JobStarts {
     unplaced_starts: IdMap<u32, f64>,
     /// When each stage's job of the last snapshot scanned commenced.
     by_stage: Vec<f64>,
+    /// When each job was submitted, where the engine said (by job id).
+    submitted: IdMap<u32, f64>,
+    /// When each stage's job of the last snapshot scanned was created.
+    created: Vec<f64>,
 }
 
 impl JobStarts {
@@ -77,6 +82,19 @@ impl JobStarts {
         for (stage, slot) in stages.iter().zip(earliest.iter_mut()) {
             *slot = self.first_start[&stage.job.0];
         }
+        self.created.clear();
+        self.created.extend(
+            stages
+                .iter()
+                .zip(earliest.iter())
+                .map(|(stage, &first)| self.submitted.get(&stage.job.0).copied().unwrap_or(first)),
+        );
+    }
+
+    /// When the job of each stage of the last snapshot scanned was created, by stage
+    /// index: its submission where the engine sent it, its first launch otherwise.
+    pub(crate) fn created_by_stage(&self) -> &[f64] {
+        &self.created
     }
 
     /// When the job of each stage of the last snapshot scanned commenced, by stage index;
@@ -85,8 +103,8 @@ impl JobStarts {
         &self.by_stage
     }
 
-    /// Learns the launch of an ended attempt, and forgets which job a finished stage's
-    /// index named.
+    /// Learns the launch of an ended attempt and a job's submission, and forgets which job
+    /// a finished stage's index named.
     pub(crate) fn observe(&mut self, observation: &Observation) {
         match observation {
             Observation::StageFinished { stage, .. } => {
@@ -105,6 +123,9 @@ impl JobStarts {
                 }
                 .or_insert(f64::INFINITY);
                 *seen = seen.min(end.start_secs);
+            }
+            Observation::JobSubmitted { job, time_secs } => {
+                self.submitted.insert(job.0, *time_secs);
             }
             _ => {}
         }

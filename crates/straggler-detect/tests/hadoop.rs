@@ -776,6 +776,28 @@ fn hadoop1_lag_counts_from_the_jobs_first_launch_seen() {
 }
 
 #[test]
+fn hadoop1_lag_counts_from_the_jobs_submission_where_the_engine_sends_it() {
+    // The job submitted at 40 s, one of its rows dated at 0 (a host's clock behind): at
+    // 70 s the job has existed 30 s, nothing is judged (from the first launch, 70 s);
+    // at 100 s, 60 s: row 2, 0.4 behind the mean 0.7, is flagged.
+    let rows = [
+        (0, 0, O, 0.0, 0.9),
+        (1, 0, O, 45.0, 0.9),
+        (3, 0, O, 45.0, 0.3),
+    ];
+    let mut detector = Hadoop1::default();
+    detector.observe(&Observation::JobSubmitted {
+        job: JobId(0),
+        time_secs: 40.0,
+    });
+    assert_eq!(
+        scan(&mut detector, &snapshot(70.0, 1, &rows)),
+        [] as [u32; 0]
+    );
+    assert_eq!(scan(&mut detector, &snapshot(100.0, 1, &rows)), [2]);
+}
+
+#[test]
 fn hadoop1_mean_is_over_all_the_tasks_of_the_stage() {
     // Hadoop 1's averageProgress: finished tasks count 1, waiting ones 0. Three finished
     // maps, one waiting, two running (0.6 and 0.3, ran 100 s): mean = (3 + 0.6 + 0.3 + 0)

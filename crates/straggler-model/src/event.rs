@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{AttemptId, AttemptRole, AttemptStatus, NodeId, StageId, TaskId};
+use crate::{AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, StageId, TaskId};
 
 /// A progress report of a running attempt, as a node sends it on its heartbeat.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -63,6 +63,17 @@ pub enum Observation {
         /// The stage.
         stage: StageId,
         /// When its last task finished, seconds since the start of the run.
+        time_secs: f64,
+    },
+    /// A job was submitted: its tasks exist from then on, waiting or running (Hadoop creates
+    /// their `TaskInProgress` objects as it initialises the job, right after). An engine
+    /// that knows when a job was submitted sends this before any snapshot row or
+    /// observation of the job's stages, when it can (a replayed log may date a launch
+    /// before its job's submission, on a host's clock behind the submitter's).
+    JobSubmitted {
+        /// The job.
+        job: JobId,
+        /// When it was submitted, seconds since the start of the run.
         time_secs: f64,
     },
 }

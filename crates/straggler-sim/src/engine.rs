@@ -325,8 +325,13 @@ impl<'a> Engine<'a> {
 
     fn run<D: Detector + ?Sized>(&mut self, mut detector: Option<&mut D>) -> Result<(), SimError> {
         let speculation = &self.config.speculation;
-        if let Some(d) = detector.as_deref() {
+        if let Some(d) = detector.as_deref_mut() {
             self.slow_nodes = SlowNodeEffect::new(self.config, d.slow_node_rule());
+            // The job is submitted at the start of the run.
+            d.observe(&Observation::JobSubmitted {
+                job: JOB,
+                time_secs: self.now,
+            });
         }
         let (mut heartbeats, mut scans) = (1u64, 1u64);
         self.release_reduces();

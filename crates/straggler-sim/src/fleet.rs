@@ -978,6 +978,12 @@ impl<'a> Fleet<'a> {
                 self.snapshot.push_stage(stage);
             }
         }
+        if self.observing {
+            self.observations.push(Observation::JobSubmitted {
+                job: JobId(job),
+                time_secs: self.now,
+            });
+        }
         let j = &mut self.jobs[job as usize];
         j.reduces_released = j.maps_done >= reduces_needed(self.spec, j);
         let end = (j.first_task + j.tasks()) as usize;
@@ -1723,6 +1729,8 @@ mod tests {
         finished: Vec<(f64, Option<Stage>)>,
         reports: std::collections::HashMap<AttemptId, (f64, f64)>,
         stages: std::collections::HashMap<u32, Stage>,
+        /// The jobs submitted, each once.
+        submitted: std::collections::HashSet<JobId>,
         largest_stage: u32,
         rows: usize,
         /// Reported slow at every scan (every other with `alternate`), with the rule
@@ -1754,6 +1762,10 @@ mod tests {
                         .push((*time_secs, self.stages.remove(&stage.0)));
                     *time_secs
                 }
+                Observation::JobSubmitted { job, time_secs } => {
+                    assert!(self.submitted.insert(*job), "{job:?} submitted twice");
+                    *time_secs
+                }
                 _ => unreachable!("the engine sends no other observation"),
             };
             assert!(secs >= self.last_secs, "{secs} after {}", self.last_secs);
@@ -1763,6 +1775,10 @@ mod tests {
             assert!(snapshot.now_secs() >= self.last_secs);
             for row in (0..snapshot.len()).filter_map(|i| snapshot.row(i)) {
                 let stage = snapshot.stages()[row.stage.index()];
+                assert!(
+                    self.submitted.contains(&stage.job),
+                    "{row:?} before its job"
+                );
                 assert_eq!(*self.stages.entry(row.stage.0).or_insert(stage), stage);
                 self.largest_stage = self.largest_stage.max(row.stage.0);
                 let report = self.reports.get(&row.attempt);

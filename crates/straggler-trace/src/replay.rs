@@ -359,6 +359,21 @@ fn replay_job(
     let mut snapshot =
         Snapshot::new(0.0, node_count, stages.clone()).map_err(|e| bad_row(0.0, e))?;
     detector.reset();
+    // The job's submission, where the log dates it, observed in time order among the ends
+    // (a host's clock behind the submitter's can date launches before it).
+    let mut submission = job
+        .submit_secs
+        .map(|s| s - origin)
+        .filter(|t| t.is_finite());
+    let mut submit_by = |upto: f64, detector: &mut dyn Detector| {
+        if let Some(time_secs) = submission.filter(|&t| t <= upto) {
+            detector.observe(&Observation::JobSubmitted {
+                job: job_id,
+                time_secs,
+            });
+            submission = None;
+        }
+    };
     let interval = config.scan_interval_secs;
     let mut k: u64 = 0;
     loop {
@@ -392,6 +407,7 @@ fn replay_job(
                 task_succeeded[attempt.task as usize] = true;
             }
             if let Some(status) = attempt.status {
+                submit_by(attempt.end, detector);
                 detector.observe(&Observation::AttemptEnded(AttemptEnd {
                     attempt: AttemptId(a),
                     task: TaskId(attempt.task),
@@ -406,6 +422,7 @@ fn replay_job(
             }
             next_end += 1;
         }
+        submit_by(now, detector);
         if active.is_empty() {
             // Nothing runs: jump to the first scan at or after the next launch, or stop.
             let Some(&a) = by_start.get(next_start) else {
@@ -514,6 +531,9 @@ mod tests {
                 Observation::AttemptEnded(end) => self
                     .seen
                     .push(format!("end {} at {}", end.attempt, end.end_secs)),
+                Observation::JobSubmitted { job, time_secs } => self
+                    .seen
+                    .push(format!("submitted {} at {time_secs}", job.0)),
                 Observation::Progress(_) => {}
                 _ => {}
             }
@@ -575,6 +595,48 @@ mod tests {
         // Below 0.3: a at 0 (first detection 0), b at 0, d at 40. The copy's 0.38 is not
         // below; a copy's row would not count anyway.
         assert_eq!(outcome.detections, [Some(0.0), Some(0.0), Some(40.0)]);
+    }
+
+    #[test]
+    fn a_jobs_submission_is_observed_in_time_order() {
+        // Origin 100 (the first launch). Submitted at 98: observed before the first scan,
+        // at -2. Submitted at 112, after the first launch (a launch dated on a clock
+        // behind the submitter's): observed after the scan at 10, before the one at 15.
+        let run = |submit_secs: f64| {
+            let mut jobs = vec![job(
+                "j",
+                vec![
+                    plain_task("a", "map", 100.0, 110.0),
+                    plain_task("b", "map", 100.0, 120.0),
+                ],
+            )];
+            jobs[0].submit_secs = Some(submit_secs);
+            let labels = label(&jobs, TruthConfig::default()).unwrap();
+            let mut slow = Slow::default();
+            let config = ReplayConfig {
+                scan_interval_secs: 5.0,
+                ..ReplayConfig::default()
+            };
+            replay(&jobs, &labels, &mut slow, config).unwrap();
+            slow.seen
+        };
+        assert_eq!(
+            run(98.0)[..3],
+            [
+                "reset",
+                "submitted 0 at -2",
+                "scan 0 [0:0.00 1:0.00] pending [0]"
+            ]
+        );
+        assert_eq!(
+            run(112.0)[3..7],
+            [
+                "end 0 at 10",
+                "scan 10 [1:0.50] pending [0]",
+                "submitted 0 at 12",
+                "scan 15 [1:0.75] pending [0]",
+            ]
+        );
     }
 
     /// Flags every row of the scans from `.0` seconds on.

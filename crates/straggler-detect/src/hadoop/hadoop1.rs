@@ -58,12 +58,14 @@
 //! the source is its `TaskInProgress`'s. So the 60 s hold back the job's first wave only,
 //! and a later attempt behind by the gap is speculated as soon as it is: the Yahoo sample
 //! of `docs/replay.md`, from a Hadoop of that time, has copies of attempts that had run
-//! 32 s. A snapshot carries no job start; `job_start` is the earliest launch the detector
-//! has seen of an attempt of the job (its rows, and the launches of ended attempts
-//! observed), at or after the real one by the time the job took to launch its first
-//! attempt, unless a launch is dated by a clock behind the others' (the Yahoo sample
-//! dates one map 109 s before its job's submission, which ends the lag before the job's
-//! first wave: `docs/replay.md`). A JobTracker that restarts creates a recovered job's `TaskInProgress` objects
+//! 32 s. Here `job_start` is the job's submission where the engine sends it
+//! ([`Observation::JobSubmitted`]: the simulators at the job's arrival, a replay at the
+//! time the log gives), the `TaskInProgress` objects being created right after, and
+//! otherwise the earliest launch the detector has seen of an attempt of the job (its
+//! rows, and the launches of ended attempts observed), at or after the real start by the
+//! time the job took to launch its first attempt unless a launch is dated by a clock
+//! behind the others' (the Yahoo sample dates one map 109 s before its job's submission:
+//! `docs/replay.md`). A JobTracker that restarts creates a recovered job's `TaskInProgress` objects
 //! again, and so starts their lag again; a snapshot does not show a restart, and this is
 //! not modelled.
 //!
@@ -296,7 +298,7 @@ impl Detector for Hadoop1 {
         self.attempts_per_task.count(tasks);
         let means = self.stage_means(snapshot);
         self.job_starts.scan(snapshot);
-        let job_starts = self.job_starts.by_stage();
+        let job_starts = self.job_starts.created_by_stage();
         let (gap, lag) = (self.params.gap, self.params.lag_secs);
         // Not NaN: the task's only row, and the task has not finished.
         let single_progress = &self.single_progress;
