@@ -52,7 +52,7 @@
 //! log does not say how long it would have run). A success the engine revoked later
 //! ([`TraceAttempt::revoked`]) still ends the task here: its output was lost after the
 //! task had run, and the re-run is recovery from that loss, not the task's straggling. So
-//! a copy of the re-run comes after the task's end: [`recorded`](crate::recorded) counts
+//! a copy of the re-run comes after the task's end: [`recorded()`](crate::recorded()) counts
 //! it as waste and its launch as a detection after the end. (Rumen writes such a success
 //! as the KILLED it became, and so judges the task by its re-run. None of the shared logs
 //! has a revoked success.) Labelled like the simulator's tasks:
