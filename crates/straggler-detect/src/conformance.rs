@@ -51,9 +51,10 @@
 //!
 //! Only with [`Conformance::forgets_finished_stages`], once after the scenarios: a stage
 //! index starts afresh after [`Observation::StageFinished`]. The detector observes a
-//! stage's history (200 tasks of 640 MB on 10 nodes, each reported at half its 10 s run,
-//! then succeeded), then the stage's end; the index then goes to another job's stage (20
-//! attempts of new tasks of 64 MB started at 100 s, reported every 3 s at steady rates, so that at
+//! stage's history (its job submitted at 0 s, 200 tasks of 640 MB on 10 nodes, each
+//! reported at half its 10 s run, then succeeded), then the stage's end; the index then
+//! goes to another job's stage (the job submitted at 90 s, 20 attempts of new tasks of
+//! 64 MB started at 100 s, reported every 3 s at steady rates, so that at
 //! 200 s one in four is at progress 0.05 and the others at 0.5); at 200 s the detector must
 //! flag what a new one that observed only the new stage's reports flags. This is an expectation for detectors
 //! that learn per stage only (Spark's, Hadoop's, the DoS-index, Garraghan's); a node-level
@@ -354,7 +355,10 @@ impl<T: fmt::Debug> fmt::Debug for Preview<'_, T> {
 fn reused_stage() -> (Vec<Observation>, Vec<Observation>, Snapshot) {
     const HISTORY: u32 = 200;
     const NODES: u32 = 10;
-    let mut history = Vec::new();
+    let mut history = vec![Observation::JobSubmitted {
+        job: JobId(0),
+        time_secs: 0.0,
+    }];
     for task in 0..HISTORY {
         let (attempt, node) = (AttemptId(task), NodeId(task % NODES));
         history.push(Observation::Progress(ProgressReport {
@@ -400,7 +404,10 @@ fn reused_stage() -> (Vec<Observation>, Vec<Observation>, Snapshot) {
             input_bytes: 64e6,
         })
         .collect();
-    let mut after = Vec::new();
+    let mut after = vec![Observation::JobSubmitted {
+        job: JobId(1),
+        time_secs: 90.0,
+    }];
     // Every 3 s from 101 s to 200 s (34 reports each, more than Hadoop's 24 skipped).
     for k in 0..34 {
         let time_secs = 200.0 - f64::from(33 - k) * 3.0;

@@ -38,7 +38,19 @@ pub enum TraceError {
         /// What it is instead ("a pipe", "a character device"...).
         kind: String,
     },
-    /// A format recognised but not supported (a Hadoop configuration XML, an LZ4 log...).
+    /// A file that travels with logs but holds no tasks: a Hadoop job configuration XML
+    /// beside its history file, a Rumen topology beside its trace.
+    #[error("{path}: {what} is no log: {why}")]
+    NotALog {
+        /// The file.
+        path: PathBuf,
+        /// What was recognised.
+        what: String,
+        /// What it holds, and what to read instead.
+        why: String,
+    },
+    /// A log recognised but not read: an LZ4- or Snappy-compressed Spark log, a binary
+    /// `.jhist`, an Alibaba `batch_task` table.
     #[error("{path}: {what} is not supported: {why}")]
     Unsupported {
         /// The file.

@@ -534,10 +534,10 @@ fn every_shared_trace_is_read_or_refused_as_counted_by_hand() {
     for &(rel, word) in REFUSED {
         let path = base.join(rel);
         match read_path(&path) {
-            Err(error @ TraceError::Unsupported { .. }) => {
+            Err(error @ TraceError::NotALog { .. }) => {
                 assert!(error.to_string().contains(word), "{error}");
             }
-            other => panic!("{rel}: expected Unsupported, got {other:?}"),
+            other => panic!("{rel}: expected NotALog, got {other:?}"),
         }
         covered.insert(path);
     }

@@ -70,10 +70,11 @@ pub struct ReplayArgs {
     /// Write the results (schema stragglers.replay/1) to this file.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
-    /// Leave out the inputs that are no log this command reads (a job's configuration XML
-    /// beside its history file, a Rumen topology, a README in a glob), each named in a
-    /// note and in the JSON's `left_out`, instead of stopping before anything is read. An
-    /// input that cannot be opened still stops the command.
+    /// Leave out the inputs that are no log (a job's configuration XML beside its history
+    /// file, a Rumen topology, a README in a glob), each named in a note and in the JSON's
+    /// `left_out`, instead of stopping before anything is read. A log that cannot be read
+    /// (one that cannot be opened, an LZ4 or Snappy one, a binary `.jhist`) still stops the
+    /// command.
     #[arg(long)]
     skip_other_files: bool,
 }
@@ -229,12 +230,10 @@ fn cell(value: Option<f64>, digits: usize) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))
 }
 
-/// Notes on jobs whose id appears more than once among the inputs (the same log given
-/// twice, or in two formats): each is replayed and counted once per appearance.
 /// A note on the attempts a log dates before their job's submission, if any: a host whose
 /// clock runs behind the one that dated the submission (a TaskTracker's behind the
 /// JobTracker's), or a damaged time. They are replayed as dated; a rule that counts from a
-/// job's first launch (`hadoop1`, Garraghan) counts from the earliest.
+/// job's first launch (Garraghan's) counts from the earliest.
 fn early_launches(jobs: &[TraceJob]) -> Option<String> {
     let early: Vec<(&str, &TraceAttempt, f64)> = jobs
         .iter()
@@ -264,6 +263,8 @@ fn early_launches(jobs: &[TraceJob]) -> Option<String> {
     ))
 }
 
+/// Notes on jobs whose id appears more than once among the inputs (the same log given
+/// twice, or in two formats): each is replayed and counted once per appearance.
 fn repeated_jobs(jobs: &[TraceJob], job_input: &[usize], paths: &[PathBuf]) -> Vec<String> {
     let mut seen: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
     for (job, &input) in jobs.iter().zip(job_input) {
@@ -349,9 +350,16 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     .check()
     .context("--scan-interval")?;
 
-    // Every input's format first: one that is not a log (a README in a glob) stops the
-    // command before anything is read, with every such input named, unless
-    // `--skip-other-files` leaves it out.
+    // Every input's format first: one that is no log (a README in a glob, a job's
+    // configuration XML) stops the command before anything is read, with every such input
+    // named, unless `--skip-other-files` leaves it out; a log that cannot be read (an LZ4
+    // one, a file that cannot be opened) stops it either way.
+    let other_file = |e: &TraceError| {
+        matches!(
+            e,
+            TraceError::UnknownFormat { .. } | TraceError::NotALog { .. }
+        )
+    };
     let mut unreadable: Vec<TraceError> = Vec::new();
     let mut left_out: Vec<(PathBuf, String)> = Vec::new();
     // The inputs read, in order: the JSON's `inputs`, which `per_job`'s `input` indexes.
@@ -359,21 +367,18 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     for path in &args.paths {
         match detect_format(path) {
             Ok(_) => paths.push(path.clone()),
-            Err(e @ (TraceError::UnknownFormat { .. } | TraceError::Unsupported { .. }))
-                if args.skip_other_files =>
-            {
-                left_out.push((path.clone(), e.to_string()));
+            Err(e) if args.skip_other_files && other_file(&e) => {
+                // The reason without the path the error starts with.
+                let text = e.to_string();
+                let prefix = format!("{}: ", path.display());
+                let why = text.strip_prefix(&prefix).unwrap_or(&text).to_owned();
+                left_out.push((path.clone(), why));
             }
             Err(e) => unreadable.push(e),
         }
     }
     if !unreadable.is_empty() {
-        let other_files = unreadable.iter().all(|e| {
-            matches!(
-                e,
-                TraceError::UnknownFormat { .. } | TraceError::Unsupported { .. }
-            )
-        });
+        let other_files = unreadable.iter().all(other_file);
         let listed: Vec<String> = unreadable.iter().map(ToString::to_string).collect();
         bail!(
             "{} of {} inputs cannot be read as logs:\n  {}{}",

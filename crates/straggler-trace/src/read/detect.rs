@@ -13,6 +13,10 @@ const HEAD_BYTES: u64 = 64 * 1024;
 #[derive(Debug, PartialEq)]
 enum Classified {
     Format(TraceFormat),
+    NotALog {
+        what: &'static str,
+        why: &'static str,
+    },
     Unsupported {
         what: &'static str,
         why: &'static str,
@@ -31,9 +35,11 @@ enum Classified {
 /// # Errors
 /// [`TraceError::Io`] if it cannot be read; [`TraceError::NotAFile`] for a path that is
 /// neither a regular file nor a directory (a pipe, a device: detection would consume what
-/// the reading needs); [`TraceError::Unsupported`] for inputs recognised
-/// but not read (a Hadoop job configuration XML, a Rumen topology file, an LZ4 or Snappy
-/// compressed Spark log, an Alibaba `batch_task` table); [`TraceError::UnknownFormat`]
+/// the reading needs); [`TraceError::NotALog`] for files that travel with logs but hold no
+/// tasks (a Hadoop job configuration XML, a Rumen topology file);
+/// [`TraceError::Unsupported`] for logs recognised but not read (an LZ4 or Snappy
+/// compressed Spark log, a binary `.jhist`, an Alibaba `batch_task` table);
+/// [`TraceError::UnknownFormat`]
 /// otherwise, its hint saying what the first non-blank line looks like, with its number
 /// and its start.
 pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
@@ -70,6 +76,11 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
     }
     match classify(&head) {
         Classified::Format(format) => Ok(format),
+        Classified::NotALog { what, why } => Err(TraceError::NotALog {
+            path: path.to_owned(),
+            what: what.to_owned(),
+            why: why.to_owned(),
+        }),
         Classified::Unsupported { what, why } => Err(TraceError::Unsupported {
             path: path.to_owned(),
             what: what.to_owned(),
@@ -407,7 +418,7 @@ fn classify_line(line: &str, text: &str) -> Classified {
             return Classified::Format(TraceFormat::Rumen);
         }
         if text.contains("\"children\"") {
-            return Classified::Unsupported {
+            return Classified::NotALog {
                 what: "a Rumen topology file",
                 why: "it lists racks and hosts, no tasks; read the trace file beside it",
             };
@@ -426,7 +437,7 @@ fn classify_line(line: &str, text: &str) -> Classified {
         return Classified::Format(TraceFormat::Hadoop1History);
     }
     if line.starts_with("<?xml") || line.starts_with("<configuration") {
-        return Classified::Unsupported {
+        return Classified::NotALog {
             what: "a Hadoop job configuration XML",
             why: "it holds settings, no tasks; read the job history log beside it",
         };
@@ -581,8 +592,9 @@ mod tests {
     #[test]
     fn recognised_but_unread_inputs_say_so() {
         let unsupported = |head: &[u8]| matches!(classify(head), Classified::Unsupported { .. });
-        assert!(unsupported(b"<?xml version=\"1.0\"?><configuration>"));
-        assert!(unsupported(
+        let no_log = |head: &[u8]| matches!(classify(head), Classified::NotALog { .. });
+        assert!(no_log(b"<?xml version=\"1.0\"?><configuration>"));
+        assert!(no_log(
             b"{\n  \"name\" : \"<root>\",\n  \"children\" : [ ]\n}"
         ));
         assert!(unsupported(b"LZ4Block\x10\x00\x00"));
