@@ -210,7 +210,8 @@ impl SlowNodeRule {
 /// A straggler detector.
 ///
 /// The engine calls [`observe`](Detector::observe) with every progress report, every
-/// ended attempt and, in an engine of many jobs, every finished stage, in time order, then
+/// ended attempt, each job's submission where the engine knows it and, in an engine of
+/// many jobs, every finished stage, in time order, then
 /// [`scan`](Detector::scan) with a snapshot of the
 /// running attempts; the detector adds the rows it judges stragglers to `findings` (which
 /// the engine has cleared). A detection means "this attempt is a straggler now"; the

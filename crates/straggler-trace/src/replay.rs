@@ -6,6 +6,8 @@
 //! skipping the idle gaps where nothing runs. Before the scan at `now`, in time order, the
 //! detector observes (as `docs/writing-a-detector.md` says an engine does):
 //!
+//! - `JobSubmitted` once, at the job's submission where the log gives it, in time order
+//!   among the ends (before the first scan when it is at or before the first launch);
 //! - `AttemptEnded` for every attempt that ended in `(previous scan, now]`, in end order;
 //! - a `Progress` report at `now` for every attempt running at `now`
 //!   (`start <= now < end`): the scan interval is the heartbeat.

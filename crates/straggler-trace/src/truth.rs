@@ -9,7 +9,8 @@
 //! and the copy is the **later-launched** of the two (Hadoop launches a copy only after
 //! the original has run; the loser, original or copy, is killed when the winner
 //! finishes). So does an attempt the log leaves unfinished (a log cut between the
-//! winner's end and the loser's kill). Two attempts raced when their runs overlap in time.
+//! winner's end and the loser's kill). Two attempts raced when their runs overlap in time,
+//! or, in a log without flags, as the attempt numbers say (below).
 //!
 //! In a log that flags no copy (Hadoop 1, Rumen: `speculative == None`), the attempt
 //! numbers say more, where both ids are Hadoop attempt ids of the task (`task_<t>`,

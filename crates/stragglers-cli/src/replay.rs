@@ -396,10 +396,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         eprintln!("note: left out {}: {why}", path.display());
     }
     if paths.is_empty() {
-        bail!(
-            "none of the {} inputs is a log this command reads",
-            args.paths.len()
-        );
+        match args.paths.len() {
+            1 => bail!("the input is no log this command reads"),
+            n => bail!("none of the {n} inputs is a log this command reads"),
+        }
     }
     let mut jobs: Vec<TraceJob> = Vec::new();
     let mut job_input: Vec<usize> = Vec::new();

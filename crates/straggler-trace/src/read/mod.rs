@@ -36,7 +36,9 @@ pub use detect::{detect_bytes, detect_format};
 /// # Errors
 /// [`TraceError`] when the input cannot be opened, is neither a regular file nor a directory
 /// ([`TraceError::NotAFile`]: a pipe such as `/dev/stdin`, which could not be read twice),
-/// its format is unknown or unsupported, its compressed data fails its checksum
+/// its format is unknown ([`TraceError::UnknownFormat`]), it is no log
+/// ([`TraceError::NotALog`]: a job configuration, a topology) or a log not read
+/// ([`TraceError::Unsupported`]), its compressed data fails its checksum
 /// ([`TraceError::Corrupt`]: the records it held cannot be trusted, and the jobs handed to
 /// `on_job` before the error came from them), or a record the whole file depends on (a
 /// `.jhist` header) is malformed. Bad records inside a readable input are not errors: they
