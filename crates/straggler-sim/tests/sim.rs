@@ -6,7 +6,9 @@ mod scale;
 use approx::assert_relative_eq;
 use straggler_detect::{DefaultDetector, Detector, Dsb, Findings, LateDetector, SlowNodeRule};
 use straggler_energy::SlowdownModel;
-use straggler_model::{AttemptRole, AttemptStatus, NodeId, Observation, Run, Snapshot, TaskKind};
+use straggler_model::{
+    AttemptRole, AttemptStatus, JobId, NodeId, Observation, Run, Snapshot, TaskKind,
+};
 use straggler_sim::{
     DetectorSpec, EvalConfig, Evaluation, Fig3Config, Noise, Platform, Policy, Scenario, SimConfig,
     SimError, Table7Config, Workload, simulate,
@@ -584,10 +586,12 @@ fn a_copy_that_loses_is_killed_with_the_progress_it_reached() {
     assert_relative_eq!(copy.progress_at_end, 0.7, max_relative = 1e-12);
 }
 
-/// Flags every row from `from_secs` on, and records the progress reports it observes.
+/// Flags every row from `from_secs` on, and records the progress reports it observes, and
+/// the first observation.
 struct ReportRecorder {
     from_secs: f64,
     reports: Vec<(u32, f64, f64)>,
+    first: Option<Observation>,
 }
 
 impl Detector for ReportRecorder {
@@ -600,6 +604,7 @@ impl Detector for ReportRecorder {
         }
     }
     fn observe(&mut self, observation: &Observation) {
+        self.first.get_or_insert(*observation);
         if let Observation::Progress(report) = observation {
             self.reports
                 .push((report.attempt.0, report.time_secs, report.progress));
@@ -623,8 +628,17 @@ fn per_attempt_reports_come_a_heartbeat_after_each_launch() {
         let mut recorder = ReportRecorder {
             from_secs: 4.0,
             reports: Vec::new(),
+            first: None,
         };
         simulate(&config, &one_core(), 1, Some(&mut recorder)).unwrap();
+        // The job's submission comes first, at the start of the run.
+        assert_eq!(
+            recorder.first,
+            Some(Observation::JobSubmitted {
+                job: JobId(0),
+                time_secs: 0.0
+            })
+        );
         recorder.reports
     };
     let first = |reports: &[(u32, f64, f64)], attempt: u32, n: usize| {
