@@ -13,11 +13,13 @@ use anyhow::{Context, bail};
 
 use crate::{bench_replay, bench_scans, bench_sim};
 
-pub const USAGE: &str = "  bench <what> [--json PATH] [--only NAMES] [--numpy]
+pub const USAGE: &str = "  bench <what> [--json PATH] [--only NAMES] [--numpy] [--unpinned]
                  measure and print figures; --json also writes them to PATH;
                  --only (scans) measures the comma-separated detectors NAMES only;
                  --numpy (scans) times numpy's Default, LATE and Hierarchical beside
-                 them (needs python3 with numpy).
+                 them (needs python3 with numpy);
+                 --unpinned (scans) leaves rayon's threads where the OS puts them,
+                 rather than one on each core.
                  <what>: one of the benchmarks below";
 
 /// The benchmarks `cargo xtask bench` knows: name, one line on what it measures.
@@ -36,12 +38,12 @@ const BENCHMARKS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Parses `<what> [--json PATH] [--only NAMES]` and runs that benchmark.
+/// Parses `<what> [--json PATH]` (and the options of `scans`) and runs that benchmark.
 pub fn main(args: &[&str]) -> anyhow::Result<()> {
     let Some((what, mut rest)) = args.split_first() else {
         bail!("bench: which one? {}", known());
     };
-    let (mut json, mut only, mut numpy) = (None, None, false);
+    let (mut json, mut only, mut numpy, mut pinned) = (None, None, false, true);
     loop {
         match rest {
             [] => break,
@@ -50,9 +52,10 @@ pub fn main(args: &[&str]) -> anyhow::Result<()> {
                 (only, rest) = (Some(names.split(',').collect::<Vec<_>>()), more);
             }
             ["--numpy", more @ ..] if *what == "scans" => (numpy, rest) = (true, more),
+            ["--unpinned", more @ ..] if *what == "scans" => (pinned, rest) = (false, more),
             _ => bail!(
-                "bench {what}: expected [--json PATH] (scans: [--only NAMES] [--numpy]), \
-                 got {rest:?}"
+                "bench {what}: expected [--json PATH] (scans: [--only NAMES] [--numpy] \
+                 [--unpinned]), got {rest:?}"
             ),
         }
     }
@@ -62,7 +65,7 @@ pub fn main(args: &[&str]) -> anyhow::Result<()> {
     match *what {
         "sim" => bench_sim::run(json.as_deref()),
         "replay" => bench_replay::run(json.as_deref()),
-        "scans" => bench_scans::run(json.as_deref(), only.as_deref(), numpy),
+        "scans" => bench_scans::run(json.as_deref(), only.as_deref(), numpy, pinned),
         other => bail!("bench: unknown benchmark {other:?}; {}", known()),
     }
 }

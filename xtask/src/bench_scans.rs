@@ -3,7 +3,8 @@
 //! nodes (one size with as many nodes as tasks, where a scan's work per node shows), beside
 //! a floor: a plain pass that only reads the snapshot columns that detector
 //! reads, measured in the same run. The JSON is
-//! `{"threads", "scans": [{"detector", "tasks", "nodes", "ns_per_task", "floor_ns_per_task"}]}`.
+//! `{"threads", "pinned", "scans": [{"detector", "tasks", "nodes", "ns_per_task",
+//! "floor_ns_per_task"}]}`.
 //! The floor's pass has four forms, which differ only in how many accumulators sum a
 //! column of `f64`, and the one that runs fastest in a short calibration is timed
 //! (`fastest_floor`): a loop's speed depends on where it falls in the binary, and a floor
@@ -24,6 +25,10 @@
 //! reports of every running attempt, 3 s apart up to `now` (those after its start;
 //! Hadoop's simple exponential estimator needs 24), all in time order. Only scans are
 //! timed.
+//!
+//! rayon's threads run one on each core ([`pin_pool`]; `--unpinned` leaves them to the
+//! OS, `"pinned": false` in the JSON), and the calling thread, which runs the scans of
+//! fewer rows and the floors, where the OS puts it.
 //!
 //! Each figure is the median over [`RUNS`] runs, a run being as many scans as fill
 //! [`RUN_NANOS`] (at least one); the runs of a detector, of its floor and of its
@@ -558,7 +563,12 @@ impl Drop for Numpy {
 
 /// Measures every detector (or those named in `only`) at every size, prints a table and
 /// optionally writes the JSON.
-pub fn run(json_path: Option<&Path>, only: Option<&[&str]>, numpy: bool) -> anyhow::Result<()> {
+pub fn run(
+    json_path: Option<&Path>,
+    only: Option<&[&str]>,
+    numpy: bool,
+    pinned: bool,
+) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("warning: a debug build; `cargo xtask` builds in release");
     }
@@ -575,8 +585,17 @@ pub fn run(json_path: Option<&Path>, only: Option<&[&str]>, numpy: bool) -> anyh
         true => Some(Numpy::start()?),
         false => None,
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("{threads} threads; ns per running task, median of {RUNS} runs");
+    let threads = if pinned {
+        pin_pool()?
+    } else {
+        rayon::current_num_threads()
+    };
+    let placed = if pinned {
+        "one on each core"
+    } else {
+        "placed by the OS"
+    };
+    println!("{threads} threads, {placed}; ns per running task, median of {RUNS} runs");
     print!(
         "{:<20} {:>9} {:>7} {:>10} {:>10} {:>7} {:>15}",
         "detector", "tasks", "nodes", "scan", "floor", "ratio", "floor+scatter"
@@ -643,14 +662,60 @@ pub fn run(json_path: Option<&Path>, only: Option<&[&str]>, numpy: bool) -> anyh
         }
     }
     if let Some(path) = json_path {
-        bench::write_json(path, &json!({ "threads": threads, "scans": scans }))?;
+        let figures = json!({ "threads": threads, "pinned": pinned, "scans": scans });
+        bench::write_json(path, &figures)?;
     }
     Ok(())
+}
+
+/// Puts each thread of rayon's pool on a core of its own, thread `i` on the `i`-th of the
+/// cores this process may run on (modulo their number), and returns how many threads the
+/// pool has. Left to the OS, the two threads of a 2-core machine often shared one core in
+/// the parallel scans of 10^6 rows (a thread woken goes to its waker's core, and a pass
+/// ends before the load balancer moves it), and which of the two ways a run found
+/// depended on the process: at 10^6, LATE took 0.57 to 0.72 ns per task in five runs
+/// unpinned and 0.33 to 0.47 in five pinned, Hierarchical 2.01 to 2.42 and 1.14 to 1.27,
+/// the two kinds of run in turn (2026-11-27, `docs/writing-a-detector.md`).
+fn pin_pool() -> anyhow::Result<usize> {
+    let cores = core_affinity::get_core_ids()
+        .filter(|cores| !cores.is_empty())
+        .context(
+            "bench scans: the cores this process may run on are unknown; --unpinned runs without",
+        )?;
+    let placed = rayon::broadcast(|thread| {
+        core_affinity::set_for_current(cores[thread.index() % cores.len()])
+    });
+    if let Some(thread) = placed.iter().position(|&done| !done) {
+        bail!(
+            "bench scans: thread {thread} of rayon's pool could not be put on core {}; \
+             --unpinned runs without",
+            cores[thread % cores.len()].id
+        );
+    }
+    Ok(placed.len())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_thread_of_the_pool_is_put_on_one_core() {
+        let threads = pin_pool().expect("this machine lets a process choose its cores");
+        let cores = core_affinity::get_core_ids().expect("the cores").len();
+        let allowed = rayon::broadcast(|_| core_affinity::get_core_ids().expect("the cores"));
+        assert_eq!(allowed.len(), threads);
+        for (thread, allowed) in allowed.iter().enumerate() {
+            let ids: Vec<usize> = allowed.iter().map(|core| core.id).collect();
+            assert_eq!(ids.len(), 1, "thread {thread} may run on {ids:?}");
+        }
+        if threads <= cores {
+            let mut ids: Vec<usize> = allowed.iter().map(|a| a[0].id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), threads, "two threads share a core");
+        }
+    }
 
     #[test]
     fn floor_reads_the_columns_it_is_given() {
