@@ -675,7 +675,7 @@ pub fn run(
 /// ends before the load balancer moves it), and which of the two ways a run found
 /// depended on the process: at 10^6, LATE took 0.57 to 0.72 ns per task in five runs
 /// unpinned and 0.33 to 0.47 in five pinned, Hierarchical 2.01 to 2.42 and 1.14 to 1.27,
-/// the two kinds of run in turn (2026-11-27, `docs/writing-a-detector.md`).
+/// the two kinds of run in turn (2026-11-27, `docs/scan-measurements.md`).
 fn pin_pool() -> anyhow::Result<usize> {
     let cores = core_affinity::get_core_ids()
         .filter(|cores| !cores.is_empty())

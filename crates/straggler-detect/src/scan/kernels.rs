@@ -420,7 +420,7 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
 /// OR of the groups is below `marks.len()` iff every group read is inside; if it is not,
 /// the rows are filtered again by [`plain_keep_marked`]. With each lookup clamped, the
 /// filter took a quarter of Hierarchical's scan of the bench's 10^4 tasks on 100 nodes,
-/// and a sixth like this (`perf record`; `docs/writing-a-detector.md`).
+/// and a sixth like this (`perf record`; `docs/scan-measurements.md`).
 pub(crate) fn keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mut [u32]) -> usize {
     let largest = with_avx2(|| rows.iter().copied().max());
     let rows_inside = largest.is_none_or(|row| (row as usize) < groups.len());

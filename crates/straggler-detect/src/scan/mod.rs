@@ -51,8 +51,7 @@ pub(crate) const CHUNK: usize = 4096;
 /// the rows they summarise), all of one length rounded up to a multiple of 64 rows (the
 /// last shorter), so that threads taking chunks in turn finish together: 10^6 rows of 10^4
 /// groups in chunks of 320,000 left one thread of two a chunk of 40,000 rows while the
-/// other ran a whole one (measurements in `docs/writing-a-detector.md`, *Making it
-/// fast*). It depends on the data only, never on the number of threads, so sums do not
+/// other ran a whole one (measurements in `docs/scan-measurements.md`). It depends on the data only, never on the number of threads, so sums do not
 /// either.
 pub(crate) fn chunk_len(group_count: usize, rows: usize) -> usize {
     let longest = CHUNK.max(32 * group_count);
@@ -103,7 +102,7 @@ impl Parallelism {
     /// started from inside, it only offers work to the other threads. So a scan of several
     /// parallel passes wakes the pool once, not once per pass (`rayon::join` of two empty
     /// closures from outside the pool took 18 us on such a machine; measurements in
-    /// `docs/writing-a-detector.md`, *Making it fast*). What it computes is the same.
+    /// `docs/scan-measurements.md`). What it computes is the same.
     pub fn on_pool<R: Send>(self, rows: usize, scan: impl FnOnce() -> R + Send) -> R {
         if self.is_parallel(rows) && rayon::current_thread_index().is_none() {
             rayon::scope(|_| scan())
