@@ -16,6 +16,9 @@
 //! below 262 144 rows, on rayon's pool from there (10^6). The floor is always one
 //! thread, with eight accumulators so that it runs at memory speed rather than at the
 //! latency of one chain of additions. Criterion reports elements (attempts) per second.
+//! rayon's threads are left where the OS puts them: on a 2-core machine both often run
+//! on one core, and the scans of 10^6 rows then take about twice as long (`cargo xtask
+//! bench scans` puts each on a core of its own; `docs/scan-measurements.md`).
 //!
 //! Run with `cargo bench -p straggler-detect --bench scans`; about a minute.
 
