@@ -97,7 +97,8 @@ pub enum SimError {
     Detect(#[from] straggler_detect::DetectError),
 }
 
-/// Checks that `value` is finite and satisfies `ok`, or names `field` in the error.
+/// Checks that `value` is finite and satisfies `ok`, or names `field` in the error (which
+/// expects `a finite number` of a value that is not, whatever `expected` says).
 pub(crate) fn check(
     field: &str,
     value: f64,
@@ -105,14 +106,18 @@ pub(crate) fn check(
     ok: impl FnOnce(f64) -> bool,
 ) -> Result<(), SimError> {
     if value.is_finite() && ok(value) {
-        Ok(())
-    } else {
-        Err(SimError::InvalidConfig {
-            field: field.to_owned(),
-            value: value.to_string(),
-            expected: expected.into(),
-        })
+        return Ok(());
     }
+    Err(SimError::InvalidConfig {
+        field: field.to_owned(),
+        value: value.to_string(),
+        expected: if value.is_finite() {
+            expected
+        } else {
+            "a finite number"
+        }
+        .into(),
+    })
 }
 
 /// An energy model's error under the table that holds the model (`power`, `slowdown`): a

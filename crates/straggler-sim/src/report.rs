@@ -336,7 +336,7 @@ pub fn table7(results: &EvalResults) -> Table {
         .collect();
     Table {
         title: format!(
-            "Table 7. Characteristics of the detectors under each reservation policy, {} repetitions (mean ± 95% CI; paper in brackets; killed originals labelled by {} time; gap = mean |exact - estimated| / usual time)",
+            "Table 7. Characteristics of the detectors under each reservation policy, {} repetitions (mean ± 95% CI; paper in brackets; killed originals' time: {}; gap = mean |exact - estimated| / usual time)",
             results.config.repetitions,
             results.config.killed_original_time.name().replace('_', " "),
         ),

@@ -158,6 +158,19 @@ fn bad_configuration_names_the_key() {
     config.speculation.lag_secs = f64::NAN;
     let err = simulate(&config, &Scenario::c1(), 1, None).unwrap_err();
     assert!(err.to_string().contains("speculation.lag_secs"), "{err}");
+    // An infinite lag is refused as not finite, not as below the bound it is above.
+    config.speculation.lag_secs = f64::INFINITY;
+    let err = simulate(&config, &Scenario::c1(), 1, None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid configuration: speculation.lag_secs = inf: must be a finite number"
+    );
+    config.speculation.lag_secs = -1.0;
+    let err = simulate(&config, &Scenario::c1(), 1, None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid configuration: speculation.lag_secs = -1: must be >= 0"
+    );
 
     // The power and slowdown models' keys are named under their tables.
     let mut config = SimConfig::default();

@@ -131,8 +131,8 @@ impl std::fmt::Display for SkippedJob {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "job {} not replayed: it runs {} s after its first launch, {} scans every {} s, \
-             more than {}; check its times, or use a longer --scan-interval or a larger \
+            "job {} not replayed: it runs {:.1} s after its first launch, {:.0} scans every {} \
+             s, more than {}; check its times, or use a longer --scan-interval or a larger \
              --max-scans-per-job",
             self.job, self.span_secs, self.scans, self.interval_secs, self.max_scans
         )

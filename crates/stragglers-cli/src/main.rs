@@ -66,7 +66,13 @@ enum Command {
         /// named: names of `stragglers detectors` and `oracle`; `paper` (Default,
         /// Hierarchical and LATE, as in the paper's Table 6, and the oracle); `all` (every
         /// detector of `stragglers detectors`, and the oracle). `paper,spark` adds Spark.
-        #[arg(long, default_value = "paper", value_name = "paper|all|LIST")]
+        /// `--detector` is the same.
+        #[arg(
+            long,
+            visible_alias = "detector",
+            default_value = "paper",
+            value_name = "paper|all|LIST"
+        )]
         detectors: String,
         #[command(flatten)]
         overrides: Box<Overrides>,
@@ -117,7 +123,9 @@ fn detectors_of(list: &str) -> anyhow::Result<Vec<DetectorSpec>> {
 /// Changes to the paper's setting, for ablations (see docs/simulation.md).
 #[derive(Debug, clap::Args)]
 struct Overrides {
-    /// Speculation policies to run, comma-separated: x100, x95, ..., x50, shared.
+    /// Speculation policies to run, comma-separated: `shared`, or `xN` (N from 1 to 100),
+    /// regular tasks on N% of the cluster's containers and copies on the rest (the paper's
+    /// x100, x95, x90, x75, x50).
     #[arg(long, value_delimiter = ',', default_value = "x100,shared")]
     policies: Vec<String>,
     /// Speculative lag in seconds (paper: 20).
@@ -306,7 +314,7 @@ fn parse_policy(text: &str, flag: &str) -> anyhow::Result<Policy> {
         .with_context(|| {
             format!(
                 "{flag}: unknown policy {text:?}: expected shared or xN, N the percent of \
-                 each node's containers kept for regular tasks (1 to 100; the simulator \
+                 the cluster's containers kept for regular tasks (1 to 100; the simulator \
                  refuses one that leaves a node none)"
             )
         })?;

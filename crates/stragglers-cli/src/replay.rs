@@ -30,13 +30,16 @@ const RECORDED: &str = "recorded";
 pub struct ReplayArgs {
     /// Logs to read: Spark event logs (plain, gzip, zstd, or a rolling eventlog_v2_*
     /// directory), Hadoop .jhist, Hadoop 1 JobHistory, Rumen JSON, Google 2011 task_events,
-    /// Alibaba 2018 batch_instance. The format is detected from the content.
+    /// Alibaba 2018 batch_instance. The format is detected from the content. A directory
+    /// (other than a rolling event log) stands for the files under it, in the order of
+    /// their paths; those that are no log (a job's configuration XML) are left out, each
+    /// named in a note.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Detectors to judge, comma-separated, each once: `recorded` (the speculation the log
     /// shows, first in the results) and names from `stragglers detectors` but the oracle;
-    /// `all` for every one and `recorded`.
-    #[arg(long, default_value = RECORDED, value_name = "LIST|all")]
+    /// `all` for every one and `recorded`. `--detector` is the same.
+    #[arg(long, visible_alias = "detector", default_value = RECORDED, value_name = "LIST|all")]
     detectors: String,
     /// Seconds between two scans (and progress reports) of a replayed detector.
     #[arg(
@@ -48,8 +51,14 @@ pub struct ReplayArgs {
     scan_interval: f64,
     /// The most scans one job's replay may take: a job whose span (first launch to last
     /// end) over the scan interval is larger is not replayed, and a note names it (a
-    /// damaged time, an end years after the launch, would otherwise take minutes).
-    #[arg(long, default_value_t = MAX_SCANS_PER_JOB, value_name = "N")]
+    /// damaged time, an end years after the launch, would otherwise take minutes). At
+    /// least 1.
+    #[arg(
+        long,
+        default_value_t = MAX_SCANS_PER_JOB,
+        value_name = "N",
+        value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..)
+    )]
     max_scans_per_job: u64,
     /// A task is a straggler if it takes more than this factor times its siblings'
     /// reference (seeds 002 and 004: 1.5; the seed paper: 1.2).
@@ -146,7 +155,8 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
         let more = report.records_skipped.saturating_sub(SKIPS_SHOWN as u64);
         if more > 0 {
             notes.push(format!(
-                "{path}: {more} more skipped records (`--json` lists the first {})",
+                "{path}: {more} more skipped {} (`--json` lists the first {})",
+                if more == 1 { "record" } else { "records" },
                 ReadReport::MAX_SKIPS_KEPT
             ));
         }
@@ -311,6 +321,87 @@ fn repeated_jobs(jobs: &[TraceJob], job_input: &[usize], paths: &[PathBuf]) -> V
     )]
 }
 
+/// Inputs left out that are named one by one in the notes (the JSON lists every one).
+const LEFT_OUT_SHOWN: usize = 10;
+
+/// An input left out, with why.
+type LeftOut = (PathBuf, String);
+
+/// An input of `stragglers replay`: a path the command line names, or a file found in a
+/// directory it names.
+#[derive(Debug)]
+struct Input {
+    path: PathBuf,
+    /// Found in a directory: left out with a note if it is no log (a job's configuration
+    /// XML beside its history file), as `--skip-other-files` does for the paths named.
+    found: bool,
+}
+
+/// The inputs `paths` name: a file, or a Spark rolling event log directory, as it is; any
+/// other directory, the files under it, in the order of their paths (a rolling event log
+/// directory under it is one input), with what cannot be read under it (a link to a
+/// directory, not followed; a socket) left out with a reason.
+fn expand_directories(paths: &[PathBuf]) -> anyhow::Result<(Vec<Input>, Vec<LeftOut>)> {
+    let mut inputs = Vec::new();
+    let mut left_out = Vec::new();
+    for path in paths {
+        if path.is_dir() && detect_format(path).is_err() {
+            walk(path, &mut inputs, &mut left_out)?;
+        } else {
+            inputs.push(Input {
+                path: path.clone(),
+                found: false,
+            });
+        }
+    }
+    Ok((inputs, left_out))
+}
+
+/// Adds the files under `dir` to `inputs` (see [`expand_directories`]).
+fn walk(
+    dir: &std::path::Path,
+    inputs: &mut Vec<Input>,
+    left_out: &mut Vec<LeftOut>,
+) -> anyhow::Result<()> {
+    let listing = || format!("listing the directory {}", dir.display());
+    let mut entries = std::fs::read_dir(dir)
+        .with_context(listing)?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(listing)?;
+    entries.sort();
+    for path in entries {
+        let kind = std::fs::symlink_metadata(&path)
+            .with_context(|| format!("reading {}", path.display()))?
+            .file_type();
+        if kind.is_dir() {
+            if detect_format(&path).is_ok() {
+                inputs.push(Input { path, found: true });
+            } else {
+                walk(&path, inputs, left_out)?;
+            }
+        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
+            inputs.push(Input { path, found: true });
+        } else {
+            let why = if kind.is_symlink() && path.is_dir() {
+                "a link to a directory (not followed)"
+            } else if kind.is_symlink() {
+                "a link to nothing that can be read"
+            } else {
+                "not a file or a directory"
+            };
+            left_out.push((path, why.to_owned()));
+        }
+    }
+    Ok(())
+}
+
+/// The paths, as a user named them.
+fn names(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    names.join(", ")
+}
+
 /// Pearson's r with 3 decimals, or why it is undefined.
 fn correlation(r: Option<f64>) -> String {
     r.map_or_else(
@@ -361,13 +452,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         )
     };
     let mut unreadable: Vec<TraceError> = Vec::new();
-    let mut left_out: Vec<(PathBuf, String)> = Vec::new();
+    let (inputs, mut left_out) = expand_directories(&args.paths)?;
     // The inputs read, in order: the JSON's `inputs`, which `per_job`'s `input` indexes.
     let mut paths: Vec<PathBuf> = Vec::new();
-    for path in &args.paths {
+    for input in &inputs {
+        let path = &input.path;
         match detect_format(path) {
             Ok(_) => paths.push(path.clone()),
-            Err(e) if args.skip_other_files && other_file(&e) => {
+            Err(e) if (args.skip_other_files || input.found) && other_file(&e) => {
                 // The reason without the path the error starts with.
                 let text = e.to_string();
                 let prefix = format!("{}: ", path.display());
@@ -383,7 +475,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         bail!(
             "{} of {} inputs cannot be read as logs:\n  {}{}",
             unreadable.len(),
-            args.paths.len(),
+            inputs.len(),
             listed.join("\n  "),
             if other_files {
                 "\n(--skip-other-files leaves out the inputs that are no log)"
@@ -392,11 +484,23 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             }
         );
     }
-    for (path, why) in &left_out {
+    for (path, why) in left_out.iter().take(LEFT_OUT_SHOWN) {
         eprintln!("note: left out {}: {why}", path.display());
     }
+    if left_out.len() > LEFT_OUT_SHOWN {
+        eprintln!(
+            "note: {} more inputs left out{}",
+            left_out.len() - LEFT_OUT_SHOWN,
+            if args.json.is_some() {
+                " (the JSON's left_out lists every one)"
+            } else {
+                " (--json lists every one)"
+            }
+        );
+    }
     if paths.is_empty() {
-        match args.paths.len() {
+        match inputs.len() {
+            0 => bail!("no file to read in {}", names(&args.paths)),
             1 => bail!("the input is no log this command reads"),
             n => bail!("none of the {n} inputs is a log this command reads"),
         }
@@ -423,7 +527,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
 
     let labels = label(&jobs, truth)?;
     for (reason, n) in &labels.unlabelled {
-        eprintln!("note: {n} tasks not labelled: {reason}");
+        let tasks = if *n == 1 { "task" } else { "tasks" };
+        eprintln!("note: {n} {tasks} not labelled: {reason}");
     }
     let brief = labels
         .tasks
@@ -665,7 +770,7 @@ fn json_report(
     table: &Table3,
     results: &[(String, std::collections::BTreeMap<String, Option<f64>>)],
     skipped_jobs: &[SkippedJob],
-    left_out: &[(PathBuf, String)],
+    left_out: &[LeftOut],
     replay_config: ReplayConfig,
 ) -> Value {
     let counts = job_counts(jobs, labels);

@@ -28,8 +28,8 @@ pub struct SimulateArgs {
     scenario_file: Option<PathBuf>,
     /// The detector (`stragglers detectors` lists them, but for the oracle), or `none`;
     /// several, comma-separated (`default,late,hierarchical`), run side by side; `all` for
-    /// every one (`none,all` adds the run without a detector).
-    #[arg(long, default_value = "default")]
+    /// every one (`none,all` adds the run without a detector). `--detectors` is the same.
+    #[arg(long, visible_alias = "detectors", default_value = "default")]
     detector: String,
     /// Seed of the run.
     #[arg(long, default_value_t = 2019)]
@@ -129,10 +129,10 @@ fn render(s: &Summary) -> String {
     };
     format!(
         "scenario      {} (seed {}, detector {})\n\
-         cluster       {} nodes, {} jobs, {} tasks, {} attempts\n\
+         cluster       {} nodes, {}, {} tasks, {} attempts\n\
          makespan      {:.1} s (mean job {:.1} s)\n\
          stragglers    {} (injected {})\n\
-         detections    {} ({} stragglers, {} of them)\n\
+         detections    {} ({} of them stragglers: {} of the stragglers)\n\
          copies        {} ({} won)\n\
          failed        {} attempts\n\
          energy        {:.3} MJ\n",
@@ -140,7 +140,10 @@ fn render(s: &Summary) -> String {
         s.seed,
         s.detector,
         s.nodes,
-        s.jobs,
+        match s.jobs {
+            1 => "1 job".to_owned(),
+            n => format!("{n} jobs"),
+        },
         s.tasks,
         s.attempts,
         s.makespan_secs,

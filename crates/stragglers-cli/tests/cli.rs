@@ -152,13 +152,22 @@ fn bad_arguments_are_refused_with_a_reason() {
         "{stderr}"
     );
 
-    let output = stragglers(&["eval", "--detectors", "default,nope"]);
+    // `--detector` is `--detectors`, as in `simulate` and `replay`.
+    for flag in ["--detectors", "--detector"] {
+        let output = stragglers(&["eval", flag, "default,nope"]);
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("--detectors: unknown detector \"nope\""),
+            "{stderr}"
+        );
+    }
+
+    // A policy's N is a share of the cluster's containers.
+    let output = stragglers(&["eval", "--policies", "x0"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("--detectors: unknown detector \"nope\""),
-        "{stderr}"
-    );
+    assert!(stderr.contains("the cluster's containers"), "{stderr}");
 
     let output = stragglers(&[
         "eval",
@@ -235,7 +244,7 @@ fn simulate_runs_a_preset_and_writes_its_summary() {
         "--json",
         json_path.to_str().unwrap(),
     ]);
-    assert!(stdout.contains("20 nodes, 1 jobs, 480 tasks"), "{stdout}");
+    assert!(stdout.contains("20 nodes, 1 job, 480 tasks"), "{stdout}");
     let document: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     assert_eq!(document["schema"], "stragglers.simulate/1");
@@ -271,6 +280,17 @@ fn simulate_runs_several_detectors_side_by_side() {
     assert_eq!(summaries[1]["detector"], "none");
     let output = stragglers(&["simulate", "--preset", "paper", "--detector", "late,nope"]);
     assert!(String::from_utf8_lossy(&output.stderr).contains("\"nope\""));
+    // `--detectors` is `--detector`, as in `eval` and `replay`.
+    let plural = stragglers_ok(&[
+        "simulate",
+        "--preset",
+        "paper",
+        "--seed",
+        "3",
+        "--detectors",
+        "late",
+    ]);
+    assert_eq!(plural, run("late", None));
     // `all`: every detector `stragglers detectors` lists but the oracle, each once, after
     // those named before it.
     let listed = stragglers_ok(&["detectors"]);

@@ -192,7 +192,10 @@ fn replay_notes_a_job_it_does_not_replay_and_lists_it_in_the_json() {
     // of 1,000 given on the command line.
     let (stderr, value) = replay_default(&log, &["--max-scans-per-job", "1000"]);
     assert!(
-        stderr.contains("note: job 11 not replayed") && stderr.contains("more than 1000;"),
+        stderr.contains(
+            "note: job 11 not replayed: it runs 999999.0 s after its first launch, 333333 \
+             scans every 3 s, more than 1000;"
+        ),
         "{stderr}"
     );
     assert_eq!(value["skipped_jobs"][0]["max_scans"], 1000);
@@ -298,4 +301,89 @@ fn replay_leaves_out_files_that_are_no_log_only_when_asked() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("the input is no log"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_reads_the_files_under_a_directory_and_leaves_out_those_that_are_no_log() {
+    // A history directory: a log and its job's configuration XML, a log in a
+    // subdirectory, a Spark rolling event log directory (one input), and a link to a
+    // directory, which is not followed.
+    let dir = std::env::temp_dir().join(format!("stragglers-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let history = dir.join("history");
+    std::fs::create_dir_all(history.join("2009/04")).unwrap();
+    let conf = "hadoop-rumen-testdata/small-trace-test/sample-conf.file.xml";
+    std::fs::copy(trace(YAHOO), history.join("2009/04/yahoo.gz")).unwrap();
+    std::fs::copy(trace(conf), history.join("2009/04/yahoo_conf.xml")).unwrap();
+    std::fs::copy(trace(SPARK), history.join("spark-app")).unwrap();
+    let rolling = history.join("eventlog_v2_app-1");
+    std::fs::create_dir_all(&rolling).unwrap();
+    std::fs::copy(trace(SPARK), rolling.join("events_1_app-1")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&history, history.join("loop")).unwrap();
+
+    let json_path = dir.join("replay.json");
+    let output = stragglers(&[
+        "replay",
+        history.to_str().unwrap(),
+        "--json",
+        json_path.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("yahoo_conf.xml: a Hadoop job configuration XML"),
+        "{stderr}"
+    );
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let inputs: Vec<String> = value["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|input| input["path"].as_str().unwrap().to_owned())
+        .collect();
+    let expected = [
+        history.join("2009/04/yahoo.gz"),
+        history.join("eventlog_v2_app-1"),
+        history.join("spark-app"),
+    ];
+    let expected: Vec<String> = expected.iter().map(|p| p.display().to_string()).collect();
+    assert_eq!(inputs, expected);
+    let left_out: Vec<&str> = value["left_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["reason"].as_str().unwrap())
+        .collect();
+    #[cfg(unix)]
+    assert_eq!(left_out.len(), 2, "{left_out:?}");
+    #[cfg(unix)]
+    assert!(
+        left_out.contains(&"a link to a directory (not followed)"),
+        "{left_out:?}"
+    );
+
+    // A directory without a file says so.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let output = stragglers(&["replay", empty.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no file to read in"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_takes_detector_as_detectors_and_refuses_no_scans() {
+    let output = stragglers(&["replay", &trace(SPARK), "--detector", "default"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("\ndefault "), "{stdout}");
+
+    let output = stragglers(&["replay", &trace(SPARK), "--max-scans-per-job", "0"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--max-scans-per-job"), "{stderr}");
 }

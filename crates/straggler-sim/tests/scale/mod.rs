@@ -620,7 +620,7 @@ fn an_element_of_an_array_is_named_at_the_line_of_its_key() {
     );
     check_table_error(
         "[causes.mix]\nprobability = 0.1\nweights = [nan, 23, 23, 14, 7, 3]",
-        "test.toml: line 6: key `causes.mix.weights[0]`: NaN: must be >= 0",
+        "test.toml: line 6: key `causes.mix.weights[0]`: NaN: must be a finite number",
     );
     check_table_error(
         "[causes.mix]\nweights = [0, 0, 0, 0, 0, 0]",
