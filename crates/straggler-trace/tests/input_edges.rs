@@ -794,12 +794,17 @@ fn a_rumen_nan_inside_a_string_is_left_as_it_is() {
 
 /// A word that only starts like one (`NaNa`, `Infinityx`) is malformed JSON, as before, and
 /// so is a job with a `NaN` and malformed JSON besides (before, the job was named by its
-/// `NaN`, the first fault serde_json met).
+/// `NaN`, the first fault serde_json met); each on the line of the fault and naming its
+/// member (before, on the job's first line).
 #[test]
 fn a_rumen_job_malformed_besides_its_nan_is_malformed() {
     for word in ["NaNa", "Infinityx"] {
         let (jobs, report) = read_rumen(&rumen_job(word, "3000"));
-        assert_eq!(skips(&report), [(1, None, "malformed JSON")], "{word}");
+        assert_eq!(
+            skips(&report),
+            [(14, Some("startTime"), "malformed JSON")],
+            "{word}"
+        );
         assert!(jobs.is_empty(), "{word}");
     }
     for (first_start, second_finish) in [("NaN", "3000 3000"), ("NaN", "NaNa")] {
@@ -807,7 +812,7 @@ fn a_rumen_job_malformed_besides_its_nan_is_malformed() {
         let (jobs, report) = read_rumen(&text);
         assert_eq!(
             skips(&report),
-            [(1, None, "malformed JSON")],
+            [(20, Some("finishTime"), "malformed JSON")],
             "{second_finish}"
         );
         assert_eq!(
