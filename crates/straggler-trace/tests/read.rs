@@ -2884,3 +2884,35 @@ fn rumen_attempts_killed_before_launch_are_named() {
     assert_eq!(report.skip_reasons["attempt killed before launch"], 1);
     assert_eq!(report.skip_reasons.len(), 1);
 }
+
+/// Spark: a negative time is `"negative time"`, as in the other readers (before, `"field of
+/// the wrong type"`: the fields were read unsigned), and a number too large for a double
+/// (`1e400`) is `"number out of range"`, naming its field (before, `"malformed JSON"`).
+#[test]
+fn spark_negative_and_out_of_range_times_say_what_they_are() {
+    let job_start = "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}";
+    let log = [
+        job_start.to_owned(),
+        spark_start(1, 0, 2000),
+        spark_end(1, 0, 2000, 5000, "Success").replace("5000", "-5"),
+        spark_end(1, 0, 2000, 5000, "Success").replace("5000", "1e400"),
+        spark_start(2, 1, 2000).replace("2000", "-2000"),
+        job_start.replace("\"Job ID\":0", "\"Job ID\":1,\"Submission Time\":-1"),
+        spark_end(1, 0, 2000, 5000, "Success"),
+    ]
+    .join("\n")
+        + "\n";
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "negative time", Some("Finish Time")),
+            (4, "number out of range", Some("Finish Time")),
+            (5, "negative time", Some("Launch Time")),
+            (6, "negative time", Some("Submission Time")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (7, 3));
+    // The later end of the attempt is read.
+    assert_eq!(jobs[0].tasks[0].attempts[0].end_secs, Some(5.0));
+}

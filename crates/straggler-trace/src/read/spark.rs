@@ -11,7 +11,9 @@
 //!   the end going where the start filed it (`SparkReader::running`); a stage that
 //!   running jobs share is the earliest's, and a `Stage Attempt ID` of `-1` the stage's
 //!   latest attempt seen:
-//!   `Launch Time` and `Finish Time` (ms), `Host`, `Speculative`; it `Killed` or `Failed`
+//!   `Launch Time` and `Finish Time` (ms; checked as [`plausible`], a negative one skipped
+//!   as `"negative time"`, as `Submission Time` is with its job start), `Host`,
+//!   `Speculative`; it `Killed` or `Failed`
 //!   as `Task Info` says (a `TaskCommitDenied` end killed, whatever the flags: see
 //!   `task_end`), else it succeeded if the end reason is `Success`.
 //! - Input: from the successful attempt's `Task Metrics`: `Input Metrics` bytes and records
@@ -81,13 +83,39 @@ struct Event {
     #[serde(rename = "Job ID")]
     job_id: Option<u64>,
     #[serde(rename = "Submission Time")]
-    submission_time: Option<u64>,
+    submission_time: Option<Millis>,
     #[serde(rename = "Stage IDs")]
     stage_ids: Option<Vec<u64>>,
     #[serde(rename = "Stage Infos")]
     stage_infos: Option<Vec<StageInfo>>,
     #[serde(rename = "App ID")]
     app_id: Option<String>,
+}
+
+/// A time in milliseconds: any JSON integer, signed or past `i64`, so that a negative one
+/// is skipped as `"negative time"` and a huge one as `"implausible time"` (see
+/// [`plausible`]), as in the other readers, not as a value of the wrong type. Any other
+/// value (a float, a string) is of the wrong type.
+#[derive(Debug, Clone, Copy)]
+struct Millis(i128);
+
+impl<'de> Deserialize<'de> for Millis {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Integer;
+        impl serde::de::Visitor<'_> for Integer {
+            type Value = Millis;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an integer")
+            }
+            fn visit_i64<E>(self, ms: i64) -> Result<Millis, E> {
+                Ok(Millis(ms.into()))
+            }
+            fn visit_u64<E>(self, ms: u64) -> Result<Millis, E> {
+                Ok(Millis(ms.into()))
+            }
+        }
+        deserializer.deserialize_i64(Integer)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -103,13 +131,13 @@ struct TaskInfo {
     #[serde(rename = "Index")]
     index: Option<u64>,
     #[serde(rename = "Launch Time")]
-    launch_time: Option<u64>,
+    launch_time: Option<Millis>,
     #[serde(rename = "Host")]
     host: Option<String>,
     #[serde(rename = "Speculative")]
     speculative: Option<bool>,
     #[serde(rename = "Finish Time")]
-    finish_time: Option<u64>,
+    finish_time: Option<Millis>,
     #[serde(rename = "Failed")]
     failed: Option<bool>,
     #[serde(rename = "Killed")]
@@ -327,6 +355,9 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
 
     fn job_start(&mut self, event: Event) -> Result<(), Skip> {
         let job_id = event.job_id.ok_or(("missing field", Some("Job ID")))?;
+        let submit_secs = (event.submission_time)
+            .map(|ms| plausible(ms_to_secs(ms), "Submission Time"))
+            .transpose()?;
         let infos = event.stage_infos.unwrap_or_default();
         let stages: Vec<u64> = match event.stage_ids {
             Some(ids) => ids,
@@ -340,7 +371,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let key = self.job_key(job_id);
         let job = self.jobs.job(&key).job_mut();
         job.name = name;
-        job.submit_secs = event.submission_time.map(ms_to_secs);
+        job.submit_secs = submit_secs;
         // A stage that a running job runs stays that job's (Spark runs a stage that jobs
         // share for the earliest, `DAGScheduler.activeJobForStage`); it passes to this one
         // when that one ends (`pass_stages`).
@@ -558,6 +589,6 @@ fn input_of(metrics: &TaskMetrics) -> (Option<u64>, Option<u64>) {
     (bytes, records)
 }
 
-fn ms_to_secs(ms: u64) -> f64 {
-    ms as f64 / 1000.0
+fn ms_to_secs(ms: Millis) -> f64 {
+    ms.0 as f64 / 1000.0
 }
