@@ -620,8 +620,9 @@ fn the_cut_job_tracker_log_yields_what_it_holds_and_says_where_it_stops() {
 }
 
 /// The same log with line 57 cut inside a quoted value (after `HOSTNAME="/192\`), or
-/// between two fields: the cut record is skipped as truncated and every later line is read
-/// as before, not swallowed by the cut record.
+/// between two fields: the cut record is skipped as malformed (the log goes on: it is not
+/// truncated; the value left open named) and every later line is read as before, not
+/// swallowed by the cut record.
 #[test]
 fn a_record_cut_inside_a_value_does_not_swallow_the_next_ones() {
     let Some(base) = shared_traces() else { return };
@@ -632,7 +633,7 @@ fn a_record_cut_inside_a_value_does_not_swallow_the_next_ones() {
     let line_57 = lines[56];
     let in_value = line_57.find("HOSTNAME=\"/192\\").expect("the field") + 15;
     let between_fields = line_57.find(" HOSTNAME=").expect("the field");
-    for cut in [in_value, between_fields] {
+    for (cut, field) in [(in_value, Some("HOSTNAME")), (between_fields, None)] {
         let mut cut_lines = lines.clone();
         cut_lines[56] = &line_57[..cut];
         let (_, report) = read_bytes(cut_lines.join("\n").as_bytes(), HADOOP1).expect("readable");
@@ -643,16 +644,12 @@ fn a_record_cut_inside_a_value_does_not_swallow_the_next_ones() {
             "cut at {cut}"
         );
         assert!(
-            report
-                .skips
-                .iter()
-                .any(|s| s.line == 57 && s.reason == "truncated record")
+            skips_with_fields(&report).contains(&(57, "malformed record", field)),
+            "cut at {cut}: {:?}",
+            report.skips
         );
-        assert_eq!(
-            report.truncated.as_ref().map(|t| t.line),
-            Some(57),
-            "cut at {cut}"
-        );
+        // Only the log's own cut, on line 58, as in the whole log.
+        assert_eq!(report.truncated, whole.truncated, "cut at {cut}");
     }
 }
 
@@ -2915,4 +2912,52 @@ fn spark_negative_and_out_of_range_times_say_what_they_are() {
     assert_eq!((report.records_read, report.records_parsed), (7, 3));
     // The later end of the attempt is read.
     assert_eq!(jobs[0].tasks[0].attempts[0].end_secs, Some(5.0));
+}
+
+/// Hadoop 1: a record that the next one interrupts (a closing quote missing) is malformed,
+/// named on the line of the value left open and its key, and the records after it are read;
+/// `"truncated record"` is kept for a record the input ends inside.
+#[test]
+fn a_hadoop1_record_missing_a_quote_mid_file_is_malformed_not_truncated() {
+    let log = concat!(
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+        "Task TASKID=\"task_1_0001_m_000000\" TASK_TYPE=\"MAP\" START_TIME=\"1000\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" START_TIME=\"1000\" ",
+        "TRACKER_NAME=\"tracker_h1:localhost/127.0.0.1:1\" HTTP_PORT=\"1 .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_1\" START_TIME=\"2000\" ",
+        "TRACKER_NAME=\"tracker_h2:localhost/127.0.0.1:1\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_1\" TASK_STATUS=\"SUCCESS\" ",
+        "FINISH_TIME=\"5000\" HOSTNAME=\"/r/h2\" .\n",
+    );
+    let (jobs, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(3, "malformed record", Some("HTTP_PORT"))]
+    );
+    assert!(report.truncated.is_none(), "{:?}", report.truncated);
+    assert_eq!((report.records_read, report.records_parsed), (5, 4));
+    let attempts = &jobs[0].tasks[0].attempts;
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(attempts[0].end_secs, Some(5.0));
+
+    // The quote missing on a value that takes the next key: that value's key is named,
+    // on the line where it starts.
+    let swallowed = log.replacen("JOBNAME=\"n\"", "JOBNAME=\"n\nx", 1);
+    let (_, report) = read_bytes(swallowed.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report)[0],
+        (1, "malformed record", Some("JOBNAME"))
+    );
+
+    // The input ends inside the record: cut, as before.
+    let cut = &log[..log.len() - 30];
+    let (_, report) = read_bytes(cut.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report).last(),
+        Some(&(5, "truncated record", None))
+    );
+    assert_eq!(report.truncated.as_ref().map(|t| t.line), Some(5));
 }
