@@ -1114,6 +1114,33 @@ fn a_zstd_frame_whose_content_size_is_wrong_is_corrupt() {
         ),
         "{message}"
     );
+    // Only the tool that fits the file is suggested.
+    assert!(
+        message.ends_with(
+            "(`zstd -t` confirms the fault; `zstd -dc` writes out what it holds, to read knowingly)"
+        ),
+        "{message}"
+    );
+}
+
+/// A compressed file cut before anything of it decodes names the one tool that fits it
+/// (before, `zstd -dc` or `gzip -dc` for either).
+#[test]
+fn a_compressed_file_cut_before_it_decodes_names_its_own_tool() {
+    let dir = scratch_dir("cut-before-decoding");
+    let path = dir.join("events.zst");
+    let zst = fixture("spark-small.json.zst");
+    std::fs::write(&path, &zst[..zst.len() / 2]).expect("writable");
+    let message = match read_path(&path) {
+        Err(error) => error.to_string(),
+        Ok(read) => panic!("expected an error, got {read:?}"),
+    };
+    std::fs::remove_dir_all(&dir).expect("removable");
+    assert!(
+        message.contains("decompress what it holds with `zstd -dc` and read that"),
+        "{message}"
+    );
+    assert!(!message.contains("gzip"), "{message}");
 }
 
 /// The note of trailing garbage shows its first 8 bytes however the buffer below is cut.

@@ -68,8 +68,8 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
                 error.kind(),
                 format!(
                     "the compressed stream is cut or damaged before anything of it can be \
-                     decoded ({error}); decompress what it holds with `zstd -dc` or \
-                     `gzip -dc` and read that"
+                     decoded ({error}); decompress what it holds with `{} -dc` and read that",
+                    check.tool()
                 ),
             ),
         });

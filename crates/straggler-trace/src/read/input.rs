@@ -162,6 +162,11 @@ pub(crate) fn decompress<'a>(
         compression
     };
     let check = StreamCheck::default();
+    check.0.borrow_mut().tool = match compression {
+        Compression::Gzip => Some("gzip"),
+        Compression::Zstd => Some("zstd"),
+        _ => None,
+    };
     let decoded: Box<dyn BufRead + 'a> = match compression {
         Compression::None => reader,
         Compression::Gzip => Box::new(BufReader::with_capacity(
@@ -207,6 +212,9 @@ pub(crate) struct StreamCheck(Rc<RefCell<Found>>);
 
 #[derive(Debug, Default)]
 struct Found {
+    /// The tool that decompresses the stream (`gzip`, `zstd`), for messages that suggest
+    /// one; `None` for plain content.
+    tool: Option<&'static str>,
     /// Why the data fails its integrity check, if it does.
     corrupt: Option<String>,
     /// What was not read after the end of the compressed data: `(reason, note)`.
@@ -227,6 +235,12 @@ impl StreamCheck {
         self.0.borrow_mut().unread.push((reason, note));
     }
 
+    /// The tool that decompresses the stream (`gzip` or `zstd`), for a message that suggests
+    /// one (`gzip` for plain content, which has no stream to check and never asks).
+    pub(crate) fn tool(&self) -> &'static str {
+        self.0.borrow().tool.unwrap_or("gzip")
+    }
+
     /// The [`TraceError::Corrupt`] of the integrity check that failed so far, if one did:
     /// for format detection, which reads only the head, to refuse a file as its reading
     /// would when the check fails before anything is decoded (a gzip header's CRC-16).
@@ -235,6 +249,7 @@ impl StreamCheck {
         Some(TraceError::Corrupt {
             path: path.to_owned(),
             detail,
+            tool: self.tool().to_owned(),
         })
     }
 
@@ -250,6 +265,7 @@ impl StreamCheck {
             return Err(TraceError::Corrupt {
                 path: path.to_owned(),
                 detail,
+                tool: found.tool.unwrap_or("gzip").to_owned(),
             });
         }
         for (reason, note) in found.unread.drain(..) {
