@@ -2931,6 +2931,7 @@ fn a_hadoop1_record_missing_a_quote_mid_file_is_malformed_not_truncated() {
         "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
         "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_1\" TASK_STATUS=\"SUCCESS\" ",
         "FINISH_TIME=\"5000\" HOSTNAME=\"/r/h2\" .\n",
+        "Job JOBID=\"job_1_0001\" FINISH_TIME=\"6000\" JOB_STATUS=\"SUCCESS\" .\n",
     );
     let (jobs, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
     assert_eq!(
@@ -2938,7 +2939,7 @@ fn a_hadoop1_record_missing_a_quote_mid_file_is_malformed_not_truncated() {
         [(3, "malformed record", Some("HTTP_PORT"))]
     );
     assert!(report.truncated.is_none(), "{:?}", report.truncated);
-    assert_eq!((report.records_read, report.records_parsed), (5, 4));
+    assert_eq!((report.records_read, report.records_parsed), (6, 5));
     let attempts = &jobs[0].tasks[0].attempts;
     assert_eq!(attempts.len(), 1);
     assert_eq!(attempts[0].end_secs, Some(5.0));
@@ -2953,11 +2954,70 @@ fn a_hadoop1_record_missing_a_quote_mid_file_is_malformed_not_truncated() {
     );
 
     // The input ends inside the record: cut, as before.
-    let cut = &log[..log.len() - 30];
+    let cut = &log[..log.rfind("MapAttempt").expect("the last attempt") + 30];
     let (_, report) = read_bytes(cut.as_bytes(), HADOOP1).expect("readable");
     assert_eq!(
         skips_with_fields(&report).last(),
         Some(&(5, "truncated record", None))
     );
     assert_eq!(report.truncated.as_ref().map(|t| t.line), Some(5));
+}
+
+/// A log cut at a line end reads cleanly but for its jobs' missing ends: each format with
+/// a job end notes the jobs without one (a cut: the log may be cut short, or written while
+/// the job ran); the whole logs have no such note, nor do the formats without a job end.
+#[test]
+fn a_log_without_its_jobs_end_is_noted() {
+    let Some(base) = shared_traces() else { return };
+    let head = |path: &str, lines: usize| -> String {
+        let text = std::fs::read_to_string(base.join(path)).expect("readable");
+        text.lines()
+            .take(lines)
+            .map(|l| l.to_owned() + "\n")
+            .collect()
+    };
+    let jhist = "hadoop-jhist/job_1329348432655_0001-10.jhist";
+    let spark = "spark-core-test-events/local-1422981759269";
+    for (path, format, end) in [
+        (jhist, JHIST, "no JOB_FINISHED, JOB_FAILED or JOB_KILLED"),
+        (
+            spark,
+            SPARK,
+            "no SparkListenerJobEnd, nor SparkListenerApplicationEnd",
+        ),
+    ] {
+        let (_, whole) = read(&base.join(path), format);
+        assert!(whole.truncated.is_none(), "{path}: {:?}", whole.truncated);
+        let (jobs, report) = read_bytes(head(path, 20).as_bytes(), format).expect("readable");
+        assert_eq!(report.records_skipped, 0, "{path}");
+        let cut = report.truncated.expect("the missing end noted");
+        assert_eq!(cut.line, 20, "{path}");
+        assert_eq!(
+            cut.note,
+            format!(
+                "the log ends before the end of job {} ({end}): it may be cut short, or \
+                 written while the job ran",
+                jobs[0].id
+            ),
+            "{path}"
+        );
+    }
+    // Hadoop 1: a job whose record with FINISH_TIME is missing.
+    let hadoop1 = concat!(
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+        "Job JOBID=\"job_1_0002\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+        "Job JOBID=\"job_1_0001\" FINISH_TIME=\"6000\" JOB_STATUS=\"SUCCESS\" .\n",
+    );
+    let (_, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    let cut = report.truncated.expect("the missing end noted");
+    assert_eq!(cut.line, 3);
+    assert!(
+        cut.note
+            .contains("end of job job_1_0002 (no Job record with FINISH_TIME)")
+    );
+    // Formats without a job end: no note.
+    let google = "0,,3418309,0,,0,user,3,9,0.125,0.07446,0.0004244,0\n";
+    let (_, report) =
+        read_bytes(google.as_bytes(), TraceFormat::Google2011TaskEvents).expect("readable");
+    assert!(report.truncated.is_none());
 }

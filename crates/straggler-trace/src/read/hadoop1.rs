@@ -3,7 +3,9 @@
 //! Rumen's concatenated form adds `!!FILE=<name>!!` lines between the files and embeds each
 //! job's configuration XML.
 //!
-//! - `Job JOBID=...`: `JOBNAME`, `SUBMIT_TIME`; a `FINISH_TIME` closes the job.
+//! - `Job JOBID=...`: `JOBNAME`, `SUBMIT_TIME`; a `FINISH_TIME` closes the job (a job the
+//!   log never closes is noted in [`ReadReport::truncated`]: the log may be cut at a line
+//!   end, or written while the job ran).
 //! - `Task TASKID=... TASK_TYPE=...`: a task; stage `"map"`, `"reduce"`, `"setup"`,
 //!   `"cleanup"`.
 //! - `MapAttempt` / `ReduceAttempt` with `TASK_ATTEMPT_ID`: a record with `START_TIME`
@@ -162,7 +164,8 @@ pub(crate) fn read(
             format!("the input ends inside the record that starts on line {start}"),
         );
     }
-    jobs.finish(&mut on_job);
+    let end = "Job record with FINISH_TIME";
+    jobs.finish_noting_unended(&mut on_job, report, lines.line(), end);
 }
 
 /// A record being gathered over several lines (a value may hold line breaks): its first

@@ -20,7 +20,9 @@
 //!   plus `Shuffle Read Metrics` remote and local bytes and total records.
 //!
 //! A job is handed out at `SparkListenerJobEnd` once none of its attempts runs (Spark writes
-//! the ends of killed speculative copies after the job's end), or at the end of the input.
+//! the ends of killed speculative copies after the job's end), or at the end of the input;
+//! a job without its end is then noted in [`ReadReport::truncated`] (the log may be cut at
+//! a line end, or written while the job ran), unless `SparkListenerApplicationEnd` came.
 //! Events with no tasks in them (environment, executors, SQL...) are parsed and dropped:
 //! those `JsonProtocol` names (the [`CORE_EVENTS`]), and those it writes by their class's
 //! full name (`org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart`, or a
@@ -203,6 +205,11 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     /// The task type of each open job's stages (by job and stage attempt) that an end
     /// has given.
     stage_kinds: HashMap<(String, String), StageKind>,
+    /// Whether `SparkListenerApplicationEnd` came: the application is over, and a job
+    /// without its end is not taken for a sign of a log cut short.
+    app_ended: bool,
+    /// The last line read (of the last file, in a rolling directory).
+    last_line: u64,
 }
 
 /// Where a task start filed its attempt.
@@ -234,6 +241,8 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             job_order: HashMap::new(),
             jobs_started: 0,
             stage_kinds: HashMap::new(),
+            app_ended: false,
+            last_line: 0,
         }
     }
 
@@ -301,6 +310,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                 continue;
             }
             let (no, terminated) = (line.no, line.terminated);
+            self.last_line = no;
             match serde_json::from_slice::<Event>(line.text) {
                 Ok(event) => match self.event(event, no) {
                     Ok(()) => report.parsed(),
@@ -311,9 +321,16 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         }
     }
 
-    /// Hands out the jobs still open: the end of input.
-    pub(crate) fn finish(&mut self, _report: &mut ReadReport) {
-        self.jobs.finish(&mut self.on_job);
+    /// Hands out the jobs still open: the end of input. Those without their
+    /// `SparkListenerJobEnd` are noted in `report` (the log may be cut short, or written
+    /// while they ran), unless the application's end came.
+    pub(crate) fn finish(&mut self, report: &mut ReadReport) {
+        if self.app_ended {
+            self.jobs.finish(&mut self.on_job);
+        } else {
+            let end = "SparkListenerJobEnd, nor SparkListenerApplicationEnd";
+            (self.jobs).finish_noting_unended(&mut self.on_job, report, self.last_line, end);
+        }
     }
 
     fn job_key(&self, job_id: u64) -> String {
@@ -332,6 +349,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                 if event.app_id.is_some() {
                     self.app_id = event.app_id;
                 }
+                Ok(())
+            }
+            "SparkListenerApplicationEnd" => {
+                self.app_ended = true;
                 Ok(())
             }
             "SparkListenerJobStart" => self.job_start(event),
