@@ -2953,6 +2953,11 @@ fn a_hadoop1_record_missing_a_quote_mid_file_is_malformed_not_truncated() {
         (1, "malformed record", Some("JOBNAME"))
     );
 
+    // A value before the open quote that ends with a character of several bytes.
+    let accented = log.replacen("HTTP_PORT=\"1 .", "HTTP_PORT=é\"1 .", 1);
+    let (_, report) = read_bytes(accented.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(skips_with_fields(&report), [(3, "malformed record", None)]);
+
     // The input ends inside the record: cut, as before.
     let cut = &log[..log.rfind("MapAttempt").expect("the last attempt") + 30];
     let (_, report) = read_bytes(cut.as_bytes(), HADOOP1).expect("readable");

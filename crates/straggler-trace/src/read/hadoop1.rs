@@ -269,10 +269,12 @@ fn unended_at(text: &str, start: u64) -> (u64, Option<&str>) {
         let was_escaped = quotes.escaped;
         quotes = quotes.after(c.encode_utf8(&mut [0; 4]));
         if !was_open && quotes.open {
-            let key_start = text[..at.saturating_sub(1)]
-                .rfind(|c: char| !(c.is_ascii_uppercase() || c == '_'))
-                .map_or(0, |i| i + 1);
-            value = Some((at, &text[key_start..at.saturating_sub(1)]));
+            // The key written before `="`, if one is (the text is cut at char bounds).
+            let key = text[..at].strip_suffix('=').map_or("", |before| {
+                let is_key = |c: char| c.is_ascii_uppercase() || c == '_';
+                &before[before.trim_end_matches(is_key).len()..]
+            });
+            value = Some((at, key));
         } else if was_open && !was_escaped && c == '=' && bytes.peek().map(|&(_, c)| c) == Some('"')
         {
             // An `=` not escaped, then a quote: the value took the next key.
