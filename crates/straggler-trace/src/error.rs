@@ -71,17 +71,19 @@ pub enum TraceError {
     /// [`read_jobs`](crate::read_jobs) handed out before it came from the same data:
     /// [`read_path`](crate::read_path) drops them). `gzip -t` or `zstd -t` confirms the
     /// fault; `gzip -dc` or `zstd -dc` writes out what the file holds, for a user who
-    /// chooses to read that all the same.
+    /// chooses to read that all the same (the message names the one tool that fits).
     #[error(
         "{path}: corrupt compressed data: {detail}; none of what the file decompresses to \
-         can be trusted, so it is not read (`gzip -t` or `zstd -t` confirms the fault; \
-         `gzip -dc` or `zstd -dc` writes out what it holds, to read knowingly)"
+         can be trusted, so it is not read (`{tool} -t` confirms the fault; `{tool} -dc` \
+         writes out what it holds, to read knowingly)"
     )]
     Corrupt {
         /// The file.
         path: PathBuf,
         /// Which check failed, where, and the values it compared.
         detail: String,
+        /// The tool that decompresses the file: `gzip` or `zstd`.
+        tool: String,
     },
     /// A record the whole file depends on (a header, a schema line) is malformed.
     #[error("{path}:{line}: field {field}: {reason}")]

@@ -117,7 +117,9 @@ pub struct ReadReport {
     /// The first skipped records with their line (at most [`ReadReport::MAX_SKIPS_KEPT`]);
     /// the counts above cover all of them.
     pub skips: Vec<Skip>,
-    /// Set when the input ends in the middle of a record.
+    /// Set when the input ends in the middle of a record, or (`.jhist`, Spark, Hadoop 1)
+    /// before the end of a job the log opened: a log cut at a line end, or written while
+    /// the job ran.
     pub truncated: Option<Truncation>,
     /// What of the input was not read as records, and why (bytes after the end of its
     /// compressed stream, files of a rolling directory that hold no events).

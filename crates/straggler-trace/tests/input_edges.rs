@@ -794,12 +794,17 @@ fn a_rumen_nan_inside_a_string_is_left_as_it_is() {
 
 /// A word that only starts like one (`NaNa`, `Infinityx`) is malformed JSON, as before, and
 /// so is a job with a `NaN` and malformed JSON besides (before, the job was named by its
-/// `NaN`, the first fault serde_json met).
+/// `NaN`, the first fault serde_json met); each on the line of the fault and naming its
+/// member (before, on the job's first line).
 #[test]
 fn a_rumen_job_malformed_besides_its_nan_is_malformed() {
     for word in ["NaNa", "Infinityx"] {
         let (jobs, report) = read_rumen(&rumen_job(word, "3000"));
-        assert_eq!(skips(&report), [(1, None, "malformed JSON")], "{word}");
+        assert_eq!(
+            skips(&report),
+            [(14, Some("startTime"), "malformed JSON")],
+            "{word}"
+        );
         assert!(jobs.is_empty(), "{word}");
     }
     for (first_start, second_finish) in [("NaN", "3000 3000"), ("NaN", "NaNa")] {
@@ -807,7 +812,7 @@ fn a_rumen_job_malformed_besides_its_nan_is_malformed() {
         let (jobs, report) = read_rumen(&text);
         assert_eq!(
             skips(&report),
-            [(1, None, "malformed JSON")],
+            [(20, Some("finishTime"), "malformed JSON")],
             "{second_finish}"
         );
         assert_eq!(
@@ -1109,6 +1114,33 @@ fn a_zstd_frame_whose_content_size_is_wrong_is_corrupt() {
         ),
         "{message}"
     );
+    // Only the tool that fits the file is suggested.
+    assert!(
+        message.ends_with(
+            "(`zstd -t` confirms the fault; `zstd -dc` writes out what it holds, to read knowingly)"
+        ),
+        "{message}"
+    );
+}
+
+/// A compressed file cut before anything of it decodes names the one tool that fits it
+/// (before, `zstd -dc` or `gzip -dc` for either).
+#[test]
+fn a_compressed_file_cut_before_it_decodes_names_its_own_tool() {
+    let dir = scratch_dir("cut-before-decoding");
+    let path = dir.join("events.zst");
+    let zst = fixture("spark-small.json.zst");
+    std::fs::write(&path, &zst[..zst.len() / 2]).expect("writable");
+    let message = match read_path(&path) {
+        Err(error) => error.to_string(),
+        Ok(read) => panic!("expected an error, got {read:?}"),
+    };
+    std::fs::remove_dir_all(&dir).expect("removable");
+    assert!(
+        message.contains("decompress what it holds with `zstd -dc` and read that"),
+        "{message}"
+    );
+    assert!(!message.contains("gzip"), "{message}");
 }
 
 /// The note of trailing garbage shows its first 8 bytes however the buffer below is cut.

@@ -620,8 +620,9 @@ fn the_cut_job_tracker_log_yields_what_it_holds_and_says_where_it_stops() {
 }
 
 /// The same log with line 57 cut inside a quoted value (after `HOSTNAME="/192\`), or
-/// between two fields: the cut record is skipped as truncated and every later line is read
-/// as before, not swallowed by the cut record.
+/// between two fields: the cut record is skipped as malformed (the log goes on: it is not
+/// truncated; the value left open named) and every later line is read as before, not
+/// swallowed by the cut record.
 #[test]
 fn a_record_cut_inside_a_value_does_not_swallow_the_next_ones() {
     let Some(base) = shared_traces() else { return };
@@ -632,7 +633,7 @@ fn a_record_cut_inside_a_value_does_not_swallow_the_next_ones() {
     let line_57 = lines[56];
     let in_value = line_57.find("HOSTNAME=\"/192\\").expect("the field") + 15;
     let between_fields = line_57.find(" HOSTNAME=").expect("the field");
-    for cut in [in_value, between_fields] {
+    for (cut, field) in [(in_value, Some("HOSTNAME")), (between_fields, None)] {
         let mut cut_lines = lines.clone();
         cut_lines[56] = &line_57[..cut];
         let (_, report) = read_bytes(cut_lines.join("\n").as_bytes(), HADOOP1).expect("readable");
@@ -643,16 +644,12 @@ fn a_record_cut_inside_a_value_does_not_swallow_the_next_ones() {
             "cut at {cut}"
         );
         assert!(
-            report
-                .skips
-                .iter()
-                .any(|s| s.line == 57 && s.reason == "truncated record")
+            skips_with_fields(&report).contains(&(57, "malformed record", field)),
+            "cut at {cut}: {:?}",
+            report.skips
         );
-        assert_eq!(
-            report.truncated.as_ref().map(|t| t.line),
-            Some(57),
-            "cut at {cut}"
-        );
+        // Only the log's own cut, on line 58, as in the whole log.
+        assert_eq!(report.truncated, whole.truncated, "cut at {cut}");
     }
 }
 
@@ -1957,19 +1954,175 @@ fn a_stray_bracket_in_a_rumen_object_does_not_swallow_the_next_jobs() {
         "{\"jobID\": \"job_4\"}\n",
     );
     let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
-    // Line 3 breaks at its `]` closing a `{`: the `}` after it is stray text.
+    // Line 3 breaks at its `]` closing a `{`: the rest of it is passed over.
     assert_eq!(
-        skipped_lines(&report),
+        skips_with_fields(&report),
         [
-            (1, "malformed JSON"),
-            (3, "malformed JSON"),
-            (3, "text outside any JSON object")
+            (1, "malformed JSON", Some("mapTasks")),
+            (3, "malformed JSON", Some("attempts")),
         ]
     );
     assert!(report.truncated.is_none());
     let ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
     assert_eq!(ids, ["job_2", "job_4"]);
     assert_eq!(jobs[0].tasks[0].attempts[0].end_secs, Some(5.0));
+}
+
+/// A Rumen job as Jackson's pretty printer writes it (nine lines, the first its `{`), with
+/// one map task of one successful attempt.
+fn pretty_rumen_job(id: &str) -> String {
+    format!(
+        "{{\n  \"jobID\" : \"{id}\",\n  \"jobName\" : \"n\",\n  \"mapTasks\" : [ {{\n    \
+         \"taskID\" : \"t_{id}\",\n    \"taskType\" : \"MAP\",\n    \"attempts\" : [ {{\n      \
+         \"attemptID\" : \"a_{id}\", \"startTime\" : 1000, \"finishTime\" : 5000, \
+         \"result\" : \"SUCCESS\"\n    }} ]\n  }} ]\n}}"
+    )
+}
+
+fn job_ids(jobs: &[TraceJob]) -> Vec<&str> {
+    jobs.iter().map(|j| j.id.as_str()).collect()
+}
+
+/// Rumen: a line that ends inside a string (a quote missing) breaks its object there: the
+/// object is skipped as malformed on the line serde_json finds at fault, the lines left of
+/// it are passed over without a skip each, and the next object is read, in each layout
+/// Rumen files use (`} {` between objects, `}` and `{` on lines of their own, one object a
+/// line). The input is not cut.
+#[test]
+fn a_rumen_string_cut_by_a_line_end_costs_only_its_object() {
+    let jobs3 = [1, 2, 3].map(|n| pretty_rumen_job(&format!("job_{n}")));
+    // job_2's `"jobName"`, its first quote dropped.
+    let broken = jobs3[1].replacen("\"jobName\"", "jobName\"", 1);
+    for separator in [" ", "\n", "\n "] {
+        let text = format!("{}{separator}{broken}{separator}{}\n", jobs3[0], jobs3[2]);
+        let (jobs, report) = read_bytes(text.as_bytes(), RUMEN).expect("readable");
+        // Line 3 of job_2, which starts on job_1's last line or the line after it.
+        let line = if separator == " " { 13 } else { 14 };
+        assert_eq!(
+            skips_with_fields(&report),
+            [(line, "malformed JSON", None)],
+            "{separator:?}"
+        );
+        assert_eq!((report.records_read, report.records_parsed), (3, 2));
+        assert!(report.truncated.is_none(), "{:?}", report.truncated);
+        assert_eq!(job_ids(&jobs), ["job_1", "job_3"]);
+    }
+    // One object a line: the value's closing quote dropped.
+    let compact = concat!(
+        "{\"jobID\":\"job_1\",\"mapTasks\":[]}\n",
+        "{\"jobID\":\"job_2\",\"jobName\":\"n,\"mapTasks\":[]}\n",
+        "{\"jobID\":\"job_3\",\"mapTasks\":[]}\n",
+    );
+    let (jobs, report) = read_bytes(compact.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(2, "malformed JSON", Some("jobName"))]
+    );
+    assert_eq!(job_ids(&jobs), ["job_1", "job_3"]);
+    // A string cut by the end of the input is a cut, not malformed JSON.
+    let cut = format!("{}\n{}", jobs3[0], &jobs3[1][..30]);
+    let (jobs, report) = read_bytes(cut.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(skipped_lines(&report), [(12, "truncated record")]);
+    assert_eq!(report.truncated.as_ref().map(|t| t.line), Some(12));
+    assert_eq!(job_ids(&jobs), ["job_1"]);
+}
+
+/// Rumen: an object that misses a closer is broken where the next object starts (a `{`
+/// at the start of a line, or after its `}`, where no `{` can be in the object), and the
+/// next object is read from there; an object written with its inner `{` at the start of
+/// lines is not split.
+#[test]
+fn a_rumen_object_missing_a_closer_does_not_swallow_the_next_jobs() {
+    let jobs3 = [1, 2, 3].map(|n| pretty_rumen_job(&format!("job_{n}")));
+    // job_1's last `}` dropped, in each layout; then an attempt's `}` dropped in job_2.
+    let open_end = jobs3[0].strip_suffix('}').expect("a closing brace");
+    for separator in [" ", "\n", "\n "] {
+        let text = format!("{open_end}{separator}{}\n{}\n", jobs3[1], jobs3[2]);
+        let (jobs, report) = read_bytes(text.as_bytes(), RUMEN).expect("readable");
+        // serde_json finds the end of job_1's bytes on line 10, its `} ]`.
+        assert_eq!(
+            skips_with_fields(&report),
+            [(10, "malformed JSON", Some("mapTasks"))],
+            "{separator:?}"
+        );
+        assert_eq!(job_ids(&jobs), ["job_2", "job_3"], "{separator:?}");
+        assert!(report.truncated.is_none());
+    }
+    let inner = jobs3[1].replacen("    } ]", "     ]", 1);
+    let text = format!("{} {inner} {}\n", jobs3[0], jobs3[2]);
+    let (jobs, report) = read_bytes(text.as_bytes(), RUMEN).expect("readable");
+    // The `]` closing the attempt's `{` (line 19), after its last member: broken there, the
+    // rest passed over.
+    assert_eq!(
+        skips_with_fields(&report),
+        [(19, "malformed JSON", Some("result"))]
+    );
+    assert_eq!(job_ids(&jobs), ["job_1", "job_3"]);
+    // Valid JSON laid out otherwise: a `{` at the start of a line where one may stand.
+    let unusual = "{\"jobID\": \"job_1\", \"mapTasks\": [\n{\"taskID\": \"t\", \"taskType\": \
+                   \"MAP\", \"attempts\": []}\n], \"x\":\n{}}\n{\"jobID\": \"job_2\"}\n";
+    let (jobs, report) = read_bytes(unusual.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(skipped_lines(&report), []);
+    assert_eq!(job_ids(&jobs), ["job_1", "job_2"]);
+}
+
+/// Rumen: malformed JSON is named on the line serde_json finds it, with the member it is
+/// in, not the object's first line; the real 2-job trace with one character changed.
+#[test]
+fn rumen_malformed_json_names_its_line_and_field_in_a_real_trace() {
+    let Some(base) = shared_traces() else {
+        return;
+    };
+    let path = base.join("hadoop-sls-gridmix-rumen/2jobs2min-rumen-jh.json");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let changed = |line: usize, from: &str, to: &str| -> String {
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        let edited = lines[line - 1].replacen(from, to, 1);
+        assert_ne!(edited, lines[line - 1]);
+        lines[line - 1] = &edited;
+        lines.join("\n")
+    };
+    let (whole, _) = read(&path, RUMEN);
+    for (line, from, to, field) in [
+        (
+            2827,
+            "\"outputBytes\" :",
+            "\"outputBytes\"Z:",
+            Some("outputBytes"),
+        ),
+        // A key without its first quote: between the members of the object that holds
+        // it, which is named.
+        (
+            1409,
+            "\"physicalMemoryUsage\"",
+            "physicalMemoryUsage\"",
+            Some("resourceUsageMetrics"),
+        ),
+    ] {
+        let (jobs, report) = read_bytes(changed(line, from, to).as_bytes(), RUMEN).expect("read");
+        assert_eq!(
+            skips_with_fields(&report),
+            [(line as u64, "malformed JSON", field)]
+        );
+        assert_eq!((report.records_read, report.records_parsed), (2, 1));
+        assert!(report.truncated.is_none());
+        // The other job is read whole.
+        assert_eq!(jobs.len(), 1);
+        assert!(whole.iter().any(|job| *job == jobs[0]));
+    }
+    // The 4-job trace, a quote dropped in the first job: the three others read.
+    let path = base.join("hadoop-rumen-testdata/small-trace-test/dispatch-trace-output.json.gz");
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("readable")),
+        &mut text,
+    )
+    .expect("gzip");
+    let broken = text.replacen("\"jobName\"", "jobName\"", 1);
+    let (jobs, report) = read_bytes(broken.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(skipped_lines(&report), [(5, "malformed JSON")]);
+    assert_eq!((report.records_read, jobs.len()), (4, 3));
+    assert!(report.truncated.is_none());
 }
 
 /// Rumen: an attempt id read again in one job, in its task or another, is skipped and the
@@ -2059,10 +2212,16 @@ fn a_record_longer_than_the_cap_is_skipped_not_kept() {
         let line = [vec![b'a'; 1024 * 1024], b"\n".to_vec()].concat();
         std::io::Cursor::new(line.repeat(65))
     };
+    // For Rumen, an array of 65 strings of 1 MiB, one a line (JSON strings hold no line
+    // break).
+    let strings_of_a = || {
+        let line = [b"\"".to_vec(), vec![b'a'; 1024 * 1024], b"\",\n".to_vec()].concat();
+        std::io::Cursor::new(line.repeat(65))
+    };
     let next_job = "{\"jobID\": \"job_2\"}\n";
-    let rumen = std::io::Cursor::new("{\"jobID\": \"job_1\", \"x\": [\"\n")
-        .chain(lines_of_a())
-        .chain(&b"\"]}\n"[..])
+    let rumen = std::io::Cursor::new("{\"jobID\": \"job_1\", \"x\": [\n")
+        .chain(strings_of_a())
+        .chain(&b"\"\"]}\n"[..])
         .chain(next_job.as_bytes());
     let (jobs, report) = read_stream(rumen, RUMEN);
     assert_eq!(skipped_lines(&report), [(1, "record too long")]);
@@ -2721,4 +2880,149 @@ fn rumen_attempts_killed_before_launch_are_named() {
     assert_eq!(attempts(&jobs).count(), 1);
     assert_eq!(report.skip_reasons["attempt killed before launch"], 1);
     assert_eq!(report.skip_reasons.len(), 1);
+}
+
+/// Spark: a negative time is `"negative time"`, as in the other readers (before, `"field of
+/// the wrong type"`: the fields were read unsigned), and a number too large for a double
+/// (`1e400`) is `"number out of range"`, naming its field (before, `"malformed JSON"`).
+#[test]
+fn spark_negative_and_out_of_range_times_say_what_they_are() {
+    let job_start = "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}";
+    let log = [
+        job_start.to_owned(),
+        spark_start(1, 0, 2000),
+        spark_end(1, 0, 2000, 5000, "Success").replace("5000", "-5"),
+        spark_end(1, 0, 2000, 5000, "Success").replace("5000", "1e400"),
+        spark_start(2, 1, 2000).replace("2000", "-2000"),
+        job_start.replace("\"Job ID\":0", "\"Job ID\":1,\"Submission Time\":-1"),
+        spark_end(1, 0, 2000, 5000, "Success"),
+    ]
+    .join("\n")
+        + "\n";
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "negative time", Some("Finish Time")),
+            (4, "number out of range", Some("Finish Time")),
+            (5, "negative time", Some("Launch Time")),
+            (6, "negative time", Some("Submission Time")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (7, 3));
+    // The later end of the attempt is read.
+    assert_eq!(jobs[0].tasks[0].attempts[0].end_secs, Some(5.0));
+}
+
+/// Hadoop 1: a record that the next one interrupts (a closing quote missing) is malformed,
+/// named on the line of the value left open and its key, and the records after it are read;
+/// `"truncated record"` is kept for a record the input ends inside.
+#[test]
+fn a_hadoop1_record_missing_a_quote_mid_file_is_malformed_not_truncated() {
+    let log = concat!(
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+        "Task TASKID=\"task_1_0001_m_000000\" TASK_TYPE=\"MAP\" START_TIME=\"1000\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" START_TIME=\"1000\" ",
+        "TRACKER_NAME=\"tracker_h1:localhost/127.0.0.1:1\" HTTP_PORT=\"1 .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_1\" START_TIME=\"2000\" ",
+        "TRACKER_NAME=\"tracker_h2:localhost/127.0.0.1:1\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_1\" TASK_STATUS=\"SUCCESS\" ",
+        "FINISH_TIME=\"5000\" HOSTNAME=\"/r/h2\" .\n",
+        "Job JOBID=\"job_1_0001\" FINISH_TIME=\"6000\" JOB_STATUS=\"SUCCESS\" .\n",
+    );
+    let (jobs, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(3, "malformed record", Some("HTTP_PORT"))]
+    );
+    assert!(report.truncated.is_none(), "{:?}", report.truncated);
+    assert_eq!((report.records_read, report.records_parsed), (6, 5));
+    let attempts = &jobs[0].tasks[0].attempts;
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(attempts[0].end_secs, Some(5.0));
+
+    // The quote missing on a value that takes the next key: that value's key is named,
+    // on the line where it starts.
+    let swallowed = log.replacen("JOBNAME=\"n\"", "JOBNAME=\"n\nx", 1);
+    let (_, report) = read_bytes(swallowed.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report)[0],
+        (1, "malformed record", Some("JOBNAME"))
+    );
+
+    // A value before the open quote that ends with a character of several bytes.
+    let accented = log.replacen("HTTP_PORT=\"1 .", "HTTP_PORT=é\"1 .", 1);
+    let (_, report) = read_bytes(accented.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(skips_with_fields(&report), [(3, "malformed record", None)]);
+
+    // The input ends inside the record: cut, as before.
+    let cut = &log[..log.rfind("MapAttempt").expect("the last attempt") + 30];
+    let (_, report) = read_bytes(cut.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report).last(),
+        Some(&(5, "truncated record", None))
+    );
+    assert_eq!(report.truncated.as_ref().map(|t| t.line), Some(5));
+}
+
+/// A log cut at a line end reads cleanly but for its jobs' missing ends: each format with
+/// a job end notes the jobs without one (a cut: the log may be cut short, or written while
+/// the job ran); the whole logs have no such note, nor do the formats without a job end.
+#[test]
+fn a_log_without_its_jobs_end_is_noted() {
+    let Some(base) = shared_traces() else { return };
+    let head = |path: &str, lines: usize| -> String {
+        let text = std::fs::read_to_string(base.join(path)).expect("readable");
+        text.lines()
+            .take(lines)
+            .map(|l| l.to_owned() + "\n")
+            .collect()
+    };
+    let jhist = "hadoop-jhist/job_1329348432655_0001-10.jhist";
+    let spark = "spark-core-test-events/local-1422981759269";
+    for (path, format, end) in [
+        (jhist, JHIST, "no JOB_FINISHED, JOB_FAILED or JOB_KILLED"),
+        (
+            spark,
+            SPARK,
+            "no SparkListenerJobEnd, nor SparkListenerApplicationEnd",
+        ),
+    ] {
+        let (_, whole) = read(&base.join(path), format);
+        assert!(whole.truncated.is_none(), "{path}: {:?}", whole.truncated);
+        let (jobs, report) = read_bytes(head(path, 20).as_bytes(), format).expect("readable");
+        assert_eq!(report.records_skipped, 0, "{path}");
+        let cut = report.truncated.expect("the missing end noted");
+        assert_eq!(cut.line, 20, "{path}");
+        assert_eq!(
+            cut.note,
+            format!(
+                "the log ends before the end of job {} ({end}): it may be cut short, or \
+                 written while the job ran",
+                jobs[0].id
+            ),
+            "{path}"
+        );
+    }
+    // Hadoop 1: a job whose record with FINISH_TIME is missing.
+    let hadoop1 = concat!(
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+        "Job JOBID=\"job_1_0002\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+        "Job JOBID=\"job_1_0001\" FINISH_TIME=\"6000\" JOB_STATUS=\"SUCCESS\" .\n",
+    );
+    let (_, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    let cut = report.truncated.expect("the missing end noted");
+    assert_eq!(cut.line, 3);
+    assert!(
+        cut.note
+            .contains("end of job job_1_0002 (no Job record with FINISH_TIME)")
+    );
+    // Formats without a job end: no note.
+    let google = "0,,3418309,0,,0,user,3,9,0.125,0.07446,0.0004244,0\n";
+    let (_, report) =
+        read_bytes(google.as_bytes(), TraceFormat::Google2011TaskEvents).expect("readable");
+    assert!(report.truncated.is_none());
 }

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::{AttemptOutcome, StageKind, TraceAttempt, TraceJob, TraceTask};
+use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask};
 
 /// One job still open.
 #[derive(Debug)]
@@ -422,6 +422,36 @@ impl Assembler {
             self.order.remove(&job.seq);
             on_job(job.into_job());
         }
+    }
+
+    /// Hands out every job still open, as [`Assembler::finish`], and notes in `report`
+    /// (as a cut, on `line`, the input's last) the jobs whose end the log never gave:
+    /// `end` names the records that end a job in the format. A log cut at a line end reads
+    /// cleanly otherwise, its jobs' attempts left running. For formats with a job end only.
+    pub(crate) fn finish_noting_unended(
+        &mut self,
+        on_job: &mut impl FnMut(TraceJob),
+        report: &mut ReadReport,
+        line: u64,
+        end: &str,
+    ) {
+        let mut unended =
+            (self.order.values()).filter(|id| self.jobs.get(*id).is_some_and(|job| !job.ended));
+        if let Some(first) = unended.next() {
+            let note = match unended.count() {
+                0 => format!(
+                    "the log ends before the end of job {first} (no {end}): it may be cut \
+                     short, or written while the job ran"
+                ),
+                more => format!(
+                    "the log ends before the end of {} jobs (the first {first}; no {end}): \
+                     it may be cut short, or written while they ran",
+                    more + 1
+                ),
+            };
+            report.cut(line, note);
+        }
+        self.finish(on_job);
     }
 
     /// Hands out every job still open, in the order they were first seen: the end of input.

@@ -68,8 +68,8 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
                 error.kind(),
                 format!(
                     "the compressed stream is cut or damaged before anything of it can be \
-                     decoded ({error}); decompress what it holds with `zstd -dc` or \
-                     `gzip -dc` and read that"
+                     decoded ({error}); decompress what it holds with `{} -dc` and read that",
+                    check.tool()
                 ),
             ),
         });
@@ -349,7 +349,7 @@ fn classify(head: &[u8]) -> Classified {
         .filter(|(_, line)| !line.is_empty())
         .take(DETECT_LINES);
     let Some((first_index, first)) = lines.next() else {
-        return Classified::Unknown("empty".into());
+        return Classified::Unknown(binary_data(head).unwrap_or_else(|| "empty".into()));
     };
     let what_first = match classify_line(first, text) {
         Classified::Unknown(what) => what,
@@ -374,7 +374,17 @@ fn classify(head: &[u8]) -> Classified {
     if let Some((classified, _)) = votes.into_iter().rev().max_by_key(|(_, count)| *count) {
         return classified;
     }
-    let preview: String = first.chars().take(40).collect();
+    if let Some(binary) = binary_data(head) {
+        return Classified::Unknown(binary);
+    }
+    // Control characters (an escape sequence, a bell) are escaped, not echoed to a
+    // terminal.
+    let preview: String = (first.chars().take(40))
+        .flat_map(|c| match c.is_control() {
+            true => c.escape_default().collect::<Vec<_>>(),
+            false => vec![c],
+        })
+        .collect();
     let cut = if first.chars().count() > 40 {
         "..."
     } else {
@@ -389,6 +399,28 @@ fn classify(head: &[u8]) -> Classified {
         "line {} is {what_first} (`{preview}{cut}`), {after}",
         first_index + 1
     ))
+}
+
+/// How many bytes of a head are looked at for signs of binary data, as `git` does.
+const BINARY_LOOK_BYTES: usize = 8000;
+
+/// What says that `head`, of no format, is binary data (an executable, an image, random
+/// bytes): a NUL byte, or bytes that are not UTF-8, in its first [`BINARY_LOOK_BYTES`]
+/// (a character cut by their end excepted); `None` for text. Said in place of a preview of
+/// its first line, which would echo binary to the terminal. Looked for only once no format
+/// is found: a log with a stray NUL on a line is read, that line skipped.
+fn binary_data(head: &[u8]) -> Option<String> {
+    let look = &head[..head.len().min(BINARY_LOOK_BYTES)];
+    if let Some(at) = look.iter().position(|&b| b == 0) {
+        return Some(format!("binary data: a NUL byte at byte {at}"));
+    }
+    match std::str::from_utf8(look) {
+        Err(error) if error.error_len().is_some() => Some(format!(
+            "binary data: bytes that are not UTF-8 at byte {}",
+            error.valid_up_to()
+        )),
+        _ => None,
+    }
 }
 
 /// What the non-blank line `line` of the head `text` is a record of, if it is one: the
@@ -587,6 +619,37 @@ mod tests {
              one line after it"
         );
         assert_eq!(hint(" \n\t\n"), "empty");
+        // Control characters are escaped, not echoed.
+        assert_eq!(
+            hint("a\u{1b}[31mb\u{7}\n"),
+            "line 1 is text of no format read here (`a\\u{1b}[31mb\\u{7}`), and no other line is"
+        );
+    }
+
+    #[test]
+    fn binary_data_is_said_to_be_binary_and_not_echoed() {
+        let hint = |head: &[u8]| match classify(head) {
+            Classified::Unknown(hint) => hint,
+            other => panic!("{head:?}: {other:?}"),
+        };
+        // An ELF executable's header, random bytes, bytes not UTF-8 with no NUL.
+        let elf = b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00>\x00";
+        assert_eq!(hint(elf), "binary data: a NUL byte at byte 7");
+        assert_eq!(
+            hint(b"\x12\xfe-\xf3,\x8fU91b\xef\x10\x03"),
+            "binary data: bytes that are not UTF-8 at byte 1"
+        );
+        assert_eq!(hint(b"\x00\x00\x00"), "binary data: a NUL byte at byte 0");
+        // A character cut by the end of the bytes looked at is not binary.
+        let mut text = vec![b'x'; BINARY_LOOK_BYTES - 1];
+        text.extend_from_slice("é".as_bytes());
+        assert!(hint(&text).starts_with("line 1 is text"), "{}", hint(&text));
+        // A log of a known format with a NUL further on is still read as that format.
+        let spark = "{\"Event\":\"SparkListenerLogStart\"}\n\0\n";
+        assert_eq!(
+            detect_bytes(spark.as_bytes()),
+            Some(TraceFormat::SparkEventLog)
+        );
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! Rumen's concatenated form adds `!!FILE=<name>!!` lines between the files and embeds each
 //! job's configuration XML.
 //!
-//! - `Job JOBID=...`: `JOBNAME`, `SUBMIT_TIME`; a `FINISH_TIME` closes the job.
+//! - `Job JOBID=...`: `JOBNAME`, `SUBMIT_TIME`; a `FINISH_TIME` closes the job (a job the
+//!   log never closes is noted in [`ReadReport::truncated`]: the log may be cut at a line
+//!   end, or written while the job ran).
 //! - `Task TASKID=... TASK_TYPE=...`: a task; stage `"map"`, `"reduce"`, `"setup"`,
 //!   `"cleanup"`.
 //! - `MapAttempt` / `ReduceAttempt` with `TASK_ATTEMPT_ID`: a record with `START_TIME`
@@ -19,7 +21,9 @@
 //! (one record, skipped as `"embedded job configuration"`), and each other stray line
 //! (skipped as `"not a history record"`). A record cut short (a key with no value before
 //! the closing ` .`, or the input ending inside a record) is skipped as
-//! `"truncated record"` and sets [`ReadReport::truncated`] to its line; a record over
+//! `"truncated record"` and sets [`ReadReport::truncated`] to its line; a record that the
+//! next one interrupts (a closing quote or its ` .` missing, the log going on) is skipped
+//! as `"malformed record"`, on the line of the value left open and naming its key; a record over
 //! 64 MiB is read to its end and skipped as `"record too long"`. An attempt record that
 //! repeats or contradicts one applied (its id in another task, a second start or end, a
 //! start after the end) is skipped whole, and so is one that is neither a start nor an end
@@ -93,11 +97,13 @@ pub(crate) fn read(
         let trimmed = text.trim();
         if let Some(mut record) = pending.take() {
             if opens_record(trimmed) {
-                // The record was cut short and the log goes on with the next one.
+                // The next record starts before this one ends: the log goes on, so this
+                // one is malformed (a closing quote or its ` .` missing), not cut.
                 if record.too_long {
                     report.skipped(record.start, None, "record too long");
                 } else {
-                    cut_short(record.start, report);
+                    let (line, field) = unended_at(&record.text, record.start);
+                    report.skipped(line, field, "malformed record");
                 }
             } else {
                 record.push_line(&text);
@@ -158,7 +164,8 @@ pub(crate) fn read(
             format!("the input ends inside the record that starts on line {start}"),
         );
     }
-    jobs.finish(&mut on_job);
+    let end = "Job record with FINISH_TIME";
+    jobs.finish_noting_unended(&mut on_job, report, lines.line(), end);
 }
 
 /// A record being gathered over several lines (a value may hold line breaks): its first
@@ -230,7 +237,7 @@ impl Quotes {
 }
 
 /// Whether a line opens a history record (a record type, a space, `KEY="`) or a file of a
-/// concatenated log: a record still being gathered when one comes was cut short. A line
+/// concatenated log: a record still being gathered when one comes is malformed. A line
 /// of a value that runs over several lines (a stack trace) does not look so.
 fn opens_record(line: &str) -> bool {
     if line.starts_with("!!FILE=") {
@@ -245,6 +252,42 @@ fn opens_record(line: &str) -> bool {
         .take_while(|b| b.is_ascii_uppercase() || *b == b'_')
         .count();
     key > 0 && rest[key..].starts_with("=\"")
+}
+
+/// Where a record that the next record interrupts (`text`, whose first line is `start`)
+/// went wrong, and the key at fault: the value that runs over a `KEY="` of its own (its
+/// closing quote missing, so that it took the next key: Hadoop escapes `=` in values as
+/// `\=`), else the value left open at the end, on the line where that value starts; the
+/// record's first line, and no key, when no value is open (its ` .` is missing).
+fn unended_at(text: &str, start: u64) -> (u64, Option<&str>) {
+    let mut quotes = Quotes::default();
+    // Where the value being read starts and its key.
+    let mut value: Option<(usize, &str)> = None;
+    let mut bytes = text.char_indices().peekable();
+    while let Some((at, c)) = bytes.next() {
+        let was_open = quotes.open;
+        let was_escaped = quotes.escaped;
+        quotes = quotes.after(c.encode_utf8(&mut [0; 4]));
+        if !was_open && quotes.open {
+            // The key written before `="`, if one is (the text is cut at char bounds).
+            let key = text[..at].strip_suffix('=').map_or("", |before| {
+                let is_key = |c: char| c.is_ascii_uppercase() || c == '_';
+                &before[before.trim_end_matches(is_key).len()..]
+            });
+            value = Some((at, key));
+        } else if was_open && !was_escaped && c == '=' && bytes.peek().map(|&(_, c)| c) == Some('"')
+        {
+            // An `=` not escaped, then a quote: the value took the next key.
+            break;
+        } else if was_open && !quotes.open {
+            value = None;
+        }
+    }
+    let Some((at, key)) = value else {
+        return (start, None);
+    };
+    let line = start + text[..at].matches('\n').count() as u64;
+    (line, Some(key).filter(|key| !key.is_empty()))
 }
 
 /// Counts the record starting on `line` as cut short, and notes the first such cut.

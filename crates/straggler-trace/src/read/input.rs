@@ -162,6 +162,11 @@ pub(crate) fn decompress<'a>(
         compression
     };
     let check = StreamCheck::default();
+    check.0.borrow_mut().tool = match compression {
+        Compression::Gzip => Some("gzip"),
+        Compression::Zstd => Some("zstd"),
+        _ => None,
+    };
     let decoded: Box<dyn BufRead + 'a> = match compression {
         Compression::None => reader,
         Compression::Gzip => Box::new(BufReader::with_capacity(
@@ -207,6 +212,9 @@ pub(crate) struct StreamCheck(Rc<RefCell<Found>>);
 
 #[derive(Debug, Default)]
 struct Found {
+    /// The tool that decompresses the stream (`gzip`, `zstd`), for messages that suggest
+    /// one; `None` for plain content.
+    tool: Option<&'static str>,
     /// Why the data fails its integrity check, if it does.
     corrupt: Option<String>,
     /// What was not read after the end of the compressed data: `(reason, note)`.
@@ -227,6 +235,12 @@ impl StreamCheck {
         self.0.borrow_mut().unread.push((reason, note));
     }
 
+    /// The tool that decompresses the stream (`gzip` or `zstd`), for a message that suggests
+    /// one (`gzip` for plain content, which has no stream to check and never asks).
+    pub(crate) fn tool(&self) -> &'static str {
+        self.0.borrow().tool.unwrap_or("gzip")
+    }
+
     /// The [`TraceError::Corrupt`] of the integrity check that failed so far, if one did:
     /// for format detection, which reads only the head, to refuse a file as its reading
     /// would when the check fails before anything is decoded (a gzip header's CRC-16).
@@ -235,6 +249,7 @@ impl StreamCheck {
         Some(TraceError::Corrupt {
             path: path.to_owned(),
             detail,
+            tool: self.tool().to_owned(),
         })
     }
 
@@ -250,6 +265,7 @@ impl StreamCheck {
             return Err(TraceError::Corrupt {
                 path: path.to_owned(),
                 detail,
+                tool: found.tool.unwrap_or("gzip").to_owned(),
             });
         }
         for (reason, note) in found.unread.drain(..) {
@@ -1126,7 +1142,8 @@ impl<'a> Lines<'a> {
 /// Counts line `no` of a JSON Lines log, `text`, that did not parse: cut by the end of the
 /// input (an unterminated last line ending inside a value), a value of the wrong type (its
 /// field named), a `NaN` or `Infinity` where a value should be (its field named, see
-/// [`non_number_at`]), or not JSON.
+/// [`non_number_at`]), a number too large for a double (`"number out of range"`, its field
+/// named, see [`out_of_range`]), or not JSON.
 pub(crate) fn json_line_skipped(
     no: u64,
     text: &[u8],
@@ -1143,7 +1160,9 @@ pub(crate) fn json_line_skipped(
     } else if error.is_data() {
         let field = json_field_at(text, error);
         report.skipped(no, field.as_deref(), "field of the wrong type");
-    } else if let Some(reason) = non_number_at(text, error) {
+    } else if let Some(reason) =
+        non_number_at(text, error).or_else(|| out_of_range(error).then_some("number out of range"))
+    {
         let field = json_field_at(text, error);
         report.skipped(no, field.as_deref(), reason);
     } else {
@@ -1180,6 +1199,69 @@ pub(crate) fn non_number_at(text: &[u8], error: &serde_json::Error) -> Option<&'
         ("Infinity", true) => "-Infinity is not a JSON number",
         _ => reason,
     })
+}
+
+/// Whether the syntax `error` is a number too large for a double (`1e400`), which
+/// serde_json refuses as a syntax error: `"number out of range"` says so, rather than
+/// `"malformed JSON"`, in every JSON reader. (serde_json tells it only in its message.)
+pub(crate) fn out_of_range(error: &serde_json::Error) -> bool {
+    error.is_syntax() && error.to_string().starts_with("number out of range")
+}
+
+/// The key of the member of a JSON object that a syntax `error` in `text` falls in: the
+/// last key written, in its innermost object, before the byte at fault (`"outputBytes"`
+/// for `"outputBytes"Z: 1`), or at the end of a text that ends too soon; in an array, the
+/// member that holds the array (`"mapTasks"` for `{"mapTasks": [}`), and likewise
+/// between the members of an object (a key that is not a string, `{"a": {"b": 1, c": 2}}`
+/// names `a`); `None` between the members of the outermost object.
+pub(crate) fn syntax_field_at(text: &[u8], error: &serde_json::Error) -> Option<String> {
+    // Up to the byte at fault, or all of a text that ends too soon.
+    let end = match error.is_eof() {
+        true => text.len(),
+        false => error_offset(text, error)?.min(text.len()),
+    };
+    // Each open bracket, with the key of the member it is at, for an object (`None` before
+    // its first key, after a `,`, and for an array).
+    let mut open: Vec<(u8, Option<std::ops::Range<usize>>)> = Vec::new();
+    let mut last = 0u8;
+    let mut at = 0;
+    while at < end {
+        match text[at] {
+            b'"' => {
+                let start = at + 1;
+                at = start;
+                while at < text.len() && text[at] != b'"' {
+                    at += if text[at] == b'\\' { 2 } else { 1 };
+                }
+                if let Some((b'{', key)) = open.last_mut()
+                    && matches!(last, b'{' | b',')
+                {
+                    *key = Some(start..at.min(text.len()));
+                }
+                last = b'"';
+            }
+            byte @ (b'{' | b'[') => {
+                open.push((byte, None));
+                last = byte;
+            }
+            byte @ (b'}' | b']') => {
+                open.pop();
+                last = byte;
+            }
+            b',' => {
+                if let Some((b'{', key)) = open.last_mut() {
+                    *key = None;
+                }
+                last = b',';
+            }
+            byte if byte.is_ascii_whitespace() => {}
+            byte => last = byte,
+        }
+        at += 1;
+    }
+    // In an array, the member of the object that holds it.
+    let key = open.into_iter().rev().find_map(|(_, key)| key)?;
+    std::str::from_utf8(text.get(key)?).ok().map(str::to_owned)
 }
 
 /// The byte offset in `text` of the byte `error` points at: serde_json gives a 1-based line

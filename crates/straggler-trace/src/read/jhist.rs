@@ -15,7 +15,9 @@
 //! - Input from the counters of the successful attempt: `HDFS_BYTES_READ` (map) or
 //!   `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or `REDUCE_INPUT_RECORDS`.
 //! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
-//!   attempts runs, or at the end of the file.
+//!   attempts runs, or at the end of the file; a job without any of them is noted in
+//!   [`ReadReport::truncated`] (the file may be cut at a line end, or written while the
+//!   job ran).
 //!
 //! A job's `submitTime` (`JOB_SUBMITTED`), optional, is checked as the attempts' times are
 //! when written: of the wrong type, negative or implausible, it skips its event. So do the
@@ -142,7 +144,8 @@ pub(crate) fn read(
             reason: "the input ends before its header and schema".to_owned(),
         });
     }
-    jobs.finish(&mut on_job);
+    let end = "JOB_FINISHED, JOB_FAILED or JOB_KILLED";
+    jobs.finish_noting_unended(&mut on_job, report, lines.line(), end);
     Ok(())
 }
 

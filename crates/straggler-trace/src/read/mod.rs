@@ -5,7 +5,8 @@
 //! input for jobs the log never closes). Every record read is counted in the [`ReadReport`]:
 //! parsed, or skipped with a reason and its line. A malformed record never panics and never
 //! disappears; an input cut in the middle of a record yields what it holds and sets
-//! [`ReadReport::truncated`]. A record that repeats or contradicts one applied before (an
+//! [`ReadReport::truncated`], as does one that ends before the end of a job it opened (in
+//! the formats that write a job's end). A record that repeats or contradicts one applied before (an
 //! attempt id of another task, a second start or end, a start after the end) is skipped
 //! with a reason naming the conflict, never merged. What of an input holds no record and
 //! is not read (bytes after the end of its compressed data, files of a rolling directory

@@ -15,10 +15,16 @@
 //!   `reduceInputRecords` (reduce).
 //!
 //! Records: each top-level JSON object (found by matching braces and brackets outside
-//! strings, each closer against its opener, so a malformed object is skipped and the next
-//! one read: a closer of the wrong kind ends the object there as `"malformed JSON"`; an
-//! object over 64 MiB is read to its end and skipped as `"record too long"`); an object
-//! without `jobID` is
+//! strings, each closer against its opener; an object over 64 MiB is read to its end and
+//! skipped as `"record too long"`). A malformed object is skipped and the next one read:
+//! a closer of the wrong kind, or a line that ends inside a string (JSON strings hold no
+//! line break: a quote is missing), breaks the object there, and the lines left of it are
+//! passed over up to the next that starts an object (`{` after whitespace, or `} {`, as
+//! Rumen lays its objects out, pretty-printed or one a line); a `{` that starts such a line
+//! where no `{` can stand in the object (not after `:`, `[` or `,`) means the object misses
+//! a closer, and the next one starts there (a valid object is never split). Each is
+//! skipped once, as `"malformed JSON"`, on the line where serde_json finds it is not JSON
+//! and naming the member it is in (see [`malformed`]). An object without `jobID` is
 //! skipped as `"not a Rumen job"`; an attempt with no start time (its own or its task's)
 //! is left out and counted as a record of its own, skipped as
 //! `"attempt without start time"`. A value of the wrong type costs the smallest part that
@@ -35,8 +41,9 @@
 //! [`ReadReport::unusable_splits`] at the line of `clockSplits`. A job with malformed JSON
 //! besides is skipped as `"malformed JSON"`. Every skip names the line of the field at
 //! fault and the field (the attempt's line when the field is not written).
+//! A number too large for a double (`1e400`) costs the job as `"number out of range"`.
 //! Text outside any object is skipped line by line; an input that ends inside an object
-//! sets [`ReadReport::truncated`].
+//! well-formed so far is `"truncated record"` and sets [`ReadReport::truncated`].
 
 use std::cell::OnceCell;
 use std::collections::HashMap;
@@ -48,7 +55,10 @@ use serde::de::IgnoredAny;
 
 use super::assemble::{ClockSplits, plausible, reduce_phase_progress};
 use super::hadoop1::host_of;
-use super::input::{Lines, MAX_LINE_BYTES, error_offset, json_field_at, non_number_at};
+use super::input::{
+    Lines, MAX_LINE_BYTES, error_offset, json_field_at, non_number_at, out_of_range,
+    syntax_field_at,
+};
 use super::jhist::kind_of;
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask};
 
@@ -121,12 +131,18 @@ struct Scanner {
     depth: usize,
     in_string: bool,
     escaped: bool,
+    /// The last byte outside strings and whitespace in the object, to tell whether a `{`
+    /// may stand where it is (see [`Scanner::may_open`]).
+    last: u8,
     /// The object being gathered and its first line.
     object: Vec<u8>,
     start: u64,
     /// Whether the object grew past [`MAX_LINE_BYTES`]: it is no longer kept, only read to
     /// its end, and skipped as `"record too long"`.
     too_long: bool,
+    /// Whether the object was found broken and skipped: the lines up to the next that
+    /// starts an object (see [`object_start`]) are the rest of it, passed over.
+    resync: bool,
 }
 
 impl Scanner {
@@ -140,8 +156,50 @@ impl Scanner {
         self.depth = 0;
         self.in_string = false;
         self.escaped = false;
+        self.last = 0;
         self.object.clear();
         self.too_long = false;
+    }
+
+    /// Whether a `{` may come next in valid JSON: as a member's value (after `:`) or an
+    /// element of an array (after `[` or `,`).
+    fn may_open(&self) -> bool {
+        match self.open.last() {
+            Some(b'}') => self.last == b':',
+            Some(_) => matches!(self.last, b'[' | b','),
+            None => true,
+        }
+    }
+
+    /// Skips the object gathered so far, which broke on line `no` (see [`broken`]), and
+    /// passes over what is left of it if `resync`.
+    fn broken(&mut self, no: u64, resync: bool, report: &mut ReadReport) {
+        if self.too_long {
+            report.skipped(self.start, None, "record too long");
+        } else {
+            broken(&self.object, self.start, no, report);
+        }
+        self.reset();
+        self.resync = resync;
+    }
+}
+
+/// Where an object may start on a line, `text`: the offset of its `{` when the line is
+/// `{` after whitespace, or a `}` closing the object before it then a `{` (Jackson writes
+/// `} {` between the objects of a file; they may also stand on lines of their own, or one
+/// object a line). No line inside a Rumen object, as Rumen writes it, is either:
+/// Jackson's pretty printer indents its lines and starts an object in an array on the
+/// line of the `[` or `},` before it.
+fn object_start(text: &[u8]) -> Option<usize> {
+    let first = text.iter().position(|b| !b.is_ascii_whitespace())?;
+    match text[first] {
+        b'{' => Some(first),
+        b'}' => {
+            let rest = &text[first + 1..];
+            let brace = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+            (rest[brace] == b'{').then_some(first + 1 + brace)
+        }
+        _ => None,
     }
 }
 
@@ -160,22 +218,44 @@ pub(crate) fn read(
             if scan.inside() {
                 report.skipped(scan.start, None, "record too long");
                 scan.reset();
-            } else {
+            } else if !scan.resync {
                 report.skipped(no, None, "line too long");
             }
             continue;
         }
+        let starts_at = object_start(line.text);
+        if scan.resync && starts_at.is_none() {
+            continue;
+        }
         let mut stray = false;
-        for &byte in line.text {
+        for (at, &byte) in line.text.iter().enumerate() {
+            if scan.resync {
+                // The rest of a broken object, up to where the next starts.
+                if Some(at) != starts_at {
+                    continue;
+                }
+                scan.resync = false;
+            }
             if !scan.inside() {
                 if byte == b'{' {
                     scan.reset();
                     scan.open.push(b'}');
+                    scan.last = b'{';
                     scan.start = no;
                     scan.object.push(byte);
                 } else if !byte.is_ascii_whitespace() {
                     stray = true;
                 }
+                continue;
+            }
+            if byte == b'{' && !scan.in_string && Some(at) == starts_at && !scan.may_open() {
+                // A `{` that cannot be in the object, where an object starts: the object
+                // misses a closer (or more), and the next one starts here.
+                scan.broken(no, false, report);
+                scan.open.push(b'}');
+                scan.last = b'{';
+                scan.start = no;
+                scan.object.push(byte);
                 continue;
             }
             if !scan.too_long {
@@ -197,6 +277,9 @@ pub(crate) fn read(
                 }
                 continue;
             }
+            if !byte.is_ascii_whitespace() {
+                scan.last = byte;
+            }
             match byte {
                 b'"' => scan.in_string = true,
                 b'{' | b'[' if scan.too_long => scan.depth += 1,
@@ -211,10 +294,9 @@ pub(crate) fn read(
                 b'[' => scan.open.push(b']'),
                 b'}' | b']' => {
                     if scan.open.pop() != Some(byte) {
-                        // A closer of the wrong kind: the object is broken here, and what
-                        // follows is read as if outside any object.
-                        report.skipped(scan.start, None, "malformed JSON");
-                        scan.reset();
+                        // A closer of the wrong kind: the object is broken here, and the
+                        // rest of it passed over.
+                        scan.broken(no, true, report);
                     } else if scan.open.is_empty() {
                         object_done(&scan.object, scan.start, no, report, &mut on_job);
                         scan.reset();
@@ -222,6 +304,11 @@ pub(crate) fn read(
                 }
                 _ => {}
             }
+        }
+        if scan.inside() && scan.in_string && line.terminated {
+            // JSON strings hold no line break: a quote is missing (or one too many) on
+            // this line. The object is broken here; the input is not cut.
+            scan.broken(no, true, report);
         }
         if scan.inside() && !scan.too_long {
             scan.object.push(b'\n');
@@ -239,6 +326,19 @@ pub(crate) fn read(
                 scan.start
             ),
         );
+    }
+}
+
+/// Counts the object `bytes` (whose first line is `start`), found broken on line `no`
+/// before its end (a line ending inside a string, a closer of the wrong kind, the start of
+/// the next object), as skipped: where serde_json finds it is not JSON, as
+/// [`malformed`] says (the line where it broke when that is the end of its bytes).
+fn broken(bytes: &[u8], start: u64, no: u64, report: &mut ReadReport) {
+    let end = bytes.iter().rposition(|b| !b.is_ascii_whitespace());
+    let bytes = &bytes[..end.map_or(0, |end| end + 1)];
+    match serde_json::from_slice::<IgnoredAny>(bytes) {
+        Err(error) => malformed(bytes, start, &error, report),
+        Ok(_) => report.skipped(no, None, "malformed JSON"),
     }
 }
 
@@ -571,17 +671,24 @@ fn read_in_parts(
 
 /// Counts the job object `bytes` (whose first line is `start`), which is not JSON (a
 /// syntax `error`) even with its `NaN`s and `Infinity`s replaced ([`NonNumbers`]), as
-/// skipped: as `"malformed JSON"` on its first line, or, when the error is at a word
-/// [`NonNumbers`] leaves as it is but [`non_number_at`] takes for one (`-NaN`, `1NaN`),
-/// for that, on its line and naming its field (the whole job is lost either way: serde_json
-/// reads none of it).
+/// skipped, on the line where serde_json found the error: as `"malformed JSON"` naming the
+/// member it is in ([`syntax_field_at`]), as `"number out of range"` ([`out_of_range`]), or,
+/// when the error is at a word [`NonNumbers`] leaves as it is but [`non_number_at`] takes
+/// for one (`-NaN`, `1NaN`), for that; the last two naming the key written before (the whole
+/// job is lost either way: serde_json reads none of it).
 fn malformed(bytes: &[u8], start: u64, error: &serde_json::Error, report: &mut ReadReport) {
-    match non_number_at(bytes, error) {
+    let line = error_line(start, error);
+    let known = non_number_at(bytes, error)
+        .or_else(|| out_of_range(error).then_some("number out of range"));
+    match known {
         Some(reason) => {
             let field = json_field_at(bytes, error);
-            report.skipped(error_line(start, error), field.as_deref(), reason);
+            report.skipped(line, field.as_deref(), reason);
         }
-        None => report.skipped(start, None, "malformed JSON"),
+        None => {
+            let field = syntax_field_at(bytes, error);
+            report.skipped(line, field.as_deref(), "malformed JSON");
+        }
     }
 }
 

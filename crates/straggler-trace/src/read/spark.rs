@@ -11,14 +11,18 @@
 //!   the end going where the start filed it (`SparkReader::running`); a stage that
 //!   running jobs share is the earliest's, and a `Stage Attempt ID` of `-1` the stage's
 //!   latest attempt seen:
-//!   `Launch Time` and `Finish Time` (ms), `Host`, `Speculative`; it `Killed` or `Failed`
+//!   `Launch Time` and `Finish Time` (ms; checked as [`plausible`], a negative one skipped
+//!   as `"negative time"`, as `Submission Time` is with its job start), `Host`,
+//!   `Speculative`; it `Killed` or `Failed`
 //!   as `Task Info` says (a `TaskCommitDenied` end killed, whatever the flags: see
 //!   `task_end`), else it succeeded if the end reason is `Success`.
 //! - Input: from the successful attempt's `Task Metrics`: `Input Metrics` bytes and records
 //!   plus `Shuffle Read Metrics` remote and local bytes and total records.
 //!
 //! A job is handed out at `SparkListenerJobEnd` once none of its attempts runs (Spark writes
-//! the ends of killed speculative copies after the job's end), or at the end of the input.
+//! the ends of killed speculative copies after the job's end), or at the end of the input;
+//! a job without its end is then noted in [`ReadReport::truncated`] (the log may be cut at
+//! a line end, or written while the job ran), unless `SparkListenerApplicationEnd` came.
 //! Events with no tasks in them (environment, executors, SQL...) are parsed and dropped:
 //! those `JsonProtocol` names (the [`CORE_EVENTS`]), and those it writes by their class's
 //! full name (`org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart`, or a
@@ -81,13 +85,39 @@ struct Event {
     #[serde(rename = "Job ID")]
     job_id: Option<u64>,
     #[serde(rename = "Submission Time")]
-    submission_time: Option<u64>,
+    submission_time: Option<Millis>,
     #[serde(rename = "Stage IDs")]
     stage_ids: Option<Vec<u64>>,
     #[serde(rename = "Stage Infos")]
     stage_infos: Option<Vec<StageInfo>>,
     #[serde(rename = "App ID")]
     app_id: Option<String>,
+}
+
+/// A time in milliseconds: any JSON integer, signed or past `i64`, so that a negative one
+/// is skipped as `"negative time"` and a huge one as `"implausible time"` (see
+/// [`plausible`]), as in the other readers, not as a value of the wrong type. Any other
+/// value (a float, a string) is of the wrong type.
+#[derive(Debug, Clone, Copy)]
+struct Millis(i128);
+
+impl<'de> Deserialize<'de> for Millis {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Integer;
+        impl serde::de::Visitor<'_> for Integer {
+            type Value = Millis;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an integer")
+            }
+            fn visit_i64<E>(self, ms: i64) -> Result<Millis, E> {
+                Ok(Millis(ms.into()))
+            }
+            fn visit_u64<E>(self, ms: u64) -> Result<Millis, E> {
+                Ok(Millis(ms.into()))
+            }
+        }
+        deserializer.deserialize_i64(Integer)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -103,13 +133,13 @@ struct TaskInfo {
     #[serde(rename = "Index")]
     index: Option<u64>,
     #[serde(rename = "Launch Time")]
-    launch_time: Option<u64>,
+    launch_time: Option<Millis>,
     #[serde(rename = "Host")]
     host: Option<String>,
     #[serde(rename = "Speculative")]
     speculative: Option<bool>,
     #[serde(rename = "Finish Time")]
-    finish_time: Option<u64>,
+    finish_time: Option<Millis>,
     #[serde(rename = "Failed")]
     failed: Option<bool>,
     #[serde(rename = "Killed")]
@@ -175,6 +205,11 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     /// The task type of each open job's stages (by job and stage attempt) that an end
     /// has given.
     stage_kinds: HashMap<(String, String), StageKind>,
+    /// Whether `SparkListenerApplicationEnd` came: the application is over, and a job
+    /// without its end is not taken for a sign of a log cut short.
+    app_ended: bool,
+    /// The last line read (of the last file, in a rolling directory).
+    last_line: u64,
 }
 
 /// Where a task start filed its attempt.
@@ -206,6 +241,8 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             job_order: HashMap::new(),
             jobs_started: 0,
             stage_kinds: HashMap::new(),
+            app_ended: false,
+            last_line: 0,
         }
     }
 
@@ -273,6 +310,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                 continue;
             }
             let (no, terminated) = (line.no, line.terminated);
+            self.last_line = no;
             match serde_json::from_slice::<Event>(line.text) {
                 Ok(event) => match self.event(event, no) {
                     Ok(()) => report.parsed(),
@@ -283,9 +321,16 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         }
     }
 
-    /// Hands out the jobs still open: the end of input.
-    pub(crate) fn finish(&mut self, _report: &mut ReadReport) {
-        self.jobs.finish(&mut self.on_job);
+    /// Hands out the jobs still open: the end of input. Those without their
+    /// `SparkListenerJobEnd` are noted in `report` (the log may be cut short, or written
+    /// while they ran), unless the application's end came.
+    pub(crate) fn finish(&mut self, report: &mut ReadReport) {
+        if self.app_ended {
+            self.jobs.finish(&mut self.on_job);
+        } else {
+            let end = "SparkListenerJobEnd, nor SparkListenerApplicationEnd";
+            (self.jobs).finish_noting_unended(&mut self.on_job, report, self.last_line, end);
+        }
     }
 
     fn job_key(&self, job_id: u64) -> String {
@@ -304,6 +349,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                 if event.app_id.is_some() {
                     self.app_id = event.app_id;
                 }
+                Ok(())
+            }
+            "SparkListenerApplicationEnd" => {
+                self.app_ended = true;
                 Ok(())
             }
             "SparkListenerJobStart" => self.job_start(event),
@@ -327,6 +376,9 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
 
     fn job_start(&mut self, event: Event) -> Result<(), Skip> {
         let job_id = event.job_id.ok_or(("missing field", Some("Job ID")))?;
+        let submit_secs = (event.submission_time)
+            .map(|ms| plausible(ms_to_secs(ms), "Submission Time"))
+            .transpose()?;
         let infos = event.stage_infos.unwrap_or_default();
         let stages: Vec<u64> = match event.stage_ids {
             Some(ids) => ids,
@@ -340,7 +392,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let key = self.job_key(job_id);
         let job = self.jobs.job(&key).job_mut();
         job.name = name;
-        job.submit_secs = event.submission_time.map(ms_to_secs);
+        job.submit_secs = submit_secs;
         // A stage that a running job runs stays that job's (Spark runs a stage that jobs
         // share for the earliest, `DAGScheduler.activeJobForStage`); it passes to this one
         // when that one ends (`pass_stages`).
@@ -558,6 +610,6 @@ fn input_of(metrics: &TaskMetrics) -> (Option<u64>, Option<u64>) {
     (bytes, records)
 }
 
-fn ms_to_secs(ms: u64) -> f64 {
-    ms as f64 / 1000.0
+fn ms_to_secs(ms: Millis) -> f64 {
+    ms.0 as f64 / 1000.0
 }
