@@ -2066,6 +2066,88 @@ fn a_rumen_object_missing_a_closer_does_not_swallow_the_next_jobs() {
     assert_eq!(job_ids(&jobs), ["job_1", "job_2"]);
 }
 
+/// Rumen: after a broken object, the next starts at a `{` after a `}` on the same line as
+/// well as on the next (Jackson's compact layout writes every object on one line); a
+/// broken object's `NaN` is replaced before it is judged, as a whole job's is; and in jq's
+/// and Python's layout (objects in arrays on lines of their own, indented), a broken job
+/// costs one skip, not one per line after it.
+#[test]
+fn a_rumen_object_broken_mid_line_costs_only_itself() {
+    let compact = |id: &str| format!("{{\"jobID\":\"{id}\",\"mapTasks\":[]}}");
+    let line = format!(
+        "{} {{\"jobID\":\"job_bad\",\"mapTasks\":[{{\"taskID\":\"t\"}}}} {} {} {}\n",
+        compact("job_1"),
+        compact("job_3"),
+        compact("job_4"),
+        compact("job_5")
+    );
+    let (jobs, report) = read_bytes(line.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(job_ids(&jobs), ["job_1", "job_3", "job_4", "job_5"]);
+    assert_eq!((report.records_read, report.records_skipped), (5, 1));
+    assert_eq!(skipped_lines(&report), [(1, "malformed JSON")]);
+    let text = format!(
+        "{{\"jobID\":\"bad\",\"x\":[1}}}} {}\n{}\n",
+        compact("job_2"),
+        compact("job_3")
+    );
+    let (jobs, report) = read_bytes(text.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(job_ids(&jobs), ["job_2", "job_3"]);
+    assert_eq!((report.records_read, report.records_skipped), (3, 1));
+
+    // A `NaN` the reader takes, then a quote missing on the line after.
+    let text = format!(
+        "{{\"jobID\":\"j\",\n\"progress\":NaN,\n\"b\":\"abc\n{}\n",
+        compact("job_2")
+    );
+    let (jobs, report) = read_bytes(text.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(3, "malformed JSON", Some("b"))]
+    );
+    assert_eq!(job_ids(&jobs), ["job_2"]);
+
+    // jq's `--indent 2`: a quote missing in job_1, then job_2.
+    let jq = |id: &str| {
+        format!(
+            "{{\n  \"jobID\": \"{id}\",\n  \"mapTasks\": [\n    {{\n      \"taskID\": \"t\",\n      \
+             \"taskType\": \"MAP\",\n      \"attempts\": [\n        {{\n          \"attemptID\": \
+             \"a_{id}\",\n          \"startTime\": 1000\n        }}\n      ]\n    }}\n  ]\n}}\n"
+        )
+    };
+    let text = jq("job_1").replacen("\"taskID\"", "taskID\"", 1) + &jq("job_2");
+    let (jobs, report) = read_bytes(text.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(skipped_lines(&report), [(5, "malformed JSON")]);
+    assert_eq!(job_ids(&jobs), ["job_2"]);
+}
+
+/// Rumen: a line over the cap is counted even where it follows a broken object (it may
+/// hold jobs of its own), and the rest of an object a line over the cap cuts is passed
+/// over as a broken object's, not read as text outside any object.
+#[test]
+fn a_rumen_line_over_the_cap_is_counted_and_its_object_passed_over() {
+    use std::io::Read;
+    let long = || std::io::repeat(b'x').take(MAX_LINE_BYTES + 10);
+    let job_2 = "{\"jobID\": \"job_2\"}\n";
+    let input = std::io::Cursor::new("{\"jobID\":\"bad\",\"x\":\"abc\n")
+        .chain(long())
+        .chain(&b"\n"[..])
+        .chain(job_2.as_bytes());
+    let (jobs, report) = read_stream(input, RUMEN);
+    assert_eq!(
+        skipped_lines(&report),
+        [(1, "malformed JSON"), (2, "line too long")]
+    );
+    assert_eq!(job_ids(&jobs), ["job_2"]);
+
+    let job_1 = pretty_rumen_job("job_1");
+    let input = std::io::Cursor::new(&job_1.as_bytes()[..40])
+        .chain(long())
+        .chain(&b"\n  \"jobName\" : \"n\"\n} {\"jobID\": \"job_2\"}\n"[..]);
+    let (jobs, report) = read_stream(input, RUMEN);
+    assert_eq!(skipped_lines(&report), [(1, "record too long")]);
+    assert_eq!(job_ids(&jobs), ["job_2"]);
+}
+
 /// Rumen: malformed JSON is named on the line serde_json finds it, with the member it is
 /// in, not the object's first line; the real 2-job trace with one character changed.
 #[test]

@@ -499,10 +499,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         );
     }
     if paths.is_empty() {
-        match inputs.len() {
-            0 => bail!("no file to read in {}", names(&args.paths)),
-            1 => bail!("the input is no log this command reads"),
-            n => bail!("none of the {n} inputs is a log this command reads"),
+        match (inputs.len(), args.paths.len()) {
+            (0, _) => bail!("no file to read in {}", names(&args.paths)),
+            (1, 1) => bail!("the input is no log this command reads"),
+            (1, _) => bail!(
+                "the only file in {} is no log this command reads",
+                names(&args.paths)
+            ),
+            (n, _) => bail!("none of the {n} inputs is a log this command reads"),
         }
     }
     let mut jobs: Vec<TraceJob> = Vec::new();

@@ -364,13 +364,24 @@ fn replay_reads_the_files_under_a_directory_and_leaves_out_those_that_are_no_log
         "{left_out:?}"
     );
 
-    // A directory without a file says so.
+    // A directory without a file says so; one file in all, no log, is named as such.
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let output = stragglers(&["replay", empty.to_str().unwrap()]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no file to read in"), "{stderr}");
+    let conf_only = dir.join("conf-only");
+    std::fs::create_dir_all(&conf_only).unwrap();
+    std::fs::copy(trace(conf), conf_only.join("job_conf.xml")).unwrap();
+    let output = stragglers(&[
+        "replay",
+        empty.to_str().unwrap(),
+        conf_only.to_str().unwrap(),
+    ]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the only file in"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -411,6 +411,12 @@ const BINARY_LOOK_BYTES: usize = 8000;
 /// is found: a log with a stray NUL on a line is read, that line skipped.
 fn binary_data(head: &[u8]) -> Option<String> {
     let look = &head[..head.len().min(BINARY_LOOK_BYTES)];
+    if utf16(look) {
+        return Some(
+            "UTF-16 text, which no reader here reads (`iconv -f UTF-16 -t UTF-8` converts it)"
+                .to_owned(),
+        );
+    }
     if let Some(at) = look.iter().position(|&b| b == 0) {
         return Some(format!("binary data: a NUL byte at byte {at}"));
     }
@@ -421,6 +427,23 @@ fn binary_data(head: &[u8]) -> Option<String> {
         )),
         _ => None,
     }
+}
+
+/// Whether `look` is UTF-16 text: it starts with a UTF-16 byte order mark, or, in its
+/// first 64 bytes (at least 8), every byte at even offsets or every byte at odd ones is a
+/// NUL and the others are ASCII and not NUL (ASCII text in UTF-16, little- or big-endian).
+fn utf16(look: &[u8]) -> bool {
+    if look.starts_with(&[0xff, 0xfe]) || look.starts_with(&[0xfe, 0xff]) {
+        return true;
+    }
+    let pairs = &look[..look.len().min(64) / 2 * 2];
+    if pairs.len() < 8 {
+        return false;
+    }
+    let ascii = |b: u8| b != 0 && b.is_ascii();
+    let little = pairs.chunks(2).all(|p| ascii(p[0]) && p[1] == 0);
+    let big = pairs.chunks(2).all(|p| p[0] == 0 && ascii(p[1]));
+    little || big
 }
 
 /// What the non-blank line `line` of the head `text` is a record of, if it is one: the
@@ -635,6 +658,16 @@ mod tests {
         // An ELF executable's header, random bytes, bytes not UTF-8 with no NUL.
         let elf = b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00>\x00";
         assert_eq!(hint(elf), "binary data: a NUL byte at byte 7");
+        // UTF-16 text, little-endian without a byte order mark and big-endian with one.
+        let utf16 =
+            "UTF-16 text, which no reader here reads (`iconv -f UTF-16 -t UTF-8` converts it)";
+        let little: Vec<u8> = "{\"Event\":\"x\"}\n".bytes().flat_map(|b| [b, 0]).collect();
+        assert_eq!(hint(&little), utf16);
+        let big: Vec<u8> = [0xfe, 0xff]
+            .into_iter()
+            .chain("{\"Event\":\"x\"}\n".bytes().flat_map(|b| [0, b]))
+            .collect();
+        assert_eq!(hint(&big), utf16);
         assert_eq!(
             hint(b"\x12\xfe-\xf3,\x8fU91b\xef\x10\x03"),
             "binary data: bytes that are not UTF-8 at byte 1"

@@ -16,15 +16,21 @@
 //!
 //! Records: each top-level JSON object (found by matching braces and brackets outside
 //! strings, each closer against its opener; an object over 64 MiB is read to its end and
-//! skipped as `"record too long"`). A malformed object is skipped and the next one read:
-//! a closer of the wrong kind, or a line that ends inside a string (JSON strings hold no
-//! line break: a quote is missing), breaks the object there, and the lines left of it are
-//! passed over up to the next that starts an object (`{` after whitespace, or `} {`, as
-//! Rumen lays its objects out, pretty-printed or one a line); a `{` that starts such a line
-//! where no `{` can stand in the object (not after `:`, `[` or `,`) means the object misses
-//! a closer, and the next one starts there (a valid object is never split). Each is
-//! skipped once, as `"malformed JSON"`, on the line where serde_json finds it is not JSON
-//! and naming the member it is in (see [`malformed`]). An object without `jobID` is
+//! skipped as `"record too long"`, and the rest of an object a line too long cuts is
+//! passed over as a broken one's). A malformed object is skipped and the next one read: a
+//! closer of the wrong kind, a `{` where none can stand (not after `:`, `[` or `,`), or a
+//! line that ends inside a string (JSON strings hold no line break: a quote is missing)
+//! breaks the object there, and what is left of it is passed over up to where the next
+//! object starts: a `{` after a `}` with only whitespace between (`} {`, which no valid
+//! JSON holds: Jackson's separator, on one line or two), or a `{` opening a line at its
+//! first or second byte (in Jackson's, jq's and Python's layouts, the objects inside an
+//! object are indented further, or follow a `[` or `,` on their line). A `{` where none
+//! can stand that is such a start means the object misses a closer, and the next one
+//! starts there (a valid object is never split). Each broken object is skipped once, as
+//! `"malformed JSON"`, on the line where serde_json finds it is not JSON (its `NaN`s and
+//! `Infinity`s replaced first) and naming the member it is in (see [`malformed`]). In a
+//! file of one line (Jackson's compact layout), a quote missing leaves the rest of the
+//! line in the broken object. An object without `jobID` is
 //! skipped as `"not a Rumen job"`; an attempt with no start time (its own or its task's)
 //! is left out and counted as a record of its own, skipped as
 //! `"attempt without start time"`. A value of the wrong type costs the smallest part that
@@ -140,8 +146,8 @@ struct Scanner {
     /// Whether the object grew past [`MAX_LINE_BYTES`]: it is no longer kept, only read to
     /// its end, and skipped as `"record too long"`.
     too_long: bool,
-    /// Whether the object was found broken and skipped: the lines up to the next that
-    /// starts an object (see [`object_start`]) are the rest of it, passed over.
+    /// Whether the object was found broken and skipped: what follows, up to where the next
+    /// object starts (see [`line_start_brace`]), is the rest of it, passed over.
     resync: bool,
 }
 
@@ -184,23 +190,15 @@ impl Scanner {
     }
 }
 
-/// Where an object may start on a line, `text`: the offset of its `{` when the line is
-/// `{` after whitespace, or a `}` closing the object before it then a `{` (Jackson writes
-/// `} {` between the objects of a file; they may also stand on lines of their own, or one
-/// object a line). No line inside a Rumen object, as Rumen writes it, is either:
-/// Jackson's pretty printer indents its lines and starts an object in an array on the
-/// line of the `[` or `},` before it.
-fn object_start(text: &[u8]) -> Option<usize> {
-    let first = text.iter().position(|b| !b.is_ascii_whitespace())?;
-    match text[first] {
-        b'{' => Some(first),
-        b'}' => {
-            let rest = &text[first + 1..];
-            let brace = rest.iter().position(|b| !b.is_ascii_whitespace())?;
-            (rest[brace] == b'{').then_some(first + 1 + brace)
-        }
-        _ => None,
-    }
+/// The offset of a `{` that opens line `text` at its first or second byte: where an object
+/// of a file starts when the object before it is broken, in every layout Rumen files come
+/// in (Jackson writes the first object's `{` at the start of its line, and the others after
+/// ` ` or `} `; jq and Python indent an object's members and the objects in its arrays by
+/// two spaces or more). The other place an object starts is a `{` after a `}` with only
+/// whitespace between (Jackson's `} {`, on one line or two): no valid JSON has it.
+fn line_start_brace(text: &[u8]) -> Option<usize> {
+    let first = text.iter().take(2).position(|b| !b.is_ascii_whitespace())?;
+    (text[first] == b'{').then_some(first)
 }
 
 /// Reads a Rumen input.
@@ -214,24 +212,29 @@ pub(crate) fn read(
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
         if line.too_long {
-            // Its brackets are not known: the object it is in (if any) is lost with it.
+            // Its brackets are not known: the object it is in (if any) is lost with it, and
+            // the rest of that object is passed over (a line of a broken object's rest is
+            // counted too: it may hold jobs of its own).
             if scan.inside() {
                 report.skipped(scan.start, None, "record too long");
                 scan.reset();
-            } else if !scan.resync {
+                scan.resync = true;
+            } else {
                 report.skipped(no, None, "line too long");
             }
             continue;
         }
-        let starts_at = object_start(line.text);
-        if scan.resync && starts_at.is_none() {
-            continue;
-        }
+        let line_start = line_start_brace(line.text);
         let mut stray = false;
         for (at, &byte) in line.text.iter().enumerate() {
             if scan.resync {
-                // The rest of a broken object, up to where the next starts.
-                if Some(at) != starts_at {
+                // The rest of a broken object, up to where the next starts (see
+                // [`line_start_brace`]); its strings are not known, so every byte counts.
+                let starts = byte == b'{' && (scan.last == b'}' || Some(at) == line_start);
+                if !byte.is_ascii_whitespace() {
+                    scan.last = byte;
+                }
+                if !starts {
                     continue;
                 }
                 scan.resync = false;
@@ -248,14 +251,18 @@ pub(crate) fn read(
                 }
                 continue;
             }
-            if byte == b'{' && !scan.in_string && Some(at) == starts_at && !scan.may_open() {
-                // A `{` that cannot be in the object, where an object starts: the object
-                // misses a closer (or more), and the next one starts here.
-                scan.broken(no, false, report);
-                scan.open.push(b'}');
+            if byte == b'{' && !scan.in_string && !scan.too_long && !scan.may_open() {
+                // A `{` where none can stand: the object is broken here. Where an object
+                // starts (after a `}`, or opening its line), it misses a closer (or more),
+                // and the next one starts here; elsewhere, its rest is passed over.
+                let starts = scan.last == b'}' || Some(at) == line_start;
+                scan.broken(no, !starts, report);
+                if starts {
+                    scan.open.push(b'}');
+                    scan.start = no;
+                    scan.object.push(byte);
+                }
                 scan.last = b'{';
-                scan.start = no;
-                scan.object.push(byte);
                 continue;
             }
             if !scan.too_long {
@@ -295,8 +302,10 @@ pub(crate) fn read(
                 b'}' | b']' => {
                     if scan.open.pop() != Some(byte) {
                         // A closer of the wrong kind: the object is broken here, and the
-                        // rest of it passed over.
+                        // rest of it passed over (a `{` right after this `}` starts the
+                        // next).
                         scan.broken(no, true, report);
+                        scan.last = byte;
                     } else if scan.open.is_empty() {
                         object_done(&scan.object, scan.start, no, report, &mut on_job);
                         scan.reset();
@@ -336,6 +345,10 @@ pub(crate) fn read(
 fn broken(bytes: &[u8], start: u64, no: u64, report: &mut ReadReport) {
     let end = bytes.iter().rposition(|b| !b.is_ascii_whitespace());
     let bytes = &bytes[..end.map_or(0, |end| end + 1)];
+    // Its `NaN`s and `Infinity`s replaced first, as a whole job's are: the object breaks
+    // where it breaks, not at a word the reader otherwise takes.
+    let replaced = NonNumbers::replace(bytes);
+    let bytes = replaced.as_ref().map_or(bytes, |(copy, _)| copy.as_slice());
     match serde_json::from_slice::<IgnoredAny>(bytes) {
         Err(error) => malformed(bytes, start, &error, report),
         Ok(_) => report.skipped(no, None, "malformed JSON"),
