@@ -2914,6 +2914,117 @@ fn spark_negative_and_out_of_range_times_say_what_they_are() {
     assert_eq!(jobs[0].tasks[0].attempts[0].end_secs, Some(5.0));
 }
 
+/// A bad `Submission Time` (implausible, negative, of the wrong type) costs that field
+/// alone: the job start is counted as a skip naming it on its line, as a `.jhist`
+/// `JOB_SUBMITTED` is, and the job opens all the same, without a submission time, with its
+/// name, stages and tasks. Before, the job was never opened, and its tasks were skipped as
+/// `"stage of no open job"`.
+#[test]
+fn a_bad_spark_submission_time_costs_that_field_not_the_job() {
+    let info = "\"Stage Infos\":[{\"Stage ID\":0,\"Stage Name\":\"count at x\"}]";
+    for (value, reason) in [
+        ("99999999999999", "implausible time"),
+        ("-1", "negative time"),
+        ("\"soon\"", "field of the wrong type"),
+        ("1.5e3", "field of the wrong type"),
+        ("{\"ms\":[1]}", "field of the wrong type"),
+    ] {
+        let log = spark_job(&[
+            spark_start(1, 0, 2000),
+            spark_end(1, 0, 2000, 5000, "Success"),
+        ])
+        .replacen(
+            "\"Stage IDs\":[0]",
+            &format!("\"Submission Time\":{value},\"Stage IDs\":[0],{info}"),
+            1,
+        );
+        let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [(2, reason, Some("Submission Time"))],
+            "{value}"
+        );
+        let counts = (report.records_read, report.records_parsed);
+        assert_eq!(counts, (5, 4), "{value}");
+        assert!(
+            report.truncated.is_none(),
+            "{value}: {:?}",
+            report.truncated
+        );
+        assert_eq!(jobs.len(), 1, "{value}");
+        assert_eq!(jobs[0].submit_secs, None, "{value}");
+        assert_eq!(jobs[0].name.as_deref(), Some("count at x"), "{value}");
+        let ends: Vec<_> = attempts(&jobs).map(|a| a.end_secs).collect();
+        assert_eq!(ends, [Some(5.0)], "{value}");
+    }
+
+    // The real log of one job of 16 tasks: it reads as whole, but for the submission time.
+    let Some(base) = shared_traces() else { return };
+    let path = base.join("spark-core-test-events/app-20161115172038-0000");
+    let (whole_jobs, whole) = read(&path, SPARK);
+    let text = std::fs::read_to_string(&path).expect("readable");
+    for (value, reason) in [
+        ("99999999999999", "implausible time"),
+        ("-1", "negative time"),
+    ] {
+        let bad = text.replacen(
+            "\"Submission Time\":1479252043855",
+            &format!("\"Submission Time\":{value}"),
+            1,
+        );
+        let (jobs, report) = read_bytes(bad.as_bytes(), SPARK).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [(13, reason, Some("Submission Time"))]
+        );
+        assert_eq!((report.records_read, report.records_skipped), (75, 1));
+        assert_eq!(whole.records_skipped, 0);
+        let mut expected = whole_jobs.clone();
+        expected[0].submit_secs = None;
+        assert_eq!(jobs, expected, "{value}");
+        assert_eq!(jobs[0].tasks.len(), 16);
+    }
+}
+
+/// A time past the 64-bit integer range (which serde_json reads as a float) is an
+/// implausible or negative time, as any integer is; `-0` (read as a float too) is 0, as
+/// `Launch Time` 0 is; a float within the range (`1.5e3`) is of the wrong type: Spark
+/// writes its times as integers. Before, the first two were `"field of the wrong type"`.
+#[test]
+fn spark_times_past_the_integer_range_or_minus_zero_are_times() {
+    let end = |tid: u64, index: u64, finish: &str| {
+        spark_end(tid, index, 1000, 5000, "Success")
+            .replace("\"Finish Time\":5000", &format!("\"Finish Time\":{finish}"))
+    };
+    let log = spark_job(&[
+        spark_start(1, 0, 1000),
+        end(1, 0, "99999999999999999999"),
+        end(1, 0, "-99999999999999999999"),
+        end(1, 0, "1.5e3"),
+        end(1, 0, "5000"),
+        spark_start(2, 1, 0).replace("\"Launch Time\":0", "\"Launch Time\":-0"),
+        end(2, 1, "-0").replace("\"Launch Time\":1000", "\"Launch Time\":-0"),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (4, "implausible time", Some("Finish Time")),
+            (5, "negative time", Some("Finish Time")),
+            (6, "field of the wrong type", Some("Finish Time")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (10, 7));
+    let times: Vec<_> = attempts(&jobs)
+        .map(|a| (a.start_secs, a.end_secs))
+        .collect();
+    assert_eq!(times, [(1.0, Some(5.0)), (0.0, Some(0.0))]);
+    // 0, not -0: nothing downstream sees a negative zero.
+    let zero = &jobs[0].tasks[1].attempts[0];
+    assert!(zero.start_secs.is_sign_positive());
+    assert!(zero.end_secs.is_some_and(f64::is_sign_positive));
+}
+
 /// Hadoop 1: a record that the next one interrupts (a closing quote missing) is malformed,
 /// named on the line of the value left open and its key, and the records after it are read;
 /// `"truncated record"` is kept for a record the input ends inside.
