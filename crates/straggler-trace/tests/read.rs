@@ -895,7 +895,8 @@ fn the_spark_fixture_reads_the_same_plain_gzip_zstd_and_rolling() {
 }
 
 /// A rolling event log whose first file is cut in its last line: the cut event is skipped
-/// as truncated, with the file named, and the second file is read all the same.
+/// as truncated, the cut naming the file (`Truncation::file`), and the second file is read
+/// all the same.
 #[test]
 fn a_cut_file_of_a_rolling_log_does_not_hide_the_next_ones() {
     let fixture = fixtures().join("spark-rolling/eventlog_v2_app-20260101000000-0001");
@@ -930,24 +931,17 @@ fn a_cut_file_of_a_rolling_log_does_not_hide_the_next_ones() {
     std::fs::write(&second, &bytes[..bytes.len() / 2]).expect("writable");
     let (_, both_cut) = read(&dir, SPARK);
     std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("removable");
-    assert_eq!(both_cut.truncated.as_ref().map(|t| t.line), Some(6));
-    assert!(
-        both_cut
-            .truncated
-            .as_ref()
-            .is_some_and(|t| t.note.starts_with("events_1_")),
-        "{:?}",
-        both_cut.truncated
-    );
+    let first = "events_1_app-20260101000000-0001";
+    let both_cut = both_cut.truncated.expect("a cut noted");
+    assert_eq!((both_cut.file.as_deref(), both_cut.line), (Some(first), 6));
     assert_eq!(report.records_read, whole.records_read);
     assert_eq!(report.records_skipped, 1);
     assert_eq!(report.skips[0].reason, "truncated record");
     let cut = report.truncated.expect("a cut noted");
-    assert_eq!(cut.line, 6);
-    assert!(
-        cut.note.starts_with("events_1_app-20260101000000-0001: "),
-        "{}",
-        cut.note
+    assert_eq!((cut.file.as_deref(), cut.line), (Some(first), 6));
+    assert_eq!(
+        cut.note,
+        "the input ends in the middle of the event on line 6"
     );
     // The events of the second file are there: the job ends, as in the whole log, with
     // one event fewer.
@@ -3023,6 +3017,56 @@ fn spark_times_past_the_integer_range_or_minus_zero_are_times() {
     let zero = &jobs[0].tasks[1].attempts[0];
     assert!(zero.start_secs.is_sign_positive());
     assert!(zero.end_secs.is_some_and(f64::is_sign_positive));
+}
+
+/// The note of a rolling log whose last event comes before its job's end names the file
+/// of its line, as skips do: the line is that file's. An empty file after it changes
+/// neither. Before, it named the directory with a line of a file in it.
+#[test]
+fn the_missing_job_end_of_a_rolling_log_names_its_file() {
+    let dir = std::env::temp_dir().join(format!(
+        "stragglers-rolling-end-{}/eventlog_v2_app-1",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let first = spark_job(&[spark_start(1, 0, 1000)]);
+    let first = &first[..first
+        .find("{\"Event\":\"SparkListenerJobEnd\"")
+        .expect("an end")];
+    let second = [
+        spark_end(1, 0, 1000, 5000, "Success"),
+        "not json".to_owned(),
+        spark_start(2, 1, 1000),
+    ]
+    .join("\n")
+        + "\n\n";
+    for (name, text) in [
+        ("events_1_app-1", first),
+        ("events_2_app-1", second.as_str()),
+        ("events_3_app-1", "\n"),
+    ] {
+        std::fs::write(dir.join(name), text).expect("writable");
+    }
+    let (jobs, report) = read(&dir, SPARK);
+    std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("removable");
+    assert_eq!((report.records_read, report.records_skipped), (6, 1));
+    let skip = &report.skips[0];
+    assert_eq!(
+        (skip.file.as_deref(), skip.line, skip.reason.as_str()),
+        (Some("events_2_app-1"), 2, "malformed JSON")
+    );
+    let cut = report.truncated.expect("the missing end noted");
+    assert_eq!((cut.file.as_deref(), cut.line), (Some("events_2_app-1"), 3));
+    assert_eq!(
+        cut.note,
+        "the log ends before the end of job app-1/job 0 (no SparkListenerJobEnd, nor \
+         SparkListenerApplicationEnd): it may be cut short, or written while the job ran"
+    );
+    assert_eq!(attempts(&jobs).count(), 2);
+    // One file: no file named.
+    let (_, report) = read_bytes(first.as_bytes(), SPARK).expect("readable");
+    let cut = report.truncated.expect("the missing end noted");
+    assert_eq!((cut.file, cut.line), (None, 3));
 }
 
 /// Hadoop 1: a record that the next one interrupts (a closing quote missing) is malformed,

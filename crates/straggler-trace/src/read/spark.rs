@@ -24,7 +24,8 @@
 //! A job is handed out at `SparkListenerJobEnd` once none of its attempts runs (Spark writes
 //! the ends of killed speculative copies after the job's end), or at the end of the input;
 //! a job without its end is then noted in [`ReadReport::truncated`] (the log may be cut at
-//! a line end, or written while the job ran), unless `SparkListenerApplicationEnd` came.
+//! a line end, or written while the job ran), unless `SparkListenerApplicationEnd` came,
+//! on the last line read (in a rolling directory, naming its file, as skips do).
 //! Events with no tasks in them (environment, executors, SQL...) are parsed and dropped:
 //! those `JsonProtocol` names (the [`CORE_EVENTS`]), and those it writes by their class's
 //! full name (`org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart`, or a
@@ -292,6 +293,8 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     app_ended: bool,
     /// The last line read (of the last file, in a rolling directory).
     last_line: u64,
+    /// The file of `last_line`, in a rolling directory: its name in the directory.
+    last_file: Option<String>,
 }
 
 /// Where a task start filed its attempt.
@@ -325,6 +328,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             stage_kinds: HashMap::new(),
             app_ended: false,
             last_line: 0,
+            last_file: None,
         }
     }
 
@@ -378,8 +382,15 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         Ok((stage, attempt))
     }
 
-    /// Reads every line of `lines`, counting each in `report`.
-    pub(crate) fn read_lines(&mut self, lines: &mut Lines<'_>, report: &mut ReadReport) {
+    /// Reads every line of `lines`, counting each in `report`; `file` names their file in
+    /// a rolling directory (`None` for an input of one file).
+    pub(crate) fn read_lines(
+        &mut self,
+        lines: &mut Lines<'_>,
+        report: &mut ReadReport,
+        file: Option<&str>,
+    ) {
+        let mut file = file.map(str::to_owned);
         loop {
             let Some(line) = lines.next_or_note(report) else {
                 return;
@@ -393,6 +404,9 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             }
             let (no, terminated) = (line.no, line.terminated);
             self.last_line = no;
+            if file.is_some() {
+                self.last_file = file.take();
+            }
             match serde_json::from_slice::<Event>(line.text) {
                 Ok(event) => match self.event(event, no) {
                     Ok(()) => report.parsed(),
@@ -405,13 +419,18 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
 
     /// Hands out the jobs still open: the end of input. Those without their
     /// `SparkListenerJobEnd` are noted in `report` (the log may be cut short, or written
-    /// while they ran), unless the application's end came.
+    /// while they ran), unless the application's end came; on the last line read, naming
+    /// its file in a rolling directory, as skips do.
     pub(crate) fn finish(&mut self, report: &mut ReadReport) {
         if self.app_ended {
             self.jobs.finish(&mut self.on_job);
         } else {
             let end = "SparkListenerJobEnd, nor SparkListenerApplicationEnd";
+            let cut_before = report.truncated.is_some();
             (self.jobs).finish_noting_unended(&mut self.on_job, report, self.last_line, end);
+            if !cut_before && let Some(cut) = report.truncated.as_mut() {
+                cut.file = self.last_file.take();
+            }
         }
     }
 
