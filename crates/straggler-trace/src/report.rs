@@ -28,10 +28,16 @@ pub struct Skip {
 /// Where a truncated input stops.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Truncation {
-    /// 1-based line (or record) number of the cut record.
+    /// 1-based line (or record) number of the cut record (in its file, named by `file`,
+    /// for an input of several files).
     pub line: u64,
     /// What was cut, for the note printed to the user.
     pub note: String,
+    /// The file the line is in, for an input of several files (a Spark rolling event-log
+    /// directory): its name in the directory, as [`Skip::file`]. `None` when the input is
+    /// one file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 /// A part of an input that holds no record read, and why it was not read: bytes after the
@@ -192,7 +198,11 @@ impl ReadReport {
     /// first cut is the one reported.
     pub fn cut(&mut self, line: u64, note: String) {
         if self.truncated.is_none() {
-            self.truncated = Some(Truncation { line, note });
+            self.truncated = Some(Truncation {
+                line,
+                note,
+                file: None,
+            });
         }
     }
 
@@ -253,7 +263,7 @@ impl ReadReport {
 
     /// Adds the account `part` of the file named `file` (of an input of several files):
     /// its counts, its skips, unread parts, unknown keys and attempts with unusable splits
-    /// (naming the file), and its cut if none is noted before (its note naming the file).
+    /// (naming the file), and its cut if none is noted before (naming the file).
     pub(crate) fn add_file(&mut self, part: ReadReport, file: &str) {
         self.records_read += part.records_read;
         self.records_parsed += part.records_parsed;
@@ -267,8 +277,11 @@ impl ReadReport {
                 file: Some(file.to_owned()),
                 ..skip
             }));
-        if let Some(cut) = part.truncated {
-            self.cut(cut.line, format!("{file}: {}", cut.note));
+        if self.truncated.is_none()
+            && let Some(cut) = part.truncated
+        {
+            let file = cut.file.or_else(|| Some(file.to_owned()));
+            self.truncated = Some(Truncation { file, ..cut });
         }
         self.unread
             .extend(part.unread.into_iter().map(|unread| Unread {

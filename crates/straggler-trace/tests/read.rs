@@ -895,7 +895,8 @@ fn the_spark_fixture_reads_the_same_plain_gzip_zstd_and_rolling() {
 }
 
 /// A rolling event log whose first file is cut in its last line: the cut event is skipped
-/// as truncated, with the file named, and the second file is read all the same.
+/// as truncated, the cut naming the file (`Truncation::file`), and the second file is read
+/// all the same.
 #[test]
 fn a_cut_file_of_a_rolling_log_does_not_hide_the_next_ones() {
     let fixture = fixtures().join("spark-rolling/eventlog_v2_app-20260101000000-0001");
@@ -930,24 +931,17 @@ fn a_cut_file_of_a_rolling_log_does_not_hide_the_next_ones() {
     std::fs::write(&second, &bytes[..bytes.len() / 2]).expect("writable");
     let (_, both_cut) = read(&dir, SPARK);
     std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("removable");
-    assert_eq!(both_cut.truncated.as_ref().map(|t| t.line), Some(6));
-    assert!(
-        both_cut
-            .truncated
-            .as_ref()
-            .is_some_and(|t| t.note.starts_with("events_1_")),
-        "{:?}",
-        both_cut.truncated
-    );
+    let first = "events_1_app-20260101000000-0001";
+    let both_cut = both_cut.truncated.expect("a cut noted");
+    assert_eq!((both_cut.file.as_deref(), both_cut.line), (Some(first), 6));
     assert_eq!(report.records_read, whole.records_read);
     assert_eq!(report.records_skipped, 1);
     assert_eq!(report.skips[0].reason, "truncated record");
     let cut = report.truncated.expect("a cut noted");
-    assert_eq!(cut.line, 6);
-    assert!(
-        cut.note.starts_with("events_1_app-20260101000000-0001: "),
-        "{}",
-        cut.note
+    assert_eq!((cut.file.as_deref(), cut.line), (Some(first), 6));
+    assert_eq!(
+        cut.note,
+        "the input ends in the middle of the event on line 6"
     );
     // The events of the second file are there: the job ends, as in the whole log, with
     // one event fewer.
@@ -2994,6 +2988,167 @@ fn spark_negative_and_out_of_range_times_say_what_they_are() {
     assert_eq!((report.records_read, report.records_parsed), (7, 3));
     // The later end of the attempt is read.
     assert_eq!(jobs[0].tasks[0].attempts[0].end_secs, Some(5.0));
+}
+
+/// A bad `Submission Time` (implausible, negative, of the wrong type) costs that field
+/// alone: the job start is counted as a skip naming it on its line, as a `.jhist`
+/// `JOB_SUBMITTED` is, and the job opens all the same, without a submission time, with its
+/// name, stages and tasks. Before, the job was never opened, and its tasks were skipped as
+/// `"stage of no open job"`.
+#[test]
+fn a_bad_spark_submission_time_costs_that_field_not_the_job() {
+    let info = "\"Stage Infos\":[{\"Stage ID\":0,\"Stage Name\":\"count at x\"}]";
+    for (value, reason) in [
+        ("99999999999999", "implausible time"),
+        ("-1", "negative time"),
+        ("\"soon\"", "field of the wrong type"),
+        ("1.5e3", "field of the wrong type"),
+        ("{\"ms\":[1]}", "field of the wrong type"),
+    ] {
+        let log = spark_job(&[
+            spark_start(1, 0, 2000),
+            spark_end(1, 0, 2000, 5000, "Success"),
+        ])
+        .replacen(
+            "\"Stage IDs\":[0]",
+            &format!("\"Submission Time\":{value},\"Stage IDs\":[0],{info}"),
+            1,
+        );
+        let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [(2, reason, Some("Submission Time"))],
+            "{value}"
+        );
+        let counts = (report.records_read, report.records_parsed);
+        assert_eq!(counts, (5, 4), "{value}");
+        assert!(
+            report.truncated.is_none(),
+            "{value}: {:?}",
+            report.truncated
+        );
+        assert_eq!(jobs.len(), 1, "{value}");
+        assert_eq!(jobs[0].submit_secs, None, "{value}");
+        assert_eq!(jobs[0].name.as_deref(), Some("count at x"), "{value}");
+        let ends: Vec<_> = attempts(&jobs).map(|a| a.end_secs).collect();
+        assert_eq!(ends, [Some(5.0)], "{value}");
+    }
+
+    // The real log of one job of 16 tasks: it reads as whole, but for the submission time.
+    let Some(base) = shared_traces() else { return };
+    let path = base.join("spark-core-test-events/app-20161115172038-0000");
+    let (whole_jobs, whole) = read(&path, SPARK);
+    let text = std::fs::read_to_string(&path).expect("readable");
+    for (value, reason) in [
+        ("99999999999999", "implausible time"),
+        ("-1", "negative time"),
+    ] {
+        let bad = text.replacen(
+            "\"Submission Time\":1479252043855",
+            &format!("\"Submission Time\":{value}"),
+            1,
+        );
+        let (jobs, report) = read_bytes(bad.as_bytes(), SPARK).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [(13, reason, Some("Submission Time"))]
+        );
+        assert_eq!((report.records_read, report.records_skipped), (75, 1));
+        assert_eq!(whole.records_skipped, 0);
+        let mut expected = whole_jobs.clone();
+        expected[0].submit_secs = None;
+        assert_eq!(jobs, expected, "{value}");
+        assert_eq!(jobs[0].tasks.len(), 16);
+    }
+}
+
+/// A time past the 64-bit integer range (which serde_json reads as a float) is an
+/// implausible or negative time, as any integer is; `-0` (read as a float too) is 0, as
+/// `Launch Time` 0 is; a float within the range (`1.5e3`) is of the wrong type: Spark
+/// writes its times as integers. Before, the first two were `"field of the wrong type"`.
+#[test]
+fn spark_times_past_the_integer_range_or_minus_zero_are_times() {
+    let end = |tid: u64, index: u64, finish: &str| {
+        spark_end(tid, index, 1000, 5000, "Success")
+            .replace("\"Finish Time\":5000", &format!("\"Finish Time\":{finish}"))
+    };
+    let log = spark_job(&[
+        spark_start(1, 0, 1000),
+        end(1, 0, "99999999999999999999"),
+        end(1, 0, "-99999999999999999999"),
+        end(1, 0, "1.5e3"),
+        end(1, 0, "5000"),
+        spark_start(2, 1, 0).replace("\"Launch Time\":0", "\"Launch Time\":-0"),
+        end(2, 1, "-0").replace("\"Launch Time\":1000", "\"Launch Time\":-0"),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (4, "implausible time", Some("Finish Time")),
+            (5, "negative time", Some("Finish Time")),
+            (6, "field of the wrong type", Some("Finish Time")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (10, 7));
+    let times: Vec<_> = attempts(&jobs)
+        .map(|a| (a.start_secs, a.end_secs))
+        .collect();
+    assert_eq!(times, [(1.0, Some(5.0)), (0.0, Some(0.0))]);
+    // 0, not -0: nothing downstream sees a negative zero.
+    let zero = &jobs[0].tasks[1].attempts[0];
+    assert!(zero.start_secs.is_sign_positive());
+    assert!(zero.end_secs.is_some_and(f64::is_sign_positive));
+}
+
+/// The note of a rolling log whose last event comes before its job's end names the file
+/// of its line, as skips do: the line is that file's. An empty file after it changes
+/// neither. Before, it named the directory with a line of a file in it.
+#[test]
+fn the_missing_job_end_of_a_rolling_log_names_its_file() {
+    let dir = std::env::temp_dir().join(format!(
+        "stragglers-rolling-end-{}/eventlog_v2_app-1",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let first = spark_job(&[spark_start(1, 0, 1000)]);
+    let first = &first[..first
+        .find("{\"Event\":\"SparkListenerJobEnd\"")
+        .expect("an end")];
+    let second = [
+        spark_end(1, 0, 1000, 5000, "Success"),
+        "not json".to_owned(),
+        spark_start(2, 1, 1000),
+    ]
+    .join("\n")
+        + "\n\n";
+    for (name, text) in [
+        ("events_1_app-1", first),
+        ("events_2_app-1", second.as_str()),
+        ("events_3_app-1", "\n"),
+    ] {
+        std::fs::write(dir.join(name), text).expect("writable");
+    }
+    let (jobs, report) = read(&dir, SPARK);
+    std::fs::remove_dir_all(dir.parent().expect("a parent")).expect("removable");
+    assert_eq!((report.records_read, report.records_skipped), (6, 1));
+    let skip = &report.skips[0];
+    assert_eq!(
+        (skip.file.as_deref(), skip.line, skip.reason.as_str()),
+        (Some("events_2_app-1"), 2, "malformed JSON")
+    );
+    let cut = report.truncated.expect("the missing end noted");
+    assert_eq!((cut.file.as_deref(), cut.line), (Some("events_2_app-1"), 3));
+    assert_eq!(
+        cut.note,
+        "the log ends before the end of job app-1/job 0 (no SparkListenerJobEnd, nor \
+         SparkListenerApplicationEnd): it may be cut short, or written while the job ran"
+    );
+    assert_eq!(attempts(&jobs).count(), 2);
+    // One file: no file named.
+    let (_, report) = read_bytes(first.as_bytes(), SPARK).expect("readable");
+    let cut = report.truncated.expect("the missing end noted");
+    assert_eq!((cut.file, cut.line), (None, 3));
 }
 
 /// Hadoop 1: a record that the next one interrupts (a closing quote missing) is malformed,

@@ -58,14 +58,15 @@ pub fn read_jobs(path: &Path, on_job: impl FnMut(TraceJob)) -> Result<ReadReport
         // Each file is read and counted on its own, its lines numbered from 1, then added
         // to the directory's report, its skips naming it. A file cut short does not stop
         // the reading: the next files hold later events. The report keeps the first cut,
-        // its note naming the file.
+        // naming its file, as the note of a job without its end does.
         for file in &listing.events {
             let mut part = ReadReport::new(file, format);
             let (input, check) = input::open(file)?;
-            reader.read_lines(&mut input::Lines::new(input), &mut part);
-            check.finish(file, &mut part)?;
             let name = file.file_name().unwrap_or(file.as_os_str());
-            report.add_file(part, &name.to_string_lossy());
+            let name = name.to_string_lossy();
+            reader.read_lines(&mut input::Lines::new(input), &mut part, Some(&name));
+            check.finish(file, &mut part)?;
+            report.add_file(part, &name);
         }
         reader.finish(&mut report);
         return Ok(report);
@@ -120,7 +121,7 @@ fn read_input(
     match format {
         TraceFormat::SparkEventLog => {
             let mut reader = spark::SparkReader::new(on_job);
-            reader.read_lines(&mut input::Lines::new(input), &mut report);
+            reader.read_lines(&mut input::Lines::new(input), &mut report, None);
             reader.finish(&mut report);
         }
         TraceFormat::HadoopJhist => read = jhist::read(input, path, &mut report, on_job),

@@ -2,7 +2,9 @@
 //! `JsonProtocol`.
 //!
 //! - A job is a `SparkListenerJobStart` (`Job ID`, `Submission Time`, `Stage IDs`); its name
-//!   is the name of its last stage, as Spark's UI shows it.
+//!   is the name of its last stage, as Spark's UI shows it. A bad `Submission Time` (of the
+//!   wrong type, negative, implausible) costs that field alone: the job opens without it,
+//!   and its start is counted as a skip naming it.
 //! - A task is a partition (`Index`) of a stage attempt (`Stage ID`, `Stage Attempt ID`):
 //!   its stage is `"<stage>.<stage attempt>"` and its id `"<stage>.<stage attempt>:<index>"`.
 //!   Its kind is [`StageKind::Map`] for `ShuffleMapTask`, [`StageKind::Reduce`] for
@@ -11,8 +13,8 @@
 //!   the end going where the start filed it (`SparkReader::running`); a stage that
 //!   running jobs share is the earliest's, and a `Stage Attempt ID` of `-1` the stage's
 //!   latest attempt seen:
-//!   `Launch Time` and `Finish Time` (ms; checked as [`plausible`], a negative one skipped
-//!   as `"negative time"`, as `Submission Time` is with its job start), `Host`,
+//!   `Launch Time` and `Finish Time` (ms, integers, see [`Millis`]; checked as
+//!   [`plausible`], a negative one skipped as `"negative time"`), `Host`,
 //!   `Speculative`; it `Killed` or `Failed`
 //!   as `Task Info` says (a `TaskCommitDenied` end killed, whatever the flags: see
 //!   `task_end`), else it succeeded if the end reason is `Success`.
@@ -22,7 +24,8 @@
 //! A job is handed out at `SparkListenerJobEnd` once none of its attempts runs (Spark writes
 //! the ends of killed speculative copies after the job's end), or at the end of the input;
 //! a job without its end is then noted in [`ReadReport::truncated`] (the log may be cut at
-//! a line end, or written while the job ran), unless `SparkListenerApplicationEnd` came.
+//! a line end, or written while the job ran), unless `SparkListenerApplicationEnd` came,
+//! on the last line read (in a rolling directory, naming its file, as skips do).
 //! Events with no tasks in them (environment, executors, SQL...) are parsed and dropped:
 //! those `JsonProtocol` names (the [`CORE_EVENTS`]), and those it writes by their class's
 //! full name (`org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart`, or a
@@ -85,7 +88,7 @@ struct Event {
     #[serde(rename = "Job ID")]
     job_id: Option<u64>,
     #[serde(rename = "Submission Time")]
-    submission_time: Option<Millis>,
+    submission_time: Option<SubmissionTime>,
     #[serde(rename = "Stage IDs")]
     stage_ids: Option<Vec<u64>>,
     #[serde(rename = "Stage Infos")]
@@ -94,29 +97,109 @@ struct Event {
     app_id: Option<String>,
 }
 
-/// A time in milliseconds: any JSON integer, signed or past `i64`, so that a negative one
-/// is skipped as `"negative time"` and a huge one as `"implausible time"` (see
-/// [`plausible`]), as in the other readers, not as a value of the wrong type. Any other
-/// value (a float, a string) is of the wrong type.
+/// A time in milliseconds: any JSON integer, signed or past the 64-bit range, so that a
+/// negative one is skipped as `"negative time"` and a huge one as `"implausible time"` (see
+/// [`plausible`]), as in the other readers, not as a value of the wrong type. serde_json
+/// reads `-0` and an integer past the 64-bit range as a float: those are read by their
+/// value (`-0` is 0). Any other float (`1.5e3`, `1500.0`: Spark writes its times as
+/// integers) or value (a string) is of the wrong type.
 #[derive(Debug, Clone, Copy)]
 struct Millis(i128);
 
+impl Millis {
+    /// The integer serde_json read as the float `ms`, if it can be one (see [`Millis`]).
+    fn from_float(ms: f64) -> Option<Millis> {
+        // The bounds of the integers serde_json reads as such: `i64::MIN` and `u64::MAX`.
+        let past_range = ms < -(2f64.powi(63)) || ms >= 2f64.powi(64);
+        let minus_zero = ms == 0.0 && ms.is_sign_negative();
+        // `as` saturates: a value past `i128` stays past every plausible time; -0 is 0.
+        (minus_zero || past_range).then_some(Millis(ms as i128))
+    }
+}
+
+/// Reads a [`Millis`]: an integer (`-0` and one past the 64-bit range included, read as
+/// floats); any other value is of the wrong type.
+struct Integer;
+
+impl serde::de::Visitor<'_> for Integer {
+    type Value = Millis;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an integer")
+    }
+    fn visit_i64<E>(self, ms: i64) -> Result<Millis, E> {
+        Ok(Millis(ms.into()))
+    }
+    fn visit_u64<E>(self, ms: u64) -> Result<Millis, E> {
+        Ok(Millis(ms.into()))
+    }
+    fn visit_f64<E: serde::de::Error>(self, ms: f64) -> Result<Millis, E> {
+        Millis::from_float(ms)
+            .ok_or_else(|| E::invalid_type(serde::de::Unexpected::Float(ms), &self))
+    }
+}
+
 impl<'de> Deserialize<'de> for Millis {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Integer;
-        impl serde::de::Visitor<'_> for Integer {
-            type Value = Millis;
+        deserializer.deserialize_i64(Integer)
+    }
+}
+
+/// The optional `Submission Time`: a [`Millis`], or a value of another type kept as
+/// such, so that it costs the field, not the job start (see `SparkReader::job_start`).
+#[derive(Debug, Clone, Copy)]
+enum SubmissionTime {
+    Millis(Millis),
+    WrongType,
+}
+
+impl<'de> Deserialize<'de> for SubmissionTime {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct AnyValue;
+        impl<'de> serde::de::Visitor<'de> for AnyValue {
+            type Value = SubmissionTime;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an integer")
+                f.write_str("any value")
             }
-            fn visit_i64<E>(self, ms: i64) -> Result<Millis, E> {
-                Ok(Millis(ms.into()))
+            fn visit_i64<E>(self, ms: i64) -> Result<SubmissionTime, E> {
+                Ok(SubmissionTime::Millis(Millis(ms.into())))
             }
-            fn visit_u64<E>(self, ms: u64) -> Result<Millis, E> {
-                Ok(Millis(ms.into()))
+            fn visit_u64<E>(self, ms: u64) -> Result<SubmissionTime, E> {
+                Ok(SubmissionTime::Millis(Millis(ms.into())))
+            }
+            fn visit_f64<E>(self, ms: f64) -> Result<SubmissionTime, E> {
+                Ok(
+                    Millis::from_float(ms)
+                        .map_or(SubmissionTime::WrongType, SubmissionTime::Millis),
+                )
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<SubmissionTime, E> {
+                Ok(SubmissionTime::WrongType)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<SubmissionTime, E> {
+                Ok(SubmissionTime::WrongType)
+            }
+            fn visit_unit<E>(self) -> Result<SubmissionTime, E> {
+                Ok(SubmissionTime::WrongType)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<SubmissionTime, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(SubmissionTime::WrongType)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<SubmissionTime, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(SubmissionTime::WrongType)
             }
         }
-        deserializer.deserialize_i64(Integer)
+        deserializer.deserialize_any(AnyValue)
     }
 }
 
@@ -210,6 +293,8 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     app_ended: bool,
     /// The last line read (of the last file, in a rolling directory).
     last_line: u64,
+    /// The file of `last_line`, in a rolling directory: its name in the directory.
+    last_file: Option<String>,
 }
 
 /// Where a task start filed its attempt.
@@ -243,6 +328,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             stage_kinds: HashMap::new(),
             app_ended: false,
             last_line: 0,
+            last_file: None,
         }
     }
 
@@ -296,8 +382,15 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         Ok((stage, attempt))
     }
 
-    /// Reads every line of `lines`, counting each in `report`.
-    pub(crate) fn read_lines(&mut self, lines: &mut Lines<'_>, report: &mut ReadReport) {
+    /// Reads every line of `lines`, counting each in `report`; `file` names their file in
+    /// a rolling directory (`None` for an input of one file).
+    pub(crate) fn read_lines(
+        &mut self,
+        lines: &mut Lines<'_>,
+        report: &mut ReadReport,
+        file: Option<&str>,
+    ) {
+        let mut file = file.map(str::to_owned);
         loop {
             let Some(line) = lines.next_or_note(report) else {
                 return;
@@ -311,6 +404,9 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             }
             let (no, terminated) = (line.no, line.terminated);
             self.last_line = no;
+            if file.is_some() {
+                self.last_file = file.take();
+            }
             match serde_json::from_slice::<Event>(line.text) {
                 Ok(event) => match self.event(event, no) {
                     Ok(()) => report.parsed(),
@@ -323,13 +419,18 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
 
     /// Hands out the jobs still open: the end of input. Those without their
     /// `SparkListenerJobEnd` are noted in `report` (the log may be cut short, or written
-    /// while they ran), unless the application's end came.
+    /// while they ran), unless the application's end came; on the last line read, naming
+    /// its file in a rolling directory, as skips do.
     pub(crate) fn finish(&mut self, report: &mut ReadReport) {
         if self.app_ended {
             self.jobs.finish(&mut self.on_job);
         } else {
             let end = "SparkListenerJobEnd, nor SparkListenerApplicationEnd";
+            let cut_before = report.truncated.is_some();
             (self.jobs).finish_noting_unended(&mut self.on_job, report, self.last_line, end);
+            if !cut_before && let Some(cut) = report.truncated.as_mut() {
+                cut.file = self.last_file.take();
+            }
         }
     }
 
@@ -374,11 +475,21 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         }
     }
 
+    /// Opens the job of a `SparkListenerJobStart`. A bad `Submission Time` (of the wrong
+    /// type, negative, implausible) costs that field alone: the job opens without it, and
+    /// the start is counted as a skip naming it (as a `.jhist` `JOB_SUBMITTED` is), for
+    /// without the start the job's tasks would have no job.
     fn job_start(&mut self, event: Event) -> Result<(), Skip> {
         let job_id = event.job_id.ok_or(("missing field", Some("Job ID")))?;
-        let submit_secs = (event.submission_time)
-            .map(|ms| plausible(ms_to_secs(ms), "Submission Time"))
-            .transpose()?;
+        let submit = match event.submission_time {
+            None => Ok(None),
+            Some(SubmissionTime::Millis(ms)) => {
+                plausible(ms_to_secs(ms), "Submission Time").map(Some)
+            }
+            Some(SubmissionTime::WrongType) => {
+                Err(("field of the wrong type", Some("Submission Time")))
+            }
+        };
         let infos = event.stage_infos.unwrap_or_default();
         let stages: Vec<u64> = match event.stage_ids {
             Some(ids) => ids,
@@ -392,7 +503,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let key = self.job_key(job_id);
         let job = self.jobs.job(&key).job_mut();
         job.name = name;
-        job.submit_secs = submit_secs;
+        job.submit_secs = submit.unwrap_or(None);
         // A stage that a running job runs stays that job's (Spark runs a stage that jobs
         // share for the earliest, `DAGScheduler.activeJobForStage`); it passes to this one
         // when that one ends (`pass_stages`).
@@ -408,7 +519,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             }
         }
         self.job_stages.entry(key).or_default().extend(stages);
-        Ok(())
+        submit.map(|_| ())
     }
 
     /// The stage, stage attempt ([`SparkReader::stage_of`]), task info (taken out of the
