@@ -1527,6 +1527,13 @@ fn implausible_times_are_skipped_with_their_line_and_field() {
         [(4, "implausible time", Some("finishTime"))]
     );
     assert_eq!(attempts(&jobs).next().map(|a| a.end_secs), Some(None));
+    // Past `i64` too (it was a field of the wrong type).
+    let past = jhist.replace("9223372036854775807", "18446744073709551615");
+    let (_, report) = read_bytes(past.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(4, "implausible time", Some("finishTime"))]
+    );
 
     let alibaba = "ins_1,M1,j_1,1,Terminated,100,9223372036854775807,m_1,1,1,,,,\n";
     let (_, report) =

@@ -162,8 +162,10 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
         }
     }
     if let Some(truncation) = &report.truncated {
+        // In a rolling directory, the line is its file's.
+        let file = in_file(truncation.file.as_deref());
         notes.push(format!(
-            "{path}:{}: truncated: {}",
+            "{path}{file}:{}: truncated: {}",
             truncation.line, truncation.note
         ));
     }

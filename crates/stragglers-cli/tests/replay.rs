@@ -398,3 +398,35 @@ fn replay_takes_detector_as_detectors_and_refuses_no_scans() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--max-scans-per-job"), "{stderr}");
 }
+
+#[test]
+fn replay_names_the_file_of_a_rolling_log_that_ends_before_its_job() {
+    // A rolling event log whose second file lacks the job's and the application's end.
+    let dir = std::env::temp_dir().join(format!("stragglers-roll-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let rolling = dir.join("eventlog_v2_app-1");
+    std::fs::create_dir_all(&rolling).unwrap();
+    let text = std::fs::read_to_string(trace(SPARK)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let kept: Vec<&str> = lines[20..]
+        .iter()
+        .copied()
+        .filter(|l| !l.contains("SparkListenerJobEnd") && !l.contains("ApplicationEnd"))
+        .collect();
+    std::fs::write(
+        rolling.join("events_1_app-1"),
+        lines[..20].join("\n") + "\n",
+    )
+    .unwrap();
+    std::fs::write(rolling.join("events_2_app-1"), kept.join("\n") + "\n").unwrap();
+    let output = stragglers(&["replay", rolling.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let expected = format!(
+        "{}/events_2_app-1:{}: truncated: the log ends before the end of job",
+        rolling.display(),
+        kept.len()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

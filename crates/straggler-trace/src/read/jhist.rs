@@ -168,13 +168,15 @@ fn optional_string<'a>(body: &'a Body, name: &'static str) -> Result<Option<&'a 
         .transpose()
 }
 
+/// A time in milliseconds, in seconds: an integer, one past `i64` read by its value (then
+/// an implausible time, as Spark's).
 fn millis(body: &Body, name: &'static str) -> Result<f64, Skip> {
-    let ms = body
-        .field(name)
-        .ok_or(("missing field", Some(name)))?
-        .as_i64()
-        .ok_or(("field of the wrong type", Some(name)))?;
-    Ok(ms as f64 / 1000.0)
+    let ms = match body.field(name).ok_or(("missing field", Some(name)))? {
+        Plain::Int(ms) => *ms as f64,
+        Plain::Big(ms) => *ms as f64,
+        _ => return Err(("field of the wrong type", Some(name))),
+    };
+    Ok(ms / 1000.0)
 }
 
 /// `task_1329348432655_0001_m_000005` or `attempt_..._0` to `job_1329348432655_0001`.
@@ -471,13 +473,6 @@ impl Plain {
     fn as_str(&self) -> Option<&str> {
         match self {
             Plain::Str(text) => Some(text),
-            _ => None,
-        }
-    }
-
-    fn as_i64(&self) -> Option<i64> {
-        match *self {
-            Plain::Int(value) => Some(value),
             _ => None,
         }
     }
