@@ -2094,6 +2094,20 @@ fn a_rumen_object_broken_mid_line_costs_only_itself() {
     let (jobs, report) = read_bytes(text.as_bytes(), RUMEN).expect("readable");
     assert_eq!(job_ids(&jobs), ["job_2", "job_3"]);
     assert_eq!((report.records_read, report.records_skipped), (3, 1));
+    // A quote missing in the second of four objects on one line.
+    let line = format!(
+        "{} {{\"jobID\":\"job_2\",\"jobName\":\"n,\"mapTasks\":[]}} {} {}\n",
+        compact("job_1"),
+        compact("job_3"),
+        compact("job_4")
+    );
+    let (jobs, report) = read_bytes(line.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(job_ids(&jobs), ["job_1", "job_3", "job_4"]);
+    assert_eq!(
+        skips_with_fields(&report),
+        [(1, "malformed JSON", Some("jobName"))]
+    );
+    assert!(report.truncated.is_none());
 
     // A `NaN` the reader takes, then a quote missing on the line after.
     let text = format!(
@@ -2310,6 +2324,16 @@ fn a_record_longer_than_the_cap_is_skipped_not_kept() {
     assert_eq!(skipped_lines(&report), [(1, "record too long")]);
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].id, "job_2");
+    // The same object missing its last `}`: the next starts at its `{` after the `]`.
+    let job_3 = next_job.replace("job_2", "job_3");
+    let rumen = std::io::Cursor::new("{\"jobID\": \"job_1\", \"x\": [\n")
+        .chain(strings_of_a())
+        .chain(&b"\"\"]\n"[..])
+        .chain(next_job.as_bytes())
+        .chain(job_3.as_bytes());
+    let (jobs, report) = read_stream(rumen, RUMEN);
+    assert_eq!(skipped_lines(&report), [(1, "record too long")]);
+    assert_eq!(job_ids(&jobs), ["job_2", "job_3"]);
 
     let hadoop1 = std::io::Cursor::new("Job JOBID=\"job_1_0001\" JOBNAME=\"\n")
         .chain(lines_of_a())

@@ -16,8 +16,9 @@
 //!
 //! Records: each top-level JSON object (found by matching braces and brackets outside
 //! strings, each closer against its opener; an object over 64 MiB is read to its end and
-//! skipped as `"record too long"`, and the rest of an object a line too long cuts is
-//! passed over as a broken one's). A malformed object is skipped and the next one read: a
+//! skipped as `"record too long"`, a `{` where none can stand in it ending it there as in
+//! a broken object below, and the rest of an object a line too long cuts is passed over
+//! as a broken one's). A malformed object is skipped and the next one read: a
 //! closer of the wrong kind, a `{` where none can stand (not after `:`, `[` or `,`), or a
 //! line that ends inside a string (JSON strings hold no line break: a quote is missing)
 //! breaks the object there, and what is left of it is passed over up to where the next
@@ -29,8 +30,9 @@
 //! starts there (a valid object is never split). Each broken object is skipped once, as
 //! `"malformed JSON"`, on the line where serde_json finds it is not JSON (its `NaN`s and
 //! `Infinity`s replaced first) and naming the member it is in (see [`malformed`]). In a
-//! file of one line (Jackson's compact layout), a quote missing leaves the rest of the
-//! line in the broken object. An object without `jobID` is
+//! line of several objects (Jackson's compact layout), a quote missing breaks its object
+//! at the line's end, and the next object starts at the first `} {` after the broken
+//! one's `{` (strings not told apart there). An object without `jobID` is
 //! skipped as `"not a Rumen job"`; an attempt with no start time (its own or its task's)
 //! is left out and counted as a record of its own, skipped as
 //! `"attempt without start time"`. A value of the wrong type costs the smallest part that
@@ -140,9 +142,10 @@ struct Scanner {
     /// The last byte outside strings and whitespace in the object, to tell whether a `{`
     /// may stand where it is (see [`Scanner::may_open`]).
     last: u8,
-    /// The object being gathered and its first line.
+    /// The object being gathered, its first line, and where in that line its `{` is.
     object: Vec<u8>,
     start: u64,
+    start_at: usize,
     /// Whether the object grew past [`MAX_LINE_BYTES`]: it is no longer kept, only read to
     /// its end, and skipped as `"record too long"`.
     too_long: bool,
@@ -201,6 +204,22 @@ fn line_start_brace(text: &[u8]) -> Option<usize> {
     (text[first] == b'{').then_some(first)
 }
 
+/// Where the first `{` after a `}` with only whitespace between is in `text`, strings
+/// not told apart (where it is looked for, they are not known): the start of an object
+/// after a broken one on its line.
+fn next_object(text: &[u8]) -> Option<usize> {
+    let mut after_close = false;
+    for (at, &byte) in text.iter().enumerate() {
+        match byte {
+            b'{' if after_close => return Some(at),
+            b'}' => after_close = true,
+            _ if byte.is_ascii_whitespace() => {}
+            _ => after_close = false,
+        }
+    }
+    None
+}
+
 /// Reads a Rumen input.
 pub(crate) fn read(
     input: Box<dyn BufRead + '_>,
@@ -226,98 +245,141 @@ pub(crate) fn read(
         }
         let line_start = line_start_brace(line.text);
         let mut stray = false;
-        for (at, &byte) in line.text.iter().enumerate() {
-            if scan.resync {
-                // The rest of a broken object, up to where the next starts (see
-                // [`line_start_brace`]); its strings are not known, so every byte counts.
-                let starts = byte == b'{' && (scan.last == b'}' || Some(at) == line_start);
+        // Where the scan of the line starts: again from the next object's `{` when an
+        // object broke at the line's end (below).
+        let mut from = 0;
+        loop {
+            for (at, &byte) in line.text.iter().enumerate().skip(from) {
+                if scan.resync {
+                    // The rest of a broken object, up to where the next starts (see
+                    // [`line_start_brace`]); its strings are not known, so every byte counts.
+                    let starts = byte == b'{' && (scan.last == b'}' || Some(at) == line_start);
+                    if !byte.is_ascii_whitespace() {
+                        scan.last = byte;
+                    }
+                    if !starts {
+                        continue;
+                    }
+                    scan.resync = false;
+                }
+                if !scan.inside() {
+                    if byte == b'{' {
+                        scan.reset();
+                        scan.open.push(b'}');
+                        scan.last = b'{';
+                        (scan.start, scan.start_at) = (no, at);
+                        scan.object.push(byte);
+                    } else if !byte.is_ascii_whitespace() {
+                        stray = true;
+                    }
+                    continue;
+                }
+                if byte == b'{'
+                    && !scan.in_string
+                    && scan.too_long
+                    && !matches!(scan.last, b':' | b'[' | b',')
+                {
+                    // A `{` where none can stand in an object too long to keep (whose kinds of
+                    // brackets are no longer known): it is skipped, and where an object starts
+                    // (as below), the next one starts here; elsewhere, its rest is passed over.
+                    report.skipped(scan.start, None, "record too long");
+                    scan.reset();
+                    if scan.last == b'}' || Some(at) == line_start {
+                        scan.open.push(b'}');
+                        (scan.start, scan.start_at) = (no, at);
+                        scan.object.push(byte);
+                    } else {
+                        scan.resync = true;
+                    }
+                    scan.last = b'{';
+                    continue;
+                }
+                if byte == b'{' && !scan.in_string && !scan.too_long && !scan.may_open() {
+                    // A `{` where none can stand: the object is broken here. Where an object
+                    // starts (after a `}`, or opening its line), it misses a closer (or more),
+                    // and the next one starts here; elsewhere, its rest is passed over.
+                    let starts = scan.last == b'}' || Some(at) == line_start;
+                    scan.broken(no, !starts, report);
+                    if starts {
+                        scan.open.push(b'}');
+                        (scan.start, scan.start_at) = (no, at);
+                        scan.object.push(byte);
+                    }
+                    scan.last = b'{';
+                    continue;
+                }
+                if !scan.too_long {
+                    scan.object.push(byte);
+                    if scan.object.len() > MAX_LINE_BYTES {
+                        scan.too_long = true;
+                        scan.depth = scan.open.len();
+                        scan.open.clear();
+                        scan.object = Vec::new();
+                    }
+                }
+                if scan.in_string {
+                    if scan.escaped {
+                        scan.escaped = false;
+                    } else if byte == b'\\' {
+                        scan.escaped = true;
+                    } else if byte == b'"' {
+                        scan.in_string = false;
+                    }
+                    continue;
+                }
                 if !byte.is_ascii_whitespace() {
                     scan.last = byte;
                 }
-                if !starts {
+                match byte {
+                    b'"' => scan.in_string = true,
+                    b'{' | b'[' if scan.too_long => scan.depth += 1,
+                    b'}' | b']' if scan.too_long => {
+                        scan.depth -= 1;
+                        if scan.depth == 0 {
+                            report.skipped(scan.start, None, "record too long");
+                            scan.reset();
+                        }
+                    }
+                    b'{' => scan.open.push(b'}'),
+                    b'[' => scan.open.push(b']'),
+                    b'}' | b']' => {
+                        if scan.open.pop() != Some(byte) {
+                            // A closer of the wrong kind: the object is broken here, and the
+                            // rest of it passed over (a `{` right after this `}` starts the
+                            // next).
+                            scan.broken(no, true, report);
+                            scan.last = byte;
+                        } else if scan.open.is_empty() {
+                            object_done(&scan.object, scan.start, no, report, &mut on_job);
+                            scan.reset();
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if scan.inside() && scan.in_string && line.terminated {
+                // JSON strings hold no line break: a quote is missing (or one too many) on
+                // this line. The object is broken here; the input is not cut. In a line of
+                // several objects (Jackson's compact layout), the next starts at the first
+                // `} {` after the broken one's `{`, which no valid JSON holds; the line is
+                // scanned again from there.
+                let after = if scan.start == no {
+                    scan.start_at + 1
+                } else {
+                    0
+                };
+                let next = line
+                    .text
+                    .get(after..)
+                    .and_then(next_object)
+                    .map(|at| after + at);
+                scan.broken(no, next.is_none(), report);
+                if let Some(next) = next {
+                    from = next;
                     continue;
                 }
-                scan.resync = false;
             }
-            if !scan.inside() {
-                if byte == b'{' {
-                    scan.reset();
-                    scan.open.push(b'}');
-                    scan.last = b'{';
-                    scan.start = no;
-                    scan.object.push(byte);
-                } else if !byte.is_ascii_whitespace() {
-                    stray = true;
-                }
-                continue;
-            }
-            if byte == b'{' && !scan.in_string && !scan.too_long && !scan.may_open() {
-                // A `{` where none can stand: the object is broken here. Where an object
-                // starts (after a `}`, or opening its line), it misses a closer (or more),
-                // and the next one starts here; elsewhere, its rest is passed over.
-                let starts = scan.last == b'}' || Some(at) == line_start;
-                scan.broken(no, !starts, report);
-                if starts {
-                    scan.open.push(b'}');
-                    scan.start = no;
-                    scan.object.push(byte);
-                }
-                scan.last = b'{';
-                continue;
-            }
-            if !scan.too_long {
-                scan.object.push(byte);
-                if scan.object.len() > MAX_LINE_BYTES {
-                    scan.too_long = true;
-                    scan.depth = scan.open.len();
-                    scan.open.clear();
-                    scan.object = Vec::new();
-                }
-            }
-            if scan.in_string {
-                if scan.escaped {
-                    scan.escaped = false;
-                } else if byte == b'\\' {
-                    scan.escaped = true;
-                } else if byte == b'"' {
-                    scan.in_string = false;
-                }
-                continue;
-            }
-            if !byte.is_ascii_whitespace() {
-                scan.last = byte;
-            }
-            match byte {
-                b'"' => scan.in_string = true,
-                b'{' | b'[' if scan.too_long => scan.depth += 1,
-                b'}' | b']' if scan.too_long => {
-                    scan.depth -= 1;
-                    if scan.depth == 0 {
-                        report.skipped(scan.start, None, "record too long");
-                        scan.reset();
-                    }
-                }
-                b'{' => scan.open.push(b'}'),
-                b'[' => scan.open.push(b']'),
-                b'}' | b']' => {
-                    if scan.open.pop() != Some(byte) {
-                        // A closer of the wrong kind: the object is broken here, and the
-                        // rest of it passed over (a `{` right after this `}` starts the
-                        // next).
-                        scan.broken(no, true, report);
-                        scan.last = byte;
-                    } else if scan.open.is_empty() {
-                        object_done(&scan.object, scan.start, no, report, &mut on_job);
-                        scan.reset();
-                    }
-                }
-                _ => {}
-            }
-        }
-        if scan.inside() && scan.in_string && line.terminated {
-            // JSON strings hold no line break: a quote is missing (or one too many) on
-            // this line. The object is broken here; the input is not cut.
-            scan.broken(no, true, report);
+            break;
         }
         if scan.inside() && !scan.too_long {
             scan.object.push(b'\n');
