@@ -2135,6 +2135,59 @@ fn a_rumen_object_broken_mid_line_costs_only_itself() {
     assert_eq!(job_ids(&jobs), ["job_2"]);
 }
 
+/// Rumen: a quote missing whose quotes even out before the line's end (a later object's
+/// escaped quote, a second quote missing) breaks only its object, as one that leaves the
+/// line inside a string does, on the input's last line too (no line end); a `}` ending a
+/// line broken inside a string lets a `{` indented on the next line start an object.
+#[test]
+fn a_rumen_quote_missing_costs_only_its_object_whatever_follows() {
+    let cases: [(&str, &[&str], usize); 5] = [
+        (
+            "{\"jobID\":\"job_1\",\"n\":\"x} {\"jobID\":\"job_2\",\"n\":\"a \\\" c\"} {\"jobID\":\"job_3\"}\n",
+            &["job_2", "job_3"],
+            1,
+        ),
+        (
+            "{\"jobID\":\"job_1\",\"n\":\"x} {\"jobID\":\"job_2\",\"n\":\"a}\"} {\"jobID\":\"job_3\"}\n",
+            &["job_2", "job_3"],
+            1,
+        ),
+        (
+            "{\"jobID\":\"job_1\",\"n\":\"x} {\"jobID\":\"job_2\",\"n\":\"y} {\"jobID\":\"job_3\"}\n",
+            &["job_3"],
+            2,
+        ),
+        (
+            "{\"jobID\":\"job_1\",\"n\":\"x} {\"jobID\":\"job_2\"} {\"jobID\":\"job_3\"}",
+            &["job_2", "job_3"],
+            1,
+        ),
+        (
+            "{\"jobID\":\"job_1\",\"n\":\"x}\n   {\"jobID\":\"job_2\"}\n",
+            &["job_2"],
+            1,
+        ),
+    ];
+    for (text, expected, skips) in cases {
+        let (jobs, report) = read_bytes(text.as_bytes(), RUMEN).expect("readable");
+        assert_eq!(job_ids(&jobs), expected, "{text}");
+        assert_eq!(report.records_skipped, skips as u64, "{text}");
+        assert!(
+            skipped_lines(&report)
+                .iter()
+                .all(|(_, reason)| *reason == "malformed JSON"),
+            "{text}: {:?}",
+            skipped_lines(&report)
+        );
+        assert!(report.truncated.is_none(), "{text}");
+    }
+    // A valid object with `} {` in a string is one object.
+    let text = "{\"jobID\":\"job_1\",\"n\":\"x} {y\"} {\"jobID\":\"job_2\"}\n";
+    let (jobs, report) = read_bytes(text.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(job_ids(&jobs), ["job_1", "job_2"]);
+    assert_eq!(report.records_skipped, 0);
+}
+
 /// Rumen: a line over the cap is counted even where it follows a broken object (it may
 /// hold jobs of its own), and the rest of an object a line over the cap cuts is passed
 /// over as a broken object's, not read as text outside any object.
@@ -2161,6 +2214,18 @@ fn a_rumen_line_over_the_cap_is_counted_and_its_object_passed_over() {
     let (jobs, report) = read_stream(input, RUMEN);
     assert_eq!(skipped_lines(&report), [(1, "record too long")]);
     assert_eq!(job_ids(&jobs), ["job_2"]);
+
+    // An object over the cap that misses a closer: the next starts at `} {` on its line.
+    let half = || "a".repeat(40 << 20);
+    let text = format!(
+        "{{\"jobID\":\"job_1\",\"m\":[{{\"x\":\"{}\"}},\n{{\"y\":\"{}\"}} {{\"jobID\":\"job_2\"}} \
+         {{\"jobID\":\"job_3\"}}\n",
+        half(),
+        half()
+    );
+    let (jobs, report) = read_stream(text.as_bytes(), RUMEN);
+    assert_eq!(skipped_lines(&report), [(1, "record too long")]);
+    assert_eq!(job_ids(&jobs), ["job_2", "job_3"]);
 }
 
 /// Rumen: malformed JSON is named on the line serde_json finds it, with the member it is

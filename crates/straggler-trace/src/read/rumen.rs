@@ -31,8 +31,10 @@
 //! `"malformed JSON"`, on the line where serde_json finds it is not JSON (its `NaN`s and
 //! `Infinity`s replaced first) and naming the member it is in (see [`malformed`]). In a
 //! line of several objects (Jackson's compact layout), a quote missing breaks its object
-//! at the line's end, and the next object starts at the first `} {` after the broken
-//! one's `{` (strings not told apart there). An object without `jobID` is
+//! at the line's end (the input's last line too), or, where the quotes after it even out
+//! before the line's end, at the `}` that seems to close it, which is then no JSON; the
+//! next object starts at the first `} {` after the broken one's `{` (strings not told
+//! apart there: an object that is JSON is never broken for a `} {` in a string). An object without `jobID` is
 //! skipped as `"not a Rumen job"`; an attempt with no start time (its own or its task's)
 //! is left out and counted as a record of its own, skipped as
 //! `"attempt without start time"`. A value of the wrong type costs the smallest part that
@@ -204,6 +206,24 @@ fn line_start_brace(text: &[u8]) -> Option<usize> {
     (text[first] == b'{').then_some(first)
 }
 
+/// Where the next object starts in `line` (see [`next_object`]) when the object `scan`
+/// holds, which started on this line (`no`) and closes at `at`, holds a `} {` and is no
+/// JSON (its `NaN`s and `Infinity`s replaced): a quote missing made the brackets of the
+/// objects after it its own. `None` for an object that is JSON, even with `} {` in a
+/// string.
+fn merged_at(scan: &Scanner, line: &[u8], no: u64, at: usize) -> Option<usize> {
+    if scan.start != no || scan.too_long {
+        return None;
+    }
+    let after = scan.start_at + 1;
+    let next = after + next_object(line.get(after..at)?)?;
+    let replaced = NonNumbers::replace(&scan.object);
+    let bytes = replaced.as_ref().map_or(&scan.object[..], |(copy, _)| copy);
+    serde_json::from_slice::<IgnoredAny>(bytes)
+        .is_err()
+        .then_some(next)
+}
+
 /// Where the first `{` after a `}` with only whitespace between is in `text`, strings
 /// not told apart (where it is looked for, they are not known): the start of an object
 /// after a broken one on its line.
@@ -249,6 +269,7 @@ pub(crate) fn read(
         // object broke at the line's end (below).
         let mut from = 0;
         loop {
+            let mut rescan = None;
             for (at, &byte) in line.text.iter().enumerate().skip(from) {
                 if scan.resync {
                     // The rest of a broken object, up to where the next starts (see
@@ -282,9 +303,10 @@ pub(crate) fn read(
                     // A `{` where none can stand in an object too long to keep (whose kinds of
                     // brackets are no longer known): it is skipped, and where an object starts
                     // (as below), the next one starts here; elsewhere, its rest is passed over.
+                    let starts = scan.last == b'}' || Some(at) == line_start;
                     report.skipped(scan.start, None, "record too long");
                     scan.reset();
-                    if scan.last == b'}' || Some(at) == line_start {
+                    if starts {
                         scan.open.push(b'}');
                         (scan.start, scan.start_at) = (no, at);
                         scan.object.push(byte);
@@ -350,6 +372,16 @@ pub(crate) fn read(
                             scan.broken(no, true, report);
                             scan.last = byte;
                         } else if scan.open.is_empty() {
+                            if let Some(next) = merged_at(&scan, line.text, no, at) {
+                                // A quote missing made the next objects' brackets its own
+                                // (their quotes evened out before the line's end): it is
+                                // broken at the first `} {`, and the line scanned again
+                                // from there.
+                                scan.object.truncate(next - scan.start_at);
+                                scan.broken(no, false, report);
+                                rescan = Some(next);
+                                break;
+                            }
                             object_done(&scan.object, scan.start, no, report, &mut on_job);
                             scan.reset();
                         }
@@ -357,12 +389,17 @@ pub(crate) fn read(
                     _ => {}
                 }
             }
-            if scan.inside() && scan.in_string && line.terminated {
+            if let Some(next) = rescan {
+                from = next;
+                continue;
+            }
+            if scan.inside() && scan.in_string {
                 // JSON strings hold no line break: a quote is missing (or one too many) on
                 // this line. The object is broken here; the input is not cut. In a line of
                 // several objects (Jackson's compact layout), the next starts at the first
                 // `} {` after the broken one's `{`, which no valid JSON holds; the line is
-                // scanned again from there.
+                // scanned again from there. On the input's last line, without such a start,
+                // the object is cut (below).
                 let after = if scan.start == no {
                     scan.start_at + 1
                 } else {
@@ -373,10 +410,17 @@ pub(crate) fn read(
                     .get(after..)
                     .and_then(next_object)
                     .map(|at| after + at);
-                scan.broken(no, next.is_none(), report);
                 if let Some(next) = next {
+                    scan.broken(no, false, report);
                     from = next;
                     continue;
+                }
+                if line.terminated {
+                    scan.broken(no, true, report);
+                    // A `}` ending the line, read as string text, may close the broken
+                    // object: a `{` after it on the next lines starts one.
+                    let last = line.text.iter().rev().find(|b| !b.is_ascii_whitespace());
+                    scan.last = last.copied().unwrap_or(0);
                 }
             }
             break;
