@@ -88,7 +88,7 @@ struct Event {
     #[serde(rename = "Job ID")]
     job_id: Option<u64>,
     #[serde(rename = "Submission Time")]
-    submission_time: Option<SubmissionTime>,
+    submission_time: Option<serde_json::Value>,
     #[serde(rename = "Stage IDs")]
     stage_ids: Option<Vec<u64>>,
     #[serde(rename = "Stage Infos")]
@@ -144,62 +144,18 @@ impl<'de> Deserialize<'de> for Millis {
     }
 }
 
-/// The optional `Submission Time`: a [`Millis`], or a value of another type kept as
-/// such, so that it costs the field, not the job start (see `SparkReader::job_start`).
-#[derive(Debug, Clone, Copy)]
-enum SubmissionTime {
-    Millis(Millis),
-    WrongType,
-}
-
-impl<'de> Deserialize<'de> for SubmissionTime {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct AnyValue;
-        impl<'de> serde::de::Visitor<'de> for AnyValue {
-            type Value = SubmissionTime;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_i64<E>(self, ms: i64) -> Result<SubmissionTime, E> {
-                Ok(SubmissionTime::Millis(Millis(ms.into())))
-            }
-            fn visit_u64<E>(self, ms: u64) -> Result<SubmissionTime, E> {
-                Ok(SubmissionTime::Millis(Millis(ms.into())))
-            }
-            fn visit_f64<E>(self, ms: f64) -> Result<SubmissionTime, E> {
-                Ok(
-                    Millis::from_float(ms)
-                        .map_or(SubmissionTime::WrongType, SubmissionTime::Millis),
-                )
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<SubmissionTime, E> {
-                Ok(SubmissionTime::WrongType)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<SubmissionTime, E> {
-                Ok(SubmissionTime::WrongType)
-            }
-            fn visit_unit<E>(self) -> Result<SubmissionTime, E> {
-                Ok(SubmissionTime::WrongType)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<SubmissionTime, A::Error> {
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(SubmissionTime::WrongType)
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<SubmissionTime, A::Error> {
-                while map
-                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                    .is_some()
-                {}
-                Ok(SubmissionTime::WrongType)
-            }
+impl Millis {
+    /// The time `value` holds as [`Millis`] reads it, `None` for a value of another type:
+    /// the optional `Submission Time`, read as any value so that it costs the field, not
+    /// the job start (see `SparkReader::job_start`).
+    fn of_value(value: &serde_json::Value) -> Option<Millis> {
+        match value.as_i64() {
+            Some(ms) => Some(Millis(ms.into())),
+            None => match value.as_u64() {
+                Some(ms) => Some(Millis(ms.into())),
+                None => value.as_f64().and_then(Millis::from_float),
+            },
         }
-        deserializer.deserialize_any(AnyValue)
     }
 }
 
@@ -481,14 +437,12 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
     /// without the start the job's tasks would have no job.
     fn job_start(&mut self, event: Event) -> Result<(), Skip> {
         let job_id = event.job_id.ok_or(("missing field", Some("Job ID")))?;
-        let submit = match event.submission_time {
+        let submit = match event.submission_time.filter(|v| !v.is_null()) {
             None => Ok(None),
-            Some(SubmissionTime::Millis(ms)) => {
-                plausible(ms_to_secs(ms), "Submission Time").map(Some)
-            }
-            Some(SubmissionTime::WrongType) => {
-                Err(("field of the wrong type", Some("Submission Time")))
-            }
+            Some(value) => match Millis::of_value(&value) {
+                Some(ms) => plausible(ms_to_secs(ms), "Submission Time").map(Some),
+                None => Err(("field of the wrong type", Some("Submission Time"))),
+            },
         };
         let infos = event.stage_infos.unwrap_or_default();
         let stages: Vec<u64> = match event.stage_ids {
