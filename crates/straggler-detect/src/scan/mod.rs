@@ -529,33 +529,19 @@ impl RateTotals {
 }
 
 /// Replaces `out` with each group's `sum / count` from its [`RateTotals`], NaN for an
-/// empty group (unbounded: the totals keep no largest value). Compiled with AVX2 where
-/// the CPU has it: a scan of many nodes waits on these divisions.
+/// empty group (unbounded: the totals keep no largest value); see
+/// [`kernels::divide_totals`].
 pub(crate) fn total_means(totals: &[[f64; 2]], out: &mut Vec<f64>) {
     out.resize(totals.len(), 0.0);
-    let whole = totals.len() / 4 * 4;
-    let (fours, rest) = out.split_at_mut(whole);
-    kernels::with_avx2(|| {
-        // Four at a time, spelt out: as one loop, LLVM divided one pair at a time.
-        for (means, totals) in fours.chunks_exact_mut(4).zip(totals.chunks_exact(4)) {
-            let sums: [f64; 4] = std::array::from_fn(|i| totals[i][0]);
-            let counts: [f64; 4] = std::array::from_fn(|i| totals[i][1]);
-            for ((mean, sum), count) in means.iter_mut().zip(sums).zip(counts) {
-                *mean = sum / count;
-            }
-        }
-    });
-    for (mean, &[sum, count]) in rest.iter_mut().zip(&totals[whole..]) {
-        *mean = sum / count;
-    }
+    kernels::divide_totals(totals, out);
 }
 
 /// Replaces `marks` with one byte per value, 1 for a value below `bar` and 0 for another,
-/// and returns how many values are in `[bar, high)`. Compiled with AVX2 where the CPU has
-/// it.
+/// and returns how many values are in `[bar, high)`. Compiled with the widest vectors the
+/// CPU has ([`kernels::with_widest_vectors`]).
 pub(crate) fn mark_below(values: &[f64], bar: f64, high: f64, marks: &mut Vec<u8>) -> usize {
     marks.resize(values.len(), 0);
-    kernels::with_avx2(|| {
+    kernels::with_widest_vectors(|| {
         let mut between = 0;
         for (mark, &v) in marks.iter_mut().zip(values) {
             *mark = u8::from(v < bar);
@@ -566,10 +552,11 @@ pub(crate) fn mark_below(values: &[f64], bar: f64, high: f64, marks: &mut Vec<u8
 }
 
 /// Replaces `out` with each group's mean ([`GroupSum::mean`]), NaN for an empty group.
-/// Compiled with AVX2 where the CPU has it: a scan of many nodes waits on these divisions.
+/// Compiled with the widest vectors the CPU has ([`kernels::with_widest_vectors`]): a scan
+/// of many nodes waits on these divisions.
 pub(crate) fn means(sums: &[GroupSum], out: &mut Vec<f64>) {
     out.resize(sums.len(), 0.0);
-    kernels::with_avx2(|| {
+    kernels::with_widest_vectors(|| {
         for (mean, s) in out.iter_mut().zip(sums) {
             *mean = s.mean_or_nan();
         }
