@@ -166,8 +166,7 @@ impl<D: Detector> Hierarchical<D> {
             snapshot.node_count() as usize,
             self.params.parallelism,
         );
-        total_means(totals, &mut self.perf);
-        let average = GroupSum::of_run(&self.perf);
+        let average = total_means(totals, &mut self.perf);
         let Some(mean) = average.mean() else {
             return Some((f64::NAN, f64::NAN));
         };

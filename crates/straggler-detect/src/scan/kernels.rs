@@ -486,23 +486,38 @@ fn plain_keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mut [u3
     kept
 }
 
-/// Writes each total's `sum / count` into `means` (as long as `totals`): a scan of many
-/// nodes waits on these divisions. AVX-512 divides eight at once and AVX2 four, where the
-/// CPU has them; on the Zen 5 measured, a division of eight took as long as one of four.
-pub(crate) fn divide_totals(totals: &[[f64; 2]], means: &mut [f64]) {
-    #[allow(unused_mut)]
-    let mut done = 0;
+/// Writes each total's `sum / count` into `means` (as long as `totals`), and adds the means
+/// to `lanes` and `counts` as [`add_run_defined`] adds a run: a scan of many nodes waits
+/// on these divisions, and then on the additions of the nodes' average. AVX-512 divides
+/// eight at once and adds the eight quotients while the next are divided; AVX2 divides
+/// four, and the means are added after. On the Zen 5 measured, a division of eight took
+/// as long as one of four, and the additions (each lane waiting on its last) took as long
+/// again on their own.
+pub(crate) fn divide_totals(
+    totals: &[[f64; 2]],
+    means: &mut [f64],
+    lanes: &mut Lanes,
+    counts: &mut [u64; LANES],
+) {
+    let (mut totals, mut means) = (totals, means);
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if avx512::detected() {
         // SAFETY: the CPU has AVX-512F and POPCNT (just detected), what it enables.
-        done = unsafe { avx512::divide_totals(totals, means) };
-    } else if avx2::detected() {
+        let done = unsafe { avx512::divide_totals_adding(totals, means, lanes, counts) };
+        // A multiple of `LANES`: the rest's values go to their lanes from the first.
+        (totals, means) = (&totals[done..], &mut means[done..]);
+    }
+    #[allow(unused_mut)]
+    let mut done = 0;
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if avx2::detected() {
         // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
         done = unsafe { avx2::divide_totals(totals, means) };
     }
     for (mean, &[sum, count]) in means[done..].iter_mut().zip(&totals[done..]) {
         *mean = sum / count;
     }
+    add_run_defined(means, Summand::Value, lanes, counts);
 }
 
 /// Runs `work`, compiled with AVX-512 or AVX2 where the CPU has it (detected at run time):
@@ -1267,11 +1282,14 @@ mod avx2 {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx512 {
     use std::arch::x86_64::{
-        _CMP_LT_OQ, _mm512_add_epi32, _mm512_cmp_pd_mask, _mm512_div_pd,
-        _mm512_maskz_compress_epi32, _mm512_permutex2var_pd, _mm512_set1_epi32, _mm512_set1_pd,
+        _CMP_LT_OQ, _CMP_ORD_Q, _mm512_add_epi32, _mm512_add_pd, _mm512_cmp_pd_mask, _mm512_div_pd,
+        _mm512_mask_add_epi64, _mm512_mask_blend_pd, _mm512_maskz_compress_epi32, _mm512_max_pd,
+        _mm512_permutex2var_pd, _mm512_set1_epi32, _mm512_set1_epi64, _mm512_set1_pd,
         _mm512_setr_epi32, _mm512_setr_epi64, _mm512_setr_pd, _mm512_storeu_pd,
         _mm512_storeu_si512,
     };
+
+    use super::{LANES, Lanes};
 
     /// Whether the CPU has AVX-512F and POPCNT (detected once, then read from a cache).
     #[inline(always)]
@@ -1294,14 +1312,28 @@ mod avx512 {
     }
 
     /// [`super::divide_totals`] over the whole eights of `totals`: eight sums and eight
-    /// counts picked out of sixteen numbers by two permutations, and divided at once;
-    /// returns how many it wrote.
+    /// counts picked out of sixteen numbers by two permutations and divided at once, and
+    /// the quotients added to `lanes` and `counts` as the AVX2 body of
+    /// [`super::add_run_defined`] adds them; returns how many it wrote.
     #[target_feature(enable = "avx512f,popcnt")]
-    pub(super) fn divide_totals(totals: &[[f64; 2]], means: &mut [f64]) -> usize {
+    pub(super) fn divide_totals_adding(
+        totals: &[[f64; 2]],
+        means: &mut [f64],
+        lanes: &mut Lanes,
+        counts: &mut [u64; LANES],
+    ) -> usize {
         let sums = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
-        let counts = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
-        let eights = means.chunks_exact_mut(8).zip(totals.chunks_exact(8));
-        let done = eights.len() * 8;
+        let divisors = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+        let eight =
+            |v: &[f64; LANES]| _mm512_setr_pd(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+        let (mut sum, mut max) = (eight(&lanes.sum), eight(&lanes.max));
+        let c = counts.map(|c| c as i64);
+        let mut count = _mm512_setr_epi64(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+        let (negative_zero, ones) = (_mm512_set1_pd(-0.0), _mm512_set1_epi64(1));
+        let eights = means
+            .chunks_exact_mut(LANES)
+            .zip(totals.chunks_exact(LANES));
+        let done = eights.len() * LANES;
         for (means, totals) in eights {
             let t = totals.as_flattened();
             let (low, high) = (
@@ -1310,12 +1342,24 @@ mod avx512 {
             );
             let quotients = _mm512_div_pd(
                 _mm512_permutex2var_pd(low, sums, high),
-                _mm512_permutex2var_pd(low, counts, high),
+                _mm512_permutex2var_pd(low, divisors, high),
             );
-            let out: &mut [f64; 8] = means.try_into().expect("eight");
+            let out: &mut [f64; LANES] = means.try_into().expect("eight");
             // SAFETY: `out` is eight writable `f64`, the 64 bytes the store writes (it
             // needs no alignment).
             unsafe { _mm512_storeu_pd(out.as_mut_ptr(), quotients) };
+            // As the AVX2 body adds: `-0.0` for an undefined value, which leaves a sum's
+            // bits as they are.
+            let defined = _mm512_cmp_pd_mask::<_CMP_ORD_Q>(quotients, quotients);
+            sum = _mm512_add_pd(sum, _mm512_mask_blend_pd(defined, negative_zero, quotients));
+            max = _mm512_max_pd(quotients, max);
+            count = _mm512_mask_add_epi64(count, defined, count, ones);
+        }
+        // SAFETY: each array is eight writable 8-byte numbers, the 64 bytes a store writes.
+        unsafe {
+            _mm512_storeu_pd(lanes.sum.as_mut_ptr(), sum);
+            _mm512_storeu_pd(lanes.max.as_mut_ptr(), max);
+            _mm512_storeu_si512(counts.as_mut_ptr().cast(), count);
         }
         done
     }
@@ -1541,31 +1585,46 @@ mod tests {
     }
 
     #[test]
-    fn totals_divided_in_vectors_give_one_division_each() {
+    fn totals_divided_in_vectors_give_one_division_each_added_as_a_run() {
         // Lengths either side of a vector of four and of eight; totals of every kind: a
-        // count of 0 (empty, NaN), sums of both signs and zero, quotients that round, a
-        // count of 3.
+        // count of 0 (empty, NaN), sums of both signs and zero, quotients that round, an
+        // infinity, lanes and counts that start from a run before.
         let total = |i: usize| -> [f64; 2] {
             let count = [0.0, 1.0, 3.0, 7.0, 1e6][i % 5];
             let sum = [0.1, -2.5, 0.0, 1e300, 5e-324, f64::INFINITY][i % 6] * (i + 1) as f64;
             [sum, count]
         };
+        let bits = |values: &[f64]| -> Vec<Option<u64>> {
+            values
+                .iter()
+                .map(|q| (!q.is_nan()).then(|| q.to_bits()))
+                .collect()
+        };
+        let before = |lanes: &mut Lanes, counts: &mut [u64; LANES]| {
+            add_run_defined(&[1.5, f64::NAN, -0.0, 2.0], Summand::Value, lanes, counts);
+        };
         for len in (0..20).chain([31, 32, 33, 1000]) {
             let totals: Vec<[f64; 2]> = (0..len).map(total).collect();
-            let expected: Vec<Option<u64>> = totals
-                .iter()
-                .map(|&[sum, count]| sum / count)
-                .map(|q| (!q.is_nan()).then(|| q.to_bits()))
-                .collect();
-            let bits = |means: &[f64]| -> Vec<Option<u64>> {
-                means
-                    .iter()
-                    .map(|q| (!q.is_nan()).then(|| q.to_bits()))
-                    .collect()
-            };
+            let quotients: Vec<f64> = totals.iter().map(|&[sum, count]| sum / count).collect();
+            let (mut lanes, mut counts) = (Lanes::EMPTY, [0; LANES]);
+            before(&mut lanes, &mut counts);
+            portable::add_blocks_defined(
+                &quotients[..len / 8 * 8],
+                Summand::Value,
+                &mut lanes,
+                &mut counts,
+            );
+            for (lane, &v) in quotients[len / 8 * 8..].iter().enumerate() {
+                add_one_defined(&mut lanes, &mut counts, lane, v);
+            }
             let mut means = vec![7.0; len];
-            divide_totals(&totals, &mut means);
-            assert_eq!(bits(&means), expected, "len {len}");
+            let (mut got_lanes, mut got_counts) = (Lanes::EMPTY, [0; LANES]);
+            before(&mut got_lanes, &mut got_counts);
+            divide_totals(&totals, &mut means, &mut got_lanes, &mut got_counts);
+            assert_eq!(bits(&means), bits(&quotients), "len {len}");
+            assert_eq!(bits(&got_lanes.sum), bits(&lanes.sum), "len {len}");
+            assert_eq!(bits(&got_lanes.max), bits(&lanes.max), "len {len}");
+            assert_eq!(got_counts, counts, "len {len}");
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             {
                 if avx2::detected() {
@@ -1573,14 +1632,42 @@ mod tests {
                     // SAFETY: the CPU has AVX2 (just detected).
                     let done = unsafe { avx2::divide_totals(&totals, &mut means) };
                     assert_eq!(done, len / 4 * 4);
-                    assert_eq!(bits(&means[..done]), expected[..done], "AVX2, len {len}");
+                    assert_eq!(
+                        bits(&means[..done]),
+                        bits(&quotients[..done]),
+                        "AVX2, {len}"
+                    );
                 }
                 if avx512::detected() {
                     let mut means = vec![7.0; len];
+                    let (mut got_lanes, mut got_counts) = (Lanes::EMPTY, [0; LANES]);
+                    before(&mut got_lanes, &mut got_counts);
                     // SAFETY: the CPU has AVX-512F and POPCNT (just detected).
-                    let done = unsafe { avx512::divide_totals(&totals, &mut means) };
+                    let done = unsafe {
+                        avx512::divide_totals_adding(
+                            &totals,
+                            &mut means,
+                            &mut got_lanes,
+                            &mut got_counts,
+                        )
+                    };
                     assert_eq!(done, len / 8 * 8);
-                    assert_eq!(bits(&means[..done]), expected[..done], "AVX-512, len {len}");
+                    assert_eq!(
+                        bits(&means[..done]),
+                        bits(&quotients[..done]),
+                        "AVX-512, {len}"
+                    );
+                    let (mut lanes, mut counts) = (Lanes::EMPTY, [0; LANES]);
+                    before(&mut lanes, &mut counts);
+                    portable::add_blocks_defined(
+                        &quotients[..done],
+                        Summand::Value,
+                        &mut lanes,
+                        &mut counts,
+                    );
+                    assert_eq!(bits(&got_lanes.sum), bits(&lanes.sum), "AVX-512, {len}");
+                    assert_eq!(bits(&got_lanes.max), bits(&lanes.max), "AVX-512, {len}");
+                    assert_eq!(got_counts, counts, "AVX-512, {len}");
                 }
             }
         }

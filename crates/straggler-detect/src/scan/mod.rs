@@ -529,11 +529,17 @@ impl RateTotals {
 }
 
 /// Replaces `out` with each group's `sum / count` from its [`RateTotals`], NaN for an
-/// empty group (unbounded: the totals keep no largest value); see
-/// [`kernels::divide_totals`].
-pub(crate) fn total_means(totals: &[[f64; 2]], out: &mut Vec<f64>) {
+/// empty group (unbounded: the totals keep no largest value), and returns the sums of
+/// those means, [`GroupSum::of_run`]'s bits, from the same pass
+/// ([`kernels::divide_totals`]).
+pub(crate) fn total_means(totals: &[[f64; 2]], out: &mut Vec<f64>) -> GroupSum {
     out.resize(totals.len(), 0.0);
-    kernels::divide_totals(totals, out);
+    let mut lanes = Lanes::EMPTY;
+    let mut counts = [0; LANES];
+    kernels::divide_totals(totals, out, &mut lanes, &mut counts);
+    let mut sums = GroupSum::default();
+    fold_into(&lanes, counts.iter().sum(), &mut sums);
+    sums
 }
 
 /// Replaces `marks` with one byte per value, 1 for a value below `bar` and 0 for another,
@@ -1617,7 +1623,7 @@ mod tests {
             [5.0, 2.0],
         ];
         let mut means = vec![7.0; 2];
-        total_means(&totals, &mut means);
+        let sums = total_means(&totals, &mut means);
         let expected = [
             2.0,
             0.10000000000000002,
@@ -1635,6 +1641,14 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(bits(&means), bits(&expected));
+        // The means' sum, count and largest, as `GroupSum::of_run` adds them: mean `i` in
+        // lane `i % 8` (the NaNs left out), so lanes 4.5 (2 + 2.5), 0.10000000000000002,
+        // 0, 1, 1.5, 1, 3, 0, added pairwise: ((4.6 + 1) + (2.5 + 3)) = 11.1, rounded at
+        // each step; seven means, the largest 3.
+        assert_eq!(sums.count, 7);
+        assert_eq!(sums.max, 3.0);
+        assert_eq!(sums.sum, 11.1);
+        assert_eq!(sums, GroupSum::of_run(&means));
         // Below 1.5: 0.1 and the two 1s; in [1.5, 2.5): 1.5 and 2; NaN neither.
         let mut marks = vec![9; 20];
         assert_eq!(mark_below(&means, 1.5, 2.5, &mut marks), 2);
