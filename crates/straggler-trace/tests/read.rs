@@ -3197,6 +3197,46 @@ fn spark_times_past_the_integer_range_or_minus_zero_are_times() {
     assert!(zero.end_secs.is_some_and(f64::is_sign_positive));
 }
 
+/// In a `.jhist` too, a time past the 64-bit integer range (which serde_json reads as a
+/// float) is an implausible or negative time, `-0` is 0, and a float within the range
+/// (`1.5e3`) is of the wrong type. Before, `-0` and the times past the range were all
+/// `"field of the wrong type"`.
+#[test]
+fn jhist_times_past_the_integer_range_or_minus_zero_are_times() {
+    let event = |kind: &str, field: &str, time: &str| {
+        format!(
+            "{{\"type\":\"MAP_ATTEMPT_{kind}\",\"event\":{{\"e\":{{\
+             \"taskid\":\"task_1_0001_m_000000\",\"taskType\":\"MAP\",\
+             \"attemptId\":\"attempt_1_0001_m_000000_0\",\"{field}\":{time}}}}}}}\n"
+        )
+    };
+    let jhist = [
+        "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n".to_owned(),
+        event("STARTED", "startTime", "-0"),
+        event("FINISHED", "finishTime", "99999999999999999999"),
+        event("FINISHED", "finishTime", "-99999999999999999999"),
+        event("FINISHED", "finishTime", "1.5e3"),
+        event("FINISHED", "finishTime", "-0"),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (4, "implausible time", Some("finishTime")),
+            (5, "negative time", Some("finishTime")),
+            (6, "field of the wrong type", Some("finishTime")),
+        ]
+    );
+    let times: Vec<_> = attempts(&jobs)
+        .map(|a| (a.start_secs, a.end_secs))
+        .collect();
+    assert_eq!(times, [(0.0, Some(0.0))]);
+    let zero = attempts(&jobs).next().expect("one attempt");
+    assert!(zero.start_secs.is_sign_positive());
+    assert!(zero.end_secs.is_some_and(f64::is_sign_positive));
+}
+
 /// The note of a rolling log whose last event comes before its job's end names the file
 /// of its line, as skips do: the line is that file's. An empty file after it changes
 /// neither. Before, it named the directory with a line of a file in it.

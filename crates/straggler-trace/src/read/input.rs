@@ -1139,6 +1139,18 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// Whether `value`, a JSON number that serde_json read as a float, can be an integer as
+/// written: `-0`, or one past the 64-bit range (serde_json reads every other integer as an
+/// `i64` or a `u64`). The JSON readers take such a number for the integer it is where an
+/// integer is due, so that a time past the range is implausible or negative, as any other
+/// is, and `-0` is 0; any other float there (`1.5e3`, `1500.0`) is of the wrong type.
+pub(crate) fn integer_read_as_float(value: f64) -> bool {
+    // The bounds of the integers serde_json reads as such: `i64::MIN` and `u64::MAX`.
+    let past_range = value < -(2f64.powi(63)) || value >= 2f64.powi(64);
+    let minus_zero = value == 0.0 && value.is_sign_negative();
+    minus_zero || past_range
+}
+
 /// Counts line `no` of a JSON Lines log, `text`, that did not parse: cut by the end of the
 /// input (an unterminated last line ending inside a value), a value of the wrong type (its
 /// field named), a `NaN` or `Infinity` where a value should be (its field named, see

@@ -40,7 +40,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::assemble::{Assembler, AttemptFields, ClockSplits, Skip, SplitsFault, plausible};
-use super::input::{Lines, is_blank, json_line_skipped};
+use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
 
 /// An event line. Only the fields the reader uses are kept, each as a small typed value:
@@ -169,11 +169,13 @@ fn optional_string<'a>(body: &'a Body, name: &'static str) -> Result<Option<&'a 
 }
 
 /// A time in milliseconds, in seconds: an integer, one past `i64` read by its value (then
-/// an implausible time, as Spark's).
+/// an implausible or negative time, as Spark's), `-0` as 0.
 fn millis(body: &Body, name: &'static str) -> Result<f64, Skip> {
     let ms = match body.field(name).ok_or(("missing field", Some(name)))? {
         Plain::Int(ms) => *ms as f64,
         Plain::Big(ms) => *ms as f64,
+        // `-0.0 + 0.0` is `+0.0`: nothing downstream sees a negative zero.
+        Plain::Wide(ms) => ms + 0.0,
         _ => return Err(("field of the wrong type", Some(name))),
     };
     Ok(ms / 1000.0)
@@ -459,13 +461,15 @@ impl Body {
 
 /// A JSON value the reader may read as a string or an integer; arrays and objects are
 /// passed over, not kept ([`Plain::Other`]). Integers as serde_json keeps them: an `i64`,
-/// or a `u64` past `i64::MAX`.
+/// a `u64` past `i64::MAX`, or a float for `-0` and one past the 64-bit range
+/// ([`integer_read_as_float`]); any other float is [`Plain::Other`].
 #[derive(Debug, Clone, PartialEq)]
 enum Plain {
     Null,
     Str(String),
     Int(i64),
     Big(u64),
+    Wide(f64),
     Other,
 }
 
@@ -617,8 +621,12 @@ impl<'de> Visitor<'de> for PlainSeed {
     fn visit_u64<E>(self, value: u64) -> Result<Plain, E> {
         Ok(i64::try_from(value).map_or(Plain::Big(value), Plain::Int))
     }
-    fn visit_f64<E>(self, _: f64) -> Result<Plain, E> {
-        Ok(Plain::Other)
+    fn visit_f64<E>(self, value: f64) -> Result<Plain, E> {
+        Ok(if integer_read_as_float(value) {
+            Plain::Wide(value)
+        } else {
+            Plain::Other
+        })
     }
     fn visit_str<E>(self, text: &str) -> Result<Plain, E> {
         Ok(Plain::Str(text.to_owned()))

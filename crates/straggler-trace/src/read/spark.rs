@@ -38,7 +38,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::assemble::{Assembler, AttemptFields, Skip, plausible};
-use super::input::{Lines, is_blank, json_line_skipped};
+use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
 /// The events `JsonProtocol` writes under a short name (Spark 1.0 to 4.0), those this
@@ -109,11 +109,8 @@ struct Millis(i128);
 impl Millis {
     /// The integer serde_json read as the float `ms`, if it can be one (see [`Millis`]).
     fn from_float(ms: f64) -> Option<Millis> {
-        // The bounds of the integers serde_json reads as such: `i64::MIN` and `u64::MAX`.
-        let past_range = ms < -(2f64.powi(63)) || ms >= 2f64.powi(64);
-        let minus_zero = ms == 0.0 && ms.is_sign_negative();
         // `as` saturates: a value past `i128` stays past every plausible time; -0 is 0.
-        (minus_zero || past_range).then_some(Millis(ms as i128))
+        integer_read_as_float(ms).then_some(Millis(ms as i128))
     }
 }
 
