@@ -342,7 +342,9 @@ struct Input {
 /// The inputs `paths` name: a file, or a Spark rolling event log directory, as it is; any
 /// other directory, the files under it, in the order of their paths (a rolling event log
 /// directory under it is one input), with what cannot be read under it (a link to a
-/// directory, not followed; a socket) left out with a reason.
+/// directory, not followed; a socket) left out with a reason. A file that a directory
+/// reaches again (named besides, in two directories named, or through a link to it) is
+/// read once, where it comes first ([`read_once`]).
 fn expand_directories(paths: &[PathBuf]) -> anyhow::Result<(Vec<Input>, Vec<LeftOut>)> {
     let mut inputs = Vec::new();
     let mut left_out = Vec::new();
@@ -356,7 +358,31 @@ fn expand_directories(paths: &[PathBuf]) -> anyhow::Result<(Vec<Input>, Vec<Left
             });
         }
     }
-    Ok((inputs, left_out))
+    Ok((read_once(inputs, &mut left_out), left_out))
+}
+
+/// `inputs` without those that are a file already among them (by its canonical path), when
+/// either was found in a directory: each is left out with a reason naming the first. A
+/// file named twice on the command line is read twice, as named (and the jobs it holds are
+/// noted as appearing more than once).
+fn read_once(inputs: Vec<Input>, left_out: &mut Vec<LeftOut>) -> Vec<Input> {
+    let mut first: std::collections::HashMap<PathBuf, (PathBuf, bool)> = Default::default();
+    let mut kept = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let file = std::fs::canonicalize(&input.path).unwrap_or_else(|_| input.path.clone());
+        match first.get(&file) {
+            Some((earlier, earlier_found)) if input.found || *earlier_found => {
+                let why = format!("the same file as {}, read once", earlier.display());
+                left_out.push((input.path, why));
+            }
+            Some(_) => kept.push(input),
+            None => {
+                first.insert(file, (input.path.clone(), input.found));
+                kept.push(input);
+            }
+        }
+    }
+    kept
 }
 
 /// Adds the files under `dir` to `inputs` (see [`expand_directories`]).

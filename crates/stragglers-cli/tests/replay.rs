@@ -364,6 +364,42 @@ fn replay_reads_the_files_under_a_directory_and_leaves_out_those_that_are_no_log
         "{left_out:?}"
     );
 
+    // A file that a directory reaches again, named besides or through a link, is read
+    // once, where it comes first; named twice, it is read twice.
+    #[cfg(unix)]
+    {
+        let twice = dir.join("twice");
+        std::fs::create_dir_all(&twice).unwrap();
+        std::fs::copy(trace(SPARK), twice.join("a-spark")).unwrap();
+        std::os::unix::fs::symlink(twice.join("a-spark"), twice.join("b-link")).unwrap();
+        let file = twice.join("a-spark");
+        let output = stragglers(&[
+            "replay",
+            twice.to_str().unwrap(),
+            file.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        let value: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+        assert_eq!(value["inputs"].as_array().unwrap().len(), 1, "{stderr}");
+        let same = format!("the same file as {}, read once", file.display());
+        let reasons: Vec<&str> = value["left_out"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["reason"].as_str().unwrap())
+            .collect();
+        assert_eq!(reasons, [same.as_str(), same.as_str()], "{stderr}");
+        assert!(!stderr.contains("more than once"), "{stderr}");
+        let output = stragglers(&["replay", file.to_str().unwrap(), file.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert!(stderr.contains("more than once"), "{stderr}");
+    }
+
     // A directory without a file says so; one file in all, no log, is named as such.
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
