@@ -30,7 +30,8 @@
 //! the rows again, checking each. The groups' means from those totals are divided eight
 //! at once with AVX-512 and four with AVX2 ([`divide_totals`]), and the loops of plain
 //! Rust that need no body of their own are compiled with the widest vectors the CPU has
-//! ([`with_widest_vectors`]). The count
+//! ([`with_widest_vectors`]); both take the width to use ([`Vectors`]), so that the tests
+//! run every width the CPU has. The count
 //! of the keys below a key (Garraghan's sorted level times) has one body too, compiled
 //! three times: SSE2 has no comparison of 64-bit integers, AVX2 compares four, AVX-512
 //! eight.
@@ -40,8 +41,9 @@
 //! everywhere (checked by `cfg(target_feature = "sse2")`), and for AVX2 and AVX-512 once
 //! the CPU is known to have them; the AVX-512 filter stores a vector of sixteen rows
 //! through a pointer into sixteen slots of a checked slice (the intrinsic takes a raw
-//! pointer), and the AVX-512 division of totals eight quotients into eight slots the same
-//! way; and the filter of rows by their group's mark ([`keep_marked`]) reads a row's
+//! pointer), and the AVX-512 division of totals stores its eight quotients into eight
+//! slots of a checked slice, and its lanes' sums, largest values and counts into their
+//! arrays of eight, the same way; and the filter of rows by their group's mark ([`keep_marked`]) reads a row's
 //! group unchecked, the rows checked once per call (by the largest), and the group's mark
 //! unchecked at the group masked to the marks' length; and the parallel append of a
 //! filter's blocks ([`append_in_parallel`]) sets the output's length once its new slots
@@ -486,35 +488,89 @@ fn plain_keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mut [u3
     kept
 }
 
+/// The widest vector instructions a kernel uses: the widest the CPU has
+/// ([`Vectors::of_cpu`]), or narrower ones, which the tests run too. A kernel given a width
+/// the CPU lacks uses the CPU's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(
+    not(all(target_arch = "x86_64", target_feature = "sse2")),
+    allow(dead_code)
+)]
+pub(crate) enum Vectors {
+    /// Plain Rust, compiled for the target (SSE2's vectors on x86_64).
+    Plain,
+    /// AVX2's, four numbers of 64 bits.
+    Avx2,
+    /// AVX-512's, eight (with POPCNT).
+    Avx512,
+}
+
+impl Vectors {
+    /// The widest the CPU has (detected at run time; the standard library caches the
+    /// answer).
+    #[inline(always)]
+    pub(crate) fn of_cpu() -> Vectors {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if avx512::detected() {
+            return Vectors::Avx512;
+        } else if avx2::detected() {
+            return Vectors::Avx2;
+        }
+        Vectors::Plain
+    }
+
+    /// Every width up to the CPU's, narrowest first.
+    #[cfg(test)]
+    fn up_to_cpu() -> impl Iterator<Item = Vectors> {
+        let widest = Vectors::of_cpu();
+        [Vectors::Plain, Vectors::Avx2, Vectors::Avx512]
+            .into_iter()
+            .filter(move |&v| v <= widest)
+    }
+}
+
 /// Writes each total's `sum / count` into `means` (as long as `totals`), and adds the means
 /// to `lanes` and `counts` as [`add_run_defined`] adds a run: a scan of many nodes waits
-/// on these divisions, and then on the additions of the nodes' average. AVX-512 divides
-/// eight at once and adds the eight quotients while the next are divided; AVX2 divides
-/// four, and the means are added after. On the Zen 5 measured, a division of eight took
-/// as long as one of four, and the additions (each lane waiting on its last) took as long
-/// again on their own.
+/// on these divisions, and then on the additions of the nodes' average. With the CPU's
+/// widest vectors; see [`divide_totals_with`].
 pub(crate) fn divide_totals(
     totals: &[[f64; 2]],
     means: &mut [f64],
     lanes: &mut Lanes,
     counts: &mut [u64; LANES],
 ) {
-    let (mut totals, mut means) = (totals, means);
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if avx512::detected() {
-        // SAFETY: the CPU has AVX-512F and POPCNT (just detected), what it enables.
-        let done = unsafe { avx512::divide_totals_adding(totals, means, lanes, counts) };
-        // A multiple of `LANES`: the rest's values go to their lanes from the first.
-        (totals, means) = (&totals[done..], &mut means[done..]);
-    }
-    #[allow(unused_mut)]
-    let mut done = 0;
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if avx2::detected() {
-        // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
-        done = unsafe { avx2::divide_totals(totals, means) };
-    }
-    for (mean, &[sum, count]) in means[done..].iter_mut().zip(&totals[done..]) {
+    divide_totals_with(Vectors::of_cpu(), totals, means, lanes, counts);
+}
+
+/// [`divide_totals`] with `vectors` at most: AVX-512 divides eight totals at once and adds
+/// the eight quotients while the next are divided; AVX2 divides four, and the means are
+/// added after, as in plain Rust. On the Zen 5 measured, a division of eight took as long
+/// as one of four, and the additions (each lane waiting on its last) took as long again
+/// on their own.
+fn divide_totals_with(
+    vectors: Vectors,
+    totals: &[[f64; 2]],
+    means: &mut [f64],
+    lanes: &mut Lanes,
+    counts: &mut [u64; LANES],
+) {
+    debug_assert_eq!(means.len(), totals.len(), "a mean per total");
+    let vectors = vectors.min(Vectors::of_cpu());
+    let eights = match vectors {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        // SAFETY: the CPU has AVX-512F and POPCNT (no wider than `of_cpu`), what it enables.
+        Vectors::Avx512 => unsafe { avx512::divide_totals_adding(totals, means, lanes, counts) },
+        _ => 0,
+    };
+    // A multiple of `LANES`: the rest's values go to their lanes from the first.
+    let (totals, means) = (&totals[eights..], &mut means[eights..]);
+    let fours = match vectors {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        // SAFETY: the CPU has AVX2 (no narrower than `Avx2`), the only feature it enables.
+        Vectors::Avx2 | Vectors::Avx512 => unsafe { avx2::divide_totals(totals, means) },
+        _ => 0,
+    };
+    for (mean, &[sum, count]) in means[fours..].iter_mut().zip(&totals[fours..]) {
         *mean = sum / count;
     }
     add_run_defined(means, Summand::Value, lanes, counts);
@@ -523,19 +579,25 @@ pub(crate) fn divide_totals(
 /// Runs `work`, compiled with AVX-512 or AVX2 where the CPU has it (detected at run time):
 /// for a loop of plain Rust that LLVM turns into vector instructions, two or four times as
 /// wide as SSE2's (Hierarchical's marks of 10^4 nodes below a bar took 0.05 ns per node
-/// with AVX-512 against 0.11 with AVX2 on the Zen 5 measured). What `work` computes is the
-/// same either way.
+/// with AVX-512 against 0.11 with AVX2 on the Zen 5 measured; no CPU with AVX-512 of
+/// another kind was measured). What `work` computes is the same either way.
 #[inline(always)]
 pub(crate) fn with_widest_vectors<R>(work: impl FnOnce() -> R) -> R {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if avx512::detected() {
-        // SAFETY: the CPU has AVX-512F and POPCNT (just detected), what it enables.
-        return unsafe { avx512::run(work) };
-    } else if avx2::detected() {
-        // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
-        return unsafe { avx2::run(work) };
+    run_with(Vectors::of_cpu(), work)
+}
+
+/// Runs `work`, inlined into a function compiled with `vectors` at most.
+#[inline(always)]
+fn run_with<R>(vectors: Vectors, work: impl FnOnce() -> R) -> R {
+    match vectors.min(Vectors::of_cpu()) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        // SAFETY: the CPU has AVX-512F and POPCNT (no wider than `of_cpu`), what it enables.
+        Vectors::Avx512 => unsafe { avx512::run(work) },
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        // SAFETY: the CPU has AVX2 (no wider than `of_cpu`), the only feature it enables.
+        Vectors::Avx2 => unsafe { avx2::run(work) },
+        _ => work(),
     }
-    work()
 }
 
 /// [`fill_rates`]'s body.
@@ -1585,14 +1647,39 @@ mod tests {
     }
 
     #[test]
-    fn totals_divided_in_vectors_give_one_division_each_added_as_a_run() {
-        // Lengths either side of a vector of four and of eight; totals of every kind: a
-        // count of 0 (empty, NaN), sums of both signs and zero, quotients that round, an
-        // infinity, lanes and counts that start from a run before.
+    fn totals_divided_at_every_width_give_one_division_each_added_as_a_run() {
+        // Lengths either side of a vector of four and of eight; totals whose quotients are
+        // NaN (0 / 0, inf / inf, a NaN sum), infinite, -0.0, +0.0, rounded, sub-normal;
+        // lanes that start with sums of -0.0 (where adding -0.0 for an undefined quotient
+        // and adding +0.0 differ), counts already set, and largest values of both zeros.
         let total = |i: usize| -> [f64; 2] {
-            let count = [0.0, 1.0, 3.0, 7.0, 1e6][i % 5];
-            let sum = [0.1, -2.5, 0.0, 1e300, 5e-324, f64::INFINITY][i % 6] * (i + 1) as f64;
-            [sum, count]
+            let count = [0.0, 1.0, 3.0, 7.0, 1e6, f64::INFINITY][i % 6];
+            // Total 1, a NaN quotient, comes to lane 1 while its sum is -0.0.
+            let sum = [
+                0.1,
+                f64::NAN,
+                0.0,
+                -0.0,
+                1e300,
+                5e-324,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                -2.5,
+            ][i % 9];
+            [sum * (i % 4 + 1) as f64, count]
+        };
+        let start = Lanes {
+            sum: [-0.0, -0.0, 1.5, -0.0, 0.0, -0.0, -0.0, -2.0],
+            max: [
+                f64::NEG_INFINITY,
+                -0.0,
+                0.0,
+                3.0,
+                f64::NEG_INFINITY,
+                -0.0,
+                1.0,
+                0.0,
+            ],
         };
         let bits = |values: &[f64]| -> Vec<Option<u64>> {
             values
@@ -1600,76 +1687,61 @@ mod tests {
                 .map(|q| (!q.is_nan()).then(|| q.to_bits()))
                 .collect()
         };
-        let before = |lanes: &mut Lanes, counts: &mut [u64; LANES]| {
-            add_run_defined(&[1.5, f64::NAN, -0.0, 2.0], Summand::Value, lanes, counts);
-        };
-        for len in (0..20).chain([31, 32, 33, 1000]) {
+        let widths: Vec<Vectors> = Vectors::up_to_cpu().collect();
+        assert_eq!(widths[0], Vectors::Plain);
+        for len in (0..40).chain([63, 64, 65, 1000]) {
             let totals: Vec<[f64; 2]> = (0..len).map(total).collect();
             let quotients: Vec<f64> = totals.iter().map(|&[sum, count]| sum / count).collect();
-            let (mut lanes, mut counts) = (Lanes::EMPTY, [0; LANES]);
-            before(&mut lanes, &mut counts);
+            let (mut lanes, mut counts) = (start, [3; LANES]);
+            let whole = len / LANES * LANES;
             portable::add_blocks_defined(
-                &quotients[..len / 8 * 8],
+                &quotients[..whole],
                 Summand::Value,
                 &mut lanes,
                 &mut counts,
             );
-            for (lane, &v) in quotients[len / 8 * 8..].iter().enumerate() {
+            for (lane, &v) in quotients[whole..].iter().enumerate() {
                 add_one_defined(&mut lanes, &mut counts, lane, v);
             }
-            let mut means = vec![7.0; len];
-            let (mut got_lanes, mut got_counts) = (Lanes::EMPTY, [0; LANES]);
-            before(&mut got_lanes, &mut got_counts);
-            divide_totals(&totals, &mut means, &mut got_lanes, &mut got_counts);
-            assert_eq!(bits(&means), bits(&quotients), "len {len}");
-            assert_eq!(bits(&got_lanes.sum), bits(&lanes.sum), "len {len}");
-            assert_eq!(bits(&got_lanes.max), bits(&lanes.max), "len {len}");
-            assert_eq!(got_counts, counts, "len {len}");
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            {
-                if avx2::detected() {
-                    let mut means = vec![7.0; len];
-                    // SAFETY: the CPU has AVX2 (just detected).
-                    let done = unsafe { avx2::divide_totals(&totals, &mut means) };
-                    assert_eq!(done, len / 4 * 4);
-                    assert_eq!(
-                        bits(&means[..done]),
-                        bits(&quotients[..done]),
-                        "AVX2, {len}"
-                    );
-                }
-                if avx512::detected() {
-                    let mut means = vec![7.0; len];
-                    let (mut got_lanes, mut got_counts) = (Lanes::EMPTY, [0; LANES]);
-                    before(&mut got_lanes, &mut got_counts);
-                    // SAFETY: the CPU has AVX-512F and POPCNT (just detected).
-                    let done = unsafe {
-                        avx512::divide_totals_adding(
-                            &totals,
-                            &mut means,
-                            &mut got_lanes,
-                            &mut got_counts,
-                        )
-                    };
-                    assert_eq!(done, len / 8 * 8);
-                    assert_eq!(
-                        bits(&means[..done]),
-                        bits(&quotients[..done]),
-                        "AVX-512, {len}"
-                    );
-                    let (mut lanes, mut counts) = (Lanes::EMPTY, [0; LANES]);
-                    before(&mut lanes, &mut counts);
-                    portable::add_blocks_defined(
-                        &quotients[..done],
-                        Summand::Value,
-                        &mut lanes,
-                        &mut counts,
-                    );
-                    assert_eq!(bits(&got_lanes.sum), bits(&lanes.sum), "AVX-512, {len}");
-                    assert_eq!(bits(&got_lanes.max), bits(&lanes.max), "AVX-512, {len}");
-                    assert_eq!(got_counts, counts, "AVX-512, {len}");
-                }
+            for &vectors in &widths {
+                let case = format!("{vectors:?}, len {len}");
+                let mut means = vec![7.0; len];
+                let (mut got, mut got_counts) = (start, [3; LANES]);
+                divide_totals_with(vectors, &totals, &mut means, &mut got, &mut got_counts);
+                assert_eq!(bits(&means), bits(&quotients), "{case}");
+                assert_eq!(bits(&got.sum), bits(&lanes.sum), "{case}");
+                assert_eq!(bits(&got.max), bits(&lanes.max), "{case}");
+                assert_eq!(got_counts, counts, "{case}");
             }
+        }
+    }
+
+    #[test]
+    fn plain_loops_give_the_same_answers_at_every_width() {
+        // The loops `with_widest_vectors` runs: marks below a bar, a largest row, means.
+        let values: Vec<f64> = (0..1000)
+            .map(|i| match i % 7 {
+                0 => f64::NAN,
+                1 => -0.0,
+                k => (i * k) as f64 / 997.0,
+            })
+            .collect();
+        let rows: Vec<u32> = (0..999).map(|i| (i * 7919) % 1009).collect();
+        let loops = |vectors| {
+            run_with(vectors, || {
+                let marks: Vec<u8> = values.iter().map(|&v| u8::from(v < 2.5)).collect();
+                let largest = rows.iter().copied().max();
+                let means: Vec<u64> = values
+                    .chunks(2)
+                    .map(|pair| (pair[0] / pair[1]).to_bits())
+                    .collect();
+                (marks, largest, means)
+            })
+        };
+        let plain = loops(Vectors::Plain);
+        assert_eq!(plain.1, Some(1008));
+        for vectors in Vectors::up_to_cpu() {
+            assert_eq!(loops(vectors), plain, "{vectors:?}");
         }
     }
 

@@ -1610,7 +1610,8 @@ mod tests {
     #[test]
     fn total_means_and_marks_by_hand() {
         // 6 / 3, 0.3 / 3 (not kept at its largest value: the totals have none), no rate,
-        // and six more groups, so that after two fours a group is left.
+        // and six more groups, so that after two fours (AVX2) or one eight (AVX-512) a
+        // group is left.
         let totals = [
             [6.0, 3.0],
             [0.1 + 0.1 + 0.1, 3.0],
