@@ -2119,6 +2119,11 @@ mod tests {
         // the longest chunk of Garraghan's sorted times (128), keys repeated and at the
         // ends of the range; every body this CPU can run against a plain filter.
         type Count = fn(&[i64], i64, bool) -> usize;
+        // Added to on x86_64 only.
+        #[cfg_attr(
+            not(all(target_arch = "x86_64", target_feature = "sse2")),
+            allow(unused_mut)
+        )]
         let mut bodies: Vec<(&str, Count)> =
             vec![("plain", plain_count_below), ("chosen", count_below)];
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -2226,6 +2231,11 @@ mod tests {
                             let case =
                                 format!("{kind}, len {len}, {group_count} groups, now {now}");
                             let mut expected = vec![[0.0; 2]; group_count];
+                            // Read by the checks of the AVX2 body, on x86_64 only.
+                            #[cfg_attr(
+                                not(all(target_arch = "x86_64", target_feature = "sse2")),
+                                allow(unused_variables)
+                            )]
                             let mut finite = true;
                             for (row, &g) in groups.iter().enumerate() {
                                 let amount =
