@@ -89,6 +89,22 @@ pub enum SimError {
         /// Why.
         source: straggler_metrics::MetricsError,
     },
+    /// A run of an evaluation cell failed (a detector's findings out of range, a job that
+    /// did not finish). The cell, the repetition and the run's seed name it, so that it can
+    /// be run again alone: [`crate::simulate`] with that seed, the cell's scenario and its
+    /// configuration.
+    #[error("{cell}, repetition {repetition} (seed {seed}): {error}")]
+    Run {
+        /// The cell: experiment, scenario, policy and detector.
+        cell: String,
+        /// The repetition, from 0.
+        repetition: u32,
+        /// The run's seed.
+        seed: u64,
+        /// Why, which the message includes (not a source, so that a chain of causes does
+        /// not print it twice).
+        error: Box<SimError>,
+    },
     /// An energy or slowdown parameter cannot be used.
     #[error(transparent)]
     Energy(#[from] straggler_energy::EnergyError),

@@ -59,7 +59,11 @@ impl std::fmt::Debug for DetectorSpec {
 }
 
 impl DetectorSpec {
-    /// A detector named `name`, described in one line, made by `make` for every run.
+    /// A detector named `name`, described in one line, made by `make` for every run. The
+    /// tables and results name its cells `name`, which [`Evaluation::run`] requires in
+    /// lower case without whitespace and given to no other detector of the evaluation; the
+    /// detector's own [`Detector::name`], which the errors of its scans give, is best the
+    /// same (every built-in's is).
     pub fn new(
         name: &str,
         description: &str,
@@ -546,6 +550,7 @@ impl Evaluation {
     /// Runs the baselines then every cell, in parallel on rayon's pool.
     pub fn run(&self) -> Result<EvalResults, SimError> {
         let config = &self.config;
+        check_detector_names(&self.detectors)?;
         config.sim.check()?;
         let rule = StragglerRule {
             factor: config.straggler_factor,
@@ -638,23 +643,31 @@ impl Evaluation {
                 let (c, r) = (computed_cells[j / reps], (j % reps) as u32);
                 let plan = &cells[c];
                 let seed = run_seed(config.seed, &plan.scenario.name, r);
-                let mut detector: Box<dyn Detector> = match plan.detector.oracle_params() {
-                    Some(params) => Box::new(oracle_for(
-                        &plan.sim,
-                        &plan.scenario,
-                        seed,
-                        &usual,
-                        rule,
-                        params,
-                    )?),
-                    None => match &plan.detector.with_history {
-                        Some(make) => make(&history),
-                        None => plan.detector.make(),
-                    },
+                let run = || {
+                    let mut detector: Box<dyn Detector> = match plan.detector.oracle_params() {
+                        Some(params) => Box::new(oracle_for(
+                            &plan.sim,
+                            &plan.scenario,
+                            seed,
+                            &usual,
+                            rule,
+                            params,
+                        )?),
+                        None => match &plan.detector.with_history {
+                            Some(make) => make(&history),
+                            None => plan.detector.make(),
+                        },
+                    };
+                    let outcome =
+                        simulate_outcome(&plan.sim, &plan.scenario, seed, Some(detector.as_mut()))?;
+                    RunMetrics::of_outcome(&outcome, &labels, &plan.sim)
                 };
-                let outcome =
-                    simulate_outcome(&plan.sim, &plan.scenario, seed, Some(detector.as_mut()))?;
-                RunMetrics::of_outcome(&outcome, &labels, &plan.sim)
+                run().map_err(|error| SimError::Run {
+                    cell: plan.label(),
+                    repetition: r,
+                    seed,
+                    error: Box::new(error),
+                })
             })
             .collect::<Result<_, _>>()?;
         let mut first_job = vec![0usize; cells.len()];
@@ -680,13 +693,7 @@ impl Evaluation {
                     repetitions: config.repetitions,
                     metrics: summarize_runs(runs).map_err(|(metric, source)| {
                         SimError::Summary {
-                            cell: format!(
-                                "{} {} {} {}",
-                                plan.experiment,
-                                plan.scenario.name,
-                                plan.sim.speculation.policy.name(),
-                                plan.detector.name()
-                            ),
+                            cell: plan.label(),
                             metric,
                             source,
                         }
@@ -799,12 +806,48 @@ struct CellPlan {
 }
 
 impl CellPlan {
+    /// The cell in an error: experiment, scenario, policy and detector.
+    fn label(&self) -> String {
+        format!(
+            "{} {} {} {}",
+            self.experiment,
+            self.scenario.name,
+            self.sim.speculation.policy.name(),
+            self.detector.name()
+        )
+    }
+
     /// Whether `other` runs exactly the same simulations (its experiment aside).
     fn same_runs_as(&self, other: &CellPlan) -> bool {
         self.scenario == other.scenario
             && self.sim == other.sim
             && self.detector.name() == other.detector.name()
     }
+}
+
+/// Checks that every detector is named in lower case without whitespace (as the
+/// conformance kit requires of [`Detector::name`]) and that no two have one name: the
+/// cells are told apart by their detector's name, and the cells of a second detector of
+/// one name would repeat the first's without running it.
+fn check_detector_names(detectors: &[DetectorSpec]) -> Result<(), SimError> {
+    let mut names = std::collections::HashSet::new();
+    for spec in detectors {
+        let name = spec.name();
+        let expected =
+            if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_uppercase()) {
+                "a name in lower case without whitespace"
+            } else if !names.insert(name) {
+                "a name no other detector has"
+            } else {
+                continue;
+            };
+        return Err(SimError::InvalidConfig {
+            field: "detectors".to_owned(),
+            value: format!("{name:?}"),
+            expected: expected.into(),
+        });
+    }
+    Ok(())
 }
 
 /// The parameters a cell ran with, as its `params`.

@@ -523,6 +523,71 @@ fn custom_detectors_run_through_the_evaluation() {
     assert_eq!(cell.metrics["speculative_copies"].mean, Some(0.0));
 }
 
+/// A second detector of a name already given, or a name that is no name, is refused:
+/// before, the cells of a second "late" repeated the built-in's without running it, and
+/// the table showed the built-in's numbers under it.
+#[test]
+fn detectors_of_one_name_or_of_no_name_are_refused() {
+    let made = |name: &'static str| {
+        DetectorSpec::new(name, "a detector of the user's", || {
+            panic!("never made: the evaluation refuses its name")
+        })
+    };
+    for (name, expected) in [
+        ("late", "a name no other detector has"),
+        ("Upper Case", "a name in lower case without whitespace"),
+        ("", "a name in lower case without whitespace"),
+    ] {
+        let mut detectors = DetectorSpec::paper_and_oracle();
+        detectors.push(made(name));
+        let err = small_eval().with_detectors(detectors).run().unwrap_err();
+        assert!(
+            matches!(&err, SimError::InvalidConfig { field, value, expected: e }
+                if field == "detectors" && *value == format!("{name:?}") && e == expected),
+            "{err}"
+        );
+    }
+}
+
+/// A run that fails names its cell, repetition and seed, so that it can be run again
+/// alone; before, an evaluation's error named only the detector.
+#[test]
+fn a_failed_run_names_its_cell_repetition_and_seed() {
+    struct PastTheEnd;
+    impl Detector for PastTheEnd {
+        fn name(&self) -> &str {
+            "past-the-end"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            findings.push_row(snapshot.len() as u32);
+        }
+    }
+    let spec = DetectorSpec::new("past-the-end", "flags a row past the end", || {
+        Box::new(PastTheEnd)
+    });
+    let err = small_eval().with_detectors(vec![spec]).run().unwrap_err();
+    let SimError::Run {
+        cell,
+        repetition,
+        seed,
+        error,
+    } = &err
+    else {
+        panic!("not a run's error: {err}");
+    };
+    assert!(cell.ends_with(" past-the-end"), "{cell}");
+    assert!(*repetition < 3, "{repetition}");
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("repetition {repetition} (seed {seed})")),
+        "{text}"
+    );
+    assert!(
+        error.to_string().contains("flagged in a snapshot of"),
+        "{error}"
+    );
+}
+
 #[test]
 fn default_slowdown_ratios_between_groups_match_the_docs() {
     // With 8 attempts, G1, G2, G3 run 4.0, 2.0 and 1.3 times slower than G4 (one
