@@ -161,6 +161,32 @@ impl Table {
     }
 }
 
+/// [`format_summary`] of a metric of a cell of `repetitions` runs, followed by `[n=k]`
+/// when it rests on fewer, the `k` runs where the metric is defined (no straggler left
+/// undetected in the others, say): a mean and interval of 3 runs of 10 read differently.
+pub fn format_summary_over(summary: Option<&Summary>, digits: usize, repetitions: u32) -> String {
+    let text = format_summary(summary, digits);
+    match summary {
+        Some(s) if s.mean.is_some() && (s.n as u64) < u64::from(repetitions) => {
+            format!("{text} [n={}]", s.n)
+        }
+        _ => text,
+    }
+}
+
+/// What `[n=k]` means, for the title of a table that shows one.
+const PARTIAL: &str = "; [n=k]: over the k runs where the metric is defined";
+
+/// `title`, with [`PARTIAL`] before its closing parenthesis if a cell of `rows` shows
+/// `[n=k]`.
+fn noting_partial(title: String, rows: &[Vec<String>]) -> String {
+    let partial = rows.iter().flatten().any(|value| value.contains(" [n="));
+    match title.strip_suffix(')') {
+        Some(open) if partial => format!("{open}{PARTIAL})"),
+        _ => title,
+    }
+}
+
 /// `mean ± ci95` with `digits` decimals; `n/a` when undefined.
 pub fn format_summary(summary: Option<&Summary>, digits: usize) -> String {
     match summary {
@@ -179,7 +205,7 @@ pub fn format_summary(summary: Option<&Summary>, digits: usize) -> String {
 /// Table 5: ratio of stragglers among the baseline executions per quantile, simulated and
 /// published.
 pub fn table5(results: &EvalResults) -> Table {
-    let rows = results
+    let rows: Vec<Vec<String>> = results
         .baseline
         .quantiles
         .iter()
@@ -219,7 +245,7 @@ pub fn table5(results: &EvalResults) -> Table {
 pub fn table6(results: &EvalResults, policy: &str) -> Table {
     let mut headers = vec!["Scenario".to_owned(), "Mechanism".to_owned()];
     headers.extend(TABLE6_METRICS.iter().map(|(_, h)| (*h).to_owned()));
-    let rows = results
+    let rows: Vec<Vec<String>> = results
         .cells
         .iter()
         .filter(|c| c.experiment == "table6" && c.policy == policy)
@@ -229,7 +255,7 @@ pub fn table6(results: &EvalResults, policy: &str) -> Table {
                 .find(|(s, d, _)| *s == cell.scenario && *d == cell.detector && policy == "x100");
             let mut row = vec![cell.scenario.clone(), cell.detector.clone()];
             row.extend(TABLE6_METRICS.iter().enumerate().map(|(i, (name, _))| {
-                let value = format_summary(cell.metrics.get(*name), 2);
+                let value = format_summary_over(cell.metrics.get(*name), 2, cell.repetitions);
                 match paper {
                     Some((_, _, published)) => format!("{value} ({:.2})", published[i]),
                     None => value,
@@ -239,14 +265,17 @@ pub fn table6(results: &EvalResults, policy: &str) -> Table {
         })
         .collect();
     Table {
-        title: format!(
-            "Table 6. Characteristics of the detectors, policy {policy}, {} repetitions (mean ± 95% CI{})",
-            results.config.repetitions,
-            if policy == "x100" {
-                "; paper in brackets"
-            } else {
-                ""
-            }
+        title: noting_partial(
+            format!(
+                "Table 6. Characteristics of the detectors, policy {policy}, {} repetitions (mean ± 95% CI{})",
+                results.config.repetitions,
+                if policy == "x100" {
+                    "; paper in brackets"
+                } else {
+                    ""
+                }
+            ),
+            &rows,
         ),
         headers,
         rows,
@@ -261,7 +290,7 @@ pub fn efficiency(results: &EvalResults) -> Table {
         "Mechanism".to_owned(),
     ];
     headers.extend(EFFICIENCY_METRICS.iter().map(|(_, h)| (*h).to_owned()));
-    let rows = results
+    let rows: Vec<Vec<String>> = results
         .cells
         .iter()
         .filter(|c| c.experiment == "table6")
@@ -281,14 +310,17 @@ pub fn efficiency(results: &EvalResults) -> Table {
                     "speculative_copies" | "successful_copies" => 1,
                     _ => 0,
                 };
-                format_summary(summary.as_ref(), digits)
+                format_summary_over(summary.as_ref(), digits, cell.repetitions)
             }));
             row
         })
         .collect();
     Table {
-        title: "Efficiency. Job execution time, energy and speculative copies (mean ± 95% CI)"
-            .to_owned(),
+        title: noting_partial(
+            "Efficiency. Job execution time, energy and speculative copies (mean ± 95% CI)"
+                .to_owned(),
+            &rows,
+        ),
         headers,
         rows,
     }
@@ -305,7 +337,7 @@ pub fn table7(results: &EvalResults) -> Table {
     ];
     headers.extend(TABLE7_METRICS.iter().map(|(_, h)| (*h).to_owned()));
     headers.extend(["FP", "Killed-time gap", "Label changes"].map(String::from));
-    let rows = results
+    let rows: Vec<Vec<String>> = results
         .cells
         .iter()
         .filter(|c| c.experiment == "table7")
@@ -319,26 +351,38 @@ pub fn table7(results: &EvalResults) -> Table {
                 cell.detector.clone(),
             ];
             row.extend(TABLE7_METRICS.iter().enumerate().map(|(i, (name, _))| {
-                let value = format_summary(cell.metrics.get(*name), 2);
+                let value = format_summary_over(cell.metrics.get(*name), 2, cell.repetitions);
                 match paper {
                     Some((_, _, published)) => format!("{value} ({:.2})", published[i]),
                     None => value,
                 }
             }));
-            row.push(format_summary(cell.metrics.get("fake_positive"), 2));
-            row.push(format_summary(
+            row.push(format_summary_over(
+                cell.metrics.get("fake_positive"),
+                2,
+                cell.repetitions,
+            ));
+            row.push(format_summary_over(
                 cell.metrics.get("killed_original_time_gap"),
                 2,
+                cell.repetitions,
             ));
-            row.push(format_summary(cell.metrics.get("label_disagreements"), 1));
+            row.push(format_summary_over(
+                cell.metrics.get("label_disagreements"),
+                1,
+                cell.repetitions,
+            ));
             row
         })
         .collect();
     Table {
-        title: format!(
-            "Table 7. Characteristics of the detectors under each reservation policy, {} repetitions (mean ± 95% CI; paper in brackets; killed originals' time: {}; gap = mean |exact - estimated| / usual time)",
-            results.config.repetitions,
-            results.config.killed_original_time.name().replace('_', " "),
+        title: noting_partial(
+            format!(
+                "Table 7. Characteristics of the detectors under each reservation policy, {} repetitions (mean ± 95% CI; paper in brackets; killed originals' time: {}; gap = mean |exact - estimated| / usual time)",
+                results.config.repetitions,
+                results.config.killed_original_time.name().replace('_', " "),
+            ),
+            &rows,
         ),
         headers,
         rows,
@@ -364,7 +408,7 @@ pub fn figures4to6(results: &EvalResults) -> Table {
     ]
     .map(String::from)
     .to_vec();
-    let rows = results
+    let rows: Vec<Vec<String>> = results
         .cells
         .iter()
         .filter(|c| c.experiment == "table7")
@@ -372,7 +416,9 @@ pub fn figures4to6(results: &EvalResults) -> Table {
             let paper = PAPER_FIG45.iter().find(|(p, d, _, _)| {
                 *p == cell.policy && *d == cell.detector && cell.scenario == "C2"
             });
-            let metric = |name: &str, digits: usize| format_summary(cell.metrics.get(name), digits);
+            let metric = |name: &str, digits: usize| {
+                format_summary_over(cell.metrics.get(name), digits, cell.repetitions)
+            };
             let with_paper = |value: String, published: Option<f64>| match published {
                 Some(p) => format!("{value} ({p:.2})"),
                 None => value,
@@ -394,7 +440,7 @@ pub fn figures4to6(results: &EvalResults) -> Table {
         })
         .collect();
     Table {
-        title: "Figures 4-6. Execution time and energy relative to Default under x100 (paper in brackets where its text gives a value), speculative copies, and the Section 4.2 predictor's overheads next to the simulated ones (mean ± 95% CI)".to_owned(),
+        title: noting_partial("Figures 4-6. Execution time and energy relative to Default under x100 (paper in brackets where its text gives a value), speculative copies, and the Section 4.2 predictor's overheads next to the simulated ones (mean ± 95% CI)".to_owned(), &rows),
         headers,
         rows,
     }
@@ -422,13 +468,16 @@ pub fn fig3(results: &EvalResults) -> Table {
     let mut headers = vec!["Lag (s)".to_owned()];
     headers.extend(scenarios.iter().map(|s| format!("FP {s}")));
     headers.push("Paper".to_owned());
-    let rows = lags
+    let rows: Vec<Vec<String>> = lags
         .iter()
         .map(|&lag| {
             let mut row = vec![format!("{lag}")];
             row.extend(scenarios.iter().map(|&s| {
                 let cell = cells.iter().find(|c| c.scenario == s && lag_of(c) == lag);
-                format_summary(cell.and_then(|c| c.metrics.get("fake_positive")), 2)
+                cell.map_or_else(
+                    || format_summary(None, 2),
+                    |c| format_summary_over(c.metrics.get("fake_positive"), 2, c.repetitions),
+                )
             }));
             row.push(
                 PAPER_FIG3
@@ -441,9 +490,12 @@ pub fn fig3(results: &EvalResults) -> Table {
         .collect();
     let detector = cells.first().map_or("-", |c| c.detector.as_str());
     Table {
-        title: format!(
-            "Figure 3. Fake Positive ratio of {detector} against the speculative lag, policy x100, {} repetitions (mean ± 95% CI)",
-            results.config.repetitions
+        title: noting_partial(
+            format!(
+                "Figure 3. Fake Positive ratio of {detector} against the speculative lag, policy x100, {} repetitions (mean ± 95% CI)",
+                results.config.repetitions
+            ),
+            &rows,
         ),
         headers,
         rows,
@@ -531,4 +583,37 @@ fn policies(results: &EvalResults) -> Vec<String> {
         }
     }
     seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_summary_of_fewer_runs_than_the_cells_says_how_many() {
+        let summary = |mean, ci95, n| Summary { mean, ci95, n };
+        // 3 of 10 runs: precision 0.33 ± 1.43, a mean of 3 values.
+        let three = summary(Some(0.333), Some(1.434), 3);
+        assert_eq!(
+            format_summary_over(Some(&three), 2, 10),
+            "0.33 ± 1.43 [n=3]"
+        );
+        assert_eq!(format_summary_over(Some(&three), 2, 3), "0.33 ± 1.43");
+        // One run: no interval; none: n/a, with no count.
+        let one = summary(Some(0.52), None, 1);
+        assert_eq!(format_summary_over(Some(&one), 2, 10), "0.52 [n=1]");
+        assert_eq!(
+            format_summary_over(Some(&summary(None, None, 0)), 2, 10),
+            "n/a"
+        );
+        assert_eq!(format_summary_over(None, 2, 10), "n/a");
+        // The title says what the count means only where a row shows one.
+        let rows = |value: &str| vec![vec!["C2".to_owned(), value.to_owned()]];
+        let title = || "Table 6. Detectors (mean ± 95% CI)".to_owned();
+        assert_eq!(
+            noting_partial(title(), &rows("0.52 [n=1]")),
+            "Table 6. Detectors (mean ± 95% CI; [n=k]: over the k runs where the metric is defined)"
+        );
+        assert_eq!(noting_partial(title(), &rows("0.52")), title());
+    }
 }
