@@ -49,6 +49,8 @@ pub mod prelude {
         DefaultDetector, Detector, Findings, Hierarchical, HierarchicalParams, LateDetector,
         Parallelism,
     };
-    pub use straggler_model::{Observation, Run, Snapshot, SnapshotRow};
+    pub use straggler_model::{
+        AttemptRole, AttemptStatus, Observation, Run, Snapshot, SnapshotRow,
+    };
     pub use straggler_sim::{DetectorSpec, EvalConfig, Evaluation, Scenario, SimConfig, simulate};
 }
