@@ -105,6 +105,13 @@ pub enum SimError {
         /// not print it twice).
         error: Box<SimError>,
     },
+    /// A run panicked: a detector's `scan` or `observe`, most likely (the panic's own
+    /// message and place are printed by the panic hook before this error is returned).
+    #[error("the run panicked: {message}")]
+    Panicked {
+        /// The panic's message.
+        message: String,
+    },
     /// An energy or slowdown parameter cannot be used.
     #[error(transparent)]
     Energy(#[from] straggler_energy::EnergyError),

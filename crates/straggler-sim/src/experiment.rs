@@ -662,12 +662,23 @@ impl Evaluation {
                         simulate_outcome(&plan.sim, &plan.scenario, seed, Some(detector.as_mut()))?;
                     RunMetrics::of_outcome(&outcome, &labels, &plan.sim)
                 };
-                run().map_err(|error| SimError::Run {
-                    cell: plan.label(),
-                    repetition: r,
-                    seed,
-                    error: Box::new(error),
-                })
+                // A detector of the user's that panics (on an observation it did not expect,
+                // say) fails its run with an error naming the cell and seed, as any other
+                // failure, rather than unwinding through the pool and taking every other
+                // cell's results with it. Nothing of the run is used after a panic.
+                let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
+                caught
+                    .unwrap_or_else(|panic| {
+                        Err(SimError::Panicked {
+                            message: panic_message(panic.as_ref()),
+                        })
+                    })
+                    .map_err(|error| SimError::Run {
+                        cell: plan.label(),
+                        repetition: r,
+                        seed,
+                        error: Box::new(error),
+                    })
             })
             .collect::<Result<_, _>>()?;
         let mut first_job = vec![0usize; cells.len()];
@@ -823,6 +834,15 @@ impl CellPlan {
             && self.sim == other.sim
             && self.detector.name() == other.detector.name()
     }
+}
+
+/// The message of a panic's payload (a `&str` or a `String`, as `panic!` gives).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a payload that is not text".to_owned())
 }
 
 /// Checks that every detector is named in lower case without whitespace (as the

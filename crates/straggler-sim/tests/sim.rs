@@ -588,6 +588,44 @@ fn a_failed_run_names_its_cell_repetition_and_seed() {
     );
 }
 
+/// A detector that panics fails its run with an error naming the cell and seed; before,
+/// the panic unwound through the pool and the process exited with every other cell's
+/// results lost.
+#[test]
+fn a_detector_that_panics_fails_its_run_with_an_error() {
+    struct PanicsOnAnEnd;
+    impl Detector for PanicsOnAnEnd {
+        fn name(&self) -> &str {
+            "panics-on-an-end"
+        }
+        fn scan(&mut self, _: &Snapshot, _: &mut Findings) {}
+        fn observe(&mut self, observation: &Observation) {
+            if let Observation::AttemptEnded(end) = observation
+                && end.status == AttemptStatus::Succeeded
+            {
+                panic!("an end I did not expect");
+            }
+        }
+    }
+    let spec = DetectorSpec::new("panics-on-an-end", "panics on an attempt's end", || {
+        Box::new(PanicsOnAnEnd)
+    });
+    let mut detectors = DetectorSpec::paper_and_oracle();
+    detectors.push(spec);
+    let Err(err) = small_eval().with_detectors(detectors).run() else {
+        panic!("the evaluation ran through");
+    };
+    let SimError::Run { cell, error, .. } = &err else {
+        panic!("not a run's error: {err}");
+    };
+    assert!(cell.ends_with(" panics-on-an-end"), "{cell}");
+    assert_eq!(
+        error.to_string(),
+        "the run panicked: an end I did not expect",
+        "{err}"
+    );
+}
+
 #[test]
 fn default_slowdown_ratios_between_groups_match_the_docs() {
     // With 8 attempts, G1, G2, G3 run 4.0, 2.0 and 1.3 times slower than G4 (one
