@@ -85,7 +85,7 @@ pub use hadoop::{Hadoop1, Hadoop1Params, HadoopParams, HadoopSpeculator};
 pub use hierarchical::{Hierarchical, HierarchicalParams};
 pub use late::{LateDetector, LateParams};
 pub use oracle::{Oracle, OracleParams};
-pub use scan::Parallelism;
+pub use scan::{GroupSum, GroupSums, Parallelism};
 pub use spark::{SparkDetector, SparkParams};
 pub use zaharia::{ZahariaLate, ZahariaLateParams};
 

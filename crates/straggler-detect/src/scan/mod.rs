@@ -112,12 +112,17 @@ impl Parallelism {
     }
 }
 
-/// Sum, count and largest value of the defined values of one group.
+/// Sum, count and largest value of the defined (not NaN) values of one group, as
+/// [`GroupSums`] gives them. An empty group has sum 0, count 0 and largest value
+/// `-inf`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct GroupSum {
-    pub(crate) sum: f64,
-    pub(crate) count: u64,
-    pub(crate) max: f64,
+pub struct GroupSum {
+    /// The sum of the group's defined values.
+    pub sum: f64,
+    /// How many they are.
+    pub count: u64,
+    /// The largest of them.
+    pub max: f64,
 }
 
 impl Default for GroupSum {
@@ -138,7 +143,7 @@ impl GroupSum {
     /// every value would make identical tasks stragglers of each other. A mean rounded
     /// below the smallest value needs no bound: every rule that uses these means flags a
     /// value below the mean minus a margin of zero or more, and no value is below it.
-    pub(crate) fn mean(self) -> Option<f64> {
+    pub fn mean(self) -> Option<f64> {
         (self.count > 0).then(|| self.mean_or_nan())
     }
 
@@ -214,16 +219,16 @@ impl Summands<'_> {
 }
 
 /// Per-group sums: for each of `group_count` groups, the sum, count and largest value of
-/// the [`Summands`] of the rows of that group (`groups[row]`) where they are defined (not
-/// NaN). `values` is a stored column or one computed as it is read ([`Values`],
-/// [`Rates`]). Every group is below `group_count`; with a single group (a snapshot of one
+/// the `Summands` of the rows of that group (`groups[row]`) where they are defined (not
+/// NaN). `values` is a stored column or one computed as it is read (`Values`,
+/// `Rates`). Every group is below `group_count`; with a single group (a snapshot of one
 /// stage), the group column is not read. Rows past the shorter of `groups` and `values`
 /// are not read.
 ///
 /// The order of the additions is a function of the data only: rows are cut into chunks of
-/// [`chunk_len`] rows, chunks into segments of [`SEGMENT`] rows; within a segment, into
+/// `chunk_len` rows, chunks into segments of `SEGMENT` rows; within a segment, into
 /// runs of consecutive rows of one group (a snapshot lists a stage's rows together); a
-/// run's rows are spread over [`LANES`] accumulators, row `i` of the run to lane
+/// run's rows are spread over `LANES` accumulators, row `i` of the run to lane
 /// `i % LANES`, the lanes added pairwise (a tree) into the group's chunk sum; the chunk
 /// sums are added in chunk order. Only who computes a chunk differs between the sequential
 /// and the parallel path.
@@ -238,8 +243,12 @@ impl Summands<'_> {
 /// `kernels.rs`); a NaN in it makes a lane's sum NaN, and only then is the run summed
 /// again leaving them out, in the same order. Both give the same bits when no value is
 /// undefined, which is the common case (a snapshot's columns are finite).
+///
+/// A detector outside this crate takes its sums by group with [`GroupSums::sums`]: the
+/// same bits on one thread or on rayon's pool, which a sum split by thread would not give
+/// (the conformance kit compares a detector's findings both ways).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct GroupSums {
+pub struct GroupSums {
     /// One array of group sums per chunk, when there are several chunks.
     chunks: Vec<Vec<GroupSum>>,
     total: Vec<GroupSum>,
@@ -254,11 +263,38 @@ pub(crate) struct GroupSums {
 impl GroupSums {
     /// Sums over groups whose rows are mixed in the snapshot, as its nodes' are; see
     /// [`GroupSums`]. The default is groups whose rows come together, as its stages'.
-    pub(crate) fn mixed() -> GroupSums {
+    pub fn mixed() -> GroupSums {
         GroupSums {
             mixed: true,
             ..GroupSums::default()
         }
+    }
+
+    /// The sum, count and largest value of the defined values of each of `group_count`
+    /// groups, `groups[row]` being the group of `values[row]` (every group below
+    /// `group_count`), in the order of additions [`GroupSums`] describes: the same bits
+    /// with any `parallelism`. The buffers are kept for the next call, so that a detector
+    /// that owns one `GroupSums` per sum it takes allocates nothing once sizes settle.
+    ///
+    /// ```
+    /// use straggler_detect::{GroupSums, Parallelism};
+    ///
+    /// // Two stages' progress rates, one undefined (NaN, left out).
+    /// let (stages, rates) = ([0, 0, 0, 1, 1], [0.5, 1.0, f64::NAN, 2.0, 4.0]);
+    /// let mut sums = GroupSums::default();
+    /// let by_stage = sums.sums(&stages, &rates, 2, Parallelism::Parallel).to_vec();
+    /// assert_eq!((by_stage[0].sum, by_stage[0].count, by_stage[0].max), (1.5, 2, 1.0));
+    /// assert_eq!(by_stage[1].mean(), Some(3.0));
+    /// assert_eq!(sums.sums(&stages, &rates, 2, Parallelism::Sequential), by_stage);
+    /// ```
+    pub fn sums(
+        &mut self,
+        groups: &[u32],
+        values: &[f64],
+        group_count: usize,
+        parallelism: Parallelism,
+    ) -> &[GroupSum] {
+        self.compute(groups, values, group_count, parallelism, Summands::Values)
     }
 
     /// The sums, in buffers kept from the previous call: a detector owns one `GroupSums`
