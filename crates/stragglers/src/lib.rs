@@ -46,8 +46,8 @@ pub use straggler_truth as truth;
 /// The names most programs need.
 pub mod prelude {
     pub use straggler_detect::{
-        DefaultDetector, Detector, Findings, Hierarchical, HierarchicalParams, LateDetector,
-        Parallelism,
+        DefaultDetector, Detector, Findings, GroupSums, Hierarchical, HierarchicalParams,
+        LateDetector, Parallelism,
     };
     pub use straggler_model::{
         AttemptRole, AttemptStatus, Observation, Run, Snapshot, SnapshotRow,
