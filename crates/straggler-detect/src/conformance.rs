@@ -229,7 +229,7 @@ where
         if second != first {
             return Err(fail(
                 "a second scan gives the same findings",
-                differ(&first, &second),
+                differ(("the first scan", &first), ("the second", &second)),
             ));
         }
         sequential.reset();
@@ -237,7 +237,10 @@ where
         if after_reset != first {
             return Err(fail(
                 "a scan after reset gives the same findings",
-                differ(&first, &after_reset),
+                differ(
+                    ("the first scan", &first),
+                    ("the scan after reset", &after_reset),
+                ),
             ));
         }
         let mut parallel = self.build(Parallelism::Parallel, scenario.name)?;
@@ -245,7 +248,10 @@ where
         if parallel != first {
             return Err(fail(
                 "a parallel scan gives the findings of a sequential one",
-                differ(&first, &parallel),
+                differ(
+                    ("the detector built with Parallelism::Sequential", &first),
+                    ("the one built with Parallelism::Parallel", &parallel),
+                ),
             ));
         }
         if self.peer_relative && scenario.peers_identical && !first.rows().is_empty() {
@@ -326,9 +332,11 @@ fn out_of_range(findings: &Findings, snapshot: &Snapshot) -> Option<String> {
     }
 }
 
-fn differ(expected: &Findings, got: &Findings) -> String {
+/// What two scans found, each named by what it is (`"the sequential detector"`), so that
+/// the message says which two the check compared.
+fn differ((one, expected): (&str, &Findings), (other, got): (&str, &Findings)) -> String {
     format!(
-        "first scan flagged rows {:?} and nodes {:?}, this one rows {:?} and nodes {:?}",
+        "{one} flagged rows {:?} and nodes {:?}, {other} rows {:?} and nodes {:?}",
         Preview(expected.rows()),
         Preview(expected.slow_nodes()),
         Preview(got.rows()),
