@@ -25,10 +25,28 @@
 //!   every stage holds only its two levels, started together, so that half of the
 //!   rows sit exactly at Default's threshold (gap 0.2) and at LATE's (alpha 1) up to
 //!   rounding; in the third, three levels `c - 0.2, c, c + 0.2`, so that a third of the
-//!   rows sit at Default's threshold and a third at the stage mean (gap 0, alpha 0). Rounding is where a parallel sum split
-//!   differently from the sequential one would show. A fourth is drawn as the first, then
-//!   every seventh row made a speculative copy of the task of the row before it. The data
-//!   come from a fixed SplitMix64 stream, so the scenarios are the same on every machine.
+//!   rows sit at Default's threshold and a third at the stage mean (gap 0, alpha 0).
+//!   Rounding is where a parallel sum split differently from the sequential one would
+//!   show. A fourth is drawn as the first, then every seventh row made a speculative copy
+//!   of the task of the row before it;
+//! - three snapshots "summed in any order", whose stage means depend on the order in which
+//!   the progress scores are added: 5 003 rows over 2 stages (a row in each with
+//!   probability 0.6 and 0.4), 12 289 over 3 (0.5, 0.3, 0.2) and 70 001 over 2 (0.96,
+//!   0.04), on 64 nodes, started uniformly over the run. Every progress score but 16 per
+//!   stage is a multiple of 2^-30 between 0.05 and 0.95 plus 9830 x 2^-53 (about
+//!   1.1e-12), so that its additions to a running sum round alike within a binade and
+//!   their errors add up: a sum split into chunks, parts or lanes, each added from zero,
+//!   ends away from the sum row by row (hundreds of ulps for most splits) rather than
+//!   equal to it by chance. The other 16 rows of each stage, spread over it, sit exactly at the bars
+//!   of Default's rule as a sequential scan that adds the rows one by one sets them: four
+//!   each at `mean - 0.2`, one ulp below it, `mean`, and one ulp below it (set again until
+//!   the mean they are part of stands still). Whichever way a parallel sum differs, some
+//!   of those rows lie between its bar and the sequential one. Every chunk length up to
+//!   65 536 rows splits the largest snapshot and its larger stage (67 205 rows).
+//!   These three come without a history (below).
+//!
+//! The data come from fixed SplitMix64 streams, so the scenarios are the same on every
+//! machine.
 //!
 //! # History
 //!
@@ -65,10 +83,12 @@
 //!
 //! The attempts that are not rows take task and attempt identifiers after the snapshot's
 //! largest, never one twice. Every kind of [`Observation`] there is appears, and every
-//! [`AttemptStatus`] an attempt can end with (not `Running`), for originals and copies. The
-//! empty snapshot without stages or nodes has no history. The histories come from a
-//! SplitMix64 stream of their own; the kit builds the scenarios and their histories once
-//! per process.
+//! [`AttemptStatus`] an attempt can end with (not `Running`), for originals and copies.
+//! The empty snapshot without stages or nodes has no history, nor have the scenarios
+//! summed in any order: observing theirs would take some detectors longer than the rest of
+//! the kit, and the other scenarios' histories check what they would. The histories come
+//! from a SplitMix64 stream of their own; the kit builds the scenarios and their
+//! histories once per process.
 //!
 //! # Checks, on every scenario
 //!
@@ -81,11 +101,12 @@
 //! - a new detector (one that observed nothing): a second scan of the same snapshot gives
 //!   the same findings; the detector built with [`Parallelism::Parallel`] gives exactly
 //!   the findings of the one built with [`Parallelism::Sequential`];
-//! - a detector that observed the scenario's history, then scanned: a second detector
-//!   built the same way and fed the same history gives the same findings (the trait's
-//!   determinism); the one built with [`Parallelism::Parallel`], fed the same history,
-//!   gives exactly the findings of the sequential one; after [`Detector::reset`], a scan
-//!   gives exactly the findings of a new detector (reset forgets everything learnt);
+//! - where the scenario has a history, a detector that observed it, then scanned: a
+//!   second detector built the same way and fed the same history gives the same findings
+//!   (the trait's determinism); the one built with [`Parallelism::Parallel`], fed the same
+//!   history, gives exactly the findings of the sequential one; after [`Detector::reset`],
+//!   a scan gives exactly the findings of a new detector (reset forgets everything
+//!   learnt);
 //! - only with [`Conformance::peer_relative`]: a new detector flags no attempt in the
 //!   scenarios where every attempt is identical to the other attempts of its stage in
 //!   every column and every node runs the same mix of attempts. This is an expectation for
@@ -301,7 +322,11 @@ where
                 format!("flagged rows {:?}", Preview(first.rows())),
             ));
         }
-        // Detectors that observed the scenario's history first.
+        // Detectors that observed the scenario's history first; without one, they would
+        // repeat the checks above.
+        if history.is_empty() {
+            return Ok(());
+        }
         let taught = |parallelism| -> Result<(D, Findings), ConformanceFailure> {
             let mut detector = self.build(parallelism, scenario.name)?;
             observe(&mut detector, history).map_err(|m| fail(NO_OBSERVE_PANIC, m))?;
@@ -684,11 +709,22 @@ fn build_scenarios() -> Vec<Scenario> {
     // The histories draw from a stream of their own, so that the snapshots do not depend
     // on them.
     let mut history_rng = SplitMix64(0x4157_0b5e_7ed0_2501);
+    // So do the scenarios added after the first generated ones.
+    let mut order_rng = SplitMix64(0x0de2_5e75_0a11_2511);
     let mut scenario = |name, snapshot: Snapshot, peers_identical| Scenario {
         name,
         history: history(&snapshot, &mut history_rng),
         snapshot,
         peers_identical,
+    };
+    // The scenarios for sums in another order come without history: the other scenarios'
+    // histories check what a detector learns, and theirs would take longer to observe
+    // than the rest of the kit for some detectors.
+    let without_history = |name, snapshot| Scenario {
+        name,
+        snapshot,
+        history: Vec::new(),
+        peers_identical: false,
     };
     let mut rng = SplitMix64(0x5eed_0f57_a66e_2500);
     let varied_zero_progress: Vec<Row> = (0..1000)
@@ -783,7 +819,112 @@ fn build_scenarios() -> Vec<Scenario> {
             with_copies(&generated(&mut rng, Mix::Mixed)),
             false,
         ),
+        without_history(
+            "summed in any order, 5 003 rows over 2 stages",
+            order_sensitive(&mut order_rng, 5_003, &[0.6, 0.4]),
+        ),
+        without_history(
+            "summed in any order, 12 289 rows over 3 stages",
+            order_sensitive(&mut order_rng, 12_289, &[0.5, 0.3, 0.2]),
+        ),
+        without_history(
+            "summed in any order, 70 001 rows over 2 stages",
+            order_sensitive(&mut order_rng, 70_001, &[0.96, 0.04]),
+        ),
     ]
+}
+
+/// Rows of each stage of an [`order_sensitive`] scenario placed at its boundaries, in turn
+/// at the mean minus 0.2, one ulp below it, at the mean and one ulp below it.
+const BOUNDARY_ROWS: usize = 16;
+
+/// The progress scores of an [`order_sensitive`] scenario, but for the rows at the bars,
+/// are `k / 2^30` for `k` from [`ORDER_LOWEST`] to `ORDER_LOWEST + ORDER_STEPS` (about
+/// 0.05 to 0.95), plus this offset, 9830 x 2^-53 (0.29999 x 2^-38, about 1.1e-12).
+///
+/// Adding such a score to a running sum, a multiple of 2^-30 plus offsets, rounds only
+/// its offset, and by the same amount at every addition within a binade: a sum from 2^14
+/// up (ulp 2^-38 or more) drops the whole offset, a sum in `[2^10, 2^11)` (ulp 2^-42)
+/// adds `5 x 2^-42`. The rounding errors of a sum therefore add up instead of cancelling
+/// out, and a sum in another order (chunks or parts added up from zero, lanes) spends
+/// other numbers of additions in each binade: it ends away from the sequential sum,
+/// hundreds of ulps for most splits, rather than equal to it by chance (with scores whose
+/// every bit was drawn at random, the three scenarios missed the split of the largest
+/// stage into chunks of 33 333 or 65 536 rows in 2 to 4.5% of 200 draws; with these, in
+/// none of 1 000).
+const ORDER_OFFSET: f64 = 9830.0 / (1u64 << 53) as f64;
+/// See [`ORDER_OFFSET`]: `0.05 x 2^30`, rounded down.
+const ORDER_LOWEST: u32 = 53_687_091;
+/// See [`ORDER_OFFSET`]: `0.9 x 2^30`, rounded down.
+const ORDER_STEPS: u32 = 966_367_641;
+
+/// Rounds of [`order_sensitive`] before it gives up placing rows at the bars (none of its
+/// scenarios takes more than a few).
+const ORDER_ROUNDS: usize = 64;
+
+/// A snapshot of `rows` rows over `shares.len()` stages (a row in stage `s` with
+/// probability `shares[s]`) whose stage means depend on the order in which the progress
+/// scores are added, with rows exactly at the bars of Default's rule as a sequential scan
+/// computes them: see the module docs.
+fn order_sensitive(rng: &mut SplitMix64, rows: usize, shares: &[f64]) -> Snapshot {
+    const NOW: f64 = 3600.0;
+    const NODES: u32 = 64;
+    let mut stage_rows: Vec<Vec<usize>> = vec![Vec::new(); shares.len()];
+    let mut table: Vec<Row> = (0..rows)
+        .map(|row| {
+            let mut pick = rng.unit();
+            let stage = (shares.iter())
+                .position(|&share| {
+                    pick -= share;
+                    pick < 0.0
+                })
+                .unwrap_or(shares.len() - 1);
+            stage_rows[stage].push(row);
+            let step = ORDER_LOWEST + rng.below(ORDER_STEPS);
+            let progress = f64::from(step) / f64::from(1u32 << 30) + ORDER_OFFSET;
+            let start = rng.unit() * NOW;
+            (stage as u32, rng.below(NODES), start, progress, 64e6)
+        })
+        .collect();
+    for of_stage in &stage_rows {
+        let bars = |table: &[Row]| {
+            // The stage's mean as a sequential scan adds it: row by row, in row order.
+            let sum = of_stage.iter().fold(0.0, |sum, &row| sum + table[row].3);
+            let mean = sum / of_stage.len() as f64;
+            let below = mean - 0.2;
+            [below, below.next_down(), mean, mean.next_down()]
+        };
+        // Evenly spread over the stage, at a random place within each stretch.
+        let stretch = (of_stage.len() / BOUNDARY_ROWS).max(1);
+        let boundary: Vec<usize> = (0..BOUNDARY_ROWS.min(of_stage.len()))
+            .map(|k| of_stage[k * stretch + rng.below(stretch as u32) as usize])
+            .collect();
+        // The rows at the bars move the mean they are set from: set them again until the
+        // mean stands still (within a few rounds, as they are a few rows among thousands);
+        // should two values alternate, nudge a row that is not at a bar.
+        for round in 0..ORDER_ROUNDS {
+            let at = bars(&table);
+            let mut moved = false;
+            for (k, &row) in boundary.iter().enumerate() {
+                moved |= table[row].3 != at[k % at.len()];
+                table[row].3 = at[k % at.len()];
+            }
+            if !moved {
+                break;
+            }
+            assert!(
+                round + 1 < ORDER_ROUNDS,
+                "the bars of a stage did not settle"
+            );
+            if round % 8 == 7 {
+                let free = of_stage.iter().find(|row| !boundary.contains(row));
+                if let Some(&row) = free {
+                    table[row].3 = table[row].3.next_up();
+                }
+            }
+        }
+    }
+    build(NOW, NODES, shares.len() as u32, table)
 }
 
 /// Finished tasks of each stage before the stage's jobs' own (see [`history`]).
@@ -1509,10 +1650,7 @@ mod tests {
         let failure = reject(|_| Observer::PanicsOnReset);
         assert_eq!(
             (failure.check, failure.scenario),
-            (
-                "reset does not panic",
-                "empty snapshot without stages or nodes"
-            )
+            ("reset does not panic", "empty snapshot")
         );
     }
 
@@ -1575,6 +1713,11 @@ mod tests {
     fn histories_are_consistent_with_their_snapshots() {
         for scenario in scenarios() {
             let (snapshot, name) = (&scenario.snapshot, scenario.name);
+            if scenario.history.is_empty() {
+                let without = snapshot.stages().is_empty() || name.starts_with("summed");
+                assert!(without, "{name} has no history");
+                continue;
+            }
             let observations = scenario.history.iter().map(|o| &o.observation);
             let mut last_report: HashMap<AttemptId, (f64, f64)> = HashMap::new();
             let mut ended: IdSet<AttemptId> = IdSet::default();
@@ -1676,5 +1819,196 @@ mod tests {
             "stage finished",
         ];
         assert_eq!(kinds.into_iter().collect::<Vec<_>>(), expected);
+    }
+
+    /// How [`Planted`]'s parallel path adds up each stage's progress.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Split {
+        /// Row by row, as the sequential path: no bug.
+        RowByRow,
+        /// The snapshot's rows cut into chunks of this many rows, each chunk summed by stage
+        /// from zero and the chunks' sums added in order (as the crate's scans do, with a
+        /// length that depends on the data only).
+        Chunks(usize),
+        /// Each stage's own rows cut into chunks of this many rows.
+        StageChunks(usize),
+        /// The snapshot's rows cut into this many parts of equal length, the last shorter.
+        Parts(usize),
+    }
+
+    /// Default's rule (progress below the stage mean minus `gap`, every row counted), whose
+    /// sequential path sums each stage row by row and whose parallel path splits the sums
+    /// as `split` says: the bug a user found the kit blind to, planted.
+    #[derive(Debug)]
+    struct Planted {
+        gap: f64,
+        split: Split,
+    }
+
+    impl Planted {
+        fn new(parallelism: Parallelism, gap: f64, split: Split) -> Self {
+            let split = match parallelism {
+                Parallelism::Sequential => Split::RowByRow,
+                _ => split,
+            };
+            Planted { gap, split }
+        }
+    }
+
+    /// Each stage's sum and row count, added up as `split` says.
+    fn stage_sums(snapshot: &Snapshot, split: Split) -> Vec<(f64, u32)> {
+        let (stages, progress) = (snapshot.stage_indices(), snapshot.progress());
+        let mut totals = vec![(0.0, 0); snapshot.stages().len()];
+        let chunk = match split {
+            Split::RowByRow => usize::MAX,
+            Split::Chunks(rows) => rows,
+            Split::Parts(parts) => progress.len().div_ceil(parts).max(1),
+            Split::StageChunks(rows) => {
+                let mut partial = vec![(0.0, 0); totals.len()];
+                for (&stage, &p) in stages.iter().zip(progress) {
+                    let (sum, count) = &mut partial[stage as usize];
+                    *sum += p;
+                    *count += 1;
+                    if *count as usize == rows {
+                        let total = &mut totals[stage as usize];
+                        *total = (total.0 + *sum, total.1 + *count);
+                        partial[stage as usize] = (0.0, 0);
+                    }
+                }
+                for (total, (sum, count)) in totals.iter_mut().zip(partial) {
+                    *total = (total.0 + sum, total.1 + count);
+                }
+                return totals;
+            }
+        };
+        for (stages, progress) in stages.chunks(chunk).zip(progress.chunks(chunk)) {
+            let mut partial = vec![(0.0, 0); totals.len()];
+            for (&stage, &p) in stages.iter().zip(progress) {
+                let (sum, count) = &mut partial[stage as usize];
+                *sum += p;
+                *count += 1;
+            }
+            for (total, (sum, count)) in totals.iter_mut().zip(partial) {
+                *total = (total.0 + sum, total.1 + count);
+            }
+        }
+        totals
+    }
+
+    impl Detector for Planted {
+        fn name(&self) -> &str {
+            "planted"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            let bars: Vec<f64> = stage_sums(snapshot, self.split)
+                .into_iter()
+                .map(|(sum, count)| sum / f64::from(count) - self.gap)
+                .collect();
+            let rows = snapshot.stage_indices().iter().zip(snapshot.progress());
+            for (row, (&stage, &p)) in rows.enumerate() {
+                if p < bars[stage as usize] {
+                    findings.push_row(row as u32);
+                }
+            }
+        }
+    }
+
+    /// The splits a parallel sum could use that the kit must tell from a sequential sum:
+    /// chunks of the snapshot's rows and of each stage's rows, of every power of two from
+    /// 256 to 65 536 rows and of odd lengths, and halves and sevenths of the snapshot.
+    fn splits() -> Vec<Split> {
+        let lengths = (8..=16)
+            .map(|power| 1usize << power)
+            .chain([1000, 3000, 4095, 4097, 10_007, 33_333, 65_537]);
+        lengths
+            .flat_map(|rows| [Split::Chunks(rows), Split::StageChunks(rows)])
+            .chain([Split::Parts(2), Split::Parts(7)])
+            .collect()
+    }
+
+    #[test]
+    fn the_kit_catches_sums_split_differently() {
+        for gap in [0.2, 0.0] {
+            // Not vacuous: summed alike, the planted rule passes (peer-relative with a
+            // gap: with none, a mean rounded above identical tasks flags them).
+            let kit =
+                Conformance::new(|parallelism| Planted::new(parallelism, gap, Split::RowByRow));
+            let kit = if gap > 0.0 { kit.peer_relative() } else { kit };
+            kit.run().unwrap_or_else(|failure| panic!("{failure}"));
+            for split in splits() {
+                let failure = Conformance::new(|p| Planted::new(p, gap, split))
+                    .run()
+                    .err();
+                let failure = failure.unwrap_or_else(|| panic!("gap {gap}, {split:?}: passes"));
+                assert_eq!(
+                    failure.check, "a parallel scan gives the findings of a sequential one",
+                    "{failure}"
+                );
+            }
+        }
+        // The bug found by a user, each stage summed in chunks of 4096 rows: the scenarios
+        // before the ones summed in any order all passed it.
+        let failure = Conformance::new(|p| Planted::new(p, 0.2, Split::StageChunks(4096)))
+            .run()
+            .expect_err("a split sum");
+        assert_eq!(
+            failure.scenario,
+            "summed in any order, 12 289 rows over 3 stages"
+        );
+    }
+
+    /// The scenarios summed in any order hold rows exactly at the bars of Default's rule as
+    /// a sum row by row sets them, and any split of a stage's sum in parts of two rows or
+    /// more moves its mean.
+    #[test]
+    fn order_sensitive_scenarios_sit_at_the_bars() {
+        let scenarios = scenarios().iter().filter(|s| s.name.starts_with("summed"));
+        let mut count = 0;
+        for scenario in scenarios {
+            count += 1;
+            let snapshot = &scenario.snapshot;
+            let sequential = stage_sums(snapshot, Split::RowByRow);
+            for (stage, &(sum, rows)) in sequential.iter().enumerate() {
+                let mean = sum / f64::from(rows);
+                let at = |value: f64| {
+                    let of_stage = snapshot.stage_indices().iter().zip(snapshot.progress());
+                    of_stage
+                        .filter(|&(&s, &p)| s as usize == stage && p == value)
+                        .count()
+                };
+                let bars = [mean - 0.2, (mean - 0.2).next_down(), mean, mean.next_down()];
+                for bar in bars {
+                    assert_eq!(at(bar), BOUNDARY_ROWS / 4, "{}: {stage}", scenario.name);
+                }
+                for split in splits() {
+                    if changes_order(snapshot, stage, split) {
+                        let (split_sum, _) = stage_sums(snapshot, split)[stage];
+                        let split_mean = split_sum / f64::from(rows);
+                        assert_ne!(split_mean, mean, "{}: {stage}, {split:?}", scenario.name);
+                    }
+                }
+            }
+        }
+        assert_eq!(count, 3);
+    }
+
+    /// Whether `split` adds the rows of `stage` in another order than row by row: whether
+    /// a part after the stage's first holds two of its rows or more (a part of one row
+    /// adds that row to the sum so far, as row by row).
+    fn changes_order(snapshot: &Snapshot, stage: usize, split: Split) -> bool {
+        let rows: Vec<usize> = (snapshot.stage_indices().iter().enumerate())
+            .filter(|&(_, &s)| s as usize == stage)
+            .map(|(row, _)| row)
+            .collect();
+        let part_of = |part_rows: usize| {
+            let parts: Vec<usize> = rows.iter().map(|row| row / part_rows).collect();
+            parts.windows(2).any(|w| w[0] == w[1] && w[0] != parts[0])
+        };
+        match split {
+            Split::RowByRow => false,
+            Split::Chunks(part_rows) => part_of(part_rows),
+            Split::Parts(parts) => part_of(snapshot.len().div_ceil(parts)),
+            Split::StageChunks(part_rows) => rows.len() >= part_rows + 2,
+        }
     }
 }
