@@ -25,26 +25,100 @@
 //!   every stage holds only its two levels, started together, so that half of the
 //!   rows sit exactly at Default's threshold (gap 0.2) and at LATE's (alpha 1) up to
 //!   rounding; in the third, three levels `c - 0.2, c, c + 0.2`, so that a third of the
-//!   rows sit at Default's threshold and a third at the stage mean (gap 0, alpha 0). Rounding is where a parallel sum split
-//!   differently from the sequential one would show. A fourth is drawn as the first, then
-//!   every seventh row made a speculative copy of the task of the row before it. The data
-//!   come from a fixed SplitMix64 stream, so the scenarios are the same on every machine.
+//!   rows sit at Default's threshold and a third at the stage mean (gap 0, alpha 0).
+//!   Rounding is where a parallel sum split differently from the sequential one would
+//!   show. A fourth is drawn as the first, then every seventh row made a speculative copy
+//!   of the task of the row before it;
+//! - three snapshots "summed in any order", whose stage means depend on the order in which
+//!   the progress scores are added: 5 003 rows over 2 stages (a row in each with
+//!   probability 0.6 and 0.4), 12 289 over 3 (0.5, 0.3, 0.2) and 70 001 over 2 (0.96,
+//!   0.04), on 64 nodes, started uniformly over the run. Every progress score but 16 per
+//!   stage is a multiple of 2^-30 between 0.05 and 0.95 plus 9830 x 2^-53 (about
+//!   1.1e-12), so that its additions to a running sum round alike within a binade and
+//!   their errors add up: a sum split into chunks, parts or lanes, each added from zero,
+//!   ends away from the sum row by row (hundreds of ulps for most splits) rather than
+//!   equal to it by chance. The other 16 rows of each stage, spread over it, sit exactly at the bars
+//!   of Default's rule as a sequential scan that adds the rows one by one sets them: four
+//!   each at `mean - 0.2`, one ulp below it, `mean`, and one ulp below it (set again until
+//!   the mean they are part of stands still). Whichever way a parallel sum differs, some
+//!   of those rows lie between its bar and the sequential one. Every chunk length up to
+//!   65 536 rows splits the largest snapshot and its larger stage (67 205 rows).
+//!   These three come without a history (below).
+//!
+//! The data come from fixed SplitMix64 streams, so the scenarios are the same on every
+//! machine.
+//!
+//! # History
+//!
+//! Before each scenario's snapshot, the kit feeds a detector the observations an engine
+//! could have sent until the snapshot's instant `now`, in time order (what happened at one
+//! instant in the order it happened), consistent with the snapshot:
+//!
+//! - each job of the snapshot's stages is submitted ([`Observation::JobSubmitted`])
+//!   halfway between 0 s and the earliest start of its rows (`now / 2` for a job without
+//!   rows). When that is after 0 s, the job's stage indices were first an earlier job's:
+//!   that job is submitted at 0 s, 8 tasks of each of its stages run and end before the
+//!   later job's submission, and each of its stages then finishes
+//!   ([`Observation::StageFinished`]), giving its index to the snapshot's stage;
+//! - 24 tasks of each stage of the snapshot's jobs ran and ended between the job's
+//!   submission and `now`. Each task (of those 24 and of the earlier jobs' 8) tells in
+//!   turn one of eight stories: a success after two progress reports; a success of an
+//!   empty input (0 bytes) without any report; an original killed as its speculative copy
+//!   succeeded; a copy killed as its original succeeded; an attempt failed after a report,
+//!   then its retry succeeded; an attempt failed without any report, then its retry
+//!   succeeded without any; a copy killed without any report as its original succeeded;
+//!   a copy failed, then its original succeeded. Those tasks are short (a twentieth to half
+//!   of the time left in the window), as the first to finish are, so that rules that
+//!   judge by finished tasks (Spark's, Hadoop's, the DoS-index) flag in the scenarios with
+//!   few rows. A stage without rows has finished (its tasks, then its `StageFinished`) if
+//!   every stage of its job before it has no rows either; otherwise it has not started
+//!   and nothing of it is observed;
+//! - every row's attempt reports progress ([`Observation::Progress`]): the first 64 rows
+//!   30 times at even intervals (more than the 24 reports Hadoop's estimators skip), every
+//!   fourth other row twice, the others once (a row started at `now` once); the last
+//!   report, within the last tenth of the attempt's run so far, is at the row's progress.
+//!   One row in 11, if an original, is the retry of an attempt of its task that failed at
+//!   the row's start; one in 17, if an original started before `now`, had a speculative
+//!   copy that failed before `now`.
+//!
+//! The attempts that are not rows take task and attempt identifiers after the snapshot's
+//! largest, never one twice. Every kind of [`Observation`] there is appears, and every
+//! [`AttemptStatus`] an attempt can end with (not `Running`), for originals and copies.
+//! The empty snapshot without stages or nodes has no history, nor have the scenarios
+//! summed in any order: observing theirs would take some detectors longer than the rest of
+//! the kit, and the other scenarios' histories check what they would. The histories come
+//! from a SplitMix64 stream of their own; the kit builds the scenarios and their
+//! histories once per process.
 //!
 //! # Checks, on every scenario
 //!
-//! - the detector does not panic (neither its constructor nor its scan);
+//! - the detector does not panic: neither its constructor, nor a scan, nor
+//!   [`Detector::observe`] (the failure names the observation: its place in the history,
+//!   what it stands for, such as "an original killed as its copy succeeded", and its
+//!   value), nor [`Detector::reset`];
 //! - flagged rows are strictly increasing and below the snapshot's length, slow nodes are
-//!   below its node count;
-//! - a second scan of the same snapshot, with no observation in between, gives the same
-//!   findings, and so does a scan after [`Detector::reset`];
-//! - the detector built with [`Parallelism::Parallel`] gives exactly the findings of the one
-//!   built with [`Parallelism::Sequential`];
-//! - only with [`Conformance::peer_relative`]: no attempt is flagged in the scenarios where
-//!   every attempt is identical to the other attempts of its stage in every column and
-//!   every node runs the same mix of attempts. This is an expectation for detectors that
-//!   judge an attempt against its peers (Default, LATE, Hierarchical): an attempt like all
-//!   the others is not behind them. A detector with an absolute rule ("slower than 1 MB/s")
-//!   may legitimately flag identical attempts and should not opt in.
+//!   below its node count, for a new detector and for one that observed the history;
+//! - a new detector (one that observed nothing): a second scan of the same snapshot gives
+//!   the same findings; the detector built with [`Parallelism::Parallel`] gives exactly
+//!   the findings of the one built with [`Parallelism::Sequential`];
+//! - where the scenario has a history, a detector that observed it, then scanned: a
+//!   second detector built the same way and fed the same history gives the same findings
+//!   (the trait's determinism); the one built with [`Parallelism::Parallel`], fed the same
+//!   history, gives exactly the findings of the sequential one; after [`Detector::reset`],
+//!   a scan gives exactly the findings of a new detector (reset forgets everything
+//!   learnt);
+//! - only with [`Conformance::peer_relative`]: a new detector flags no attempt in the
+//!   scenarios where every attempt is identical to the other attempts of its stage in
+//!   every column and every node runs the same mix of attempts. This is an expectation for
+//!   detectors that judge an attempt against its peers (Default, LATE, Hierarchical): an
+//!   attempt like all the others is not behind them. A detector with an absolute rule
+//!   ("slower than 1 MB/s") may legitimately flag identical attempts and should not opt
+//!   in. A detector that learnt from a history may flag them too (a task slower than the
+//!   finished ones), so the expectation is not checked after one.
+//!
+//! Each failure of a comparison names the two scans it compares ("the detector built with
+//! Parallelism::Sequential flagged rows [...], the one built with Parallelism::Parallel
+//! rows [...]").
 //!
 //! Once, before the scenarios: [`Detector::name`] is non-empty, lower case and without
 //! whitespace.
@@ -79,6 +153,7 @@
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::OnceLock;
 
 use straggler_model::{
     AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, ModelError, NodeId, Observation,
@@ -151,7 +226,7 @@ where
             });
         }
         for scenario in scenarios() {
-            self.run_scenario(&scenario)?;
+            self.run_scenario(scenario)?;
         }
         if self.forgets_finished_stages {
             self.check_reused_stage()?;
@@ -172,12 +247,10 @@ where
             check,
             detail,
         };
-        catch_unwind(AssertUnwindSafe(|| {
-            history.iter().for_each(|o| taught.observe(o));
-            after.iter().for_each(|o| taught.observe(o));
-            after.iter().for_each(|o| fresh.observe(o));
-        }))
-        .map_err(|payload| fail("observing does not panic", panic_message(&payload)))?;
+        observe(&mut taught, &history)
+            .and_then(|()| observe(&mut taught, &after))
+            .and_then(|()| observe(&mut fresh, &after))
+            .map_err(|m| fail(NO_OBSERVE_PANIC, m))?;
         let expected = scan(&mut fresh, &snapshot).map_err(|m| fail(NO_PANIC, m))?;
         let got = scan(&mut taught, &snapshot).map_err(|m| fail(NO_PANIC, m))?;
         if got != expected {
@@ -210,34 +283,26 @@ where
     }
 
     fn run_scenario(&self, scenario: &Scenario) -> Result<(), ConformanceFailure> {
-        let snapshot = &scenario.snapshot;
-        let mut sequential = self.build(Parallelism::Sequential, scenario.name)?;
+        let (snapshot, history) = (&scenario.snapshot, &scenario.history[..]);
         let fail = |check: &'static str, detail: String| ConformanceFailure {
             detector: sequential_name(&self.make),
             scenario: scenario.name,
             check,
             detail,
         };
+        let in_range = |findings: &Findings, which: &str| match out_of_range(findings, snapshot) {
+            Some(detail) => Err(fail(RANGE, format!("{which}: {detail}"))),
+            None => Ok(()),
+        };
+        // A new detector, which observed nothing.
+        let mut sequential = self.build(Parallelism::Sequential, scenario.name)?;
         let first = scan(&mut sequential, snapshot).map_err(|m| fail(NO_PANIC, m))?;
-        if let Some(detail) = out_of_range(&first, snapshot) {
-            return Err(fail(
-                "rows strictly increasing and in range, slow nodes in range",
-                detail,
-            ));
-        }
+        in_range(&first, "a new detector")?;
         let second = scan(&mut sequential, snapshot).map_err(|m| fail(NO_PANIC, m))?;
         if second != first {
             return Err(fail(
                 "a second scan gives the same findings",
-                differ(&first, &second),
-            ));
-        }
-        sequential.reset();
-        let after_reset = scan(&mut sequential, snapshot).map_err(|m| fail(NO_PANIC, m))?;
-        if after_reset != first {
-            return Err(fail(
-                "a scan after reset gives the same findings",
-                differ(&first, &after_reset),
+                differ(("the first scan", &first), ("the second", &second)),
             ));
         }
         let mut parallel = self.build(Parallelism::Parallel, scenario.name)?;
@@ -245,13 +310,65 @@ where
         if parallel != first {
             return Err(fail(
                 "a parallel scan gives the findings of a sequential one",
-                differ(&first, &parallel),
+                differ(
+                    ("the detector built with Parallelism::Sequential", &first),
+                    ("the one built with Parallelism::Parallel", &parallel),
+                ),
             ));
         }
         if self.peer_relative && scenario.peers_identical && !first.rows().is_empty() {
             return Err(fail(
                 "attempts identical to all their peers are not flagged",
                 format!("flagged rows {:?}", Preview(first.rows())),
+            ));
+        }
+        // Detectors that observed the scenario's history first; without one, they would
+        // repeat the checks above.
+        if history.is_empty() {
+            return Ok(());
+        }
+        let taught = |parallelism| -> Result<(D, Findings), ConformanceFailure> {
+            let mut detector = self.build(parallelism, scenario.name)?;
+            observe(&mut detector, history).map_err(|m| fail(NO_OBSERVE_PANIC, m))?;
+            let findings = scan(&mut detector, snapshot).map_err(|m| fail(NO_PANIC, m))?;
+            Ok((detector, findings))
+        };
+        let (mut sequential, learnt) = taught(Parallelism::Sequential)?;
+        in_range(&learnt, "a detector that observed the history")?;
+        let (_, twin) = taught(Parallelism::Sequential)?;
+        if twin != learnt {
+            return Err(fail(
+                "the same observations, then the same snapshot, give the same findings",
+                differ(
+                    ("a detector that observed the history", &learnt),
+                    ("a second one built and fed the same way", &twin),
+                ),
+            ));
+        }
+        let (_, parallel) = taught(Parallelism::Parallel)?;
+        if parallel != learnt {
+            return Err(fail(
+                "after the same observations, a parallel scan gives the findings of a \
+                 sequential one",
+                differ(
+                    ("the detector built with Parallelism::Sequential", &learnt),
+                    ("the one built with Parallelism::Parallel", &parallel),
+                ),
+            ));
+        }
+        catch_unwind(AssertUnwindSafe(|| sequential.reset()))
+            .map_err(|payload| fail("reset does not panic", panic_message(&payload)))?;
+        let after_reset = scan(&mut sequential, snapshot).map_err(|m| fail(NO_PANIC, m))?;
+        if after_reset != first {
+            return Err(fail(
+                "after reset, a scan gives the findings of a new detector",
+                differ(
+                    ("a new detector", &first),
+                    (
+                        "one that observed the history, scanned, then reset",
+                        &after_reset,
+                    ),
+                ),
             ));
         }
         Ok(())
@@ -293,6 +410,8 @@ impl fmt::Display for ConformanceFailure {
 impl std::error::Error for ConformanceFailure {}
 
 const NO_PANIC: &str = "the scan does not panic";
+const NO_OBSERVE_PANIC: &str = "observing does not panic";
+const RANGE: &str = "rows strictly increasing and in range, slow nodes in range";
 
 fn sequential_name<D: Detector>(make: &impl Fn(Parallelism) -> D) -> String {
     catch_unwind(AssertUnwindSafe(|| {
@@ -326,9 +445,11 @@ fn out_of_range(findings: &Findings, snapshot: &Snapshot) -> Option<String> {
     }
 }
 
-fn differ(expected: &Findings, got: &Findings) -> String {
+/// What two scans found, each named by what it is (`"the sequential detector"`), so that
+/// the message says which two the check compared.
+fn differ((one, expected): (&str, &Findings), (other, got): (&str, &Findings)) -> String {
     format!(
-        "first scan flagged rows {:?} and nodes {:?}, this one rows {:?} and nodes {:?}",
+        "{one} flagged rows {:?} and nodes {:?}, {other} rows {:?} and nodes {:?}",
         Preview(expected.rows()),
         Preview(expected.slow_nodes()),
         Preview(got.rows()),
@@ -350,9 +471,42 @@ impl<T: fmt::Debug> fmt::Debug for Preview<'_, T> {
     }
 }
 
+/// An observation of a history, with what it stands for (`"a killed original, whose
+/// copy succeeded"`), which names it when observing it panics.
+#[derive(Debug, Clone)]
+struct Observed {
+    observation: Observation,
+    what: &'static str,
+}
+
+impl Observed {
+    fn new(observation: Observation, what: &'static str) -> Self {
+        Observed { observation, what }
+    }
+}
+
+/// Feeds `history` to `detector` in order; if an observation panics, says which.
+fn observe<D: Detector>(detector: &mut D, history: &[Observed]) -> Result<(), String> {
+    for (index, observed) in history.iter().enumerate() {
+        catch_unwind(AssertUnwindSafe(|| detector.observe(&observed.observation))).map_err(
+            |payload| {
+                format!(
+                    "{} on observation {} of {}, {}: {:?}",
+                    panic_message(&payload),
+                    index + 1,
+                    history.len(),
+                    observed.what,
+                    observed.observation
+                )
+            },
+        )?;
+    }
+    Ok(())
+}
+
 /// The observations until the stage's end and after, and the snapshot, of
 /// [`Conformance::forgets_finished_stages`]'s check (see the [module docs](self)).
-fn reused_stage() -> (Vec<Observation>, Vec<Observation>, Snapshot) {
+fn reused_stage() -> (Vec<Observed>, Vec<Observed>, Snapshot) {
     const HISTORY: u32 = 200;
     const NODES: u32 = 10;
     let mut history = vec![Observation::JobSubmitted {
@@ -425,13 +579,24 @@ fn reused_stage() -> (Vec<Observation>, Vec<Observation>, Snapshot) {
     for row in rows {
         snapshot.push(row).expect("valid row");
     }
-    (history, after, snapshot)
+    let finished = "the finished stage's history";
+    let new = "the new stage's history";
+    (
+        history
+            .into_iter()
+            .map(|o| Observed::new(o, finished))
+            .collect(),
+        after.into_iter().map(|o| Observed::new(o, new)).collect(),
+        snapshot,
+    )
 }
 
-/// A snapshot and whether every attempt in it is identical to all its peers.
+/// A snapshot, the observations before it ([`history`]), and whether every attempt in it
+/// is identical to all its peers.
 struct Scenario {
     name: &'static str,
     snapshot: Snapshot,
+    history: Vec<Observed>,
     peers_identical: bool,
 }
 
@@ -531,12 +696,35 @@ fn identical(now: f64, node_count: u32, count: u32, row: (f64, f64, f64)) -> Sna
     )
 }
 
-fn scenarios() -> Vec<Scenario> {
+/// The kit's scenarios with their histories, built at the first run and shared by every
+/// run after it in the process: building them takes longer than scanning them with most
+/// detectors.
+fn scenarios() -> &'static [Scenario] {
+    static SCENARIOS: OnceLock<Vec<Scenario>> = OnceLock::new();
+    SCENARIOS.get_or_init(build_scenarios)
+}
+
+fn build_scenarios() -> Vec<Scenario> {
     const MB: f64 = 1e6;
-    let scenario = |name, snapshot, peers_identical| Scenario {
+    // The histories draw from a stream of their own, so that the snapshots do not depend
+    // on them.
+    let mut history_rng = SplitMix64(0x4157_0b5e_7ed0_2501);
+    // So do the scenarios added after the first generated ones.
+    let mut order_rng = SplitMix64(0x0de2_5e75_0a11_2511);
+    let mut scenario = |name, snapshot: Snapshot, peers_identical| Scenario {
         name,
+        history: history(&snapshot, &mut history_rng),
         snapshot,
         peers_identical,
+    };
+    // The scenarios for sums in another order come without history: the other scenarios'
+    // histories check what a detector learns, and theirs would take longer to observe
+    // than the rest of the kit for some detectors.
+    let without_history = |name, snapshot| Scenario {
+        name,
+        snapshot,
+        history: Vec::new(),
+        peers_identical: false,
     };
     let mut rng = SplitMix64(0x5eed_0f57_a66e_2500);
     let varied_zero_progress: Vec<Row> = (0..1000)
@@ -631,7 +819,556 @@ fn scenarios() -> Vec<Scenario> {
             with_copies(&generated(&mut rng, Mix::Mixed)),
             false,
         ),
+        without_history(
+            "summed in any order, 5 003 rows over 2 stages",
+            order_sensitive(&mut order_rng, 5_003, &[0.6, 0.4]),
+        ),
+        without_history(
+            "summed in any order, 12 289 rows over 3 stages",
+            order_sensitive(&mut order_rng, 12_289, &[0.5, 0.3, 0.2]),
+        ),
+        without_history(
+            "summed in any order, 70 001 rows over 2 stages",
+            order_sensitive(&mut order_rng, 70_001, &[0.96, 0.04]),
+        ),
     ]
+}
+
+/// Rows of each stage of an [`order_sensitive`] scenario placed at its boundaries, in turn
+/// at the mean minus 0.2, one ulp below it, at the mean and one ulp below it.
+const BOUNDARY_ROWS: usize = 16;
+
+/// The progress scores of an [`order_sensitive`] scenario, but for the rows at the bars,
+/// are `k / 2^30` for `k` from [`ORDER_LOWEST`] to `ORDER_LOWEST + ORDER_STEPS` (about
+/// 0.05 to 0.95), plus this offset, 9830 x 2^-53 (0.29999 x 2^-38, about 1.1e-12).
+///
+/// Adding such a score to a running sum, a multiple of 2^-30 plus offsets, rounds only
+/// its offset, and by the same amount at every addition within a binade: a sum from 2^14
+/// up (ulp 2^-38 or more) drops the whole offset, a sum in `[2^10, 2^11)` (ulp 2^-42)
+/// adds `5 x 2^-42`. The rounding errors of a sum therefore add up instead of cancelling
+/// out, and a sum in another order (chunks or parts added up from zero, lanes) spends
+/// other numbers of additions in each binade: it ends away from the sequential sum,
+/// hundreds of ulps for most splits, rather than equal to it by chance (with scores whose
+/// every bit was drawn at random, the three scenarios missed the split of the largest
+/// stage into chunks of 33 333 or 65 536 rows in 2 to 4.5% of 200 draws; with these, in
+/// none of 1 000).
+const ORDER_OFFSET: f64 = 9830.0 / (1u64 << 53) as f64;
+/// See [`ORDER_OFFSET`]: `0.05 x 2^30`, rounded down.
+const ORDER_LOWEST: u32 = 53_687_091;
+/// See [`ORDER_OFFSET`]: `0.9 x 2^30`, rounded down.
+const ORDER_STEPS: u32 = 966_367_641;
+
+/// Rounds of [`order_sensitive`] before it gives up placing rows at the bars (none of its
+/// scenarios takes more than a few).
+const ORDER_ROUNDS: usize = 64;
+
+/// A snapshot of `rows` rows over `shares.len()` stages (a row in stage `s` with
+/// probability `shares[s]`) whose stage means depend on the order in which the progress
+/// scores are added, with rows exactly at the bars of Default's rule as a sequential scan
+/// computes them: see the module docs.
+fn order_sensitive(rng: &mut SplitMix64, rows: usize, shares: &[f64]) -> Snapshot {
+    const NOW: f64 = 3600.0;
+    const NODES: u32 = 64;
+    let mut stage_rows: Vec<Vec<usize>> = vec![Vec::new(); shares.len()];
+    let mut table: Vec<Row> = (0..rows)
+        .map(|row| {
+            let mut pick = rng.unit();
+            let stage = (shares.iter())
+                .position(|&share| {
+                    pick -= share;
+                    pick < 0.0
+                })
+                .unwrap_or(shares.len() - 1);
+            stage_rows[stage].push(row);
+            let step = ORDER_LOWEST + rng.below(ORDER_STEPS);
+            let progress = f64::from(step) / f64::from(1u32 << 30) + ORDER_OFFSET;
+            let start = rng.unit() * NOW;
+            (stage as u32, rng.below(NODES), start, progress, 64e6)
+        })
+        .collect();
+    for of_stage in &stage_rows {
+        let bars = |table: &[Row]| {
+            // The stage's mean as a sequential scan adds it: row by row, in row order.
+            let sum = of_stage.iter().fold(0.0, |sum, &row| sum + table[row].3);
+            let mean = sum / of_stage.len() as f64;
+            let below = mean - 0.2;
+            [below, below.next_down(), mean, mean.next_down()]
+        };
+        // Evenly spread over the stage, at a random place within each stretch.
+        let stretch = (of_stage.len() / BOUNDARY_ROWS).max(1);
+        let boundary: Vec<usize> = (0..BOUNDARY_ROWS.min(of_stage.len()))
+            .map(|k| of_stage[k * stretch + rng.below(stretch as u32) as usize])
+            .collect();
+        // The rows at the bars move the mean they are set from: set them again until the
+        // mean stands still (within a few rounds, as they are a few rows among thousands);
+        // should two values alternate, nudge a row that is not at a bar.
+        for round in 0..ORDER_ROUNDS {
+            let at = bars(&table);
+            let mut moved = false;
+            for (k, &row) in boundary.iter().enumerate() {
+                moved |= table[row].3 != at[k % at.len()];
+                table[row].3 = at[k % at.len()];
+            }
+            if !moved {
+                break;
+            }
+            assert!(
+                round + 1 < ORDER_ROUNDS,
+                "the bars of a stage did not settle"
+            );
+            if round % 8 == 7 {
+                let free = of_stage.iter().find(|row| !boundary.contains(row));
+                if let Some(&row) = free {
+                    table[row].3 = table[row].3.next_up();
+                }
+            }
+        }
+    }
+    build(NOW, NODES, shares.len() as u32, table)
+}
+
+/// Finished tasks of each stage before the stage's jobs' own (see [`history`]).
+const EARLIER_TASKS: u32 = 8;
+/// Finished tasks of each stage of the snapshot's jobs (see [`history`]).
+const FINISHED_TASKS: u32 = 24;
+/// The rows of a snapshot that report at every heartbeat (see [`history`]).
+const SERIES_ROWS: usize = 64;
+/// Reports of each of those rows, the last at its progress: more than the 24 that
+/// Hadoop's estimators skip.
+const SERIES_REPORTS: u32 = 30;
+
+/// The observations an engine could have sent before `snapshot`, in time order: see the
+/// module docs ("History"). Task and attempt identifiers of attempts that are not rows
+/// follow the snapshot's largest; each observation says what it stands for.
+fn history(snapshot: &Snapshot, rng: &mut SplitMix64) -> Vec<Observed> {
+    let (now, stages) = (snapshot.now_secs(), snapshot.stages());
+    if snapshot.node_count() == 0 || stages.is_empty() {
+        return Vec::new();
+    }
+    let mut history = History {
+        events: Vec::new(),
+        rng,
+        node_count: snapshot.node_count(),
+        next_task: snapshot.tasks().iter().map(|t| t.0 + 1).max().unwrap_or(0),
+        next_attempt: snapshot
+            .attempts()
+            .iter()
+            .map(|a| a.0 + 1)
+            .max()
+            .unwrap_or(0),
+    };
+    // Each stage's earliest start, `now` for a stage without rows.
+    let mut earliest = vec![now; stages.len()];
+    let mut has_rows = vec![false; stages.len()];
+    for (&stage, &start) in snapshot.stage_indices().iter().zip(snapshot.start_secs()) {
+        earliest[stage as usize] = earliest[stage as usize].min(start);
+        has_rows[stage as usize] = true;
+    }
+    let mut jobs: Vec<JobId> = Vec::new();
+    for stage in stages {
+        if !jobs.contains(&stage.job) {
+            jobs.push(stage.job);
+        }
+    }
+    let mut earlier_job = jobs.iter().map(|j| j.0).max().unwrap_or(0);
+    let mut submitted_at = vec![0.0; stages.len()];
+    for job in jobs {
+        let of_job: Vec<u32> = (0..stages.len() as u32)
+            .filter(|&s| stages[s as usize].job == job)
+            .collect();
+        let first_start = of_job
+            .iter()
+            .map(|&s| earliest[s as usize])
+            .fold(now, f64::min);
+        // Submitted halfway to its first row's start; when that is after 0 s, its stages'
+        // indices were an earlier job's, which ran and finished before.
+        let submitted = first_start / 2.0;
+        if submitted > 0.0 {
+            earlier_job += 1;
+            history.push(
+                0.0,
+                Observation::JobSubmitted {
+                    job: JobId(earlier_job),
+                    time_secs: 0.0,
+                },
+                "the submission of an earlier job, whose stages' indices the snapshot's took",
+            );
+            for &stage in &of_job {
+                let stage = StageId(stage);
+                history.finished_tasks(stage, (0.0, submitted), EARLIER_TASKS);
+                history.push(
+                    submitted,
+                    Observation::StageFinished {
+                        stage,
+                        time_secs: submitted,
+                    },
+                    "an earlier job's stage finished, its index given to the snapshot's",
+                );
+            }
+        }
+        history.push(
+            submitted,
+            Observation::JobSubmitted {
+                job,
+                time_secs: submitted,
+            },
+            "the submission of a job of the snapshot",
+        );
+        // A stage without rows has finished if every stage of its job before it has;
+        // otherwise it has not started.
+        let mut started = true;
+        for &stage in &of_job {
+            submitted_at[stage as usize] = submitted;
+            if !started {
+                continue;
+            }
+            let id = StageId(stage);
+            let last_end = history.finished_tasks(id, (submitted, now), FINISHED_TASKS);
+            if has_rows[stage as usize] {
+                started = false;
+            } else {
+                history.push(
+                    last_end,
+                    Observation::StageFinished {
+                        stage: id,
+                        time_secs: last_end,
+                    },
+                    "a stage without rows finished",
+                );
+            }
+        }
+    }
+    for index in 0..snapshot.len() {
+        let row = snapshot.row(index).expect("a row of the snapshot");
+        history.running(index, row, submitted_at[row.stage.index()], now);
+    }
+    let History { events, .. } = history;
+    // By time, then in the order pushed (what happened at one instant stays in order);
+    // keys of 16 bytes sort faster than the observations.
+    let mut order: Vec<(f64, u32)> = (events.iter().enumerate())
+        .map(|(index, (time_secs, _))| (*time_secs, index as u32))
+        .collect();
+    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    order
+        .into_iter()
+        .map(|(_, index)| events[index as usize].1.clone())
+        .collect()
+}
+
+/// The history being built: observations with their times, not yet in time order.
+struct History<'a> {
+    events: Vec<(f64, Observed)>,
+    rng: &'a mut SplitMix64,
+    node_count: u32,
+    next_task: u32,
+    next_attempt: u32,
+}
+
+/// How an attempt of [`History::attempt`] ran.
+#[derive(Clone, Copy)]
+struct Run {
+    role: AttemptRole,
+    node: NodeId,
+    start_secs: f64,
+    end_secs: f64,
+    status: AttemptStatus,
+    /// Progress reports, evenly spread over the run.
+    reports: u32,
+}
+
+impl History<'_> {
+    fn push(&mut self, time_secs: f64, observation: Observation, what: &'static str) {
+        self.events
+            .push((time_secs, Observed::new(observation, what)));
+    }
+
+    fn node(&mut self) -> NodeId {
+        NodeId(self.rng.below(self.node_count))
+    }
+
+    fn new_attempt(&mut self) -> AttemptId {
+        self.next_attempt += 1;
+        AttemptId(self.next_attempt - 1)
+    }
+
+    /// One attempt of `task`: its reports, then its end.
+    fn attempt(
+        &mut self,
+        task: TaskId,
+        stage: StageId,
+        run: Run,
+        input_bytes: u64,
+        what: &'static str,
+    ) {
+        let attempt = self.new_attempt();
+        let length = run.end_secs - run.start_secs;
+        for k in 1..=run.reports {
+            let share = f64::from(k) / f64::from(run.reports + 1);
+            let time_secs = run.start_secs + share * length;
+            self.push(
+                time_secs,
+                Observation::Progress(ProgressReport {
+                    attempt,
+                    task,
+                    stage,
+                    node: run.node,
+                    time_secs,
+                    progress: 0.9 * share,
+                }),
+                "a progress report of an attempt that ended before the snapshot",
+            );
+        }
+        self.push(
+            run.end_secs,
+            Observation::AttemptEnded(AttemptEnd {
+                attempt,
+                task,
+                stage,
+                node: run.node,
+                role: run.role,
+                start_secs: run.start_secs,
+                end_secs: run.end_secs,
+                status: run.status,
+                input_bytes,
+            }),
+            what,
+        );
+    }
+
+    /// `count` tasks of `stage` that ran and ended within `window`, in turn each of eight
+    /// stories (successes with and without reports, originals and copies killed, failures
+    /// with and without reports, retried); returns the last end.
+    fn finished_tasks(&mut self, stage: StageId, window: (f64, f64), count: u32) -> f64 {
+        use AttemptRole::{Original, Speculative};
+        use AttemptStatus::{Failed, Killed, Succeeded};
+        let (from, to) = window;
+        let mut last_end = from;
+        for story in 0..count {
+            let task = TaskId(self.next_task);
+            self.next_task += 1;
+            let start_secs = from + (to - from) * 0.5 * self.rng.unit();
+            // Finished tasks are the short ones: a twentieth to half the time left; `min`
+            // keeps the end within the window whatever the rounding.
+            let end_secs =
+                (start_secs + (to - start_secs) * (0.05 + 0.45 * self.rng.unit())).min(to);
+            let middle = start_secs + (end_secs - start_secs) * 0.5;
+            let input_bytes = 1_000_000 + u64::from(self.rng.below(255)) * 1_000_000;
+            let (node, other) = (self.node(), self.node());
+            let run = |role, node, start_secs, status, reports| Run {
+                role,
+                node,
+                start_secs,
+                end_secs,
+                status,
+                reports,
+            };
+            match story % 8 {
+                0 => self.attempt(
+                    task,
+                    stage,
+                    run(Original, node, start_secs, Succeeded, 2),
+                    input_bytes,
+                    "a success after two progress reports",
+                ),
+                1 => self.attempt(
+                    task,
+                    stage,
+                    run(Original, node, start_secs, Succeeded, 0),
+                    0,
+                    "a success of an empty input, without any progress report",
+                ),
+                2 => {
+                    self.attempt(
+                        task,
+                        stage,
+                        run(Speculative, other, middle, Succeeded, 1),
+                        input_bytes,
+                        "a speculative copy that succeeded",
+                    );
+                    self.attempt(
+                        task,
+                        stage,
+                        run(Original, node, start_secs, Killed, 2),
+                        input_bytes,
+                        "an original killed as its copy succeeded",
+                    );
+                }
+                3 => {
+                    self.attempt(
+                        task,
+                        stage,
+                        run(Original, node, start_secs, Succeeded, 2),
+                        input_bytes,
+                        "an original that succeeded while its copy ran",
+                    );
+                    self.attempt(
+                        task,
+                        stage,
+                        run(Speculative, other, middle, Killed, 1),
+                        input_bytes,
+                        "a speculative copy killed as its original succeeded",
+                    );
+                }
+                4 => {
+                    let failed = Run {
+                        end_secs: middle,
+                        ..run(Original, node, start_secs, Failed, 1)
+                    };
+                    self.attempt(
+                        task,
+                        stage,
+                        failed,
+                        input_bytes,
+                        "a failed attempt, after a progress report",
+                    );
+                    self.attempt(
+                        task,
+                        stage,
+                        run(Original, other, middle, Succeeded, 1),
+                        input_bytes,
+                        "the success of a failed attempt's retry",
+                    );
+                }
+                5 => {
+                    let failed = Run {
+                        end_secs: middle,
+                        ..run(Original, node, start_secs, Failed, 0)
+                    };
+                    self.attempt(
+                        task,
+                        stage,
+                        failed,
+                        input_bytes,
+                        "a failed attempt, without any progress report",
+                    );
+                    self.attempt(
+                        task,
+                        stage,
+                        run(Original, other, middle, Succeeded, 0),
+                        input_bytes,
+                        "the success, without any progress report, of a failed attempt's retry",
+                    );
+                }
+                6 => {
+                    self.attempt(
+                        task,
+                        stage,
+                        run(Original, node, start_secs, Succeeded, 1),
+                        input_bytes,
+                        "an original that succeeded while its copy started",
+                    );
+                    self.attempt(
+                        task,
+                        stage,
+                        run(Speculative, other, middle, Killed, 0),
+                        input_bytes,
+                        "a speculative copy killed without any progress report",
+                    );
+                }
+                _ => {
+                    let launched = start_secs + (end_secs - start_secs) * 0.25;
+                    let failed = Run {
+                        end_secs: middle,
+                        ..run(Speculative, other, launched, Failed, 1)
+                    };
+                    self.attempt(
+                        task,
+                        stage,
+                        failed,
+                        input_bytes,
+                        "a failed speculative copy",
+                    );
+                    self.attempt(
+                        task,
+                        stage,
+                        run(Original, node, start_secs, Succeeded, 2),
+                        input_bytes,
+                        "an original that succeeded after its copy failed",
+                    );
+                }
+            }
+            last_end = last_end.max(end_secs);
+        }
+        last_end
+    }
+
+    /// The reports of running row `index`, the last of which is its progress, and, for
+    /// some rows, an earlier attempt of its task that failed (an original's) or a copy
+    /// that failed (beside an original).
+    fn running(&mut self, index: usize, row: SnapshotRow, submitted: f64, now: f64) {
+        let input_bytes = row.input_bytes as u64;
+        if index % 11 == 3 && row.role == AttemptRole::Original {
+            let node = self.node();
+            let start_secs = submitted + (row.start_secs - submitted) * self.rng.unit();
+            let failed = Run {
+                role: AttemptRole::Original,
+                node,
+                start_secs,
+                end_secs: row.start_secs,
+                status: AttemptStatus::Failed,
+                reports: 1,
+            };
+            self.attempt(
+                row.task,
+                row.stage,
+                failed,
+                input_bytes,
+                "a failed attempt of a task whose retry is a row",
+            );
+        }
+        if index % 17 == 7 && row.role == AttemptRole::Original && row.start_secs < now {
+            let node = self.node();
+            let start_secs = row.start_secs + (now - row.start_secs) * 0.5 * self.rng.unit();
+            let failed = Run {
+                role: AttemptRole::Speculative,
+                node,
+                start_secs,
+                end_secs: start_secs + (now - start_secs) * 0.5,
+                status: AttemptStatus::Failed,
+                reports: 0,
+            };
+            self.attempt(
+                row.task,
+                row.stage,
+                failed,
+                input_bytes,
+                "a failed speculative copy of a task whose original is a row",
+            );
+        }
+        let report = |time_secs, progress| {
+            Observation::Progress(ProgressReport {
+                attempt: row.attempt,
+                task: row.task,
+                stage: row.stage,
+                node: row.node,
+                time_secs,
+                progress,
+            })
+        };
+        let elapsed = now - row.start_secs;
+        let last_secs = (now - elapsed * 0.1 * self.rng.unit()).max(row.start_secs);
+        // The first rows report at every heartbeat (more reports than Hadoop's estimators
+        // skip), every fourth row also halfway, the others only once.
+        let earlier = match (index, elapsed > 0.0) {
+            (_, false) => 0,
+            (0..SERIES_ROWS, true) => SERIES_REPORTS - 1,
+            (_, true) => u32::from(index.is_multiple_of(4)),
+        };
+        for k in 1..=earlier {
+            let share = f64::from(k) / f64::from(earlier + 1);
+            let time_secs = row.start_secs + (last_secs - row.start_secs) * share;
+            self.push(
+                time_secs,
+                report(time_secs, row.progress * share),
+                "an earlier progress report of a row's attempt",
+            );
+        }
+        self.push(
+            last_secs,
+            report(last_secs, row.progress),
+            "the last progress report of a row's attempt, at its progress",
+        );
+    }
 }
 
 /// `snapshot` with every seventh row made a speculative copy of the task of the row
@@ -757,5 +1494,521 @@ impl SplitMix64 {
     /// Uniform in `0..n` (`n > 0`), by multiply-shift.
     pub fn below(&mut self, n: u32) -> u32 {
         (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::*;
+    use crate::scan::IdSet;
+
+    const RESET: &str = "after reset, a scan gives the findings of a new detector";
+
+    /// A detector whose observing or forgetting is broken in one way, to see that the kit
+    /// notices. It flags no row unless said otherwise.
+    #[derive(Debug)]
+    enum Observer {
+        /// Panics on an attempt killed.
+        PanicsOnKilled,
+        /// Panics on an attempt failed.
+        PanicsOnFailed,
+        /// Panics on an attempt that ends without having reported progress.
+        PanicsOnUnreported(IdSet<AttemptId>),
+        /// Flags row 0 once it observed anything, and forgets nothing on reset.
+        ForgetsNothing(bool),
+        /// Once it observed anything, flags the row numbered by how many detectors of its
+        /// kind were built before it (state shared between detectors, which two detectors
+        /// built the same way do not see the same), and forgets on reset.
+        Counted(u32, bool),
+        /// Flags row 0 once it observed anything, but only when built parallel.
+        LearnsWhenParallel(Parallelism, bool),
+        /// Panics on reset.
+        PanicsOnReset,
+    }
+
+    /// Builds an [`Observer`] for the parallelism given.
+    type Make = fn(Parallelism) -> Observer;
+
+    impl Detector for Observer {
+        fn name(&self) -> &str {
+            "observer"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            let len = snapshot.len() as u32;
+            let row = match self {
+                Observer::ForgetsNothing(true)
+                | Observer::LearnsWhenParallel(Parallelism::Parallel, true) => Some(0),
+                Observer::Counted(serial, true) => Some(*serial),
+                _ => None,
+            };
+            if let Some(row) = row.filter(|_| len > 0) {
+                findings.push_row(row % len);
+            }
+        }
+        fn observe(&mut self, observation: &Observation) {
+            let ended = match observation {
+                Observation::AttemptEnded(end) => Some(end),
+                _ => None,
+            };
+            let status = ended.map(|end| end.status);
+            match self {
+                Observer::PanicsOnKilled => {
+                    assert_ne!(status, Some(AttemptStatus::Killed), "killed")
+                }
+                Observer::PanicsOnFailed => {
+                    assert_ne!(status, Some(AttemptStatus::Failed), "failed")
+                }
+                Observer::PanicsOnUnreported(reported) => match observation {
+                    Observation::Progress(report) => {
+                        reported.insert(report.attempt);
+                    }
+                    Observation::AttemptEnded(end) => {
+                        assert!(reported.contains(&end.attempt), "no report before the end")
+                    }
+                    _ => {}
+                },
+                Observer::ForgetsNothing(seen)
+                | Observer::LearnsWhenParallel(_, seen)
+                | Observer::Counted(_, seen) => *seen = true,
+                Observer::PanicsOnReset => {}
+            }
+        }
+        fn reset(&mut self) {
+            match self {
+                Observer::PanicsOnReset => panic!("reset"),
+                Observer::LearnsWhenParallel(_, seen) | Observer::Counted(_, seen) => *seen = false,
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn the_kit_catches_detectors_that_observe_or_forget_wrongly() {
+        let reject = |make: Make| {
+            Conformance::new(make)
+                .run()
+                .expect_err("the kit must reject a broken detector")
+        };
+        // The first history is the empty snapshot's, whose stages had an earlier job.
+        let cases: [(Make, &str, &str); 3] = [
+            (
+                |_| Observer::PanicsOnKilled,
+                "panicked: assertion `left != right` failed: killed",
+                "an original killed as its copy succeeded",
+            ),
+            (
+                |_| Observer::PanicsOnFailed,
+                "panicked: assertion `left != right` failed: failed",
+                "a failed attempt, without any progress report",
+            ),
+            (
+                |_| Observer::PanicsOnUnreported(IdSet::default()),
+                "panicked: no report before the end",
+                "without any progress report",
+            ),
+        ];
+        for (make, message, what) in cases {
+            let failure = reject(make);
+            assert_eq!(
+                (failure.check, failure.scenario),
+                (NO_OBSERVE_PANIC, "empty snapshot"),
+                "{failure}"
+            );
+            assert!(failure.detail.starts_with(message), "{failure}");
+            assert!(failure.detail.contains(what), "{failure}");
+        }
+        // The first scenario with a row and a history.
+        let failure = reject(|_| Observer::ForgetsNothing(false));
+        assert_eq!((failure.check, failure.scenario), (RESET, "one task"));
+        assert_eq!(
+            failure.detail,
+            "a new detector flagged rows [] and nodes [], one that observed the history, \
+             scanned, then reset rows [0] and nodes []"
+        );
+        static BUILT: AtomicU32 = AtomicU32::new(0);
+        let failure = reject(|_| Observer::Counted(BUILT.fetch_add(1, Ordering::Relaxed), false));
+        // "one task" has one row, which both detectors flag.
+        assert_eq!(
+            (failure.check, failure.scenario),
+            (
+                "the same observations, then the same snapshot, give the same findings",
+                "three identical tasks"
+            )
+        );
+        let failure = reject(|parallelism| Observer::LearnsWhenParallel(parallelism, false));
+        assert_eq!(
+            (failure.check, failure.scenario),
+            (
+                "after the same observations, a parallel scan gives the findings of a \
+                 sequential one",
+                "one task"
+            )
+        );
+        let failure = reject(|_| Observer::PanicsOnReset);
+        assert_eq!(
+            (failure.check, failure.scenario),
+            ("reset does not panic", "empty snapshot")
+        );
+    }
+
+    /// A detector whose reset forgets nothing.
+    struct NoReset<D>(D);
+
+    impl<D: Detector> Detector for NoReset<D> {
+        fn name(&self) -> &str {
+            self.0.name()
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            self.0.scan(snapshot, findings);
+        }
+        fn observe(&mut self, observation: &Observation) {
+            self.0.observe(observation);
+        }
+    }
+
+    /// Every detector of the crate that learns passes the kit, and fails it with a reset
+    /// that forgets nothing: its histories change what each of them flags.
+    #[test]
+    fn the_kit_catches_a_reset_that_forgets_nothing() {
+        use crate::{
+            DosIndex, Dsb, DsbParams, ESplash, GarraghanDetector, Hadoop1, HadoopSpeculator,
+            SparkDetector, SparkParams,
+        };
+        fn rejects<D: Detector>(make: impl Fn() -> D) {
+            let name = make().name().to_owned();
+            Conformance::new(|_| make())
+                .run()
+                .unwrap_or_else(|failure| panic!("{failure}"));
+            let failure = Conformance::new(|_| NoReset(make())).run().err();
+            let failure = failure.unwrap_or_else(|| panic!("{name}: not rejected"));
+            assert_eq!(failure.check, RESET, "{failure}");
+        }
+        let spark_legacy = || SparkDetector::new(SparkParams::legacy().check().expect("valid"));
+        rejects(SparkDetector::default);
+        rejects(spark_legacy);
+        rejects(Hadoop1::default);
+        rejects(HadoopSpeculator::legacy);
+        rejects(HadoopSpeculator::exp_smoothed);
+        rejects(HadoopSpeculator::simple_exp);
+        rejects(DosIndex::default);
+        rejects(GarraghanDetector::default);
+        rejects(ESplash::default);
+        rejects(Dsb::default);
+        rejects(|| Dsb::new(DsbParams::top(3).check().expect("valid")));
+    }
+
+    /// Whether `observation` is of an attempt, and which.
+    fn attempt_of(observation: &Observation) -> Option<AttemptId> {
+        match observation {
+            Observation::Progress(report) => Some(report.attempt),
+            Observation::AttemptEnded(end) => Some(end.attempt),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn histories_are_consistent_with_their_snapshots() {
+        for scenario in scenarios() {
+            let (snapshot, name) = (&scenario.snapshot, scenario.name);
+            if scenario.history.is_empty() {
+                let without = snapshot.stages().is_empty() || name.starts_with("summed");
+                assert!(without, "{name} has no history");
+                continue;
+            }
+            let observations = scenario.history.iter().map(|o| &o.observation);
+            let mut last_report: HashMap<AttemptId, (f64, f64)> = HashMap::new();
+            let mut ended: IdSet<AttemptId> = IdSet::default();
+            // A finished stage's index, until a job of the snapshot takes it.
+            let mut free: IdSet<u32> = IdSet::default();
+            let mut time_secs = 0.0;
+            for observation in observations {
+                let (time, stage) = match *observation {
+                    Observation::Progress(report) => (report.time_secs, Some(report.stage)),
+                    Observation::AttemptEnded(end) => {
+                        assert!(end.start_secs <= end.end_secs, "{name}: {end:?}");
+                        (end.end_secs, Some(end.stage))
+                    }
+                    Observation::StageFinished { stage, time_secs } => {
+                        free.insert(stage.0);
+                        (time_secs, None)
+                    }
+                    Observation::JobSubmitted { job, time_secs } => {
+                        let stages = snapshot.stages().iter().enumerate();
+                        for (index, _) in stages.filter(|(_, stage)| stage.job == job) {
+                            free.remove(&(index as u32));
+                        }
+                        (time_secs, None)
+                    }
+                    _ => unreachable!("the kit sends the four kinds above"),
+                };
+                assert!(time_secs <= time && time <= snapshot.now_secs(), "{name}");
+                time_secs = time;
+                if let Some(stage) = stage {
+                    assert!(!free.contains(&stage.0), "{name}: {observation:?}");
+                }
+                let Some(attempt) = attempt_of(observation) else {
+                    continue;
+                };
+                assert!(
+                    !ended.contains(&attempt),
+                    "{name}: {observation:?} after the end"
+                );
+                match *observation {
+                    Observation::Progress(report) => {
+                        last_report.insert(attempt, (report.time_secs, report.progress));
+                    }
+                    _ => {
+                        ended.insert(attempt);
+                    }
+                }
+            }
+            for index in 0..snapshot.len() {
+                let row = snapshot.row(index).expect("a row");
+                assert!(!ended.contains(&row.attempt), "{name}: row {index} ended");
+                let (time_secs, progress) = last_report[&row.attempt];
+                assert!(row.start_secs <= time_secs, "{name}: row {index}");
+                assert_eq!(progress, row.progress, "{name}: row {index}");
+            }
+        }
+    }
+
+    #[test]
+    fn histories_hold_every_kind_of_observation() {
+        let mut kinds = std::collections::BTreeSet::new();
+        for scenario in scenarios() {
+            let mut reported: IdSet<AttemptId> = IdSet::default();
+            for observed in &scenario.history {
+                let kind = match observed.observation {
+                    Observation::Progress(report) => {
+                        reported.insert(report.attempt);
+                        String::from("progress")
+                    }
+                    Observation::AttemptEnded(end) => format!(
+                        "{:?} {:?}{}",
+                        end.role,
+                        end.status,
+                        if reported.contains(&end.attempt) {
+                            ""
+                        } else {
+                            " unreported"
+                        }
+                    ),
+                    Observation::StageFinished { .. } => String::from("stage finished"),
+                    Observation::JobSubmitted { .. } => String::from("job submitted"),
+                    _ => String::from("other"),
+                };
+                kinds.insert(kind);
+            }
+        }
+        let expected = [
+            "Original Failed",
+            "Original Failed unreported",
+            "Original Killed",
+            "Original Succeeded",
+            "Original Succeeded unreported",
+            "Speculative Failed",
+            "Speculative Failed unreported",
+            "Speculative Killed",
+            "Speculative Killed unreported",
+            "Speculative Succeeded",
+            "job submitted",
+            "progress",
+            "stage finished",
+        ];
+        assert_eq!(kinds.into_iter().collect::<Vec<_>>(), expected);
+    }
+
+    /// How [`Planted`]'s parallel path adds up each stage's progress.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Split {
+        /// Row by row, as the sequential path: no bug.
+        RowByRow,
+        /// The snapshot's rows cut into chunks of this many rows, each chunk summed by stage
+        /// from zero and the chunks' sums added in order (as the crate's scans do, with a
+        /// length that depends on the data only).
+        Chunks(usize),
+        /// Each stage's own rows cut into chunks of this many rows.
+        StageChunks(usize),
+        /// The snapshot's rows cut into this many parts of equal length, the last shorter.
+        Parts(usize),
+    }
+
+    /// Default's rule (progress below the stage mean minus `gap`, every row counted), whose
+    /// sequential path sums each stage row by row and whose parallel path splits the sums
+    /// as `split` says: the bug a user found the kit blind to, planted.
+    #[derive(Debug)]
+    struct Planted {
+        gap: f64,
+        split: Split,
+    }
+
+    impl Planted {
+        fn new(parallelism: Parallelism, gap: f64, split: Split) -> Self {
+            let split = match parallelism {
+                Parallelism::Sequential => Split::RowByRow,
+                _ => split,
+            };
+            Planted { gap, split }
+        }
+    }
+
+    /// Each stage's sum and row count, added up as `split` says.
+    fn stage_sums(snapshot: &Snapshot, split: Split) -> Vec<(f64, u32)> {
+        let (stages, progress) = (snapshot.stage_indices(), snapshot.progress());
+        let mut totals = vec![(0.0, 0); snapshot.stages().len()];
+        let chunk = match split {
+            Split::RowByRow => usize::MAX,
+            Split::Chunks(rows) => rows,
+            Split::Parts(parts) => progress.len().div_ceil(parts).max(1),
+            Split::StageChunks(rows) => {
+                let mut partial = vec![(0.0, 0); totals.len()];
+                for (&stage, &p) in stages.iter().zip(progress) {
+                    let (sum, count) = &mut partial[stage as usize];
+                    *sum += p;
+                    *count += 1;
+                    if *count as usize == rows {
+                        let total = &mut totals[stage as usize];
+                        *total = (total.0 + *sum, total.1 + *count);
+                        partial[stage as usize] = (0.0, 0);
+                    }
+                }
+                for (total, (sum, count)) in totals.iter_mut().zip(partial) {
+                    *total = (total.0 + sum, total.1 + count);
+                }
+                return totals;
+            }
+        };
+        for (stages, progress) in stages.chunks(chunk).zip(progress.chunks(chunk)) {
+            let mut partial = vec![(0.0, 0); totals.len()];
+            for (&stage, &p) in stages.iter().zip(progress) {
+                let (sum, count) = &mut partial[stage as usize];
+                *sum += p;
+                *count += 1;
+            }
+            for (total, (sum, count)) in totals.iter_mut().zip(partial) {
+                *total = (total.0 + sum, total.1 + count);
+            }
+        }
+        totals
+    }
+
+    impl Detector for Planted {
+        fn name(&self) -> &str {
+            "planted"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            let bars: Vec<f64> = stage_sums(snapshot, self.split)
+                .into_iter()
+                .map(|(sum, count)| sum / f64::from(count) - self.gap)
+                .collect();
+            let rows = snapshot.stage_indices().iter().zip(snapshot.progress());
+            for (row, (&stage, &p)) in rows.enumerate() {
+                if p < bars[stage as usize] {
+                    findings.push_row(row as u32);
+                }
+            }
+        }
+    }
+
+    /// The splits a parallel sum could use that the kit must tell from a sequential sum:
+    /// chunks of the snapshot's rows and of each stage's rows, of every power of two from
+    /// 256 to 65 536 rows and of odd lengths, and halves and sevenths of the snapshot.
+    fn splits() -> Vec<Split> {
+        let lengths = (8..=16)
+            .map(|power| 1usize << power)
+            .chain([1000, 3000, 4095, 4097, 10_007, 33_333, 65_537]);
+        lengths
+            .flat_map(|rows| [Split::Chunks(rows), Split::StageChunks(rows)])
+            .chain([Split::Parts(2), Split::Parts(7)])
+            .collect()
+    }
+
+    #[test]
+    fn the_kit_catches_sums_split_differently() {
+        for gap in [0.2, 0.0] {
+            // Not vacuous: summed alike, the planted rule passes (peer-relative with a
+            // gap: with none, a mean rounded above identical tasks flags them).
+            let kit =
+                Conformance::new(|parallelism| Planted::new(parallelism, gap, Split::RowByRow));
+            let kit = if gap > 0.0 { kit.peer_relative() } else { kit };
+            kit.run().unwrap_or_else(|failure| panic!("{failure}"));
+            for split in splits() {
+                let failure = Conformance::new(|p| Planted::new(p, gap, split))
+                    .run()
+                    .err();
+                let failure = failure.unwrap_or_else(|| panic!("gap {gap}, {split:?}: passes"));
+                assert_eq!(
+                    failure.check, "a parallel scan gives the findings of a sequential one",
+                    "{failure}"
+                );
+            }
+        }
+        // The bug found by a user, each stage summed in chunks of 4096 rows: the scenarios
+        // before the ones summed in any order all passed it.
+        let failure = Conformance::new(|p| Planted::new(p, 0.2, Split::StageChunks(4096)))
+            .run()
+            .expect_err("a split sum");
+        assert_eq!(
+            failure.scenario,
+            "summed in any order, 12 289 rows over 3 stages"
+        );
+    }
+
+    /// The scenarios summed in any order hold rows exactly at the bars of Default's rule as
+    /// a sum row by row sets them, and any split of a stage's sum in parts of two rows or
+    /// more moves its mean.
+    #[test]
+    fn order_sensitive_scenarios_sit_at_the_bars() {
+        let scenarios = scenarios().iter().filter(|s| s.name.starts_with("summed"));
+        let mut count = 0;
+        for scenario in scenarios {
+            count += 1;
+            let snapshot = &scenario.snapshot;
+            let sequential = stage_sums(snapshot, Split::RowByRow);
+            for (stage, &(sum, rows)) in sequential.iter().enumerate() {
+                let mean = sum / f64::from(rows);
+                let at = |value: f64| {
+                    let of_stage = snapshot.stage_indices().iter().zip(snapshot.progress());
+                    of_stage
+                        .filter(|&(&s, &p)| s as usize == stage && p == value)
+                        .count()
+                };
+                let bars = [mean - 0.2, (mean - 0.2).next_down(), mean, mean.next_down()];
+                for bar in bars {
+                    assert_eq!(at(bar), BOUNDARY_ROWS / 4, "{}: {stage}", scenario.name);
+                }
+                for split in splits() {
+                    if changes_order(snapshot, stage, split) {
+                        let (split_sum, _) = stage_sums(snapshot, split)[stage];
+                        let split_mean = split_sum / f64::from(rows);
+                        assert_ne!(split_mean, mean, "{}: {stage}, {split:?}", scenario.name);
+                    }
+                }
+            }
+        }
+        assert_eq!(count, 3);
+    }
+
+    /// Whether `split` adds the rows of `stage` in another order than row by row: whether
+    /// a part after the stage's first holds two of its rows or more (a part of one row
+    /// adds that row to the sum so far, as row by row).
+    fn changes_order(snapshot: &Snapshot, stage: usize, split: Split) -> bool {
+        let rows: Vec<usize> = (snapshot.stage_indices().iter().enumerate())
+            .filter(|&(_, &s)| s as usize == stage)
+            .map(|(row, _)| row)
+            .collect();
+        let part_of = |part_rows: usize| {
+            let parts: Vec<usize> = rows.iter().map(|row| row / part_rows).collect();
+            parts.windows(2).any(|w| w[0] == w[1] && w[0] != parts[0])
+        };
+        match split {
+            Split::RowByRow => false,
+            Split::Chunks(part_rows) => part_of(part_rows),
+            Split::Parts(parts) => part_of(snapshot.len().div_ceil(parts)),
+            Split::StageChunks(part_rows) => rows.len() >= part_rows + 2,
+        }
     }
 }

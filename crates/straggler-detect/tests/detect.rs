@@ -777,6 +777,19 @@ fn conformance_catches_broken_detectors() {
             "{failure}"
         );
     }
+    // Each message names the two scans it compares.
+    let parallel = failure(Broken::ThreadDependent, false).detail;
+    assert_eq!(
+        parallel,
+        "the detector built with Parallelism::Sequential flagged rows [] and nodes [], the one \
+         built with Parallelism::Parallel rows [0] and nodes []"
+    );
+    let flaky = failure(|_| Broken::Flaky(0), false).detail;
+    assert!(
+        flaky.starts_with("the first scan flagged rows []"),
+        "{flaky}"
+    );
+    assert!(flaky.contains(", the second rows [0]"), "{flaky}");
     // Flagging everything is fine for a detector that does not claim to be peer-relative.
     check_detector(|_| Broken::Everything).expect("universal checks only");
 }

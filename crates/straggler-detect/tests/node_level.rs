@@ -1,8 +1,7 @@
 //! Tests of the node-level detectors of the seeds: eSplash (seed 001, [`ESplash`]) and
 //! DSB (seed 002, [`Dsb`]), on cases worked by hand, degenerate inputs, parameter checks,
 //! the conformance kit, and the kit's checks repeated on detectors that have learnt a
-//! history (the kit's scenarios send no observation, so alone they never get these
-//! detectors past "no history, no finding").
+//! history with slow nodes planted (the kit's own histories draw every node alike).
 //!
 //! A row here is `(node, role, start_secs, progress)`, all of stage 0 unless said.
 
