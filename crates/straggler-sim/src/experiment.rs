@@ -664,8 +664,9 @@ impl Evaluation {
                 };
                 // A detector of the user's that panics (on an observation it did not expect,
                 // say) fails its run with an error naming the cell and seed, as any other
-                // failure, rather than unwinding through the pool and taking every other
-                // cell's results with it. Nothing of the run is used after a panic.
+                // failure does, rather than unwinding through the pool and ending the
+                // process with a backtrace that names neither. Nothing of the run is used
+                // after a panic: the detector and the simulation are the run's own.
                 let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
                 caught
                     .unwrap_or_else(|panic| {
@@ -817,10 +818,15 @@ struct CellPlan {
 }
 
 impl CellPlan {
-    /// The cell in an error: experiment, scenario, policy and detector.
+    /// The cell in an error: experiment, scenario, policy and detector, and for Figure 3,
+    /// whose cells differ by their speculative lag alone, the lag.
     fn label(&self) -> String {
+        let lag = match self.experiment {
+            "fig3" => format!(" lag {} s", self.sim.speculation.lag_secs),
+            _ => String::new(),
+        };
         format!(
-            "{} {} {} {}",
+            "{} {} {} {}{lag}",
             self.experiment,
             self.scenario.name,
             self.sim.speculation.policy.name(),

@@ -589,8 +589,8 @@ fn a_failed_run_names_its_cell_repetition_and_seed() {
 }
 
 /// A detector that panics fails its run with an error naming the cell and seed; before,
-/// the panic unwound through the pool and the process exited with every other cell's
-/// results lost.
+/// the panic unwound through the pool and the process ended with a backtrace that named
+/// neither.
 #[test]
 fn a_detector_that_panics_fails_its_run_with_an_error() {
     struct PanicsOnAnEnd;

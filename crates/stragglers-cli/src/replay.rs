@@ -342,9 +342,9 @@ struct Input {
 /// The inputs `paths` name: a file, or a Spark rolling event log directory, as it is; any
 /// other directory, the files under it, in the order of their paths (a rolling event log
 /// directory under it is one input), with what cannot be read under it (a link to a
-/// directory, not followed; a socket) left out with a reason. A file that a directory
-/// reaches again (named besides, in two directories named, or through a link to it) is
-/// read once, where it comes first ([`read_once`]).
+/// directory, not followed; a socket) left out with a reason. A file found in a directory
+/// that is also named, or found again (under two directories named, or through a link),
+/// is not read again ([`read_once`]).
 fn expand_directories(paths: &[PathBuf]) -> anyhow::Result<(Vec<Input>, Vec<LeftOut>)> {
     let mut inputs = Vec::new();
     let mut left_out = Vec::new();
@@ -361,28 +361,56 @@ fn expand_directories(paths: &[PathBuf]) -> anyhow::Result<(Vec<Input>, Vec<Left
     Ok((read_once(inputs, &mut left_out), left_out))
 }
 
-/// `inputs` without those that are a file already among them (by its canonical path), when
-/// either was found in a directory: each is left out with a reason naming the first. A
-/// file named twice on the command line is read twice, as named (and the jobs it holds are
-/// noted as appearing more than once).
+/// `inputs` without the files found in a directory that are already among them: a file
+/// named on the command line (anywhere on it), or found before. Each is left out with a
+/// reason naming the other. A file named twice is read twice, as named (and the jobs it
+/// holds are noted as appearing more than once).
 fn read_once(inputs: Vec<Input>, left_out: &mut Vec<LeftOut>) -> Vec<Input> {
-    let mut first: std::collections::HashMap<PathBuf, (PathBuf, bool)> = Default::default();
-    let mut kept = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        let file = std::fs::canonicalize(&input.path).unwrap_or_else(|_| input.path.clone());
-        match first.get(&file) {
-            Some((earlier, earlier_found)) if input.found || *earlier_found => {
-                let why = format!("the same file as {}, read once", earlier.display());
-                left_out.push((input.path, why));
-            }
-            Some(_) => kept.push(input),
+    let named: std::collections::HashMap<FileId, &PathBuf> = inputs
+        .iter()
+        .filter(|input| !input.found)
+        .map(|input| (FileId::of(&input.path), &input.path))
+        .collect();
+    let mut found: std::collections::HashMap<FileId, PathBuf> = Default::default();
+    let mut why_left_out = Vec::new();
+    for (i, input) in inputs.iter().enumerate().filter(|(_, input)| input.found) {
+        let file = FileId::of(&input.path);
+        match named.get(&file).copied().or_else(|| found.get(&file)) {
+            Some(other) => why_left_out.push((i, format!("the same file as {}", other.display()))),
             None => {
-                first.insert(file, (input.path.clone(), input.found));
-                kept.push(input);
+                found.insert(file, input.path.clone());
             }
         }
     }
+    let mut why_left_out = why_left_out.into_iter().peekable();
+    let mut kept = Vec::with_capacity(inputs.len());
+    for (i, input) in inputs.into_iter().enumerate() {
+        match why_left_out.next_if(|(at, _)| *at == i) {
+            Some((_, why)) => left_out.push((input.path, why)),
+            None => kept.push(input),
+        }
+    }
     kept
+}
+
+/// What tells two paths to one file apart from two files: the device and inode where the
+/// system has them (a hard link is the same file), else the canonical path (a symbolic
+/// link resolved), else the path as given.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum FileId {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+impl FileId {
+    fn of(path: &std::path::Path) -> FileId {
+        #[cfg(unix)]
+        if let Ok(meta) = std::fs::metadata(path) {
+            use std::os::unix::fs::MetadataExt;
+            return FileId::Inode(meta.dev(), meta.ino());
+        }
+        FileId::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    }
 }
 
 /// Adds the files under `dir` to `inputs` (see [`expand_directories`]).

@@ -385,7 +385,7 @@ fn replay_reads_the_files_under_a_directory_and_leaves_out_those_that_are_no_log
         let value: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
         assert_eq!(value["inputs"].as_array().unwrap().len(), 1, "{stderr}");
-        let same = format!("the same file as {}, read once", file.display());
+        let same = format!("the same file as {}", file.display());
         let reasons: Vec<&str> = value["left_out"]
             .as_array()
             .unwrap()
@@ -394,10 +394,31 @@ fn replay_reads_the_files_under_a_directory_and_leaves_out_those_that_are_no_log
             .collect();
         assert_eq!(reasons, [same.as_str(), same.as_str()], "{stderr}");
         assert!(!stderr.contains("more than once"), "{stderr}");
-        let output = stragglers(&["replay", file.to_str().unwrap(), file.to_str().unwrap()]);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "{stderr}");
-        assert!(stderr.contains("more than once"), "{stderr}");
+        // Named twice, it is read twice, before or after the directory that holds it;
+        // a hard link to it is the same file.
+        std::fs::hard_link(twice.join("a-spark"), twice.join("c-hard")).unwrap();
+        let (dir_arg, file_arg) = (twice.to_str().unwrap(), file.to_str().unwrap());
+        for args in [[file_arg, file_arg, dir_arg], [dir_arg, file_arg, file_arg]] {
+            let mut command = vec!["replay"];
+            command.extend(args);
+            command.extend(["--json", json_path.to_str().unwrap()]);
+            let output = stragglers(&command);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(output.status.success(), "{stderr}");
+            assert!(stderr.contains("more than once"), "{stderr}");
+            let value: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+            assert_eq!(
+                value["inputs"].as_array().unwrap().len(),
+                2,
+                "{args:?}: {stderr}"
+            );
+            assert_eq!(
+                value["left_out"].as_array().unwrap().len(),
+                3,
+                "{args:?}: {stderr}"
+            );
+        }
     }
 
     // A directory without a file says so; one file in all, no log, is named as such.

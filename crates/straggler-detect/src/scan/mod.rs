@@ -116,6 +116,7 @@ impl Parallelism {
 /// [`GroupSums`] gives them. An empty group has sum 0, count 0 and largest value
 /// `-inf`.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct GroupSum {
     /// The sum of the group's defined values.
     pub sum: f64,
@@ -136,7 +137,8 @@ impl Default for GroupSum {
 }
 
 impl GroupSum {
-    /// The mean of the group's values, `None` for an empty group.
+    /// The mean of the group's values, `None` for an empty group (NaN if they hold
+    /// infinities of both signs, whose sum is NaN).
     ///
     /// Kept at or below the group's largest value: a rounded `sum / count` can be above
     /// every value (`(0.1 + 0.1 + 0.1) / 3 = 0.10000000000000002`), and a mean above
@@ -271,10 +273,17 @@ impl GroupSums {
     }
 
     /// The sum, count and largest value of the defined values of each of `group_count`
-    /// groups, `groups[row]` being the group of `values[row]` (every group below
-    /// `group_count`), in the order of additions [`GroupSums`] describes: the same bits
-    /// with any `parallelism`. The buffers are kept for the next call, so that a detector
-    /// that owns one `GroupSums` per sum it takes allocates nothing once sizes settle.
+    /// groups, `groups[row]` being the group of `values[row]`, in an order of additions
+    /// that depends on the data only: the same bits with any `parallelism`. (Which order,
+    /// [`GroupSums`] describes; it may change from one version to the next, the bits with
+    /// it.) Rows past the shorter of `groups` and `values` are not read. The buffers are
+    /// kept for the next call, so that a detector that owns one `GroupSums` per sum it
+    /// takes allocates nothing once sizes settle.
+    ///
+    /// # Panics
+    ///
+    /// If a group read is not below `group_count`, or `group_count` is above 2^32 (groups
+    /// are `u32`).
     ///
     /// ```
     /// use straggler_detect::{GroupSums, Parallelism};
@@ -294,6 +303,15 @@ impl GroupSums {
         group_count: usize,
         parallelism: Parallelism,
     ) -> &[GroupSum] {
+        let rows = groups.len().min(values.len());
+        assert!(
+            group_count as u64 <= 1 << 32,
+            "{group_count} groups: at most 2^32"
+        );
+        let largest = groups[..rows].iter().copied().max();
+        if let Some(group) = largest.filter(|&g| g as usize >= group_count) {
+            panic!("group {group} read, of {group_count} groups");
+        }
         self.compute(groups, values, group_count, parallelism, Summands::Values)
     }
 
@@ -1641,6 +1659,23 @@ mod tests {
         for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
             assert_eq!(kept.compute(&groups, &rates, 3, parallelism), expected);
         }
+    }
+
+    #[test]
+    fn public_sums_refuse_a_group_past_the_count() {
+        // With one group the rows' groups are otherwise not read: 5 and 7 would be summed
+        // into group 0.
+        let mut sums = GroupSums::default();
+        for (groups, count) in [(&[0, 5, 7][..], 1), (&[0, 1, 2][..], 2), (&[0][..], 0)] {
+            let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                sums.sums(groups, &[1.0, 2.0, 3.0], count, Parallelism::Sequential)
+                    .len()
+            }));
+            assert!(refused.is_err(), "{groups:?} of {count} groups");
+        }
+        // Rows past the shorter column are not read, nor checked.
+        let by_group = sums.sums(&[0, 1, 9], &[1.0, 2.0], 2, Parallelism::Sequential);
+        assert_eq!(by_group.iter().map(|g| g.count).collect::<Vec<_>>(), [1, 1]);
     }
 
     #[test]

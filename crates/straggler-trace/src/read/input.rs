@@ -1143,7 +1143,9 @@ impl<'a> Lines<'a> {
 /// written: `-0`, or one past the 64-bit range (serde_json reads every other integer as an
 /// `i64` or a `u64`). The JSON readers take such a number for the integer it is where an
 /// integer is due, so that a time past the range is implausible or negative, as any other
-/// is, and `-0` is 0; any other float there (`1.5e3`, `1500.0`) is of the wrong type.
+/// is, and `-0` is 0; any other float there (`1.5e3`, `1500.0`, `0.0`) is of the wrong
+/// type. serde_json keeps no trace of how a number was written, so `-0.0` passes as `-0`
+/// does, and a float past the range (`1e20`) as an integer past it would.
 pub(crate) fn integer_read_as_float(value: f64) -> bool {
     // The bounds of the integers serde_json reads as such: `i64::MIN` and `u64::MAX`.
     let past_range = value < -(2f64.powi(63)) || value >= 2f64.powi(64);
