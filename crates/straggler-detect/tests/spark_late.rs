@@ -566,8 +566,8 @@ fn spark_passes_the_conformance_kit() {
 
 /// 20 000 rows over 4 stages with a history of successes, some copies and some finished
 /// tasks still running: the parallel filter flags exactly the sequential one's rows (the
-/// kit's histories hold 24 finished tasks per stage: enough for Spark's quantile only in
-/// its scenarios of a few rows).
+/// kit's histories hold 24 finished tasks per stage that has started: enough for Spark's
+/// quantile only in its scenarios of a few rows).
 #[test]
 fn spark_parallel_equals_sequential_with_history() {
     let mut rng = SplitMix64(0x5a1c_0ffe);
