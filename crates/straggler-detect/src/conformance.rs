@@ -1769,6 +1769,44 @@ mod tests {
         }
     }
 
+    /// A detector that takes the contract at its word: a copy is launched only of an
+    /// attempt a scan has seen, so a copy's task has reported before the copy ends.
+    #[derive(Default)]
+    struct TrustsCopies {
+        reported: std::collections::BTreeSet<TaskId>,
+    }
+
+    impl Detector for TrustsCopies {
+        fn name(&self) -> &str {
+            "trusts-copies"
+        }
+        fn scan(&mut self, _: &Snapshot, _: &mut Findings) {}
+        fn observe(&mut self, observation: &Observation) {
+            match observation {
+                Observation::Progress(report) => {
+                    self.reported.insert(report.task);
+                }
+                Observation::AttemptEnded(end) if end.role == AttemptRole::Speculative => {
+                    assert!(
+                        self.reported.contains(&end.task),
+                        "a copy of an unseen task"
+                    );
+                }
+                _ => {}
+            }
+        }
+        fn reset(&mut self) {
+            self.reported.clear();
+        }
+    }
+
+    #[test]
+    fn the_histories_launch_copies_only_of_attempts_seen() {
+        Conformance::new(|_| TrustsCopies::default())
+            .run()
+            .unwrap_or_else(|failure| panic!("{failure}"));
+    }
+
     #[test]
     fn the_kit_catches_a_reset_that_forgets_part_of_what_was_learnt() {
         let failure = Conformance::new(|_| ForgetsHalf::default())
