@@ -1114,6 +1114,187 @@ struct History<'a> {
     next_attempt: u32,
 }
 
+/// A moment of a finished task's run, at which an attempt of its story starts or ends.
+#[derive(Clone, Copy)]
+enum At {
+    /// The task's start.
+    Start,
+    /// Four tenths of the way: after the original's first report (at a third), as an
+    /// engine launches a copy only of an attempt a scan has seen.
+    Copy,
+    /// Halfway.
+    Middle,
+    /// The task's end.
+    End,
+}
+
+/// One attempt of a finished task's story.
+struct Step {
+    role: AttemptRole,
+    /// On the task's second node rather than its first.
+    other_node: bool,
+    from: At,
+    to: At,
+    status: AttemptStatus,
+    /// Progress reports, evenly spread over the run.
+    reports: u32,
+    /// An input of 0 bytes rather than the task's.
+    empty_input: bool,
+    /// What it stands for, named by a failure.
+    what: &'static str,
+}
+
+/// A step of a story, on the task's first node, over its input.
+const fn step(
+    role: AttemptRole,
+    (from, to): (At, At),
+    status: AttemptStatus,
+    reports: u32,
+    what: &'static str,
+) -> Step {
+    Step {
+        role,
+        other_node: false,
+        from,
+        to,
+        status,
+        reports,
+        empty_input: false,
+        what,
+    }
+}
+
+/// [`step`] on the task's second node.
+const fn elsewhere(step: Step) -> Step {
+    Step {
+        other_node: true,
+        ..step
+    }
+}
+
+/// The eight stories the finished tasks tell in turn, each attempt in the order observed
+/// at one instant.
+const STORIES: [&[Step]; 8] = {
+    use At::{Copy, End, Middle, Start};
+    use AttemptRole::{Original, Speculative};
+    use AttemptStatus::{Failed, Killed, Succeeded};
+    [
+        &[step(
+            Original,
+            (Start, End),
+            Succeeded,
+            2,
+            "a success after two progress reports",
+        )],
+        &[Step {
+            empty_input: true,
+            ..step(
+                Original,
+                (Start, End),
+                Succeeded,
+                0,
+                "a success of an empty input, without any progress report",
+            )
+        }],
+        &[
+            elsewhere(step(
+                Speculative,
+                (Middle, End),
+                Succeeded,
+                1,
+                "a speculative copy that succeeded",
+            )),
+            step(
+                Original,
+                (Start, End),
+                Killed,
+                2,
+                "an original killed as its copy succeeded",
+            ),
+        ],
+        &[
+            step(
+                Original,
+                (Start, End),
+                Succeeded,
+                2,
+                "an original that succeeded while its copy ran",
+            ),
+            elsewhere(step(
+                Speculative,
+                (Middle, End),
+                Killed,
+                1,
+                "a speculative copy killed as its original succeeded",
+            )),
+        ],
+        &[
+            step(
+                Original,
+                (Start, Middle),
+                Failed,
+                1,
+                "a failed attempt, after a progress report",
+            ),
+            elsewhere(step(
+                Original,
+                (Middle, End),
+                Succeeded,
+                1,
+                "the success of a failed attempt's retry",
+            )),
+        ],
+        &[
+            step(
+                Original,
+                (Start, Middle),
+                Failed,
+                0,
+                "a failed attempt, without any progress report",
+            ),
+            elsewhere(step(
+                Original,
+                (Middle, End),
+                Succeeded,
+                0,
+                "the success, without any progress report, of a failed attempt's retry",
+            )),
+        ],
+        &[
+            step(
+                Original,
+                (Start, End),
+                Succeeded,
+                1,
+                "an original that succeeded while its copy started",
+            ),
+            elsewhere(step(
+                Speculative,
+                (Middle, End),
+                Killed,
+                0,
+                "a speculative copy killed without any progress report",
+            )),
+        ],
+        &[
+            elsewhere(step(
+                Speculative,
+                (Copy, Middle),
+                Failed,
+                1,
+                "a failed speculative copy",
+            )),
+            step(
+                Original,
+                (Start, End),
+                Succeeded,
+                2,
+                "an original that succeeded after its copy failed",
+            ),
+        ],
+    ]
+};
+
 /// How an attempt of [`History::attempt`] ran.
 #[derive(Clone, Copy)]
 struct Run {
@@ -1189,8 +1370,6 @@ impl History<'_> {
     /// stories (successes with and without reports, originals and copies killed, failures
     /// with and without reports, retried); returns the last end.
     fn finished_tasks(&mut self, stage: StageId, window: (f64, f64), count: u32) -> f64 {
-        use AttemptRole::{Original, Speculative};
-        use AttemptStatus::{Failed, Killed, Succeeded};
         let (from, to) = window;
         let mut last_end = from;
         for story in 0..count {
@@ -1204,140 +1383,23 @@ impl History<'_> {
             let middle = start_secs + (end_secs - start_secs) * 0.5;
             let input_bytes = 1_000_000 + u64::from(self.rng.below(255)) * 1_000_000;
             let (node, other) = (self.node(), self.node());
-            let run = |role, node, start_secs, status, reports| Run {
-                role,
-                node,
-                start_secs,
-                end_secs,
-                status,
-                reports,
+            let at = |moment| match moment {
+                At::Start => start_secs,
+                At::Copy => start_secs + (end_secs - start_secs) * 0.4,
+                At::Middle => middle,
+                At::End => end_secs,
             };
-            match story % 8 {
-                0 => self.attempt(
-                    task,
-                    stage,
-                    run(Original, node, start_secs, Succeeded, 2),
-                    input_bytes,
-                    "a success after two progress reports",
-                ),
-                1 => self.attempt(
-                    task,
-                    stage,
-                    run(Original, node, start_secs, Succeeded, 0),
-                    0,
-                    "a success of an empty input, without any progress report",
-                ),
-                2 => {
-                    self.attempt(
-                        task,
-                        stage,
-                        run(Speculative, other, middle, Succeeded, 1),
-                        input_bytes,
-                        "a speculative copy that succeeded",
-                    );
-                    self.attempt(
-                        task,
-                        stage,
-                        run(Original, node, start_secs, Killed, 2),
-                        input_bytes,
-                        "an original killed as its copy succeeded",
-                    );
-                }
-                3 => {
-                    self.attempt(
-                        task,
-                        stage,
-                        run(Original, node, start_secs, Succeeded, 2),
-                        input_bytes,
-                        "an original that succeeded while its copy ran",
-                    );
-                    self.attempt(
-                        task,
-                        stage,
-                        run(Speculative, other, middle, Killed, 1),
-                        input_bytes,
-                        "a speculative copy killed as its original succeeded",
-                    );
-                }
-                4 => {
-                    let failed = Run {
-                        end_secs: middle,
-                        ..run(Original, node, start_secs, Failed, 1)
-                    };
-                    self.attempt(
-                        task,
-                        stage,
-                        failed,
-                        input_bytes,
-                        "a failed attempt, after a progress report",
-                    );
-                    self.attempt(
-                        task,
-                        stage,
-                        run(Original, other, middle, Succeeded, 1),
-                        input_bytes,
-                        "the success of a failed attempt's retry",
-                    );
-                }
-                5 => {
-                    let failed = Run {
-                        end_secs: middle,
-                        ..run(Original, node, start_secs, Failed, 0)
-                    };
-                    self.attempt(
-                        task,
-                        stage,
-                        failed,
-                        input_bytes,
-                        "a failed attempt, without any progress report",
-                    );
-                    self.attempt(
-                        task,
-                        stage,
-                        run(Original, other, middle, Succeeded, 0),
-                        input_bytes,
-                        "the success, without any progress report, of a failed attempt's retry",
-                    );
-                }
-                6 => {
-                    self.attempt(
-                        task,
-                        stage,
-                        run(Original, node, start_secs, Succeeded, 1),
-                        input_bytes,
-                        "an original that succeeded while its copy started",
-                    );
-                    self.attempt(
-                        task,
-                        stage,
-                        run(Speculative, other, middle, Killed, 0),
-                        input_bytes,
-                        "a speculative copy killed without any progress report",
-                    );
-                }
-                _ => {
-                    // After the original's first report (a third of its run): an engine
-                    // launches a copy only of an attempt a scan has seen.
-                    let launched = start_secs + (end_secs - start_secs) * 0.4;
-                    let failed = Run {
-                        end_secs: middle,
-                        ..run(Speculative, other, launched, Failed, 1)
-                    };
-                    self.attempt(
-                        task,
-                        stage,
-                        failed,
-                        input_bytes,
-                        "a failed speculative copy",
-                    );
-                    self.attempt(
-                        task,
-                        stage,
-                        run(Original, node, start_secs, Succeeded, 2),
-                        input_bytes,
-                        "an original that succeeded after its copy failed",
-                    );
-                }
+            for step in STORIES[story as usize % STORIES.len()] {
+                let run = Run {
+                    role: step.role,
+                    node: if step.other_node { other } else { node },
+                    start_secs: at(step.from),
+                    end_secs: at(step.to),
+                    status: step.status,
+                    reports: step.reports,
+                };
+                let input_bytes = if step.empty_input { 0 } else { input_bytes };
+                self.attempt(task, stage, run, input_bytes, step.what);
             }
             last_end = last_end.max(end_secs);
         }
