@@ -313,28 +313,31 @@ where
             Some(detail) => Err(fail(RANGE, format!("{which}: {detail}"))),
             None => Ok(()),
         };
+        // `check` holds if the two scans, each named, flagged the same.
+        let same = |check, expected: (&str, &Findings), got: (&str, &Findings)| {
+            if got.1 == expected.1 {
+                Ok(())
+            } else {
+                Err(fail(check, differ(expected, got)))
+            }
+        };
         // A new detector, which observed nothing.
         let mut sequential = self.build(Parallelism::Sequential, scenario.name)?;
         let first = scan(&mut sequential, snapshot).map_err(|m| fail(NO_PANIC, m))?;
         in_range(&first, "a new detector")?;
         let second = scan(&mut sequential, snapshot).map_err(|m| fail(NO_PANIC, m))?;
-        if second != first {
-            return Err(fail(
-                "a second scan gives the same findings",
-                differ(("the first scan", &first), ("the second", &second)),
-            ));
-        }
+        same(
+            "a second scan gives the same findings",
+            ("the first scan", &first),
+            ("the second", &second),
+        )?;
         let mut parallel = self.build(Parallelism::Parallel, scenario.name)?;
         let parallel = scan(&mut parallel, snapshot).map_err(|m| fail(NO_PANIC, m))?;
-        if parallel != first {
-            return Err(fail(
-                "a parallel scan gives the findings of a sequential one",
-                differ(
-                    ("the detector built with Parallelism::Sequential", &first),
-                    ("the one built with Parallelism::Parallel", &parallel),
-                ),
-            ));
-        }
+        same(
+            "a parallel scan gives the findings of a sequential one",
+            ("the detector built with Parallelism::Sequential", &first),
+            ("the one built with Parallelism::Parallel", &parallel),
+        )?;
         if self.peer_relative && scenario.peers_identical && !first.rows().is_empty() {
             return Err(fail(
                 "attempts identical to all their peers are not flagged",
@@ -355,26 +358,18 @@ where
         let (mut sequential, learnt) = taught(Parallelism::Sequential)?;
         in_range(&learnt, "a detector that observed the history")?;
         let (_, twin) = taught(Parallelism::Sequential)?;
-        if twin != learnt {
-            return Err(fail(
-                "the same observations, then the same snapshot, give the same findings",
-                differ(
-                    ("a detector that observed the history", &learnt),
-                    ("a second one built and fed the same way", &twin),
-                ),
-            ));
-        }
+        same(
+            "the same observations, then the same snapshot, give the same findings",
+            ("a detector that observed the history", &learnt),
+            ("a second one built and fed the same way", &twin),
+        )?;
         let (_, parallel) = taught(Parallelism::Parallel)?;
-        if parallel != learnt {
-            return Err(fail(
-                "after the same observations, a parallel scan gives the findings of a \
-                 sequential one",
-                differ(
-                    ("the detector built with Parallelism::Sequential", &learnt),
-                    ("the one built with Parallelism::Parallel", &parallel),
-                ),
-            ));
-        }
+        same(
+            "after the same observations, a parallel scan gives the findings of a \
+             sequential one",
+            ("the detector built with Parallelism::Sequential", &learnt),
+            ("the one built with Parallelism::Parallel", &parallel),
+        )?;
         let reset = |detector: &mut D| {
             catch_unwind(AssertUnwindSafe(|| detector.reset()))
                 .map_err(|payload| fail("reset does not panic", panic_message(&payload)))
@@ -385,33 +380,25 @@ where
         reset(&mut sequential)?;
         observe(&mut sequential, history).map_err(|m| fail(NO_OBSERVE_PANIC, m))?;
         let relearnt = scan(&mut sequential, snapshot).map_err(|m| fail(NO_PANIC, m))?;
-        if relearnt != learnt {
-            return Err(fail(
-                RELEARN,
-                differ(
-                    ("a detector that observed the history", &learnt),
-                    (
-                        "one that observed it, reset, then observed it again",
-                        &relearnt,
-                    ),
-                ),
-            ));
-        }
+        same(
+            RELEARN,
+            ("a detector that observed the history", &learnt),
+            (
+                "one that observed it, reset, then observed it again",
+                &relearnt,
+            ),
+        )?;
         // And a run without observations after a reset scans as a new detector.
         reset(&mut sequential)?;
         let after_reset = scan(&mut sequential, snapshot).map_err(|m| fail(NO_PANIC, m))?;
-        if after_reset != first {
-            return Err(fail(
-                RESET,
-                differ(
-                    ("a new detector", &first),
-                    (
-                        "one that observed the history and scanned, twice, then reset",
-                        &after_reset,
-                    ),
-                ),
-            ));
-        }
+        same(
+            RESET,
+            ("a new detector", &first),
+            (
+                "one that observed the history and scanned, twice, then reset",
+                &after_reset,
+            ),
+        )?;
         Ok(())
     }
 }

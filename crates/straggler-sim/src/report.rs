@@ -177,13 +177,15 @@ pub fn format_summary_over(summary: Option<&Summary>, digits: usize, repetitions
 /// What `[n=k]` means, for the title of a table that shows one.
 const PARTIAL: &str = "; [n=k]: over the k runs where the metric is defined";
 
-/// `title`, with [`PARTIAL`] before its closing parenthesis if a cell of `rows` shows
-/// `[n=k]`.
+/// `title`, with [`PARTIAL`] in its closing parenthesis (or one of its own) if a cell of
+/// `rows` shows `[n=k]`.
 fn noting_partial(title: String, rows: &[Vec<String>]) -> String {
-    let partial = rows.iter().flatten().any(|value| value.contains(" [n="));
+    if !rows.iter().flatten().any(|value| value.contains(" [n=")) {
+        return title;
+    }
     match title.strip_suffix(')') {
-        Some(open) if partial => format!("{open}{PARTIAL})"),
-        _ => title,
+        Some(open) => format!("{open}{PARTIAL})"),
+        None => format!("{title} ({})", PARTIAL.trim_start_matches("; ")),
     }
 }
 
@@ -615,5 +617,9 @@ mod tests {
             "Table 6. Detectors (mean ± 95% CI; [n=k]: over the k runs where the metric is defined)"
         );
         assert_eq!(noting_partial(title(), &rows("0.52")), title());
+        assert_eq!(
+            noting_partial("Table 9".to_owned(), &rows("0.52 [n=1]")),
+            "Table 9 ([n=k]: over the k runs where the metric is defined)"
+        );
     }
 }
