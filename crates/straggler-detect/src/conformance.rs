@@ -92,6 +92,14 @@
 //!   attempt of its task that failed at the row's start; one in 17, if an original
 //!   started before `now`, had a speculative copy that failed before `now`.
 //!
+//! Amid the history, the kit scans three snapshots, at a quarter, half and three quarters
+//! of `now`, each after the observations up to its instant: the attempts then launched
+//! and not ended (an attempt that ends at the instant has ended; one that starts then
+//! runs), each at its last report up to then (0 before its first), the stage indices
+//! naming an earlier job's stages until the snapshot's jobs are submitted. So a detector
+//! that learns from scans (the first launch of a job, say) learns as under an engine that
+//! scans while it observes.
+//!
 //! A copy starts after its original's first report, as an engine launches a copy only of
 //! an attempt a scan has seen: the copies of the finished tasks halfway through their
 //! original's run (the first report at a third) or after, the rows' failed copies after
@@ -118,14 +126,14 @@
 //! - a new detector (one that observed nothing): a second scan of the same snapshot gives
 //!   the same findings; the detector built with [`Parallelism::Parallel`] gives exactly
 //!   the findings of the one built with [`Parallelism::Sequential`];
-//! - where the scenario has a history, a detector that observed it, then scanned: a
-//!   second detector built the same way and fed the same history gives the same findings
-//!   (the trait's determinism); the one built with [`Parallelism::Parallel`], fed the same
-//!   history, gives exactly the findings of the sequential one; after
-//!   [`Detector::reset`], the same history again teaches what it taught the new detector
-//!   (the same findings), and after a second reset, a scan gives exactly the findings of
-//!   a new detector (reset forgets everything learnt, as an engine that reuses a detector
-//!   for its next run needs);
+//! - where the scenario has a history, a detector run through it (its observations and
+//!   the scans amid it), then scanning the scenario's snapshot: a second detector built
+//!   the same way and run the same way gives the same findings at every scan (the trait's
+//!   determinism); the one built with [`Parallelism::Parallel`] gives exactly the findings
+//!   of the sequential one at every scan; after [`Detector::reset`], the same run gives
+//!   the same findings again, and after a second reset, a scan gives exactly the findings
+//!   of a new detector (reset forgets everything learnt, from observations and from
+//!   scans, as an engine that reuses a detector for its next run needs);
 //! - only with [`Conformance::peer_relative`]: a new detector flags no attempt in the
 //!   scenarios where every attempt is identical to the other attempts of its stage in
 //!   every column and every node runs the same mix of attempts. This is an expectation for
@@ -137,7 +145,8 @@
 //!
 //! Each failure of a comparison names the two scans it compares ("the detector built with
 //! Parallelism::Sequential flagged rows [...], the one built with Parallelism::Parallel
-//! rows [...]").
+//! rows [...]"), and which scan of the history it is ("at the scan at 25 s amid the
+//! history").
 //!
 //! Once, before the scenarios: [`Detector::name`] is non-empty, lower case and without
 //! whitespace.
@@ -266,9 +275,9 @@ where
             check,
             detail,
         };
-        observe(&mut taught, &history)
-            .and_then(|()| observe(&mut taught, &after))
-            .and_then(|()| observe(&mut fresh, &after))
+        observe(&mut taught, &history, 0)
+            .and_then(|()| observe(&mut taught, &after, history.len()))
+            .and_then(|()| observe(&mut fresh, &after, 0))
             .map_err(|m| fail(NO_OBSERVE_PANIC, m))?;
         let expected = scan(&mut fresh, &snapshot).map_err(|m| fail(NO_PANIC, m))?;
         let got = scan(&mut taught, &snapshot).map_err(|m| fail(NO_PANIC, m))?;
@@ -344,27 +353,64 @@ where
                 format!("flagged rows {:?}", Preview(first.rows())),
             ));
         }
-        // Detectors that observed the scenario's history first; without one, they would
-        // repeat the checks above.
+        // Detectors that observed the scenario's history first, scanning amid it; without
+        // one, they would repeat the checks above.
         if history.is_empty() {
             return Ok(());
         }
-        let taught = |parallelism| -> Result<(D, Findings), ConformanceFailure> {
+        // The findings of every scan of the history, the last of the scenario's snapshot.
+        let learn = |detector: &mut D| -> Result<Vec<Findings>, ConformanceFailure> {
+            let mut scans = Vec::with_capacity(scenario.interim.len() + 1);
+            let mut observed = 0;
+            for (until, snapshot) in scenario.scans() {
+                observe(detector, &history[observed..until], observed)
+                    .map_err(|m| fail(NO_OBSERVE_PANIC, m))?;
+                observed = until;
+                let findings = scan(detector, snapshot).map_err(|m| {
+                    fail(
+                        NO_PANIC,
+                        format!("{m} (at {})", scan_at(snapshot, scenario)),
+                    )
+                })?;
+                if let Some(detail) = out_of_range(&findings, snapshot) {
+                    let which = "a detector that observed the history";
+                    let at = scan_at(snapshot, scenario);
+                    return Err(fail(RANGE, format!("{which}, at {at}: {detail}")));
+                }
+                scans.push(findings);
+            }
+            Ok(scans)
+        };
+        // `check` holds if two runs through the history, each named, flagged the same at
+        // every scan.
+        let same_scans =
+            |check, (one, expected): (&str, &[Findings]), (other, got): (&str, &[Findings])| {
+                let snapshots = scenario.scans().map(|(_, snapshot)| snapshot);
+                for ((expected, got), snapshot) in expected.iter().zip(got).zip(snapshots) {
+                    if expected != got {
+                        let at = scan_at(snapshot, scenario);
+                        return Err(fail(
+                            check,
+                            format!("at {at}, {}", differ((one, expected), (other, got))),
+                        ));
+                    }
+                }
+                Ok(())
+            };
+        let taught = |parallelism| -> Result<(D, Vec<Findings>), ConformanceFailure> {
             let mut detector = self.build(parallelism, scenario.name)?;
-            observe(&mut detector, history).map_err(|m| fail(NO_OBSERVE_PANIC, m))?;
-            let findings = scan(&mut detector, snapshot).map_err(|m| fail(NO_PANIC, m))?;
-            Ok((detector, findings))
+            let scans = learn(&mut detector)?;
+            Ok((detector, scans))
         };
         let (mut sequential, learnt) = taught(Parallelism::Sequential)?;
-        in_range(&learnt, "a detector that observed the history")?;
         let (_, twin) = taught(Parallelism::Sequential)?;
-        same(
-            "the same observations, then the same snapshot, give the same findings",
+        same_scans(
+            DETERMINISM,
             ("a detector that observed the history", &learnt),
             ("a second one built and fed the same way", &twin),
         )?;
         let (_, parallel) = taught(Parallelism::Parallel)?;
-        same(
+        same_scans(
             "after the same observations, a parallel scan gives the findings of a \
              sequential one",
             ("the detector built with Parallelism::Sequential", &learnt),
@@ -378,9 +424,8 @@ where
         // must teach it what it taught a new detector. State that a scan without
         // observations does not read (the successes already counted, say) shows here.
         reset(&mut sequential)?;
-        observe(&mut sequential, history).map_err(|m| fail(NO_OBSERVE_PANIC, m))?;
-        let relearnt = scan(&mut sequential, snapshot).map_err(|m| fail(NO_PANIC, m))?;
-        same(
+        let relearnt = learn(&mut sequential)?;
+        same_scans(
             RELEARN,
             ("a detector that observed the history", &learnt),
             (
@@ -395,7 +440,7 @@ where
             RESET,
             ("a new detector", &first),
             (
-                "one that observed the history and scanned, twice, then reset",
+                "one run through the history twice, then reset",
                 &after_reset,
             ),
         )?;
@@ -439,6 +484,7 @@ impl std::error::Error for ConformanceFailure {}
 
 const NO_PANIC: &str = "the scan does not panic";
 const RESET: &str = "after reset, a scan gives the findings of a new detector";
+const DETERMINISM: &str = "the same observations and snapshots give the same findings";
 const RELEARN: &str = "after reset, the same history teaches what it taught a new detector";
 const NO_OBSERVE_PANIC: &str = "observing does not panic";
 const RANGE: &str = "rows strictly increasing and in range, slow nodes in range";
@@ -515,16 +561,31 @@ impl Observed {
     }
 }
 
-/// Feeds `history` to `detector` in order; if an observation panics, says which.
-fn observe<D: Detector>(detector: &mut D, history: &[Observed]) -> Result<(), String> {
-    for (index, observed) in history.iter().enumerate() {
+/// Which scan of a scenario's history `snapshot` is, for a failure: one amid the history
+/// or the scenario's own.
+fn scan_at(snapshot: &Snapshot, scenario: &Scenario) -> String {
+    let (at, of) = (snapshot.now_secs(), scenario.snapshot.now_secs());
+    if std::ptr::eq(snapshot, &scenario.snapshot) {
+        format!("the scan of the scenario's snapshot ({at} s)")
+    } else {
+        format!("the scan at {at} s amid the history (before the scenario's, at {of} s)")
+    }
+}
+
+/// Feeds `history`, the observations of a history from the `first`th (counting from 0),
+/// to `detector` in order; if an observation panics, says which.
+fn observe<D: Detector>(
+    detector: &mut D,
+    history: &[Observed],
+    first: usize,
+) -> Result<(), String> {
+    for (index, observed) in (first..).zip(history) {
         catch_unwind(AssertUnwindSafe(|| detector.observe(&observed.observation))).map_err(
             |payload| {
                 format!(
-                    "{} on observation {} of {}, {}: {:?}",
+                    "{} on observation {} of the history, {}: {:?}",
                     panic_message(&payload),
                     index + 1,
-                    history.len(),
                     observed.what,
                     observed.observation
                 )
@@ -627,7 +688,27 @@ struct Scenario {
     name: &'static str,
     snapshot: Snapshot,
     history: Vec<Observed>,
+    /// The scans amid the history, in time order.
+    interim: Vec<Interim>,
     peers_identical: bool,
+}
+
+impl Scenario {
+    /// The scans of a run through the history, in order, each with how many observations
+    /// come before it: those amid it, then the scenario's snapshot after every one.
+    fn scans(&self) -> impl Iterator<Item = (usize, &Snapshot)> {
+        (self.interim.iter())
+            .map(|interim| (interim.observed, &interim.snapshot))
+            .chain([(self.history.len(), &self.snapshot)])
+    }
+}
+
+/// A scan amid a history: what an engine's snapshot held at an instant before the
+/// scenario's, after the observations up to that instant.
+struct Interim {
+    /// How many of the history's observations come before it.
+    observed: usize,
+    snapshot: Snapshot,
 }
 
 /// One row in compact form: stage, node, start (s), progress, input (bytes).
@@ -741,11 +822,15 @@ fn build_scenarios() -> Vec<Scenario> {
     let mut history_rng = SplitMix64(0x4157_0b5e_7ed0_2501);
     // So do the scenarios added after the first generated ones.
     let mut order_rng = SplitMix64(0x0de2_5e75_0a11_2511);
-    let mut scenario = |name, snapshot: Snapshot, peers_identical| Scenario {
-        name,
-        history: history(&snapshot, &mut history_rng),
-        snapshot,
-        peers_identical,
+    let mut scenario = |name, snapshot: Snapshot, peers_identical| {
+        let (history, interim) = history(&snapshot, &mut history_rng);
+        Scenario {
+            name,
+            history,
+            interim,
+            snapshot,
+            peers_identical,
+        }
     };
     // The scenarios for sums in another order come without history: the other scenarios'
     // histories check what a detector learns, and theirs would take longer to observe
@@ -754,6 +839,7 @@ fn build_scenarios() -> Vec<Scenario> {
         name,
         snapshot,
         history: Vec::new(),
+        interim: Vec::new(),
         peers_identical: false,
     };
     let mut rng = SplitMix64(0x5eed_0f57_a66e_2500);
@@ -966,17 +1052,22 @@ const SERIES_ROWS: usize = 64;
 /// Reports of each of those rows, the last at its progress: more than the 24 that
 /// Hadoop's estimators skip.
 const SERIES_REPORTS: u32 = 30;
+/// The instants of the scans amid a history, as shares of the snapshot's instant.
+const INTERIM_SHARES: [f64; 3] = [0.25, 0.5, 0.75];
 
-/// The observations an engine could have sent before `snapshot`, in time order: see the
-/// module docs ("History"). Task and attempt identifiers of attempts that are not rows
-/// follow the snapshot's largest; each observation says what it stands for.
-fn history(snapshot: &Snapshot, rng: &mut SplitMix64) -> Vec<Observed> {
+/// The observations an engine could have sent before `snapshot`, in time order, and the
+/// scans amid them: see the module docs ("History"). Task and attempt identifiers of
+/// attempts that are not rows follow the snapshot's largest; each observation says what
+/// it stands for.
+fn history(snapshot: &Snapshot, rng: &mut SplitMix64) -> (Vec<Observed>, Vec<Interim>) {
     let (now, stages) = (snapshot.now_secs(), snapshot.stages());
     if snapshot.node_count() == 0 || stages.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let mut history = History {
         events: Vec::new(),
+        lives: Vec::new(),
+        earlier_stages: vec![None; stages.len()],
         rng,
         node_count: snapshot.node_count(),
         next_task: snapshot.tasks().iter().map(|t| t.0 + 1).max().unwrap_or(0),
@@ -1024,6 +1115,11 @@ fn history(snapshot: &Snapshot, rng: &mut SplitMix64) -> Vec<Observed> {
                 "the submission of an earlier job, whose stages' indices the snapshot's took",
             );
             for &stage in &of_job {
+                let earlier = Stage {
+                    job: JobId(earlier_job),
+                    ..stages[stage as usize]
+                };
+                history.earlier_stages[stage as usize] = Some((earlier, submitted));
                 let stage = StageId(stage);
                 let last_end = history.finished_tasks(stage, (0.0, submitted), EARLIER_TASKS);
                 history.push(
@@ -1079,22 +1175,37 @@ fn history(snapshot: &Snapshot, rng: &mut SplitMix64) -> Vec<Observed> {
         let has_copy = row.role == AttemptRole::Original && copied.contains(&row.task);
         history.running(index, row, submitted_at[row.stage.index()], now, has_copy);
     }
-    let History { events, .. } = history;
     // By time, then in the order pushed (what happened at one instant stays in order);
     // keys of 16 bytes sort faster than the observations.
-    let mut order: Vec<(f64, u32)> = (events.iter().enumerate())
+    let mut order: Vec<(f64, u32)> = (history.events.iter().enumerate())
         .map(|(index, (time_secs, _))| (*time_secs, index as u32))
         .collect();
     order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    order
+    let interim = INTERIM_SHARES
+        .iter()
+        .map(|share| {
+            let instant = now * share;
+            Interim {
+                observed: order.partition_point(|&(time_secs, _)| time_secs <= instant),
+                snapshot: history.snapshot_at(instant, snapshot),
+            }
+        })
+        .collect();
+    let observations = order
         .into_iter()
-        .map(|(_, index)| events[index as usize].1.clone())
-        .collect()
+        .map(|(_, index)| history.events[index as usize].1.clone())
+        .collect();
+    (observations, interim)
 }
 
-/// The history being built: observations with their times, not yet in time order.
+/// The history being built: observations with their times, not yet in time order, and
+/// the attempts they tell of.
 struct History<'a> {
     events: Vec<(f64, Observed)>,
+    lives: Vec<Life>,
+    /// The stage of an earlier job at each index, if one had it, and when the snapshot's
+    /// job took the index (the job's submission).
+    earlier_stages: Vec<Option<(Stage, f64)>>,
     rng: &'a mut SplitMix64,
     node_count: u32,
     next_task: u32,
@@ -1282,6 +1393,16 @@ const STORIES: [&[Step]; 8] = {
     ]
 };
 
+/// An attempt of a history, as a snapshot amid it shows it.
+struct Life {
+    /// The attempt, its progress left at 0.
+    row: SnapshotRow,
+    /// When it ended (infinite for a row of the scenario's snapshot).
+    end_secs: f64,
+    /// Its progress reports, `(time, progress)`, in time order.
+    reports: Vec<(f64, f64)>,
+}
+
 /// How an attempt of [`History::attempt`] ran.
 #[derive(Clone, Copy)]
 struct Run {
@@ -1304,6 +1425,35 @@ impl History<'_> {
         NodeId(self.rng.below(self.node_count))
     }
 
+    /// The snapshot an engine could show at `instant`, between 0 s and `last`'s instant:
+    /// the attempts launched and not yet ended at `instant` (an attempt that ends at
+    /// `instant` has ended, one that starts then runs), each at its last progress report
+    /// up to then (0 before its first), and at each stage index an earlier job's stage
+    /// until the snapshot's job took the index.
+    fn snapshot_at(&self, instant: f64, last: &Snapshot) -> Snapshot {
+        let stages = (last.stages().iter().zip(&self.earlier_stages))
+            .map(|(&stage, earlier)| match *earlier {
+                Some((earlier, until)) if instant < until => earlier,
+                _ => stage,
+            })
+            .collect();
+        let mut snapshot =
+            Snapshot::new(instant, self.node_count, stages).expect("an instant of the history");
+        for life in &self.lives {
+            if life.row.start_secs <= instant && instant < life.end_secs {
+                let reported = life.reports.iter().take_while(|(time, _)| *time <= instant);
+                let progress = reported.last().map_or(0.0, |&(_, progress)| progress);
+                snapshot
+                    .push(SnapshotRow {
+                        progress,
+                        ..life.row
+                    })
+                    .expect("an attempt of the history");
+            }
+        }
+        snapshot
+    }
+
     fn new_attempt(&mut self) -> AttemptId {
         self.next_attempt += 1;
         AttemptId(self.next_attempt - 1)
@@ -1320,9 +1470,24 @@ impl History<'_> {
     ) {
         let attempt = self.new_attempt();
         let length = run.end_secs - run.start_secs;
+        let mut life = Life {
+            row: SnapshotRow {
+                attempt,
+                task,
+                stage,
+                node: run.node,
+                role: run.role,
+                start_secs: run.start_secs,
+                progress: 0.0,
+                input_bytes: input_bytes as f64,
+            },
+            end_secs: run.end_secs,
+            reports: Vec::new(),
+        };
         for k in 1..=run.reports {
             let share = f64::from(k) / f64::from(run.reports + 1);
             let time_secs = run.start_secs + share * length;
+            life.reports.push((time_secs, 0.9 * share));
             self.push(
                 time_secs,
                 Observation::Progress(ProgressReport {
@@ -1351,6 +1516,7 @@ impl History<'_> {
             }),
             what,
         );
+        self.lives.push(life);
     }
 
     /// `count` tasks of `stage` that ran and ended within `window`, in turn each of eight
@@ -1472,19 +1638,30 @@ impl History<'_> {
                 progress,
             })
         };
+        let mut life = Life {
+            row: SnapshotRow {
+                progress: 0.0,
+                ..row
+            },
+            end_secs: f64::INFINITY,
+            reports: Vec::new(),
+        };
         for k in 1..=earlier {
             let (time_secs, share) = report_secs(k);
+            life.reports.push((time_secs, row.progress * share));
             self.push(
                 time_secs,
                 report(time_secs, row.progress * share),
                 "an earlier progress report of a row's attempt",
             );
         }
+        life.reports.push((last_secs, row.progress));
         self.push(
             last_secs,
             report(last_secs, row.progress),
             "the last progress report of a row's attempt, at its progress",
         );
+        self.lives.push(life);
     }
 }
 
@@ -1743,18 +1920,16 @@ mod tests {
         assert_eq!((failure.check, failure.scenario), (RESET, "one task"));
         assert_eq!(
             failure.detail,
-            "a new detector flagged rows [] and nodes [], one that observed the history and \
-             scanned, twice, then reset rows [0] and nodes []"
+            "a new detector flagged rows [] and nodes [], one run through the history twice, \
+             then reset rows [0] and nodes []"
         );
         static BUILT: AtomicU32 = AtomicU32::new(0);
         let failure = reject(|_| Observer::Counted(BUILT.fetch_add(1, Ordering::Relaxed), false));
-        // "one task" has one row, which both detectors flag.
+        // The empty snapshot's history has scans of the earlier job's tasks amid it.
         assert_eq!(
             (failure.check, failure.scenario),
-            (
-                "the same observations, then the same snapshot, give the same findings",
-                "three identical tasks"
-            )
+            (DETERMINISM, "empty snapshot"),
+            "{failure}"
         );
         let failure = reject(|parallelism| Observer::LearnsWhenParallel(parallelism, false));
         assert_eq!(
@@ -1762,7 +1937,7 @@ mod tests {
             (
                 "after the same observations, a parallel scan gives the findings of a \
                  sequential one",
-                "one task"
+                "empty snapshot"
             )
         );
         let failure = reject(|_| Observer::PanicsOnReset);
@@ -1856,6 +2031,58 @@ mod tests {
             .unwrap_or_else(|failure| panic!("{failure}"));
     }
 
+    /// Flags row 0 of a snapshot with rows, but fewer than one it scanned before, and
+    /// forgets on reset
+    /// what it observed but not what it scanned (`forgets_scans` false).
+    #[derive(Debug, Default)]
+    struct RemembersScans {
+        most_rows: usize,
+        observed: bool,
+        forgets_scans: bool,
+    }
+
+    impl Detector for RemembersScans {
+        fn name(&self) -> &str {
+            "remembers-scans"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+            if (1..self.most_rows).contains(&snapshot.len()) {
+                findings.push_row(0);
+            }
+            self.most_rows = self.most_rows.max(snapshot.len());
+        }
+        fn observe(&mut self, _: &Observation) {
+            self.observed = true;
+        }
+        fn reset(&mut self) {
+            self.observed = false;
+            if self.forgets_scans {
+                self.most_rows = 0;
+            }
+        }
+    }
+
+    /// A reset that forgets what the scans taught is caught: only scans amid a history
+    /// teach such a detector, as the scenario's own snapshot, scanned again, teaches
+    /// nothing new.
+    #[test]
+    fn the_kit_catches_a_reset_that_keeps_what_scans_taught() {
+        let failure = Conformance::new(|_| RemembersScans::default())
+            .run()
+            .expect_err("a reset that keeps what the scans taught");
+        assert_eq!(
+            (failure.check, failure.scenario),
+            (RELEARN, "empty snapshot"),
+            "{failure}"
+        );
+        Conformance::new(|_| RemembersScans {
+            forgets_scans: true,
+            ..RemembersScans::default()
+        })
+        .run()
+        .unwrap_or_else(|failure| panic!("{failure}"));
+    }
+
     #[test]
     fn the_kit_catches_a_reset_that_forgets_part_of_what_was_learnt() {
         let failure = Conformance::new(|_| ForgetsHalf::default())
@@ -1863,7 +2090,7 @@ mod tests {
             .expect_err("a reset that keeps the tasks seen");
         assert_eq!(
             (failure.check, failure.scenario),
-            (RELEARN, "one task"),
+            (RELEARN, "empty snapshot"),
             "{failure}"
         );
     }
@@ -1971,6 +2198,84 @@ mod tests {
                 assert!(row.start_secs <= time_secs, "{name}: row {index}");
                 assert_eq!(progress, row.progress, "{name}: row {index}");
             }
+            for interim in &scenario.interim {
+                interim_consistent(scenario, interim);
+            }
+        }
+    }
+
+    /// A snapshot amid a scenario's history holds the attempts running at its instant, as
+    /// the observations before it and the scenario's snapshot tell, each at its last
+    /// report before it (0 without one), its stages of jobs already submitted.
+    fn interim_consistent(scenario: &Scenario, interim: &Interim) {
+        let (name, at) = (scenario.name, &interim.snapshot);
+        let instant = at.now_secs();
+        let (before, after) = scenario.history.split_at(interim.observed);
+        let time_of = |observation: &Observation| match *observation {
+            Observation::Progress(report) => report.time_secs,
+            Observation::AttemptEnded(end) => end.end_secs,
+            Observation::StageFinished { time_secs, .. }
+            | Observation::JobSubmitted { time_secs, .. } => time_secs,
+            _ => unreachable!("the kit sends the four kinds above"),
+        };
+        assert!(before.iter().all(|o| time_of(&o.observation) <= instant));
+        assert!(after.iter().all(|o| time_of(&o.observation) > instant));
+        // Every attempt running at the instant: those that ended after it, and the rows of
+        // the scenario's snapshot launched by then.
+        let mut expected: HashMap<AttemptId, SnapshotRow> = HashMap::new();
+        for observed in &scenario.history {
+            if let Observation::AttemptEnded(end) = observed.observation
+                && end.start_secs <= instant
+                && instant < end.end_secs
+            {
+                let row = SnapshotRow {
+                    attempt: end.attempt,
+                    task: end.task,
+                    stage: end.stage,
+                    node: end.node,
+                    role: end.role,
+                    start_secs: end.start_secs,
+                    progress: 0.0,
+                    input_bytes: end.input_bytes as f64,
+                };
+                expected.insert(end.attempt, row);
+            }
+        }
+        for index in 0..scenario.snapshot.len() {
+            let row = scenario.snapshot.row(index).expect("a row");
+            if row.start_secs <= instant {
+                expected.insert(
+                    row.attempt,
+                    SnapshotRow {
+                        progress: 0.0,
+                        ..row
+                    },
+                );
+            }
+        }
+        for observed in before {
+            if let Observation::Progress(report) = observed.observation
+                && let Some(row) = expected.get_mut(&report.attempt)
+            {
+                row.progress = report.progress;
+            }
+        }
+        let submitted: Vec<JobId> = (before.iter())
+            .filter_map(|o| match o.observation {
+                Observation::JobSubmitted { job, .. } => Some(job),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(at.len(), expected.len(), "{name} at {instant} s");
+        for index in 0..at.len() {
+            let row = at.row(index).expect("a row");
+            assert_eq!(
+                Some(&row),
+                expected.get(&row.attempt),
+                "{name} at {instant} s"
+            );
+            let job = at.stages()[row.stage.index()].job;
+            assert!(submitted.contains(&job), "{name} at {instant} s: {row:?}");
         }
     }
 

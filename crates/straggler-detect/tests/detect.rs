@@ -730,8 +730,9 @@ fn conformance_catches_broken_detectors() {
     };
     let range = "rows strictly increasing and in range, slow nodes in range";
     let cases: [BrokenCase; 7] = [
-        // One row cannot be out of order: the first scenario with two is the third.
-        (|_| Broken::Unordered, false, range, "three identical tasks"),
+        // One row cannot be out of order: the first scans with two are amid the history of
+        // the empty snapshot (the second scenario).
+        (|_| Broken::Unordered, false, range, "empty snapshot"),
         (
             |_| Broken::PastTheEnd,
             false,
@@ -744,11 +745,13 @@ fn conformance_catches_broken_detectors() {
             "a second scan gives the same findings",
             "one task",
         ),
+        // The scans amid the empty snapshot's history are the first with rows.
         (
             Broken::ThreadDependent,
             false,
-            "a parallel scan gives the findings of a sequential one",
-            "one task",
+            "after the same observations, a parallel scan gives the findings of a sequential \
+             one",
+            "empty snapshot",
         ),
         (
             |_| Broken::Everything,
@@ -777,12 +780,13 @@ fn conformance_catches_broken_detectors() {
             "{failure}"
         );
     }
-    // Each message names the two scans it compares.
+    // Each message names the two scans it compares, and when amid a history, which scan.
     let parallel = failure(Broken::ThreadDependent, false).detail;
     assert_eq!(
         parallel,
-        "the detector built with Parallelism::Sequential flagged rows [] and nodes [], the one \
-         built with Parallelism::Parallel rows [0] and nodes []"
+        "at the scan at 25 s amid the history (before the scenario's, at 100 s), the detector \
+         built with Parallelism::Sequential flagged rows [] and nodes [], the one built with \
+         Parallelism::Parallel rows [0] and nodes []"
     );
     let flaky = failure(|_| Broken::Flaky(0), false).detail;
     assert!(
