@@ -121,8 +121,9 @@ pub struct SkippedJob {
     pub span_secs: f64,
     /// The scan interval, seconds.
     pub interval_secs: f64,
-    /// The scans the span would take.
-    pub scans: f64,
+    /// The scans the span would take: the span over the interval, rounded up (at most
+    /// `u64::MAX`, which no log's times reach: the readers refuse a time past 10^10 s).
+    pub scans: u64,
     /// The bound it is over ([`ReplayConfig::max_scans_per_job`]).
     pub max_scans: u64,
 }
@@ -131,7 +132,7 @@ impl std::fmt::Display for SkippedJob {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "job {} not replayed: it runs {:.1} s after its first launch, {:.0} scans every {} \
+            "job {} not replayed: it runs {:.1} s after its first launch, {} scans every {} \
              s, more than {}; check its times, or use a longer --scan-interval or a larger \
              --max-scans-per-job",
             self.job, self.span_secs, self.scans, self.interval_secs, self.max_scans
@@ -317,7 +318,8 @@ fn replay_job(
             job: job.id.clone(),
             span_secs: job_end,
             interval_secs: config.scan_interval_secs,
-            scans: scans.ceil(),
+            // A float past u64::MAX converts to u64::MAX.
+            scans: scans.ceil() as u64,
             max_scans: config.max_scans_per_job,
         });
         return Ok(());
@@ -765,7 +767,7 @@ mod tests {
             );
             assert_eq!(outcome.scans, scans, "bound {max_scans_per_job}");
             if let Some(job) = outcome.skipped_jobs.first() {
-                assert_eq!((job.max_scans, job.scans), (3, 4.0));
+                assert_eq!((job.max_scans, job.scans), (3, 4));
                 assert!(job.to_string().contains("more than 3;"), "{job}");
             }
         }

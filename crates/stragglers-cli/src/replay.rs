@@ -6,21 +6,24 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use rayon::prelude::*;
+use serde::Serialize;
 use serde_json::{Value, json};
+use stragglers::metrics::DetectionMetrics;
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::Table;
 use stragglers::trace::{
-    Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, SkippedJob, Table3, TraceAttempt,
-    TraceError, TraceJob, TruthConfig, detect_format, fakes_won_by_copy, judge, label, metric_map,
-    read_path, recorded, replay, table3,
+    CopyCounts, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, SkippedJob, Table3,
+    TraceAttempt, TraceError, TraceJob, TruthConfig, detect_format, fakes_won_by_copy, judge,
+    label, read_path, recorded, replay, table3,
 };
 use stragglers::truth::SiblingReference;
 
 use crate::detectors::{self, Group};
 use crate::output;
 
-/// The schema tag of `replay --json`.
-pub const SCHEMA: &str = "stragglers.replay/1";
+/// The schema tag of `replay --json`: 2 since the counts are integers (`"tasks": 25`),
+/// where 1 wrote them as floats (`"tasks": 25.0`).
+pub const SCHEMA: &str = "stragglers.replay/2";
 
 /// The detector name of the speculation the log records.
 const RECORDED: &str = "recorded";
@@ -76,7 +79,7 @@ pub struct ReplayArgs {
     /// size are left out.
     #[arg(long)]
     normalise_by_input: bool,
-    /// Write the results (schema stragglers.replay/1) to this file.
+    /// Write the results (schema stragglers.replay/2) to this file.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
     /// Leave out the inputs that are no log (a job's configuration XML beside its history
@@ -114,6 +117,77 @@ fn parse_detectors(list: &str) -> anyhow::Result<Vec<Option<DetectorSpec>>> {
 /// The name of a detector of `--detectors`: `recorded` for the recorded speculation.
 fn name_of(detector: &Option<DetectorSpec>) -> &str {
     detector.as_ref().map_or(RECORDED, DetectorSpec::name)
+}
+
+/// One detector's metrics (`detectors[].metrics` of the JSON), by the evaluation schema's
+/// names: the rates, `None` (`null`) where their denominator is empty, and the counts of
+/// the run they come from, as integers. The JSON writes the keys in the order of their
+/// names, as it does every object's (serde_json's `Value` keeps them sorted).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct DetectorMetrics {
+    /// `(TP - fake) / (TP + FP)`: precision with fakes counted as false (the paper's).
+    precision: Option<f64>,
+    /// `TP / (TP + FP)`.
+    precision_raw: Option<f64>,
+    /// `TP / (TP + FN)`.
+    recall: Option<f64>,
+    /// Mean over true positives of `(t_detection - t_start) / usual`.
+    detection_latency: Option<f64>,
+    /// Mean over false negatives of `exec / usual`.
+    undetected_time: Option<f64>,
+    /// `fake / (TP + FP)`.
+    fake_positive: Option<f64>,
+    /// Labelled tasks judged.
+    tasks: usize,
+    /// Stragglers among them: `TP + FN`.
+    stragglers: usize,
+    /// Tasks detected: `TP + FP`.
+    detected: usize,
+    /// Stragglers detected (fake positives included).
+    true_positives: usize,
+    /// Tasks detected that are not stragglers.
+    false_positives: usize,
+    /// Stragglers not detected.
+    false_negatives: usize,
+    /// True positives detected when their remaining time was already below their usual
+    /// time.
+    fake_positives: usize,
+    /// Fake positives whose task a copy won, for which the remaining time is a lower bound
+    /// ([`fakes_won_by_copy`]).
+    fake_positives_won_by_copy: usize,
+    /// For the recorded speculation, the copies that ran (`speculative_copies`,
+    /// `successful_copies`, `unsuccessful_copies`, `wasted_container_secs`); no key for a
+    /// replayed detector.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    copies: Option<CopyCounts>,
+}
+
+impl DetectorMetrics {
+    /// The metrics of a run judged as `metrics`, with `fake_positives_won_by_copy` of its
+    /// fakes won by a copy, and the copies that ran for the recorded speculation.
+    fn new(
+        metrics: &DetectionMetrics,
+        fake_positives_won_by_copy: usize,
+        copies: Option<&CopyCounts>,
+    ) -> DetectorMetrics {
+        DetectorMetrics {
+            precision: metrics.precision,
+            precision_raw: metrics.precision_raw,
+            recall: metrics.recall,
+            detection_latency: metrics.detection_latency,
+            undetected_time: metrics.undetected_time,
+            fake_positive: metrics.fake_positive,
+            tasks: metrics.tasks,
+            stragglers: metrics.true_positives + metrics.false_negatives,
+            detected: metrics.true_positives + metrics.false_positives,
+            true_positives: metrics.true_positives,
+            false_positives: metrics.false_positives,
+            false_negatives: metrics.false_negatives,
+            fake_positives: metrics.fake_positives,
+            fake_positives_won_by_copy,
+            copies: copies.copied(),
+        }
+    }
 }
 
 /// Skipped records listed one by one under an input's summary; `--json` lists the first
@@ -607,16 +681,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let recorded = recorded(&jobs, &labels);
     let table = table3(&jobs, &recorded);
 
-    let mut results: Vec<(String, std::collections::BTreeMap<String, Option<f64>>)> = Vec::new();
+    let mut results: Vec<(String, DetectorMetrics)> = Vec::new();
     if with_recorded {
         let metrics = judge(&labels, &recorded.detections)?;
-        let mut map = metric_map(&metrics, Some(&recorded.total));
         let censored = fakes_won_by_copy(&labels, &recorded.detections, &recorded.won_by_copy);
-        map.insert(
-            "fake_positives_won_by_copy".to_owned(),
-            Some(censored as f64),
-        );
-        results.push((RECORDED.to_owned(), map));
+        let metrics = DetectorMetrics::new(&metrics, censored, Some(&recorded.total));
+        results.push((RECORDED.to_owned(), metrics));
     }
     let replayed: Vec<anyhow::Result<_>> = specs
         .par_iter()
@@ -626,21 +696,17 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("replaying {}", spec.name()))?;
             let skipped = outcome.skipped_jobs;
             let metrics = judge(&labels, &outcome.detections)?;
-            let mut map = metric_map(&metrics, None);
             let censored = fakes_won_by_copy(&labels, &outcome.detections, &recorded.won_by_copy);
-            map.insert(
-                "fake_positives_won_by_copy".to_owned(),
-                Some(censored as f64),
-            );
-            Ok((spec.name().to_owned(), map, skipped))
+            let metrics = DetectorMetrics::new(&metrics, censored, None);
+            Ok((spec.name().to_owned(), metrics, skipped))
         })
         .collect();
     // The jobs a replay leaves out depend on their times and the scan interval only: every
     // detector leaves out the same.
     let mut skipped_jobs = Vec::new();
     for result in replayed {
-        let (name, map, skipped) = result?;
-        results.push((name, map));
+        let (name, metrics, skipped) = result?;
+        results.push((name, metrics));
         skipped_jobs = skipped;
     }
     for job in &skipped_jobs {
@@ -691,7 +757,7 @@ fn text_report(
     labels: &Labels,
     recorded: &stragglers::trace::Recorded,
     table: &Table3,
-    results: &[(String, std::collections::BTreeMap<String, Option<f64>>)],
+    results: &[(String, DetectorMetrics)],
 ) -> String {
     let inputs = Table {
         title: "Inputs".to_owned(),
@@ -780,24 +846,25 @@ fn text_report(
         rows: results
             .iter()
             .map(|(name, m)| {
-                let get = |key: &str| m.get(key).copied().flatten();
+                // A replayed detector has no copies of its own.
+                let copies = |count: fn(&CopyCounts) -> usize| {
+                    m.copies
+                        .as_ref()
+                        .map_or_else(|| "-".to_owned(), |c| count(c).to_string())
+                };
                 vec![
                     name.clone(),
-                    cell(get("precision"), 3),
-                    cell(get("precision_raw"), 3),
-                    cell(get("recall"), 3),
-                    cell(get("detection_latency"), 3),
-                    cell(get("undetected_time"), 3),
-                    cell(get("fake_positive"), 3),
-                    format!(
-                        "{} ({})",
-                        cell(get("fake_positives"), 0),
-                        cell(get("fake_positives_won_by_copy"), 0)
-                    ),
-                    cell(get("detected"), 0),
-                    cell(get("speculative_copies"), 0),
-                    cell(get("successful_copies"), 0),
-                    cell(get("unsuccessful_copies"), 0),
+                    cell(m.precision, 3),
+                    cell(m.precision_raw, 3),
+                    cell(m.recall, 3),
+                    cell(m.detection_latency, 3),
+                    cell(m.undetected_time, 3),
+                    cell(m.fake_positive, 3),
+                    format!("{} ({})", m.fake_positives, m.fake_positives_won_by_copy),
+                    m.detected.to_string(),
+                    copies(|c| c.speculative_copies),
+                    copies(|c| c.successful_copies),
+                    copies(|c| c.unsuccessful_copies),
                 ]
             })
             .collect(),
@@ -828,7 +895,7 @@ fn json_report(
     labels: &Labels,
     recorded: &stragglers::trace::Recorded,
     table: &Table3,
-    results: &[(String, std::collections::BTreeMap<String, Option<f64>>)],
+    results: &[(String, DetectorMetrics)],
     skipped_jobs: &[SkippedJob],
     left_out: &[LeftOut],
     replay_config: ReplayConfig,
@@ -920,6 +987,65 @@ mod tests {
         assert_eq!(names("late,all"), expected);
         assert_eq!(names("recorded,,recorded"), [RECORDED]);
         assert!(parse_detectors("oracle").is_err());
+    }
+
+    #[test]
+    fn detector_metrics_write_counts_as_integers_and_copies_for_the_recorded_only() {
+        // 5 tasks: 2 stragglers detected (1 of them a fake, won by a copy), 1 other task
+        // detected, none missed. detected = 2 + 1 = 3, stragglers = 2 + 0 = 2;
+        // precision = (2 - 1) / 3, precision_raw = 2 / 3, recall = 2 / 2.
+        let metrics = DetectionMetrics {
+            tasks: 5,
+            true_positives: 2,
+            false_positives: 1,
+            false_negatives: 0,
+            fake_positives: 1,
+            precision: Some(1.0 / 3.0),
+            precision_raw: Some(2.0 / 3.0),
+            recall: Some(1.0),
+            detection_latency: Some(0.5),
+            undetected_time: None,
+            fake_positive: Some(1.0 / 3.0),
+        };
+        // A JSON integer never equals a float: the counts must be integers.
+        assert_ne!(json!(5), json!(5.0));
+        let replayed = serde_json::to_value(DetectorMetrics::new(&metrics, 1, None)).unwrap();
+        assert_eq!(
+            replayed,
+            json!({
+                "precision": 1.0 / 3.0,
+                "precision_raw": 2.0 / 3.0,
+                "recall": 1.0,
+                "detection_latency": 0.5,
+                "undetected_time": null,
+                "fake_positive": 1.0 / 3.0,
+                "tasks": 5,
+                "stragglers": 2,
+                "detected": 3,
+                "true_positives": 2,
+                "false_positives": 1,
+                "false_negatives": 0,
+                "fake_positives": 1,
+                "fake_positives_won_by_copy": 1,
+            })
+        );
+        // The recorded speculation adds its copies, counts as integers, seconds a float.
+        let copies = CopyCounts {
+            speculative_copies: 3,
+            successful_copies: 1,
+            unsuccessful_copies: 2,
+            wasted_container_secs: 10.0,
+        };
+        let recorded =
+            serde_json::to_value(DetectorMetrics::new(&metrics, 1, Some(&copies))).unwrap();
+        let mut expected = replayed;
+        expected.as_object_mut().unwrap().extend([
+            ("speculative_copies".to_owned(), json!(3)),
+            ("successful_copies".to_owned(), json!(1)),
+            ("unsuccessful_copies".to_owned(), json!(2)),
+            ("wasted_container_secs".to_owned(), json!(10.0)),
+        ]);
+        assert_eq!(recorded, expected);
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn replay_prints_the_tables_and_writes_the_schema() {
 
     let value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
-    assert_eq!(value["schema"], "stragglers.replay/1");
+    assert_eq!(value["schema"], "stragglers.replay/2");
     let inputs = value["inputs"].as_array().unwrap();
     assert_eq!(inputs.len(), 2);
     assert_eq!(inputs[0]["format"], "hadoop1");
@@ -75,11 +75,11 @@ fn replay_prints_the_tables_and_writes_the_schema() {
     assert_eq!(names, ["recorded", "default", "late"]);
     let recorded = &detectors[0]["metrics"];
     // Both logs together: TP 19 + 1, FP 50 + 0, FN 4 + 0; copies 69 + 1, successful 7 + 0.
-    assert_eq!(recorded["true_positives"], 20.0);
-    assert_eq!(recorded["false_positives"], 50.0);
-    assert_eq!(recorded["speculative_copies"], 70.0);
-    assert_eq!(recorded["successful_copies"], 7.0);
-    assert_eq!(recorded["recall"], 20.0 / 24.0);
+    assert_eq!(recorded["true_positives"].as_u64(), Some(20));
+    assert_eq!(recorded["false_positives"].as_u64(), Some(50));
+    assert_eq!(recorded["speculative_copies"].as_u64(), Some(70));
+    assert_eq!(recorded["successful_copies"].as_u64(), Some(7));
+    assert_eq!(recorded["recall"].as_f64(), Some(20.0 / 24.0));
     for detector in detectors {
         let metrics = detector["metrics"].as_object().unwrap();
         for name in [
@@ -93,6 +93,81 @@ fn replay_prints_the_tables_and_writes_the_schema() {
             assert!(metrics.contains_key(name), "{name} missing");
         }
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_writes_counts_as_integers_and_rates_as_floats() {
+    // The Yahoo! log of docs/replay.md's worked replay: 203 labelled tasks, 23 stragglers;
+    // the engine sent 69 copies (7 successful, 62 not) to 19 of them and 50 other tasks,
+    // 17 of the 19 fakes (4 of them won by a copy); Default detected 63 tasks, 19 of them
+    // stragglers, no fake.
+    let dir = std::env::temp_dir().join(format!("stragglers-counts-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("replay.json");
+    let output = stragglers(&[
+        "replay",
+        &trace(YAHOO),
+        "--detectors",
+        "recorded,default",
+        "--json",
+        json_path.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let metrics = |detector: usize| value["detectors"][detector]["metrics"].clone();
+    let (recorded, default) = (metrics(0), metrics(1));
+    // Counts as integers (`203`, never `203.0`).
+    let counts = |m: &serde_json::Value, names: &[&str]| -> Vec<Option<u64>> {
+        names.iter().map(|name| m[*name].as_u64()).collect()
+    };
+    let names = [
+        "tasks",
+        "stragglers",
+        "detected",
+        "true_positives",
+        "false_positives",
+        "false_negatives",
+        "fake_positives",
+        "fake_positives_won_by_copy",
+    ];
+    let expected = |counts: [u64; 8]| counts.map(Some).to_vec();
+    assert_eq!(
+        counts(&recorded, &names),
+        expected([203, 23, 69, 19, 50, 4, 17, 4])
+    );
+    assert_eq!(
+        counts(&default, &names),
+        expected([203, 23, 63, 19, 44, 4, 0, 0])
+    );
+    let copies = [
+        "speculative_copies",
+        "successful_copies",
+        "unsuccessful_copies",
+    ];
+    assert_eq!(counts(&recorded, &copies), [Some(69), Some(7), Some(62)]);
+    // A replayed detector has no copies of its own: no key.
+    assert_eq!(counts(&default, &copies), [None, None, None]);
+    // Rates and seconds stay floats: recall 19 / 23, 2273.5 container-seconds wasted.
+    for m in [&recorded, &default] {
+        assert!(m["recall"].is_f64(), "{m}");
+        assert_eq!(m["recall"].as_f64(), Some(19.0 / 23.0));
+        assert!(m["tasks"].is_u64(), "{m}");
+    }
+    assert!(recorded["wasted_container_secs"].is_f64(), "{recorded}");
+    // Elsewhere too: per job, the table's n, the truth's counts.
+    assert_eq!(value["per_job"][3]["tasks"].as_u64(), Some(180));
+    assert_eq!(
+        value["per_job"][3]["copies"]["speculative_copies"].as_u64(),
+        Some(69)
+    );
+    assert_eq!(value["table3"]["per_task"]["n"].as_u64(), Some(3));
+    assert_eq!(value["labelled_tasks"].as_u64(), Some(203));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -186,6 +261,8 @@ fn replay_notes_a_job_it_does_not_replay_and_lists_it_in_the_json() {
     assert_eq!(skipped.len(), 1, "{skipped:?}");
     assert_eq!(skipped[0]["job"], "11");
     assert_eq!(skipped[0]["span_secs"], 999_999.0);
+    // 999,999 s at 1 ms: 999,999,000 scans, an integer.
+    assert_eq!(skipped[0]["scans"].as_u64(), Some(999_999_000));
     assert_eq!(skipped[0]["max_scans"], 10_000_000);
     assert_eq!(value["max_scans_per_job"], 10_000_000);
     // At the default 3 s, job 11 takes 333,333 scans: within the default bound, over one
