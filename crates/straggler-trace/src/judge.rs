@@ -1,8 +1,7 @@
 //! Detection metrics of a detector's first detections against a trace's labels, by the
 //! names of the evaluation schema (`stragglers.eval/1`).
 
-use std::collections::BTreeMap;
-
+use serde::Serialize;
 use straggler_metrics::{DetectionMetrics, TaskRecord, detection_metrics};
 
 use crate::{CopyCounts, Labels, ReplayError};
@@ -39,62 +38,83 @@ pub fn judge(labels: &Labels, detections: &[Option<f64>]) -> Result<DetectionMet
     Ok(detection_metrics(&task_records(labels, detections))?)
 }
 
-/// The metrics by the evaluation schema's names (`precision`, `precision_raw`, `recall`,
-/// `detection_latency`, `undetected_time`, `fake_positive`, `stragglers`, `detected`), the
-/// counts behind them (`tasks`, `true_positives`, `false_positives`, `false_negatives`,
-/// `fake_positives`) and, for the recorded speculation, its copies (`speculative_copies`,
-/// `successful_copies`, `unsuccessful_copies`, `wasted_container_secs`).
-pub fn metric_map(
-    metrics: &DetectionMetrics,
-    copies: Option<&CopyCounts>,
-) -> BTreeMap<String, Option<f64>> {
-    let count = |n: usize| Some(n as f64);
-    let mut map = BTreeMap::from([
-        ("precision".to_owned(), metrics.precision),
-        ("precision_raw".to_owned(), metrics.precision_raw),
-        ("recall".to_owned(), metrics.recall),
-        ("detection_latency".to_owned(), metrics.detection_latency),
-        ("undetected_time".to_owned(), metrics.undetected_time),
-        ("fake_positive".to_owned(), metrics.fake_positive),
-        (
-            "stragglers".to_owned(),
-            count(metrics.true_positives + metrics.false_negatives),
-        ),
-        (
-            "detected".to_owned(),
-            count(metrics.true_positives + metrics.false_positives),
-        ),
-        ("tasks".to_owned(), count(metrics.tasks)),
-        ("true_positives".to_owned(), count(metrics.true_positives)),
-        ("false_positives".to_owned(), count(metrics.false_positives)),
-        ("false_negatives".to_owned(), count(metrics.false_negatives)),
-        ("fake_positives".to_owned(), count(metrics.fake_positives)),
-    ]);
-    if let Some(copies) = copies {
-        map.extend([
-            (
-                "speculative_copies".to_owned(),
-                count(copies.speculative_copies),
-            ),
-            (
-                "successful_copies".to_owned(),
-                count(copies.successful_copies),
-            ),
-            (
-                "unsuccessful_copies".to_owned(),
-                count(copies.unsuccessful_copies),
-            ),
-            (
-                "wasted_container_secs".to_owned(),
-                Some(copies.wasted_container_secs),
-            ),
-        ]);
+/// One detector's metrics on a trace, by the evaluation schema's names: the rates, `None`
+/// (`null` in JSON) where their denominator is empty, and the counts of the run they come
+/// from, as integers. `stragglers replay --json` writes it as `detectors[].metrics`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct ReplayMetrics {
+    /// `(TP - fake) / (TP + FP)`: precision with fakes counted as false (the paper's).
+    pub precision: Option<f64>,
+    /// `TP / (TP + FP)`.
+    pub precision_raw: Option<f64>,
+    /// `TP / (TP + FN)`.
+    pub recall: Option<f64>,
+    /// Mean over true positives of `(t_detection - t_start) / usual`.
+    pub detection_latency: Option<f64>,
+    /// Mean over false negatives of `exec / usual`.
+    pub undetected_time: Option<f64>,
+    /// `fake / (TP + FP)`.
+    pub fake_positive: Option<f64>,
+    /// Labelled tasks judged.
+    pub tasks: usize,
+    /// Stragglers among them: `TP + FN`.
+    pub stragglers: usize,
+    /// Tasks detected: `TP + FP`.
+    pub detected: usize,
+    /// Stragglers detected (fake positives included).
+    pub true_positives: usize,
+    /// Tasks detected that are not stragglers.
+    pub false_positives: usize,
+    /// Stragglers not detected.
+    pub false_negatives: usize,
+    /// True positives detected when their remaining time was already below their usual
+    /// time.
+    pub fake_positives: usize,
+    /// Fake positives whose task a copy won, for which the remaining time is a lower bound
+    /// ([`fakes_won_by_copy`](crate::fakes_won_by_copy)).
+    pub fake_positives_won_by_copy: usize,
+    /// For the recorded speculation, the copies that ran (`speculative_copies`,
+    /// `successful_copies`, `unsuccessful_copies`, `wasted_container_secs` in JSON); `None`
+    /// (no key) for a replayed detector.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub copies: Option<CopyCounts>,
+}
+
+impl ReplayMetrics {
+    /// The metrics of a run judged as `metrics` ([`judge`]), with
+    /// `fake_positives_won_by_copy` of its fakes won by a copy, and the copies that ran
+    /// for the recorded speculation.
+    pub fn new(
+        metrics: &DetectionMetrics,
+        fake_positives_won_by_copy: usize,
+        copies: Option<&CopyCounts>,
+    ) -> ReplayMetrics {
+        ReplayMetrics {
+            precision: metrics.precision,
+            precision_raw: metrics.precision_raw,
+            recall: metrics.recall,
+            detection_latency: metrics.detection_latency,
+            undetected_time: metrics.undetected_time,
+            fake_positive: metrics.fake_positive,
+            tasks: metrics.tasks,
+            stragglers: metrics.true_positives + metrics.false_negatives,
+            detected: metrics.true_positives + metrics.false_positives,
+            true_positives: metrics.true_positives,
+            false_positives: metrics.false_positives,
+            false_negatives: metrics.false_negatives,
+            fake_positives: metrics.fake_positives,
+            fake_positives_won_by_copy,
+            copies: copies.copied(),
+        }
     }
-    map
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+    use straggler_metrics::DetectionMetrics;
+
     use super::*;
     use crate::{TruthConfig, label, recorded};
 
@@ -110,29 +130,90 @@ mod tests {
         let labels = label(&jobs, TruthConfig::default()).unwrap();
         let recorded = recorded(&jobs, &labels);
         let metrics = judge(&labels, &recorded.detections).unwrap();
-        let map = metric_map(&metrics, Some(&recorded.total));
-        let close = |name: &str, value: f64| {
-            let got = map[name].unwrap();
+        let judged = ReplayMetrics::new(&metrics, 0, Some(&recorded.total));
+        let close = |name: &str, got: Option<f64>, value: f64| {
+            let got = got.unwrap();
             assert!((got - value).abs() < 1e-12, "{name}: {got} != {value}");
         };
-        close("precision_raw", 2.0 / 3.0);
-        close("precision", 1.0 / 3.0);
-        close("recall", 1.0);
-        close("detection_latency", 2.15);
-        close("fake_positive", 1.0 / 3.0);
-        close("stragglers", 2.0);
-        close("detected", 3.0);
-        close("successful_copies", 1.0);
-        close("unsuccessful_copies", 2.0);
-        close("wasted_container_secs", 10.0);
-        assert_eq!(map["undetected_time"], None, "no false negative");
+        close("precision_raw", judged.precision_raw, 2.0 / 3.0);
+        close("precision", judged.precision, 1.0 / 3.0);
+        close("recall", judged.recall, 1.0);
+        close("detection_latency", judged.detection_latency, 2.15);
+        close("fake_positive", judged.fake_positive, 1.0 / 3.0);
+        assert_eq!((judged.stragglers, judged.detected), (2, 3));
+        let copies = judged.copies.expect("the recorded speculation's copies");
+        assert_eq!(
+            (copies.successful_copies, copies.unsuccessful_copies),
+            (1, 2)
+        );
+        assert_eq!(copies.wasted_container_secs, 10.0);
+        assert_eq!(judged.undetected_time, None, "no false negative");
 
         // Nothing detected: undetected time = mean of 30/10 and 32/10 = 3.1, precision None.
         let metrics = judge(&labels, &[None; 5]).unwrap();
-        let map = metric_map(&metrics, None);
-        assert_eq!(map["precision"], None);
-        assert_eq!(map["recall"], Some(0.0));
-        assert!((map["undetected_time"].unwrap() - 3.1).abs() < 1e-12);
-        assert!(!map.contains_key("successful_copies"));
+        let judged = ReplayMetrics::new(&metrics, 0, None);
+        assert_eq!(judged.precision, None);
+        assert_eq!(judged.recall, Some(0.0));
+        close("undetected_time", judged.undetected_time, 3.1);
+        assert_eq!(judged.copies, None);
+    }
+
+    #[test]
+    fn replay_metrics_write_counts_as_integers_and_copies_for_the_recorded_only() {
+        // 5 tasks: 2 stragglers detected (1 of them a fake, won by a copy), 1 other task
+        // detected, none missed. detected = 2 + 1 = 3, stragglers = 2 + 0 = 2;
+        // precision = (2 - 1) / 3, precision_raw = 2 / 3, recall = 2 / 2.
+        let metrics = DetectionMetrics {
+            tasks: 5,
+            true_positives: 2,
+            false_positives: 1,
+            false_negatives: 0,
+            fake_positives: 1,
+            precision: Some(1.0 / 3.0),
+            precision_raw: Some(2.0 / 3.0),
+            recall: Some(1.0),
+            detection_latency: Some(0.5),
+            undetected_time: None,
+            fake_positive: Some(1.0 / 3.0),
+        };
+        // A JSON integer never equals a float: the counts must be integers.
+        assert_ne!(json!(5), json!(5.0));
+        let replayed = serde_json::to_value(ReplayMetrics::new(&metrics, 1, None)).unwrap();
+        assert_eq!(
+            replayed,
+            json!({
+                "precision": 1.0 / 3.0,
+                "precision_raw": 2.0 / 3.0,
+                "recall": 1.0,
+                "detection_latency": 0.5,
+                "undetected_time": null,
+                "fake_positive": 1.0 / 3.0,
+                "tasks": 5,
+                "stragglers": 2,
+                "detected": 3,
+                "true_positives": 2,
+                "false_positives": 1,
+                "false_negatives": 0,
+                "fake_positives": 1,
+                "fake_positives_won_by_copy": 1,
+            })
+        );
+        // The recorded speculation adds its copies, counts as integers, seconds a float.
+        let copies = CopyCounts {
+            speculative_copies: 3,
+            successful_copies: 1,
+            unsuccessful_copies: 2,
+            wasted_container_secs: 10.0,
+        };
+        let recorded =
+            serde_json::to_value(ReplayMetrics::new(&metrics, 1, Some(&copies))).unwrap();
+        let mut expected = replayed;
+        expected.as_object_mut().unwrap().extend([
+            ("speculative_copies".to_owned(), json!(3)),
+            ("successful_copies".to_owned(), json!(1)),
+            ("unsuccessful_copies".to_owned(), json!(2)),
+            ("wasted_container_secs".to_owned(), json!(10.0)),
+        ]);
+        assert_eq!(recorded, expected);
     }
 }

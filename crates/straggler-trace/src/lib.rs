@@ -23,7 +23,7 @@ pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, re
 pub use report::{ReadReport, Skip, Truncation, UnknownKey, Unread, UnusableSplits};
 pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, TraceTask};
 
-pub use judge::{judge, metric_map, task_records};
+pub use judge::{ReplayMetrics, judge, task_records};
 pub use recorded::{CopyCounts, Recorded, fakes_won_by_copy, recorded};
 pub use replay::{MAX_SCANS_PER_JOB, ReplayConfig, ReplayOutcome, SkippedJob, replay};
 pub use replay_error::ReplayError;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use straggler_detect::{DefaultDetector, LateDetector};
 use straggler_trace::{
-    ReplayConfig, TraceJob, TruthConfig, judge, label, metric_map, read_path, recorded, replay,
+    ReplayConfig, ReplayMetrics, TraceJob, TruthConfig, judge, label, read_path, recorded, replay,
     table3,
 };
 
@@ -78,19 +78,25 @@ fn spark_recorded_speculation_against_a_hand_count() {
         ),
         (1, 0, 0, 0)
     );
-    let map = metric_map(&metrics, Some(&recorded.total));
-    close(map["precision"], 1.0, "precision");
-    close(map["recall"], 1.0, "recall");
+    let judged = ReplayMetrics::new(&metrics, 0, Some(&recorded.total));
+    close(judged.precision, 1.0, "precision");
+    close(judged.recall, 1.0, "recall");
     close(
-        map["detection_latency"],
+        judged.detection_latency,
         (10.614 - 0.019) / 3.8855,
         "detection latency",
     );
-    assert_eq!(map["undetected_time"], None);
-    close(map["speculative_copies"], 1.0, "copies");
-    close(map["successful_copies"], 0.0, "successful copies");
-    close(map["unsuccessful_copies"], 1.0, "unsuccessful copies");
-    close(map["wasted_container_secs"], 53.201, "wasted");
+    assert_eq!(judged.undetected_time, None);
+    let copies = judged.copies.expect("the recorded speculation's copies");
+    assert_eq!(
+        (
+            copies.speculative_copies,
+            copies.successful_copies,
+            copies.unsuccessful_copies
+        ),
+        (1, 0, 1)
+    );
+    close(Some(copies.wasted_container_secs), 53.201, "wasted");
 }
 
 /// The Yahoo! sample `sample-job-tracker-logs.gz` (Hadoop 1): 4 jobs, 210 tasks of which 7

@@ -6,15 +6,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use rayon::prelude::*;
-use serde::Serialize;
 use serde_json::{Value, json};
-use stragglers::metrics::DetectionMetrics;
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::Table;
 use stragglers::trace::{
-    CopyCounts, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, SkippedJob, Table3,
-    TraceAttempt, TraceError, TraceJob, TruthConfig, detect_format, fakes_won_by_copy, judge,
-    label, read_path, recorded, replay, table3,
+    CopyCounts, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics, SkippedJob,
+    Table3, TraceAttempt, TraceError, TraceJob, TruthConfig, detect_format, fakes_won_by_copy,
+    judge, label, read_path, recorded, replay, table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -117,77 +115,6 @@ fn parse_detectors(list: &str) -> anyhow::Result<Vec<Option<DetectorSpec>>> {
 /// The name of a detector of `--detectors`: `recorded` for the recorded speculation.
 fn name_of(detector: &Option<DetectorSpec>) -> &str {
     detector.as_ref().map_or(RECORDED, DetectorSpec::name)
-}
-
-/// One detector's metrics (`detectors[].metrics` of the JSON), by the evaluation schema's
-/// names: the rates, `None` (`null`) where their denominator is empty, and the counts of
-/// the run they come from, as integers. The JSON writes the keys in the order of their
-/// names, as it does every object's (serde_json's `Value` keeps them sorted).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-struct DetectorMetrics {
-    /// `(TP - fake) / (TP + FP)`: precision with fakes counted as false (the paper's).
-    precision: Option<f64>,
-    /// `TP / (TP + FP)`.
-    precision_raw: Option<f64>,
-    /// `TP / (TP + FN)`.
-    recall: Option<f64>,
-    /// Mean over true positives of `(t_detection - t_start) / usual`.
-    detection_latency: Option<f64>,
-    /// Mean over false negatives of `exec / usual`.
-    undetected_time: Option<f64>,
-    /// `fake / (TP + FP)`.
-    fake_positive: Option<f64>,
-    /// Labelled tasks judged.
-    tasks: usize,
-    /// Stragglers among them: `TP + FN`.
-    stragglers: usize,
-    /// Tasks detected: `TP + FP`.
-    detected: usize,
-    /// Stragglers detected (fake positives included).
-    true_positives: usize,
-    /// Tasks detected that are not stragglers.
-    false_positives: usize,
-    /// Stragglers not detected.
-    false_negatives: usize,
-    /// True positives detected when their remaining time was already below their usual
-    /// time.
-    fake_positives: usize,
-    /// Fake positives whose task a copy won, for which the remaining time is a lower bound
-    /// ([`fakes_won_by_copy`]).
-    fake_positives_won_by_copy: usize,
-    /// For the recorded speculation, the copies that ran (`speculative_copies`,
-    /// `successful_copies`, `unsuccessful_copies`, `wasted_container_secs`); no key for a
-    /// replayed detector.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    copies: Option<CopyCounts>,
-}
-
-impl DetectorMetrics {
-    /// The metrics of a run judged as `metrics`, with `fake_positives_won_by_copy` of its
-    /// fakes won by a copy, and the copies that ran for the recorded speculation.
-    fn new(
-        metrics: &DetectionMetrics,
-        fake_positives_won_by_copy: usize,
-        copies: Option<&CopyCounts>,
-    ) -> DetectorMetrics {
-        DetectorMetrics {
-            precision: metrics.precision,
-            precision_raw: metrics.precision_raw,
-            recall: metrics.recall,
-            detection_latency: metrics.detection_latency,
-            undetected_time: metrics.undetected_time,
-            fake_positive: metrics.fake_positive,
-            tasks: metrics.tasks,
-            stragglers: metrics.true_positives + metrics.false_negatives,
-            detected: metrics.true_positives + metrics.false_positives,
-            true_positives: metrics.true_positives,
-            false_positives: metrics.false_positives,
-            false_negatives: metrics.false_negatives,
-            fake_positives: metrics.fake_positives,
-            fake_positives_won_by_copy,
-            copies: copies.copied(),
-        }
-    }
 }
 
 /// Skipped records listed one by one under an input's summary; `--json` lists the first
@@ -681,11 +608,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let recorded = recorded(&jobs, &labels);
     let table = table3(&jobs, &recorded);
 
-    let mut results: Vec<(String, DetectorMetrics)> = Vec::new();
+    let mut results: Vec<(String, ReplayMetrics)> = Vec::new();
     if with_recorded {
         let metrics = judge(&labels, &recorded.detections)?;
         let censored = fakes_won_by_copy(&labels, &recorded.detections, &recorded.won_by_copy);
-        let metrics = DetectorMetrics::new(&metrics, censored, Some(&recorded.total));
+        let metrics = ReplayMetrics::new(&metrics, censored, Some(&recorded.total));
         results.push((RECORDED.to_owned(), metrics));
     }
     let replayed: Vec<anyhow::Result<_>> = specs
@@ -697,7 +624,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             let skipped = outcome.skipped_jobs;
             let metrics = judge(&labels, &outcome.detections)?;
             let censored = fakes_won_by_copy(&labels, &outcome.detections, &recorded.won_by_copy);
-            let metrics = DetectorMetrics::new(&metrics, censored, None);
+            let metrics = ReplayMetrics::new(&metrics, censored, None);
             Ok((spec.name().to_owned(), metrics, skipped))
         })
         .collect();
@@ -757,7 +684,7 @@ fn text_report(
     labels: &Labels,
     recorded: &stragglers::trace::Recorded,
     table: &Table3,
-    results: &[(String, DetectorMetrics)],
+    results: &[(String, ReplayMetrics)],
 ) -> String {
     let inputs = Table {
         title: "Inputs".to_owned(),
@@ -895,7 +822,7 @@ fn json_report(
     labels: &Labels,
     recorded: &stragglers::trace::Recorded,
     table: &Table3,
-    results: &[(String, DetectorMetrics)],
+    results: &[(String, ReplayMetrics)],
     skipped_jobs: &[SkippedJob],
     left_out: &[LeftOut],
     replay_config: ReplayConfig,
@@ -987,65 +914,6 @@ mod tests {
         assert_eq!(names("late,all"), expected);
         assert_eq!(names("recorded,,recorded"), [RECORDED]);
         assert!(parse_detectors("oracle").is_err());
-    }
-
-    #[test]
-    fn detector_metrics_write_counts_as_integers_and_copies_for_the_recorded_only() {
-        // 5 tasks: 2 stragglers detected (1 of them a fake, won by a copy), 1 other task
-        // detected, none missed. detected = 2 + 1 = 3, stragglers = 2 + 0 = 2;
-        // precision = (2 - 1) / 3, precision_raw = 2 / 3, recall = 2 / 2.
-        let metrics = DetectionMetrics {
-            tasks: 5,
-            true_positives: 2,
-            false_positives: 1,
-            false_negatives: 0,
-            fake_positives: 1,
-            precision: Some(1.0 / 3.0),
-            precision_raw: Some(2.0 / 3.0),
-            recall: Some(1.0),
-            detection_latency: Some(0.5),
-            undetected_time: None,
-            fake_positive: Some(1.0 / 3.0),
-        };
-        // A JSON integer never equals a float: the counts must be integers.
-        assert_ne!(json!(5), json!(5.0));
-        let replayed = serde_json::to_value(DetectorMetrics::new(&metrics, 1, None)).unwrap();
-        assert_eq!(
-            replayed,
-            json!({
-                "precision": 1.0 / 3.0,
-                "precision_raw": 2.0 / 3.0,
-                "recall": 1.0,
-                "detection_latency": 0.5,
-                "undetected_time": null,
-                "fake_positive": 1.0 / 3.0,
-                "tasks": 5,
-                "stragglers": 2,
-                "detected": 3,
-                "true_positives": 2,
-                "false_positives": 1,
-                "false_negatives": 0,
-                "fake_positives": 1,
-                "fake_positives_won_by_copy": 1,
-            })
-        );
-        // The recorded speculation adds its copies, counts as integers, seconds a float.
-        let copies = CopyCounts {
-            speculative_copies: 3,
-            successful_copies: 1,
-            unsuccessful_copies: 2,
-            wasted_container_secs: 10.0,
-        };
-        let recorded =
-            serde_json::to_value(DetectorMetrics::new(&metrics, 1, Some(&copies))).unwrap();
-        let mut expected = replayed;
-        expected.as_object_mut().unwrap().extend([
-            ("speculative_copies".to_owned(), json!(3)),
-            ("successful_copies".to_owned(), json!(1)),
-            ("unsuccessful_copies".to_owned(), json!(2)),
-            ("wasted_container_secs".to_owned(), json!(10.0)),
-        ]);
-        assert_eq!(recorded, expected);
     }
 
     #[test]
