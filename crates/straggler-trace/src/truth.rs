@@ -64,15 +64,21 @@
 //! straggler <=> exec_i > factor * usual_i        (factor 1.5 as seeds 002 and 004; 1.2 selectable)
 //! ```
 //!
-//! with `straggler_truth::sibling_usual_times` and `StragglerRule`. Times are seconds
-//! since the job's first launch. Tasks that cannot be labelled are left out of every
+//! with `straggler_truth::sibling_usual_times_among` and `StragglerRule`. A task an
+//! original attempt of which failed ([`LabelledTask::rerun`]) is timed by its re-run, which
+//! may redo the failed attempt's work or find part of it done: it is labelled against its
+//! siblings but left out of their `usual`, unless every task of the stage was re-run. In
+//! a Spark test log (`app-20161115172038-0000`), 8 of the 16 tasks of a stage failed and
+//! were re-run in a fraction of the others' time; counted among the siblings, those
+//! re-runs pulled the median down so far that the 8 tasks that never failed were labelled
+//! stragglers. Times are seconds since the job's first launch. Tasks that cannot be labelled are left out of every
 //! metric and counted by reason in [`Labels::unlabelled`].
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, check_range};
-use straggler_truth::{SiblingReference, StragglerRule, sibling_usual_times};
+use straggler_truth::{SiblingReference, StragglerRule, sibling_usual_times_among};
 
 use crate::{AttemptOutcome, ReplayError, StageKind, TraceAttempt, TraceJob, TraceTask};
 
@@ -123,6 +129,10 @@ pub struct LabelledTask {
     pub usual_secs: f64,
     /// Whether the task is a straggler: `exec_secs > factor * usual_secs`.
     pub straggler: bool,
+    /// Whether an original attempt of the task failed, so that its duration is a
+    /// re-run's: it is labelled against its siblings but is not one of their reference
+    /// (see the module docs).
+    pub rerun: bool,
 }
 
 /// The labels of a trace: the labelled tasks, the attempts' roles and what was left out.
@@ -336,6 +346,9 @@ pub fn label(jobs: &[TraceJob], config: TruthConfig) -> Result<Labels, ReplayErr
             let group = *group_ids.entry((j, task.stage.as_str())).or_insert(next);
             groups.push(group);
             sizes.push(size);
+            let rerun = (task.attempts.iter().zip(&job_roles[t])).any(|(attempt, role)| {
+                *role == AttemptRole::Original && attempt.outcome == AttemptOutcome::Failed
+            });
             candidates.push(LabelledTask {
                 job: j,
                 task: t,
@@ -344,16 +357,19 @@ pub fn label(jobs: &[TraceJob], config: TruthConfig) -> Result<Labels, ReplayErr
                 exec_secs: exec,
                 usual_secs: 0.0,
                 straggler: false,
+                rerun,
             });
         }
         roles.push(job_roles);
     }
     let exec: Vec<f64> = candidates.iter().map(|c| c.exec_secs).collect();
-    let usual = sibling_usual_times(
+    let first_runs: Vec<bool> = candidates.iter().map(|c| !c.rerun).collect();
+    let usual = sibling_usual_times_among(
         &groups,
         &exec,
         config.reference,
         config.normalise_by_input.then_some(sizes.as_slice()),
+        &first_runs,
     )?;
     let mut index: Vec<Vec<Option<usize>>> =
         jobs.iter().map(|job| vec![None; job.tasks.len()]).collect();
@@ -431,6 +447,50 @@ pub(crate) mod tests {
     }
 
     use AttemptOutcome::{Failed, Killed, Succeeded};
+
+    #[test]
+    fn tasks_re_run_after_a_failure_are_labelled_but_not_part_of_the_reference() {
+        // Four maps: two ran once, in 10 and 12 s; two failed at 7 s and were re-run in
+        // 1 s. Against the tasks that ran once the usual time is median(10, 12) = 11, and
+        // nobody exceeds 1.5 x 11 = 16.5. Counted among them, the re-runs would make the
+        // median of [1, 1, 10, 12] = 5.5, and both tasks that never failed (10 and 12 >
+        // 8.25) stragglers.
+        let mut tasks = vec![
+            plain_task("m0", "map", 0.0, 10.0),
+            plain_task("m1", "map", 0.0, 12.0),
+        ];
+        for id in ["m2", "m3"] {
+            let mut task = plain_task(id, "map", 0.0, 0.0);
+            task.attempts = vec![
+                attempt(&format!("{id}_0"), 0.0, Some(7.0), Failed, Some(false)),
+                attempt(&format!("{id}_1"), 7.0, Some(8.0), Succeeded, Some(false)),
+            ];
+            tasks.push(task);
+        }
+        let labels = label(&[job("j", tasks.clone())], TruthConfig::default()).unwrap();
+        let got: Vec<(f64, f64, bool, bool)> = (labels.tasks.iter())
+            .map(|t| (t.exec_secs, t.usual_secs, t.rerun, t.straggler))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (10.0, 11.0, false, false),
+                (12.0, 11.0, false, false),
+                (1.0, 11.0, true, false),
+                (1.0, 11.0, true, false)
+            ]
+        );
+        // Every task of the stage re-run: all of them make the reference, median 1.
+        let labels = label(&[job("j", tasks[2..].to_vec())], TruthConfig::default()).unwrap();
+        assert!(labels.tasks.iter().all(|t| t.usual_secs == 1.0 && t.rerun));
+        // A failed copy is no re-run: its original's time stands.
+        let mut copied = plain_task("m4", "map", 0.0, 10.0);
+        copied
+            .attempts
+            .push(attempt("m4_1", 2.0, Some(5.0), Failed, Some(true)));
+        let labels = label(&[job("j", vec![copied])], TruthConfig::default()).unwrap();
+        assert!(!labels.tasks[0].rerun);
+    }
 
     #[test]
     fn the_later_launched_of_a_killed_and_a_succeeded_overlapping_attempt_is_the_copy() {

@@ -104,10 +104,13 @@ fn spark_recorded_speculation_against_a_hand_count() {
 /// them overlap a SUCCESS attempt of the same task, and the other 32 are numbered after
 /// one (launched before the JobTracker heard of the success). The 69 copies (the
 /// later-numbered of each pair) are all in job 0004: 7 succeeded, 62 killed, their running
-/// times summing to 2273.496 s. Against 1.5 x the median of the job's maps (or reduces):
-/// 23 stragglers; 19 of them got a copy at or after their original's launch (TP), 50
-/// tasks that were not stragglers got one (FP), 4 stragglers none (FN); 17 of the 19
-/// copies came when the original's remaining time was already below the median (fake).
+/// times summing to 2273.496 s. 4 maps were re-run after their original failed. Against
+/// 1.5 x the median of the job's maps (or reduces) that ran once: 22 stragglers; 18 of
+/// them got a copy at or after their original's launch (TP), 51 tasks that were not
+/// stragglers got one (FP), 4 stragglers none (FN); 16 of the 18 copies came when the
+/// original's remaining time was already below the median (fake). Counted among the
+/// siblings, the re-runs lowered job 0004's median map time, and one task more (its
+/// `m_000002`, 46.371 s, now 1.484 times the median) was a straggler with a copy.
 #[test]
 fn hadoop1_recorded_speculation_against_a_hand_count() {
     let jobs = read(
@@ -119,7 +122,8 @@ fn hadoop1_recorded_speculation_against_a_hand_count() {
     let labels = label(&jobs, TruthConfig::default()).unwrap();
     assert_eq!(labels.tasks.len(), 203);
     assert_eq!(labels.unlabelled["setup or cleanup task"], 7);
-    assert_eq!(labels.stragglers(), 23);
+    assert_eq!(labels.stragglers(), 22);
+    assert_eq!(labels.tasks.iter().filter(|t| t.rerun).count(), 4);
     let recorded = recorded(&jobs, &labels);
     assert_eq!(recorded.total.speculative_copies, 69);
     assert_eq!(recorded.total.successful_copies, 7);
@@ -137,17 +141,17 @@ fn hadoop1_recorded_speculation_against_a_hand_count() {
             metrics.false_negatives,
             metrics.fake_positives
         ),
-        (19, 50, 4, 17)
+        (18, 51, 4, 16)
     );
-    close(metrics.precision_raw, 19.0 / 69.0, "precision raw");
+    close(metrics.precision_raw, 18.0 / 69.0, "precision raw");
     close(metrics.precision, 2.0 / 69.0, "precision");
-    close(metrics.recall, 19.0 / 23.0, "recall");
+    close(metrics.recall, 18.0 / 22.0, "recall");
     close(
         metrics.detection_latency,
-        1.374_586_107,
+        1.324_476_088,
         "detection latency",
     );
-    close(metrics.undetected_time, 2.814_097_343, "undetected time");
+    close(metrics.undetected_time, 2.792_709_073, "undetected time");
 
     let table = table3(&jobs, &recorded);
     assert_eq!(table.rows.len(), 4);

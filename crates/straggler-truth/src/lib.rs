@@ -38,7 +38,7 @@
 //!
 //! Without baseline runs the reference is the median or mean of the sibling tasks (same
 //! job and stage), optionally per unit of input as in Garraghan et al.'s DoS-index:
-//! [`sibling_usual_times`].
+//! [`sibling_usual_times`], or [`sibling_usual_times_among`] some of the siblings.
 #![deny(missing_docs)]
 
 mod error;
@@ -52,5 +52,5 @@ pub use error::TruthError;
 pub use guess_error::{factor_exists, max_guess_error};
 pub use quantile::{quantile, quantile_of};
 pub use rule::{QuantileRatio, StragglerRule, straggler_ratios};
-pub use sibling::{SiblingReference, sibling_usual_times};
+pub use sibling::{SiblingReference, sibling_usual_times, sibling_usual_times_among};
 pub use usual::{UsualTimes, baseline_samples};

@@ -52,7 +52,52 @@ pub fn sibling_usual_times(
     reference: SiblingReference,
     normalise_by: Option<&[f64]>,
 ) -> Result<Vec<f64>, TruthError> {
+    usual_times(groups, exec_secs, reference, normalise_by, None)
+}
+
+/// [`sibling_usual_times`] with the reference of each group taken over its tasks `i` with
+/// `in_reference[i]` only (every task of the group when none is): the others are given
+/// their group's reference without making it. A trace's task re-run after its original
+/// failed is left out so: its time is the re-run's, which may redo the work or find part
+/// of it done.
+///
+/// # Errors
+///
+/// Those of [`sibling_usual_times`], and `in_reference` of another length than `groups`.
+pub fn sibling_usual_times_among(
+    groups: &[u32],
+    exec_secs: &[f64],
+    reference: SiblingReference,
+    normalise_by: Option<&[f64]>,
+    in_reference: &[bool],
+) -> Result<Vec<f64>, TruthError> {
+    usual_times(
+        groups,
+        exec_secs,
+        reference,
+        normalise_by,
+        Some(in_reference),
+    )
+}
+
+/// [`sibling_usual_times_among`], every task in the reference without `in_reference`.
+fn usual_times(
+    groups: &[u32],
+    exec_secs: &[f64],
+    reference: SiblingReference,
+    normalise_by: Option<&[f64]>,
+    in_reference: Option<&[bool]>,
+) -> Result<Vec<f64>, TruthError> {
     let expected = groups.len();
+    if let Some(flags) = in_reference
+        && flags.len() != expected
+    {
+        return Err(TruthError::LengthMismatch {
+            field: "in_reference",
+            len: flags.len(),
+            expected,
+        });
+    }
     if exec_secs.len() != expected {
         return Err(TruthError::LengthMismatch {
             field: "exec_secs",
@@ -102,6 +147,14 @@ pub fn sibling_usual_times(
     let mut members: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (i, &group) in groups.iter().enumerate() {
         members.entry(group).or_default().push(i);
+    }
+    // Each group's reference tasks: those in the reference, or all when it has none.
+    if let Some(flags) = in_reference {
+        for tasks in members.values_mut() {
+            if tasks.iter().any(|&i| flags[i]) {
+                tasks.retain(|&i| flags[i]);
+            }
+        }
     }
     let mut per_unit: BTreeMap<u32, f64> = BTreeMap::new();
     for (group, tasks) in &members {

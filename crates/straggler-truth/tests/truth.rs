@@ -8,7 +8,8 @@ use straggler_model::{
 };
 use straggler_truth::{
     QuantileRatio, SiblingReference, StragglerRule, TruthError, UsualTimes, baseline_samples,
-    factor_exists, max_guess_error, quantile_of, sibling_usual_times, straggler_ratios,
+    factor_exists, max_guess_error, quantile_of, sibling_usual_times, sibling_usual_times_among,
+    straggler_ratios,
 };
 
 fn key(index: u32) -> TaskKey {
@@ -459,6 +460,47 @@ fn sibling_reference_by_hand() {
         SiblingReference::Mean,
         Some(&SIZES),
         &[15.0, 30.0, 45.0, 6.0, 6.0],
+    );
+}
+
+#[test]
+fn sibling_reference_among_some_tasks_by_hand() {
+    // Group 0 [10, 20, 60] with task 0 left out: median of [20, 60] = 40, mean 40; task 0
+    // is given 40 too. Group 1 [5, 7] with both left out: the group's own, median 6.
+    let among = [false, true, true, false, false];
+    let usual = |reference, sizes| {
+        sibling_usual_times_among(&GROUPS, &EXEC, reference, sizes, &among).expect("valid")
+    };
+    assert_eq!(
+        usual(SiblingReference::Median, None),
+        [40.0, 40.0, 40.0, 6.0, 6.0]
+    );
+    assert_eq!(
+        usual(SiblingReference::Mean, None),
+        [40.0, 40.0, 40.0, 6.0, 6.0]
+    );
+    // Per unit, sizes [1, 2, 3 | 1, 1]: rates of tasks 1 and 2 [10, 20], median 15 ->
+    // [15, 30, 45 | 6, 6]; mean 80 s / 5 units = 16 -> [16, 32, 48 | 6, 6].
+    assert_eq!(
+        usual(SiblingReference::Median, Some(&SIZES)),
+        [15.0, 30.0, 45.0, 6.0, 6.0]
+    );
+    assert_eq!(
+        usual(SiblingReference::Mean, Some(&SIZES)),
+        [16.0, 32.0, 48.0, 6.0, 6.0]
+    );
+    // Every task in: the same as `sibling_usual_times`.
+    assert_eq!(
+        sibling_usual_times_among(&GROUPS, &EXEC, SiblingReference::Median, None, &[true; 5]),
+        sibling_usual_times(&GROUPS, &EXEC, SiblingReference::Median, None)
+    );
+    assert_eq!(
+        sibling_usual_times_among(&GROUPS, &EXEC, SiblingReference::Median, None, &[true; 4]),
+        Err(TruthError::LengthMismatch {
+            field: "in_reference",
+            len: 4,
+            expected: 5
+        })
     );
 }
 

@@ -591,6 +591,18 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         let tasks = if *n == 1 { "task" } else { "tasks" };
         eprintln!("note: {n} {tasks} not labelled: {reason}");
     }
+    let reruns = labels.tasks.iter().filter(|t| t.rerun).count();
+    if reruns > 0 {
+        let tasks = if reruns == 1 {
+            "task was"
+        } else {
+            "tasks were"
+        };
+        eprintln!(
+            "note: {reruns} labelled {tasks} re-run after an original attempt failed: \
+             labelled against the usual time of the siblings that ran once, not part of it"
+        );
+    }
     let brief = labels
         .tasks
         .iter()
