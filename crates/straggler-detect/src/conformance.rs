@@ -92,10 +92,10 @@
 //!   started before `now`, had a speculative copy that failed before `now`.
 //!
 //! Amid the history, the kit scans three snapshots, at a quarter, half and three quarters
-//! of `now`, each after the observations up to its instant: the attempts then launched
-//! and not ended (an attempt that ends at the instant has ended; one that starts then
-//! runs), each at its last report up to then (0 before its first), the stage indices
-//! naming an earlier job's stages until the snapshot's jobs are submitted. So a detector
+//! of `now`, each after the observations up to its instant: the attempts not ended then
+//! (an attempt that ends at the instant has ended) that have reported progress, as an
+//! engine lists an attempt from its first report, each at its last report, the stage
+//! indices naming an earlier job's stages until the snapshot's jobs are submitted. So a detector
 //! that learns from scans (the first launch of a job, say) learns as under an engine that
 //! scans while it observes.
 //!
@@ -272,9 +272,10 @@ where
             check,
             detail,
         };
-        observe(&mut taught, &history, 0)
-            .and_then(|()| observe(&mut taught, &after, history.len()))
-            .and_then(|()| observe(&mut fresh, &after, 0))
+        // Each sequence numbered on its own: the stage's history, then what followed.
+        observe(&mut taught, &history, 0..history.len())
+            .and_then(|()| observe(&mut taught, &after, 0..after.len()))
+            .and_then(|()| observe(&mut fresh, &after, 0..after.len()))
             .map_err(|m| fail(NO_OBSERVE_PANIC, m))?;
         let expected = scan(&mut fresh, &snapshot).map_err(|m| fail(NO_PANIC, m))?;
         let got = scan(&mut taught, &snapshot).map_err(|m| fail(NO_PANIC, m))?;
@@ -355,24 +356,20 @@ where
         if history.is_empty() {
             return Ok(());
         }
-        // The findings of every scan of the history, the last of the scenario's snapshot.
-        let learn = |detector: &mut D| -> Result<Vec<Findings>, ConformanceFailure> {
+        // The findings of every scan of a run through the history, the last of the
+        // scenario's snapshot; `run` names the detector in a failure.
+        let learn = |detector: &mut D, run: &str| -> Result<Vec<Findings>, ConformanceFailure> {
             let mut scans = Vec::with_capacity(scenario.interim.len() + 1);
             let mut observed = 0;
-            for (until, snapshot) in scenario.scans() {
-                observe(detector, &history[observed..until], observed)
-                    .map_err(|m| fail(NO_OBSERVE_PANIC, m))?;
+            for (index, (until, snapshot)) in scenario.scans().enumerate() {
+                observe(detector, history, observed..until)
+                    .map_err(|m| fail(NO_OBSERVE_PANIC, format!("{run}: {m}")))?;
                 observed = until;
-                let findings = scan(detector, snapshot).map_err(|m| {
-                    fail(
-                        NO_PANIC,
-                        format!("{m} (at {})", scan_at(snapshot, scenario)),
-                    )
-                })?;
+                let at = scenario.scan_name(index);
+                let findings = scan(detector, snapshot)
+                    .map_err(|m| fail(NO_PANIC, format!("{run}, at {at}: {m}")))?;
                 if let Some(detail) = out_of_range(&findings, snapshot) {
-                    let which = "a detector that observed the history";
-                    let at = scan_at(snapshot, scenario);
-                    return Err(fail(RANGE, format!("{which}, at {at}: {detail}")));
+                    return Err(fail(RANGE, format!("{run}, at {at}: {detail}")));
                 }
                 scans.push(findings);
             }
@@ -382,36 +379,37 @@ where
         // every scan.
         let same_scans =
             |check, (one, expected): (&str, &[Findings]), (other, got): (&str, &[Findings])| {
-                let snapshots = scenario.scans().map(|(_, snapshot)| snapshot);
-                for ((expected, got), snapshot) in expected.iter().zip(got).zip(snapshots) {
-                    if expected != got {
-                        let at = scan_at(snapshot, scenario);
-                        return Err(fail(
-                            check,
-                            format!("at {at}, {}", differ((one, expected), (other, got))),
-                        ));
-                    }
+                let mut pairs = expected.iter().zip(got).enumerate();
+                match pairs.find(|(_, (expected, got))| expected != got) {
+                    Some((index, (expected, got))) => Err(fail(
+                        check,
+                        format!(
+                            "at {}: {}",
+                            scenario.scan_name(index),
+                            differ((one, expected), (other, got))
+                        ),
+                    )),
+                    None => Ok(()),
                 }
-                Ok(())
             };
-        let taught = |parallelism| -> Result<(D, Vec<Findings>), ConformanceFailure> {
+        let taught = |parallelism, run| -> Result<(D, Vec<Findings>), ConformanceFailure> {
             let mut detector = self.build(parallelism, scenario.name)?;
-            let scans = learn(&mut detector)?;
+            let scans = learn(&mut detector, run)?;
             Ok((detector, scans))
         };
-        let (mut sequential, learnt) = taught(Parallelism::Sequential)?;
-        let (_, twin) = taught(Parallelism::Sequential)?;
-        same_scans(
-            DETERMINISM,
-            ("a detector that observed the history", &learnt),
-            ("a second one built and fed the same way", &twin),
-        )?;
-        let (_, parallel) = taught(Parallelism::Parallel)?;
+        const TAUGHT: &str = "a detector that observed the history";
+        const TWIN: &str = "a second one built and fed the same way";
+        const PARALLEL: &str = "the one built with Parallelism::Parallel";
+        const RELEARNT: &str = "one that observed it, reset, then observed it again";
+        let (mut sequential, learnt) = taught(Parallelism::Sequential, TAUGHT)?;
+        let (_, twin) = taught(Parallelism::Sequential, TWIN)?;
+        same_scans(DETERMINISM, (TAUGHT, &learnt), (TWIN, &twin))?;
+        let (_, parallel) = taught(Parallelism::Parallel, PARALLEL)?;
         same_scans(
             "after the same observations, a parallel scan gives the findings of a \
              sequential one",
             ("the detector built with Parallelism::Sequential", &learnt),
-            ("the one built with Parallelism::Parallel", &parallel),
+            (PARALLEL, &parallel),
         )?;
         let reset = |detector: &mut D| {
             catch_unwind(AssertUnwindSafe(|| detector.reset()))
@@ -421,15 +419,8 @@ where
         // must teach it what it taught a new detector. State that a scan without
         // observations does not read (the successes already counted, say) shows here.
         reset(&mut sequential)?;
-        let relearnt = learn(&mut sequential)?;
-        same_scans(
-            RELEARN,
-            ("a detector that observed the history", &learnt),
-            (
-                "one that observed it, reset, then observed it again",
-                &relearnt,
-            ),
-        )?;
+        let relearnt = learn(&mut sequential, RELEARNT)?;
+        same_scans(RELEARN, (TAUGHT, &learnt), (RELEARNT, &relearnt))?;
         // And a run without observations after a reset scans as a new detector.
         reset(&mut sequential)?;
         let after_reset = scan(&mut sequential, snapshot).map_err(|m| fail(NO_PANIC, m))?;
@@ -558,31 +549,21 @@ impl Observed {
     }
 }
 
-/// Which scan of a scenario's history `snapshot` is, for a failure: one amid the history
-/// or the scenario's own.
-fn scan_at(snapshot: &Snapshot, scenario: &Scenario) -> String {
-    let (at, of) = (snapshot.now_secs(), scenario.snapshot.now_secs());
-    if std::ptr::eq(snapshot, &scenario.snapshot) {
-        format!("the scan of the scenario's snapshot ({at} s)")
-    } else {
-        format!("the scan at {at} s amid the history (before the scenario's, at {of} s)")
-    }
-}
-
-/// Feeds `history`, the observations of a history from the `first`th (counting from 0),
-/// to `detector` in order; if an observation panics, says which.
+/// Feeds the observations `range` of `history` to `detector` in order; if an observation
+/// panics, says which.
 fn observe<D: Detector>(
     detector: &mut D,
     history: &[Observed],
-    first: usize,
+    range: std::ops::Range<usize>,
 ) -> Result<(), String> {
-    for (index, observed) in (first..).zip(history) {
+    for (index, observed) in history.iter().enumerate().take(range.end).skip(range.start) {
         catch_unwind(AssertUnwindSafe(|| detector.observe(&observed.observation))).map_err(
             |payload| {
                 format!(
-                    "{} on observation {} of the history, {}: {:?}",
+                    "{} on observation {} of {}, {}: {:?}",
                     panic_message(&payload),
                     index + 1,
+                    history.len(),
                     observed.what,
                     observed.observation
                 )
@@ -697,6 +678,18 @@ impl Scenario {
         (self.interim.iter())
             .map(|interim| (interim.observed, &interim.snapshot))
             .chain([(self.history.len(), &self.snapshot)])
+    }
+
+    /// The `index`th scan of [`Scenario::scans`], named for a failure.
+    fn scan_name(&self, index: usize) -> String {
+        let of = self.snapshot.now_secs();
+        match self.interim.get(index) {
+            Some(interim) => format!(
+                "the scan at {} s amid the history (the scenario's snapshot is at {of} s)",
+                interim.snapshot.now_secs()
+            ),
+            None => format!("the scan of the scenario's snapshot at {of} s"),
+        }
     }
 }
 
@@ -1353,7 +1346,7 @@ const STORIES: [&[Step]; 8] = {
                 Original,
                 (Start, End),
                 Succeeded,
-                1,
+                2,
                 "an original that succeeded while its copy started",
             ),
             elsewhere(step(
@@ -1416,10 +1409,10 @@ impl History<'_> {
     }
 
     /// The snapshot an engine could show at `instant`, between 0 s and `last`'s instant:
-    /// the attempts launched and not yet ended at `instant` (an attempt that ends at
-    /// `instant` has ended, one that starts then runs), each at its last progress report
-    /// up to then (0 before its first), and at each stage index an earlier job's stage
-    /// until the snapshot's job took the index.
+    /// the attempts not yet ended at `instant` (an attempt that ends at `instant` has
+    /// ended) that have reported progress by then, as an engine lists an attempt from its
+    /// first report, each at its last report, and at each stage index an earlier job's
+    /// stage until the snapshot's job took the index.
     fn snapshot_at(&self, instant: f64, last: &Snapshot) -> Snapshot {
         let stages = (last.stages().iter().zip(&self.earlier_stages))
             .map(|(&stage, earlier)| match *earlier {
@@ -1432,7 +1425,9 @@ impl History<'_> {
         for life in &self.lives {
             if life.row.start_secs <= instant && instant < life.end_secs {
                 let reported = life.reports.iter().take_while(|(time, _)| *time <= instant);
-                let progress = reported.last().map_or(0.0, |&(_, progress)| progress);
+                let Some(&(_, progress)) = reported.last() else {
+                    continue;
+                };
                 snapshot
                     .push(SnapshotRow {
                         progress,
@@ -1581,8 +1576,11 @@ impl History<'_> {
                 "a failed attempt of a task whose retry is a row",
             );
         }
-        let failed_copy =
-            index % 17 == 7 && row.role == AttemptRole::Original && row.start_secs < now;
+        // Not beside a copy row: an engine runs one copy of a task at a time.
+        let failed_copy = index % 17 == 7
+            && row.role == AttemptRole::Original
+            && row.start_secs < now
+            && !has_copy;
         let elapsed = now - row.start_secs;
         let last_secs = (now - elapsed * 0.1 * self.rng.unit()).max(row.start_secs);
         // The first rows report at every heartbeat (more reports than Hadoop's estimators
@@ -1902,7 +1900,12 @@ mod tests {
                 (NO_OBSERVE_PANIC, "empty snapshot"),
                 "{failure}"
             );
-            assert!(failure.detail.starts_with(message), "{failure}");
+            // The run, then the panic, then the observation.
+            let run = "a detector that observed the history: ";
+            assert!(
+                failure.detail.starts_with(&format!("{run}{message}")),
+                "{failure}"
+            );
             assert!(failure.detail.contains(what), "{failure}");
         }
         // The first scenario with a row and a history.
@@ -2021,13 +2024,11 @@ mod tests {
             .unwrap_or_else(|failure| panic!("{failure}"));
     }
 
-    /// Flags row 0 of a snapshot with rows, but fewer than one it scanned before, and
-    /// forgets on reset
-    /// what it observed but not what it scanned (`forgets_scans` false).
+    /// Flags row 0 of a snapshot with rows, but fewer than one it scanned before; forgets
+    /// on reset what it scanned only with `forgets_scans`.
     #[derive(Debug, Default)]
     struct RemembersScans {
         most_rows: usize,
-        observed: bool,
         forgets_scans: bool,
     }
 
@@ -2041,11 +2042,7 @@ mod tests {
             }
             self.most_rows = self.most_rows.max(snapshot.len());
         }
-        fn observe(&mut self, _: &Observation) {
-            self.observed = true;
-        }
         fn reset(&mut self) {
-            self.observed = false;
             if self.forgets_scans {
                 self.most_rows = 0;
             }
@@ -2193,9 +2190,11 @@ mod tests {
         }
     }
 
-    /// A snapshot amid a scenario's history holds the attempts running at its instant, as
-    /// the observations before it and the scenario's snapshot tell, each at its last
-    /// report before it (0 without one), its stages of jobs already submitted.
+    /// A snapshot amid a scenario's history holds the attempts running at its instant that
+    /// have reported, as the observations before it and the scenario's snapshot tell, each
+    /// once and at its last report; at each stage index, the scenario's stage once its job
+    /// is submitted, an earlier job's before; no row in a stage that finished after its
+    /// job's submission.
     fn interim_consistent(scenario: &Scenario, interim: &Interim) {
         let (name, at) = (scenario.name, &interim.snapshot);
         let instant = at.now_secs();
@@ -2242,30 +2241,63 @@ mod tests {
                 );
             }
         }
+        let mut reported: IdSet<AttemptId> = IdSet::default();
         for observed in before {
             if let Observation::Progress(report) = observed.observation
                 && let Some(row) = expected.get_mut(&report.attempt)
             {
                 row.progress = report.progress;
+                reported.insert(report.attempt);
             }
         }
-        let submitted: Vec<JobId> = (before.iter())
-            .filter_map(|o| match o.observation {
-                Observation::JobSubmitted { job, .. } => Some(job),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(at.len(), expected.len(), "{name} at {instant} s");
+        expected.retain(|attempt, _| reported.contains(attempt));
+        // When each job was submitted, and each stage index last finished.
+        let mut submitted: HashMap<JobId, f64> = HashMap::new();
+        let mut finished: HashMap<StageId, f64> = HashMap::new();
+        for observed in before {
+            match observed.observation {
+                Observation::JobSubmitted { job, time_secs } => {
+                    submitted.insert(job, time_secs);
+                }
+                Observation::StageFinished { stage, time_secs } => {
+                    finished.insert(stage, time_secs);
+                }
+                _ => {}
+            }
+        }
+        let scenario_jobs: Vec<JobId> = scenario.snapshot.stages().iter().map(|s| s.job).collect();
+        assert_eq!(
+            at.stages().len(),
+            scenario_jobs.len(),
+            "{name} at {instant} s"
+        );
+        for (index, (stage, last)) in at
+            .stages()
+            .iter()
+            .zip(scenario.snapshot.stages())
+            .enumerate()
+        {
+            let case = format!("{name} at {instant} s, stage {index}");
+            assert!(submitted.contains_key(&stage.job), "{case}: {stage:?}");
+            assert_eq!(stage.kind, last.kind, "{case}");
+            if submitted.contains_key(&last.job) {
+                assert_eq!(stage, last, "{case}");
+            } else {
+                assert!(!scenario_jobs.contains(&stage.job), "{case}: {stage:?}");
+            }
+        }
+        let mut attempts: IdSet<AttemptId> = IdSet::default();
         for index in 0..at.len() {
             let row = at.row(index).expect("a row");
-            assert_eq!(
-                Some(&row),
-                expected.get(&row.attempt),
-                "{name} at {instant} s"
-            );
+            let case = format!("{name} at {instant} s: {row:?}");
+            assert!(attempts.insert(row.attempt), "{case} twice");
+            assert_eq!(Some(&row), expected.get(&row.attempt), "{case}");
             let job = at.stages()[row.stage.index()].job;
-            assert!(submitted.contains(&job), "{name} at {instant} s: {row:?}");
+            if let Some(&end) = finished.get(&row.stage) {
+                assert!(end < submitted[&job], "{case}: its stage finished");
+            }
         }
+        assert_eq!(at.len(), expected.len(), "{name} at {instant} s");
     }
 
     #[test]

@@ -784,9 +784,9 @@ fn conformance_catches_broken_detectors() {
     let parallel = failure(Broken::ThreadDependent, false).detail;
     assert_eq!(
         parallel,
-        "at the scan at 25 s amid the history (before the scenario's, at 100 s), the detector \
-         built with Parallelism::Sequential flagged rows [] and nodes [], the one built with \
-         Parallelism::Parallel rows [0] and nodes []"
+        "at the scan at 25 s amid the history (the scenario's snapshot is at 100 s): the \
+         detector built with Parallelism::Sequential flagged rows [] and nodes [], the one \
+         built with Parallelism::Parallel rows [0] and nodes []"
     );
     let flaky = failure(|_| Broken::Flaky(0), false).detail;
     assert!(
