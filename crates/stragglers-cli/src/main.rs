@@ -78,7 +78,7 @@ enum Command {
         overrides: Box<Overrides>,
     },
     /// List the detectors `eval --detectors all` runs, the paper's three first, the oracle
-    /// last.
+    /// last: each with the commands that run it and its rule.
     Detectors,
     /// Read real Hadoop and Spark logs, label their stragglers, judge the speculation that
     /// ran and replay detectors over them (see docs/replay.md).
@@ -401,14 +401,42 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args)?,
         Command::Simulate(args) => simulate::run(args)?,
         Command::Detectors => {
-            let all = DetectorSpec::all_and_oracle();
-            let width = all.iter().map(|spec| spec.name().len()).max().unwrap_or(0);
-            for spec in all {
-                println!("{:<width$}  {}", spec.name(), spec.description());
-            }
+            print!("{}", detectors_listing());
         }
     }
     Ok(())
+}
+
+/// `stragglers detectors`: a line per detector, its name, the commands that run it and its
+/// rule with its source.
+fn detectors_listing() -> String {
+    let all = DetectorSpec::all_and_oracle();
+    let rows: Vec<[String; 3]> = all
+        .iter()
+        .map(|spec| {
+            let line = detectors::line_of(spec.name());
+            [
+                spec.name().to_owned(),
+                detectors::commands_of(spec.name()).to_owned(),
+                line.unwrap_or_else(|| spec.description().to_owned()),
+            ]
+        })
+        .collect();
+    let header = ["detector", "runs in", "rule (source)"].map(String::from);
+    let width = |c: usize| {
+        rows.iter()
+            .chain([&header])
+            .map(|row| row[c].len())
+            .max()
+            .unwrap_or(0)
+    };
+    let (name_width, commands_width) = (width(0), width(1));
+    std::iter::once(&header)
+        .chain(&rows)
+        .map(|[name, commands, rule]| {
+            format!("{name:<name_width$}  {commands:<commands_width$}  {rule}\n")
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -445,6 +473,34 @@ mod tests {
             let flag = arg.split('=').next();
             assert_eq!(flag_of(&error), flag, "{error}");
         }
+    }
+
+    #[test]
+    fn the_listing_names_each_detectors_commands_and_source_not_seed_numbers() {
+        let listing = detectors_listing();
+        let names: Vec<String> = DetectorSpec::all_and_oracle()
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect();
+        assert_eq!(listing.lines().count(), names.len() + 1);
+        for (line, name) in listing.lines().skip(1).zip(&names) {
+            assert!(line.starts_with(&format!("{name} ")), "{line}");
+            assert!(
+                !line.contains("seed 0") && !line.contains("seed paper"),
+                "{line}"
+            );
+            if name == "oracle" {
+                assert!(line.contains(" eval only "), "{line}");
+            } else {
+                assert!(detectors::line_of(name).is_some(), "{name} has no line");
+                assert!(line.contains(" eval, simulate, replay "), "{line}");
+            }
+        }
+        let simple_exp = detectors::line_of("hadoop-simple-exp").unwrap();
+        assert!(
+            simple_exp.contains("furthest past a new copy's"),
+            "{simple_exp}"
+        );
     }
 
     #[test]
