@@ -47,6 +47,11 @@ fn eval_prints_the_tables_and_writes_the_results() {
         "{stdout}"
     );
     assert!(!stdout.contains("policy shared"));
+    // The paper's parameters (but the sample's size): its values in brackets.
+    assert!(stdout.contains("paper in brackets"), "{stdout}");
+    assert!(stdout.contains(" (0.64)"), "{stdout}");
+    assert!(stdout.contains("Paper"), "{stdout}");
+    assert!(!stdout.contains("values not shown"), "{stdout}");
 
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
@@ -96,6 +101,24 @@ fn eval_runs_figure_3_and_table_7_with_the_copy_controls() {
     assert!(stdout.contains("Figure 3."), "{stdout}");
     assert!(stdout.contains("Table 7."), "{stdout}");
     assert!(stdout.contains("Figures 4-6."), "{stdout}");
+    // Other parameters than the paper's: its values left out, and said why, once.
+    let note = "Paper's values not shown (brackets, Paper columns): they were measured with \
+                the paper's parameters, and this run's differ: ";
+    assert!(stdout.starts_with(note), "{stdout}");
+    assert_eq!(stdout.matches("values not shown").count(), 1);
+    for key in [
+        "killed_original_time \"exact\"",
+        "copies.caps",
+        "copies.launches_per_scan 1",
+    ] {
+        assert!(stdout.lines().next().unwrap().contains(key), "{stdout}");
+    }
+    assert!(!stdout.contains("paper in brackets"), "{stdout}");
+    let tables = stdout.split_once('\n').unwrap().1;
+    assert!(
+        !tables.contains(" (0.64)") && !tables.contains("Paper"),
+        "{stdout}"
+    );
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     let cells = results["cells"].as_array().unwrap();
