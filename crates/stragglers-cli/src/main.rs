@@ -51,7 +51,7 @@ enum Command {
             value_parser = count_parser(1, limits::MAX_BASELINE_RUNS)
         )]
         baseline_runs: u32,
-        /// Master seed.
+        /// Master seed (any integer from 0 to 2^64 - 1).
         #[arg(long, default_value_t = 2019)]
         seed: u64,
         /// Write the results (schema stragglers.eval/1) to this file.
@@ -124,31 +124,33 @@ fn detectors_of(list: &str) -> anyhow::Result<Vec<DetectorSpec>> {
 /// Changes to the paper's setting, for ablations (see docs/simulation.md).
 #[derive(Debug, clap::Args)]
 struct Overrides {
-    /// Speculation policies to run, comma-separated: `shared`, or `xN` (N from 1 to 100),
-    /// regular tasks on N% of the cluster's containers and copies on the rest (the paper's
-    /// x100, x95, x90, x75, x50).
+    /// Speculation policies to run, comma-separated: `shared`, or `xN` (N from 1 to 100, and
+    /// large enough to leave regular tasks a container on every node), regular tasks on N%
+    /// of the cluster's containers and copies on the rest (the paper's x100, x95, x90, x75,
+    /// x50).
     #[arg(long, value_delimiter = ',', default_value = "x100,shared")]
     policies: Vec<String>,
-    /// Speculative lag in seconds (paper: 20).
+    /// Speculative lag in seconds, >= 0 (default 20, the paper's).
     #[arg(long, allow_negative_numbers = true)]
     lag_secs: Option<f64>,
-    /// Time between two progress reports, in seconds (default 3).
+    /// Time between two progress reports, in seconds, >= 0.001 (default 3).
     #[arg(long, allow_negative_numbers = true)]
     heartbeat_secs: Option<f64>,
     /// Each attempt reports on its own timer, every heartbeat from its launch (Hadoop's
     /// tasks), instead of all attempts at the same instants.
     #[arg(long)]
     per_attempt_reports: bool,
-    /// Map tasks of the job (paper: 320, two waves; 1 to 1000000).
+    /// Map tasks of the job, 1 to 1000000 (default 320, the paper's: two waves).
     #[arg(long, value_parser = count_parser(1, limits::MAX_TASKS_PER_STAGE))]
     maps: Option<u32>,
-    /// Reduce tasks of the job (paper: 160; 0 to 1000000).
+    /// Reduce tasks of the job, 0 to 1000000 (default 160, the paper's).
     #[arg(long, value_parser = count_parser(0, limits::MAX_TASKS_PER_STAGE))]
     reduces: Option<u32>,
-    /// Standard deviation of the log of the per-attempt work factor (default 0.08).
+    /// Standard deviation of the log of the per-attempt work factor, in [0, 1] (default
+    /// 0.08).
     #[arg(long, allow_negative_numbers = true)]
     noise_sigma: Option<f64>,
-    /// Probability that an attempt is an outlier (default 0.005).
+    /// Probability that an attempt is an outlier, in [0, 1] (default 0.005).
     #[arg(long, allow_negative_numbers = true)]
     outlier_probability: Option<f64>,
     /// Start detection in a stage only once none of its tasks waits for a container (a
@@ -156,13 +158,13 @@ struct Overrides {
     #[arg(long)]
     wait_for_pending_tasks: bool,
     /// Which time labels a killed original: the one estimated from its progress (the
-    /// paper's) or the exact one of the simulator's shadow computation.
+    /// paper's, the default) or the exact one of the simulator's shadow computation.
     #[arg(long, value_enum)]
     killed_original_time: Option<KilledTime>,
-    /// At most this many copies of a task (default 1).
+    /// At most this many copies of a task, >= 1 (default 1).
     #[arg(long)]
     max_copies_per_task: Option<u32>,
-    /// At most this many copies launched per scan (default: unlimited).
+    /// At most this many copies launched per scan, >= 1 (default: unlimited).
     #[arg(long)]
     launches_per_scan: Option<u32>,
     /// Apply Hadoop's caps on running copies (0.1 of running tasks, 0.01 of all, at least 10).
@@ -171,22 +173,26 @@ struct Overrides {
     /// Let a copy run on its original's node (by default it never does, as in Tez and Spark).
     #[arg(long)]
     copy_beside_original: bool,
-    /// Copies only on nodes with at least this many active cores.
+    /// Copies only on nodes with at least this many active cores, 0 to the nodes' cores (4)
+    /// (default 0: any node).
     #[arg(long)]
     copy_min_active_cores: Option<u32>,
-    /// Never place copies on these nodes (indices, comma-separated).
+    /// Never place copies on these nodes (indices, comma-separated, each below the
+    /// cluster's 20 nodes; default: none).
     #[arg(long, value_delimiter = ',')]
     blacklist: Vec<u32>,
     /// Never place copies on the nodes the detector reports slow (Hierarchical does).
     #[arg(long)]
     avoid_slow_nodes: bool,
-    /// Speculative lags of Figure 3, comma-separated (default 0,20,...,120).
+    /// Speculative lags of Figure 3 in seconds, comma-separated, each >= 0 (default
+    /// 0,20,40,60,80,100,120).
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     fig3_lags: Option<Vec<f64>>,
     /// Skip Figure 3.
     #[arg(long)]
     no_fig3: bool,
-    /// Policies of Table 7, comma-separated (default x100,x95,x90,x75,x50,shared).
+    /// Policies of Table 7, comma-separated, as --policies (default
+    /// x100,x95,x90,x75,x50,shared).
     #[arg(long, value_delimiter = ',')]
     table7_policies: Option<Vec<String>>,
     /// Skip Table 7 and Figures 4 to 6.
@@ -502,6 +508,68 @@ mod tests {
             simple_exp.contains("furthest past a new copy's"),
             "{simple_exp}"
         );
+    }
+
+    #[test]
+    fn the_help_gives_each_overrides_limits_and_the_paper_configurations_defaults() {
+        use clap::CommandFactory;
+
+        let mut cli = Cli::command();
+        let eval = cli.find_subcommand_mut("eval").unwrap();
+        let help = |flag: &str| {
+            let arg = eval.get_arguments().find(|a| a.get_long() == Some(flag));
+            arg.and_then(|a| a.get_help()).unwrap().to_string()
+        };
+        let config = Evaluation::paper().config().clone();
+        let sim = &config.sim;
+        let expected = [
+            (
+                "lag-secs",
+                format!(">= 0 (default {}", sim.speculation.lag_secs),
+            ),
+            (
+                "heartbeat-secs",
+                format!(">= 0.001 (default {})", sim.speculation.heartbeat_secs),
+            ),
+            (
+                "maps",
+                format!("1 to 1000000 (default {}", sim.workload.maps),
+            ),
+            (
+                "reduces",
+                format!("0 to 1000000 (default {}", sim.workload.reduces),
+            ),
+            (
+                "noise-sigma",
+                format!("in [0, 1] (default {})", sim.noise.sigma),
+            ),
+            (
+                "outlier-probability",
+                format!("in [0, 1] (default {})", sim.noise.outlier_probability),
+            ),
+            (
+                "max-copies-per-task",
+                format!(">= 1 (default {})", sim.copies.max_copies_per_task),
+            ),
+            (
+                "copy-min-active-cores",
+                format!(
+                    "0 to the nodes' cores ({}) (default {}",
+                    sim.platform.cores, sim.copies.placement.min_active_cores
+                ),
+            ),
+            (
+                "blacklist",
+                format!("below the cluster's {} nodes", sim.platform.workers),
+            ),
+        ];
+        for (flag, text) in expected {
+            assert!(help(flag).contains(&text), "--{flag}: {}", help(flag));
+        }
+        assert_eq!(sim.copies.launches_per_scan, None);
+        assert!(help("launches-per-scan").contains(">= 1 (default: unlimited)"));
+        let lags: Vec<String> = config.fig3.lags_secs.iter().map(f64::to_string).collect();
+        assert!(help("fig3-lags").contains(&format!("(default {})", lags.join(","))));
     }
 
     #[test]
