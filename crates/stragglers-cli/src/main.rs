@@ -1,6 +1,8 @@
 //! The `stragglers` command: runs the seed paper's evaluation and prints its tables.
 
 mod detectors;
+mod eval_report;
+mod numbers;
 mod output;
 mod replay;
 mod simulate;
@@ -15,7 +17,6 @@ use clap::{Parser, Subcommand};
 use detectors::Group;
 use stragglers::sim::{
     CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, SimError, limits,
-    report,
 };
 
 #[derive(Debug, Parser)]
@@ -50,7 +51,7 @@ enum Command {
             value_parser = count_parser(1, limits::MAX_BASELINE_RUNS)
         )]
         baseline_runs: u32,
-        /// Master seed.
+        /// Master seed (any integer from 0 to 2^64 - 1).
         #[arg(long, default_value_t = 2019)]
         seed: u64,
         /// Write the results (schema stragglers.eval/1) to this file.
@@ -78,7 +79,7 @@ enum Command {
         overrides: Box<Overrides>,
     },
     /// List the detectors `eval --detectors all` runs, the paper's three first, the oracle
-    /// last.
+    /// last: each with the commands that run it and its rule.
     Detectors,
     /// Read real Hadoop and Spark logs, label their stragglers, judge the speculation that
     /// ran and replay detectors over them (see docs/replay.md).
@@ -123,31 +124,33 @@ fn detectors_of(list: &str) -> anyhow::Result<Vec<DetectorSpec>> {
 /// Changes to the paper's setting, for ablations (see docs/simulation.md).
 #[derive(Debug, clap::Args)]
 struct Overrides {
-    /// Speculation policies to run, comma-separated: `shared`, or `xN` (N from 1 to 100),
-    /// regular tasks on N% of the cluster's containers and copies on the rest (the paper's
-    /// x100, x95, x90, x75, x50).
+    /// Speculation policies to run, comma-separated: `shared`, or `xN` (N from 1 to 100, and
+    /// large enough to leave regular tasks a container on every node), regular tasks on N%
+    /// of the cluster's containers and copies on the rest (the paper's x100, x95, x90, x75,
+    /// x50).
     #[arg(long, value_delimiter = ',', default_value = "x100,shared")]
     policies: Vec<String>,
-    /// Speculative lag in seconds (paper: 20).
+    /// Speculative lag in seconds, >= 0 (default 20, the paper's).
     #[arg(long, allow_negative_numbers = true)]
     lag_secs: Option<f64>,
-    /// Time between two progress reports, in seconds (default 3).
+    /// Time between two progress reports, in seconds, >= 0.001 (default 3).
     #[arg(long, allow_negative_numbers = true)]
     heartbeat_secs: Option<f64>,
     /// Each attempt reports on its own timer, every heartbeat from its launch (Hadoop's
     /// tasks), instead of all attempts at the same instants.
     #[arg(long)]
     per_attempt_reports: bool,
-    /// Map tasks of the job (paper: 320, two waves; 1 to 1000000).
+    /// Map tasks of the job, 1 to 1000000 (default 320, the paper's: two waves).
     #[arg(long, value_parser = count_parser(1, limits::MAX_TASKS_PER_STAGE))]
     maps: Option<u32>,
-    /// Reduce tasks of the job (paper: 160; 0 to 1000000).
+    /// Reduce tasks of the job, 0 to 1000000 (default 160, the paper's).
     #[arg(long, value_parser = count_parser(0, limits::MAX_TASKS_PER_STAGE))]
     reduces: Option<u32>,
-    /// Standard deviation of the log of the per-attempt work factor (default 0.08).
+    /// Standard deviation of the log of the per-attempt work factor, in [0, 1] (default
+    /// 0.08).
     #[arg(long, allow_negative_numbers = true)]
     noise_sigma: Option<f64>,
-    /// Probability that an attempt is an outlier (default 0.005).
+    /// Probability that an attempt is an outlier, in [0, 1] (default 0.005).
     #[arg(long, allow_negative_numbers = true)]
     outlier_probability: Option<f64>,
     /// Start detection in a stage only once none of its tasks waits for a container (a
@@ -155,13 +158,13 @@ struct Overrides {
     #[arg(long)]
     wait_for_pending_tasks: bool,
     /// Which time labels a killed original: the one estimated from its progress (the
-    /// paper's) or the exact one of the simulator's shadow computation.
+    /// paper's, the default) or the exact one of the simulator's shadow computation.
     #[arg(long, value_enum)]
     killed_original_time: Option<KilledTime>,
-    /// At most this many copies of a task (default 1).
+    /// At most this many copies of a task, >= 1 (default 1).
     #[arg(long)]
     max_copies_per_task: Option<u32>,
-    /// At most this many copies launched per scan (default: unlimited).
+    /// At most this many copies launched per scan, >= 1 (default: unlimited).
     #[arg(long)]
     launches_per_scan: Option<u32>,
     /// Apply Hadoop's caps on running copies (0.1 of running tasks, 0.01 of all, at least 10).
@@ -170,22 +173,26 @@ struct Overrides {
     /// Let a copy run on its original's node (by default it never does, as in Tez and Spark).
     #[arg(long)]
     copy_beside_original: bool,
-    /// Copies only on nodes with at least this many active cores.
+    /// Copies only on nodes with at least this many active cores, 0 to the nodes' cores (4)
+    /// (default 0: any node).
     #[arg(long)]
     copy_min_active_cores: Option<u32>,
-    /// Never place copies on these nodes (indices, comma-separated).
+    /// Never place copies on these nodes (indices, comma-separated, each below the
+    /// cluster's 20 nodes; default: none).
     #[arg(long, value_delimiter = ',')]
     blacklist: Vec<u32>,
     /// Never place copies on the nodes the detector reports slow (Hierarchical does).
     #[arg(long)]
     avoid_slow_nodes: bool,
-    /// Speculative lags of Figure 3, comma-separated (default 0,20,...,120).
+    /// Speculative lags of Figure 3 in seconds, comma-separated, each >= 0 (default
+    /// 0,20,40,60,80,100,120).
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     fig3_lags: Option<Vec<f64>>,
     /// Skip Figure 3.
     #[arg(long)]
     no_fig3: bool,
-    /// Policies of Table 7, comma-separated (default x100,x95,x90,x75,x50,shared).
+    /// Policies of Table 7, comma-separated, as --policies (default
+    /// x100,x95,x90,x75,x50,shared).
     #[arg(long, value_delimiter = ',')]
     table7_policies: Option<Vec<String>>,
     /// Skip Table 7 and Figures 4 to 6.
@@ -383,13 +390,13 @@ fn run(command: Command) -> anyhow::Result<()> {
                 None => anyhow::Error::new(error).context("running the evaluation"),
             })?;
             let elapsed = started.elapsed();
-            print!("{}", report::text(&results));
+            print!("{}", eval_report::text(&results));
             if let Some(path) = json {
                 let text = serde_json::to_string_pretty(&results)?;
                 output::write(&path, &(text + "\n"))?;
             }
             if let Some(path) = markdown {
-                output::write(&path, &report::markdown(&results))?;
+                output::write(&path, &eval_report::markdown(&results))?;
             }
             eprintln!(
                 "{} cells x {} repetitions in {:.2} s",
@@ -401,14 +408,34 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args)?,
         Command::Simulate(args) => simulate::run(args)?,
         Command::Detectors => {
-            let all = DetectorSpec::all_and_oracle();
-            let width = all.iter().map(|spec| spec.name().len()).max().unwrap_or(0);
-            for spec in all {
-                println!("{:<width$}  {}", spec.name(), spec.description());
-            }
+            print!("{}", detectors_listing());
         }
     }
     Ok(())
+}
+
+/// `stragglers detectors`: a line per detector, its name, the commands that run it and its
+/// rule with its source; no header, so that the first word of each line is a name.
+fn detectors_listing() -> String {
+    let all = DetectorSpec::all_and_oracle();
+    let rows: Vec<[String; 3]> = all
+        .iter()
+        .map(|spec| {
+            let line = detectors::line_of(spec.name());
+            [
+                spec.name().to_owned(),
+                detectors::commands_of(spec.name()).to_owned(),
+                line.unwrap_or_else(|| spec.description().to_owned()),
+            ]
+        })
+        .collect();
+    let width = |c: usize| rows.iter().map(|row| row[c].len()).max().unwrap_or(0);
+    let (name_width, commands_width) = (width(0), width(1));
+    rows.iter()
+        .map(|[name, commands, rule]| {
+            format!("{name:<name_width$}  {commands:<commands_width$}  {rule}\n")
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -445,6 +472,96 @@ mod tests {
             let flag = arg.split('=').next();
             assert_eq!(flag_of(&error), flag, "{error}");
         }
+    }
+
+    #[test]
+    fn the_listing_names_each_detectors_commands_and_source_not_seed_numbers() {
+        let listing = detectors_listing();
+        let names: Vec<String> = DetectorSpec::all_and_oracle()
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect();
+        assert_eq!(listing.lines().count(), names.len());
+        for (line, name) in listing.lines().zip(&names) {
+            assert!(line.starts_with(&format!("{name} ")), "{line}");
+            assert!(
+                !line.contains("seed 0") && !line.contains("seed paper"),
+                "{line}"
+            );
+            if name == "oracle" {
+                assert!(line.contains(" eval only "), "{line}");
+            } else {
+                assert!(detectors::line_of(name).is_some(), "{name} has no line");
+                assert!(line.contains(" eval, simulate, replay "), "{line}");
+            }
+        }
+        let simple_exp = detectors::line_of("hadoop-simple-exp").unwrap();
+        assert!(
+            simple_exp.contains("furthest past a new copy's"),
+            "{simple_exp}"
+        );
+    }
+
+    #[test]
+    fn the_help_gives_each_overrides_limits_and_the_paper_configurations_defaults() {
+        use clap::CommandFactory;
+
+        let mut cli = Cli::command();
+        let eval = cli.find_subcommand_mut("eval").unwrap();
+        let help = |flag: &str| {
+            let arg = eval.get_arguments().find(|a| a.get_long() == Some(flag));
+            arg.and_then(|a| a.get_help()).unwrap().to_string()
+        };
+        let config = Evaluation::paper().config().clone();
+        let sim = &config.sim;
+        let expected = [
+            (
+                "lag-secs",
+                format!(">= 0 (default {}", sim.speculation.lag_secs),
+            ),
+            (
+                "heartbeat-secs",
+                format!(">= 0.001 (default {})", sim.speculation.heartbeat_secs),
+            ),
+            (
+                "maps",
+                format!("1 to 1000000 (default {}", sim.workload.maps),
+            ),
+            (
+                "reduces",
+                format!("0 to 1000000 (default {}", sim.workload.reduces),
+            ),
+            (
+                "noise-sigma",
+                format!("in [0, 1] (default {})", sim.noise.sigma),
+            ),
+            (
+                "outlier-probability",
+                format!("in [0, 1] (default {})", sim.noise.outlier_probability),
+            ),
+            (
+                "max-copies-per-task",
+                format!(">= 1 (default {})", sim.copies.max_copies_per_task),
+            ),
+            (
+                "copy-min-active-cores",
+                format!(
+                    "0 to the nodes' cores ({}) (default {}",
+                    sim.platform.cores, sim.copies.placement.min_active_cores
+                ),
+            ),
+            (
+                "blacklist",
+                format!("below the cluster's {} nodes", sim.platform.workers),
+            ),
+        ];
+        for (flag, text) in expected {
+            assert!(help(flag).contains(&text), "--{flag}: {}", help(flag));
+        }
+        assert_eq!(sim.copies.launches_per_scan, None);
+        assert!(help("launches-per-scan").contains(">= 1 (default: unlimited)"));
+        let lags: Vec<String> = config.fig3.lags_secs.iter().map(f64::to_string).collect();
+        assert!(help("fig3-lags").contains(&format!("(default {})", lags.join(","))));
     }
 
     #[test]

@@ -14,16 +14,17 @@ use stragglers::sim::{
 };
 
 use crate::detectors::{self, Group};
-use crate::output;
+use crate::{numbers, output};
 
 /// The arguments of `stragglers simulate`.
 #[derive(Debug, clap::Args)]
 #[command(group = clap::ArgGroup::new("source").required(true).args(["preset", "scenario_file"]))]
 pub struct SimulateArgs {
-    /// A named scenario: paper, esplash, dsb or datacenter.
+    /// A named scenario: paper, esplash, dsb or datacenter (give this or --scenario-file).
     #[arg(long)]
     preset: Option<String>,
-    /// A scenario file (TOML; see fixtures/scenarios/ and docs/simulation.md).
+    /// A scenario file (TOML, at most 16 MiB; its keys, defaults and limits: docs/simulation.md,
+    /// "Scenario files"; examples in fixtures/scenarios/).
     #[arg(long, value_name = "PATH")]
     scenario_file: Option<PathBuf>,
     /// The detector (`stragglers detectors` lists them, but for the oracle), or `none`;
@@ -31,7 +32,7 @@ pub struct SimulateArgs {
     /// every one (`none,all` adds the run without a detector). `--detectors` is the same.
     #[arg(long, visible_alias = "detectors", default_value = "default")]
     detector: String,
-    /// Seed of the run.
+    /// Seed of the run (any integer from 0 to 2^64 - 1).
     #[arg(long, default_value_t = 2019)]
     seed: u64,
     /// Write the summaries as JSON to this file: `{"schema": "stragglers.simulate/1",
@@ -82,7 +83,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             bar.set_prefix(name_of(detector.as_ref()).to_owned());
             let mut on_progress = |p: Progress| {
                 bar.set_position(p.tasks_done);
-                bar.set_message(format!("simulated {:.0} s", p.now_secs));
+                bar.set_message(format!("simulated {} s", numbers::fixed(p.now_secs, 0)));
             };
             let options = RunOptions {
                 record: false,
@@ -122,20 +123,21 @@ fn name_of(detector: Option<&DetectorSpec>) -> &str {
 
 /// The summary as aligned lines.
 fn render(s: &Summary) -> String {
-    // Undefined without a straggler (the framework's empty denominators are undefined).
+    // Undefined without a straggler (the framework's empty denominators are undefined),
+    // written as eval writes an undefined value.
     let detected_share = match s.stragglers {
-        0 => "-".to_owned(),
+        0 => "n/a".to_owned(),
         n => format!("{:.1}%", s.true_detections as f64 / n as f64 * 100.0),
     };
     format!(
         "scenario      {} (seed {}, detector {})\n\
          cluster       {} nodes, {}, {} tasks, {} attempts\n\
-         makespan      {:.1} s (mean job {:.1} s)\n\
-         stragglers    {} (injected {})\n\
+         makespan      {} s (mean job {} s)\n\
+         stragglers    {} (skew or root-cause mix slowed {} tasks)\n\
          detections    {} ({} of them stragglers: {} of the stragglers)\n\
          copies        {} ({} won)\n\
          failed        {} attempts\n\
-         energy        {:.3} MJ\n",
+         energy        {} MJ\n",
         s.scenario,
         s.seed,
         s.detector,
@@ -146,8 +148,8 @@ fn render(s: &Summary) -> String {
         },
         s.tasks,
         s.attempts,
-        s.makespan_secs,
-        s.mean_job_secs,
+        numbers::fixed(s.makespan_secs, 1),
+        numbers::fixed(s.mean_job_secs, 1),
         s.stragglers,
         s.injected_stragglers,
         s.detections,
@@ -156,6 +158,63 @@ fn render(s: &Summary) -> String {
         s.copies,
         s.successful_copies,
         s.failed_attempts,
-        s.energy_joules / 1e6,
+        numbers::fixed(s.energy_joules / 1e6, 3),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary() -> Summary {
+        Summary {
+            scenario: "paper".to_owned(),
+            detector: "default".to_owned(),
+            seed: 2019,
+            nodes: 20,
+            jobs: 1,
+            tasks: 480,
+            attempts: 500,
+            makespan_secs: 1923.25,
+            mean_job_secs: 1923.25,
+            stragglers: 175,
+            injected_stragglers: 0,
+            detections: 10,
+            true_detections: 5,
+            copies: 3,
+            successful_copies: 1,
+            failed_attempts: 0,
+            energy_joules: 1.5e6,
+        }
+    }
+
+    #[test]
+    fn the_summary_says_what_injected_counts_and_prints_huge_values_compactly() {
+        let text = render(&summary());
+        assert!(
+            text.contains("stragglers    175 (skew or root-cause mix slowed 0 tasks)\n"),
+            "{text}"
+        );
+        assert!(text.contains("makespan      1923.2 s"), "{text}");
+        assert!(text.contains("energy        1.500 MJ\n"), "{text}");
+
+        let huge = Summary {
+            makespan_secs: 1e308,
+            mean_job_secs: 1e300,
+            energy_joules: 1e308,
+            stragglers: 0,
+            ..summary()
+        };
+        let text = render(&huge);
+        assert!(
+            text.contains("makespan      1.000e308 s (mean job 1.000e300 s)\n"),
+            "{text}"
+        );
+        assert!(text.contains("energy        1.000e302 MJ\n"), "{text}");
+        assert!(
+            text.contains("(5 of them stragglers: n/a of the stragglers)"),
+            "{text}"
+        );
+        assert!(text.lines().all(|line| line.len() < 100), "{text}");
+    }
 }

@@ -47,6 +47,11 @@ fn eval_prints_the_tables_and_writes_the_results() {
         "{stdout}"
     );
     assert!(!stdout.contains("policy shared"));
+    // The paper's parameters (but the sample's size): its values in brackets.
+    assert!(stdout.contains("paper in brackets"), "{stdout}");
+    assert!(stdout.contains(" (0.64)"), "{stdout}");
+    assert!(stdout.contains("Paper"), "{stdout}");
+    assert!(!stdout.contains("values not shown"), "{stdout}");
 
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
@@ -96,6 +101,24 @@ fn eval_runs_figure_3_and_table_7_with_the_copy_controls() {
     assert!(stdout.contains("Figure 3."), "{stdout}");
     assert!(stdout.contains("Table 7."), "{stdout}");
     assert!(stdout.contains("Figures 4-6."), "{stdout}");
+    // Other parameters than the paper's: its values left out, and said why, once.
+    let note = "Paper's values not shown (brackets, Paper columns): they were measured with \
+                the paper's parameters, and this run's differ: ";
+    assert!(stdout.starts_with(note), "{stdout}");
+    assert_eq!(stdout.matches("values not shown").count(), 1);
+    for key in [
+        "killed_original_time \"exact\"",
+        "copies.caps",
+        "copies.launches_per_scan 1",
+    ] {
+        assert!(stdout.lines().next().unwrap().contains(key), "{stdout}");
+    }
+    assert!(!stdout.contains("paper in brackets"), "{stdout}");
+    let tables = stdout.split_once('\n').unwrap().1;
+    assert!(
+        !tables.contains(" (0.64)") && !tables.contains("Paper"),
+        "{stdout}"
+    );
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     let cells = results["cells"].as_array().unwrap();
@@ -434,4 +457,118 @@ fn eval_count_flags_above_their_limits_are_refused() {
             && stderr.contains("must be at most 20000000"),
         "{stderr}"
     );
+}
+
+/// The part of docs/simulation.md between `<!-- {marker}:start -->` and its end.
+fn docs_section(marker: &str) -> String {
+    let doc = include_str!("../../../docs/simulation.md");
+    let start = format!("<!-- {marker}:start -->\n");
+    let (_, rest) = doc.split_once(&start).expect("the start marker");
+    let end = format!("<!-- {marker}:end -->");
+    rest.split_once(&end).expect("the end marker").0.to_owned()
+}
+
+/// The dotted keys of `value` under `path`: an object's keys, an array of objects' keys as
+/// `key[i].inner`, anything else (an array of numbers too) a key of its own.
+fn key_paths(path: &str, value: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                let at = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                key_paths(&at, inner, out);
+            }
+        }
+        Value::Array(items) if items.first().is_some_and(Value::is_object) => {
+            key_paths(&format!("{path}[i]"), &items[0], out);
+        }
+        _ => out.push(path.to_owned()),
+    }
+}
+
+#[test]
+fn every_scenario_key_is_in_the_docs_reference_and_the_reference_has_no_other() {
+    use stragglers::sim::ScenarioSpec;
+    use stragglers::sim::causes::{
+        Causes, Episode, Failure, Levels, ReducePhases, RootCauseMix, Skew, WeakNodes,
+    };
+
+    // Every optional table and array of tables present, so that their keys are listed.
+    let spec = ScenarioSpec {
+        causes: Causes {
+            episodes: vec![Episode {
+                node: 0,
+                start_secs: 0.0,
+                duration_secs: 1.0,
+                background_tasks: 1,
+            }],
+            failures: vec![Failure {
+                node: 0,
+                at_secs: 0.0,
+                down_secs: 1.0,
+            }],
+            levels: Some(Levels {
+                containers: vec![8],
+            }),
+            weak_nodes: Some(WeakNodes::default()),
+            skew: Some(Skew::default()),
+            mix: Some(RootCauseMix::default()),
+            reduce_phases: Some(ReducePhases::default()),
+        },
+        ..ScenarioSpec::paper()
+    };
+    let mut keys = Vec::new();
+    key_paths("", &serde_json::to_value(&spec).unwrap(), &mut keys);
+    assert!(keys.len() > 50, "{keys:?}");
+    let reference = docs_section("scenario-keys");
+    let missing: Vec<&String> = (keys.iter())
+        .filter(|key| !reference.contains(&format!("\n| `{key}` |")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/simulation.md, Scenario files: no row for {missing:?}"
+    );
+    let rows: Vec<&str> = (reference.lines())
+        .filter_map(|line| line.strip_prefix("| `")?.split_once("` |").map(|(k, _)| k))
+        .collect();
+    assert_eq!(rows.len(), keys.len(), "one row per key: {rows:?}");
+    for row in rows {
+        assert!(
+            keys.iter().any(|k| k == row),
+            "{row} is no key of ScenarioSpec"
+        );
+    }
+}
+
+#[test]
+fn the_docs_minimal_scenario_is_the_fixture_and_it_parses_and_runs() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/scenarios/minimal.toml"
+    );
+    let fixture = std::fs::read_to_string(path).unwrap();
+    let shown = docs_section("scenario-minimal");
+    assert_eq!(shown, format!("```toml\n{fixture}```\n"));
+    let spec = stragglers::sim::ScenarioSpec::from_toml_str(&fixture, "minimal.toml").unwrap();
+    assert_eq!(spec.name, "minimal");
+    assert_eq!(spec.cluster.nodes, 4);
+    let stdout = stragglers_ok(&["simulate", "--scenario-file", path, "--detector", "none"]);
+    assert!(stdout.starts_with("scenario      minimal (seed 2019, detector none)\n"));
+
+    // Without the [cluster] table: the error the docs quote.
+    let dir = std::env::temp_dir().join(format!("stragglers-min-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bare = dir.join("min.toml");
+    std::fs::write(&bare, "name = \"min\"\n").unwrap();
+    let output = stragglers(&["simulate", "--scenario-file", bare.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("key `cluster`: missing field `cluster`"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
