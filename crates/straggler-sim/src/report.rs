@@ -1,10 +1,134 @@
 //! Renders [`EvalResults`] as the paper prints its tables (Table 5, Table 6), in plain text
 //! for a terminal or in Markdown, with the paper's published values beside the simulated
-//! ones for comparison.
+//! ones for comparison when the run's parameters are the paper's ([`paper_departures`]):
+//! those values were measured in the paper's setting, and beside results of other
+//! parameters (`--maps 40`, `--lag-secs 60`) they compare nothing.
 
+use serde_json::Value;
 use straggler_metrics::Summary;
 
-use crate::EvalResults;
+use crate::{EvalConfig, EvalResults, Evaluation};
+
+/// The keys of a configuration that the paper's values do not depend on: the sample
+/// (seed, repetitions, baseline runs) and the lists of what to run (the policies, Figure
+/// 3's lags and Table 7's policies), each matched cell by cell with the paper's.
+const SAMPLE_AND_LISTS: [&str; 6] = [
+    "seed",
+    "repetitions",
+    "baseline_runs",
+    "policies",
+    "fig3",
+    "table7",
+];
+
+/// The parameters of `config` that differ from the paper's evaluation
+/// ([`Evaluation::paper`]), each as `key value (paper: value)` (`workload.maps 40 (paper:
+/// 320)`); empty when the paper's published values apply to its results. The sample (seed,
+/// repetitions, baseline runs) and the lists of policies and lags may differ.
+pub fn paper_departures(config: &EvalConfig) -> Vec<String> {
+    let paper = Evaluation::paper().config().clone();
+    let (Ok(mut run), Ok(mut paper)) = (serde_json::to_value(config), serde_json::to_value(paper))
+    else {
+        return vec!["the configuration (not comparable)".to_owned()];
+    };
+    for key in SAMPLE_AND_LISTS {
+        for value in [&mut run, &mut paper] {
+            if let Value::Object(map) = value {
+                map.remove(key);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    differences("", &run, &paper, &mut out);
+    out
+}
+
+/// The leaves where `run` and `paper` differ, dotted from `path`.
+fn differences(path: &str, run: &Value, paper: &Value, out: &mut Vec<String>) {
+    match (run, paper) {
+        (Value::Object(r), Value::Object(p)) => {
+            let keys = r.keys().chain(p.keys().filter(|k| !r.contains_key(*k)));
+            for key in keys {
+                let at = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                let none = Value::Null;
+                differences(
+                    &at,
+                    r.get(key).unwrap_or(&none),
+                    p.get(key).unwrap_or(&none),
+                    out,
+                );
+            }
+        }
+        _ if run == paper => {}
+        _ => {
+            // `sim.speculation.lag_secs` is written `speculation.lag_secs`, as in errors.
+            let key = path.strip_prefix("sim.").unwrap_or(path);
+            out.push(format!("{key} {} (paper: {})", shown(run), shown(paper)));
+        }
+    }
+}
+
+/// A value of the configuration, its numbers compact (`1e308`, not 309 digits).
+fn shown(value: &Value) -> String {
+    match value {
+        Value::Number(n) if n.is_f64() => n.as_f64().map_or_else(|| n.to_string(), number),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(shown).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Null => "none".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether the tables of `results` show the paper's values: its parameters are the
+/// paper's.
+fn shows_paper(results: &EvalResults) -> bool {
+    paper_departures(&results.config).is_empty()
+}
+
+/// The note above the tables of a run whose parameters are not the paper's.
+fn paper_note(results: &EvalResults) -> Option<String> {
+    let departures = paper_departures(&results.config);
+    (!departures.is_empty()).then(|| {
+        format!(
+            "Paper's values not shown (brackets, Paper columns): they were measured with the \
+             paper's parameters, and this run's differ: {}.\n",
+            departures.join(", ")
+        )
+    })
+}
+
+/// From this magnitude on, [`number`] and [`number_fixed`] print scientific notation.
+const LARGE: f64 = 1e6;
+/// Below this magnitude (but not 0), [`number`] prints scientific notation.
+const SMALL: f64 = 1e-4;
+
+/// `x` as `{}` prints it (the shortest decimal that reads back as `x`: `20`, `0.08`), or in
+/// scientific notation from 1e6 on and below 1e-4 (`1e308`, `1.5e-7`): a value such as a
+/// flag's `1e308` is not printed as hundreds of digits.
+pub fn number(x: f64) -> String {
+    let magnitude = x.abs();
+    if x.is_finite() && (magnitude >= LARGE || (magnitude > 0.0 && magnitude < SMALL)) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// `x` with `decimals` decimals (`1923.3`), or in scientific notation with three from 1e6
+/// on (`1.000e308`).
+pub fn number_fixed(x: f64, decimals: usize) -> String {
+    if x.is_finite() && x.abs() >= LARGE {
+        format!("{x:.3e}")
+    } else {
+        format!("{x:.decimals$}")
+    }
+}
 
 /// Table 5 as published (seed paper, Section 6.1): quantile, ratio of stragglers.
 pub const PAPER_TABLE5: [(f64, f64); 5] = [
@@ -207,6 +331,7 @@ pub fn format_summary(summary: Option<&Summary>, digits: usize) -> String {
 /// Table 5: ratio of stragglers among the baseline executions per quantile, simulated and
 /// published.
 pub fn table5(results: &EvalResults) -> Table {
+    let with_paper = shows_paper(results);
     let rows: Vec<Vec<String>> = results
         .baseline
         .quantiles
@@ -215,28 +340,34 @@ pub fn table5(results: &EvalResults) -> Table {
             let paper = PAPER_TABLE5
                 .iter()
                 .find(|(x, _)| (x - q.quantile).abs() < 1e-9);
-            vec![
+            let mut row = vec![
                 format!("{}", q.quantile),
                 q.straggler_ratio
                     .map_or("n/a".to_owned(), |r| format!("{:.2}%", r * 100.0)),
                 format!("{} / {}", q.stragglers, q.executions),
-                paper.map_or("-".to_owned(), |(_, r)| format!("{:.2}%", r * 100.0)),
-            ]
+            ];
+            if with_paper {
+                row.push(paper.map_or("-".to_owned(), |(_, r)| format!("{:.2}%", r * 100.0)));
+            }
+            row
         })
         .collect();
+    let mut headers = [
+        "Quantile X",
+        "Ratio of stragglers",
+        "Stragglers / executions",
+    ]
+    .map(String::from)
+    .to_vec();
+    if with_paper {
+        headers.push("Paper".to_owned());
+    }
     Table {
         title: format!(
             "Table 5. Ratio of stragglers among map executions on the homogeneous platform ({} runs), by the quantile X taken as usual time",
             results.baseline.runs
         ),
-        headers: [
-            "Quantile X",
-            "Ratio of stragglers",
-            "Stragglers / executions",
-            "Paper",
-        ]
-        .map(String::from)
-        .to_vec(),
+        headers,
         rows,
     }
 }
@@ -245,6 +376,7 @@ pub fn table5(results: &EvalResults) -> Table {
 /// 95% confidence half-width, with the paper's value in brackets where it has one (it
 /// measured x100 only).
 pub fn table6(results: &EvalResults, policy: &str) -> Table {
+    let with_paper = shows_paper(results) && policy == "x100";
     let mut headers = vec!["Scenario".to_owned(), "Mechanism".to_owned()];
     headers.extend(TABLE6_METRICS.iter().map(|(_, h)| (*h).to_owned()));
     let rows: Vec<Vec<String>> = results
@@ -252,9 +384,9 @@ pub fn table6(results: &EvalResults, policy: &str) -> Table {
         .iter()
         .filter(|c| c.experiment == "table6" && c.policy == policy)
         .map(|cell| {
-            let paper = PAPER_TABLE6
-                .iter()
-                .find(|(s, d, _)| *s == cell.scenario && *d == cell.detector && policy == "x100");
+            let paper = (PAPER_TABLE6.iter())
+                .find(|(s, d, _)| *s == cell.scenario && *d == cell.detector)
+                .filter(|_| with_paper);
             let mut row = vec![cell.scenario.clone(), cell.detector.clone()];
             row.extend(TABLE6_METRICS.iter().enumerate().map(|(i, (name, _))| {
                 let value = format_summary_over(cell.metrics.get(*name), 2, cell.repetitions);
@@ -271,7 +403,7 @@ pub fn table6(results: &EvalResults, policy: &str) -> Table {
             format!(
                 "Table 6. Characteristics of the detectors, policy {policy}, {} repetitions (mean ± 95% CI{})",
                 results.config.repetitions,
-                if policy == "x100" {
+                if with_paper {
                     "; paper in brackets"
                 } else {
                     ""
@@ -332,6 +464,7 @@ pub fn efficiency(results: &EvalResults) -> Table {
 /// experiment, with the paper's values in brackets, the Fake Positive ratio, and how far
 /// the estimated times of killed originals are from their exact ones.
 pub fn table7(results: &EvalResults) -> Table {
+    let with_paper = shows_paper(results);
     let mut headers = vec![
         "Scenario".to_owned(),
         "Policy".to_owned(),
@@ -344,9 +477,9 @@ pub fn table7(results: &EvalResults) -> Table {
         .iter()
         .filter(|c| c.experiment == "table7")
         .map(|cell| {
-            let paper = PAPER_TABLE7.iter().find(|(p, d, _)| {
-                *p == cell.policy && *d == cell.detector && cell.scenario == "C2"
-            });
+            let paper = (PAPER_TABLE7.iter())
+                .find(|(p, d, _)| *p == cell.policy && *d == cell.detector && cell.scenario == "C2")
+                .filter(|_| with_paper);
             let mut row = vec![
                 cell.scenario.clone(),
                 cell.policy.clone(),
@@ -380,8 +513,13 @@ pub fn table7(results: &EvalResults) -> Table {
     Table {
         title: noting_partial(
             format!(
-                "Table 7. Characteristics of the detectors under each reservation policy, {} repetitions (mean ± 95% CI; paper in brackets; killed originals' time: {}; gap = mean |exact - estimated| / usual time)",
+                "Table 7. Characteristics of the detectors under each reservation policy, {} repetitions (mean ± 95% CI{}; killed originals' time: {}; gap = mean |exact - estimated| / usual time)",
                 results.config.repetitions,
+                if with_paper {
+                    "; paper in brackets"
+                } else {
+                    ""
+                },
                 results.config.killed_original_time.name().replace('_', " "),
             ),
             &rows,
@@ -394,6 +532,7 @@ pub fn table7(results: &EvalResults) -> Table {
 /// Figures 4 to 6 as numbers: execution time and energy normalised to Default under x100,
 /// copies, and the Section 4.2 predictor's overheads next to the simulated ones.
 pub fn figures4to6(results: &EvalResults) -> Table {
+    let with_paper = shows_paper(results);
     let headers = [
         "Scenario",
         "Policy",
@@ -415,9 +554,11 @@ pub fn figures4to6(results: &EvalResults) -> Table {
         .iter()
         .filter(|c| c.experiment == "table7")
         .map(|cell| {
-            let paper = PAPER_FIG45.iter().find(|(p, d, _, _)| {
-                *p == cell.policy && *d == cell.detector && cell.scenario == "C2"
-            });
+            let paper = (PAPER_FIG45.iter())
+                .find(|(p, d, _, _)| {
+                    *p == cell.policy && *d == cell.detector && cell.scenario == "C2"
+                })
+                .filter(|_| with_paper);
             let metric = |name: &str, digits: usize| {
                 format_summary_over(cell.metrics.get(name), digits, cell.repetitions)
             };
@@ -442,7 +583,17 @@ pub fn figures4to6(results: &EvalResults) -> Table {
         })
         .collect();
     Table {
-        title: noting_partial("Figures 4-6. Execution time and energy relative to Default under x100 (paper in brackets where its text gives a value), speculative copies, and the Section 4.2 predictor's overheads next to the simulated ones (mean ± 95% CI)".to_owned(), &rows),
+        title: noting_partial(
+            format!(
+                "Figures 4-6. Execution time and energy relative to Default under x100{}, speculative copies, and the Section 4.2 predictor's overheads next to the simulated ones (mean ± 95% CI)",
+                if with_paper {
+                    " (paper in brackets where its text gives a value)"
+                } else {
+                    ""
+                }
+            ),
+            &rows,
+        ),
         headers,
         rows,
     }
@@ -467,13 +618,16 @@ pub fn fig3(results: &EvalResults) -> Table {
             lags.push(lag);
         }
     }
+    let with_paper = shows_paper(results);
     let mut headers = vec!["Lag (s)".to_owned()];
     headers.extend(scenarios.iter().map(|s| format!("FP {s}")));
-    headers.push("Paper".to_owned());
+    if with_paper {
+        headers.push("Paper".to_owned());
+    }
     let rows: Vec<Vec<String>> = lags
         .iter()
         .map(|&lag| {
-            let mut row = vec![format!("{lag}")];
+            let mut row = vec![number(lag)];
             row.extend(scenarios.iter().map(|&s| {
                 let cell = cells.iter().find(|c| c.scenario == s && lag_of(c) == lag);
                 cell.map_or_else(
@@ -481,12 +635,14 @@ pub fn fig3(results: &EvalResults) -> Table {
                     |c| format_summary_over(c.metrics.get("fake_positive"), 2, c.repetitions),
                 )
             }));
-            row.push(
-                PAPER_FIG3
-                    .iter()
-                    .find(|(l, _)| *l == lag)
-                    .map_or("-".to_owned(), |(_, fp)| format!("{fp:.2}")),
-            );
+            if with_paper {
+                row.push(
+                    PAPER_FIG3
+                        .iter()
+                        .find(|(l, _)| *l == lag)
+                        .map_or("-".to_owned(), |(_, fp)| format!("{fp:.2}")),
+                );
+            }
             row
         })
         .collect();
@@ -525,7 +681,8 @@ fn scaled(summary: &Summary, factor: f64) -> Summary {
 
 /// Every table of the results, for the terminal.
 pub fn text(results: &EvalResults) -> String {
-    let mut out = table5(results).to_text();
+    let mut out = paper_note(results).map_or(String::new(), |note| note + "\n");
+    out += &table5(results).to_text();
     for policy in policies(results) {
         out.push('\n');
         out += &table6(results, &policy).to_text();
@@ -556,6 +713,10 @@ pub fn markdown(results: &EvalResults) -> String {
         results.config.usual_quantile,
         results.config.straggler_factor,
     );
+    if let Some(note) = paper_note(results) {
+        out += &note;
+        out.push('\n');
+    }
     out += &table5(results).to_markdown();
     for policy in policies(results) {
         out.push('\n');
@@ -621,5 +782,95 @@ mod tests {
             noting_partial("Table 9".to_owned(), &rows("0.52 [n=1]")),
             "Table 9 ([n=k]: over the k runs where the metric is defined)"
         );
+    }
+
+    #[test]
+    fn small_values_print_in_full_and_huge_ones_compactly() {
+        assert_eq!(number(20.0), "20");
+        assert_eq!(number(0.08), "0.08");
+        assert_eq!(number(999_999.5), "999999.5");
+        assert_eq!(number(1e6), "1e6");
+        assert_eq!(number(1e308), "1e308");
+        assert_eq!(number(-2.5e9), "-2.5e9");
+        assert_eq!(number(1.5e-7), "1.5e-7");
+        assert_eq!(number(0.0), "0");
+        assert_eq!(number(f64::INFINITY), "inf");
+        assert_eq!(number_fixed(1923.25, 1), "1923.2");
+        assert_eq!(number_fixed(1e308, 1), "1.000e308");
+        assert_eq!(number_fixed(f64::NAN, 1), "NaN");
+    }
+
+    #[test]
+    fn the_papers_configuration_has_no_departure_and_a_change_is_named() {
+        let mut config = Evaluation::paper().config().clone();
+        config.seed = 7;
+        config.repetitions = 2;
+        config.fig3.lags_secs = vec![60.0];
+        assert_eq!(paper_departures(&config), Vec::<String>::new());
+        config.sim.workload.reduces = 0;
+        config.sim.speculation.lag_secs = 1e308;
+        assert_eq!(
+            paper_departures(&config),
+            [
+                "speculation.lag_secs 1e308 (paper: 20)",
+                "workload.reduces 0 (paper: 160)",
+            ]
+        );
+    }
+
+    /// With other parameters than the paper's, the tables lose the paper's values (Paper
+    /// columns, brackets, the titles' words on them) and nothing else, and a note says once
+    /// which parameters differ.
+    #[test]
+    fn the_papers_values_are_shown_for_its_parameters_only() {
+        use crate::Policy;
+
+        let mut evaluation = Evaluation::paper();
+        let config = evaluation.config_mut();
+        config.repetitions = 1;
+        config.baseline_runs = 1;
+        config.fig3.lags_secs = vec![60.0];
+        config.table7.policies = vec![Policy::X100, Policy::Shared];
+        config.sim.workload.maps = 16;
+        config.sim.workload.reduces = 4;
+        let results = evaluation.run().unwrap();
+        let mut paper = results.clone();
+        paper.config.sim.workload = Evaluation::paper().config().sim.workload;
+        let tables = |results: &EvalResults| {
+            let mut tables = vec![table5(results)];
+            tables.extend(policies(results).iter().map(|p| table6(results, p)));
+            tables.extend([fig3(results), table7(results), figures4to6(results)]);
+            tables
+        };
+        let (with, without) = (tables(&paper), tables(&results));
+        assert!(
+            with.iter()
+                .any(|t| t.rows.iter().flatten().any(|c| c.ends_with(" (0.64)")))
+        );
+        for (full, bare) in with.iter().zip(&without) {
+            assert!(!bare.title.contains("paper"), "{}", bare.title);
+            assert!(!bare.headers.iter().any(|h| h == "Paper"), "{}", bare.title);
+            for (full_row, bare_row) in full.rows.iter().zip(&bare.rows) {
+                // Each cell is the full table's, without its bracket.
+                for (cell, bare_cell) in full_row.iter().zip(bare_row) {
+                    let value = cell
+                        .strip_suffix(')')
+                        .and_then(|c| c.rsplit_once(" ("))
+                        .filter(|(_, b)| b.parse::<f64>().is_ok())
+                        .map_or(cell.as_str(), |(v, _)| v);
+                    assert_eq!(bare_cell, value, "{}", bare.title);
+                }
+            }
+        }
+        let (text, markdown) = (text(&results), markdown(&results));
+        assert!(text.starts_with("Paper's values not shown"), "{text}");
+        assert!(text.contains("workload.maps 16 (paper: 320)"), "{text}");
+        assert_eq!(text.matches("Paper's values").count(), 1);
+        assert!(
+            markdown.contains(".\n\nPaper's values not shown"),
+            "{markdown}"
+        );
+        assert!(!markdown.contains(" (0.64)"));
+        assert!(!crate::report::text(&paper).contains("Paper's values not shown"));
     }
 }

@@ -1,8 +1,6 @@
 //! The `stragglers` command: runs the seed paper's evaluation and prints its tables.
 
 mod detectors;
-mod eval_report;
-mod numbers;
 mod output;
 mod replay;
 mod simulate;
@@ -17,6 +15,7 @@ use clap::{Parser, Subcommand};
 use detectors::Group;
 use stragglers::sim::{
     CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, SimError, limits,
+    report,
 };
 
 #[derive(Debug, Parser)]
@@ -390,13 +389,13 @@ fn run(command: Command) -> anyhow::Result<()> {
                 None => anyhow::Error::new(error).context("running the evaluation"),
             })?;
             let elapsed = started.elapsed();
-            print!("{}", eval_report::text(&results));
+            print!("{}", report::text(&results));
             if let Some(path) = json {
                 let text = serde_json::to_string_pretty(&results)?;
                 output::write(&path, &(text + "\n"))?;
             }
             if let Some(path) = markdown {
-                output::write(&path, &eval_report::markdown(&results))?;
+                output::write(&path, &report::markdown(&results))?;
             }
             eprintln!(
                 "{} cells x {} repetitions in {:.2} s",

@@ -10,11 +10,11 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use stragglers::detect::Detector;
 use stragglers::sim::{
-    DetectorSpec, PRESETS, Progress, RunOptions, ScenarioSpec, Summary, simulate_scenario,
+    DetectorSpec, PRESETS, Progress, RunOptions, ScenarioSpec, Summary, report, simulate_scenario,
 };
 
 use crate::detectors::{self, Group};
-use crate::{numbers, output};
+use crate::output;
 
 /// The arguments of `stragglers simulate`.
 #[derive(Debug, clap::Args)]
@@ -83,7 +83,10 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             bar.set_prefix(name_of(detector.as_ref()).to_owned());
             let mut on_progress = |p: Progress| {
                 bar.set_position(p.tasks_done);
-                bar.set_message(format!("simulated {} s", numbers::fixed(p.now_secs, 0)));
+                bar.set_message(format!(
+                    "simulated {} s",
+                    report::number_fixed(p.now_secs, 0)
+                ));
             };
             let options = RunOptions {
                 record: false,
@@ -148,8 +151,8 @@ fn render(s: &Summary) -> String {
         },
         s.tasks,
         s.attempts,
-        numbers::fixed(s.makespan_secs, 1),
-        numbers::fixed(s.mean_job_secs, 1),
+        report::number_fixed(s.makespan_secs, 1),
+        report::number_fixed(s.mean_job_secs, 1),
         s.stragglers,
         s.injected_stragglers,
         s.detections,
@@ -158,7 +161,7 @@ fn render(s: &Summary) -> String {
         s.copies,
         s.successful_copies,
         s.failed_attempts,
-        numbers::fixed(s.energy_joules / 1e6, 3),
+        report::number_fixed(s.energy_joules / 1e6, 3),
     )
 }
 
