@@ -91,7 +91,7 @@ mod tests {
         (run.attempts.iter())
             .filter(|a| a.task == task && a.role == straggler_model::AttemptRole::Original)
             .map(|a| a.node)
-            .last()
+            .next_back()
     }
 
     #[test]

@@ -25,7 +25,7 @@ fn original_node(run: &Run, task: TaskId) -> Option<usize> {
     (run.attempts.iter())
         .filter(|a| a.task == task && a.role == AttemptRole::Original)
         .map(|a| a.node.index())
-        .last()
+        .next_back()
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -77,8 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     }
                     n[6] += 1;
                     let original = (run.attempts.iter())
-                        .filter(|a| a.task == task && a.role == AttemptRole::Original)
-                        .last()
+                        .rfind(|a| a.task == task && a.role == AttemptRole::Original)
                         .ok_or("a task without an original")?;
                     n[7] += usize::from(
                         original.start_secs > 0.0
