@@ -12,8 +12,9 @@
 //! blacklisted).
 //! From seed 004 (Garraghan et al.): [`GarraghanDetector`] (an offline progress model
 //! stretched by `Diff`, an online median test, or both) and [`DosIndex`] (time per input
-//! byte against the stage's). [`Oracle`] knows the stragglers and flags each at a chosen
-//! fraction of its run: the upper bound of every table.
+//! byte against the stage's). [`Oracle`] is told the stragglers of a run and flags each at
+//! a chosen fraction of its time there: a bound on the run whose stragglers it was told,
+//! not on a run its own copies change.
 //!
 //! A detector looks at a [`Snapshot`] of the running attempts and flags rows of it; what
 //! the engine does with a flag (launch a copy, when, where) is not the detector's business.

@@ -1,7 +1,7 @@
 //! The oracle: a detector told the truth of an undisturbed run, that flags those
 //! stragglers, and nothing else, once each has run a chosen fraction of its execution time.
-//! It is the reference upper bound of the evaluation tables, with a detection latency set
-//! by `fraction`.
+//! It is the evaluation's reference, with a detection latency set by `fraction`: a bound
+//! on a run whose stragglers are those it was told, not on one its own copies change.
 //!
 //! It is built with the straggler tasks and their execution times, keyed by [`TaskId`]. The
 //! simulator is deterministic, so an undisturbed run of the same seed gives them (the
@@ -13,11 +13,12 @@
 //! ```
 //!
 //! Copies are never flagged. Its precision and recall are therefore not 1 by construction:
-//! in the run it is scored on, the copies it causes change the nodes' loads, so an
+//! in the run it is scored on, the copies it causes change the nodes' loads and, where
+//! copies start while regular tasks wait, which node runs which later task, so an
 //! original may run longer or shorter than in the undisturbed run (and be labelled
-//! differently), and the oracle still flags at `fraction` of the undisturbed time; a
-//! straggler is missed if its original has ended, or has not reported progress yet, at
-//! every scan from then on. `fraction` is below 1: at `fraction = 1` an original of the
+//! differently), a task may straggle that did not there (it is never flagged), and the
+//! oracle still flags at `fraction` of the undisturbed time; a straggler is missed if its
+//! original has ended, or has not reported progress yet, at every scan from then on. `fraction` is below 1: at `fraction = 1` an original of the
 //! undisturbed run would be flagged only at a scan at the very instant it ends, after it
 //! has left the snapshot.
 //!

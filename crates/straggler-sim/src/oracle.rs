@@ -85,4 +85,57 @@ mod tests {
         let stragglers: Vec<TaskId> = truth.iter().map(|&(task, _)| task).collect();
         assert_eq!(detected, stragglers);
     }
+
+    /// The node of `task`'s last original attempt.
+    fn original_node(run: &Run, task: TaskId) -> Option<straggler_model::NodeId> {
+        (run.attempts.iter())
+            .filter(|a| a.task == task && a.role == straggler_model::AttemptRole::Original)
+            .map(|a| a.node)
+            .next_back()
+    }
+
+    #[test]
+    fn under_shared_the_oracle_is_scored_on_a_run_with_other_stragglers() {
+        // Its truth is the run without copies. Under x100 its copies start once no map
+        // waits, and it flags exactly the stragglers of the run it is scored on; under
+        // Shared its copies move the second wave's maps: it flags tasks that ran on
+        // another node and are no stragglers there, and misses stragglers it was not
+        // told of (docs/simulation.md, "What the oracle bounds").
+        let baseline = SimConfig::default();
+        let homogeneous = simulate(&baseline, &Scenario::homogeneous(), 7, None).expect("runs");
+        let usual = UsualTimes::from_runs(&[homogeneous], 0.5).expect("usual times");
+        let rule = StragglerRule::default();
+        let scenario = Scenario::c2();
+        let labelled = |run: &Run| -> std::collections::BTreeSet<TaskId> {
+            let truth = straggler_times(run, &usual, rule).expect("labelled");
+            truth.into_iter().map(|(task, _)| task).collect()
+        };
+        for policy in [crate::Policy::X100, crate::Policy::Shared] {
+            let config = SimConfig::paper(policy);
+            let undisturbed = simulate(&config, &scenario, 11, None).expect("runs");
+            let told = labelled(&undisturbed);
+            let params = OracleParams::default();
+            let mut oracle =
+                oracle_for(&config, &scenario, 11, &usual, rule, params).expect("oracle");
+            let run = simulate(&config, &scenario, 11, Some(&mut oracle)).expect("runs");
+            let stragglers = labelled(&run);
+            let detected: std::collections::BTreeSet<TaskId> =
+                run.detections.iter().map(|d| d.task).collect();
+            assert_eq!(detected, told, "{policy:?}: it flags what it was told");
+            let false_positives: Vec<TaskId> = detected.difference(&stragglers).copied().collect();
+            let not_told = stragglers.difference(&told).count();
+            if policy == crate::Policy::X100 {
+                assert!(false_positives.is_empty());
+                continue;
+            }
+            assert!(!false_positives.is_empty() && not_told > 0);
+            let moved = (false_positives.iter())
+                .filter(|&&task| original_node(&run, task) != original_node(&undisturbed, task))
+                .count();
+            assert!(
+                2 * moved > false_positives.len(),
+                "{moved} of {false_positives:?}"
+            );
+        }
+    }
 }
