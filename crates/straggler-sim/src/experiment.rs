@@ -150,12 +150,12 @@ impl DetectorSpec {
         vec![
             DetectorSpec::new(
                 "default",
-                "progress score below the stage's mean minus 0.2 (Dean & Ghemawat; seed 000, Eq. 6)",
+                "progress score below the stage's mean minus 0.2 (Dean & Ghemawat, CACM 2008; Phan et al., ACM TOMPECS 2019, Eq. 6)",
                 || Box::new(DefaultDetector::default()),
             ),
             DetectorSpec::new(
                 "hierarchical",
-                "Default's detections kept on nodes below 0.9 x the mean node speed (seed 000, Sec. 5.5)",
+                "Default's detections kept on nodes below 0.9 x the mean node speed (Phan et al., Euro-Par 2017; Phan et al., ACM TOMPECS 2019, Sec. 5.5)",
                 || {
                     let params = HierarchicalParams::default()
                         .check()
@@ -165,7 +165,7 @@ impl DetectorSpec {
             ),
             DetectorSpec::new(
                 "late",
-                "progress rate below the stage's mean minus 1 standard deviation (seed 000, Eqs. 7-10)",
+                "progress rate below the stage's mean minus 1 standard deviation (LATE as in Phan et al., ACM TOMPECS 2019, Eqs. 7-10)",
                 || Box::new(LateDetector::default()),
             ),
         ]
@@ -186,27 +186,27 @@ impl DetectorSpec {
             ),
             DetectorSpec::new(
                 "hadoop-legacy",
-                "Hadoop 2 DefaultSpeculator, legacy estimator (elapsed / progress)",
+                "Hadoop 2 DefaultSpeculator: per stage and scan, the task whose estimated end lies furthest past a new copy's, once 5% of the stage finished, none waiting; estimate elapsed / progress (legacy)",
                 || Box::new(HadoopSpeculator::legacy()),
             ),
             DetectorSpec::new(
                 "hadoop-exp-smoothed",
-                "Hadoop 2 DefaultSpeculator, exponentially smoothed rate (lambda 60 s)",
+                "Hadoop 2 DefaultSpeculator: per stage and scan, the task whose estimated end lies furthest past a new copy's, once 5% of the stage finished, none waiting; estimate from the progress rate smoothed over reports (lambda 60 s)",
                 || Box::new(HadoopSpeculator::exp_smoothed()),
             ),
             DetectorSpec::new(
                 "hadoop-simple-exp",
-                "Hadoop 2 DefaultSpeculator, simple exponential estimator (seed 003, Alg. 1-2)",
+                "Hadoop 2 DefaultSpeculator: per stage and scan, the task whose estimated end lies furthest past a new copy's, once 5% of the stage finished, none waiting; estimate from the rate by simple exponential smoothing (tau 120 s; Hussein et al., A Comprehensive Review of Speculation for Hadoop Ecosystem, Alg. 1-2)",
                 || Box::new(HadoopSpeculator::simple_exp()),
             ),
             DetectorSpec::new(
                 "spark",
-                "Spark 4: runtime above 3 x the median of 90% finished, efficiency check",
+                "Spark 4: runtime above 3 x the median of the finished tasks once 90% finished, efficiency check",
                 || Box::new(SparkDetector::default()),
             ),
             DetectorSpec::new(
                 "spark-legacy",
-                "Spark before 4.0: runtime above 1.5 x the median of 75% finished",
+                "Spark before 4.0: runtime above 1.5 x the median of the finished tasks once 75% finished",
                 || {
                     let params = SparkParams::legacy()
                         .check()
@@ -216,7 +216,7 @@ impl DetectorSpec {
             ),
             DetectorSpec::new(
                 "late-zaharia",
-                "LATE (OSDI 2008): 25th-percentile rate, 10% cap, longest time left first, no copy on slow nodes",
+                "LATE (Zaharia et al., OSDI 2008): 25th-percentile rate, 10% cap, longest time left first, no copy on slow nodes",
                 || Box::new(ZahariaLate::default()),
             ),
         ]);
@@ -231,17 +231,17 @@ fn node_level_detectors() -> [DetectorSpec; 3] {
     [
         DetectorSpec::new(
             "esplash",
-            "eSplash (seed 001): tasks on nodes slow for their k-means level (SV > 3) whose copy pays (minL); those nodes host no copy",
+            "eSplash (Wang et al., IPCCC 2016): tasks on nodes slow for their k-means level (SV > 3) whose copy pays (minL); those nodes host no copy",
             || Box::new(straggler_detect::ESplash::default()),
         ),
         DetectorSpec::new(
             "dsb",
-            "DSB (seed 002): tasks on nodes blacklisted by P-Cores over 95% t-intervals of normalised durations, every 60 s; no new task or copy there",
+            "DSB (Ouyang et al., FGCS 2019): tasks on nodes blacklisted by P-Cores over 95% t-intervals of normalised durations, every 60 s; no new task or copy there",
             || Box::new(straggler_detect::Dsb::default()),
         ),
         DetectorSpec::new(
             "dsb-top3",
-            "DSB with number (seed 002): at most 3 blacklisted nodes, by sd and mean of normalised durations",
+            "DSB with number (Ouyang et al., FGCS 2019): at most 3 blacklisted nodes, by sd and mean of normalised durations",
             || {
                 let params = straggler_detect::DsbParams::top(3)
                     .check()
@@ -258,27 +258,27 @@ fn seed004_detectors() -> Vec<DetectorSpec> {
     vec![
         garraghan_spec(
             "garraghan",
-            "Garraghan: progress below the median progress model stretched by Diff 0.5 and below half the stage median (seed 004, Sec. 6)",
+            "Garraghan et al. (IEEE TSC 2019, Sec. 6): progress below the median progress model stretched by Diff 0.5 and below half the stage median",
             GarraghanMode::Combined,
         ),
         garraghan_spec(
             "garraghan-offline",
-            "Garraghan offline: progress below the median progress model stretched by Diff 0.5 (seed 004, Eq. 3)",
+            "Garraghan et al. offline (IEEE TSC 2019, Eq. 3): progress below the median progress model stretched by Diff 0.5",
             GarraghanMode::Offline,
         ),
         garraghan_spec(
             "garraghan-online",
-            "Garraghan online: progress below half the median progress of the stage (seed 004, Sec. 6.2)",
+            "Garraghan et al. online (IEEE TSC 2019, Sec. 6.2): progress below half the median progress of the stage",
             GarraghanMode::Online,
         ),
         DetectorSpec::new(
             "dos-index",
-            "DoS-index >= 2.5: time per input byte against the stage's (seed 004, Eq. 1)",
+            "DoS-index >= 2.5: time per input byte against the stage's (Garraghan et al., IEEE TSC 2019, Eq. 1)",
             || Box::new(DosIndex::default()),
         ),
         DetectorSpec::new(
             "dos-index-10",
-            "DoS-index >= 10, the extreme stragglers of seed 004's diagnosis (Eq. 1)",
+            "DoS-index >= 10, the extreme stragglers of Garraghan et al.'s diagnosis (IEEE TSC 2019, Eq. 1)",
             || {
                 let params = DosIndexParams::diagnosis()
                     .check()
