@@ -2893,7 +2893,7 @@ fn spark_task(
         Some(reason) => format!(
             "{{\"Event\":\"SparkListenerTaskEnd\",{ids},\"Task End Reason\":{{\"Reason\":\
              \"{reason}\"}},\"Task Info\":{{\"Task ID\":{tid},\"Index\":{index},\
-             \"Launch Time\":0,\"Finish Time\":{ms}}}}}"
+             \"Finish Time\":{ms}}}}}"
         ),
     }
 }
@@ -3398,4 +3398,132 @@ fn a_log_without_its_jobs_end_is_noted() {
     let (_, report) =
         read_bytes(google.as_bytes(), TraceFormat::Google2011TaskEvents).expect("readable");
     assert!(report.truncated.is_none());
+}
+
+/// A Spark `SparkListenerTaskEnd`'s `Launch Time` is checked once its `SparkListenerTaskStart`
+/// was seen too: negative or implausible, the end is skipped as the start would be; another
+/// time than the start's (Spark writes the same `TaskInfo` in both: a damaged record) is
+/// skipped as `"contradicts the task start"`, the start standing and the attempt left
+/// running as if its end were lost. Before, the three read as the clean log, without a
+/// word (line 19 of `application_1538416563558_0014`, the end of `Task ID` 1).
+#[test]
+fn a_spark_task_end_s_launch_time_is_checked_against_its_start() {
+    let Some(dir) = shared_traces() else { return };
+    let path = dir.join("spark-core-test-events/removed-in-2019/application_1538416563558_0014");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let (clean_jobs, clean) = read_bytes(text.as_bytes(), SPARK).expect("readable");
+    assert_eq!(clean.records_skipped, 0);
+    let launch = "\"Launch Time\":1538440977816";
+    let line_19 = text.lines().nth(18).expect("line 19");
+    assert!(line_19.contains("SparkListenerTaskEnd") && line_19.contains(launch));
+    // The skips, and the end and outcome of `Task ID` 1.
+    let end_of_task_1 = |report: &ReadReport, jobs: &[TraceJob]| {
+        let attempt = attempts(jobs).find(|a| a.id == "1").expect("Task ID 1");
+        let skips: Vec<(u64, String, Option<String>)> = (report.skips.iter())
+            .map(|s| (s.line, s.reason.clone(), s.field.clone()))
+            .collect();
+        (skips, attempt.end_secs, attempt.outcome)
+    };
+    for (value, reason) in [
+        ("-5", "negative time"),
+        ("99999999999999999", "implausible time"),
+        // 77 s before the start's.
+        ("1538440900816", "contradicts the task start"),
+    ] {
+        let damaged_19 = line_19.replace(launch, &format!("\"Launch Time\":{value}"));
+        let damaged = text.replacen(line_19, &damaged_19, 1);
+        let (jobs, report) = read_bytes(damaged.as_bytes(), SPARK).expect("readable");
+        assert_eq!(
+            end_of_task_1(&report, &jobs),
+            (
+                vec![(19, reason.to_owned(), Some("Launch Time".to_owned()))],
+                None,
+                AttemptOutcome::Unfinished
+            ),
+            "{value}"
+        );
+        assert_eq!(report.records_read, clean.records_read);
+    }
+    let (skips, end, outcome) = end_of_task_1(&clean, &clean_jobs);
+    assert_eq!((skips.len(), outcome), (0, AttemptOutcome::Succeeded));
+    assert!(end.is_some());
+}
+
+/// The other fields of a Spark end's (or a repeated start's) `Task Info` that its start
+/// gave (`Index`, `Attempt`, `Executor ID`, `Host`, `Speculative`) are compared with the
+/// start's too: another value skips the record as `"contradicts the task start"` naming
+/// the field; a field absent from either is not compared. Before, the end went where its
+/// start filed it and the field was dropped (the start's host and flag kept), and a
+/// repeated start at the same launch time was parsed whatever else it said.
+#[test]
+fn spark_task_info_that_contradicts_the_start_is_skipped() {
+    let info = "\"Attempt\":0,\"Executor ID\":\"1\",\"Host\":\"h\",\"Speculative\":false";
+    let start = spark_start(1, 0, 2000).replace("\"Host\":\"h\"", info);
+    let end = spark_end(1, 0, 2000, 5000, "Success")
+        .replace("\"Finish Time\"", &format!("{info},\"Finish Time\""));
+    for (field, from, to) in [
+        ("Index", "\"Index\":0", "\"Index\":3"),
+        ("Attempt", "\"Attempt\":0", "\"Attempt\":1"),
+        (
+            "Executor ID",
+            "\"Executor ID\":\"1\"",
+            "\"Executor ID\":\"2\"",
+        ),
+        ("Host", "\"Host\":\"h\"", "\"Host\":\"g\""),
+        (
+            "Speculative",
+            "\"Speculative\":false",
+            "\"Speculative\":true",
+        ),
+    ] {
+        // Line 4: the end; line 5: the start again at its launch time; line 6: a good end.
+        let log = spark_job(&[
+            start.clone(),
+            end.replace(from, to),
+            start.replace(from, to),
+            end.clone(),
+        ]);
+        let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [
+                (4, "contradicts the task start", Some(field)),
+                // A start of another index is one of another task, as before.
+                if field == "Index" {
+                    (5, "attempt id of another task", Some("Task ID"))
+                } else {
+                    (5, "contradicts the task start", Some(field))
+                },
+            ],
+            "{field}"
+        );
+        assert_eq!(
+            attempt_rows(&jobs),
+            [("0.0:0", "1", 2.0, Some(5.0), AttemptOutcome::Succeeded)]
+        );
+        let attempt = &jobs[0].tasks[0].attempts[0];
+        assert_eq!(
+            (attempt.host.as_deref(), attempt.speculative),
+            (Some("h"), Some(false))
+        );
+        // The same record without the field reads.
+        let pattern = format!(",{to}");
+        let without = spark_job(&[start.clone(), end.replace(from, to).replace(&pattern, "")]);
+        let (_, report) = read_bytes(without.as_bytes(), SPARK).expect("readable");
+        let expected = if field == "Index" { 1 } else { 0 };
+        assert_eq!(report.records_skipped, expected, "{field} absent");
+    }
+    // A `Resubmitted` end of another launch time is skipped too, and revokes nothing.
+    let log = spark_job(&[
+        start.clone(),
+        end.clone(),
+        end.replace("Success", "Resubmitted")
+            .replace("2000", "1000"),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(5, "contradicts the task start", Some("Launch Time"))]
+    );
+    assert!(!jobs[0].tasks[0].attempts[0].revoked);
 }
