@@ -3527,3 +3527,54 @@ fn spark_task_info_that_contradicts_the_start_is_skipped() {
     );
     assert!(!jobs[0].tasks[0].attempts[0].revoked);
 }
+
+/// A `.jhist` whose line 2 is not its Avro schema (a JSON object of type `record`) is
+/// `Malformed`, naming line 2 and the schema: deleted, so that line 2 is the first event,
+/// or some other JSON. Before, any JSON passed for the schema, and the Sleep job with its
+/// schema line deleted read without a word, its `AM_STARTED` event taken for the schema.
+#[test]
+fn a_jhist_without_its_schema_line_is_malformed() {
+    let Some(dir) = shared_traces() else { return };
+    let path = dir.join(
+        "hadoop-jhist/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-\
+         SUCCEEDED-default.jhist",
+    );
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let (_, clean) = read_bytes(text.as_bytes(), JHIST).expect("readable");
+    assert_eq!((clean.records_read, clean.records_skipped), (55, 0));
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.remove(1);
+    let no_schema = lines.join("\n") + "\n";
+    let event = "{\"type\":\"TASK_STARTED\",\"event\":{}}";
+    for (second_line, says) in [
+        (None, "line 2 is an event (AM_STARTED)"),
+        (Some(event), "line 2 is an event (TASK_STARTED)"),
+        (Some("{\"event\":{}}"), "line 2 is an event (of no type)"),
+        (Some("{}"), "a JSON object of type `record`"),
+        (
+            Some("[{\"type\":\"record\"}]"),
+            "a JSON object of type `record`",
+        ),
+        (
+            Some("{\"type\":\"enum\"}"),
+            "a JSON object of type `record`",
+        ),
+    ] {
+        let input = match second_line {
+            None => no_schema.clone(),
+            Some(line) => format!("Avro-Json\n{line}\n"),
+        };
+        match read_bytes(input.as_bytes(), JHIST) {
+            Err(TraceError::Malformed {
+                line,
+                field,
+                reason,
+                ..
+            }) => {
+                assert_eq!((line, field.as_str()), (2, "schema"), "{second_line:?}");
+                assert!(reason.contains(says), "{second_line:?}: {reason}");
+            }
+            other => panic!("{second_line:?}: expected Malformed, got {other:?}"),
+        }
+    }
+}

@@ -1,5 +1,7 @@
 //! Hadoop MRv2 JobHistory files (`.jhist`, "Avro-Json"): line 1 `Avro-Json`, line 2 the Avro
 //! schema, then one event per line, `{"type": "<EVENT_TYPE>", "event": {"<class>": {...}}}`.
+//! A file whose line 2 is not the schema (a JSON object of type `record`: an event where the
+//! schema line was deleted, other JSON) is [`TraceError::Malformed`] (see `not_a_schema`).
 //!
 //! - Tasks from `TASK_STARTED` (`taskid`, `taskType`); stage `"map"`, `"reduce"`, `"setup"`,
 //!   `"cleanup"`; kind Map, Reduce, or Other for setup and cleanup.
@@ -106,11 +108,10 @@ pub(crate) fn read(
                     "the first line of a .jhist must be `Avro-Json`",
                 ));
             }
-            if header_lines == 1 && serde_json::from_str::<IgnoredAny>(&text).is_err() {
-                return Err(malformed(
-                    "schema",
-                    "the second line of a .jhist must be the Avro schema (JSON)",
-                ));
+            if header_lines == 1
+                && let Some(reason) = not_a_schema(line.text)
+            {
+                return Err(malformed("schema", &reason));
             }
             header_lines += 1;
             report.parsed();
@@ -147,6 +148,49 @@ pub(crate) fn read(
     let end = "JOB_FINISHED, JOB_FAILED or JOB_KILLED";
     jobs.finish_noting_unended(&mut on_job, report, lines.line(), end);
     Ok(())
+}
+
+/// The top of line 2 of a `.jhist`: the Avro schema, `{"type": "record", "name": "Event",
+/// ...}`, or, when the schema line is missing, an event (`{"type": "AM_STARTED", "event":
+/// ...}`).
+#[derive(Debug, Deserialize)]
+struct SchemaTop {
+    #[serde(rename = "type")]
+    kind: Option<serde_json::Value>,
+    event: Option<IgnoredAny>,
+}
+
+/// Why line 2 of a `.jhist` (`text`) is not its Avro schema, if it is not: it must be a
+/// JSON object of type `record` (Hadoop's `Event` schema). The reader reads the events by
+/// their names and does not need the schema, but Hadoop's `EventReader` parses line 2 as
+/// the schema and refuses the file without one; and a file whose line 2 is an event (the
+/// schema line deleted) would lose that event without a word if the line were taken for
+/// the schema.
+fn not_a_schema(text: &[u8]) -> Option<String> {
+    if serde_json::from_slice::<IgnoredAny>(text).is_err() {
+        return Some("the second line of a .jhist must be the Avro schema (JSON)".to_owned());
+    }
+    // Valid JSON: `None` for anything but an object.
+    let top = serde_json::from_slice::<SchemaTop>(text).ok();
+    let kind = top.as_ref().and_then(|top| top.kind.as_ref());
+    match (kind.and_then(serde_json::Value::as_str), top.as_ref()) {
+        (Some("record"), _) => None,
+        (kind, Some(top))
+            if top.event.is_some() || kind.is_some_and(|k| EVENT_TYPES.contains(&k)) =>
+        {
+            Some(format!(
+                "line 2 is an event ({}), not the Avro schema: the schema line is missing \
+                 (Hadoop's EventReader refuses such a file too); put the schema back (a copy
+                 of line 2 of another .jhist of the same Hadoop version)",
+                kind.unwrap_or("of no type")
+            ))
+        }
+        _ => Some(
+            "the second line of a .jhist must be the Avro schema, a JSON object of type \
+             `record`"
+                .to_owned(),
+        ),
+    }
 }
 
 fn string<'a>(body: &'a Body, name: &'static str) -> Result<&'a str, Skip> {
