@@ -3578,3 +3578,104 @@ fn a_jhist_without_its_schema_line_is_malformed() {
         }
     }
 }
+
+/// A `.jhist` attempt whose own end record is damaged (skipped) is ended by its task's
+/// `TASK_FINISHED`, succeeded at its `finishTime` (Hadoop's `TaskImpl` writes the
+/// successful attempt's), and noted in `ReadReport::recovered_ends`: by `successfulAttemptId`
+/// where the event has it (Hadoop 2.1 on, the TeraGen job), else the task's one attempt
+/// still running when none has succeeded (the Sleep job). Before, the task had no
+/// succeeded attempt and dropped out of the labels. A `TASK_FINISHED` that contradicts the
+/// attempt's recorded end is skipped, naming the field.
+#[test]
+fn a_jhist_attempt_without_its_end_is_ended_by_its_task_s_end() {
+    let Some(dir) = shared_traces() else { return };
+    let sleep = dir.join(
+        "hadoop-jhist/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-\
+         SUCCEEDED-default.jhist",
+    );
+    let teragen = dir.join(
+        "hadoop-jhist/job_1416424547277_0002-1416424775281-root-TeraGen-1416424785433-2-0-\
+         SUCCEEDED-default-1416424779349.jhist",
+    );
+    // `text` with `from` replaced by `to` on line `no` (which must hold it).
+    let damage = |text: &str, no: usize, from: &str, to: &str| {
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        assert!(lines[no - 1].contains(from), "line {no}");
+        lines[no - 1] = lines[no - 1].replacen(from, to, 1);
+        lines.join("\n") + "\n"
+    };
+    for (path, attempt_line, task_line, attempt) in [
+        (&sleep, 26, 29, "attempt_1329348432655_0001_m_000005_0"),
+        (&teragen, 21, 23, "attempt_1416424547277_0002_m_000000_0"),
+    ] {
+        let text = std::fs::read_to_string(path).expect("readable");
+        let (clean_jobs, clean) = read_bytes(text.as_bytes(), JHIST).expect("readable");
+        assert!(clean.recovered_ends.is_empty() && clean.records_skipped == 0);
+        let clean_attempt = attempts(&clean_jobs)
+            .find(|a| a.id == attempt)
+            .expect("there");
+        let end = clean_attempt.end_secs.expect("ended");
+        let finish = format!("\"finishTime\":{}", (end * 1000.0).round() as i64);
+        let damaged = damage(&text, attempt_line, &finish, "\"finishTime\":\"oops\"");
+        let (jobs, report) = read_bytes(damaged.as_bytes(), JHIST).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [(
+                attempt_line as u64,
+                "field of the wrong type",
+                Some("finishTime")
+            )]
+        );
+        assert_eq!(report.recovered_ends_seen, 1);
+        let recovered = &report.recovered_ends[0];
+        assert_eq!(
+            (recovered.line, recovered.attempt.as_str()),
+            (task_line as u64, attempt)
+        );
+        let read = attempts(&jobs).find(|a| a.id == attempt).expect("there");
+        assert_eq!(
+            (read.outcome, read.end_secs, read.start_secs),
+            (
+                AttemptOutcome::Succeeded,
+                Some(end),
+                clean_attempt.start_secs
+            )
+        );
+        assert!(
+            read.progress.is_empty(),
+            "no clockSplits: its end record is lost"
+        );
+        // The task's finish time contradicting the attempt's recorded end.
+        let later = format!("\"finishTime\":{}", (end * 1000.0).round() as i64 + 1);
+        let contradicting = damage(&text, task_line, &finish, &later);
+        let (_, report) = read_bytes(contradicting.as_bytes(), JHIST).expect("readable");
+        let expected = match path == &teragen {
+            true => vec![(
+                task_line as u64,
+                "contradicts the attempt's end",
+                Some("finishTime"),
+            )],
+            // Without `successfulAttemptId`, a task's end is no attempt's.
+            false => vec![],
+        };
+        assert_eq!(skips_with_fields(&report), expected);
+        assert!(report.recovered_ends.is_empty());
+    }
+    // A `successfulAttemptId` of another task's attempt.
+    let text = std::fs::read_to_string(&teragen).expect("readable");
+    let other = damage(
+        &text,
+        23,
+        "\"successfulAttemptId\":{\"string\":\"attempt_1416424547277_0002_m_000000_0\"}",
+        "\"successfulAttemptId\":{\"string\":\"attempt_1416424547277_0002_m_000001_0\"}",
+    );
+    let (_, report) = read_bytes(other.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(
+            23,
+            "attempt id of another task",
+            Some("successfulAttemptId")
+        )]
+    );
+}

@@ -14,6 +14,12 @@
 //!   present but unusable (not an array, not integers, negative, a sum that overflows)
 //!   leave the attempt without progress and are counted in
 //!   [`ReadReport::unusable_splits`].
+//! - `TASK_FINISHED` ends the task's successful attempt if that is still running (its own
+//!   end record skipped or absent), succeeded at the task's `finishTime`, as Hadoop's
+//!   `JobHistoryParser` takes the task's success from it: the attempt its
+//!   `successfulAttemptId` names, or without one, the task's one attempt still running when
+//!   none has succeeded. Each is noted in [`ReadReport::recovered_ends`]; a `TASK_FINISHED`
+//!   that contradicts the attempt's recorded end is skipped (see `successful_attempt`).
 //! - Input from the counters of the successful attempt: `HDFS_BYTES_READ` (map) or
 //!   `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or `REDUCE_INPUT_RECORDS`.
 //! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
@@ -41,7 +47,9 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::assemble::{Assembler, AttemptFields, ClockSplits, Skip, SplitsFault, plausible};
+use super::assemble::{
+    Assembler, AttemptFields, ClockSplits, EndError, Skip, SplitsFault, plausible,
+};
 use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
 
@@ -335,8 +343,15 @@ fn event(
             let task_id = string(body, "taskid")?;
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
             let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
+            let recover = successful_attempt(body, jobs, &job_id, task_id)?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
+            if let Some((attempt_id, finish)) = recover {
+                let outcome = AttemptOutcome::Succeeded;
+                job.end_attempt(task, &attempt_id, finish, outcome, None, line)
+                    .map_err(|e| e.skip(&FIELDS))?;
+                report.end_recovered(line, &attempt_id);
+            }
             let (bytes, records) = input_of(body, stage_kind);
             let task = job.task_mut(task);
             task.input_bytes = task.input_bytes.or(bytes);
@@ -429,6 +444,66 @@ fn event(
     Ok(())
 }
 
+/// The successful attempt a `TASK_FINISHED` names (`successfulAttemptId`, Hadoop 2.1 on)
+/// and its `finishTime` (Hadoop's `TaskImpl` writes the attempt's own), when that attempt
+/// of task `task_id` is still running: its own end record was skipped or is absent, and
+/// the task's end ends it, succeeded then (Hadoop's `JobHistoryParser` takes the task's
+/// success from this event, whatever became of the attempt's). `None` without the field,
+/// for an attempt not seen starting (nothing to end: its start's skip, if any, is
+/// counted), and for one whose end says the same. A `TASK_FINISHED` that contradicts the
+/// attempt's recorded end (another outcome or time), names an attempt of another task, or
+/// ends before the attempt's start is skipped, naming the field.
+fn successful_attempt(
+    body: &Body,
+    jobs: &Assembler,
+    job_id: &str,
+    task_id: &str,
+) -> Result<Option<(String, f64)>, Skip> {
+    let named = optional_string(body, "successfulAttemptId")?;
+    let Some(attempt_id) = named.or_else(|| only_running(jobs, job_id, task_id)) else {
+        return Ok(None);
+    };
+    let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
+    let end = (finish, AttemptOutcome::Succeeded);
+    match jobs.check_end(job_id, task_id, attempt_id, None, end) {
+        Ok(_) => Ok(Some((attempt_id.to_owned(), finish))),
+        Err(EndError::NoStart) => Ok(None),
+        Err(EndError::OtherTask) => {
+            Err(("attempt id of another task", Some("successfulAttemptId")))
+        }
+        Err(EndError::BeforeStart) => Err(("attempt ends before it starts", Some("finishTime"))),
+        Err(EndError::Twice) => match jobs.attempt(job_id, attempt_id) {
+            Some(a) if a.outcome != AttemptOutcome::Succeeded => {
+                Err((CONTRADICTS_END, Some("successfulAttemptId")))
+            }
+            Some(a) if a.end_secs != Some(finish) => Err((CONTRADICTS_END, Some("finishTime"))),
+            _ => Ok(None),
+        },
+    }
+}
+
+/// For a `TASK_FINISHED` without `successfulAttemptId` (Hadoop before 2.1): the one attempt
+/// of task `task_id` still running when none of its attempts has succeeded. The successful
+/// attempt's end is written before its task's, and it is the only one that can have
+/// succeeded, so its end record was skipped or is absent; copies still running at the
+/// task's end (killed after it) make the attempt ambiguous, and none is taken.
+fn only_running<'a>(jobs: &'a Assembler, job_id: &str, task_id: &str) -> Option<&'a str> {
+    let attempts = jobs.task_attempts(job_id, task_id)?;
+    if (attempts.iter()).any(|a| a.outcome == AttemptOutcome::Succeeded) {
+        return None;
+    }
+    let mut running = attempts
+        .iter()
+        .filter(|a| a.outcome == AttemptOutcome::Unfinished);
+    match (running.next(), running.next()) {
+        (Some(only), None) => Some(only.id.as_str()),
+        _ => None,
+    }
+}
+
+/// The reason of a `TASK_FINISHED` that contradicts its successful attempt's end.
+const CONTRADICTS_END: &str = "contradicts the attempt's end";
+
 /// Input bytes and records from an event's `counters`.
 fn input_of(body: &Body, kind: StageKind) -> (Option<u64>, Option<u64>) {
     let counts = body.counters.unwrap_or_default();
@@ -454,7 +529,7 @@ const COUNTER_NAMES: [&str; 4] = [
 type CounterValues = [Option<Option<u64>>; 4];
 
 /// The scalar fields of an event body the reader uses, in the order of [`Body::scalars`].
-const SCALAR_FIELDS: [&str; 11] = [
+const SCALAR_FIELDS: [&str; 12] = [
     "jobid",
     "jobName",
     "submitTime",
@@ -466,6 +541,7 @@ const SCALAR_FIELDS: [&str; 11] = [
     "trackerName",
     "avataar",
     "hostname",
+    "successfulAttemptId",
 ];
 
 /// The `event` of a line: `{"<class>": {...}}`, the first entry by name standing for the
