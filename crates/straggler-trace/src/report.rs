@@ -109,7 +109,7 @@ pub struct UnusableSplits {
 /// `TASK_FINISHED`, which names it (`successfulAttemptId`) and gives its finish time
 /// (`finishTime`: Hadoop's `TaskImpl` writes the successful attempt's). It succeeded then,
 /// as Hadoop's `JobHistoryParser` takes the task's success from that event; what only its
-/// own end gives (its host, `clockSplits`) is not known. No skip: the `TASK_FINISHED` is
+/// own end gives (`hostname`, `clockSplits`, counters) is not known. No skip: the `TASK_FINISHED` is
 /// parsed, and the attempt's end record, if damaged, is counted as skipped on its line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecoveredEnd {

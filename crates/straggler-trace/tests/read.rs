@@ -3679,3 +3679,96 @@ fn a_jhist_attempt_without_its_end_is_ended_by_its_task_s_end() {
         )]
     );
 }
+
+/// Without `successfulAttemptId`, the attempt a `TASK_FINISHED` ends is the task's one
+/// still running, and only if it still runs at its job's end: a copy taken for it (the
+/// original's start lost) that is killed after the task's end stays killed, and nothing
+/// is recovered; with two running, none is taken.
+#[test]
+fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
+    let started = |n: u32, start: u32, avataar: &str| {
+        format!(
+            "{{\"type\":\"MAP_ATTEMPT_STARTED\",\"event\":{{\"x\":{{\"taskid\":\
+             \"task_1_0001_m_000000\",\"taskType\":\"MAP\",\"attemptId\":\
+             \"attempt_1_0001_m_000000_{n}\",\"startTime\":{start},\"avataar\":\"{avataar}\"}}}}}}"
+        )
+    };
+    let ended = |n: u32, kind: &str, finish: &str| {
+        format!(
+            "{{\"type\":\"MAP_ATTEMPT_{kind}\",\"event\":{{\"x\":{{\"taskid\":\
+             \"task_1_0001_m_000000\",\"taskType\":\"MAP\",\"attemptId\":\
+             \"attempt_1_0001_m_000000_{n}\",\"finishTime\":{finish}}}}}}}"
+        )
+    };
+    let task_finished = "{\"type\":\"TASK_FINISHED\",\"event\":{\"x\":{\"taskid\":\
+        \"task_1_0001_m_000000\",\"taskType\":\"MAP\",\"finishTime\":9000}}}";
+    let job_finished = "{\"type\":\"JOB_FINISHED\",\"event\":{\"x\":{\"jobid\":\"job_1_0001\"}}}";
+    let log = |events: &[String]| {
+        let mut text = String::from("Avro-Json\n{\"type\":\"record\"}\n");
+        for event in events {
+            text.push_str(event);
+            text.push('\n');
+        }
+        text
+    };
+    let outcomes = |jobs: &[TraceJob]| -> Vec<(String, AttemptOutcome, Option<f64>)> {
+        attempts(jobs)
+            .map(|a| (a.id.clone(), a.outcome, a.end_secs))
+            .collect()
+    };
+    let id = |n: u32| format!("attempt_1_0001_m_000000_{n}");
+    use AttemptOutcome::{Killed, Succeeded, Unfinished};
+    // The original's start (line 3) damaged: the copy (line 4) is the one running at the
+    // task's end, and is killed after it.
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
+            started(1, 5000, "SPECULATIVE"),
+            ended(0, "FINISHED", "9000"),
+            task_finished.to_owned(),
+            ended(1, "KILLED", "9100"),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(1), Killed, Some(9.1))]);
+    assert_eq!(report.recovered_ends_seen, 0);
+    // The original's end damaged, its copy running: neither is taken.
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN"),
+            started(1, 5000, "SPECULATIVE"),
+            ended(0, "FINISHED", "\"x\""),
+            task_finished.to_owned(),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(
+        outcomes(&jobs),
+        [(id(0), Unfinished, None), (id(1), Unfinished, None)]
+    );
+    assert_eq!(report.recovered_ends_seen, 0);
+    // The original's end damaged, no copy: it is ended at the job's end, noted on the line
+    // of the task's end.
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN"),
+            ended(0, "FINISHED", "\"x\""),
+            task_finished.to_owned(),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(0), Succeeded, Some(9.0))]);
+    assert_eq!(
+        (report.recovered_ends[0].line, report.recovered_ends_seen),
+        (5, 1)
+    );
+}

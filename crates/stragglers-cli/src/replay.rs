@@ -237,7 +237,7 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
         };
         notes.push(format!(
             "{path}: {seen} {attempts} ended from {their} task's TASK_FINISHED, {their} own \
-             end record skipped or absent (succeeded then; no host or clockSplits from it)"
+             end record skipped or absent (succeeded then; no clockSplits or counters from it)"
         ));
         let shown = report.recovered_ends.len().min(SKIPS_SHOWN);
         for end in &report.recovered_ends[..shown] {
@@ -1145,7 +1145,7 @@ mod tests {
             input_notes(&report),
             [
                 "job.jhist: 1 attempt ended from its task's TASK_FINISHED, its own end record \
-                 skipped or absent (succeeded then; no host or clockSplits from it)",
+                 skipped or absent (succeeded then; no clockSplits or counters from it)",
                 "job.jhist:29: attempt `attempt_1_0001_m_000005_0` ended by TASK_FINISHED",
             ]
         );

@@ -81,6 +81,7 @@ pub(crate) fn read(
 ) -> Result<(), TraceError> {
     let mut lines = Lines::new(input);
     let mut jobs = Assembler::default();
+    let mut pending = Vec::new();
     let mut header_lines = 0;
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
@@ -133,7 +134,8 @@ pub(crate) fn read(
             continue;
         }
         match serde_json::from_slice::<Envelope>(line.text) {
-            Ok(envelope) => match event(envelope, no, &mut jobs, report, &mut on_job) {
+            Ok(envelope) => match event(envelope, no, &mut jobs, &mut pending, report, &mut on_job)
+            {
                 Ok(()) => report.parsed(),
                 Err((reason, field)) => report.skipped(no, field, reason),
             },
@@ -154,8 +156,53 @@ pub(crate) fn read(
         });
     }
     let end = "JOB_FINISHED, JOB_FAILED or JOB_KILLED";
+    end_pending(&mut pending, None, &mut jobs, report);
     jobs.finish_noting_unended(&mut on_job, report, lines.line(), end);
     Ok(())
+}
+
+/// An attempt that a `TASK_FINISHED` without `successfulAttemptId` ends if it is still
+/// running at its job's end (see `only_running`).
+#[derive(Debug)]
+struct Recovery {
+    job: String,
+    task: String,
+    stage: String,
+    kind: StageKind,
+    attempt: String,
+    finish: f64,
+    /// The line of the `TASK_FINISHED`.
+    line: u64,
+}
+
+/// Ends the attempts of `pending` of job `job_id` (of every job, for `None`, the end of
+/// the input) still running, succeeded at their task's end, noting each in `report`; one
+/// that ended since (a kill after its task's end: a copy, not the successful attempt) is
+/// left as its own records say.
+fn end_pending(
+    pending: &mut Vec<Recovery>,
+    job_id: Option<&str>,
+    jobs: &mut Assembler,
+    report: &mut ReadReport,
+) {
+    let (now, later) = std::mem::take(pending)
+        .into_iter()
+        .partition(|r| job_id.is_none_or(|id| r.job == id));
+    *pending = later;
+    for r in now {
+        let running = jobs.attempt(&r.job, &r.attempt);
+        if running.is_none_or(|a| a.outcome != AttemptOutcome::Unfinished) {
+            continue;
+        }
+        let Some(job) = jobs.get(&r.job) else {
+            continue;
+        };
+        let task = job.task(&r.task, &r.stage, r.kind);
+        let outcome = AttemptOutcome::Succeeded;
+        if let Ok(Some(_)) = job.end_attempt(task, &r.attempt, r.finish, outcome, None, r.line) {
+            report.end_recovered(r.line, &r.attempt);
+        }
+    }
 }
 
 /// The top of line 2 of a `.jhist`: the Avro schema, `{"type": "record", "name": "Event",
@@ -302,6 +349,7 @@ fn event(
     envelope: Envelope,
     line: u64,
     jobs: &mut Assembler,
+    pending: &mut Vec<Recovery>,
     report: &mut ReadReport,
     on_job: &mut impl FnMut(TraceJob),
 ) -> Result<(), Skip> {
@@ -331,6 +379,7 @@ fn event(
         "JOB_FINISHED" | "JOB_FAILED" | "JOB_KILLED" => {
             let id = string(body, "jobid")?;
             jobs.job(id);
+            end_pending(pending, Some(id), jobs, report);
             jobs.end_job(id, on_job);
         }
         "TASK_STARTED" => {
@@ -346,11 +395,23 @@ fn event(
             let recover = successful_attempt(body, jobs, &job_id, task_id)?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
-            if let Some((attempt_id, finish)) = recover {
-                let outcome = AttemptOutcome::Succeeded;
-                job.end_attempt(task, &attempt_id, finish, outcome, None, line)
-                    .map_err(|e| e.skip(&FIELDS))?;
-                report.end_recovered(line, &attempt_id);
+            match recover {
+                Some((attempt_id, finish, true)) => {
+                    let outcome = AttemptOutcome::Succeeded;
+                    job.end_attempt(task, &attempt_id, finish, outcome, None, line)
+                        .map_err(|e| e.skip(&FIELDS))?;
+                    report.end_recovered(line, &attempt_id);
+                }
+                Some((attempt, finish, false)) => pending.push(Recovery {
+                    job: job_id.clone(),
+                    task: task_id.to_owned(),
+                    stage,
+                    kind: stage_kind,
+                    attempt,
+                    finish,
+                    line,
+                }),
+                None => {}
             }
             let (bytes, records) = input_of(body, stage_kind);
             let task = job.task_mut(task);
@@ -444,13 +505,14 @@ fn event(
     Ok(())
 }
 
-/// The successful attempt a `TASK_FINISHED` names (`successfulAttemptId`, Hadoop 2.1 on)
-/// and its `finishTime` (Hadoop's `TaskImpl` writes the attempt's own), when that attempt
-/// of task `task_id` is still running: its own end record was skipped or is absent, and
-/// the task's end ends it, succeeded then (Hadoop's `JobHistoryParser` takes the task's
-/// success from this event, whatever became of the attempt's). `None` without the field,
-/// for an attempt not seen starting (nothing to end: its start's skip, if any, is
-/// counted), and for one whose end says the same. A `TASK_FINISHED` that contradicts the
+/// The successful attempt a `TASK_FINISHED` names (`successfulAttemptId`, Hadoop 2.1 on;
+/// `true` with it) or implies (`only_running`; `false`), and its `finishTime` (Hadoop's
+/// `TaskImpl` writes the attempt's own), when that attempt of task `task_id` is still
+/// running: its own end record was skipped or is absent, and the task's end ends it,
+/// succeeded then (Hadoop's `JobHistoryParser` takes the task's success from this event,
+/// whatever became of the attempt's): at once when named, at the job's end when implied
+/// (`end_pending`). `None` without an attempt, for one not seen starting (nothing to end:
+/// its start's skip, if any, is counted), and for one whose end says the same. A `TASK_FINISHED` that contradicts the
 /// attempt's recorded end (another outcome or time), names an attempt of another task, or
 /// ends before the attempt's start is skipped, naming the field.
 fn successful_attempt(
@@ -458,7 +520,7 @@ fn successful_attempt(
     jobs: &Assembler,
     job_id: &str,
     task_id: &str,
-) -> Result<Option<(String, f64)>, Skip> {
+) -> Result<Option<(String, f64, bool)>, Skip> {
     let named = optional_string(body, "successfulAttemptId")?;
     let Some(attempt_id) = named.or_else(|| only_running(jobs, job_id, task_id)) else {
         return Ok(None);
@@ -466,7 +528,7 @@ fn successful_attempt(
     let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
     let end = (finish, AttemptOutcome::Succeeded);
     match jobs.check_end(job_id, task_id, attempt_id, None, end) {
-        Ok(_) => Ok(Some((attempt_id.to_owned(), finish))),
+        Ok(_) => Ok(Some((attempt_id.to_owned(), finish, named.is_some()))),
         Err(EndError::NoStart) => Ok(None),
         Err(EndError::OtherTask) => {
             Err(("attempt id of another task", Some("successfulAttemptId")))
@@ -486,7 +548,9 @@ fn successful_attempt(
 /// of task `task_id` still running when none of its attempts has succeeded. The successful
 /// attempt's end is written before its task's, and it is the only one that can have
 /// succeeded, so its end record was skipped or is absent; copies still running at the
-/// task's end (killed after it) make the attempt ambiguous, and none is taken.
+/// task's end (killed after it) make the attempt ambiguous, and none is taken. Ended only
+/// if still running at its job's end: an attempt whose start was lost is not seen here, and
+/// the one taken for it, a copy, is killed after the task's end.
 fn only_running<'a>(jobs: &'a Assembler, job_id: &str, task_id: &str) -> Option<&'a str> {
     let attempts = jobs.task_attempts(job_id, task_id)?;
     if (attempts.iter()).any(|a| a.outcome == AttemptOutcome::Succeeded) {
