@@ -20,7 +20,7 @@ mod truth;
 
 pub use error::TraceError;
 pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, read_reader};
-pub use report::{ReadReport, Skip, Truncation, UnknownKey, Unread, UnusableSplits};
+pub use report::{ReadReport, RecoveredEnd, Skip, Truncation, UnknownKey, Unread, UnusableSplits};
 pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, TraceTask};
 
 pub use judge::{ReplayMetrics, judge, task_records};

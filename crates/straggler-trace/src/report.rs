@@ -105,6 +105,24 @@ pub struct UnusableSplits {
     pub file: Option<String>,
 }
 
+/// A `.jhist` attempt whose own end record was skipped or is absent, ended from its task's
+/// `TASK_FINISHED`, which names it (`successfulAttemptId`) and gives its finish time
+/// (`finishTime`: Hadoop's `TaskImpl` writes the successful attempt's). It succeeded then,
+/// as Hadoop's `JobHistoryParser` takes the task's success from that event; what only its
+/// own end gives (`hostname`, `clockSplits`, counters) is not known. No skip: the `TASK_FINISHED` is
+/// parsed, and the attempt's end record, if damaged, is counted as skipped on its line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecoveredEnd {
+    /// 1-based line of the `TASK_FINISHED` event that ended the attempt.
+    pub line: u64,
+    /// The attempt's id.
+    pub attempt: String,
+    /// The file of the line, for an input of several files; `None` when the input is one
+    /// file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
 /// What reading one input found: `records_read == records_parsed + records_skipped`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReadReport {
@@ -151,6 +169,14 @@ pub struct ReadReport {
     /// [`ReadReport::MAX_UNUSABLE_SPLITS_KEPT`] included: the count above covers them all.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unusable_splits_seen: u64,
+    /// Attempts ended from their task's end, their own end record skipped or absent
+    /// ([`RecoveredEnd`]): the first [`ReadReport::MAX_RECOVERED_ENDS_KEPT`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recovered_ends: Vec<RecoveredEnd>,
+    /// Attempts ended from their task's end, those past the first
+    /// [`ReadReport::MAX_RECOVERED_ENDS_KEPT`] included.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recovered_ends_seen: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -169,6 +195,9 @@ impl ReadReport {
     /// a damaged input could hold millions of them.
     pub const MAX_UNUSABLE_SPLITS_KEPT: usize = 100;
 
+    /// How many attempts ended from their task's end are kept with their line.
+    pub const MAX_RECOVERED_ENDS_KEPT: usize = 100;
+
     /// An empty report for `path` in `format`.
     pub fn new(path: impl Into<PathBuf>, format: TraceFormat) -> Self {
         ReadReport {
@@ -185,6 +214,8 @@ impl ReadReport {
             unknown_keys_seen: 0,
             unusable_splits: Vec::new(),
             unusable_splits_seen: 0,
+            recovered_ends: Vec::new(),
+            recovered_ends_seen: 0,
         }
     }
 
@@ -261,6 +292,18 @@ impl ReadReport {
         }
     }
 
+    /// Counts attempt `attempt`, ended by the `TASK_FINISHED` on `line` ([`RecoveredEnd`]).
+    pub(crate) fn end_recovered(&mut self, line: u64, attempt: &str) {
+        self.recovered_ends_seen += 1;
+        if self.recovered_ends.len() < Self::MAX_RECOVERED_ENDS_KEPT {
+            self.recovered_ends.push(RecoveredEnd {
+                line,
+                attempt: attempt.to_owned(),
+                file: None,
+            });
+        }
+    }
+
     /// Adds the account `part` of the file named `file` (of an input of several files):
     /// its counts, its skips, unread parts, unknown keys and attempts with unusable splits
     /// (naming the file), and its cut if none is noted before (naming the file).
@@ -312,6 +355,14 @@ impl ReadReport {
                         ..splits
                     }),
             );
+        self.recovered_ends_seen += part.recovered_ends_seen;
+        let room = Self::MAX_RECOVERED_ENDS_KEPT.saturating_sub(self.recovered_ends.len());
+        (self.recovered_ends).extend(part.recovered_ends.into_iter().take(room).map(|end| {
+            RecoveredEnd {
+                file: Some(file.to_owned()),
+                ..end
+            }
+        }));
     }
 }
 

@@ -2893,7 +2893,7 @@ fn spark_task(
         Some(reason) => format!(
             "{{\"Event\":\"SparkListenerTaskEnd\",{ids},\"Task End Reason\":{{\"Reason\":\
              \"{reason}\"}},\"Task Info\":{{\"Task ID\":{tid},\"Index\":{index},\
-             \"Launch Time\":0,\"Finish Time\":{ms}}}}}"
+             \"Finish Time\":{ms}}}}}"
         ),
     }
 }
@@ -3398,4 +3398,377 @@ fn a_log_without_its_jobs_end_is_noted() {
     let (_, report) =
         read_bytes(google.as_bytes(), TraceFormat::Google2011TaskEvents).expect("readable");
     assert!(report.truncated.is_none());
+}
+
+/// A Spark `SparkListenerTaskEnd`'s `Launch Time` is checked once its `SparkListenerTaskStart`
+/// was seen too: negative or implausible, the end is skipped as the start would be; another
+/// time than the start's (Spark writes the same `TaskInfo` in both: a damaged record) is
+/// skipped as `"contradicts the task start"`, the start standing and the attempt left
+/// running as if its end were lost. Before, the three read as the clean log, without a
+/// word (line 19 of `application_1538416563558_0014`, the end of `Task ID` 1).
+#[test]
+fn a_spark_task_end_s_launch_time_is_checked_against_its_start() {
+    let Some(dir) = shared_traces() else { return };
+    let path = dir.join("spark-core-test-events/removed-in-2019/application_1538416563558_0014");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let (clean_jobs, clean) = read_bytes(text.as_bytes(), SPARK).expect("readable");
+    assert_eq!(clean.records_skipped, 0);
+    let launch = "\"Launch Time\":1538440977816";
+    let line_19 = text.lines().nth(18).expect("line 19");
+    assert!(line_19.contains("SparkListenerTaskEnd") && line_19.contains(launch));
+    // The skips, and the end and outcome of `Task ID` 1.
+    let end_of_task_1 = |report: &ReadReport, jobs: &[TraceJob]| {
+        let attempt = attempts(jobs).find(|a| a.id == "1").expect("Task ID 1");
+        let skips: Vec<(u64, String, Option<String>)> = (report.skips.iter())
+            .map(|s| (s.line, s.reason.clone(), s.field.clone()))
+            .collect();
+        (skips, attempt.end_secs, attempt.outcome)
+    };
+    for (value, reason) in [
+        ("-5", "negative time"),
+        ("99999999999999999", "implausible time"),
+        // 77 s before the start's.
+        ("1538440900816", "contradicts the task start"),
+    ] {
+        let damaged_19 = line_19.replace(launch, &format!("\"Launch Time\":{value}"));
+        let damaged = text.replacen(line_19, &damaged_19, 1);
+        let (jobs, report) = read_bytes(damaged.as_bytes(), SPARK).expect("readable");
+        assert_eq!(
+            end_of_task_1(&report, &jobs),
+            (
+                vec![(19, reason.to_owned(), Some("Launch Time".to_owned()))],
+                None,
+                AttemptOutcome::Unfinished
+            ),
+            "{value}"
+        );
+        assert_eq!(report.records_read, clean.records_read);
+    }
+    let (skips, end, outcome) = end_of_task_1(&clean, &clean_jobs);
+    assert_eq!((skips.len(), outcome), (0, AttemptOutcome::Succeeded));
+    assert!(end.is_some());
+}
+
+/// The other fields of a Spark end's (or a repeated start's) `Task Info` that its start
+/// gave (`Index`, `Attempt`, `Executor ID`, `Host`, `Speculative`) are compared with the
+/// start's too: another value skips the record as `"contradicts the task start"` naming
+/// the field; a field absent from either is not compared. Before, the end went where its
+/// start filed it and the field was dropped (the start's host and flag kept), and a
+/// repeated start at the same launch time was parsed whatever else it said.
+#[test]
+fn spark_task_info_that_contradicts_the_start_is_skipped() {
+    let info = "\"Attempt\":0,\"Executor ID\":\"1\",\"Host\":\"h\",\"Speculative\":false";
+    let start = spark_start(1, 0, 2000).replace("\"Host\":\"h\"", info);
+    let end = spark_end(1, 0, 2000, 5000, "Success")
+        .replace("\"Finish Time\"", &format!("{info},\"Finish Time\""));
+    for (field, from, to) in [
+        ("Index", "\"Index\":0", "\"Index\":3"),
+        ("Attempt", "\"Attempt\":0", "\"Attempt\":1"),
+        (
+            "Executor ID",
+            "\"Executor ID\":\"1\"",
+            "\"Executor ID\":\"2\"",
+        ),
+        ("Host", "\"Host\":\"h\"", "\"Host\":\"g\""),
+        (
+            "Speculative",
+            "\"Speculative\":false",
+            "\"Speculative\":true",
+        ),
+    ] {
+        // Line 4: the end; line 5: the start again at its launch time; line 6: a good end.
+        let log = spark_job(&[
+            start.clone(),
+            end.replace(from, to),
+            start.replace(from, to),
+            end.clone(),
+        ]);
+        let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [
+                (4, "contradicts the task start", Some(field)),
+                // A start of another index is one of another task, as before.
+                if field == "Index" {
+                    (5, "attempt id of another task", Some("Task ID"))
+                } else {
+                    (5, "contradicts the task start", Some(field))
+                },
+            ],
+            "{field}"
+        );
+        assert_eq!(
+            attempt_rows(&jobs),
+            [("0.0:0", "1", 2.0, Some(5.0), AttemptOutcome::Succeeded)]
+        );
+        let attempt = &jobs[0].tasks[0].attempts[0];
+        assert_eq!(
+            (attempt.host.as_deref(), attempt.speculative),
+            (Some("h"), Some(false))
+        );
+        // The same record without the field reads.
+        let pattern = format!(",{to}");
+        let without = spark_job(&[start.clone(), end.replace(from, to).replace(&pattern, "")]);
+        let (_, report) = read_bytes(without.as_bytes(), SPARK).expect("readable");
+        let expected = if field == "Index" { 1 } else { 0 };
+        assert_eq!(report.records_skipped, expected, "{field} absent");
+    }
+    // A `Resubmitted` end of another launch time is skipped too, and revokes nothing.
+    let log = spark_job(&[
+        start.clone(),
+        end.clone(),
+        end.replace("Success", "Resubmitted")
+            .replace("2000", "1000"),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(5, "contradicts the task start", Some("Launch Time"))]
+    );
+    assert!(!jobs[0].tasks[0].attempts[0].revoked);
+}
+
+/// A `.jhist` whose line 2 is not its Avro schema (a JSON object of type `record`) is
+/// `Malformed`, naming line 2 and the schema: deleted, so that line 2 is the first event,
+/// or some other JSON. Before, any JSON passed for the schema, and the Sleep job with its
+/// schema line deleted read without a word, its `AM_STARTED` event taken for the schema.
+#[test]
+fn a_jhist_without_its_schema_line_is_malformed() {
+    let Some(dir) = shared_traces() else { return };
+    let path = dir.join(
+        "hadoop-jhist/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-\
+         SUCCEEDED-default.jhist",
+    );
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let (_, clean) = read_bytes(text.as_bytes(), JHIST).expect("readable");
+    assert_eq!((clean.records_read, clean.records_skipped), (55, 0));
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.remove(1);
+    let no_schema = lines.join("\n") + "\n";
+    let event = "{\"type\":\"TASK_STARTED\",\"event\":{}}";
+    for (second_line, says) in [
+        (None, "line 2 is an event (AM_STARTED)"),
+        (Some(event), "line 2 is an event (TASK_STARTED)"),
+        (Some("{\"event\":{}}"), "line 2 is an event (of no type)"),
+        (Some("{}"), "a JSON object of type `record`"),
+        (
+            Some("[{\"type\":\"record\"}]"),
+            "a JSON object of type `record`",
+        ),
+        (
+            Some("{\"type\":\"enum\"}"),
+            "a JSON object of type `record`",
+        ),
+    ] {
+        let input = match second_line {
+            None => no_schema.clone(),
+            Some(line) => format!("Avro-Json\n{line}\n"),
+        };
+        match read_bytes(input.as_bytes(), JHIST) {
+            Err(TraceError::Malformed {
+                line,
+                field,
+                reason,
+                ..
+            }) => {
+                assert_eq!((line, field.as_str()), (2, "schema"), "{second_line:?}");
+                assert!(reason.contains(says), "{second_line:?}: {reason}");
+            }
+            other => panic!("{second_line:?}: expected Malformed, got {other:?}"),
+        }
+    }
+}
+
+/// A `.jhist` attempt whose own end record is damaged (skipped) is ended by its task's
+/// `TASK_FINISHED`, succeeded at its `finishTime` (Hadoop's `TaskImpl` writes the
+/// successful attempt's), and noted in `ReadReport::recovered_ends`: by `successfulAttemptId`
+/// where the event has it (Hadoop 2.1 on, the TeraGen job), else the task's one attempt
+/// still running when none has succeeded (the Sleep job). Before, the task had no
+/// succeeded attempt and dropped out of the labels. A `TASK_FINISHED` that contradicts the
+/// attempt's recorded end is skipped, naming the field.
+#[test]
+fn a_jhist_attempt_without_its_end_is_ended_by_its_task_s_end() {
+    let Some(dir) = shared_traces() else { return };
+    let sleep = dir.join(
+        "hadoop-jhist/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-\
+         SUCCEEDED-default.jhist",
+    );
+    let teragen = dir.join(
+        "hadoop-jhist/job_1416424547277_0002-1416424775281-root-TeraGen-1416424785433-2-0-\
+         SUCCEEDED-default-1416424779349.jhist",
+    );
+    // `text` with `from` replaced by `to` on line `no` (which must hold it).
+    let damage = |text: &str, no: usize, from: &str, to: &str| {
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        assert!(lines[no - 1].contains(from), "line {no}");
+        lines[no - 1] = lines[no - 1].replacen(from, to, 1);
+        lines.join("\n") + "\n"
+    };
+    for (path, attempt_line, task_line, attempt) in [
+        (&sleep, 26, 29, "attempt_1329348432655_0001_m_000005_0"),
+        (&teragen, 21, 23, "attempt_1416424547277_0002_m_000000_0"),
+    ] {
+        let text = std::fs::read_to_string(path).expect("readable");
+        let (clean_jobs, clean) = read_bytes(text.as_bytes(), JHIST).expect("readable");
+        assert!(clean.recovered_ends.is_empty() && clean.records_skipped == 0);
+        let clean_attempt = attempts(&clean_jobs)
+            .find(|a| a.id == attempt)
+            .expect("there");
+        let end = clean_attempt.end_secs.expect("ended");
+        let finish = format!("\"finishTime\":{}", (end * 1000.0).round() as i64);
+        let damaged = damage(&text, attempt_line, &finish, "\"finishTime\":\"oops\"");
+        let (jobs, report) = read_bytes(damaged.as_bytes(), JHIST).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [(
+                attempt_line as u64,
+                "field of the wrong type",
+                Some("finishTime")
+            )]
+        );
+        assert_eq!(report.recovered_ends_seen, 1);
+        let recovered = &report.recovered_ends[0];
+        assert_eq!(
+            (recovered.line, recovered.attempt.as_str()),
+            (task_line as u64, attempt)
+        );
+        let read = attempts(&jobs).find(|a| a.id == attempt).expect("there");
+        assert_eq!(
+            (read.outcome, read.end_secs, read.start_secs),
+            (
+                AttemptOutcome::Succeeded,
+                Some(end),
+                clean_attempt.start_secs
+            )
+        );
+        assert!(
+            read.progress.is_empty(),
+            "no clockSplits: its end record is lost"
+        );
+        // The task's finish time contradicting the attempt's recorded end.
+        let later = format!("\"finishTime\":{}", (end * 1000.0).round() as i64 + 1);
+        let contradicting = damage(&text, task_line, &finish, &later);
+        let (_, report) = read_bytes(contradicting.as_bytes(), JHIST).expect("readable");
+        let expected = match path == &teragen {
+            true => vec![(
+                task_line as u64,
+                "contradicts the attempt's end",
+                Some("finishTime"),
+            )],
+            // Without `successfulAttemptId`, a task's end is no attempt's.
+            false => vec![],
+        };
+        assert_eq!(skips_with_fields(&report), expected);
+        assert!(report.recovered_ends.is_empty());
+    }
+    // A `successfulAttemptId` of another task's attempt.
+    let text = std::fs::read_to_string(&teragen).expect("readable");
+    let other = damage(
+        &text,
+        23,
+        "\"successfulAttemptId\":{\"string\":\"attempt_1416424547277_0002_m_000000_0\"}",
+        "\"successfulAttemptId\":{\"string\":\"attempt_1416424547277_0002_m_000001_0\"}",
+    );
+    let (_, report) = read_bytes(other.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(
+            23,
+            "attempt id of another task",
+            Some("successfulAttemptId")
+        )]
+    );
+}
+
+/// Without `successfulAttemptId`, the attempt a `TASK_FINISHED` ends is the task's one
+/// still running, and only if it still runs at its job's end: a copy taken for it (the
+/// original's start lost) that is killed after the task's end stays killed, and nothing
+/// is recovered; with two running, none is taken.
+#[test]
+fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
+    let started = |n: u32, start: u32, avataar: &str| {
+        format!(
+            "{{\"type\":\"MAP_ATTEMPT_STARTED\",\"event\":{{\"x\":{{\"taskid\":\
+             \"task_1_0001_m_000000\",\"taskType\":\"MAP\",\"attemptId\":\
+             \"attempt_1_0001_m_000000_{n}\",\"startTime\":{start},\"avataar\":\"{avataar}\"}}}}}}"
+        )
+    };
+    let ended = |n: u32, kind: &str, finish: &str| {
+        format!(
+            "{{\"type\":\"MAP_ATTEMPT_{kind}\",\"event\":{{\"x\":{{\"taskid\":\
+             \"task_1_0001_m_000000\",\"taskType\":\"MAP\",\"attemptId\":\
+             \"attempt_1_0001_m_000000_{n}\",\"finishTime\":{finish}}}}}}}"
+        )
+    };
+    let task_finished = "{\"type\":\"TASK_FINISHED\",\"event\":{\"x\":{\"taskid\":\
+        \"task_1_0001_m_000000\",\"taskType\":\"MAP\",\"finishTime\":9000}}}";
+    let job_finished = "{\"type\":\"JOB_FINISHED\",\"event\":{\"x\":{\"jobid\":\"job_1_0001\"}}}";
+    let log = |events: &[String]| {
+        let mut text = String::from("Avro-Json\n{\"type\":\"record\"}\n");
+        for event in events {
+            text.push_str(event);
+            text.push('\n');
+        }
+        text
+    };
+    let outcomes = |jobs: &[TraceJob]| -> Vec<(String, AttemptOutcome, Option<f64>)> {
+        attempts(jobs)
+            .map(|a| (a.id.clone(), a.outcome, a.end_secs))
+            .collect()
+    };
+    let id = |n: u32| format!("attempt_1_0001_m_000000_{n}");
+    use AttemptOutcome::{Killed, Succeeded, Unfinished};
+    // The original's start (line 3) damaged: the copy (line 4) is the one running at the
+    // task's end, and is killed after it.
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
+            started(1, 5000, "SPECULATIVE"),
+            ended(0, "FINISHED", "9000"),
+            task_finished.to_owned(),
+            ended(1, "KILLED", "9100"),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(1), Killed, Some(9.1))]);
+    assert_eq!(report.recovered_ends_seen, 0);
+    // The original's end damaged, its copy running: neither is taken.
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN"),
+            started(1, 5000, "SPECULATIVE"),
+            ended(0, "FINISHED", "\"x\""),
+            task_finished.to_owned(),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(
+        outcomes(&jobs),
+        [(id(0), Unfinished, None), (id(1), Unfinished, None)]
+    );
+    assert_eq!(report.recovered_ends_seen, 0);
+    // The original's end damaged, no copy: it is ended at the job's end, noted on the line
+    // of the task's end.
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN"),
+            ended(0, "FINISHED", "\"x\""),
+            task_finished.to_owned(),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(0), Succeeded, Some(9.0))]);
+    assert_eq!(
+        (report.recovered_ends[0].line, report.recovered_ends_seen),
+        (5, 1)
+    );
 }

@@ -229,6 +229,33 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
             ));
         }
     }
+    if report.recovered_ends_seen > 0 {
+        let seen = report.recovered_ends_seen;
+        let (attempts, their) = match seen {
+            1 => ("attempt", "its"),
+            _ => ("attempts", "their"),
+        };
+        notes.push(format!(
+            "{path}: {seen} {attempts} ended from {their} task's TASK_FINISHED, {their} own \
+             end record skipped or absent (succeeded then; no clockSplits or counters from it)"
+        ));
+        let shown = report.recovered_ends.len().min(SKIPS_SHOWN);
+        for end in &report.recovered_ends[..shown] {
+            let file = in_file(end.file.as_deref());
+            notes.push(format!(
+                "{path}{file}:{}: attempt `{}` ended by TASK_FINISHED",
+                end.line, end.attempt
+            ));
+        }
+        let more = report.recovered_ends_seen.saturating_sub(shown as u64);
+        if more > 0 {
+            notes.push(format!(
+                "{path}: {more} more attempts ended from their task's end (`--json` lists \
+                 the first {})",
+                ReadReport::MAX_RECOVERED_ENDS_KEPT
+            ));
+        }
+    }
     notes
 }
 
@@ -857,6 +884,8 @@ fn json_report(
                 "unknown_keys_seen": r.unknown_keys_seen,
                 "unusable_splits": r.unusable_splits,
                 "unusable_splits_seen": r.unusable_splits_seen,
+                "recovered_ends": r.recovered_ends,
+                "recovered_ends_seen": r.recovered_ends_seen,
             })
         })
         .collect();
@@ -1112,6 +1141,25 @@ mod tests {
             Some(
                 "job.jhist: 6 more attempts with unusable clockSplits (`--json` lists the first 100)"
             )
+        );
+    }
+
+    #[test]
+    fn attempts_ended_by_their_task_are_listed_by_line_and_attempt() {
+        let mut report = ReadReport::new("job.jhist", TraceFormat::HadoopJhist);
+        report.recovered_ends.push(stragglers::trace::RecoveredEnd {
+            line: 29,
+            attempt: "attempt_1_0001_m_000005_0".to_owned(),
+            file: None,
+        });
+        report.recovered_ends_seen = 1;
+        assert_eq!(
+            input_notes(&report),
+            [
+                "job.jhist: 1 attempt ended from its task's TASK_FINISHED, its own end record \
+                 skipped or absent (succeeded then; no clockSplits or counters from it)",
+                "job.jhist:29: attempt `attempt_1_0001_m_000005_0` ended by TASK_FINISHED",
+            ]
         );
     }
 }

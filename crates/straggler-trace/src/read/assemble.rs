@@ -364,6 +364,13 @@ impl Assembler {
         Some(&job.job.tasks[t].attempts[a])
     }
 
+    /// The attempts of task `task` of the open job `job`, if it has been seen.
+    pub(crate) fn task_attempts(&self, job: &str, task: &str) -> Option<&[TraceAttempt]> {
+        let job = self.jobs.get(job)?;
+        let &index = job.tasks.get(task)?;
+        Some(&job.job.tasks[index].attempts)
+    }
+
     /// The start of attempt `attempt` of the open job `job`, if it has been seen.
     pub(crate) fn attempt_start(&self, job: &str, attempt: &str) -> Option<f64> {
         self.attempt(job, attempt).map(|a| a.start_secs)

@@ -1,5 +1,7 @@
 //! Hadoop MRv2 JobHistory files (`.jhist`, "Avro-Json"): line 1 `Avro-Json`, line 2 the Avro
 //! schema, then one event per line, `{"type": "<EVENT_TYPE>", "event": {"<class>": {...}}}`.
+//! A file whose line 2 is not the schema (a JSON object of type `record`: an event where the
+//! schema line was deleted, other JSON) is [`TraceError::Malformed`] (see `not_a_schema`).
 //!
 //! - Tasks from `TASK_STARTED` (`taskid`, `taskType`); stage `"map"`, `"reduce"`, `"setup"`,
 //!   `"cleanup"`; kind Map, Reduce, or Other for setup and cleanup.
@@ -12,6 +14,12 @@
 //!   present but unusable (not an array, not integers, negative, a sum that overflows)
 //!   leave the attempt without progress and are counted in
 //!   [`ReadReport::unusable_splits`].
+//! - `TASK_FINISHED` ends the task's successful attempt if that is still running (its own
+//!   end record skipped or absent), succeeded at the task's `finishTime`, as Hadoop's
+//!   `JobHistoryParser` takes the task's success from it: the attempt its
+//!   `successfulAttemptId` names, or without one, the task's one attempt still running when
+//!   none has succeeded. Each is noted in [`ReadReport::recovered_ends`]; a `TASK_FINISHED`
+//!   that contradicts the attempt's recorded end is skipped (see `successful_attempt`).
 //! - Input from the counters of the successful attempt: `HDFS_BYTES_READ` (map) or
 //!   `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or `REDUCE_INPUT_RECORDS`.
 //! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
@@ -39,7 +47,9 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::assemble::{Assembler, AttemptFields, ClockSplits, Skip, SplitsFault, plausible};
+use super::assemble::{
+    Assembler, AttemptFields, ClockSplits, EndError, Skip, SplitsFault, plausible,
+};
 use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
 
@@ -71,6 +81,7 @@ pub(crate) fn read(
 ) -> Result<(), TraceError> {
     let mut lines = Lines::new(input);
     let mut jobs = Assembler::default();
+    let mut pending = Vec::new();
     let mut header_lines = 0;
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
@@ -106,11 +117,10 @@ pub(crate) fn read(
                     "the first line of a .jhist must be `Avro-Json`",
                 ));
             }
-            if header_lines == 1 && serde_json::from_str::<IgnoredAny>(&text).is_err() {
-                return Err(malformed(
-                    "schema",
-                    "the second line of a .jhist must be the Avro schema (JSON)",
-                ));
+            if header_lines == 1
+                && let Some(reason) = not_a_schema(line.text)
+            {
+                return Err(malformed("schema", &reason));
             }
             header_lines += 1;
             report.parsed();
@@ -124,7 +134,8 @@ pub(crate) fn read(
             continue;
         }
         match serde_json::from_slice::<Envelope>(line.text) {
-            Ok(envelope) => match event(envelope, no, &mut jobs, report, &mut on_job) {
+            Ok(envelope) => match event(envelope, no, &mut jobs, &mut pending, report, &mut on_job)
+            {
                 Ok(()) => report.parsed(),
                 Err((reason, field)) => report.skipped(no, field, reason),
             },
@@ -145,8 +156,96 @@ pub(crate) fn read(
         });
     }
     let end = "JOB_FINISHED, JOB_FAILED or JOB_KILLED";
+    end_pending(&mut pending, None, &mut jobs, report);
     jobs.finish_noting_unended(&mut on_job, report, lines.line(), end);
     Ok(())
+}
+
+/// An attempt that a `TASK_FINISHED` without `successfulAttemptId` ends if it is still
+/// running at its job's end (see `only_running`).
+#[derive(Debug)]
+struct Recovery {
+    job: String,
+    task: String,
+    stage: String,
+    kind: StageKind,
+    attempt: String,
+    finish: f64,
+    /// The line of the `TASK_FINISHED`.
+    line: u64,
+}
+
+/// Ends the attempts of `pending` of job `job_id` (of every job, for `None`, the end of
+/// the input) still running, succeeded at their task's end, noting each in `report`; one
+/// that ended since (a kill after its task's end: a copy, not the successful attempt) is
+/// left as its own records say.
+fn end_pending(
+    pending: &mut Vec<Recovery>,
+    job_id: Option<&str>,
+    jobs: &mut Assembler,
+    report: &mut ReadReport,
+) {
+    let (now, later) = std::mem::take(pending)
+        .into_iter()
+        .partition(|r| job_id.is_none_or(|id| r.job == id));
+    *pending = later;
+    for r in now {
+        let running = jobs.attempt(&r.job, &r.attempt);
+        if running.is_none_or(|a| a.outcome != AttemptOutcome::Unfinished) {
+            continue;
+        }
+        let Some(job) = jobs.get(&r.job) else {
+            continue;
+        };
+        let task = job.task(&r.task, &r.stage, r.kind);
+        let outcome = AttemptOutcome::Succeeded;
+        if let Ok(Some(_)) = job.end_attempt(task, &r.attempt, r.finish, outcome, None, r.line) {
+            report.end_recovered(r.line, &r.attempt);
+        }
+    }
+}
+
+/// The top of line 2 of a `.jhist`: the Avro schema, `{"type": "record", "name": "Event",
+/// ...}`, or, when the schema line is missing, an event (`{"type": "AM_STARTED", "event":
+/// ...}`).
+#[derive(Debug, Deserialize)]
+struct SchemaTop {
+    #[serde(rename = "type")]
+    kind: Option<serde_json::Value>,
+    event: Option<IgnoredAny>,
+}
+
+/// Why line 2 of a `.jhist` (`text`) is not its Avro schema, if it is not: it must be a
+/// JSON object of type `record` (Hadoop's `Event` schema). The reader reads the events by
+/// their names and does not need the schema, but Hadoop's `EventReader` parses line 2 as
+/// the schema and refuses the file without one; and a file whose line 2 is an event (the
+/// schema line deleted) would lose that event without a word if the line were taken for
+/// the schema.
+fn not_a_schema(text: &[u8]) -> Option<String> {
+    if serde_json::from_slice::<IgnoredAny>(text).is_err() {
+        return Some("the second line of a .jhist must be the Avro schema (JSON)".to_owned());
+    }
+    // Valid JSON: `None` for anything but an object.
+    let top = serde_json::from_slice::<SchemaTop>(text).ok();
+    let kind = top.as_ref().and_then(|top| top.kind.as_ref());
+    match (kind.and_then(serde_json::Value::as_str), top.as_ref()) {
+        (Some("record"), _) => None,
+        (kind, Some(top))
+            if top.event.is_some() || kind.is_some_and(|k| EVENT_TYPES.contains(&k)) =>
+        {
+            Some(format!(
+                "line 2 is an event ({}), not the Avro schema: the schema line is missing \
+                 (Hadoop's EventReader refuses such a file too); put the schema back (a copy
+                 of line 2 of another .jhist of the same Hadoop version)",
+                kind.unwrap_or("of no type")
+            ))
+        }
+        _ => Some(
+            "the second line of a .jhist must be the Avro schema, a JSON object of type \
+             `record`"
+                .to_owned(),
+        ),
+    }
 }
 
 fn string<'a>(body: &'a Body, name: &'static str) -> Result<&'a str, Skip> {
@@ -250,6 +349,7 @@ fn event(
     envelope: Envelope,
     line: u64,
     jobs: &mut Assembler,
+    pending: &mut Vec<Recovery>,
     report: &mut ReadReport,
     on_job: &mut impl FnMut(TraceJob),
 ) -> Result<(), Skip> {
@@ -279,6 +379,7 @@ fn event(
         "JOB_FINISHED" | "JOB_FAILED" | "JOB_KILLED" => {
             let id = string(body, "jobid")?;
             jobs.job(id);
+            end_pending(pending, Some(id), jobs, report);
             jobs.end_job(id, on_job);
         }
         "TASK_STARTED" => {
@@ -291,8 +392,27 @@ fn event(
             let task_id = string(body, "taskid")?;
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
             let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
+            let recover = successful_attempt(body, jobs, &job_id, task_id)?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
+            match recover {
+                Some((attempt_id, finish, true)) => {
+                    let outcome = AttemptOutcome::Succeeded;
+                    job.end_attempt(task, &attempt_id, finish, outcome, None, line)
+                        .map_err(|e| e.skip(&FIELDS))?;
+                    report.end_recovered(line, &attempt_id);
+                }
+                Some((attempt, finish, false)) => pending.push(Recovery {
+                    job: job_id.clone(),
+                    task: task_id.to_owned(),
+                    stage,
+                    kind: stage_kind,
+                    attempt,
+                    finish,
+                    line,
+                }),
+                None => {}
+            }
             let (bytes, records) = input_of(body, stage_kind);
             let task = job.task_mut(task);
             task.input_bytes = task.input_bytes.or(bytes);
@@ -385,6 +505,69 @@ fn event(
     Ok(())
 }
 
+/// The successful attempt a `TASK_FINISHED` names (`successfulAttemptId`, Hadoop 2.1 on;
+/// `true` with it) or implies (`only_running`; `false`), and its `finishTime` (Hadoop's
+/// `TaskImpl` writes the attempt's own), when that attempt of task `task_id` is still
+/// running: its own end record was skipped or is absent, and the task's end ends it,
+/// succeeded then (Hadoop's `JobHistoryParser` takes the task's success from this event,
+/// whatever became of the attempt's): at once when named, at the job's end when implied
+/// (`end_pending`). `None` without an attempt, for one not seen starting (nothing to end:
+/// its start's skip, if any, is counted), and for one whose end says the same. A `TASK_FINISHED` that contradicts the
+/// attempt's recorded end (another outcome or time), names an attempt of another task, or
+/// ends before the attempt's start is skipped, naming the field.
+fn successful_attempt(
+    body: &Body,
+    jobs: &Assembler,
+    job_id: &str,
+    task_id: &str,
+) -> Result<Option<(String, f64, bool)>, Skip> {
+    let named = optional_string(body, "successfulAttemptId")?;
+    let Some(attempt_id) = named.or_else(|| only_running(jobs, job_id, task_id)) else {
+        return Ok(None);
+    };
+    let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
+    let end = (finish, AttemptOutcome::Succeeded);
+    match jobs.check_end(job_id, task_id, attempt_id, None, end) {
+        Ok(_) => Ok(Some((attempt_id.to_owned(), finish, named.is_some()))),
+        Err(EndError::NoStart) => Ok(None),
+        Err(EndError::OtherTask) => {
+            Err(("attempt id of another task", Some("successfulAttemptId")))
+        }
+        Err(EndError::BeforeStart) => Err(("attempt ends before it starts", Some("finishTime"))),
+        Err(EndError::Twice) => match jobs.attempt(job_id, attempt_id) {
+            Some(a) if a.outcome != AttemptOutcome::Succeeded => {
+                Err((CONTRADICTS_END, Some("successfulAttemptId")))
+            }
+            Some(a) if a.end_secs != Some(finish) => Err((CONTRADICTS_END, Some("finishTime"))),
+            _ => Ok(None),
+        },
+    }
+}
+
+/// For a `TASK_FINISHED` without `successfulAttemptId` (Hadoop before 2.1): the one attempt
+/// of task `task_id` still running when none of its attempts has succeeded. The successful
+/// attempt's end is written before its task's, and it is the only one that can have
+/// succeeded, so its end record was skipped or is absent; copies still running at the
+/// task's end (killed after it) make the attempt ambiguous, and none is taken. Ended only
+/// if still running at its job's end: an attempt whose start was lost is not seen here, and
+/// the one taken for it, a copy, is killed after the task's end.
+fn only_running<'a>(jobs: &'a Assembler, job_id: &str, task_id: &str) -> Option<&'a str> {
+    let attempts = jobs.task_attempts(job_id, task_id)?;
+    if (attempts.iter()).any(|a| a.outcome == AttemptOutcome::Succeeded) {
+        return None;
+    }
+    let mut running = attempts
+        .iter()
+        .filter(|a| a.outcome == AttemptOutcome::Unfinished);
+    match (running.next(), running.next()) {
+        (Some(only), None) => Some(only.id.as_str()),
+        _ => None,
+    }
+}
+
+/// The reason of a `TASK_FINISHED` that contradicts its successful attempt's end.
+const CONTRADICTS_END: &str = "contradicts the attempt's end";
+
 /// Input bytes and records from an event's `counters`.
 fn input_of(body: &Body, kind: StageKind) -> (Option<u64>, Option<u64>) {
     let counts = body.counters.unwrap_or_default();
@@ -410,7 +593,7 @@ const COUNTER_NAMES: [&str; 4] = [
 type CounterValues = [Option<Option<u64>>; 4];
 
 /// The scalar fields of an event body the reader uses, in the order of [`Body::scalars`].
-const SCALAR_FIELDS: [&str; 11] = [
+const SCALAR_FIELDS: [&str; 12] = [
     "jobid",
     "jobName",
     "submitTime",
@@ -422,6 +605,7 @@ const SCALAR_FIELDS: [&str; 11] = [
     "trackerName",
     "avataar",
     "hostname",
+    "successfulAttemptId",
 ];
 
 /// The `event` of a line: `{"<class>": {...}}`, the first entry by name standing for the

@@ -18,6 +18,11 @@
 //!   `Speculative`; it `Killed` or `Failed`
 //!   as `Task Info` says (a `TaskCommitDenied` end killed, whatever the flags: see
 //!   `task_end`), else it succeeded if the end reason is `Success`.
+//!   An end's `Launch Time` is checked as the start's is, and its `Task Info` against the
+//!   start's: Spark writes the same `TaskInfo` in both, so an end (or a start again at the
+//!   same launch time) that gives another `Launch Time`, `Index`, `Attempt`, `Executor ID`,
+//!   `Host` or `Speculative` is damaged, and is skipped as `"contradicts the task start"`
+//!   naming the field, the start standing (see `Started`).
 //! - Input: from the successful attempt's `Task Metrics`: `Input Metrics` bytes and records
 //!   plus `Shuffle Read Metrics` remote and local bytes and total records.
 //!
@@ -37,7 +42,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::assemble::{Assembler, AttemptFields, Skip, plausible};
+use super::assemble::{Assembler, AttemptFields, Change, Skip, plausible};
 use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
@@ -168,8 +173,12 @@ struct TaskInfo {
     task_id: Option<u64>,
     #[serde(rename = "Index")]
     index: Option<u64>,
+    #[serde(rename = "Attempt")]
+    attempt: Option<u64>,
     #[serde(rename = "Launch Time")]
     launch_time: Option<Millis>,
+    #[serde(rename = "Executor ID")]
+    executor_id: Option<String>,
     #[serde(rename = "Host")]
     host: Option<String>,
     #[serde(rename = "Speculative")]
@@ -230,6 +239,10 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     /// wrote a success under the stage's latest attempt, SPARK-13054; and a stage that
     /// two jobs share is taken by the later one's start).
     running: HashMap<u64, Filed>,
+    /// What each `Task ID` of an open job started with ([`Started`]), kept after its
+    /// end (until the job is handed out), so that every later record of the attempt is
+    /// checked against it.
+    started: HashMap<u64, Started>,
     /// Each stage's latest attempt seen, for a task Spark wrote under attempt `-1`.
     latest_attempt: HashMap<u64, u64>,
     /// The order of each open job's `SparkListenerJobStart`, and whether its
@@ -258,6 +271,67 @@ struct Filed {
     task: String,
 }
 
+/// What a `SparkListenerTaskStart`'s `Task Info` said of its attempt. Spark writes the
+/// same `TaskInfo` object in the attempt's start and end, and these fields of it never
+/// change (they are `val`s of Spark's `TaskInfo`): an end (or a repeated start) that
+/// gives another value is damaged, and is skipped as `"contradicts the task start"` naming
+/// the field ([`Started::contradiction`]).
+#[derive(Debug, Clone)]
+struct Started {
+    /// The job its start was filed in, to forget it with the job.
+    job: String,
+    launch: i128,
+    index: u64,
+    attempt: Option<u64>,
+    executor_id: Option<String>,
+    host: Option<String>,
+    speculative: Option<bool>,
+}
+
+impl Started {
+    fn new(job: &str, launch: Millis, index: u64, info: &TaskInfo) -> Started {
+        Started {
+            job: job.to_owned(),
+            launch: launch.0,
+            index,
+            attempt: info.attempt,
+            executor_id: info.executor_id.clone(),
+            host: info.host.clone(),
+            speculative: info.speculative,
+        }
+    }
+
+    /// The first field that `info` (of a record of the same `Task ID`, with `index`) gives
+    /// another value than the start did, if any: `Launch Time`, `Index`, `Attempt`,
+    /// `Executor ID`, `Host`, `Speculative`. A field absent from either record is not
+    /// compared.
+    fn contradiction(&self, info: &TaskInfo, index: u64) -> Option<&'static str> {
+        fn differ<T: PartialEq>(start: Option<&T>, other: Option<&T>) -> bool {
+            start
+                .zip(other)
+                .is_some_and(|(start, other)| start != other)
+        }
+        if info.launch_time.is_some_and(|ms| ms.0 != self.launch) {
+            Some("Launch Time")
+        } else if index != self.index {
+            Some("Index")
+        } else if differ(self.attempt.as_ref(), info.attempt.as_ref()) {
+            Some("Attempt")
+        } else if differ(self.executor_id.as_ref(), info.executor_id.as_ref()) {
+            Some("Executor ID")
+        } else if differ(self.host.as_ref(), info.host.as_ref()) {
+            Some("Host")
+        } else if differ(self.speculative.as_ref(), info.speculative.as_ref()) {
+            Some("Speculative")
+        } else {
+            None
+        }
+    }
+}
+
+/// The reason of a record whose `Task Info` contradicts its attempt's start.
+const CONTRADICTS_START: &str = "contradicts the task start";
+
 /// The fields of an attempt's events, as skips name them.
 const FIELDS: AttemptFields = AttemptFields {
     id: "Task ID",
@@ -275,6 +349,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             stage_job: HashMap::new(),
             job_stages: HashMap::new(),
             running: HashMap::new(),
+            started: HashMap::new(),
             latest_attempt: HashMap::new(),
             job_order: HashMap::new(),
             jobs_started: 0,
@@ -488,10 +563,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
 
     fn task_start(&mut self, mut event: Event, line: u64) -> Result<(), Skip> {
         let (stage, stage_attempt, info, task_id, index) = self.task_of(&mut event)?;
-        let launch = info
+        let launch_ms = info
             .launch_time
             .ok_or(("missing field", Some("Launch Time")))?;
-        let launch = plausible(ms_to_secs(launch), "Launch Time")?;
+        let launch = plausible(ms_to_secs(launch_ms), "Launch Time")?;
         let key = self
             .stage_job
             .get(&stage)
@@ -503,15 +578,24 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let stage_name = format!("{stage}.{stage_attempt}");
         let task_name = format!("{stage_name}:{index}");
         let id = task_id.to_string();
-        // Checked before the task is opened: a start skipped leaves nothing behind.
-        job.check_start(&task_name, &id, launch)
-            .map_err(|e| e.skip(&FIELDS))?;
+        // Checked before the task is opened: a start skipped leaves nothing behind. A start
+        // again at the recorded launch time restates the attempt, unless another field of
+        // its `Task Info` contradicts the first start.
+        let change = (job.check_start(&task_name, &id, launch)).map_err(|e| e.skip(&FIELDS))?;
+        if change == Change::Restates
+            && let Some(field) =
+                (self.started.get(&task_id)).and_then(|s| s.contradiction(&info, index))
+        {
+            return Err((CONTRADICTS_START, Some(field)));
+        }
+        let started = Started::new(&key, launch_ms, index, &info);
         // A start says no task type: the stage's, if an end of it said.
         let stage_key = (key.clone(), stage_name.clone());
         let kind = (self.stage_kinds.get(&stage_key).copied()).unwrap_or(StageKind::Other);
         let task = job.task(&task_name, &stage_name, kind);
         job.start_attempt(task, &id, launch, info.host, info.speculative, line)
             .map_err(|e| e.skip(&FIELDS))?;
+        self.started.entry(task_id).or_insert(started);
         let filed = Filed {
             job: key,
             stage: stage_name,
@@ -564,27 +648,34 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             }
         };
         let id = task_id.to_string();
+        // The end's `Task Info` is the object its start's was: its launch time is checked
+        // as the start's is, and a field that contradicts the start skips the end (below).
+        if let Some(ms) = info.launch_time {
+            plausible(ms_to_secs(ms), "Launch Time")?;
+        }
         // A `Resubmitted` end follows the success of a map task whose output was lost
         // later: the attempt did succeed, and its success is revoked (nothing is opened
         // for an attempt not seen).
         if reason.as_deref() == Some("Resubmitted") {
+            self.check_against_start(task_id, &info, index)?;
             if let Some(job) = self.jobs.get(&key) {
                 job.revoke(&id);
             }
             return Ok(());
         }
         let finish = plausible(ms_to_secs(finish), "Finish Time")?;
-        // The end's launch time stands in only for an attempt not seen starting, as in
-        // `end_attempt` below.
+        // The end's launch time (checked above) stands in only for an attempt not seen
+        // starting, as in `end_attempt` below.
         let launch = match info.launch_time {
-            Some(ms) if self.jobs.attempt_start(&key, &id).is_none() => {
-                Some(plausible(ms_to_secs(ms), "Launch Time")?)
-            }
+            Some(ms) if self.jobs.attempt_start(&key, &id).is_none() => Some(ms_to_secs(ms)),
             _ => None,
         };
         self.jobs
             .check_end(&key, &task_name, &id, launch, (finish, outcome))
             .map_err(|e| e.skip(&FIELDS))?;
+        // After the checks of the attempt's record, so that an end they refuse (a second
+        // end, an id of another task) is named as before.
+        self.check_against_start(task_id, &info, index)?;
         let Some(job) = self.jobs.get(&key) else {
             return Err(("stage of no open job", Some("Stage ID")));
         };
@@ -628,6 +719,17 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         Ok(())
     }
 
+    /// The skip of a record of attempt `task_id` (its `Task Info` and `index`) that
+    /// contradicts the attempt's start ([`Started::contradiction`]): a damaged record, for
+    /// Spark writes the same `TaskInfo` in both, and which of the two is right cannot be
+    /// told; the start, applied first, stands.
+    fn check_against_start(&self, task_id: u64, info: &TaskInfo, index: u64) -> Result<(), Skip> {
+        match (self.started.get(&task_id)).and_then(|s| s.contradiction(info, index)) {
+            Some(field) => Err((CONTRADICTS_START, Some(field))),
+            None => Ok(()),
+        }
+    }
+
     /// Forgets the stages of job `key` once it has been handed out, so that memory stays
     /// flat over a long log.
     fn forget_if_gone(&mut self, key: &str) {
@@ -635,6 +737,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             return;
         }
         self.running.retain(|_, filed| filed.job != key);
+        self.started.retain(|_, started| started.job != key);
         self.stage_kinds.retain(|(job, _), _| job != key);
         self.job_order.remove(key);
         self.pass_stages(key, true);
