@@ -303,24 +303,47 @@ fn early_launches(jobs: &[TraceJob]) -> Option<String> {
     ))
 }
 
-/// Notes on jobs whose id appears more than once among the inputs (the same log given
-/// twice, or in two formats): each is replayed and counted once per appearance.
-fn repeated_jobs(jobs: &[TraceJob], job_input: &[usize], paths: &[PathBuf]) -> Vec<String> {
-    let mut seen: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
-    for (job, &input) in jobs.iter().zip(job_input) {
-        seen.entry(job.id.as_str()).or_default().push(input);
+/// A job whose id the inputs hold more than once (the same log given twice, or in two
+/// formats, such as a history file and its Rumen conversion): the inputs of each copy, in
+/// order, the first being the one replayed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RepeatedJob {
+    job: String,
+    inputs: Vec<usize>,
+}
+
+/// `jobs` (with their inputs `job_input`) with each job id kept once, its first copy in
+/// input order, so that a job read twice is neither replayed nor counted twice; and the
+/// jobs read more than once, by id.
+fn first_of_each_job(
+    jobs: Vec<TraceJob>,
+    job_input: Vec<usize>,
+) -> (Vec<TraceJob>, Vec<usize>, Vec<RepeatedJob>) {
+    let mut copies: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+    let (mut kept, mut kept_input) = (Vec::new(), Vec::new());
+    for (job, input) in jobs.into_iter().zip(job_input) {
+        let inputs = copies.entry(job.id.clone()).or_default();
+        inputs.push(input);
+        if inputs.len() == 1 {
+            kept.push(job);
+            kept_input.push(input);
+        }
     }
-    let repeated: Vec<(&str, Vec<usize>)> = seen
-        .into_iter()
+    let repeated = (copies.into_iter())
         .filter(|(_, inputs)| inputs.len() > 1)
+        .map(|(job, inputs)| RepeatedJob { job, inputs })
         .collect();
-    let Some((first, inputs)) = repeated.first() else {
-        return Vec::new();
-    };
+    (kept, kept_input, repeated)
+}
+
+/// The note on the jobs read more than once, naming the first (by id) and the inputs it
+/// is in, each once with how many times it is there; `None` when no job is.
+fn repeated_jobs_note(repeated: &[RepeatedJob], paths: &[PathBuf]) -> Option<String> {
+    let first = repeated.first()?;
     // The inputs it is in, each once, with how many times it is there; the first few.
     const INPUTS_SHOWN: usize = 3;
     let mut times: std::collections::BTreeMap<usize, usize> = Default::default();
-    for &input in inputs {
+    for &input in &first.inputs {
         *times.entry(input).or_default() += 1;
     }
     let mut names: Vec<String> = times
@@ -343,12 +366,13 @@ fn repeated_jobs(jobs: &[TraceJob], job_input: &[usize], paths: &[PathBuf]) -> V
         1 => ("1 job".to_owned(), "appears"),
         n => (format!("{n} jobs"), "appear"),
     };
-    vec![format!(
-        "{count} {verb} more than once, each counted every time (first: {first}, {} times, in \
-         {})",
-        inputs.len(),
+    Some(format!(
+        "{count} {verb} more than once, each replayed and counted once, from the first input \
+         that holds it (first: {}, {} times, in {})",
+        first.job,
+        first.inputs.len(),
         names.join(" and ")
-    )]
+    ))
 }
 
 /// Inputs left out that are named one by one in the notes (the JSON lists every one).
@@ -606,7 +630,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         jobs.extend(read);
         reports.push(report);
     }
-    for note in repeated_jobs(&jobs, &job_input, &paths) {
+    let (jobs, job_input, repeated) = first_of_each_job(jobs, job_input);
+    if let Some(note) = repeated_jobs_note(&repeated, &paths) {
         eprintln!("note: {note}");
     }
     if let Some(note) = early_launches(&jobs) {
@@ -695,6 +720,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             &results,
             &skipped_jobs,
             &left_out,
+            &repeated,
             replay_config,
         );
         let text = serde_json::to_string_pretty(&value)?;
@@ -864,6 +890,7 @@ fn json_report(
     results: &[(String, ReplayMetrics)],
     skipped_jobs: &[SkippedJob],
     left_out: &[LeftOut],
+    repeated: &[RepeatedJob],
     replay_config: ReplayConfig,
 ) -> Value {
     let counts = job_counts(jobs, labels);
@@ -929,6 +956,10 @@ fn json_report(
         "scan_interval_secs": replay_config.scan_interval_secs,
         "max_scans_per_job": replay_config.max_scans_per_job,
         "skipped_jobs": skipped_jobs,
+        "repeated_jobs": repeated
+            .iter()
+            .map(|r| json!({"job": r.job, "inputs": r.inputs}))
+            .collect::<Vec<_>>(),
         "detectors": detectors,
         "per_job": per_job,
         "table3": {"per_copy": table.per_copy, "per_task": table.per_task},
@@ -1041,43 +1072,72 @@ mod tests {
     }
 
     #[test]
-    fn a_repeated_job_names_each_input_once_with_its_count() {
-        let job = |id: &str| TraceJob {
+    fn a_repeated_job_is_kept_once_and_noted_with_each_input_once() {
+        let job = |id: &str, tasks: usize| TraceJob {
             id: id.to_owned(),
             name: None,
             submit_secs: None,
-            tasks: Vec::new(),
+            tasks: vec![crate_task(); tasks],
         };
+        fn crate_task() -> stragglers::trace::TraceTask {
+            stragglers::trace::TraceTask {
+                id: "t".to_owned(),
+                stage: "map".to_owned(),
+                kind: stragglers::trace::StageKind::Map,
+                input_bytes: None,
+                input_records: None,
+                attempts: Vec::new(),
+            }
+        }
         let paths: Vec<PathBuf> = ["a.json", "b.json", "c.json", "d.json", "e.json"]
             .map(PathBuf::from)
             .into();
-        // Job "x" 300 times in a.json, once in b.json.
-        let mut jobs = vec![job("x"); 301];
+        // Job "x" 300 times in a.json (the first with 1 task, the others with 2), once in
+        // b.json; "y" once: "x" is kept once, its first copy.
+        let mut jobs = vec![job("x", 1)];
+        jobs.extend(std::iter::repeat_n(job("x", 2), 300));
+        jobs.push(job("y", 0));
         let mut inputs = vec![0; 300];
-        inputs.push(1);
-        jobs.push(job("y"));
-        inputs.push(2);
+        inputs.extend([1, 2]);
+        let (kept, kept_inputs, repeated) = first_of_each_job(jobs, inputs);
+        let ids: Vec<(&str, usize)> = kept
+            .iter()
+            .map(|j| (j.id.as_str(), j.tasks.len()))
+            .collect();
+        assert_eq!((ids, kept_inputs), (vec![("x", 1), ("y", 0)], vec![0, 2]));
+        let mut x_inputs = vec![0; 300];
+        x_inputs.push(1);
         assert_eq!(
-            repeated_jobs(&jobs, &inputs, &paths),
-            [
-                "1 job appears more than once, each counted every time (first: x, 301 times, in \
-              a.json (300 times) and b.json)"
-            ]
+            repeated,
+            [RepeatedJob {
+                job: "x".to_owned(),
+                inputs: x_inputs
+            }]
+        );
+        assert_eq!(
+            repeated_jobs_note(&repeated, &paths).as_deref(),
+            Some(
+                "1 job appears more than once, each replayed and counted once, from the first \
+                 input that holds it (first: x, 301 times, in a.json (300 times) and b.json)"
+            )
         );
         // Two repeated jobs, one of them in every input.
         let jobs: Vec<TraceJob> = (0..5)
-            .map(|_| job("x"))
-            .chain([job("y"), job("y")])
+            .map(|_| job("x", 0))
+            .chain([job("y", 0), job("y", 0)])
             .collect();
-        let inputs = [0, 1, 2, 3, 4, 0, 0];
+        let (kept, _, repeated) = first_of_each_job(jobs, vec![0, 1, 2, 3, 4, 0, 0]);
+        assert_eq!(kept.len(), 2);
         assert_eq!(
-            repeated_jobs(&jobs, &inputs, &paths),
-            [
-                "2 jobs appear more than once, each counted every time (first: x, 5 times, in \
-              a.json and b.json and c.json and 2 more inputs)"
-            ]
+            repeated_jobs_note(&repeated, &paths).as_deref(),
+            Some(
+                "2 jobs appear more than once, each replayed and counted once, from the first \
+                 input that holds it (first: x, 5 times, in a.json and b.json and c.json and 2 \
+                 more inputs)"
+            )
         );
-        assert!(repeated_jobs(&jobs[..1], &inputs[..1], &paths).is_empty());
+        let (_, _, repeated) = first_of_each_job(vec![job("x", 0)], vec![0]);
+        assert_eq!(repeated_jobs_note(&repeated, &paths), None);
     }
 
     #[test]

@@ -499,6 +499,11 @@ fn replay_reads_the_files_under_a_directory_and_leaves_out_those_that_are_no_log
                 3,
                 "{args:?}: {stderr}"
             );
+            // Its jobs are replayed and counted once, the copies listed.
+            let once = value["jobs"].as_u64().unwrap();
+            let repeated = value["repeated_jobs"].as_array().unwrap();
+            assert_eq!(repeated.len() as u64, once, "{args:?}: {stderr}");
+            assert_eq!(repeated[0]["inputs"], serde_json::json!([0, 1]), "{args:?}");
         }
     }
 
