@@ -53,10 +53,12 @@ enum Command {
         /// Master seed (any integer from 0 to 2^64 - 1).
         #[arg(long, default_value_t = 2019)]
         seed: u64,
-        /// Write the results (schema stragglers.eval/1) to this file.
+        /// Write the results (schema stragglers.eval/1) to this file; `-` writes them to
+        /// standard output in place of the tables.
         #[arg(long, value_name = "PATH")]
         json: Option<PathBuf>,
-        /// Write the tables as a Markdown report to this file.
+        /// Write the tables as a Markdown report to this file; `-` writes it to standard
+        /// output in place of the tables.
         #[arg(long, value_name = "PATH")]
         markdown: Option<PathBuf>,
         /// Worker threads (default: one per core; 1 to 1024). Results do not depend on it.
@@ -389,7 +391,9 @@ fn run(command: Command) -> anyhow::Result<()> {
                 None => anyhow::Error::new(error).context("running the evaluation"),
             })?;
             let elapsed = started.elapsed();
-            print!("{}", report::text(&results));
+            if !output::any_stdout([&json, &markdown]) {
+                print!("{}", report::text(&results));
+            }
             if let Some(path) = json {
                 let text = serde_json::to_string_pretty(&results)?;
                 output::write(&path, &(text + "\n"))?;

@@ -1,5 +1,6 @@
 //! Output files (`--json`, `--markdown`): checked before a run, so that a mistyped path
 //! fails at once rather than after an evaluation or a simulated day, and written after it.
+//! The path `-` is standard output, where the output then goes in place of the tables.
 
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
@@ -13,6 +14,12 @@ use anyhow::{Context, bail};
 /// overwrite. Creates and changes nothing.
 pub fn check(flag: &str, path: &Path, others: &[(&str, &Path)]) -> anyhow::Result<()> {
     let shown = path.display();
+    if is_stdout(path) {
+        if let Some((what, _)) = others.iter().find(|(_, other)| is_stdout(other)) {
+            bail!("{flag} -: {what} already writes to standard output");
+        }
+        return Ok(());
+    }
     if let Some((what, other)) = others.iter().find(|(_, other)| same_file(path, other)) {
         bail!(
             "{flag} {shown}: the same file as {what} {}, which it would overwrite",
@@ -70,8 +77,25 @@ fn resolved(path: &Path) -> Option<PathBuf> {
     Some(directory.canonicalize().ok()?.join(path.file_name()?))
 }
 
-/// Writes `text` to `path`, naming the path in the error.
+/// Whether `path` is `-`, standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Whether any of `outputs` goes to standard output, so that the command prints no
+/// tables there.
+pub fn any_stdout<'a>(outputs: impl IntoIterator<Item = &'a Option<PathBuf>>) -> bool {
+    outputs.into_iter().flatten().any(|path| is_stdout(path))
+}
+
+/// Writes `text` to `path` (standard output for `-`), naming the path in the error.
 pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+    if is_stdout(path) {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        return (out.write_all(text.as_bytes()).and_then(|()| out.flush()))
+            .context("writing to standard output");
+    }
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
@@ -94,6 +118,21 @@ mod tests {
             error.contains("the same file as --scenario-file"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn standard_output_takes_one_output_only() {
+        let dash = Path::new("-");
+        assert!(check("--json", dash, &[]).is_ok());
+        let error = check("--markdown", dash, &[("--json", dash)]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "--markdown -: --json already writes to standard output"
+        );
+        assert!(check("--markdown", Path::new("report.md"), &[("--json", dash)]).is_ok());
+        let (dash_opt, file) = (Some(PathBuf::from("-")), Some(PathBuf::from("x.json")));
+        assert!(any_stdout([&file, &dash_opt]));
+        assert!(!any_stdout([&file, &None]));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
-use stragglers::sim::report::Table;
+use stragglers::sim::report::{self, Table};
 use stragglers::trace::{
     CopyCounts, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics, SkippedJob,
     Table3, TraceAttempt, TraceError, TraceJob, TruthConfig, detect_format, fakes_won_by_copy,
@@ -42,7 +42,8 @@ pub struct ReplayArgs {
     /// `all` for every one and `recorded`. `--detector` is the same.
     #[arg(long, visible_alias = "detector", default_value = RECORDED, value_name = "LIST|all")]
     detectors: String,
-    /// Seconds between two scans (and progress reports) of a replayed detector.
+    /// Seconds between two scans (and progress reports) of a replayed detector: finite and
+    /// at least 0.001.
     #[arg(
         long,
         default_value_t = 3.0,
@@ -62,7 +63,8 @@ pub struct ReplayArgs {
     )]
     max_scans_per_job: u64,
     /// A task is a straggler if it takes more than this factor times its siblings'
-    /// reference (seeds 002 and 004: 1.5; the seed paper: 1.2).
+    /// reference (Ouyang et al. and Garraghan et al.: 1.5; Phan et al.: 1.2). Finite and at
+    /// least 1.
     #[arg(
         long,
         default_value_t = 1.5,
@@ -77,7 +79,8 @@ pub struct ReplayArgs {
     /// size are left out.
     #[arg(long)]
     normalise_by_input: bool,
-    /// Write the results (schema stragglers.replay/2) to this file.
+    /// Write the results (schema stragglers.replay/2) to this file; `-` writes them to
+    /// standard output in place of the tables.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
     /// Leave out the inputs that are no log (a job's configuration XML beside its history
@@ -265,9 +268,10 @@ fn in_file(file: Option<&str>) -> String {
     file.map(|f| format!("/{f}")).unwrap_or_default()
 }
 
-/// `value` with `digits` decimals, `-` when undefined.
+/// `value` with `digits` decimals, `n/a` when undefined (as `eval` prints it; `-` is a
+/// column that a row has no value in, such as a replayed detector's copies).
 fn cell(value: Option<f64>, digits: usize) -> String {
-    value.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))
+    value.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.digits$}"))
 }
 
 /// A note on the attempts a log dates before their job's submission, if any: a host whose
@@ -510,6 +514,14 @@ fn names(paths: &[PathBuf]) -> String {
     names.join(", ")
 }
 
+/// `n` and `noun`, plural but for one (`1 straggler`, `23 stragglers`).
+fn plural(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
 /// Pearson's r with 3 decimals, or why it is undefined.
 fn correlation(r: Option<f64>) -> String {
     r.map_or_else(
@@ -609,7 +621,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     if paths.is_empty() {
         match (inputs.len(), args.paths.len()) {
             (0, _) => bail!("no file to read in {}", names(&args.paths)),
-            (1, 1) => bail!("the input is no log this command reads"),
+            (1, 1) => bail!("{}: no log this command reads", names(&args.paths)),
             (1, _) => bail!(
                 "the only file in {} is no log this command reads",
                 names(&args.paths)
@@ -666,7 +678,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
              a replayed detector sees each at most once, or not at all; a shorter \
              --scan-interval shows them",
             labels.tasks.len(),
-            replay_config.scan_interval_secs
+            report::number(replay_config.scan_interval_secs)
         );
     }
     let recorded = recorded(&jobs, &labels);
@@ -704,10 +716,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         eprintln!("note: {job}; its labelled tasks count as undetected by every replayed detector");
     }
 
-    print!(
-        "{}",
-        text_report(&jobs, &reports, &labels, &recorded, &table, &results)
-    );
+    if !output::any_stdout([&args.json]) {
+        print!(
+            "{}",
+            text_report(&jobs, &reports, &labels, &recorded, &table, &results)
+        );
+    }
 
     if let Some(path) = &args.json {
         let value = json_report(
@@ -814,10 +828,10 @@ fn text_report(
     };
     let detectors = Table {
         title: format!(
-            "Detectors: {} stragglers among {} labelled tasks (duration > {} x the {reference} of the job's stage{per_byte})",
-            labels.stragglers(),
+            "Detectors: {} among {} labelled tasks (duration > {} x the {reference} of the job's stage{per_byte}; latency and undetected in usual times)",
+            plural(labels.stragglers(), "straggler"),
             labels.tasks.len(),
-            labels.config.factor
+            report::number(labels.config.factor)
         ),
         headers: [
             "detector",

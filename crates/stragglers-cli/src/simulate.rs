@@ -36,7 +36,8 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 2019)]
     seed: u64,
     /// Write the summaries as JSON to this file: `{"schema": "stragglers.simulate/1",
-    /// "scenario", "seed", "runs": [one summary per detector]}`.
+    /// "scenario", "seed", "runs": [one summary per detector]}`; `-` writes them to standard
+    /// output in place of the summaries.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
 }
@@ -101,8 +102,10 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         })
         .collect::<anyhow::Result<Vec<Summary>>>()?;
     let wall = started.elapsed().as_secs_f64();
-    for summary in &summaries {
-        print!("{}", render(summary));
+    if !output::any_stdout([&args.json]) {
+        for summary in &summaries {
+            print!("{}", render(summary));
+        }
     }
     eprintln!("simulated in {wall:.2} s");
     if let Some(path) = args.json {

@@ -173,6 +173,19 @@ fn replay_writes_counts_as_integers_and_rates_as_floats() {
 }
 
 #[test]
+fn replay_writes_its_json_to_standard_output_in_place_of_the_tables() {
+    let output = stragglers(&["replay", &trace(YAHOO), "--json", "-"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("only JSON");
+    assert_eq!(value["schema"], "stragglers.replay/2");
+    assert_eq!(value["stragglers"], 22);
+}
+
+#[test]
 fn replay_refuses_bad_arguments_with_a_reason() {
     let output = stragglers(&["replay", &trace(SPARK), "--detectors", "oracle"]);
     assert!(!output.status.success());
@@ -380,7 +393,8 @@ fn replay_leaves_out_files_that_are_no_log_only_when_asked() {
     let output = stragglers(&["replay", &trace(conf), "--skip-other-files"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("the input is no log"), "{stderr}");
+    let named = format!("{}: no log this command reads", trace(conf));
+    assert!(stderr.contains(&named), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
