@@ -90,6 +90,11 @@ pub struct ReplayArgs {
     /// command.
     #[arg(long)]
     skip_other_files: bool,
+    /// Fail (exit status 1, after the tables and the JSON) when the results rest on part of
+    /// the inputs: a record skipped, an input that ends inside a record, or bytes or files
+    /// not read. Without it, those are notes and the exit status is 0.
+    #[arg(long)]
+    strict: bool,
 }
 
 /// The siblings' reference statistic.
@@ -740,7 +745,32 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(&value)?;
         output::write(path, &(text + "\n"))?;
     }
-    Ok(())
+    match partial_inputs(&reports) {
+        Some(what) if args.strict => {
+            bail!("--strict: the results rest on part of the inputs: {what}")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// What of `reports`' inputs the results do not rest on, counted (`3 records skipped, 1
+/// input truncated`); `None` when they rest on all of it.
+fn partial_inputs(reports: &[ReadReport]) -> Option<String> {
+    let skipped: u64 = reports.iter().map(|r| r.records_skipped).sum();
+    let truncated = reports.iter().filter(|r| r.truncated.is_some()).count();
+    let unread = reports.iter().filter(|r| !r.unread.is_empty()).count();
+    let mut parts = Vec::new();
+    if skipped > 0 {
+        let records = if skipped == 1 { "record" } else { "records" };
+        parts.push(format!("{skipped} {records} skipped"));
+    }
+    if truncated > 0 {
+        parts.push(format!("{} truncated", plural(truncated, "input")));
+    }
+    if unread > 0 {
+        parts.push(format!("{} with parts not read", plural(unread, "input")));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 /// Per-job facts: (tasks, labelled, stragglers); `tasks - labelled` are counted by reason

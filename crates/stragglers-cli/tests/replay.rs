@@ -173,6 +173,23 @@ fn replay_writes_counts_as_integers_and_rates_as_floats() {
 }
 
 #[test]
+fn replay_fails_under_strict_when_a_record_was_skipped() {
+    // The Yahoo! log has 4 skipped records (its embedded job configurations): a note, and
+    // exit status 0, unless --strict asks for every record.
+    let output = stragglers(&["replay", &trace(YAHOO)]);
+    assert!(output.status.success());
+    let output = stragglers(&["replay", &trace(YAHOO), "--strict"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--strict: the results rest on part of the inputs: 4 records skipped"),
+        "{stderr}"
+    );
+    // The tables were printed first.
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Detectors: 22 stragglers"));
+}
+
+#[test]
 fn replay_writes_its_json_to_standard_output_in_place_of_the_tables() {
     let output = stragglers(&["replay", &trace(YAHOO), "--json", "-"]);
     assert!(
