@@ -66,9 +66,9 @@
 //!   rows). When that is after 0 s, the job's stage indices were first an earlier job's:
 //!   that job is submitted at 0 s, 8 tasks of each of its stages run and end before the
 //!   later job's submission, and each of its stages finishes as its last task ends
-//!   ([`Observation::StageFinished`]), giving its index to the snapshot's stage (the
-//!   earlier job's identifier is above the snapshot's jobs', though it is submitted
-//!   first);
+//!   ([`Observation::StageFinished`]), giving its index to the snapshot's stage. Jobs are
+//!   numbered in the order they are submitted, as engines number them: the scenarios'
+//!   jobs from 1000, the earlier jobs below;
 //! - 24 tasks of each stage of the snapshot's jobs that has started (in its job's order,
 //!   every stage up to the first with rows) ran and ended between the job's submission
 //!   and `now`. Each task (of those 24 and of the earlier jobs' 8) tells in
@@ -813,6 +813,7 @@ fn build_scenarios() -> Vec<Scenario> {
     // So do the scenarios added after the first generated ones.
     let mut order_rng = SplitMix64(0x0de2_5e75_0a11_2511);
     let mut scenario = |name, snapshot: Snapshot, peers_identical| {
+        let snapshot = jobs_in_submission_order(snapshot);
         let (history, interim) = history(&snapshot, &mut history_rng);
         Scenario {
             name,
@@ -1026,6 +1027,44 @@ fn order_sensitive(rng: &mut SplitMix64, rows: usize, shares: &[f64]) -> Snapsho
     build(NOW, NODES, shares.len() as u32, table)
 }
 
+/// The first job id of the kit's scenarios: the earlier jobs of their histories, submitted
+/// first, take the ids below (see [`jobs_in_submission_order`]).
+const FIRST_JOB: u32 = 1000;
+
+/// `snapshot` with its jobs numbered from [`FIRST_JOB`] in the order their histories
+/// submit them (by the earliest start of their rows, `now` for a job without rows; ties by
+/// their ids), as engines number jobs in the order they arrive.
+fn jobs_in_submission_order(mut snapshot: Snapshot) -> Snapshot {
+    let now = snapshot.now_secs();
+    let mut first_start: Vec<(JobId, f64)> = Vec::new();
+    for stage in snapshot.stages() {
+        if !first_start.iter().any(|(job, _)| *job == stage.job) {
+            first_start.push((stage.job, now));
+        }
+    }
+    for (&stage, &start) in snapshot.stage_indices().iter().zip(snapshot.start_secs()) {
+        let job = snapshot.stages()[stage as usize].job;
+        if let Some((_, first)) = first_start.iter_mut().find(|(j, _)| *j == job) {
+            *first = first.min(start);
+        }
+    }
+    first_start.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.0.cmp(&b.0.0)));
+    for index in 0..snapshot.stages().len() {
+        let stage = snapshot.stages()[index];
+        let rank = (first_start.iter())
+            .position(|(job, _)| *job == stage.job)
+            .expect("every job is ranked") as u32;
+        let renumbered = Stage {
+            job: JobId(FIRST_JOB + rank),
+            ..stage
+        };
+        snapshot
+            .set_stage(StageId(index as u32), renumbered)
+            .expect("an index of the snapshot");
+    }
+    snapshot
+}
+
 /// Finished tasks of each stage before the stage's jobs' own (see [`history`]).
 const EARLIER_TASKS: u32 = 8;
 /// Finished tasks of each stage of the snapshot's jobs (see [`history`]).
@@ -1074,7 +1113,10 @@ fn history(snapshot: &Snapshot, rng: &mut SplitMix64) -> (Vec<Observed>, Vec<Int
             jobs.push(stage.job);
         }
     }
-    let mut earlier_job = jobs.iter().map(|j| j.0).max().unwrap_or(0);
+    // The earlier jobs, submitted first, take the ids below the snapshot's, in order.
+    let mut earlier_job = (jobs.iter().map(|j| j.0).min().unwrap_or(FIRST_JOB))
+        .checked_sub(jobs.len() as u32)
+        .expect("the kit numbers its scenarios' jobs from FIRST_JOB");
     let mut submitted_at = vec![0.0; stages.len()];
     for job in jobs {
         let of_job: Vec<u32> = (0..stages.len() as u32)
@@ -1088,7 +1130,6 @@ fn history(snapshot: &Snapshot, rng: &mut SplitMix64) -> (Vec<Observed>, Vec<Int
         // indices were an earlier job's, which ran and finished before.
         let submitted = first_start / 2.0;
         if submitted > 0.0 {
-            earlier_job += 1;
             history.push(
                 0.0,
                 Observation::JobSubmitted {
@@ -1114,6 +1155,7 @@ fn history(snapshot: &Snapshot, rng: &mut SplitMix64) -> (Vec<Observed>, Vec<Int
                     "an earlier job's stage finished, its index given to the snapshot's",
                 );
             }
+            earlier_job += 1;
         }
         history.push(
             submitted,
@@ -2136,6 +2178,7 @@ mod tests {
             // A finished stage's index, until a job of the snapshot takes it.
             let mut free: IdSet<u32> = IdSet::default();
             let mut time_secs = 0.0;
+            let mut last_job: Option<JobId> = None;
             for observation in observations {
                 let (time, stage) = match *observation {
                     Observation::Progress(report) => (report.time_secs, Some(report.stage)),
@@ -2148,6 +2191,9 @@ mod tests {
                         (time_secs, None)
                     }
                     Observation::JobSubmitted { job, time_secs } => {
+                        // Numbered in the order submitted, as engines number jobs.
+                        assert!(last_job.is_none_or(|last| last < job), "{name}: {job:?}");
+                        last_job = Some(job);
                         let stages = snapshot.stages().iter().enumerate();
                         for (index, _) in stages.filter(|(_, stage)| stage.job == job) {
                             free.remove(&(index as u32));
