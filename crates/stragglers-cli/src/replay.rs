@@ -1052,6 +1052,7 @@ mod tests {
             id: id.to_owned(),
             name: None,
             submit_secs,
+            speculation: None,
             tasks: vec![TraceTask {
                 id: format!("{id}-t"),
                 stage: "map".to_owned(),
@@ -1092,6 +1093,7 @@ mod tests {
             name: None,
             submit_secs: None,
             tasks: vec![crate_task(); tasks],
+            speculation: None,
         };
         fn crate_task() -> stragglers::trace::TraceTask {
             stragglers::trace::TraceTask {
