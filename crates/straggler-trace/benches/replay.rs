@@ -110,6 +110,7 @@ fn generated_job(maps: usize) -> TraceJob {
         name: None,
         submit_secs: Some(0.0),
         tasks,
+        speculation: None,
     }
 }
 

@@ -21,7 +21,10 @@ mod truth;
 pub use error::TraceError;
 pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, read_reader};
 pub use report::{ReadReport, RecoveredEnd, Skip, Truncation, UnknownKey, Unread, UnusableSplits};
-pub use trace::{AttemptOutcome, StageKind, TraceAttempt, TraceFormat, TraceJob, TraceTask};
+pub use trace::{
+    AttemptOutcome, SettingSource, SpeculationSetting, StageKind, TraceAttempt, TraceFormat,
+    TraceJob, TraceTask,
+};
 
 pub use judge::{ReplayMetrics, judge, task_records};
 pub use recorded::{CopyCounts, Recorded, fakes_won_by_copy, recorded};

@@ -4,6 +4,8 @@
 //! seconds since the trace start for Google 2011 and Alibaba 2018); replay measures every
 //! time from the job's first launch.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// The formats this crate reads, detected from content.
@@ -128,4 +130,102 @@ pub struct TraceJob {
     pub submit_secs: Option<f64>,
     /// Its tasks.
     pub tasks: Vec<TraceTask>,
+    /// Whether the engine was configured to speculate in it, as the log's configuration
+    /// says: `Some` for a Spark log with a `SparkListenerEnvironmentUpdate` (its
+    /// application's `spark.speculation`), `None` when the log does not say (a Spark log
+    /// without one; the Hadoop formats, whose history files carry no usable setting).
+    /// With speculation off, the engine launched no copy by configuration: the recorded
+    /// speculation's misses there are not misses of its rule.
+    #[serde(default)]
+    pub speculation: Option<SpeculationSetting>,
+}
+
+/// The engine's speculation setting for a job, as its log's configuration gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SpeculationSetting {
+    /// Whether speculation was on; `None` when the log gives a value the engine cannot
+    /// read as a boolean (`source` is then [`SettingSource::Unreadable`], and `value`
+    /// holds it).
+    pub enabled: Option<bool>,
+    /// Where `enabled` comes from: set in the log, or the engine's default.
+    pub source: SettingSource,
+    /// The value as the log writes it (Spark: `"true"`, `" TRUE"`); `None` when unset.
+    pub value: Option<String>,
+    /// The parameters of speculation the log sets, by key, as written (Spark: every
+    /// `spark.speculation.*` property, such as `spark.speculation.multiplier`, `quantile`,
+    /// `minTaskRuntime` and `interval`). Empty when none is set: the engine ran with its
+    /// version's defaults.
+    pub parameters: BTreeMap<String, String>,
+}
+
+/// Where a [`SpeculationSetting`]'s `enabled` comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum SettingSource {
+    /// The log sets it (Spark: `spark.speculation` among the application's properties).
+    Set,
+    /// The log's configuration does not set it: the engine's default (Spark: false).
+    Default,
+    /// The log sets it to a value the engine cannot read (Spark: neither `true` nor
+    /// `false`, on which Spark throws where it reads it): whether it speculated is not
+    /// known.
+    Unreadable,
+}
+
+impl SpeculationSetting {
+    /// Spark's setting from its `spark.speculation` property, `None` when the properties do
+    /// not set it (Spark's default, false). The value is read as Spark 3 and 4 read a
+    /// boolean property (`ConfigBuilder.booleanConf`): `true` or `false` in any ASCII case,
+    /// blanks and control characters around it trimmed (Java's `String.trim`); anything
+    /// else is [`SettingSource::Unreadable`]. No parameter is set: see
+    /// [`SpeculationSetting::with_parameter`].
+    pub fn spark(value: Option<&str>) -> SpeculationSetting {
+        let (enabled, source) = match value {
+            None => (Some(false), SettingSource::Default),
+            Some(text) => match spark_boolean(text) {
+                Some(on) => (Some(on), SettingSource::Set),
+                None => (None, SettingSource::Unreadable),
+            },
+        };
+        SpeculationSetting {
+            enabled,
+            source,
+            value: value.map(str::to_owned),
+            parameters: BTreeMap::new(),
+        }
+    }
+
+    /// A setting whose value (`value`, as the log writes it) the engine cannot read.
+    pub(crate) fn unreadable(value: &str) -> SpeculationSetting {
+        SpeculationSetting {
+            enabled: None,
+            source: SettingSource::Unreadable,
+            value: Some(value.to_owned()),
+            parameters: BTreeMap::new(),
+        }
+    }
+
+    /// The setting with parameter `key` set to `value`, as the log writes it.
+    pub fn with_parameter(mut self, key: &str, value: &str) -> SpeculationSetting {
+        self.parameters.insert(key.to_owned(), value.to_owned());
+        self
+    }
+}
+
+/// A Spark boolean property as Spark 3 and 4 read it (`ConfigHelpers.toBoolean`:
+/// `s.trim.toBoolean`): `true` or `false` in any ASCII case once the characters up to
+/// U+0020 around it are trimmed (Java's `String.trim`); `None` for any other text, on
+/// which Spark throws (`should be boolean, but was ...`). Spark 1 and 2
+/// (`SparkConf.getBoolean`: Scala's `toBoolean`) did not trim, and threw on a padded value.
+pub(crate) fn spark_boolean(text: &str) -> Option<bool> {
+    let trimmed = text.trim_matches(|c: char| c <= '\u{20}');
+    if trimmed.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if trimmed.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
+    }
 }

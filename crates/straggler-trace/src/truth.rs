@@ -443,6 +443,7 @@ pub(crate) mod tests {
             name: None,
             submit_secs: None,
             tasks,
+            speculation: None,
         }
     }
 

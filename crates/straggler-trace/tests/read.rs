@@ -23,8 +23,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use straggler_trace::{
-    AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceError, TraceFormat, TraceJob,
-    read_bytes, read_path, read_reader,
+    AttemptOutcome, ReadReport, SettingSource, SpeculationSetting, StageKind, TraceAttempt,
+    TraceError, TraceFormat, TraceJob, read_bytes, read_path, read_reader,
 };
 
 fn shared_traces() -> Option<PathBuf> {
@@ -678,6 +678,166 @@ fn the_spark_speculative_copy_is_read_as_killed_and_speculative() {
     assert_eq!(copy.host.as_deref(), Some("host-12291"));
     assert!((copy.start_secs - 1_628_638_084.499).abs() < 1e-6);
     assert_eq!(copy.end_secs, Some(1_628_638_137.7));
+}
+
+/// The speculation setting of a shared Spark log with `spark.speculation` set, and of one
+/// without it. Checked with `grep -o '"spark.speculation[^"]*":"[^"]*"'` over every shared
+/// Spark log: only application_1628109047826_1317105 holds such keys (on line 4, its one
+/// `SparkListenerEnvironmentUpdate`): `"spark.speculation":"true"`,
+/// `"spark.speculation.min.threshold":"30s"`, `"spark.speculation.multiplier":"4"`,
+/// `"spark.speculation.quantile":"0.9"`; app-20161115172038-0000 has one update (line 3)
+/// and none of them.
+#[test]
+fn the_spark_speculation_setting_is_read_from_the_environment_update() {
+    let Some(base) = shared_traces() else { return };
+    let (jobs, report) = read(
+        &base.join("spark-core-test-events/application_1628109047826_1317105"),
+        SPARK,
+    );
+    assert_eq!(report.records_skipped, 0);
+    let on = SpeculationSetting::spark(Some("true"))
+        .with_parameter("spark.speculation.min.threshold", "30s")
+        .with_parameter("spark.speculation.multiplier", "4")
+        .with_parameter("spark.speculation.quantile", "0.9");
+    assert_eq!(on.enabled, Some(true));
+    assert_eq!(on.source, SettingSource::Set);
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].speculation.as_ref(), Some(&on));
+
+    let (jobs, report) = read(
+        &base.join("spark-core-test-events/app-20161115172038-0000"),
+        SPARK,
+    );
+    assert_eq!(report.records_skipped, 0);
+    let unset = SpeculationSetting::spark(None);
+    assert_eq!(
+        (unset.enabled, unset.source, unset.value.as_deref()),
+        (Some(false), SettingSource::Default, None)
+    );
+    assert!(unset.parameters.is_empty());
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].speculation.as_ref(), Some(&unset));
+}
+
+/// `spark.speculation` is read as Spark 3 and 4 read a boolean property (`ConfigHelpers
+/// .toBoolean`: `s.trim.toBoolean`, Scala's `toBoolean` taking `true` and `false` in any
+/// case and throwing on anything else).
+#[test]
+fn spark_speculation_values_are_read_as_spark_reads_a_boolean() {
+    for (value, enabled) in [
+        ("true", Some(true)),
+        ("false", Some(false)),
+        ("TRUE", Some(true)),
+        ("False", Some(false)),
+        ("tRuE", Some(true)),
+        // Java's `String.trim` strips every character up to U+0020, tabs and newlines too.
+        (" true", Some(true)),
+        ("false\t", Some(false)),
+        ("\n TRUE \r", Some(true)),
+        ("", None),
+        ("   ", None),
+        ("yes", None),
+        ("1", None),
+        ("0", None),
+        ("on", None),
+        ("t", None),
+        ("truee", None),
+        ("tru e", None),
+        ("\"true\"", None),
+        // A no-break space is not trimmed by Java's `trim`.
+        ("\u{a0}true", None),
+        // Not ASCII letters (a fullwidth `ｔｒｕｅ`): not Spark's `true`.
+        ("\u{ff54}\u{ff52}\u{ff55}\u{ff45}", None),
+    ] {
+        let setting = SpeculationSetting::spark(Some(value));
+        assert_eq!(setting.enabled, enabled, "{value:?}");
+        let source = match enabled {
+            Some(_) => SettingSource::Set,
+            None => SettingSource::Unreadable,
+        };
+        assert_eq!(setting.source, source, "{value:?}");
+        assert_eq!(setting.value.as_deref(), Some(value));
+    }
+}
+
+/// How the Spark reader takes `Spark Properties`: a value Spark cannot read is a skip
+/// naming the field, the setting unreadable (never taken for false); an explicit `false`
+/// is told from an unset one; a log without an update says nothing; the jobs carry the
+/// setting of the last update before their start.
+#[test]
+fn the_spark_reader_reports_a_speculation_setting_it_cannot_read() {
+    let log = |properties: &str| {
+        format!(
+            concat!(
+                "{{\"Event\":\"SparkListenerApplicationStart\",\"App ID\":\"app-1\"}}\n",
+                "{}",
+                "{{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}}\n",
+                "{{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":0}}\n",
+            ),
+            properties
+        )
+    };
+    let update = |properties: &str| {
+        format!(
+            "{{\"Event\":\"SparkListenerEnvironmentUpdate\",\"JVM Information\":{{}},\
+             \"Spark Properties\":{properties},\"System Properties\":{{}}}}\n"
+        )
+    };
+    let read = |text: &str| {
+        let (jobs, report) = read_bytes(text.as_bytes(), SPARK).expect("readable");
+        assert_eq!(jobs.len(), 1, "{text}");
+        (jobs[0].speculation.clone(), report)
+    };
+
+    let (setting, report) = read(&log(&update(
+        r#"{"spark.app.name":"x","spark.speculation":"yes","spark.speculation.quantile":"0.5"}"#,
+    )));
+    let setting = setting.expect("a setting");
+    assert_eq!(setting.enabled, None);
+    assert_eq!(setting.source, SettingSource::Unreadable);
+    assert_eq!(setting.value.as_deref(), Some("yes"));
+    assert_eq!(setting.parameters["spark.speculation.quantile"], "0.5");
+    assert_eq!(report.skip_reasons["not a boolean"], 1);
+    assert_eq!(report.skips[0].line, 2);
+    assert_eq!(report.skips[0].field.as_deref(), Some("spark.speculation"));
+
+    // Not a string (Spark writes strings): of the wrong type, and unreadable.
+    let (setting, report) = read(&log(&update(r#"{"spark.speculation":true}"#)));
+    let setting = setting.expect("a setting");
+    assert_eq!(
+        (setting.enabled, setting.source),
+        (None, SettingSource::Unreadable)
+    );
+    assert_eq!(report.skip_reasons["field of the wrong type"], 1);
+    assert_eq!(report.skips[0].field.as_deref(), Some("spark.speculation"));
+
+    // Set false, padded upper case true, unset, a parameter not a string: no skip.
+    let (setting, report) = read(&log(&update(r#"{"spark.speculation":"false"}"#)));
+    assert_eq!(setting, Some(SpeculationSetting::spark(Some("false"))));
+    assert_eq!(setting.unwrap().source, SettingSource::Set);
+    assert_eq!(report.records_skipped, 0);
+    let (setting, _) = read(&log(&update(r#"{"spark.speculation":" TRUE "}"#)));
+    assert_eq!(setting.and_then(|s| s.enabled), Some(true));
+    let (setting, report) = read(&log(&update(
+        r#"{"spark.speculationX":"true","spark.speculation.multiplier":4}"#,
+    )));
+    let expected =
+        SpeculationSetting::spark(None).with_parameter("spark.speculation.multiplier", "4");
+    assert_eq!(setting, Some(expected));
+    assert_eq!(report.records_skipped, 0);
+
+    // No update, or one without `Spark Properties`: the log does not say.
+    let (setting, _) = read(&log(""));
+    assert_eq!(setting, None);
+    let (setting, _) = read(&log(
+        "{\"Event\":\"SparkListenerEnvironmentUpdate\",\"JVM Information\":{}}\n",
+    ));
+    assert_eq!(setting, None);
+    // A later update stands for the jobs started after it.
+    let (setting, _) =
+        read(&log(&(update(r#"{"spark.speculation":"true"}"#)
+            + &update(r#"{"spark.speculation":"false"}"#))));
+    assert_eq!(setting.and_then(|s| s.enabled), Some(false));
 }
 
 #[test]

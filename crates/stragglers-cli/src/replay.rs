@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::{self, Table};
 use stragglers::trace::{
-    CopyCounts, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics, SkippedJob,
-    Table3, TraceAttempt, TraceError, TraceJob, TruthConfig, detect_format, fakes_won_by_copy,
-    judge, label, read_path, recorded, replay, table3,
+    CopyCounts, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics, SettingSource,
+    SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat, TraceJob, TruthConfig,
+    detect_format, fakes_won_by_copy, judge, label, read_path, recorded, replay, table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -310,6 +310,154 @@ fn early_launches(jobs: &[TraceJob]) -> Option<String> {
          a host's clock behind the submitter's, or a damaged time; replayed as dated",
         first.id
     ))
+}
+
+/// Spark applications named one by one in the note on speculation parameters.
+const APPS_SHOWN: usize = 3;
+
+/// The notes on the speculation setting of the Spark applications read (each input of
+/// Spark format is one application; `job_input` gives each job's input, `formats` each
+/// input's format): those that ran with `spark.speculation` off, where the recorded
+/// speculation launched no copy by configuration, not by missing a straggler; those whose
+/// setting Spark cannot read, or that the log does not give; and those that ran with it on
+/// and set its parameters, which the replayed Spark rules do not take from the log.
+fn speculation_notes(
+    jobs: &[TraceJob],
+    job_input: &[usize],
+    formats: &[TraceFormat],
+    labels: &Labels,
+) -> Vec<String> {
+    use std::collections::BTreeSet;
+    // The Spark jobs, with their input.
+    let spark: Vec<(usize, &TraceJob)> = (jobs.iter().enumerate())
+        .filter(|(j, _)| {
+            let input = job_input.get(*j).copied();
+            input.and_then(|i| formats.get(i)) == Some(&TraceFormat::SparkEventLog)
+        })
+        .collect();
+    let apps_of = |selected: &[(usize, &TraceJob)]| -> BTreeSet<usize> {
+        selected.iter().map(|(j, _)| job_input[*j]).collect()
+    };
+    let all_apps = apps_of(&spark).len();
+    if all_apps == 0 {
+        return Vec::new();
+    }
+    // The application's id: its jobs' `<App ID>/job <n>`, else the input's position.
+    let app_name = |job: &TraceJob| -> String {
+        job.id
+            .rsplit_once("/job ")
+            .map_or_else(|| job.id.clone(), |(app, _)| app.to_owned())
+    };
+    let select = |keep: &dyn Fn(&TraceJob) -> bool| -> Vec<(usize, &TraceJob)> {
+        spark.iter().filter(|(_, job)| keep(job)).copied().collect()
+    };
+    let applications = |n: usize| match n {
+        1 => "1 Spark application".to_owned(),
+        n => format!("{n} Spark applications"),
+    };
+    let mut notes = Vec::new();
+
+    let off = select(&|job| {
+        job.speculation
+            .as_ref()
+            .is_some_and(|s| s.enabled == Some(false))
+    });
+    if let Some((_, first)) = off.first() {
+        let apps = apps_of(&off).len();
+        let by_source = |source: SettingSource| {
+            let selected: Vec<(usize, &TraceJob)> = (off.iter())
+                .filter(|(_, job)| job.speculation.as_ref().is_some_and(|s| s.source == source))
+                .copied()
+                .collect();
+            apps_of(&selected).len()
+        };
+        let mut sources = Vec::new();
+        match by_source(SettingSource::Default) {
+            0 => {}
+            n => sources.push(format!("{n} unset: Spark's default false")),
+        }
+        match by_source(SettingSource::Set) {
+            0 => {}
+            n => sources.push(format!("{n} set false")),
+        }
+        let off_jobs: BTreeSet<usize> = off.iter().map(|(j, _)| *j).collect();
+        let stragglers = (labels.tasks.iter())
+            .filter(|t| t.straggler && off_jobs.contains(&t.job))
+            .count();
+        notes.push(format!(
+            "{} of {} ({}, {}) ran with spark.speculation off ({}): `recorded` launched no \
+             copy there by configuration, not by missing; its recall counts their stragglers \
+             as missed; first: {}",
+            apps,
+            applications(all_apps),
+            plural(off.len(), "job"),
+            plural(stragglers, "straggler"),
+            sources.join(", "),
+            app_name(first)
+        ));
+    }
+
+    let unreadable = select(&|job| {
+        (job.speculation.as_ref()).is_some_and(|s| s.source == SettingSource::Unreadable)
+    });
+    if let Some((_, first)) = unreadable.first() {
+        let value = (first.speculation.as_ref())
+            .and_then(|s| s.value.as_deref())
+            .unwrap_or_default();
+        notes.push(format!(
+            "{} ({}) set spark.speculation to what Spark cannot read as a boolean: whether \
+             `recorded` could launch copies there is not known; first: {} (`{value}`)",
+            applications(apps_of(&unreadable).len()),
+            plural(unreadable.len(), "job"),
+            app_name(first)
+        ));
+    }
+
+    let unknown = select(&|job| job.speculation.is_none());
+    if let Some((_, first)) = unknown.first() {
+        let apps = apps_of(&unknown).len();
+        notes.push(format!(
+            "{} ({}) {} no spark.speculation (no SparkListenerEnvironmentUpdate with Spark \
+             Properties): whether `recorded` could launch copies there is not known; first: {}",
+            applications(apps),
+            plural(unknown.len(), "job"),
+            if apps == 1 { "gives" } else { "give" },
+            app_name(first)
+        ));
+    }
+
+    let tuned = select(&|job| {
+        (job.speculation.as_ref())
+            .is_some_and(|s| s.enabled == Some(true) && !s.parameters.is_empty())
+    });
+    if !tuned.is_empty() {
+        // Each application once, with the parameters of its first job.
+        let mut seen = BTreeSet::new();
+        let named: Vec<String> = (tuned.iter())
+            .filter(|(j, _)| seen.insert(job_input[*j]))
+            .map(|(_, job)| {
+                let parameters: Vec<String> = (job.speculation.iter())
+                    .flat_map(|s| &s.parameters)
+                    .map(|(key, value)| format!("{key}={value}"))
+                    .collect();
+                format!("{} ({})", app_name(job), parameters.join(", "))
+            })
+            .collect();
+        let mut shown = named[..named.len().min(APPS_SHOWN)].join(", ");
+        if named.len() > APPS_SHOWN {
+            shown += &format!(" and {} more", named.len() - APPS_SHOWN);
+        }
+        let (apps, set) = match named.len() {
+            1 => ("1 Spark application".to_owned(), "sets its"),
+            n => (format!("{n} Spark applications"), "set their"),
+        };
+        notes.push(format!(
+            "{apps} ran with spark.speculation on and {set} parameters: {shown}; the \
+             replayed `spark` row uses Spark 4's defaults (quantile 0.9, multiplier 3) and \
+             `spark-legacy` 0.75 and 1.5, not the log's"
+        ));
+    }
+    notes
 }
 
 /// A job whose id the inputs hold more than once (the same log given twice, or in two
@@ -686,6 +834,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             report::number(replay_config.scan_interval_secs)
         );
     }
+    let formats: Vec<TraceFormat> = reports.iter().map(|r| r.format).collect();
+    for note in speculation_notes(&jobs, &job_input, &formats, &labels) {
+        eprintln!("note: {note}");
+    }
     let recorded = recorded(&jobs, &labels);
     let table = table3(&jobs, &recorded);
 
@@ -973,6 +1125,7 @@ fn json_report(
                 "labelled_tasks": labelled,
                 "stragglers": stragglers,
                 "copies": recorded.per_job.get(j),
+                "speculation": job.speculation,
                 "heavy_tail_ratio": row.and_then(|r| r.heavy_tail_ratio),
                 "successful_copy_ratio": row.and_then(|r| r.successful_copy_ratio),
                 "successful_copies_per_task": row.and_then(|r| r.copies_per_task),
@@ -1082,6 +1235,7 @@ mod tests {
             id: id.to_owned(),
             name: None,
             submit_secs,
+            speculation: None,
             tasks: vec![TraceTask {
                 id: format!("{id}-t"),
                 stage: "map".to_owned(),
@@ -1122,6 +1276,7 @@ mod tests {
             name: None,
             submit_secs: None,
             tasks: vec![crate_task(); tasks],
+            speculation: None,
         };
         fn crate_task() -> stragglers::trace::TraceTask {
             stragglers::trace::TraceTask {

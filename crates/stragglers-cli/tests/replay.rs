@@ -604,3 +604,107 @@ fn replay_names_the_file_of_a_rolling_log_that_ends_before_its_job() {
     assert!(stderr.contains(&expected), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The shared Spark logs: one application (application_1628109047826_1317105) of the 17
+/// with a job replayed sets `spark.speculation` true, the 16 others leave it unset (checked
+/// with grep over their `SparkListenerEnvironmentUpdate`s); the notes say so, and the JSON
+/// gives each job's setting.
+#[test]
+fn replay_notes_the_spark_applications_that_ran_with_speculation_off() {
+    let dir = std::env::temp_dir().join(format!("stragglers-spec-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("replay.json");
+    let output = stragglers(&[
+        "replay",
+        &trace("spark-core-test-events"),
+        "--json",
+        json_path.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: 16 of 17 Spark applications (40 jobs, 88 stragglers) ran with \
+             spark.speculation off (16 unset: Spark's default false): `recorded` launched no \
+             copy there by configuration, not by missing; its recall counts their stragglers \
+             as missed; first: app-20161115172038-0000\n"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "note: 1 Spark application ran with spark.speculation on and sets its parameters: \
+             application_1628109047826_1317105 (spark.speculation.min.threshold=30s, \
+             spark.speculation.multiplier=4, spark.speculation.quantile=0.9); the replayed \
+             `spark` row uses Spark 4's defaults (quantile 0.9, multiplier 3) and \
+             `spark-legacy` 0.75 and 1.5, not the log's\n"
+        ),
+        "{stderr}"
+    );
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let per_job = value["per_job"].as_array().unwrap();
+    let setting = |job: &str| {
+        let row = per_job.iter().find(|r| r["job"] == job).expect(job);
+        row["speculation"].clone()
+    };
+    assert_eq!(
+        setting("application_1628109047826_1317105/job 0"),
+        serde_json::json!({"enabled": true, "source": "set", "value": "true", "parameters": {
+            "spark.speculation.min.threshold": "30s", "spark.speculation.multiplier": "4",
+            "spark.speculation.quantile": "0.9"}})
+    );
+    assert_eq!(
+        setting("app-20161115172038-0000/job 0"),
+        serde_json::json!({"enabled": false, "source": "default", "value": null,
+            "parameters": {}})
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A Spark log without a `SparkListenerEnvironmentUpdate` says nothing of speculation, and
+/// one whose `spark.speculation` Spark cannot read is a skip naming the field: neither is
+/// taken for speculation off.
+#[test]
+fn replay_notes_spark_applications_whose_speculation_setting_is_not_known() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/traces/spark-small.json");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let dir = std::env::temp_dir().join(format!("stragglers-unknown-spec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a-no-update.json"), &text).unwrap();
+    // The same application under another id, its properties (line 2) setting `yes`.
+    let mut lines: Vec<String> = text
+        .replace("app-20260101000000-0001", "app-20260101000000-0002")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.insert(
+        1,
+        r#"{"Event":"SparkListenerEnvironmentUpdate","Spark Properties":{"spark.speculation":"yes"}}"#
+            .to_owned(),
+    );
+    let unreadable = dir.join("b-unreadable.json");
+    std::fs::write(&unreadable, lines.join("\n") + "\n").unwrap();
+    let output = stragglers(&["replay", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    for note in [
+        format!(
+            "note: {}:2: skipped: not a boolean, field `spark.speculation`\n",
+            unreadable.display()
+        ),
+        "note: 1 Spark application (1 job) set spark.speculation to what Spark cannot read as \
+         a boolean: whether `recorded` could launch copies there is not known; first: \
+         app-20260101000000-0002 (`yes`)\n"
+            .to_owned(),
+        "note: 1 Spark application (1 job) gives no spark.speculation (no \
+         SparkListenerEnvironmentUpdate with Spark Properties): whether `recorded` could \
+         launch copies there is not known; first: app-20260101000000-0001\n"
+            .to_owned(),
+    ] {
+        assert!(stderr.contains(&note), "{note}\n{stderr}");
+    }
+    assert!(!stderr.contains("speculation off"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -339,6 +339,7 @@ impl Assembler {
                         name: None,
                         submit_secs: None,
                         tasks: Vec::new(),
+                        speculation: None,
                     },
                     seq,
                     tasks: HashMap::new(),

@@ -512,6 +512,9 @@ fn object_done(
         name: logged.job_name,
         submit_secs,
         tasks: Vec::new(),
+        // A Rumen job's `jobProperties` may hold `mapreduce.map.speculative` and
+        // `mapreduce.reduce.speculative`: not read yet.
+        speculation: None,
     };
     // The task of each attempt id read, so that an id read again is skipped, the first
     // standing, as in the other readers.

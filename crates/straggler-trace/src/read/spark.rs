@@ -31,7 +31,16 @@
 //! a job without its end is then noted in [`ReadReport::truncated`] (the log may be cut at
 //! a line end, or written while the job ran), unless `SparkListenerApplicationEnd` came,
 //! on the last line read (in a rolling directory, naming its file, as skips do).
-//! Events with no tasks in them (environment, executors, SQL...) are parsed and dropped:
+//! The speculation setting: a `SparkListenerEnvironmentUpdate`'s `Spark Properties` give
+//! `spark.speculation` (read as Spark reads a boolean, [`SpeculationSetting::spark`];
+//! absent, Spark's default false) and every `spark.speculation.*` parameter, as written;
+//! the jobs started after it carry them ([`TraceJob::speculation`]), those of a log without
+//! one `None`. A `spark.speculation` Spark cannot read (`yes`, or not a string) makes the
+//! setting [`SettingSource::Unreadable`](crate::SettingSource::Unreadable), and its update
+//! is counted as a skip naming the field (`"not a boolean"`, `"field of the wrong type"`),
+//! its setting standing, as a bad `Submission Time` costs its field alone.
+//!
+//! Other events with no tasks in them (executors, SQL...) are parsed and dropped:
 //! those `JsonProtocol` names (the [`CORE_EVENTS`]), and those it writes by their class's
 //! full name (`org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart`, or a
 //! library's own). Any other `Event` (a short name Spark does not write, as
@@ -44,7 +53,7 @@ use serde::Deserialize;
 
 use super::assemble::{Assembler, AttemptFields, Change, Skip, plausible};
 use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
-use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
+use crate::{AttemptOutcome, ReadReport, SpeculationSetting, StageKind, TraceJob};
 
 /// The events `JsonProtocol` writes under a short name (Spark 1.0 to 4.0), those this
 /// reader does not use included. Every other event it writes under its class's full name.
@@ -100,6 +109,49 @@ struct Event {
     stage_infos: Option<Vec<StageInfo>>,
     #[serde(rename = "App ID")]
     app_id: Option<String>,
+    /// A `SparkListenerEnvironmentUpdate`'s `Spark Properties`: the speculation ones only.
+    #[serde(rename = "Spark Properties")]
+    spark_properties: Option<SpeculationProperties>,
+}
+
+/// The key of Spark's speculation switch.
+const SPECULATION: &str = "spark.speculation";
+
+/// The `spark.speculation` and `spark.speculation.*` entries of a `Spark Properties`
+/// object, in order, their values as JSON (Spark writes strings); the other properties are
+/// passed over unread.
+#[derive(Debug, Default)]
+struct SpeculationProperties(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for SpeculationProperties {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Properties;
+        impl<'de> serde::de::Visitor<'de> for Properties {
+            type Value = SpeculationProperties;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of properties")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<SpeculationProperties, A::Error> {
+                let mut kept = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let speculation = key == SPECULATION
+                        || key
+                            .strip_prefix(SPECULATION)
+                            .is_some_and(|k| k.starts_with('.'));
+                    if speculation {
+                        kept.push((key, map.next_value()?));
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(SpeculationProperties(kept))
+            }
+        }
+        deserializer.deserialize_map(Properties)
+    }
 }
 
 /// A time in milliseconds: any JSON integer, signed or past the 64-bit range, so that a
@@ -261,6 +313,9 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     last_line: u64,
     /// The file of `last_line`, in a rolling directory: its name in the directory.
     last_file: Option<String>,
+    /// The speculation setting of the last `SparkListenerEnvironmentUpdate` with `Spark
+    /// Properties`, which the jobs started after it carry; `None` before one.
+    speculation: Option<SpeculationSetting>,
 }
 
 /// Where a task start filed its attempt.
@@ -357,6 +412,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             app_ended: false,
             last_line: 0,
             last_file: None,
+            speculation: None,
         }
     }
 
@@ -484,6 +540,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                 self.app_ended = true;
                 Ok(())
             }
+            "SparkListenerEnvironmentUpdate" => self.environment_update(event),
             "SparkListenerJobStart" => self.job_start(event),
             "SparkListenerJobEnd" => {
                 let job_id = event.job_id.ok_or(("missing field", Some("Job ID")))?;
@@ -500,6 +557,48 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             "SparkListenerTaskEnd" => self.task_end(event, line),
             name if CORE_EVENTS.contains(&name) || name.contains('.') => Ok(()),
             _ => Err(("unknown event type", Some("Event"))),
+        }
+    }
+
+    /// Reads the speculation setting of a `SparkListenerEnvironmentUpdate`'s `Spark
+    /// Properties` (an update without them says nothing, and changes nothing): Spark posts
+    /// one as its context starts, before any job, and again with the same properties when
+    /// a jar or file is added. A `spark.speculation` that is not a string, or that Spark
+    /// cannot read as a boolean, makes the setting unreadable, and the update is counted as
+    /// a skip naming it; a parameter that is not a string is kept as its JSON text.
+    fn environment_update(&mut self, event: Event) -> Result<(), Skip> {
+        let Some(SpeculationProperties(properties)) = event.spark_properties else {
+            return Ok(());
+        };
+        let mut switch: Option<serde_json::Value> = None;
+        let mut parameters = Vec::new();
+        for (key, value) in properties {
+            if key == SPECULATION {
+                switch = Some(value);
+            } else {
+                let text = match value {
+                    serde_json::Value::String(text) => text,
+                    other => other.to_string(),
+                };
+                parameters.push((key, text));
+            }
+        }
+        // Spark writes every property as a string: any other value is damage, and unreadable.
+        let wrong_type = switch.as_ref().is_some_and(|v| !v.is_string());
+        let mut setting = match &switch {
+            None => SpeculationSetting::spark(None),
+            Some(serde_json::Value::String(text)) => SpeculationSetting::spark(Some(text)),
+            Some(other) => SpeculationSetting::unreadable(&other.to_string()),
+        };
+        for (key, value) in &parameters {
+            setting = setting.with_parameter(key, value);
+        }
+        let unreadable = setting.enabled.is_none();
+        self.speculation = Some(setting);
+        match (wrong_type, unreadable) {
+            (true, _) => Err(("field of the wrong type", Some(SPECULATION))),
+            (false, true) => Err(("not a boolean", Some(SPECULATION))),
+            (false, false) => Ok(()),
         }
     }
 
@@ -530,6 +629,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let job = self.jobs.job(&key).job_mut();
         job.name = name;
         job.submit_secs = submit.unwrap_or(None);
+        job.speculation = self.speculation.clone();
         // A stage that a running job runs stays that job's (Spark runs a stage that jobs
         // share for the earliest, `DAGScheduler.activeJobForStage`); it passes to this one
         // when that one ends (`pass_stages`).
