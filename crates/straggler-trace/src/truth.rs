@@ -129,9 +129,9 @@ pub struct LabelledTask {
     pub usual_secs: f64,
     /// Whether the task is a straggler: `exec_secs > factor * usual_secs`.
     pub straggler: bool,
-    /// Whether an original attempt of the task failed, so that its duration is a
-    /// re-run's: it is labelled against its siblings but is not one of their reference
-    /// (see the module docs).
+    /// Whether an original attempt of the task failed before its original (the one it is
+    /// timed by) was launched, so that its duration is a re-run's: it is labelled against
+    /// its siblings but is not one of their reference (see the module docs).
     pub rerun: bool,
 }
 
@@ -346,8 +346,13 @@ pub fn label(jobs: &[TraceJob], config: TruthConfig) -> Result<Labels, ReplayErr
             let group = *group_ids.entry((j, task.stage.as_str())).or_insert(next);
             groups.push(group);
             sizes.push(size);
+            // Timed by a re-run: an original failed before the timed one was launched (a
+            // failure after it, of a copy taken for an original where the log flags none
+            // or of a re-run after the task's success, leaves its time as it is).
             let rerun = (task.attempts.iter().zip(&job_roles[t])).any(|(attempt, role)| {
-                *role == AttemptRole::Original && attempt.outcome == AttemptOutcome::Failed
+                *role == AttemptRole::Original
+                    && attempt.outcome == AttemptOutcome::Failed
+                    && attempt.start_secs < start
             });
             candidates.push(LabelledTask {
                 job: j,
@@ -484,13 +489,30 @@ pub(crate) mod tests {
         // Every task of the stage re-run: all of them make the reference, median 1.
         let labels = label(&[job("j", tasks[2..].to_vec())], TruthConfig::default()).unwrap();
         assert!(labels.tasks.iter().all(|t| t.usual_secs == 1.0 && t.rerun));
-        // A failed copy is no re-run: its original's time stands.
+        // A failed copy is no re-run: its original's time stands. So is an attempt that
+        // failed after the timed original's launch where the log flags no copy (Hadoop 1,
+        // Rumen: a copy that failed reads as an original), during its run (4 to 6 s) or
+        // after its success (a late copy at 10.5 s).
         let mut copied = plain_task("m4", "map", 0.0, 10.0);
         copied
             .attempts
             .push(attempt("m4_1", 2.0, Some(5.0), Failed, Some(true)));
         let labels = label(&[job("j", vec![copied])], TruthConfig::default()).unwrap();
         assert!(!labels.tasks[0].rerun);
+        for (start, end) in [(4.0, 6.0), (10.5, 12.0)] {
+            let mut task = plain_task("m5", "map", 0.0, 10.0);
+            task.attempts = vec![
+                attempt("m5_0", 0.0, Some(10.0), Succeeded, None),
+                attempt("m5_1", start, Some(end), Failed, None),
+            ];
+            let labels = label(&[job("j", vec![task])], TruthConfig::default()).unwrap();
+            let labelled = labels.tasks[0];
+            assert_eq!(
+                (labelled.exec_secs, labelled.rerun),
+                (10.0, false),
+                "{start}"
+            );
+        }
     }
 
     #[test]

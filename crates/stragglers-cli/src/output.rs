@@ -93,8 +93,11 @@ pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if is_stdout(path) {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        return (out.write_all(text.as_bytes()).and_then(|()| out.flush()))
-            .context("writing to standard output");
+        return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            // A reader that stopped early (`| head`) wants no more, which is no error.
+            Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            written => written.context("writing to standard output"),
+        };
     }
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }

@@ -72,10 +72,10 @@ pub struct ReplayArgs {
         allow_negative_numbers = true
     )]
     factor: f64,
-    /// The siblings' reference: their median (seed 004) or mean (seed 002).
+    /// The siblings' reference: their median (Garraghan et al.) or mean (Ouyang et al.).
     #[arg(long, value_enum, default_value_t = Reference::Median)]
     reference: Reference,
-    /// Compare durations per byte of input (DoS-index, seed 004); tasks without an input
+    /// Compare durations per byte of input (Garraghan et al.'s DoS-index); tasks without an input
     /// size are left out.
     #[arg(long)]
     normalise_by_input: bool,
@@ -460,9 +460,12 @@ fn speculation_notes(
     notes
 }
 
-/// A job whose id the inputs hold more than once (the same log given twice, or in two
-/// formats, such as a history file and its Rumen conversion): the inputs of each copy, in
-/// order, the first being the one replayed.
+/// A job id the inputs hold more than once (the same log given twice, or in two formats,
+/// such as a history file and its Rumen conversion): the inputs of each copy, in order,
+/// the first being the one replayed. Jobs are matched by id alone: copies of one job in
+/// two formats differ in what each format keeps (a conversion's attempts, a folded
+/// trace's times), so no finer test tells them apart from two clusters' jobs that share an
+/// id, which are taken for one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct RepeatedJob {
     job: String,
@@ -471,7 +474,7 @@ struct RepeatedJob {
 
 /// `jobs` (with their inputs `job_input`) with each job id kept once, its first copy in
 /// input order, so that a job read twice is neither replayed nor counted twice; and the
-/// jobs read more than once, by id.
+/// job ids read more than once.
 fn first_of_each_job(
     jobs: Vec<TraceJob>,
     job_input: Vec<usize>,
@@ -524,8 +527,8 @@ fn repeated_jobs_note(repeated: &[RepeatedJob], paths: &[PathBuf]) -> Option<Str
         n => (format!("{n} jobs"), "appear"),
     };
     Some(format!(
-        "{count} {verb} more than once, each replayed and counted once, from the first input \
-         that holds it (first: {}, {} times, in {})",
+        "{count} {verb} more than once (matched by id), each replayed and counted once, from \
+         the first input that holds it (first: {}, {} times, in {})",
         first.job,
         first.inputs.len(),
         names.join(" and ")
@@ -665,6 +668,42 @@ fn walk(
 fn names(paths: &[PathBuf]) -> String {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     names.join(", ")
+}
+
+/// The note on the labelled tasks re-run after an original failed: how many, and how many
+/// of them are in a stage where every task was, so that they were labelled against each
+/// other; `None` when there is none.
+fn reruns_note(jobs: &[TraceJob], labels: &Labels) -> Option<String> {
+    let stage_of = |t: &stragglers::trace::LabelledTask| (t.job, &jobs[t.job].tasks[t.task].stage);
+    let ran_once: std::collections::BTreeSet<_> = (labels.tasks.iter())
+        .filter(|t| !t.rerun)
+        .map(stage_of)
+        .collect();
+    let reruns: Vec<_> = labels.tasks.iter().filter(|t| t.rerun).collect();
+    if reruns.is_empty() {
+        return None;
+    }
+    let among_themselves = reruns
+        .iter()
+        .filter(|t| !ran_once.contains(&stage_of(t)))
+        .count();
+    let (tasks, were) = if reruns.len() == 1 {
+        ("task", "was")
+    } else {
+        ("tasks", "were")
+    };
+    let mut note = format!(
+        "{} labelled {tasks} {were} re-run after an original attempt failed: labelled against \
+         the usual time of the siblings that ran once, not part of it",
+        reruns.len()
+    );
+    if among_themselves > 0 {
+        note += &format!(
+            "; {among_themselves} of them in stages where every labelled task was re-run, \
+             labelled against each other"
+        );
+    }
+    Some(note)
 }
 
 /// `n` and `noun`, plural but for one (`1 straggler`, `23 stragglers`).
@@ -808,17 +847,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         let tasks = if *n == 1 { "task" } else { "tasks" };
         eprintln!("note: {n} {tasks} not labelled: {reason}");
     }
-    let reruns = labels.tasks.iter().filter(|t| t.rerun).count();
-    if reruns > 0 {
-        let tasks = if reruns == 1 {
-            "task was"
-        } else {
-            "tasks were"
-        };
-        eprintln!(
-            "note: {reruns} labelled {tasks} re-run after an original attempt failed: \
-             labelled against the usual time of the siblings that ran once, not part of it"
-        );
+    if let Some(note) = reruns_note(&jobs, &labels) {
+        eprintln!("note: {note}");
     }
     let brief = labels
         .tasks
@@ -1064,7 +1094,7 @@ fn text_report(
     out += &detectors.to_text();
     out.push('\n');
     out += &format!(
-        "Table 3 (seed 000): correlation of the successful-copy ratio with the heavy-tail ratio over jobs\n\
+        "Table 3 (Phan et al.): correlation of the successful-copy ratio with the heavy-tail ratio over jobs\n\
          per copy launched: r = {} over n = {} jobs with a copy\n\
          per task:          r = {} over n = {} jobs with a completed task\n",
         correlation(table.per_copy.r),
@@ -1271,16 +1301,18 @@ mod tests {
 
     #[test]
     fn a_repeated_job_is_kept_once_and_noted_with_each_input_once() {
-        let job = |id: &str, tasks: usize| TraceJob {
+        // A job of `tasks` tasks, its name telling copies apart (no part of what
+        // identifies a job: its tasks' and attempts' ids).
+        let job = |id: &str, tasks: usize, name: &str| TraceJob {
             id: id.to_owned(),
-            name: None,
+            name: Some(name.to_owned()),
             submit_secs: None,
-            tasks: vec![crate_task(); tasks],
+            tasks: (0..tasks).map(|t| crate_task(&format!("t{t}"))).collect(),
             speculation: None,
         };
-        fn crate_task() -> stragglers::trace::TraceTask {
+        fn crate_task(id: &str) -> stragglers::trace::TraceTask {
             stragglers::trace::TraceTask {
-                id: "t".to_owned(),
+                id: id.to_owned(),
                 stage: "map".to_owned(),
                 kind: stragglers::trace::StageKind::Map,
                 input_bytes: None,
@@ -1291,19 +1323,22 @@ mod tests {
         let paths: Vec<PathBuf> = ["a.json", "b.json", "c.json", "d.json", "e.json"]
             .map(PathBuf::from)
             .into();
-        // Job "x" 300 times in a.json (the first with 1 task, the others with 2), once in
-        // b.json; "y" once: "x" is kept once, its first copy.
-        let mut jobs = vec![job("x", 1)];
-        jobs.extend(std::iter::repeat_n(job("x", 2), 300));
-        jobs.push(job("y", 0));
+        // Job "x" 300 times in a.json, once in b.json; "y" once: "x" is kept once, its
+        // first copy.
+        let mut jobs = vec![job("x", 1, "first")];
+        jobs.extend(std::iter::repeat_n(job("x", 1, "copy"), 300));
+        jobs.push(job("y", 0, "first"));
         let mut inputs = vec![0; 300];
         inputs.extend([1, 2]);
         let (kept, kept_inputs, repeated) = first_of_each_job(jobs, inputs);
-        let ids: Vec<(&str, usize)> = kept
+        let ids: Vec<(&str, Option<&str>)> = kept
             .iter()
-            .map(|j| (j.id.as_str(), j.tasks.len()))
+            .map(|j| (j.id.as_str(), j.name.as_deref()))
             .collect();
-        assert_eq!((ids, kept_inputs), (vec![("x", 1), ("y", 0)], vec![0, 2]));
+        assert_eq!(
+            (ids, kept_inputs),
+            (vec![("x", Some("first")), ("y", Some("first"))], vec![0, 2])
+        );
         let mut x_inputs = vec![0; 300];
         x_inputs.push(1);
         assert_eq!(
@@ -1316,26 +1351,27 @@ mod tests {
         assert_eq!(
             repeated_jobs_note(&repeated, &paths).as_deref(),
             Some(
-                "1 job appears more than once, each replayed and counted once, from the first \
-                 input that holds it (first: x, 301 times, in a.json (300 times) and b.json)"
+                "1 job appears more than once (matched by id), each replayed and counted once, \
+                 from the first input that holds it (first: x, 301 times, in a.json (300 times) \
+                 and b.json)"
             )
         );
         // Two repeated jobs, one of them in every input.
         let jobs: Vec<TraceJob> = (0..5)
-            .map(|_| job("x", 0))
-            .chain([job("y", 0), job("y", 0)])
+            .map(|_| job("x", 0, "x"))
+            .chain([job("y", 0, "y"), job("y", 0, "y")])
             .collect();
         let (kept, _, repeated) = first_of_each_job(jobs, vec![0, 1, 2, 3, 4, 0, 0]);
         assert_eq!(kept.len(), 2);
         assert_eq!(
             repeated_jobs_note(&repeated, &paths).as_deref(),
             Some(
-                "2 jobs appear more than once, each replayed and counted once, from the first \
-                 input that holds it (first: x, 5 times, in a.json and b.json and c.json and 2 \
-                 more inputs)"
+                "2 jobs appear more than once (matched by id), each replayed and counted once, \
+                 from the first input that holds it (first: x, 5 times, in a.json and b.json and \
+                 c.json and 2 more inputs)"
             )
         );
-        let (_, _, repeated) = first_of_each_job(vec![job("x", 0)], vec![0]);
+        let (_, _, repeated) = first_of_each_job(vec![job("x", 0, "x")], vec![0]);
         assert_eq!(repeated_jobs_note(&repeated, &paths), None);
     }
 

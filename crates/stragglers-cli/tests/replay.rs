@@ -173,6 +173,24 @@ fn replay_writes_counts_as_integers_and_rates_as_floats() {
 }
 
 #[test]
+fn replay_notes_tasks_re_run_after_a_failure_and_those_labelled_among_themselves() {
+    // Five tasks of this log were re-run after a failed original; the two of its stage 9.0
+    // are all that stage labels, so they are labelled against each other.
+    let log = "spark-core-test-events/removed-in-2019/application_1538416563558_0014";
+    let output = stragglers(&["replay", &trace(log)]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: 5 labelled tasks were re-run after an original attempt failed: labelled \
+             against the usual time of the siblings that ran once, not part of it; 2 of them \
+             in stages where every labelled task was re-run, labelled against each other"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn replay_fails_under_strict_when_a_record_was_skipped() {
     // The Yahoo! log has 4 skipped records (its embedded job configurations): a note, and
     // exit status 0, unless --strict asks for every record.
