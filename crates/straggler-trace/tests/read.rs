@@ -3841,9 +3841,12 @@ fn a_jhist_attempt_without_its_end_is_ended_by_its_task_s_end() {
 }
 
 /// Without `successfulAttemptId`, the attempt a `TASK_FINISHED` ends is the task's one
-/// still running, and only if it still runs at its job's end: a copy taken for it (the
-/// original's start lost) that is killed after the task's end stays killed, and nothing
-/// is recovered; with two running, none is taken.
+/// still running, and only if it still runs at its job's end event (never at the end of
+/// the input): a copy taken for it (the original's start absent) that is killed after the
+/// task's end stays killed, and nothing is recovered; with two running, none is taken. None
+/// is taken either where the original may be unknown: a task with an attempt record
+/// skipped that names none of its attempts seen starting, or a copy flagged `SPECULATIVE`
+/// without a known original.
 #[test]
 fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
     let started = |n: u32, start: u32, avataar: &str| {
@@ -3877,9 +3880,13 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
             .collect()
     };
     let id = |n: u32| format!("attempt_1_0001_m_000000_{n}");
-    use AttemptOutcome::{Killed, Succeeded, Unfinished};
+    // Hadoop 0.23 and 2.0 write no `avataar`.
+    let unflagged = |event: String| event.replace(",\"avataar\":\"VIRGIN\"", "");
+    use AttemptOutcome::{Failed, Killed, Succeeded, Unfinished};
     // The original's start (line 3) damaged: the copy (line 4) is the one running at the
-    // task's end, and is killed after it.
+    // task's end, and is killed after it. (Not taken at the task's end: the original's
+    // start skipped, and its end without a start, say the task's attempts are not all
+    // known, and the copy is flagged without a known original.)
     let (jobs, report) = read_bytes(
         log(&[
             started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
@@ -3895,6 +3902,112 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
     .expect("readable");
     assert_eq!(outcomes(&jobs), [(id(1), Killed, Some(9.1))]);
     assert_eq!(report.recovered_ends_seen, 0);
+    // The same, the log cut after the task's end (before the copy's kill): the copy stays
+    // running, not succeeded at the task's end.
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
+            started(1, 5000, "SPECULATIVE"),
+            ended(0, "FINISHED", "9000"),
+            task_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(1), Unfinished, None)]);
+    assert_eq!(report.recovered_ends_seen, 0);
+    // The same, the copy's kill damaged and the job ended: the copy stays running.
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
+            started(1, 5000, "SPECULATIVE"),
+            ended(0, "FINISHED", "9000"),
+            task_finished.to_owned(),
+            ended(1, "KILLED", "\"x\""),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(1), Unfinished, None)]);
+    assert_eq!(report.recovered_ends_seen, 0);
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "field of the wrong type", Some("startTime")),
+            (5, "attempt end without start", Some("attemptId")),
+            (7, "field of the wrong type", Some("finishTime")),
+        ]
+    );
+    // Unflagged (Hadoop 0.23, 2.0), the original's start damaged and its end absent: the
+    // skipped start alone says the task's attempts are not all known.
+    let (jobs, report) = read_bytes(
+        log(&[
+            unflagged(started(0, 1000, "VIRGIN").replace("1000", "\"x\"")),
+            unflagged(started(1, 5000, "VIRGIN")),
+            task_finished.to_owned(),
+            ended(1, "KILLED", "\"x\""),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(1), Unfinished, None)]);
+    assert_eq!(report.recovered_ends_seen, 0);
+    // Flagged, the original's records unreadable (no task to note them on): the copy,
+    // flagged without a known original, is not taken.
+    let (jobs, report) = read_bytes(
+        log(&[
+            "{\"type\":\"MAP_ATTEMPT_STARTED\",".to_owned(),
+            started(1, 5000, "SPECULATIVE"),
+            "{\"type\":\"MAP_ATTEMPT_FINISHED\",".to_owned(),
+            task_finished.to_owned(),
+            ended(1, "KILLED", "\"x\""),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(1), Unfinished, None)]);
+    assert_eq!(report.recovered_ends_seen, 0);
+    // Unflagged, the original's records absent: the copy is taken at the task's end, and
+    // its kill after it stands at the job's end; cut before its kill, it stays running.
+    let events = [
+        unflagged(started(1, 5000, "VIRGIN")),
+        task_finished.to_owned(),
+        ended(1, "KILLED", "9100"),
+        job_finished.to_owned(),
+    ];
+    let (jobs, report) = read_bytes(log(&events).as_bytes(), JHIST).expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(1), Killed, Some(9.1))]);
+    assert_eq!(report.recovered_ends_seen, 0);
+    let (jobs, report) = read_bytes(log(&events[..2]).as_bytes(), JHIST).expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(1), Unfinished, None)]);
+    assert_eq!(report.recovered_ends_seen, 0);
+    // A copy flagged beside its known original, failed: the copy, its end damaged, is
+    // the task's success.
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN"),
+            started(1, 2000, "SPECULATIVE"),
+            ended(0, "FAILED", "4000"),
+            ended(1, "FINISHED", "\"x\""),
+            task_finished.to_owned(),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(
+        outcomes(&jobs),
+        [(id(0), Failed, Some(4.0)), (id(1), Succeeded, Some(9.0))]
+    );
+    assert_eq!(report.recovered_ends_seen, 1);
     // The original's end damaged, its copy running: neither is taken.
     let (jobs, report) = read_bytes(
         log(&[
@@ -3931,4 +4044,32 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
         (report.recovered_ends[0].line, report.recovered_ends_seen),
         (5, 1)
     );
+    // The same beside a copy killed before launch (no run, not a lost attempt).
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN"),
+            ended(1, "KILLED", "0"),
+            ended(0, "FINISHED", "\"x\""),
+            task_finished.to_owned(),
+            job_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(0), Succeeded, Some(9.0))]);
+    assert_eq!(report.recovered_ends_seen, 1);
+    // The input cut after the task's end: the job never ends, and nothing is recovered.
+    let (jobs, report) = read_bytes(
+        log(&[
+            started(0, 1000, "VIRGIN"),
+            ended(0, "FINISHED", "\"x\""),
+            task_finished.to_owned(),
+        ])
+        .as_bytes(),
+        JHIST,
+    )
+    .expect("readable");
+    assert_eq!(outcomes(&jobs), [(id(0), Unfinished, None)]);
+    assert_eq!(report.recovered_ends_seen, 0);
 }

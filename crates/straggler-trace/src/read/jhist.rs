@@ -18,8 +18,10 @@
 //!   end record skipped or absent), succeeded at the task's `finishTime`, as Hadoop's
 //!   `JobHistoryParser` takes the task's success from it: the attempt its
 //!   `successfulAttemptId` names, or without one, the task's one attempt still running when
-//!   none has succeeded. Each is noted in [`ReadReport::recovered_ends`]; a `TASK_FINISHED`
-//!   that contradicts the attempt's recorded end is skipped (see `successful_attempt`).
+//!   none has succeeded, ended at its job's end event if still running then (not at the end
+//!   of the input), and not taken where its original may be unknown (see `only_running`).
+//!   Each is noted in [`ReadReport::recovered_ends`]; a `TASK_FINISHED` that contradicts the
+//!   attempt's recorded end is skipped (see `successful_attempt`).
 //! - Input from the counters of the successful attempt: `HDFS_BYTES_READ` (map) or
 //!   `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or `REDUCE_INPUT_RECORDS`.
 //! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
@@ -40,6 +42,7 @@
 //! skipped as `"unknown event type"`; a task type none of Hadoop's as `"unknown task type"`
 //! (see [`kind_of`]).
 
+use std::collections::HashSet;
 use std::fmt;
 use std::io::BufRead;
 use std::path::Path;
@@ -81,7 +84,7 @@ pub(crate) fn read(
 ) -> Result<(), TraceError> {
     let mut lines = Lines::new(input);
     let mut jobs = Assembler::default();
-    let mut pending = Vec::new();
+    let mut implied = Implied::default();
     let mut header_lines = 0;
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
@@ -134,7 +137,7 @@ pub(crate) fn read(
             continue;
         }
         match serde_json::from_slice::<Envelope>(line.text) {
-            Ok(envelope) => match event(envelope, no, &mut jobs, &mut pending, report, &mut on_job)
+            Ok(envelope) => match event(envelope, no, &mut jobs, &mut implied, report, &mut on_job)
             {
                 Ok(()) => report.parsed(),
                 Err((reason, field)) => report.skipped(no, field, reason),
@@ -156,13 +159,51 @@ pub(crate) fn read(
         });
     }
     let end = "JOB_FINISHED, JOB_FAILED or JOB_KILLED";
-    end_pending(&mut pending, None, &mut jobs, report);
+    // The recoveries still pending are of jobs the input leaves unended, and are not
+    // applied: a copy still running there may yet be killed after its task's end.
     jobs.finish_noting_unended(&mut on_job, report, lines.line(), end);
     Ok(())
 }
 
+/// What the reader keeps for the `TASK_FINISHED`s without `successfulAttemptId`, whose
+/// attempt it infers (see `only_running`).
+#[derive(Debug, Default)]
+struct Implied {
+    /// The attempts inferred, ended if still running at their job's end event.
+    pending: Vec<Recovery>,
+    /// The tasks (ids) of which an attempt record was skipped that names no attempt of
+    /// theirs seen starting (see `note_skipped`): the task may have attempts the reader
+    /// does not know, the one that succeeded among them, and none of its attempts is
+    /// inferred.
+    attempts_unknown: HashSet<String>,
+}
+
+impl Implied {
+    /// Notes the task of an attempt record (`body`) skipped for `reason`, if the record
+    /// names no attempt of that task seen starting (its `attemptId` unreadable included):
+    /// an attempt start lost, an end without start (`attempt end without start`), a start
+    /// or end of an attempt id of another task. A record without a readable `taskid` names
+    /// no task; an attempt killed before launch never ran, and is no lost attempt.
+    fn note_skipped(&mut self, body: &Body, jobs: &Assembler, reason: &str) {
+        if reason == KILLED_BEFORE_LAUNCH {
+            return;
+        }
+        let Ok(task_id) = string(body, "taskid") else {
+            return;
+        };
+        let Some(job_id) = job_of(task_id) else {
+            return;
+        };
+        let attempts = jobs.task_attempts(&job_id, task_id).unwrap_or_default();
+        let attempt_id = string(body, "attemptId").ok();
+        if !attempt_id.is_some_and(|id| attempts.iter().any(|a| a.id == id)) {
+            self.attempts_unknown.insert(task_id.to_owned());
+        }
+    }
+}
+
 /// An attempt that a `TASK_FINISHED` without `successfulAttemptId` ends if it is still
-/// running at its job's end (see `only_running`).
+/// running at its job's end event (see `only_running`).
 #[derive(Debug)]
 struct Recovery {
     job: String,
@@ -175,19 +216,19 @@ struct Recovery {
     line: u64,
 }
 
-/// Ends the attempts of `pending` of job `job_id` (of every job, for `None`, the end of
-/// the input) still running, succeeded at their task's end, noting each in `report`; one
-/// that ended since (a kill after its task's end: a copy, not the successful attempt) is
-/// left as its own records say.
+/// At the end event of job `job_id`, ends its attempts of `pending` still running,
+/// succeeded at their task's end, noting each in `report`; one that ended since (a kill
+/// after its task's end: a copy, not the successful attempt) is left as its own records
+/// say. Never called at the end of the input, which may cut a job before a copy's kill.
 fn end_pending(
     pending: &mut Vec<Recovery>,
-    job_id: Option<&str>,
+    job_id: &str,
     jobs: &mut Assembler,
     report: &mut ReadReport,
 ) {
     let (now, later) = std::mem::take(pending)
         .into_iter()
-        .partition(|r| job_id.is_none_or(|id| r.job == id));
+        .partition(|r| r.job == job_id);
     *pending = later;
     for r in now {
         let running = jobs.attempt(&r.job, &r.attempt);
@@ -344,12 +385,13 @@ const EVENT_TYPES: [&str; 32] = [
 ];
 
 /// Applies the event on `line`; an attempt's end with unusable `clockSplits` is noted in
-/// `report` (the event itself is counted by the caller, parsed or skipped).
+/// `report` (the event itself is counted by the caller, parsed or skipped), an attempt
+/// record skipped in `implied` (`Implied::note_skipped`).
 fn event(
     envelope: Envelope,
     line: u64,
     jobs: &mut Assembler,
-    pending: &mut Vec<Recovery>,
+    implied: &mut Implied,
     report: &mut ReadReport,
     on_job: &mut impl FnMut(TraceJob),
 ) -> Result<(), Skip> {
@@ -379,7 +421,7 @@ fn event(
         "JOB_FINISHED" | "JOB_FAILED" | "JOB_KILLED" => {
             let id = string(body, "jobid")?;
             jobs.job(id);
-            end_pending(pending, Some(id), jobs, report);
+            end_pending(&mut implied.pending, id, jobs, report);
             jobs.end_job(id, on_job);
         }
         "TASK_STARTED" => {
@@ -392,7 +434,7 @@ fn event(
             let task_id = string(body, "taskid")?;
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
             let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
-            let recover = successful_attempt(body, jobs, &job_id, task_id)?;
+            let recover = successful_attempt(body, jobs, implied, &job_id, task_id)?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
             match recover {
@@ -402,7 +444,7 @@ fn event(
                         .map_err(|e| e.skip(&FIELDS))?;
                     report.end_recovered(line, &attempt_id);
                 }
-                Some((attempt, finish, false)) => pending.push(Recovery {
+                Some((attempt, finish, false)) => implied.pending.push(Recovery {
                     job: job_id.clone(),
                     task: task_id.to_owned(),
                     stage,
@@ -418,90 +460,110 @@ fn event(
             task.input_bytes = task.input_bytes.or(bytes);
             task.input_records = task.input_records.or(records);
         }
-        k if k.ends_with("_ATTEMPT_STARTED") => {
-            let task_id = string(body, "taskid")?;
-            let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
-            let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
-            let attempt_id = string(body, "attemptId")?;
-            let start = plausible(millis(body, "startTime")?, "startTime")?;
-            let host = optional_string(body, "trackerName")?.map(str::to_owned);
-            let avataar = optional_string(body, "avataar")?;
-            // Checked before the job and task are opened: a start skipped leaves nothing.
-            jobs.check_start(&job_id, task_id, attempt_id, start)
-                .map_err(|e| e.skip(&FIELDS))?;
-            let speculative = match avataar {
-                Some("SPECULATIVE") => Some(true),
-                Some("VIRGIN") => Some(false),
-                _ => None,
-            };
-            let job = jobs.job(&job_id);
-            let task = job.task(task_id, &stage, stage_kind);
-            job.start_attempt(task, attempt_id, start, host, speculative, line)
-                .map_err(|e| e.skip(&FIELDS))?;
-        }
+        k if k.ends_with("_ATTEMPT_STARTED") => attempt_started(body, line, jobs)
+            .inspect_err(|&(reason, _)| implied.note_skipped(body, jobs, reason))?,
         k if k.ends_with("_ATTEMPT_FINISHED")
             || k.ends_with("_ATTEMPT_FAILED")
             || k.ends_with("_ATTEMPT_KILLED") =>
         {
-            let outcome = if k.ends_with("_FINISHED") {
-                AttemptOutcome::Succeeded
-            } else if k.ends_with("_KILLED") {
-                AttemptOutcome::Killed
-            } else {
-                AttemptOutcome::Failed
-            };
-            let task_id = string(body, "taskid")?;
-            let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
-            let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
-            let attempt_id = string(body, "attemptId")?;
-            let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
-            let hostname = optional_string(body, "hostname")?;
-            // An attempt killed before it had a container: Hadoop (2.7.2 on, MAPREDUCE-5982)
-            // logs its kill with no start, a finish time of 0 (set only once launched) and
-            // no host. Not damage: a copy or a pending attempt given up on.
-            if outcome != AttemptOutcome::Succeeded
-                && finish == 0.0
-                && jobs.attempt_start(&job_id, attempt_id).is_none()
-            {
-                return Err(("attempt killed before launch", Some("finishTime")));
-            }
-            jobs.check_end(&job_id, task_id, attempt_id, None, (finish, outcome))
-                .map_err(|e| e.skip(&FIELDS))?;
-            let job = jobs.job(&job_id);
-            let task = job.task(task_id, &stage, stage_kind);
-            let ended = job
-                .end_attempt(task, attempt_id, finish, outcome, None, line)
-                .map_err(|e| e.skip(&FIELDS))?;
-            // A failure after the attempt's success (its output lost later) restates it.
-            let Some(attempt) = ended else {
-                return Ok(());
-            };
-            if let Some(host) = hostname {
-                attempt.host = Some(host.to_owned());
-            }
-            let splits = match &body.clock_splits {
-                None | Some(SplitsField::Null) => None,
-                Some(SplitsField::NotArray) => Some(Err(SplitsFault::NotArray)),
-                Some(SplitsField::Splits(splits)) => Some(Ok(splits)),
-            };
-            if let Some(splits) = splits {
-                let duration = finish - attempt.start_secs;
-                let progress = splits.and_then(|splits| splits.progress(Some(duration)));
-                attempt.progress = progress.unwrap_or_else(|fault| {
-                    report.splits_unusable(line, attempt_id, fault.reason());
-                    Vec::new()
-                });
-            }
-            if outcome == AttemptOutcome::Succeeded {
-                let (bytes, records) = input_of(body, stage_kind);
-                let task = job.task_mut(task);
-                task.input_bytes = bytes.or(task.input_bytes);
-                task.input_records = records.or(task.input_records);
-            }
-            jobs.emit_if_done(&job_id, on_job);
+            attempt_ended(k, body, line, jobs, report, on_job)
+                .inspect_err(|&(reason, _)| implied.note_skipped(body, jobs, reason))?
         }
         _ => {}
     }
+    Ok(())
+}
+
+/// Applies an `*_ATTEMPT_STARTED` event (`body`, on `line`).
+fn attempt_started(body: &Body, line: u64, jobs: &mut Assembler) -> Result<(), Skip> {
+    let task_id = string(body, "taskid")?;
+    let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
+    let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
+    let attempt_id = string(body, "attemptId")?;
+    let start = plausible(millis(body, "startTime")?, "startTime")?;
+    let host = optional_string(body, "trackerName")?.map(str::to_owned);
+    let avataar = optional_string(body, "avataar")?;
+    // Checked before the job and task are opened: a start skipped leaves nothing.
+    jobs.check_start(&job_id, task_id, attempt_id, start)
+        .map_err(|e| e.skip(&FIELDS))?;
+    let speculative = match avataar {
+        Some("SPECULATIVE") => Some(true),
+        Some("VIRGIN") => Some(false),
+        _ => None,
+    };
+    let job = jobs.job(&job_id);
+    let task = job.task(task_id, &stage, stage_kind);
+    job.start_attempt(task, attempt_id, start, host, speculative, line)
+        .map_err(|e| e.skip(&FIELDS))?;
+    Ok(())
+}
+
+/// Applies an `*_ATTEMPT_FINISHED`, `_FAILED` or `_KILLED` event (of type `kind`, `body`,
+/// on `line`); unusable `clockSplits` are noted in `report`.
+fn attempt_ended(
+    kind: &str,
+    body: &Body,
+    line: u64,
+    jobs: &mut Assembler,
+    report: &mut ReadReport,
+    on_job: &mut impl FnMut(TraceJob),
+) -> Result<(), Skip> {
+    let outcome = if kind.ends_with("_FINISHED") {
+        AttemptOutcome::Succeeded
+    } else if kind.ends_with("_KILLED") {
+        AttemptOutcome::Killed
+    } else {
+        AttemptOutcome::Failed
+    };
+    let task_id = string(body, "taskid")?;
+    let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
+    let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
+    let attempt_id = string(body, "attemptId")?;
+    let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
+    let hostname = optional_string(body, "hostname")?;
+    // An attempt killed before it had a container: Hadoop (2.7.2 on, MAPREDUCE-5982)
+    // logs its kill with no start, a finish time of 0 (set only once launched) and
+    // no host. Not damage: a copy or a pending attempt given up on.
+    if outcome != AttemptOutcome::Succeeded
+        && finish == 0.0
+        && jobs.attempt_start(&job_id, attempt_id).is_none()
+    {
+        return Err((KILLED_BEFORE_LAUNCH, Some("finishTime")));
+    }
+    jobs.check_end(&job_id, task_id, attempt_id, None, (finish, outcome))
+        .map_err(|e| e.skip(&FIELDS))?;
+    let job = jobs.job(&job_id);
+    let task = job.task(task_id, &stage, stage_kind);
+    let ended = job
+        .end_attempt(task, attempt_id, finish, outcome, None, line)
+        .map_err(|e| e.skip(&FIELDS))?;
+    // A failure after the attempt's success (its output lost later) restates it.
+    let Some(attempt) = ended else {
+        return Ok(());
+    };
+    if let Some(host) = hostname {
+        attempt.host = Some(host.to_owned());
+    }
+    let splits = match &body.clock_splits {
+        None | Some(SplitsField::Null) => None,
+        Some(SplitsField::NotArray) => Some(Err(SplitsFault::NotArray)),
+        Some(SplitsField::Splits(splits)) => Some(Ok(splits)),
+    };
+    if let Some(splits) = splits {
+        let duration = finish - attempt.start_secs;
+        let progress = splits.and_then(|splits| splits.progress(Some(duration)));
+        attempt.progress = progress.unwrap_or_else(|fault| {
+            report.splits_unusable(line, attempt_id, fault.reason());
+            Vec::new()
+        });
+    }
+    if outcome == AttemptOutcome::Succeeded {
+        let (bytes, records) = input_of(body, stage_kind);
+        let task = job.task_mut(task);
+        task.input_bytes = bytes.or(task.input_bytes);
+        task.input_records = records.or(task.input_records);
+    }
+    jobs.emit_if_done(&job_id, on_job);
     Ok(())
 }
 
@@ -510,19 +572,26 @@ fn event(
 /// `TaskImpl` writes the attempt's own), when that attempt of task `task_id` is still
 /// running: its own end record was skipped or is absent, and the task's end ends it,
 /// succeeded then (Hadoop's `JobHistoryParser` takes the task's success from this event,
-/// whatever became of the attempt's): at once when named, at the job's end when implied
-/// (`end_pending`). `None` without an attempt, for one not seen starting (nothing to end:
-/// its start's skip, if any, is counted), and for one whose end says the same. A `TASK_FINISHED` that contradicts the
-/// attempt's recorded end (another outcome or time), names an attempt of another task, or
-/// ends before the attempt's start is skipped, naming the field.
+/// whatever became of the attempt's): at once when named, at the job's end event when
+/// implied (`end_pending`). `None` without an attempt (none implied: see `only_running`,
+/// with the tasks of `implied` whose attempts may be unknown), for one not seen starting
+/// (nothing to end: its start's skip, if any, is counted), and for one whose end says the
+/// same. A `TASK_FINISHED` that contradicts the attempt's recorded end (another outcome or
+/// time), names an attempt of another task, or ends before the attempt's start is skipped,
+/// naming the field.
 fn successful_attempt(
     body: &Body,
     jobs: &Assembler,
+    implied: &Implied,
     job_id: &str,
     task_id: &str,
 ) -> Result<Option<(String, f64, bool)>, Skip> {
     let named = optional_string(body, "successfulAttemptId")?;
-    let Some(attempt_id) = named.or_else(|| only_running(jobs, job_id, task_id)) else {
+    let inferred = || match implied.attempts_unknown.contains(task_id) {
+        true => None,
+        false => only_running(jobs, job_id, task_id),
+    };
+    let Some(attempt_id) = named.or_else(inferred) else {
         return Ok(None);
     };
     let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
@@ -548,9 +617,15 @@ fn successful_attempt(
 /// of task `task_id` still running when none of its attempts has succeeded. The successful
 /// attempt's end is written before its task's, and it is the only one that can have
 /// succeeded, so its end record was skipped or is absent; copies still running at the
-/// task's end (killed after it) make the attempt ambiguous, and none is taken. Ended only
-/// if still running at its job's end: an attempt whose start was lost is not seen here, and
-/// the one taken for it, a copy, is killed after the task's end.
+/// task's end (killed after it) make the attempt ambiguous, and none is taken. Nor is one
+/// when the attempt taken may be a copy of an original the reader does not know: a task
+/// with an attempt record skipped that names none of its attempts seen starting is left out
+/// by the caller (`Implied::attempts_unknown`), and an attempt flagged `SPECULATIVE` is
+/// taken only beside a known attempt not so flagged (its original, ended otherwise than
+/// succeeded): a copy is launched beside a running attempt, so without one known, the
+/// original's records are lost, and it may be the one that succeeded. Ended only if still
+/// running at its job's end event: an attempt whose start is absent (not skipped) is not
+/// seen here, and the one taken for it, a copy, is killed after the task's end.
 fn only_running<'a>(jobs: &'a Assembler, job_id: &str, task_id: &str) -> Option<&'a str> {
     let attempts = jobs.task_attempts(job_id, task_id)?;
     if (attempts.iter()).any(|a| a.outcome == AttemptOutcome::Succeeded) {
@@ -559,11 +634,19 @@ fn only_running<'a>(jobs: &'a Assembler, job_id: &str, task_id: &str) -> Option<
     let mut running = attempts
         .iter()
         .filter(|a| a.outcome == AttemptOutcome::Unfinished);
-    match (running.next(), running.next()) {
-        (Some(only), None) => Some(only.id.as_str()),
-        _ => None,
+    let only = match (running.next(), running.next()) {
+        (Some(only), None) => only,
+        _ => return None,
+    };
+    let original_known = || attempts.iter().any(|a| a.speculative != Some(true));
+    if only.speculative == Some(true) && !original_known() {
+        return None;
     }
+    Some(only.id.as_str())
 }
+
+/// The reason of a kill or failure of an attempt never launched (not damage).
+const KILLED_BEFORE_LAUNCH: &str = "attempt killed before launch";
 
 /// The reason of a `TASK_FINISHED` that contradicts its successful attempt's end.
 const CONTRADICTS_END: &str = "contradicts the attempt's end";
