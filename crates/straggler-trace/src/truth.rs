@@ -348,11 +348,22 @@ pub fn label(jobs: &[TraceJob], config: TruthConfig) -> Result<Labels, ReplayErr
             sizes.push(size);
             // Timed by a re-run: an original failed before the timed one was launched (a
             // failure after it, of a copy taken for an original where the log flags none
-            // or of a re-run after the task's success, leaves its time as it is).
+            // or of a re-run after the task's success, leaves its time as it is). Where
+            // the log flags no copy and both ids are numbered, the numbers tell which came
+            // first, as the JobTracker numbers attempts on its one clock while each launch
+            // time is a TaskTracker's own; otherwise the launch times.
+            let timed = &task.attempts[original];
             let rerun = (task.attempts.iter().zip(&job_roles[t])).any(|(attempt, role)| {
+                let before = match (
+                    attempt.speculative,
+                    numbered_after(&task.id, timed, attempt),
+                ) {
+                    (None, Some(after)) => after,
+                    _ => attempt.start_secs < start,
+                };
                 *role == AttemptRole::Original
                     && attempt.outcome == AttemptOutcome::Failed
-                    && attempt.start_secs < start
+                    && before
             });
             candidates.push(LabelledTask {
                 job: j,
@@ -499,6 +510,15 @@ pub(crate) mod tests {
             .push(attempt("m4_1", 2.0, Some(5.0), Failed, Some(true)));
         let labels = label(&[job("j", vec![copied])], TruthConfig::default()).unwrap();
         assert!(!labels.tasks[0].rerun);
+        // A failed attempt numbered before the timed one is a re-run's cause whatever the
+        // TaskTrackers' clocks say (here its launch dated 2 s after the re-run's).
+        let mut skewed = plain_task("task_1_m_000007", "map", 0.0, 0.0);
+        skewed.attempts = vec![
+            attempt("attempt_1_m_000007_0", 3.0, Some(4.0), Failed, None),
+            attempt("attempt_1_m_000007_1", 1.0, Some(9.0), Succeeded, None),
+        ];
+        let labels = label(&[job("j", vec![skewed])], TruthConfig::default()).unwrap();
+        assert!(labels.tasks[0].rerun);
         for (start, end) in [(4.0, 6.0), (10.5, 12.0)] {
             let mut task = plain_task("m5", "map", 0.0, 10.0);
             task.attempts = vec![

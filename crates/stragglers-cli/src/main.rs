@@ -1,5 +1,15 @@
 //! The `stragglers` command: runs the seed paper's evaluation and prints its tables.
 
+/// `eprintln!` for the whole command, which ignores a failure to write to standard error:
+/// a note is not worth a panic when the reader of `2>&1 | head` has gone (the standard
+/// `eprintln!` panics on a closed pipe). Standard output goes through [`output::print`].
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod detectors;
 mod output;
 mod replay;
@@ -392,7 +402,7 @@ fn run(command: Command) -> anyhow::Result<()> {
             })?;
             let elapsed = started.elapsed();
             if !output::any_stdout([&json, &markdown]) {
-                print!("{}", report::text(&results));
+                output::print(&report::text(&results))?;
             }
             if let Some(path) = json {
                 let text = serde_json::to_string_pretty(&results)?;
@@ -411,7 +421,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args)?,
         Command::Simulate(args) => simulate::run(args)?,
         Command::Detectors => {
-            print!("{}", detectors_listing());
+            output::print(&detectors_listing())?;
         }
     }
     Ok(())

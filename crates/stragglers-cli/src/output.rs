@@ -91,15 +91,20 @@ pub fn any_stdout<'a>(outputs: impl IntoIterator<Item = &'a Option<PathBuf>>) ->
 /// Writes `text` to `path` (standard output for `-`), naming the path in the error.
 pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if is_stdout(path) {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-            // A reader that stopped early (`| head`) wants no more, which is no error.
-            Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            written => written.context("writing to standard output"),
-        };
+        return print(text);
     }
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Writes `text` to standard output. A reader that stopped early (`| head`) wants no
+/// more, which is no error (`print!` panics on it); any other failure is.
+pub fn print(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        written => written.context("writing to standard output"),
+    }
 }
 
 #[cfg(test)]

@@ -904,10 +904,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     }
 
     if !output::any_stdout([&args.json]) {
-        print!(
-            "{}",
-            text_report(&jobs, &reports, &labels, &recorded, &table, &results)
-        );
+        output::print(&text_report(
+            &jobs, &reports, &labels, &recorded, &table, &results,
+        ))?;
     }
 
     if let Some(path) = &args.json {

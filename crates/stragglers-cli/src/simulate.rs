@@ -104,7 +104,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let wall = started.elapsed().as_secs_f64();
     if !output::any_stdout([&args.json]) {
         for summary in &summaries {
-            print!("{}", render(summary));
+            output::print(&render(summary))?;
         }
     }
     eprintln!("simulated in {wall:.2} s");

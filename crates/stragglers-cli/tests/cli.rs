@@ -572,3 +572,22 @@ fn the_docs_minimal_scenario_is_the_fixture_and_it_parses_and_runs() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A reader that closes its end at once (`| head` done) is no failure: the command stops
+/// writing without a panic, on standard output and, with `2>&1`, on its notes.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_is_no_panic() {
+    let bin = env!("CARGO_BIN_EXE_stragglers");
+    for redirect in ["", "2>&1"] {
+        // The command's own exit status, not the reader's.
+        let script = format!(
+            "'{bin}' detectors {redirect} | {{ exec 0<&-; sleep 0.3; }}; \
+             echo ${{PIPESTATUS[0]}} >&2"
+        );
+        let output = Command::new("bash").args(["-c", &script]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(stderr.lines().last(), Some("0"), "{redirect}: {stderr}");
+    }
+}
