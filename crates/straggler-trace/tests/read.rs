@@ -3874,6 +3874,8 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
         }
         text
     };
+    // The log of `events`, read.
+    let read = |events: &[String]| read_bytes(log(events).as_bytes(), JHIST).expect("readable");
     let outcomes = |jobs: &[TraceJob]| -> Vec<(String, AttemptOutcome, Option<f64>)> {
         attempts(jobs)
             .map(|a| (a.id.clone(), a.outcome, a.end_secs))
@@ -3887,50 +3889,35 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
     // task's end, and is killed after it. (Not taken at the task's end: the original's
     // start skipped, and its end without a start, say the task's attempts are not all
     // known, and the copy is flagged without a known original.)
-    let (jobs, report) = read_bytes(
-        log(&[
-            started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
-            started(1, 5000, "SPECULATIVE"),
-            ended(0, "FINISHED", "9000"),
-            task_finished.to_owned(),
-            ended(1, "KILLED", "9100"),
-            job_finished.to_owned(),
-        ])
-        .as_bytes(),
-        JHIST,
-    )
-    .expect("readable");
+    let (jobs, report) = read(&[
+        started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
+        started(1, 5000, "SPECULATIVE"),
+        ended(0, "FINISHED", "9000"),
+        task_finished.to_owned(),
+        ended(1, "KILLED", "9100"),
+        job_finished.to_owned(),
+    ]);
     assert_eq!(outcomes(&jobs), [(id(1), Killed, Some(9.1))]);
     assert_eq!(report.recovered_ends_seen, 0);
     // The same, the log cut after the task's end (before the copy's kill): the copy stays
     // running, not succeeded at the task's end.
-    let (jobs, report) = read_bytes(
-        log(&[
-            started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
-            started(1, 5000, "SPECULATIVE"),
-            ended(0, "FINISHED", "9000"),
-            task_finished.to_owned(),
-        ])
-        .as_bytes(),
-        JHIST,
-    )
-    .expect("readable");
+    let (jobs, report) = read(&[
+        started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
+        started(1, 5000, "SPECULATIVE"),
+        ended(0, "FINISHED", "9000"),
+        task_finished.to_owned(),
+    ]);
     assert_eq!(outcomes(&jobs), [(id(1), Unfinished, None)]);
     assert_eq!(report.recovered_ends_seen, 0);
     // The same, the copy's kill damaged and the job ended: the copy stays running.
-    let (jobs, report) = read_bytes(
-        log(&[
-            started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
-            started(1, 5000, "SPECULATIVE"),
-            ended(0, "FINISHED", "9000"),
-            task_finished.to_owned(),
-            ended(1, "KILLED", "\"x\""),
-            job_finished.to_owned(),
-        ])
-        .as_bytes(),
-        JHIST,
-    )
-    .expect("readable");
+    let (jobs, report) = read(&[
+        started(0, 1000, "VIRGIN").replace("1000", "\"x\""),
+        started(1, 5000, "SPECULATIVE"),
+        ended(0, "FINISHED", "9000"),
+        task_finished.to_owned(),
+        ended(1, "KILLED", "\"x\""),
+        job_finished.to_owned(),
+    ]);
     assert_eq!(outcomes(&jobs), [(id(1), Unfinished, None)]);
     assert_eq!(report.recovered_ends_seen, 0);
     assert_eq!(
@@ -3943,35 +3930,25 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
     );
     // Unflagged (Hadoop 0.23, 2.0), the original's start damaged and its end absent: the
     // skipped start alone says the task's attempts are not all known.
-    let (jobs, report) = read_bytes(
-        log(&[
-            unflagged(started(0, 1000, "VIRGIN").replace("1000", "\"x\"")),
-            unflagged(started(1, 5000, "VIRGIN")),
-            task_finished.to_owned(),
-            ended(1, "KILLED", "\"x\""),
-            job_finished.to_owned(),
-        ])
-        .as_bytes(),
-        JHIST,
-    )
-    .expect("readable");
+    let (jobs, report) = read(&[
+        unflagged(started(0, 1000, "VIRGIN").replace("1000", "\"x\"")),
+        unflagged(started(1, 5000, "VIRGIN")),
+        task_finished.to_owned(),
+        ended(1, "KILLED", "\"x\""),
+        job_finished.to_owned(),
+    ]);
     assert_eq!(outcomes(&jobs), [(id(1), Unfinished, None)]);
     assert_eq!(report.recovered_ends_seen, 0);
     // Flagged, the original's records unreadable (no task to note them on): the copy,
     // flagged without a known original, is not taken.
-    let (jobs, report) = read_bytes(
-        log(&[
-            "{\"type\":\"MAP_ATTEMPT_STARTED\",".to_owned(),
-            started(1, 5000, "SPECULATIVE"),
-            "{\"type\":\"MAP_ATTEMPT_FINISHED\",".to_owned(),
-            task_finished.to_owned(),
-            ended(1, "KILLED", "\"x\""),
-            job_finished.to_owned(),
-        ])
-        .as_bytes(),
-        JHIST,
-    )
-    .expect("readable");
+    let (jobs, report) = read(&[
+        "{\"type\":\"MAP_ATTEMPT_STARTED\",".to_owned(),
+        started(1, 5000, "SPECULATIVE"),
+        "{\"type\":\"MAP_ATTEMPT_FINISHED\",".to_owned(),
+        task_finished.to_owned(),
+        ended(1, "KILLED", "\"x\""),
+        job_finished.to_owned(),
+    ]);
     assert_eq!(outcomes(&jobs), [(id(1), Unfinished, None)]);
     assert_eq!(report.recovered_ends_seen, 0);
     // Unflagged, the original's records absent: the copy is taken at the task's end, and
@@ -3990,37 +3967,27 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
     assert_eq!(report.recovered_ends_seen, 0);
     // A copy flagged beside its known original, failed: the copy, its end damaged, is
     // the task's success.
-    let (jobs, report) = read_bytes(
-        log(&[
-            started(0, 1000, "VIRGIN"),
-            started(1, 2000, "SPECULATIVE"),
-            ended(0, "FAILED", "4000"),
-            ended(1, "FINISHED", "\"x\""),
-            task_finished.to_owned(),
-            job_finished.to_owned(),
-        ])
-        .as_bytes(),
-        JHIST,
-    )
-    .expect("readable");
+    let (jobs, report) = read(&[
+        started(0, 1000, "VIRGIN"),
+        started(1, 2000, "SPECULATIVE"),
+        ended(0, "FAILED", "4000"),
+        ended(1, "FINISHED", "\"x\""),
+        task_finished.to_owned(),
+        job_finished.to_owned(),
+    ]);
     assert_eq!(
         outcomes(&jobs),
         [(id(0), Failed, Some(4.0)), (id(1), Succeeded, Some(9.0))]
     );
     assert_eq!(report.recovered_ends_seen, 1);
     // The original's end damaged, its copy running: neither is taken.
-    let (jobs, report) = read_bytes(
-        log(&[
-            started(0, 1000, "VIRGIN"),
-            started(1, 5000, "SPECULATIVE"),
-            ended(0, "FINISHED", "\"x\""),
-            task_finished.to_owned(),
-            job_finished.to_owned(),
-        ])
-        .as_bytes(),
-        JHIST,
-    )
-    .expect("readable");
+    let (jobs, report) = read(&[
+        started(0, 1000, "VIRGIN"),
+        started(1, 5000, "SPECULATIVE"),
+        ended(0, "FINISHED", "\"x\""),
+        task_finished.to_owned(),
+        job_finished.to_owned(),
+    ]);
     assert_eq!(
         outcomes(&jobs),
         [(id(0), Unfinished, None), (id(1), Unfinished, None)]
@@ -4028,48 +3995,33 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
     assert_eq!(report.recovered_ends_seen, 0);
     // The original's end damaged, no copy: it is ended at the job's end, noted on the line
     // of the task's end.
-    let (jobs, report) = read_bytes(
-        log(&[
-            started(0, 1000, "VIRGIN"),
-            ended(0, "FINISHED", "\"x\""),
-            task_finished.to_owned(),
-            job_finished.to_owned(),
-        ])
-        .as_bytes(),
-        JHIST,
-    )
-    .expect("readable");
+    let (jobs, report) = read(&[
+        started(0, 1000, "VIRGIN"),
+        ended(0, "FINISHED", "\"x\""),
+        task_finished.to_owned(),
+        job_finished.to_owned(),
+    ]);
     assert_eq!(outcomes(&jobs), [(id(0), Succeeded, Some(9.0))]);
     assert_eq!(
         (report.recovered_ends[0].line, report.recovered_ends_seen),
         (5, 1)
     );
     // The same beside a copy killed before launch (no run, not a lost attempt).
-    let (jobs, report) = read_bytes(
-        log(&[
-            started(0, 1000, "VIRGIN"),
-            ended(1, "KILLED", "0"),
-            ended(0, "FINISHED", "\"x\""),
-            task_finished.to_owned(),
-            job_finished.to_owned(),
-        ])
-        .as_bytes(),
-        JHIST,
-    )
-    .expect("readable");
+    let (jobs, report) = read(&[
+        started(0, 1000, "VIRGIN"),
+        ended(1, "KILLED", "0"),
+        ended(0, "FINISHED", "\"x\""),
+        task_finished.to_owned(),
+        job_finished.to_owned(),
+    ]);
     assert_eq!(outcomes(&jobs), [(id(0), Succeeded, Some(9.0))]);
     assert_eq!(report.recovered_ends_seen, 1);
     // The input cut after the task's end: the job never ends, and nothing is recovered.
-    let (jobs, report) = read_bytes(
-        log(&[
-            started(0, 1000, "VIRGIN"),
-            ended(0, "FINISHED", "\"x\""),
-            task_finished.to_owned(),
-        ])
-        .as_bytes(),
-        JHIST,
-    )
-    .expect("readable");
+    let (jobs, report) = read(&[
+        started(0, 1000, "VIRGIN"),
+        ended(0, "FINISHED", "\"x\""),
+        task_finished.to_owned(),
+    ]);
     assert_eq!(outcomes(&jobs), [(id(0), Unfinished, None)]);
     assert_eq!(report.recovered_ends_seen, 0);
 }
