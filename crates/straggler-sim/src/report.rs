@@ -7,7 +7,7 @@
 use serde_json::Value;
 use straggler_metrics::Summary;
 
-use crate::{EvalConfig, EvalResults, Evaluation};
+use crate::{EvalConfig, EvalResults, Evaluation, Scenario};
 
 /// The keys of a configuration that the paper's values do not depend on, as paths: the
 /// sample (seed, repetitions, baseline runs) and the lists of what to run (the policies,
@@ -48,6 +48,25 @@ pub fn paper_departures(config: &EvalConfig) -> Vec<String> {
     }
     let mut out = Vec::new();
     differences("", &run, &paper, &mut out);
+    // Figure 3's and Table 7's scenarios may be any, but one named like a paper scenario
+    // must be the paper's: the published values are matched by name.
+    let paper_scenarios = Scenario::paper();
+    let lists = [
+        ("fig3.scenarios", &config.fig3.scenarios),
+        ("table7.scenarios", &config.table7.scenarios),
+    ];
+    for (key, scenarios) in lists {
+        for scenario in scenarios {
+            if let Some(published) = paper_scenarios.iter().find(|p| p.name == scenario.name)
+                && published != scenario
+            {
+                out.push(format!(
+                    "{key} {} {:?} (paper: {:?})",
+                    scenario.name, scenario.group_percent, published.group_percent
+                ));
+            }
+        }
+    }
     out
 }
 
@@ -820,6 +839,13 @@ mod tests {
         config.fig3.lags_secs = vec![60.0];
         config.table7.policies.truncate(2);
         assert_eq!(paper_departures(&config), Vec::<String>::new());
+        // Table 7's scenarios may be any, but a "C2" must be the paper's.
+        let mut other_c2 = config.clone();
+        other_c2.table7.scenarios = vec![Scenario::new("C2", &[100.0])];
+        assert_eq!(
+            paper_departures(&other_c2),
+            ["table7.scenarios C2 [100.0] (paper: [25.0, 25.0, 25.0, 25.0])"]
+        );
         // Figure 3's published value is Default's.
         let mut late = config.clone();
         late.fig3.detector = "late".to_owned();
