@@ -856,12 +856,21 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         .filter(|t| t.exec_secs < replay_config.scan_interval_secs)
         .count();
     if brief > 0 && !specs.is_empty() {
+        // Spark checks for stragglers every spark.speculation.interval, 100 ms by default.
+        let spark = reports
+            .iter()
+            .any(|r| r.format == TraceFormat::SparkEventLog);
         eprintln!(
             "note: {brief} of {} labelled tasks ran shorter than the scan interval ({} s): \
              a replayed detector sees each at most once, or not at all; a shorter \
-             --scan-interval shows them",
+             --scan-interval shows them{}",
             labels.tasks.len(),
-            report::number(replay_config.scan_interval_secs)
+            report::number(replay_config.scan_interval_secs),
+            if spark {
+                " (Spark checks every 0.1 s by default: --scan-interval 0.1)"
+            } else {
+                ""
+            }
         );
     }
     let formats: Vec<TraceFormat> = reports.iter().map(|r| r.format).collect();

@@ -191,6 +191,22 @@ fn replay_notes_tasks_re_run_after_a_failure_and_those_labelled_among_themselves
 }
 
 #[test]
+fn the_note_on_tasks_shorter_than_the_scan_interval_gives_sparks_own_for_spark_logs() {
+    let hint = "Spark checks every 0.1 s by default: --scan-interval 0.1";
+    let spark = "spark-core-test-events/removed-in-2019/application_1538416563558_0014";
+    for (log, hinted) in [(spark, true), (YAHOO, false)] {
+        let output = stragglers(&["replay", &trace(log), "--detectors", "default"]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert!(
+            stderr.contains("ran shorter than the scan interval"),
+            "{stderr}"
+        );
+        assert_eq!(stderr.contains(hint), hinted, "{log}: {stderr}");
+    }
+}
+
+#[test]
 fn replay_fails_under_strict_when_a_record_was_skipped() {
     // The Yahoo! log has 4 skipped records (its embedded job configurations): a note, and
     // exit status 0, unless --strict asks for every record.
