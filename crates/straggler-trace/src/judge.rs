@@ -44,33 +44,14 @@ pub fn judge(labels: &Labels, detections: &[Option<f64>]) -> Result<DetectionMet
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct ReplayMetrics {
-    /// `(TP - fake) / (TP + FP)`: precision with fakes counted as false (the paper's).
-    pub precision: Option<f64>,
-    /// `TP / (TP + FP)`.
-    pub precision_raw: Option<f64>,
-    /// `TP / (TP + FN)`.
-    pub recall: Option<f64>,
-    /// Mean over true positives of `(t_detection - t_start) / usual`.
-    pub detection_latency: Option<f64>,
-    /// Mean over false negatives of `exec / usual`.
-    pub undetected_time: Option<f64>,
-    /// `fake / (TP + FP)`.
-    pub fake_positive: Option<f64>,
-    /// Labelled tasks judged.
-    pub tasks: usize,
-    /// Stragglers among them: `TP + FN`.
+    /// The seed paper's metrics and the counts behind them (`precision`, `recall`,
+    /// `tasks`, `true_positives`...), under their own names.
+    #[serde(flatten)]
+    pub metrics: DetectionMetrics,
+    /// Stragglers among the labelled tasks: `TP + FN`.
     pub stragglers: usize,
     /// Tasks detected: `TP + FP`.
     pub detected: usize,
-    /// Stragglers detected (fake positives included).
-    pub true_positives: usize,
-    /// Tasks detected that are not stragglers.
-    pub false_positives: usize,
-    /// Stragglers not detected.
-    pub false_negatives: usize,
-    /// True positives detected when their remaining time was already below their usual
-    /// time.
-    pub fake_positives: usize,
     /// Fake positives whose task a copy won, for which the remaining time is a lower bound
     /// ([`fakes_won_by_copy`](crate::fakes_won_by_copy)).
     pub fake_positives_won_by_copy: usize,
@@ -91,19 +72,9 @@ impl ReplayMetrics {
         copies: Option<&CopyCounts>,
     ) -> ReplayMetrics {
         ReplayMetrics {
-            precision: metrics.precision,
-            precision_raw: metrics.precision_raw,
-            recall: metrics.recall,
-            detection_latency: metrics.detection_latency,
-            undetected_time: metrics.undetected_time,
-            fake_positive: metrics.fake_positive,
-            tasks: metrics.tasks,
+            metrics: *metrics,
             stragglers: metrics.true_positives + metrics.false_negatives,
             detected: metrics.true_positives + metrics.false_positives,
-            true_positives: metrics.true_positives,
-            false_positives: metrics.false_positives,
-            false_negatives: metrics.false_negatives,
-            fake_positives: metrics.fake_positives,
             fake_positives_won_by_copy,
             copies: copies.copied(),
         }
@@ -135,11 +106,11 @@ mod tests {
             let got = got.unwrap();
             assert!((got - value).abs() < 1e-12, "{name}: {got} != {value}");
         };
-        close("precision_raw", judged.precision_raw, 2.0 / 3.0);
-        close("precision", judged.precision, 1.0 / 3.0);
-        close("recall", judged.recall, 1.0);
-        close("detection_latency", judged.detection_latency, 2.15);
-        close("fake_positive", judged.fake_positive, 1.0 / 3.0);
+        close("precision_raw", judged.metrics.precision_raw, 2.0 / 3.0);
+        close("precision", judged.metrics.precision, 1.0 / 3.0);
+        close("recall", judged.metrics.recall, 1.0);
+        close("detection_latency", judged.metrics.detection_latency, 2.15);
+        close("fake_positive", judged.metrics.fake_positive, 1.0 / 3.0);
         assert_eq!((judged.stragglers, judged.detected), (2, 3));
         let copies = judged.copies.expect("the recorded speculation's copies");
         assert_eq!(
@@ -147,14 +118,14 @@ mod tests {
             (1, 2)
         );
         assert_eq!(copies.wasted_container_secs, 10.0);
-        assert_eq!(judged.undetected_time, None, "no false negative");
+        assert_eq!(judged.metrics.undetected_time, None, "no false negative");
 
         // Nothing detected: undetected time = mean of 30/10 and 32/10 = 3.1, precision None.
         let metrics = judge(&labels, &[None; 5]).unwrap();
         let judged = ReplayMetrics::new(&metrics, 0, None);
-        assert_eq!(judged.precision, None);
-        assert_eq!(judged.recall, Some(0.0));
-        close("undetected_time", judged.undetected_time, 3.1);
+        assert_eq!(judged.metrics.precision, None);
+        assert_eq!(judged.metrics.recall, Some(0.0));
+        close("undetected_time", judged.metrics.undetected_time, 3.1);
         assert_eq!(judged.copies, None);
     }
 

@@ -79,14 +79,14 @@ fn spark_recorded_speculation_against_a_hand_count() {
         (1, 0, 0, 0)
     );
     let judged = ReplayMetrics::new(&metrics, 0, Some(&recorded.total));
-    close(judged.precision, 1.0, "precision");
-    close(judged.recall, 1.0, "recall");
+    close(judged.metrics.precision, 1.0, "precision");
+    close(judged.metrics.recall, 1.0, "recall");
     close(
-        judged.detection_latency,
+        judged.metrics.detection_latency,
         (10.614 - 0.019) / 3.8855,
         "detection latency",
     );
-    assert_eq!(judged.undetected_time, None);
+    assert_eq!(judged.metrics.undetected_time, None);
     let copies = judged.copies.expect("the recorded speculation's copies");
     assert_eq!(
         (

@@ -1080,13 +1080,16 @@ fn text_report(
                 };
                 vec![
                     name.clone(),
-                    cell(m.precision, 3),
-                    cell(m.precision_raw, 3),
-                    cell(m.recall, 3),
-                    cell(m.detection_latency, 3),
-                    cell(m.undetected_time, 3),
-                    cell(m.fake_positive, 3),
-                    format!("{} ({})", m.fake_positives, m.fake_positives_won_by_copy),
+                    cell(m.metrics.precision, 3),
+                    cell(m.metrics.precision_raw, 3),
+                    cell(m.metrics.recall, 3),
+                    cell(m.metrics.detection_latency, 3),
+                    cell(m.metrics.undetected_time, 3),
+                    cell(m.metrics.fake_positive, 3),
+                    format!(
+                        "{} ({})",
+                        m.metrics.fake_positives, m.fake_positives_won_by_copy
+                    ),
                     m.detected.to_string(),
                     copies(|c| c.speculative_copies),
                     copies(|c| c.successful_copies),
