@@ -40,6 +40,16 @@ pub enum SimError {
         /// What is wrong.
         message: String,
     },
+    /// A detector's parameters cannot be set as asked ([`DetectorSpec::tuned`]).
+    ///
+    /// [`DetectorSpec::tuned`]: crate::DetectorSpec::tuned
+    #[error("detector {detector}: {message}")]
+    DetectorParams {
+        /// The detector's name.
+        detector: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A file could not be read.
     #[error("cannot read {path}: {error}")]
     Io {

@@ -8,11 +8,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use straggler_detect::{
-    DefaultDetector, Detector, DosIndex, DosIndexParams, GarraghanDetector, GarraghanMode,
-    GarraghanParams, Hadoop1, HadoopSpeculator, Hierarchical, HierarchicalParams, LateDetector,
-    Oracle, OracleParams, SparkDetector, SparkParams, ZahariaLate,
-};
+use straggler_detect::{Detector, GarraghanDetector, GarraghanMode, GarraghanParams, OracleParams};
 use straggler_energy::FirstOrderInputs;
 use straggler_metrics::{
     MetricsError, Summary, TaskRecord, detection_metrics, efficiency_metrics, summarize,
@@ -34,20 +30,23 @@ pub const SCHEMA: &str = "stragglers.eval/1";
 /// A detector to evaluate: its name in results and how to make a fresh one for each run.
 #[derive(Clone)]
 pub struct DetectorSpec {
-    name: String,
-    description: String,
+    pub(crate) name: String,
+    pub(crate) description: String,
     make: Arc<dyn Fn() -> Box<dyn Detector> + Send + Sync>,
     /// Set for the oracle: the evaluation gives it the truth of each run (see
     /// [`DetectorSpec::oracle`]).
-    oracle: Option<OracleParams>,
+    pub(crate) oracle: Option<OracleParams>,
     /// Set for the detectors that learn from past runs (seed 004's offline model): the
     /// evaluation makes them with the progress history of its baseline runs (see
     /// [`simulate_baselines`]); [`DetectorSpec::make`] alone gives one without.
-    with_history: Option<Arc<MakeWithHistory>>,
+    pub(crate) with_history: Option<Arc<MakeWithHistory>>,
+    /// Set for the built-in detectors: their parameters, which [`DetectorSpec::tuned`]
+    /// sets.
+    pub(crate) tuning: Option<crate::tuning::Tuning>,
 }
 
 /// Makes a detector that starts from a progress history.
-type MakeWithHistory =
+pub(crate) type MakeWithHistory =
     dyn Fn(&straggler_detect::garraghan::ProgressHistory) -> Box<dyn Detector> + Send + Sync;
 
 impl std::fmt::Debug for DetectorSpec {
@@ -75,38 +74,8 @@ impl DetectorSpec {
             make: Arc::new(make),
             oracle: None,
             with_history: None,
+            tuning: None,
         }
-    }
-
-    /// The oracle (`"oracle"`): it knows which tasks straggle in the run of the same
-    /// configuration, scenario and seed *without a detector* and flags each at
-    /// `params.fraction` of its execution time there. [`Evaluation::run`] gives it that
-    /// truth ([`oracle_for`](crate::oracle_for())), labelled as the evaluation labels;
-    /// [`DetectorSpec::make`] alone gives an oracle that knows no straggler and flags
-    /// nothing. It bounds the detectors where copies leave the regular tasks where they
-    /// ran without copies (x100: copies start once no task waits); under Shared and the
-    /// reservations its copies move the later maps, the run it is scored on has other
-    /// stragglers, and it can score below other detectors (`docs/simulation.md`, "What the
-    /// oracle bounds").
-    ///
-    /// # Errors
-    ///
-    /// `params.fraction` outside `(0, 1)`.
-    pub fn oracle(params: OracleParams) -> Result<Self, SimError> {
-        params.check()?;
-        let percent = params.fraction * 100.0;
-        let mut spec = DetectorSpec::new(
-            "oracle",
-            &format!(
-                "knows the stragglers of the run without copies: flags each at {percent}% of its time there (a bound under x100 only)"
-            ),
-            move || {
-                let checked = params.check().expect("checked when the spec was made");
-                Box::new(Oracle::new(checked, []).expect("no straggler to check"))
-            },
-        );
-        spec.oracle = Some(params);
-        Ok(spec)
     }
 
     /// The oracle's parameters if this is the oracle.
@@ -114,24 +83,6 @@ impl DetectorSpec {
         self.oracle
     }
 
-    /// The paper's three detectors, then the oracle at 10% of each straggler's run: what
-    /// [`Evaluation::paper`] evaluates.
-    pub fn paper_and_oracle() -> Vec<DetectorSpec> {
-        let mut specs = DetectorSpec::paper();
-        specs.push(DetectorSpec::default_oracle());
-        specs
-    }
-
-    /// Every detector of [`DetectorSpec::all`], then the oracle at 10%.
-    pub fn all_and_oracle() -> Vec<DetectorSpec> {
-        let mut specs = DetectorSpec::all();
-        specs.push(DetectorSpec::default_oracle());
-        specs
-    }
-
-    fn default_oracle() -> DetectorSpec {
-        DetectorSpec::oracle(OracleParams::default()).expect("default parameters are valid")
-    }
     /// One line on what it does and where it comes from.
     pub fn description(&self) -> &str {
         &self.description
@@ -144,171 +95,6 @@ impl DetectorSpec {
     pub fn make(&self) -> Box<dyn Detector> {
         (self.make)()
     }
-    /// The paper's three detectors with their default parameters, in its order: Default,
-    /// Hierarchical (over Default), LATE.
-    pub fn paper() -> Vec<DetectorSpec> {
-        vec![
-            DetectorSpec::new(
-                "default",
-                "progress score below the stage's mean minus 0.2 (Dean & Ghemawat, CACM 2008; Phan et al., ACM TOMPECS 2019, Eq. 6)",
-                || Box::new(DefaultDetector::default()),
-            ),
-            DetectorSpec::new(
-                "hierarchical",
-                "Default's detections kept on nodes below 0.9 x the mean node speed (Phan et al., Euro-Par 2017; Phan et al., ACM TOMPECS 2019, Sec. 5.5)",
-                || {
-                    let params = HierarchicalParams::default()
-                        .check()
-                        .expect("default parameters are valid");
-                    Box::new(Hierarchical::new(DefaultDetector::default(), params))
-                },
-            ),
-            DetectorSpec::new(
-                "late",
-                "progress rate below the stage's mean minus 1 standard deviation (LATE as in Phan et al., ACM TOMPECS 2019, Eqs. 7-10)",
-                || Box::new(LateDetector::default()),
-            ),
-        ]
-    }
-
-    /// The paper's three detectors, then the engines' own rules for comparison: Hadoop 1,
-    /// Hadoop 2's speculator over its three runtime estimators, Spark with the 4.0 and the
-    /// older defaults, and LATE as Zaharia published it; then the node-level detectors of
-    /// seeds 001 and 002 (eSplash, DSB and DSB with number 3), and seed 004's Garraghan et
-    /// al. and DoS-index rules.
-    pub fn all() -> Vec<DetectorSpec> {
-        let mut all = DetectorSpec::paper();
-        all.extend([
-            DetectorSpec::new(
-                "hadoop1",
-                "Hadoop 1: progress 0.2 below the mean of all the stage's tasks, 60 s into the job, one attempt running",
-                || Box::new(Hadoop1::default()),
-            ),
-            DetectorSpec::new(
-                "hadoop-legacy",
-                "Hadoop 2 DefaultSpeculator: per stage and scan, the task whose estimated end lies furthest past a new copy's, once 5% of the stage finished, none waiting; estimate elapsed / progress (legacy)",
-                || Box::new(HadoopSpeculator::legacy()),
-            ),
-            DetectorSpec::new(
-                "hadoop-exp-smoothed",
-                "Hadoop 2 DefaultSpeculator: per stage and scan, the task whose estimated end lies furthest past a new copy's, once 5% of the stage finished, none waiting; estimate from the progress rate smoothed over reports (lambda 60 s)",
-                || Box::new(HadoopSpeculator::exp_smoothed()),
-            ),
-            DetectorSpec::new(
-                "hadoop-simple-exp",
-                "Hadoop 2 DefaultSpeculator: per stage and scan, the task whose estimated end lies furthest past a new copy's, once 5% of the stage finished, none waiting; estimate from the rate by simple exponential smoothing (tau 120 s; Hussein et al., A Comprehensive Review of Speculation for Hadoop Ecosystem, Alg. 1-2)",
-                || Box::new(HadoopSpeculator::simple_exp()),
-            ),
-            DetectorSpec::new(
-                "spark",
-                "Spark 4: runtime above 3 x the median of the finished tasks once 90% finished, efficiency check",
-                || Box::new(SparkDetector::default()),
-            ),
-            DetectorSpec::new(
-                "spark-legacy",
-                "Spark before 4.0: runtime above 1.5 x the median of the finished tasks once 75% finished",
-                || {
-                    let params = SparkParams::legacy()
-                        .check()
-                        .expect("preset parameters are valid");
-                    Box::new(SparkDetector::new(params))
-                },
-            ),
-            DetectorSpec::new(
-                "late-zaharia",
-                "LATE (Zaharia et al., OSDI 2008): 25th-percentile rate, 10% cap, longest time left first, no copy on slow nodes",
-                || Box::new(ZahariaLate::default()),
-            ),
-        ]);
-        all.extend(node_level_detectors());
-        all.extend(seed004_detectors());
-        all
-    }
-}
-
-/// The node-level detectors of seeds 001 and 002: eSplash and DSB without and with number.
-fn node_level_detectors() -> [DetectorSpec; 3] {
-    [
-        DetectorSpec::new(
-            "esplash",
-            "eSplash (Wang et al., IPCCC 2016): tasks on nodes slow for their k-means level (SV > 3) whose copy pays (minL); those nodes host no copy",
-            || Box::new(straggler_detect::ESplash::default()),
-        ),
-        DetectorSpec::new(
-            "dsb",
-            "DSB (Ouyang et al., FGCS 2019): tasks on nodes blacklisted by P-Cores over 95% t-intervals of normalised durations, every 60 s; no new task or copy there",
-            || Box::new(straggler_detect::Dsb::default()),
-        ),
-        DetectorSpec::new(
-            "dsb-top3",
-            "DSB with number (Ouyang et al., FGCS 2019): at most 3 blacklisted nodes, by sd and mean of normalised durations",
-            || {
-                let params = straggler_detect::DsbParams::top(3)
-                    .check()
-                    .expect("preset parameters are valid");
-                Box::new(straggler_detect::Dsb::new(params))
-            },
-        ),
-    ]
-}
-
-/// Seed 004's detectors (Garraghan et al.): the combined, offline and online tests, and
-/// the DoS-index rule at 2.5 and at 10.
-fn seed004_detectors() -> Vec<DetectorSpec> {
-    vec![
-        garraghan_spec(
-            "garraghan",
-            "Garraghan et al. (IEEE TSC 2019, Sec. 6): progress below the median progress model stretched by Diff 0.5 and below half the stage median",
-            GarraghanMode::Combined,
-        ),
-        garraghan_spec(
-            "garraghan-offline",
-            "Garraghan et al. offline (IEEE TSC 2019, Eq. 3): progress below the median progress model stretched by Diff 0.5",
-            GarraghanMode::Offline,
-        ),
-        garraghan_spec(
-            "garraghan-online",
-            "Garraghan et al. online (IEEE TSC 2019, Sec. 6.2): progress below half the median progress of the stage",
-            GarraghanMode::Online,
-        ),
-        DetectorSpec::new(
-            "dos-index",
-            "DoS-index >= 2.5: time per input byte against the stage's (Garraghan et al., IEEE TSC 2019, Eq. 1)",
-            || Box::new(DosIndex::default()),
-        ),
-        DetectorSpec::new(
-            "dos-index-10",
-            "DoS-index >= 10, the extreme stragglers of Garraghan et al.'s diagnosis (IEEE TSC 2019, Eq. 1)",
-            || {
-                let params = DosIndexParams::diagnosis()
-                    .check()
-                    .expect("preset parameters are valid");
-                Box::new(DosIndex::new(params))
-            },
-        ),
-    ]
-}
-
-/// Garraghan et al.'s detector in `mode`. The modes with the offline model (combined,
-/// offline) learn from past runs: in an [`Evaluation`] they start from the progress history
-/// of its baseline runs ([`simulate_baselines`]); made alone, from none.
-fn garraghan_spec(name: &str, description: &str, mode: GarraghanMode) -> DetectorSpec {
-    let params = GarraghanParams {
-        mode,
-        ..GarraghanParams::default()
-    }
-    .check()
-    .expect("preset parameters are valid");
-    let make = move |history: &straggler_detect::garraghan::ProgressHistory| -> Box<dyn Detector> {
-        Box::new(GarraghanDetector::new(params).with_history(history.clone()))
-    };
-    let mut spec = DetectorSpec::new(name, description, move || {
-        Box::new(GarraghanDetector::new(params))
-    });
-    if mode != GarraghanMode::Online {
-        spec.with_history = Some(Arc::new(make));
-    }
-    spec
 }
 
 /// Watches a run for [`simulate_baselines`]: learns as Garraghan et al.'s offline

@@ -20,6 +20,7 @@
 //! labels, and runs are collected in a fixed order.
 #![deny(missing_docs)]
 
+mod catalogue;
 pub mod causes;
 mod config;
 mod engine;
@@ -32,6 +33,7 @@ mod oracle;
 pub mod report;
 mod rng;
 mod scenario;
+mod tuning;
 
 pub use config::{
     CopyCaps, CopyControls, CopyPlacement, Noise, Platform, Policy, Scenario, SimConfig,

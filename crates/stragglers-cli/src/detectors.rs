@@ -2,7 +2,8 @@
 //! `replay --detectors`): one reading for all three commands, which differ only in the
 //! choices they offer and the words that stand for several.
 
-use anyhow::bail;
+use anyhow::{Context, bail};
+use stragglers::sim::DetectorSpec;
 
 /// A word of a list that stands for several choices: those of the command's choices,
 /// in their order, that `includes` accepts.
@@ -13,33 +14,51 @@ pub struct Group<'a, T> {
     pub includes: &'a dyn Fn(&T) -> bool,
 }
 
-/// The choices `list` names: comma-separated names, each trimmed, empty ones (a trailing
-/// comma) ignored. A name is a choice's (`name` of it) or a group's word, which stands for
-/// the group's choices. Each choice is kept once, where it is first named, so `a,all`
-/// runs `a` first and then the others. An unknown name, or a list that names no choice,
-/// is an error naming `flag` and what it takes.
-pub fn parse<'c, T>(
+/// The choices `list` names: comma-separated items, each trimmed, empty ones (a trailing
+/// comma) ignored. An item is a choice's name (`name` of it), a group's word, which stands
+/// for the group's choices, or a choice's name with parameters set in parentheses,
+/// `late(alpha = 0.5, parallelism = "sequential")`, which `tune` makes (commas inside
+/// parentheses, brackets, braces and quotes do not separate items). Each choice is kept
+/// once, by its name (a tuned one's names what was set), where it is first named, so
+/// `a,all` runs `a` first and then the others. An unknown name, parameters that cannot be
+/// set, or a list that names no choice, is an error naming `flag` and what it takes.
+pub fn parse<T: Clone>(
     flag: &str,
     list: &str,
-    choices: &'c [T],
+    choices: &[T],
     name: impl Fn(&T) -> &str,
     groups: &[Group<'_, T>],
-) -> anyhow::Result<Vec<&'c T>> {
-    let mut chosen: Vec<&T> = Vec::new();
-    let mut take = |choice: &'c T| {
-        if chosen.iter().all(|&c| name(c) != name(choice)) {
+    tune: impl Fn(&T, &str) -> anyhow::Result<T>,
+) -> anyhow::Result<Vec<T>> {
+    let mut chosen: Vec<T> = Vec::new();
+    let mut take = |choice: T| {
+        if chosen.iter().all(|c| name(c) != name(&choice)) {
             chosen.push(choice);
         }
     };
-    for item in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        if let Some(group) = groups.iter().find(|g| g.word == item) {
+    for item in items(list)? {
+        let (word, set) = match item.split_once('(') {
+            Some((word, rest)) => match rest.strip_suffix(')') {
+                Some(set) => (word.trim_end(), Some(set)),
+                None => bail!("{flag}: {item:?} opens a parenthesis it does not close last"),
+            },
+            None => (item, None),
+        };
+        if let Some(group) = groups.iter().find(|g| g.word == word) {
+            if set.is_some() {
+                bail!("{flag}: {item:?}: `{word}` names several detectors and takes no parameters");
+            }
             choices
                 .iter()
                 .filter(|c| (group.includes)(c))
+                .cloned()
                 .for_each(&mut take);
-        } else if let Some(choice) = choices.iter().find(|c| name(c) == item) {
-            take(choice);
-        } else if item == ORACLE {
+        } else if let Some(choice) = choices.iter().find(|c| name(c) == word) {
+            match set {
+                Some(set) => take(tune(choice, set).with_context(|| format!("{flag}: {item:?}"))?),
+                None => take(choice.clone()),
+            }
+        } else if word == ORACLE {
             bail!(
                 "{flag}: the oracle runs only in `stragglers eval`: it needs the truth of a \
                  simulated run (the stragglers of an undisturbed run of the same seed), which \
@@ -49,7 +68,9 @@ pub fn parse<'c, T>(
             let words: Vec<&str> = groups.iter().map(|g| g.word).collect();
             let names: Vec<&str> = choices.iter().map(&name).collect();
             bail!(
-                "{flag}: unknown detector {item:?}: expected {} or names among {}",
+                "{flag}: unknown detector {word:?}: expected {} or names among {} (a name may \
+                 take parameters in parentheses, `late(alpha = 0.5)`; `stragglers detectors \
+                 NAME` lists them)",
                 words.join(", "),
                 names.join(", ")
             );
@@ -61,12 +82,61 @@ pub fn parse<'c, T>(
     Ok(chosen)
 }
 
+/// The items of a list: split at the commas outside parentheses, brackets, braces and
+/// quoted strings, each trimmed, the empty ones left out.
+fn items(list: &str) -> anyhow::Result<Vec<&str>> {
+    let mut items = Vec::new();
+    let (mut depth, mut quote, mut start) = (0usize, None, 0);
+    let mut chars = list.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match (quote, c) {
+            (Some('"'), '\\') => {
+                chars.next();
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => {
+                depth = depth
+                    .checked_sub(1)
+                    .with_context(|| format!("{list:?}: {c:?} at byte {i} closes nothing"))?;
+            }
+            (None, ',') if depth == 0 => {
+                items.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if quote.is_some() || depth > 0 {
+        bail!("{list:?}: a quote, parenthesis, bracket or brace is left open");
+    }
+    items.push(&list[start..]);
+    Ok(items
+        .into_iter()
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .collect())
+}
+
+/// [`parse`]'s `tune` for the commands whose choices are a detector or none
+/// (`none`, `recorded`: `word`).
+pub fn tune_some(
+    word: &'static str,
+) -> impl Fn(&Option<DetectorSpec>, &str) -> anyhow::Result<Option<DetectorSpec>> {
+    move |choice, set| match choice {
+        Some(spec) => Ok(Some(spec.tuned_from(set)?)),
+        None => bail!("`{word}` is no detector and has no parameters"),
+    }
+}
+
 /// The oracle's name: a detector of `eval` only.
 pub const ORACLE: &str = "oracle";
 
-/// The commands that run the detector `name`, for `stragglers detectors`.
-pub fn commands_of(name: &str) -> &'static str {
-    if name == ORACLE {
+/// The commands that run `detector`, for `stragglers detectors`.
+pub fn commands_of(detector: &DetectorSpec) -> &'static str {
+    if detector.oracle_params().is_some() {
         "eval only"
     } else {
         "eval, simulate, replay"
@@ -85,8 +155,13 @@ mod tests {
             word: "all",
             includes: &some,
         }];
-        let chosen = parse("--detector", list, &CHOICES, |c| c, &groups)?;
-        Ok(chosen.into_iter().copied().collect())
+        let tune = |c: &&'static str, set: &str| -> anyhow::Result<&'static str> {
+            match (*c, set.trim()) {
+                ("a", "x = 1") => Ok("a(x=1)"),
+                _ => bail!("cannot set {set:?}"),
+            }
+        };
+        parse("--detector", list, &CHOICES, |c| c, &groups, tune)
     }
 
     #[test]
@@ -104,7 +179,9 @@ mod tests {
         let unknown = parsed("a,d").unwrap_err().to_string();
         assert_eq!(
             unknown,
-            "--detector: unknown detector \"d\": expected all or names among none, a, b, c"
+            "--detector: unknown detector \"d\": expected all or names among none, a, b, c (a \
+             name may take parameters in parentheses, `late(alpha = 0.5)`; `stragglers \
+             detectors NAME` lists them)"
         );
         let oracle = parsed("oracle").unwrap_err().to_string();
         assert!(
@@ -114,6 +191,36 @@ mod tests {
         for empty in ["", " , ,"] {
             let error = parsed(empty).unwrap_err().to_string();
             assert_eq!(error, "--detector names no detector");
+        }
+    }
+
+    #[test]
+    fn parameters_in_parentheses_tune_a_choice_and_keep_their_commas() {
+        assert_eq!(parsed("a(x = 1),a, b").unwrap(), ["a(x=1)", "a", "b"]);
+        assert_eq!(parsed(" a ( x = 1 ) ").unwrap(), ["a(x=1)"]);
+        let error = |list: &str| parsed(list).unwrap_err();
+        // The tune's error, with the item it came from.
+        let refused = format!("{:#}", error("a(x = 2, y = [1, 2])"));
+        assert_eq!(
+            refused,
+            "--detector: \"a(x = 2, y = [1, 2])\": cannot set \"x = 2, y = [1, 2]\""
+        );
+        let quoted = format!("{:#}", error("b(s = \"),(\", t = '[')"));
+        assert!(
+            quoted.ends_with("cannot set \"s = \\\"),(\\\", t = '['\""),
+            "{quoted}"
+        );
+        assert_eq!(
+            error("all(x = 1)").to_string(),
+            "--detector: \"all(x = 1)\": `all` names several detectors and takes no parameters"
+        );
+        assert_eq!(
+            error("a(x = 1) b").to_string(),
+            "--detector: \"a(x = 1) b\" opens a parenthesis it does not close last"
+        );
+        for open in ["a(x = 1", "a(s = \")", "a]"] {
+            let message = error(open).to_string();
+            assert!(message.starts_with(&format!("{open:?}: ")), "{message}");
         }
     }
 }

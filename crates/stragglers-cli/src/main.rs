@@ -77,8 +77,9 @@ enum Command {
         /// Which detectors to evaluate, comma-separated, each once in the order first
         /// named: names of `stragglers detectors` and `oracle`; `paper` (Default,
         /// Hierarchical and LATE, as in the paper's Table 6, and the oracle); `all` (every
-        /// detector of `stragglers detectors`, and the oracle). `paper,spark` adds Spark.
-        /// `--detector` is the same.
+        /// detector of `stragglers detectors`, and the oracle). `paper,spark` adds Spark. A
+        /// name may set parameters in parentheses, `late(alpha = 0.5)`, run beside the
+        /// preset (docs/detectors.md). `--detector` is the same.
         #[arg(
             long,
             visible_alias = "detector",
@@ -90,8 +91,16 @@ enum Command {
         overrides: Box<Overrides>,
     },
     /// List the detectors `eval --detectors all` runs, the paper's three first, the oracle
-    /// last: each with the commands that run it and its rule.
-    Detectors,
+    /// last: each with the commands that run it and its rule. With names, those detectors
+    /// and each one's parameters, which a command's `--detectors` sets in parentheses
+    /// (`late(alpha = 0.5)`).
+    Detectors {
+        /// Detectors to show with their parameters: a list as `eval --detectors` takes
+        /// (`late`, `paper`, `all`, `late(alpha = 0.5),spark`); several arguments are one
+        /// list.
+        #[arg(value_name = "LIST")]
+        names: Vec<String>,
+    },
     /// Read real Hadoop and Spark logs, label their stragglers, judge the speculation that
     /// ran and replay detectors over them (see docs/replay.md).
     Replay(replay::ReplayArgs),
@@ -111,7 +120,8 @@ fn count_parser(least: u32, most: u32) -> clap::builder::RangedI64ValueParser<u3
 
 /// The detectors `--detectors` names: names (`stragglers detectors`, and `oracle`), `paper`
 /// for the paper's three and the oracle, `all` for every one.
-fn detectors_of(list: &str) -> anyhow::Result<Vec<DetectorSpec>> {
+/// `flag` names where the list came from in errors.
+fn detectors_of(flag: &str, list: &str) -> anyhow::Result<Vec<DetectorSpec>> {
     let choices = DetectorSpec::all_and_oracle();
     let paper: Vec<String> = DetectorSpec::paper_and_oracle()
         .iter()
@@ -128,8 +138,14 @@ fn detectors_of(list: &str) -> anyhow::Result<Vec<DetectorSpec>> {
             includes: &|_| true,
         },
     ];
-    let chosen = detectors::parse("--detectors", list, &choices, DetectorSpec::name, &groups)?;
-    Ok(chosen.into_iter().cloned().collect())
+    detectors::parse(
+        flag,
+        list,
+        &choices,
+        DetectorSpec::name,
+        &groups,
+        |spec, set| Ok(spec.tuned_from(set)?),
+    )
 }
 
 /// Changes to the paper's setting, for ablations (see docs/simulation.md).
@@ -389,7 +405,8 @@ fn run(command: Command) -> anyhow::Result<()> {
                     .build_global()
                     .context("starting the thread pool")?;
             }
-            let mut evaluation = Evaluation::paper().with_detectors(detectors_of(&detectors)?);
+            let mut evaluation =
+                Evaluation::paper().with_detectors(detectors_of("--detectors", &detectors)?);
             let config = evaluation.config_mut();
             config.repetitions = repetitions;
             config.baseline_runs = baseline_runs;
@@ -420,34 +437,44 @@ fn run(command: Command) -> anyhow::Result<()> {
         }
         Command::Replay(args) => replay::run(args)?,
         Command::Simulate(args) => simulate::run(args)?,
-        Command::Detectors => {
-            output::print(&detectors_listing())?;
+        Command::Detectors { names } if names.is_empty() => {
+            output::print(&detectors_listing(&DetectorSpec::all_and_oracle(), false))?;
+        }
+        Command::Detectors { names } => {
+            let specs = detectors_of("stragglers detectors", &names.join(","))?;
+            output::print(&detectors_listing(&specs, true))?;
         }
     }
     Ok(())
 }
 
 /// `stragglers detectors`: a line per detector, its name, the commands that run it and its
-/// rule with its source; no header, so that the first word of each line is a name.
-fn detectors_listing() -> String {
-    let all = DetectorSpec::all_and_oracle();
-    let rows: Vec<[String; 3]> = all
+/// rule with its source; no header, so that the first word of each line is a name. With
+/// `params`, each detector's parameters follow its line, one per line, indented:
+/// `    alpha = 1`.
+fn detectors_listing(specs: &[DetectorSpec], params: bool) -> String {
+    let rows: Vec<[String; 3]> = specs
         .iter()
         .map(|spec| {
             [
                 spec.name().to_owned(),
-                detectors::commands_of(spec.name()).to_owned(),
+                detectors::commands_of(spec).to_owned(),
                 spec.description().to_owned(),
             ]
         })
         .collect();
     let width = |c: usize| rows.iter().map(|row| row[c].len()).max().unwrap_or(0);
     let (name_width, commands_width) = (width(0), width(1));
-    rows.iter()
-        .map(|[name, commands, rule]| {
-            format!("{name:<name_width$}  {commands:<commands_width$}  {rule}\n")
-        })
-        .collect()
+    let mut listing = String::new();
+    for ([name, commands, rule], spec) in rows.iter().zip(specs) {
+        listing += &format!("{name:<name_width$}  {commands:<commands_width$}  {rule}\n");
+        if params {
+            for (key, value) in spec.params_by_key() {
+                listing += &format!("    {key} = {value}\n");
+            }
+        }
+    }
+    listing
 }
 
 #[cfg(test)]
@@ -455,7 +482,7 @@ mod tests {
     use super::*;
 
     fn names(list: &str) -> Vec<String> {
-        let specs = detectors_of(list).unwrap();
+        let specs = detectors_of("--detectors", list).unwrap();
         specs.iter().map(|s| s.name().to_owned()).collect()
     }
 
@@ -488,7 +515,7 @@ mod tests {
 
     #[test]
     fn the_listing_names_each_detectors_commands_and_source_not_seed_numbers() {
-        let listing = detectors_listing();
+        let listing = detectors_listing(&DetectorSpec::all_and_oracle(), false);
         let names: Vec<String> = DetectorSpec::all_and_oracle()
             .iter()
             .map(|s| s.name().to_owned())

@@ -39,7 +39,8 @@ pub struct ReplayArgs {
     paths: Vec<PathBuf>,
     /// Detectors to judge, comma-separated, each once: `recorded` (the speculation the log
     /// shows, first in the results) and names from `stragglers detectors` but the oracle;
-    /// `all` for every one and `recorded`. `--detector` is the same.
+    /// `all` for every one and `recorded`. A name may set parameters in parentheses,
+    /// `late(alpha = 0.5)` (docs/detectors.md). `--detector` is the same.
     #[arg(long, visible_alias = "detector", default_value = RECORDED, value_name = "LIST|all")]
     detectors: String,
     /// Seconds between two scans (and progress reports) of a replayed detector: finite and
@@ -116,8 +117,14 @@ fn parse_detectors(list: &str) -> anyhow::Result<Vec<Option<DetectorSpec>>> {
         word: "all",
         includes: &|_| true,
     }];
-    let chosen = detectors::parse("--detectors", list, &choices, name_of, &groups)?;
-    Ok(chosen.into_iter().cloned().collect())
+    detectors::parse(
+        "--detectors",
+        list,
+        &choices,
+        name_of,
+        &groups,
+        detectors::tune_some(RECORDED),
+    )
 }
 
 /// The name of a detector of `--detectors`: `recorded` for the recorded speculation.

@@ -29,7 +29,8 @@ pub struct SimulateArgs {
     scenario_file: Option<PathBuf>,
     /// The detector (`stragglers detectors` lists them, but for the oracle), or `none`;
     /// several, comma-separated (`default,late,hierarchical`), run side by side; `all` for
-    /// every one (`none,all` adds the run without a detector). `--detectors` is the same.
+    /// every one (`none,all` adds the run without a detector). A name may set parameters in
+    /// parentheses, `late(alpha = 0.5)` (docs/detectors.md). `--detectors` is the same.
     #[arg(long, visible_alias = "detectors", default_value = "default")]
     detector: String,
     /// Seed of the run (any integer from 0 to 2^64 - 1).
@@ -71,6 +72,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         &choices,
         |d| name_of(d.as_ref()),
         &groups,
+        detectors::tune_some("none"),
     )?;
     let bars = MultiProgress::new();
     let style = ProgressStyle::with_template("{prefix:>14} {bar:40} {pos}/{len} tasks  {msg}")

@@ -143,7 +143,7 @@ fn eval_runs_the_detectors_named() {
     let stdout = stragglers_ok(&[
         "eval",
         "--detectors",
-        "default,oracle",
+        "default,default(gap = 0.1),oracle",
         "--no-fig3",
         "--no-table7",
         "--repetitions",
@@ -157,7 +157,7 @@ fn eval_runs_the_detectors_named() {
         .filter(|line| line.starts_with('C'))
         .flat_map(str::split_whitespace)
         .collect();
-    for named in ["default", "oracle"] {
+    for named in ["default", "default(gap=0.1)", "oracle"] {
         assert!(words.contains(named), "{stdout}");
     }
     for other in ["late", "hierarchical"] {
@@ -212,6 +212,37 @@ fn bad_arguments_are_refused_with_a_reason() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("the same file as --json same.out"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn detectors_named_are_listed_with_their_parameters() {
+    let stdout = stragglers_ok(&["detectors", "late(alpha = 0.5)", "spark-legacy"]);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("late(alpha=0.5)  "), "{stdout}");
+    assert!(lines[0].ends_with("; with alpha=0.5"), "{stdout}");
+    assert_eq!(
+        lines[1..3],
+        ["    alpha = 0.5", "    parallelism.auto.min_rows = 262144"]
+    );
+    assert!(lines[3].starts_with("spark-legacy  "), "{stdout}");
+    for set in [
+        "multiplier = 1.5",
+        "quantile = 0.75",
+        "min_task_runtime_secs = 0.1",
+    ] {
+        assert!(
+            lines[4..].contains(&format!("    {set}").as_str()),
+            "{stdout}"
+        );
+    }
+    let output = stragglers(&["detectors", "late(alpha = -1)"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("stragglers detectors: \"late(alpha = -1)\"")
+            && stderr.contains("detector late: parameter alpha = -1 is invalid: must be finite"),
         "{stderr}"
     );
 }
