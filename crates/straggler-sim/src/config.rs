@@ -12,6 +12,7 @@ use crate::limits::{self, at_most};
 
 /// The cluster: identical workers (the paper's Grid'5000 nodes, Sections 5.1-5.2).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Platform {
     /// Worker nodes (20).
     pub workers: u32,
@@ -136,6 +137,7 @@ impl Scenario {
 
 /// The job: a WordCount-like, CPU-bound MapReduce job (Section 5.3, Table 4).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Workload {
     /// Map tasks (320: two waves on 160 containers).
     pub maps: u32,
@@ -197,7 +199,7 @@ impl Default for Noise {
 }
 
 /// Where speculative copies may run (Section 7.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// Regular tasks use `regular_percent` percent of the cluster's containers, the
@@ -215,11 +217,54 @@ pub enum Policy {
     Shared,
 }
 
+/// A policy as serde reads it: its name ([`Policy::from_name`]: `"x95"`, `"shared"`), as an
+/// evaluation file may write it, or the form [`Policy`]'s `Serialize` writes
+/// (`{"reserved": {"regular_percent": 95}}`, `"shared"`).
+impl<'de> Deserialize<'de> for Policy {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// The form `Serialize` writes.
+        #[derive(Deserialize)]
+        #[serde(rename_all = "snake_case", deny_unknown_fields)]
+        enum Written {
+            Reserved { regular_percent: u32 },
+        }
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Policy;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a policy: \"shared\" or \"xN\" (N from 1 to 100)")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Policy, E> {
+                Policy::from_name(name)
+                    .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(name), &self))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Policy, A::Error> {
+                let Written::Reserved { regular_percent } =
+                    Written::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(Policy::Reserved { regular_percent })
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
 impl Policy {
     /// The paper's default: no reservation.
     pub const X100: Policy = Policy::Reserved {
         regular_percent: 100,
     };
+
+    /// The policy named `name` ([`Policy::name`]): `"shared"`, or `"xN"` with N from 1 to
+    /// 100; `None` for any other text.
+    pub fn from_name(name: &str) -> Option<Policy> {
+        if name == "shared" {
+            return Some(Policy::Shared);
+        }
+        let percent = name.strip_prefix('x')?.parse::<u32>().ok()?;
+        (1..=100).contains(&percent).then_some(Policy::Reserved {
+            regular_percent: percent,
+        })
+    }
 
     /// The name used in results: `"x100"`, `"x50"`, `"shared"`.
     pub fn name(&self) -> String {
@@ -277,6 +322,7 @@ impl Policy {
 
 /// How the engine runs detection and acts on it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Speculation {
     /// No detection before the job has run this long (Hadoop's default 60 s; the paper
     /// uses 20 s, Section 6.2).
@@ -319,6 +365,7 @@ impl Default for Speculation {
 /// `max(minimum_allowed, total_fraction x tasks of the kind, running_fraction x running
 /// tasks of the kind)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CopyCaps {
     /// `speculative-cap-running-tasks` (0.1).
     pub running_fraction: f64,
@@ -461,6 +508,7 @@ impl CopyControls {
 
 /// Everything a simulation needs but the scenario, the detector and the seed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SimConfig {
     /// The cluster.
     pub platform: Platform,

@@ -27,9 +27,9 @@ pub enum SimError {
         /// The presets that exist.
         known: String,
     },
-    /// A scenario file cannot be used.
+    /// A scenario file or an evaluation file cannot be used.
     #[error("{file}: {}{}{message}", line_label(*line), key_label(key))]
-    ScenarioFile {
+    ConfigFile {
         /// The file (or the origin given for a string).
         file: String,
         /// The line of the error, 1-based; 0 when the file does not write the key (a

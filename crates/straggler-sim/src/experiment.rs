@@ -22,7 +22,9 @@ use crate::error::check;
 use crate::limits::{self, at_most};
 use crate::oracle::oracle_for;
 use crate::rng::label;
-use crate::{Outcome, Policy, Scenario, SimConfig, SimError, simulate, simulate_outcome};
+use crate::{
+    Outcome, Policy, Scenario, SimConfig, SimError, simulate, simulate_outcome, toml_file,
+};
 
 /// The schema tag of [`EvalResults`].
 pub const SCHEMA: &str = "stragglers.eval/1";
@@ -247,6 +249,7 @@ impl Default for Table7Config {
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct EvalConfig {
     /// Master seed; every run's randomness derives from it.
     pub seed: u64,
@@ -296,6 +299,141 @@ impl Default for EvalConfig {
     }
 }
 
+impl EvalConfig {
+    /// Checks every value an evaluation needs before it runs; the error names the key as
+    /// an evaluation file writes it (`sim.speculation.lag_secs`, `scenarios[1].group_percent`).
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::InvalidConfig`] naming the first key whose value cannot be used.
+    pub fn check(&self) -> Result<(), SimError> {
+        self.sim.check().map_err(|error| match error {
+            SimError::InvalidConfig {
+                field,
+                value,
+                expected,
+            } => SimError::InvalidConfig {
+                field: under_sim(&field),
+                value,
+                expected,
+            },
+            other => other,
+        })?;
+        if self.sim.speculation.policy != Policy::X100 {
+            return Err(SimError::InvalidConfig {
+                field: "sim.speculation.policy".to_owned(),
+                value: self.sim.speculation.policy.name(),
+                expected: "left at x100: `policies` and `table7.policies` set each cell's".into(),
+            });
+        }
+        // `StragglerRule::check`'s range, the key named as the file writes it.
+        check("straggler_factor", self.straggler_factor, ">= 1", |f| {
+            f >= 1.0
+        })?;
+        for (field, count, limit) in [
+            ("repetitions", self.repetitions, limits::MAX_REPETITIONS),
+            (
+                "baseline_runs",
+                self.baseline_runs,
+                limits::MAX_BASELINE_RUNS,
+            ),
+        ] {
+            check(field, f64::from(count), ">= 1", |v| v >= 1.0)?;
+            at_most(field, count, limit)?;
+        }
+        let workload = &self.sim.workload;
+        at_most(
+            "baseline_runs * (sim.workload.maps + sim.workload.reduces)",
+            u64::from(self.baseline_runs)
+                * (u64::from(workload.maps) + u64::from(workload.reduces)),
+            limits::MAX_BASELINE_TASKS,
+        )?;
+        check("usual_quantile", self.usual_quantile, "in [0, 1]", |q| {
+            (0.0..=1.0).contains(&q)
+        })?;
+        for &q in &self.table5_quantiles {
+            check("table5_quantiles", q, "in [0, 1]", |q| {
+                (0.0..=1.0).contains(&q)
+            })?;
+        }
+        for &lag_secs in &self.fig3.lags_secs {
+            check("fig3.lags_secs", lag_secs, ">= 0", |v| v >= 0.0)?;
+        }
+        for (key, scenarios) in [
+            ("scenarios", &self.scenarios),
+            ("fig3.scenarios", &self.fig3.scenarios),
+            ("table7.scenarios", &self.table7.scenarios),
+        ] {
+            let mut names = std::collections::HashSet::new();
+            for (i, scenario) in scenarios.iter().enumerate() {
+                scenario
+                    .active_cores_as(&self.sim.platform, &format!("{key}[{i}].group_percent"))?;
+                let name = &scenario.name;
+                let expected = if name.is_empty() || name.chars().any(char::is_whitespace) {
+                    "a name without whitespace"
+                } else if !names.insert(name) {
+                    "a name no other scenario of the list has"
+                } else {
+                    continue;
+                };
+                return Err(SimError::InvalidConfig {
+                    field: format!("{key}[{i}].name"),
+                    value: format!("{name:?}"),
+                    expected: expected.into(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Parses an evaluation file: TOML whose keys are this struct's fields (`seed`,
+    /// `scenarios`, `sim.platform.workers`, ...; `stragglers eval --print-config` writes
+    /// them all), each optional, the paper's value where one is left out; `origin` names
+    /// the file in errors. A policy is written as its name (`"x95"`, `"shared"`) or as the
+    /// results document writes it. The error of a bad value, an unknown key or a value
+    /// [`EvalConfig::check`] refuses names the key, the line and the file.
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::ConfigFile`], and [`EvalConfig::check`]'s errors other than
+    /// [`SimError::InvalidConfig`].
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, SimError> {
+        let config: EvalConfig = toml_file::parse_known(text, origin)?;
+        config
+            .check()
+            .map_err(|e| toml_file::at_key(e, text, origin))?;
+        Ok(config)
+    }
+
+    /// Reads and parses an evaluation file (see [`EvalConfig::from_toml_str`]), at most
+    /// [`MAX_CONFIG_FILE_BYTES`](limits::MAX_CONFIG_FILE_BYTES).
+    ///
+    /// # Errors
+    ///
+    /// As [`EvalConfig::from_toml_str`], and [`SimError::Io`] or [`SimError::ConfigFile`]
+    /// for a file that cannot be read or is too large.
+    pub fn from_toml_file(path: &std::path::Path) -> Result<Self, SimError> {
+        let (text, origin) = toml_file::read(path, "an evaluation file")?;
+        EvalConfig::from_toml_str(&text, &origin)
+    }
+}
+
+/// A key of [`SimConfig::check`] as an evaluation file writes it, under `sim`: each key of
+/// an expression too (`platform.workers * platform.containers`:
+/// `sim.platform.workers * sim.platform.containers`).
+fn under_sim(field: &str) -> String {
+    let mut out = String::with_capacity(field.len() + 8);
+    let mut in_key = false;
+    for c in field.chars() {
+        if !in_key && c.is_ascii_alphabetic() {
+            out.push_str("sim.");
+        }
+        in_key = c.is_ascii_alphanumeric() || "_.[]".contains(c);
+        out.push(c);
+    }
+    out
+}
+
 /// The paper's experiment, ready to run.
 #[derive(Debug, Clone)]
 pub struct Evaluation {
@@ -342,41 +480,11 @@ impl Evaluation {
     pub fn run(&self) -> Result<EvalResults, SimError> {
         let config = &self.config;
         check_detector_names(&self.detectors)?;
-        config.sim.check()?;
+        config.check()?;
         let rule = StragglerRule {
             factor: config.straggler_factor,
         }
         .check()?;
-        check("repetitions", f64::from(config.repetitions), ">= 1", |v| {
-            v >= 1.0
-        })?;
-        check(
-            "baseline_runs",
-            f64::from(config.baseline_runs),
-            ">= 1",
-            |v| v >= 1.0,
-        )?;
-        at_most("repetitions", config.repetitions, limits::MAX_REPETITIONS)?;
-        at_most(
-            "baseline_runs",
-            config.baseline_runs,
-            limits::MAX_BASELINE_RUNS,
-        )?;
-        let workload = &config.sim.workload;
-        at_most(
-            "baseline_runs * (workload.maps + workload.reduces)",
-            u64::from(config.baseline_runs)
-                * (u64::from(workload.maps) + u64::from(workload.reduces)),
-            limits::MAX_BASELINE_TASKS,
-        )?;
-        check("usual_quantile", config.usual_quantile, "in [0, 1]", |q| {
-            (0.0..=1.0).contains(&q)
-        })?;
-        for &q in &config.table5_quantiles {
-            check("table5_quantiles", q, "in [0, 1]", |q| {
-                (0.0..=1.0).contains(&q)
-            })?;
-        }
 
         let homogeneous = Scenario::homogeneous();
         // Every run's metrics are kept until its cell is summarised; checked before the
@@ -1194,5 +1302,125 @@ mod summary_tests {
             matches!(error, MetricsError::BadValue { index: 1, .. }),
             "{error}"
         );
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<EvalConfig, String> {
+        EvalConfig::from_toml_str(text, "eval.toml").map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn an_empty_file_is_the_papers_configuration_and_keys_change_it() {
+        assert_eq!(read("").unwrap(), EvalConfig::default());
+        let config = read(
+            "seed = 7\npolicies = [\"x95\", \"shared\", { reserved = { regular_percent = 50 } }]\n\
+             [[scenarios]]\nname = \"half\"\ngroup_percent = [50, 0, 0, 50]\n\
+             [sim.platform]\nworkers = 40\n",
+        )
+        .unwrap();
+        assert_eq!(config.seed, 7);
+        let names: Vec<String> = config.policies.iter().map(Policy::name).collect();
+        assert_eq!(names, ["x95", "shared", "x50"]);
+        assert_eq!(
+            config.scenarios,
+            [Scenario::new("half", &[50.0, 0.0, 0.0, 50.0])]
+        );
+        assert_eq!(config.sim.platform.workers, 40);
+        // What was left out keeps the paper's value.
+        assert_eq!(config.sim.platform.cores, 4);
+        assert_eq!(config.table7, Table7Config::default());
+    }
+
+    #[test]
+    fn the_simulations_keys_are_named_under_sim() {
+        assert_eq!(
+            under_sim("speculation.lag_secs"),
+            "sim.speculation.lag_secs"
+        );
+        assert_eq!(
+            under_sim("platform.workers * platform.containers"),
+            "sim.platform.workers * sim.platform.containers"
+        );
+        assert_eq!(
+            under_sim("copies.placement.blacklist[2]"),
+            "sim.copies.placement.blacklist[2]"
+        );
+    }
+
+    #[test]
+    fn what_the_results_document_writes_reads_back() {
+        let config = EvalConfig {
+            policies: vec![
+                Policy::Reserved {
+                    regular_percent: 75,
+                },
+                Policy::Shared,
+            ],
+            ..EvalConfig::default()
+        };
+        let json = serde_json::to_string(&config).unwrap();
+        assert!(json.contains(r#""policies":[{"reserved":{"regular_percent":75}},"shared"]"#));
+        assert_eq!(serde_json::from_str::<EvalConfig>(&json).unwrap(), config);
+    }
+
+    #[test]
+    fn a_bad_file_is_refused_naming_the_line_and_the_key() {
+        let cases = [
+            (
+                "seed = 1\n[sim.platfrom]\nworkers = 4\n",
+                "eval.toml: line 2: key `sim.platfrom`: unknown key; the known keys here include `copies`, `noise`, `platform`, `power`, `slowdown`, `speculation`, `time_limit_secs`, `workload`",
+            ),
+            (
+                "[sim.noise]\nsigma = 0.1\nsigmas = 0.2\n",
+                "eval.toml: line 3: key `sim.noise.sigmas`: unknown field `sigmas`, expected one of `sigma`, `outlier_probability`, `outlier_min`, `outlier_max`",
+            ),
+            (
+                "[[scenarios]]\nname = \"a\"\ngroup_percent = [0, 0, 0, 100]\ncolour = 1\n",
+                "eval.toml: line 4: key `scenarios[0].colour`: unknown key; the known keys here include `group_percent`, `name`",
+            ),
+            (
+                "[sim.platform]\nworkers = \"many\"\n",
+                "eval.toml: line 2: key `sim.platform.workers`: invalid type: string \"many\", expected u32",
+            ),
+            (
+                "[[scenarios]]\nname = \"a\"\ngroup_percent = [10, 0, 0, 80]\n",
+                "eval.toml: line 3: key `scenarios[0].group_percent`: 90: must be summing to 100",
+            ),
+            (
+                "[[scenarios]]\nname = \"a\"\ngroup_percent = [0, 0, 100]\n",
+                "eval.toml: line 3: key `scenarios[0].group_percent`: 3 groups: must be one group per core of the platform",
+            ),
+            (
+                "[[scenarios]]\nname = \"a\"\ngroup_percent = [0, 0, 0, 100]\n[[scenarios]]\nname = \"a\"\ngroup_percent = [0, 0, 0, 100]\n",
+                "eval.toml: line 5: key `scenarios[1].name`: \"a\": must be a name no other scenario of the list has",
+            ),
+            (
+                "policies = [\"x0\"]\n",
+                "eval.toml: line 1: key `policies`: invalid value: string \"x0\", expected a policy: \"shared\" or \"xN\" (N from 1 to 100)",
+            ),
+            (
+                "[sim.speculation]\npolicy = \"shared\"\n",
+                "eval.toml: line 2: key `sim.speculation.policy`: shared: must be left at x100: `policies` and `table7.policies` set each cell's",
+            ),
+            (
+                "straggler_factor = 0.5\n",
+                "eval.toml: line 1: key `straggler_factor`: 0.5: must be >= 1",
+            ),
+            (
+                "[sim.speculation]\nlag_secs = -1\n",
+                "eval.toml: line 2: key `sim.speculation.lag_secs`: -1: must be >= 0",
+            ),
+            (
+                "repetitions = 0\n",
+                "eval.toml: line 1: key `repetitions`: 0: must be >= 1",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(read(text).unwrap_err(), expected, "{text}");
+        }
     }
 }

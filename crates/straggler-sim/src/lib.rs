@@ -33,6 +33,7 @@ mod oracle;
 pub mod report;
 mod rng;
 mod scenario;
+mod toml_file;
 mod tuning;
 
 pub use config::{

@@ -14,7 +14,7 @@ pub const MAX_TASKS_PER_STAGE: u32 = 1_000_000;
 pub const MAX_REPETITIONS: u32 = 1_000;
 /// Homogeneous baseline runs of an evaluation (`--baseline-runs`; the paper: 10).
 pub const MAX_BASELINE_RUNS: u32 = 1_000;
-/// Tasks of all the baseline runs, `baseline_runs * (workload.maps + workload.reduces)`:
+/// Tasks of all the baseline runs, `baseline_runs * (sim.workload.maps + sim.workload.reduces)`:
 /// the baseline runs are held in memory together (the paper: 10 x 480).
 pub const MAX_BASELINE_TASKS: u64 = 20_000_000;
 /// Runs of an evaluation whose metrics are kept, cells times repetitions (the paper's
@@ -34,9 +34,10 @@ pub const MAX_TASKS: u64 = 100_000_000;
 /// Background tasks of one slowdown episode: `causes.episodes[i].background_tasks` (seed
 /// 001: 8).
 pub const MAX_BACKGROUND_TASKS: u32 = 1_000;
-/// Bytes of a scenario file (16 MiB; the example `fixtures/scenarios/esplash-failure.toml`
-/// has about 1 KiB): `ScenarioSpec::from_toml_file` reads no further.
-pub const MAX_SCENARIO_FILE_BYTES: u64 = 16 << 20;
+/// Bytes of a scenario file or an evaluation file (16 MiB; the example
+/// `fixtures/scenarios/esplash-failure.toml` has about 1 KiB): `ScenarioSpec::from_toml_file`
+/// and `EvalConfig::from_toml_file` read no further.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 16 << 20;
 
 /// Checks that the count `value` of `field` is at most `limit`; the error names the field,
 /// the value and the limit.

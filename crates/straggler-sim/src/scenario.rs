@@ -11,7 +11,7 @@ use straggler_energy::{PowerModel, SlowdownModel};
 use crate::causes::{Causes, Episode, Failure, Levels, RootCauseMix, WeakNodes};
 use crate::error::{check, in_table};
 use crate::limits::{self, at_most};
-use crate::{Noise, Platform, Scenario, SimError};
+use crate::{Noise, Platform, Scenario, SimError, toml_file};
 
 /// A scenario: everything a run needs but the detector and the seed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -416,181 +416,17 @@ impl ScenarioSpec {
     /// Parses a scenario from TOML text; `origin` names the file in errors. The error of
     /// a bad value or an unknown key names the key (`cluster.nodes`), the line and the file.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, SimError> {
-        let spec: ScenarioSpec = toml::from_str(text).map_err(|e| {
-            let (line, key) = match e.span() {
-                // An empty span at the start: the document itself (a missing top-level
-                // table or key).
-                Some(span) if span.start == 0 && span.is_empty() => (0, String::new()),
-                Some(span) => key_at(text, span.start),
-                None => (0, String::new()),
-            };
-            SimError::ScenarioFile {
-                file: origin.to_owned(),
-                line,
-                key: key_named(e.message(), key),
-                message: e.message().trim().to_owned(),
-            }
-        })?;
-        spec.check().map_err(|e| match e {
-            SimError::InvalidConfig {
-                field,
-                value,
-                expected,
-            } => SimError::ScenarioFile {
-                file: origin.to_owned(),
-                line: line_of_key(text, &field),
-                key: field,
-                message: format!("{value}: must be {expected}"),
-            },
-            other => other,
-        })?;
+        let spec: ScenarioSpec = toml_file::parse(text, origin)?;
+        spec.check()
+            .map_err(|e| toml_file::at_key(e, text, origin))?;
         Ok(spec)
     }
 
     /// Reads and parses a scenario file (see [`ScenarioSpec::from_toml_str`]). A file
-    /// larger than [`MAX_SCENARIO_FILE_BYTES`](limits::MAX_SCENARIO_FILE_BYTES) is an error
+    /// larger than [`MAX_CONFIG_FILE_BYTES`](limits::MAX_CONFIG_FILE_BYTES) is an error
     /// (so is an endless one, such as `/dev/zero`): reading stops there.
     pub fn from_toml_file(path: &Path) -> Result<Self, SimError> {
-        use std::io::Read;
-
-        let origin = path.display().to_string();
-        let io_error = |error| SimError::Io {
-            path: origin.clone(),
-            error,
-        };
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .map_err(io_error)?
-            .take(limits::MAX_SCENARIO_FILE_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(io_error)?;
-        if bytes.len() as u64 > limits::MAX_SCENARIO_FILE_BYTES {
-            return Err(SimError::ScenarioFile {
-                file: origin,
-                line: 0,
-                key: String::new(),
-                message: format!(
-                    "larger than {} MiB, the limit of a scenario file",
-                    limits::MAX_SCENARIO_FILE_BYTES >> 20
-                ),
-            });
-        }
-        let text = String::from_utf8(bytes)
-            .map_err(|e| io_error(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+        let (text, origin) = toml_file::read(path, "a scenario file")?;
         ScenarioSpec::from_toml_str(&text, &origin)
-    }
-}
-
-/// The table each line of `text` belongs to, dotted, with the index of an array of tables
-/// (`cluster`, `causes.episodes[1]`; empty before the first header), and for a header line
-/// the table it opens.
-fn line_tables(text: &str) -> Vec<String> {
-    let mut arrays: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut table = String::new();
-    text.lines()
-        .map(|line| {
-            // A header may carry a comment (`[cluster] # the machines`).
-            let t = header_text(line);
-            if let Some(name) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) {
-                let name = name.trim().to_owned();
-                let index = arrays.entry(name.clone()).or_insert(0);
-                table = format!("{name}[{index}]");
-                *index += 1;
-            } else if let Some(name) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-                table = name.trim().to_owned();
-            }
-            table.clone()
-        })
-        .collect()
-}
-
-/// A line without the comment a table header may end with: what is before a `#` after the
-/// closing bracket, trimmed. Other lines come back trimmed.
-fn header_text(line: &str) -> &str {
-    let t = line.trim();
-    if t.starts_with('[')
-        && let Some(close) = t.rfind(']')
-        && t[close + 1..].trim_start().starts_with('#')
-    {
-        return &t[..=close];
-    }
-    t
-}
-
-/// The key before the `=` of a line, if any.
-fn key_of_line(line: &str) -> Option<&str> {
-    let (key, _) = line.split_once('=')?;
-    let key = key.trim().trim_matches('"');
-    (!key.is_empty() && !key.starts_with('[') && !key.starts_with('#')).then_some(key)
-}
-
-/// `key` in `table`, dotted.
-fn dotted(table: &str, key: &str) -> String {
-    if table.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{table}.{key}")
-    }
-}
-
-/// The line (1-based) of byte `offset` of `text` and the dotted key written there: the
-/// table the line belongs to (an array of tables with its index) and the key before the
-/// `=` on that line, or the table a header line opens.
-fn key_at(text: &str, offset: usize) -> (usize, String) {
-    let offset = offset.min(text.len());
-    let line_no = text.get(..offset).unwrap_or("").matches('\n').count() + 1;
-    let tables = line_tables(text);
-    let table = tables.get(line_no - 1).cloned().unwrap_or_default();
-    let line = text.lines().nth(line_no - 1).unwrap_or("");
-    let key = match key_of_line(line) {
-        Some(key) if !line.trim().starts_with('[') => dotted(&table, key),
-        _ => table,
-    };
-    (line_no, key)
-}
-
-/// The line (1-based) where the dotted `key` is written (`causes.episodes[0].node`), or
-/// where its table starts if the key is a table's; 0 if the file does not write it (a
-/// value left at its default). An element of an array (`causes.levels.containers[1]`) or
-/// a sum of an array's or a table's values (`causes.mix.weights (sum)`) is at the line of
-/// the key that writes them.
-fn line_of_key(text: &str, key: &str) -> usize {
-    let tables = line_tables(text);
-    let line_of = |key: &str| {
-        text.lines().zip(&tables).position(|(line, table)| {
-            if line.trim().starts_with('[') {
-                table == key
-            } else {
-                key_of_line(line).is_some_and(|k| dotted(table, k) == key)
-            }
-        })
-    };
-    line_of(key)
-        .or_else(|| line_of(written_key(key)))
-        .map_or(0, |i| i + 1)
-}
-
-/// The key a file writes for the dotted `key`: `key` without the index of an array's
-/// element (`causes.levels.containers[1]`: `causes.levels.containers`) or a note in
-/// parentheses (`causes.mix.weights (sum)`: `causes.mix.weights`).
-fn written_key(key: &str) -> &str {
-    let key = key.split_once(" (").map_or(key, |(key, _)| key);
-    match key.strip_suffix(']').and_then(|k| k.rsplit_once('[')) {
-        Some((array, index)) if index.bytes().all(|b| b.is_ascii_digit()) => array,
-        _ => key,
-    }
-}
-
-/// The key of the error: serde's "missing field `x`" is put under the table found at the
-/// error's position; otherwise the key written where the error points.
-fn key_named(message: &str, at: String) -> String {
-    let missing = message
-        .split("missing field `")
-        .nth(1)
-        .and_then(|rest| rest.split('`').next());
-    match missing {
-        Some(field) if at.is_empty() => field.to_owned(),
-        Some(field) => format!("{at}.{field}"),
-        None => at,
     }
 }

@@ -402,36 +402,20 @@ fn small_eval() -> Evaluation {
 }
 
 #[test]
-fn the_baselines_run_under_x100_whatever_policy_the_config_names() {
-    // The usual times come from the homogeneous platform with all 160 containers for
-    // regular tasks: a config whose `sim` names x50 (each cell sets its own policy) must
-    // label, and so evaluate, as the default does. Under x50 the baselines would run 80
-    // maps at a time, each faster, and nearly every task of a cell would be a straggler.
-    let eval = |policy: Policy| {
-        let mut config = EvalConfig {
-            repetitions: 1,
-            baseline_runs: 2,
-            scenarios: vec![Scenario::c2()],
-            policies: vec![Policy::X100],
-            fig3: Fig3Config {
-                lags_secs: vec![],
-                scenarios: vec![],
-                ..Fig3Config::default()
-            },
-            table7: Table7Config {
-                scenarios: vec![],
-                policies: vec![],
-            },
-            ..EvalConfig::default()
-        };
-        config.sim.speculation.policy = policy;
-        let results = Evaluation::paper().with_config(config).run().unwrap();
-        serde_json::to_string(&results.cells).unwrap()
-    };
-    let x50 = Policy::Reserved {
+fn a_policy_in_the_configs_sim_is_refused_each_cell_sets_its_own() {
+    // Each cell sets its own policy, and the baselines (the usual times) run under x100
+    // with all 160 containers for regular tasks; a `sim` naming x50 would be ignored, so
+    // it is refused rather than silently dropped.
+    let mut config = EvalConfig::default();
+    config.sim.speculation.policy = Policy::Reserved {
         regular_percent: 50,
     };
-    assert_eq!(eval(x50), eval(Policy::X100));
+    let err = Evaluation::paper().with_config(config).run().unwrap_err();
+    assert!(
+        matches!(&err, SimError::InvalidConfig { field, value, .. }
+            if field == "sim.speculation.policy" && value == "x50"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -1466,14 +1450,14 @@ fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
     let cases: [(&str, u64, Oversize); 10] = [
         ("repetitions", 1_000, |c| c.repetitions = 1_001),
         ("baseline_runs", 1_000, |c| c.baseline_runs = 1_001),
-        ("workload.maps", 1_000_000, |c| {
+        ("sim.workload.maps", 1_000_000, |c| {
             c.sim.workload.maps = 1_000_001
         }),
-        ("workload.reduces", 1_000_000, |c| {
+        ("sim.workload.reduces", 1_000_000, |c| {
             c.sim.workload.reduces = 1_000_001
         }),
         (
-            "baseline_runs * (workload.maps + workload.reduces)",
+            "baseline_runs * (sim.workload.maps + sim.workload.reduces)",
             20_000_000,
             |c| {
                 c.baseline_runs = 100;
@@ -1481,16 +1465,20 @@ fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
                 c.sim.workload.reduces = 1;
             },
         ),
-        ("platform.workers", 1_000_000, |c| {
+        ("sim.platform.workers", 1_000_000, |c| {
             c.sim.platform.workers = 1_000_001
         }),
-        ("platform.containers", 10_000, |c| {
+        ("sim.platform.containers", 10_000, |c| {
             c.sim.platform.containers = 10_001
         }),
-        ("platform.workers * platform.containers", 10_000_000, |c| {
-            c.sim.platform.workers = 100_000;
-            c.sim.platform.containers = 101;
-        }),
+        (
+            "sim.platform.workers * sim.platform.containers",
+            10_000_000,
+            |c| {
+                c.sim.platform.workers = 100_000;
+                c.sim.platform.containers = 101;
+            },
+        ),
         // 4 x 2 x 4 Table 6 cells, 4 x 200 Figure 3 cells, 6 x 4 Table 7 cells.
         ("repetitions * cells", 500_000, |c| {
             c.repetitions = 1_000;

@@ -203,7 +203,7 @@ fn bad_arguments_are_refused_with_a_reason() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("--lag-secs: invalid configuration: speculation.lag_secs"),
+        stderr.contains("--lag-secs: invalid configuration: sim.speculation.lag_secs"),
         "{stderr}"
     );
 
@@ -484,7 +484,7 @@ fn eval_count_flags_above_their_limits_are_refused() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("baseline_runs * (workload.maps + workload.reduces) = 100016000")
+        stderr.contains("baseline_runs * (sim.workload.maps + sim.workload.reduces) = 100016000")
             && stderr.contains("must be at most 20000000"),
         "{stderr}"
     );
@@ -621,4 +621,88 @@ fn a_closed_pipe_is_no_panic() {
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert_eq!(stderr.lines().last(), Some("0"), "{redirect}: {stderr}");
     }
+}
+
+#[test]
+fn eval_reads_an_evaluation_file_and_the_flags_change_it() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/eval/forty-workers.toml"
+    );
+    let stdout = stragglers_ok(&[
+        "eval",
+        "--config",
+        file,
+        "--repetitions",
+        "1",
+        "--baseline-runs",
+        "2",
+        "--policies",
+        "x100",
+        "--json",
+        "-",
+    ]);
+    let results: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let config = &results["config"];
+    assert_eq!(config["sim"]["platform"]["workers"], 40);
+    assert_eq!(config["sim"]["workload"]["maps"], 640);
+    assert_eq!(config["repetitions"], 1);
+    assert_eq!(config["baseline_runs"], 2);
+    // The file's two policies, replaced by the flag's one.
+    assert_eq!(
+        config["policies"],
+        serde_json::json!([{"reserved": {"regular_percent": 100}}])
+    );
+    let scenarios: std::collections::BTreeSet<&str> = (results["cells"].as_array().unwrap())
+        .iter()
+        .map(|cell| cell["scenario"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        scenarios,
+        ["half-at-two-cores", "one-in-ten-at-one-core"].into()
+    );
+
+    // A file the evaluation refuses: the file, line and key.
+    let dir = std::env::temp_dir().join(format!("stragglers-eval-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[sim.platform]\nworkers = 0\n").unwrap();
+    let output = stragglers(&["eval", "--config", bad.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{}: line 2: key `sim.platform.workers`: 0: must be",
+            bad.display()
+        )),
+        "{stderr}"
+    );
+    // The results never overwrite the file they come from.
+    let output = stragglers(&["eval", "--config", file, "--json", file]);
+    assert!(!output.status.success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn print_config_writes_an_evaluation_file_that_reads_back_the_same() {
+    let printed = stragglers_ok(&[
+        "eval",
+        "--print-config",
+        "--lag-secs",
+        "40",
+        "--policies",
+        "x90,shared",
+    ]);
+    assert!(printed.contains("lag_secs = 40.0"), "{printed}");
+    let dir = std::env::temp_dir().join(format!("stragglers-print-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("printed.toml");
+    std::fs::write(&file, &printed).unwrap();
+    let again = stragglers_ok(&["eval", "--config", file.to_str().unwrap(), "--print-config"]);
+    assert_eq!(again, printed);
+    // The paper's configuration when nothing is given, which the file's keys change.
+    let paper = stragglers_ok(&["eval", "--print-config"]);
+    assert_ne!(paper, printed);
+    assert!(paper.contains("lag_secs = 20.0"), "{paper}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -501,7 +501,7 @@ fn the_example_scenario_file_loads_and_equals_the_esplash_preset_but_for_phases(
 
 fn toml_error(text: &str) -> (usize, String, String) {
     match ScenarioSpec::from_toml_str(text, "test.toml") {
-        Err(SimError::ScenarioFile {
+        Err(SimError::ConfigFile {
             file,
             line,
             key,
@@ -576,7 +576,7 @@ fn scenario_file_errors_name_the_key_and_the_file() {
 fn check_table_error(table: &str, expected: &str) {
     let text = format!("name = \"x\"\n[cluster]\nnodes = 4\n{table}\n");
     let err = ScenarioSpec::from_toml_str(&text, "test.toml").expect_err(table);
-    assert!(matches!(err, SimError::ScenarioFile { .. }), "{err:?}");
+    assert!(matches!(err, SimError::ConfigFile { .. }), "{err:?}");
     assert_eq!(err.to_string(), expected, "{table}");
 }
 
@@ -801,7 +801,7 @@ fn mix_weights_need_exactly_six_numbers() {
 fn a_scenario_file_is_read_up_to_16_mib() {
     let dir = std::env::temp_dir().join(format!("straggler-sim-big-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let limit = straggler_sim::limits::MAX_SCENARIO_FILE_BYTES as usize;
+    let limit = straggler_sim::limits::MAX_CONFIG_FILE_BYTES as usize;
     assert_eq!(limit, 16 << 20);
     // A valid file padded with comment lines to `size` bytes.
     let padded = |size: usize| {
@@ -824,7 +824,7 @@ fn a_scenario_file_is_read_up_to_16_mib() {
     let err = ScenarioSpec::from_toml_file(&above).expect_err("one byte more is refused");
     let named = |file: &str| file.ends_with("above.toml");
     assert!(
-        matches!(&err, SimError::ScenarioFile { file, line: 0, .. } if named(file)),
+        matches!(&err, SimError::ConfigFile { file, line: 0, .. } if named(file)),
         "{err:?}"
     );
     assert!(err.to_string().contains("larger than 16 MiB"), "{err}");

@@ -1,0 +1,259 @@
+//! Reading the TOML files of scenarios and evaluations: every error names the file, the
+//! line and the dotted key (`cluster.nodes`, `causes.episodes[1].node`), whether TOML,
+//! serde or a configuration's check found it.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::{SimError, limits};
+
+/// Parses `text` as a `T`; `origin` names the file in errors. The error of a bad value, a
+/// missing key or an unknown one (where `T` refuses unknown fields) names the key, the line
+/// and the file.
+pub(crate) fn parse<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T, SimError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, key) = match e.span() {
+            // An empty span at the start: the document itself (a missing top-level
+            // table or key).
+            Some(span) if span.start == 0 && span.is_empty() => (0, String::new()),
+            Some(span) => key_at(text, span.start),
+            None => (0, String::new()),
+        };
+        SimError::ConfigFile {
+            file: origin.to_owned(),
+            line,
+            key: key_named(e.message(), key),
+            message: e.message().trim().to_owned(),
+        }
+    })
+}
+
+/// [`parse`], and a key of `text` that `T` does not read is an error naming it, even where
+/// `T` ignores unknown fields: every key written must be one that `T` writes back.
+pub(crate) fn parse_known<T: DeserializeOwned + Serialize>(
+    text: &str,
+    origin: &str,
+) -> Result<T, SimError> {
+    let value: T = parse(text, origin)?;
+    let written: toml::Table = parse(text, origin)?;
+    let read = toml::Table::try_from(&value).map_err(|e| SimError::ConfigFile {
+        file: origin.to_owned(),
+        line: 0,
+        key: String::new(),
+        message: format!("cannot be written back: {e}"),
+    })?;
+    if let Some((key, beside)) = unread_key(&written, &read, "") {
+        let known: Vec<String> = beside.keys().map(|k| format!("`{k}`")).collect();
+        return Err(SimError::ConfigFile {
+            file: origin.to_owned(),
+            line: line_of_key(text, &key),
+            message: format!(
+                "unknown key; the known keys here include {}",
+                known.join(", ")
+            ),
+            key,
+        });
+    }
+    Ok(value)
+}
+
+/// The first key of `written` (dotted under `path`, an array of tables' elements by
+/// index) that `read` has not, and the table of `read` where it would be.
+fn unread_key<'r>(
+    written: &toml::Table,
+    read: &'r toml::Table,
+    path: &str,
+) -> Option<(String, &'r toml::Table)> {
+    for (key, value) in written {
+        let at = dotted(path, key);
+        let Some(back) = read.get(key) else {
+            return Some((at, read));
+        };
+        match (value, back) {
+            (toml::Value::Table(inner), toml::Value::Table(back)) => {
+                if let Some(unread) = unread_key(inner, back, &at) {
+                    return Some(unread);
+                }
+            }
+            (toml::Value::Array(items), toml::Value::Array(backs)) => {
+                for (i, (item, back)) in items.iter().zip(backs).enumerate() {
+                    if let (toml::Value::Table(item), toml::Value::Table(back)) = (item, back)
+                        && let Some(unread) = unread_key(item, back, &format!("{at}[{i}]"))
+                    {
+                        return Some(unread);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A configuration's check error located in `text`: an [`SimError::InvalidConfig`] becomes
+/// a [`SimError::ConfigFile`] at the line of its key (0 where the file leaves the key at
+/// its default); any other error is returned as it is.
+pub(crate) fn at_key(error: SimError, text: &str, origin: &str) -> SimError {
+    match error {
+        SimError::InvalidConfig {
+            field,
+            value,
+            expected,
+        } => SimError::ConfigFile {
+            file: origin.to_owned(),
+            line: line_of_key(text, &field),
+            key: field,
+            message: format!("{value}: must be {expected}"),
+        },
+        other => other,
+    }
+}
+
+/// The text of the file at `path` and its name for errors. A file larger than
+/// [`MAX_CONFIG_FILE_BYTES`](limits::MAX_CONFIG_FILE_BYTES) is an error naming `what` it
+/// is (so is an endless one, such as `/dev/zero`): reading stops there.
+pub(crate) fn read(path: &Path, what: &str) -> Result<(String, String), SimError> {
+    use std::io::Read;
+
+    let origin = path.display().to_string();
+    let io_error = |error| SimError::Io {
+        path: origin.clone(),
+        error,
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io_error)?
+        .take(limits::MAX_CONFIG_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > limits::MAX_CONFIG_FILE_BYTES {
+        return Err(SimError::ConfigFile {
+            file: origin,
+            line: 0,
+            key: String::new(),
+            message: format!(
+                "larger than {} MiB, the limit of {what}",
+                limits::MAX_CONFIG_FILE_BYTES >> 20
+            ),
+        });
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|e| io_error(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+    Ok((text, origin))
+}
+
+/// The table each line of `text` belongs to, dotted, with the index of an array of tables
+/// (`cluster`, `causes.episodes[1]`; empty before the first header), and for a header line
+/// the table it opens.
+fn line_tables(text: &str) -> Vec<String> {
+    let mut arrays: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut table = String::new();
+    text.lines()
+        .map(|line| {
+            // A header may carry a comment (`[cluster] # the machines`).
+            let t = header_text(line);
+            if let Some(name) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) {
+                let name = name.trim().to_owned();
+                let index = arrays.entry(name.clone()).or_insert(0);
+                table = format!("{name}[{index}]");
+                *index += 1;
+            } else if let Some(name) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+                table = name.trim().to_owned();
+            }
+            table.clone()
+        })
+        .collect()
+}
+
+/// A line without the comment a table header may end with: what is before a `#` after the
+/// closing bracket, trimmed. Other lines come back trimmed.
+fn header_text(line: &str) -> &str {
+    let t = line.trim();
+    if t.starts_with('[')
+        && let Some(close) = t.rfind(']')
+        && t[close + 1..].trim_start().starts_with('#')
+    {
+        return &t[..=close];
+    }
+    t
+}
+
+/// The key before the `=` of a line, if any.
+fn key_of_line(line: &str) -> Option<&str> {
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    (!key.is_empty() && !key.starts_with('[') && !key.starts_with('#')).then_some(key)
+}
+
+/// `key` in `table`, dotted.
+fn dotted(table: &str, key: &str) -> String {
+    if table.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{table}.{key}")
+    }
+}
+
+/// The line (1-based) of byte `offset` of `text` and the dotted key written there: the
+/// table the line belongs to (an array of tables with its index) and the key before the
+/// `=` on that line, or the table a header line opens.
+fn key_at(text: &str, offset: usize) -> (usize, String) {
+    let offset = offset.min(text.len());
+    let line_no = text.get(..offset).unwrap_or("").matches('\n').count() + 1;
+    let tables = line_tables(text);
+    let table = tables.get(line_no - 1).cloned().unwrap_or_default();
+    let line = text.lines().nth(line_no - 1).unwrap_or("");
+    let key = match key_of_line(line) {
+        Some(key) if !line.trim().starts_with('[') => dotted(&table, key),
+        _ => table,
+    };
+    (line_no, key)
+}
+
+/// The line (1-based) where the dotted `key` is written (`causes.episodes[0].node`), or
+/// where its table starts if the key is a table's; 0 if the file does not write it (a
+/// value left at its default). An element of an array (`causes.levels.containers[1]`) or
+/// a sum of an array's or a table's values (`causes.mix.weights (sum)`) is at the line of
+/// the key that writes them.
+fn line_of_key(text: &str, key: &str) -> usize {
+    let tables = line_tables(text);
+    let line_of = |key: &str| {
+        text.lines().zip(&tables).position(|(line, table)| {
+            if line.trim().starts_with('[') {
+                table == key
+            } else {
+                key_of_line(line).is_some_and(|k| dotted(table, k) == key)
+            }
+        })
+    };
+    line_of(key)
+        .or_else(|| line_of(written_key(key)))
+        .map_or(0, |i| i + 1)
+}
+
+/// The key a file writes for the dotted `key`: `key` without the index of an array's
+/// element (`causes.levels.containers[1]`: `causes.levels.containers`) or a note in
+/// parentheses (`causes.mix.weights (sum)`: `causes.mix.weights`).
+fn written_key(key: &str) -> &str {
+    let key = key.split_once(" (").map_or(key, |(key, _)| key);
+    match key.strip_suffix(']').and_then(|k| k.rsplit_once('[')) {
+        Some((array, index)) if index.bytes().all(|b| b.is_ascii_digit()) => array,
+        _ => key,
+    }
+}
+
+/// The key of the error: serde's "missing field `x`" is put under the table found at the
+/// error's position; otherwise the key written where the error points.
+fn key_named(message: &str, at: String) -> String {
+    let missing = message
+        .split("missing field `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next());
+    match missing {
+        Some(field) if at.is_empty() => field.to_owned(),
+        Some(field) => format!("{at}.{field}"),
+        None => at,
+    }
+}
