@@ -104,7 +104,7 @@ pub struct DsbParams {
     /// Confidence of the per-node intervals (0.95). In `(0, 1)`.
     pub confidence: f64,
     /// `None`: P-Cores without number (blacklist level zero); `Some(k)`: P-Cores with
-    /// number, at most `k` nodes.
+    /// number, at most `k` nodes, `k >= 1`.
     pub blacklist_size: Option<u32>,
     /// Seed of the random choice between the two rankings of P-Cores with number.
     pub seed: u64,
@@ -130,7 +130,8 @@ impl DsbParams {
         }
     }
 
-    /// Checks the parameters: `window_secs` finite and `> 0`, `confidence` in `(0, 1)`.
+    /// Checks the parameters: `window_secs` finite and `> 0`, `confidence` in `(0, 1)`,
+    /// `blacklist_size`, if set, at least 1.
     pub fn check(self) -> Result<CheckedDsbParams, DetectError> {
         check_param("window_secs", self.window_secs, "finite and > 0", |w| {
             w > 0.0
@@ -138,6 +139,14 @@ impl DsbParams {
         check_param("confidence", self.confidence, "in (0, 1)", |c| {
             c > 0.0 && c < 1.0
         })?;
+        if let Some(size) = self.blacklist_size {
+            check_param(
+                "blacklist_size",
+                f64::from(size),
+                ">= 1 (unset: P-Cores without number)",
+                |s| s >= 1.0,
+            )?;
+        }
         Ok(CheckedDsbParams(self))
     }
 }

@@ -16,7 +16,7 @@ use straggler_detect::{
     LateParams, Oracle, OracleParams, SparkDetector, SparkParams, ZahariaLate, ZahariaLateParams,
 };
 
-use crate::{DetectorSpec, SimError};
+use crate::{DetectorSpec, SimError, tuning};
 
 impl DetectorSpec {
     /// The oracle (`"oracle"`): it knows which tasks straggle in the run of the same
@@ -37,7 +37,10 @@ impl DetectorSpec {
     /// `params.fraction` outside `(0, 1)`.
     pub fn oracle(params: OracleParams) -> Result<Self, SimError> {
         params.check()?;
-        Ok(DetectorSpec::tunable(params, oracle_spec))
+        let preset = DetectorSpec::tunable(OracleParams::default(), &[], oracle_spec);
+        let table = toml::Table::try_from(params).expect("parameters are a table");
+        let set = tuning::differing(preset.params().expect("a built-in"), &table);
+        preset.tuned(&set)
     }
 
     /// The paper's three detectors, then the oracle at 10% of each straggler's run: what
@@ -59,30 +62,28 @@ impl DetectorSpec {
     /// Hierarchical (over Default), LATE.
     pub fn paper() -> Vec<DetectorSpec> {
         vec![
-            DetectorSpec::tunable(DefaultParams::default(), |params| {
-                let checked = params.check()?;
-                Ok::<_, DetectError>(DetectorSpec::new(
-                    "default",
-                    "progress score below the stage's mean minus 0.2 (Dean & Ghemawat, CACM 2008; Phan et al., ACM TOMPECS 2019, Eq. 6)",
-                    move || Box::new(DefaultDetector::new(checked)),
-                ))
-            }),
-            DetectorSpec::tunable(HierarchicalSetting::default(), |setting| {
+            built_in(
+                "default",
+                "progress score below the stage's mean minus 0.2 (Dean & Ghemawat, CACM 2008; Phan et al., ACM TOMPECS 2019, Eq. 6)",
+                DefaultParams::default(),
+                DefaultParams::check,
+                DefaultDetector::new,
+            ),
+            DetectorSpec::tunable(HierarchicalSetting::default(), &[], |setting| {
                 let (checked, inner) = (setting.params.check()?, setting.inner.check()?);
-                Ok::<_, DetectError>(DetectorSpec::new(
+                Ok(DetectorSpec::new(
                     "hierarchical",
                     "Default's detections kept on nodes below 0.9 x the mean node speed (Phan et al., Euro-Par 2017; Phan et al., ACM TOMPECS 2019, Sec. 5.5)",
                     move || Box::new(Hierarchical::new(DefaultDetector::new(inner), checked)),
                 ))
             }),
-            DetectorSpec::tunable(LateParams::default(), |params| {
-                let checked = params.check()?;
-                Ok::<_, DetectError>(DetectorSpec::new(
-                    "late",
-                    "progress rate below the stage's mean minus 1 standard deviation (LATE as in Phan et al., ACM TOMPECS 2019, Eqs. 7-10)",
-                    move || Box::new(LateDetector::new(checked)),
-                ))
-            }),
+            built_in(
+                "late",
+                "progress rate below the stage's mean minus 1 standard deviation (LATE as in Phan et al., ACM TOMPECS 2019, Eqs. 7-10)",
+                LateParams::default(),
+                LateParams::check,
+                LateDetector::new,
+            ),
         ]
     }
 
@@ -93,39 +94,63 @@ impl DetectorSpec {
     /// al. and DoS-index rules.
     pub fn all() -> Vec<DetectorSpec> {
         let mut all = DetectorSpec::paper();
-        all.push(DetectorSpec::tunable(Hadoop1Params::default(), |params| {
-            let checked = params.check()?;
-            Ok::<_, DetectError>(DetectorSpec::new(
-                "hadoop1",
-                "Hadoop 1: progress 0.2 below the mean of all the stage's tasks, 60 s into the job, one attempt running",
-                move || Box::new(Hadoop1::new(checked)),
-            ))
-        }));
+        all.push(built_in(
+            "hadoop1",
+            "Hadoop 1: progress 0.2 below the mean of all the stage's tasks, 60 s into the job, one attempt running",
+            Hadoop1Params::default(),
+            Hadoop1Params::check,
+            Hadoop1::new,
+        ));
         all.extend(hadoop_speculators());
         all.extend([
-            spark_spec(
+            built_in(
                 "spark",
                 "Spark 4: runtime above 3 x the median of the finished tasks once 90% finished, efficiency check",
                 SparkParams::default(),
+                SparkParams::check,
+                SparkDetector::new,
             ),
-            spark_spec(
+            built_in(
                 "spark-legacy",
                 "Spark before 4.0: runtime above 1.5 x the median of the finished tasks once 75% finished",
                 SparkParams::legacy(),
+                SparkParams::check,
+                SparkDetector::new,
             ),
-            DetectorSpec::tunable(ZahariaLateParams::default(), |params| {
-                let checked = params.check()?;
-                Ok::<_, DetectError>(DetectorSpec::new(
-                    "late-zaharia",
-                    "LATE (Zaharia et al., OSDI 2008): 25th-percentile rate, 10% cap, longest time left first, no copy on slow nodes",
-                    move || Box::new(ZahariaLate::new(checked)),
-                ))
-            }),
+            built_in(
+                "late-zaharia",
+                "LATE (Zaharia et al., OSDI 2008): 25th-percentile rate, 10% cap, longest time left first, no copy on slow nodes",
+                ZahariaLateParams::default(),
+                ZahariaLateParams::check,
+                ZahariaLate::new,
+            ),
         ]);
         all.extend(node_level_detectors());
         all.extend(seed004_detectors());
         all
     }
+}
+
+/// A built-in detector `name` made by `make` from its parameters, `preset` or others, once
+/// `check` passed them.
+fn built_in<P, C, D>(
+    name: &'static str,
+    description: &'static str,
+    preset: P,
+    check: fn(P) -> Result<C, DetectError>,
+    make: fn(C) -> D,
+) -> DetectorSpec
+where
+    P: Serialize + for<'de> Deserialize<'de> + 'static,
+    C: Copy + Send + Sync + 'static,
+    D: Detector + 'static,
+{
+    DetectorSpec::tunable(preset, &[], move |params| {
+        let checked = check(params)?;
+        Ok(DetectorSpec::new(name, description, move || {
+            Box::new(make(checked))
+        }))
+    })
 }
 
 /// The oracle with `params`, which [`DetectorSpec::oracle`] has checked.
@@ -202,21 +227,11 @@ where
     P: Serialize + for<'de> Deserialize<'de> + Default + Copy + Send + Sync + 'static,
     E: RuntimeEstimator + Clone + Send + Sync + 'static,
 {
-    DetectorSpec::tunable(SpeculatorSetting::<P>::default(), move |setting| {
+    DetectorSpec::tunable(SpeculatorSetting::<P>::default(), &[], move |setting| {
         let checked = setting.speculator.check()?;
         let estimator = estimator_of(setting.estimator)?;
-        Ok::<_, DetectError>(DetectorSpec::new(name, &description, move || {
+        Ok(DetectorSpec::new(name, &description, move || {
             Box::new(HadoopSpeculator::new(estimator.clone(), checked))
-        }))
-    })
-}
-
-/// Spark's rule with `preset`.
-fn spark_spec(name: &'static str, description: &'static str, preset: SparkParams) -> DetectorSpec {
-    DetectorSpec::tunable(preset, move |params| {
-        let checked = params.check()?;
-        Ok::<_, DetectError>(DetectorSpec::new(name, description, move || {
-            Box::new(SparkDetector::new(checked))
         }))
     })
 }
@@ -224,22 +239,21 @@ fn spark_spec(name: &'static str, description: &'static str, preset: SparkParams
 /// The node-level detectors of seeds 001 and 002: eSplash and DSB without and with number.
 fn node_level_detectors() -> [DetectorSpec; 3] {
     let dsb = |name: &'static str, description: &'static str, preset: DsbParams| {
-        DetectorSpec::tunable(preset, move |params| {
+        DetectorSpec::tunable(preset, &["blacklist_size"], move |params| {
             let checked = params.check()?;
-            Ok::<_, DetectError>(DetectorSpec::new(name, description, move || {
+            Ok(DetectorSpec::new(name, description, move || {
                 Box::new(Dsb::new(checked))
             }))
         })
     };
     [
-        DetectorSpec::tunable(ESplashParams::default(), |params| {
-            let checked = params.check()?;
-            Ok::<_, DetectError>(DetectorSpec::new(
-                "esplash",
-                "eSplash (Wang et al., IPCCC 2016): tasks on nodes slow for their k-means level (SV > 3) whose copy pays (minL); those nodes host no copy",
-                move || Box::new(ESplash::new(checked)),
-            ))
-        }),
+        built_in(
+            "esplash",
+            "eSplash (Wang et al., IPCCC 2016): tasks on nodes slow for their k-means level (SV > 3) whose copy pays (minL); those nodes host no copy",
+            ESplashParams::default(),
+            ESplashParams::check,
+            ESplash::new,
+        ),
         dsb(
             "dsb",
             "DSB (Ouyang et al., FGCS 2019): tasks on nodes blacklisted by P-Cores over 95% t-intervals of normalised durations, every 60 s; no new task or copy there",
@@ -256,14 +270,6 @@ fn node_level_detectors() -> [DetectorSpec; 3] {
 /// Seed 004's detectors (Garraghan et al.): the combined, offline and online tests, and
 /// the DoS-index rule at 2.5 and at 10.
 fn seed004_detectors() -> Vec<DetectorSpec> {
-    let dos_index = |name: &'static str, description: &'static str, preset: DosIndexParams| {
-        DetectorSpec::tunable(preset, move |params| {
-            let checked = params.check()?;
-            Ok::<_, DetectError>(DetectorSpec::new(name, description, move || {
-                Box::new(DosIndex::new(checked))
-            }))
-        })
-    };
     vec![
         garraghan_spec(
             "garraghan",
@@ -280,15 +286,19 @@ fn seed004_detectors() -> Vec<DetectorSpec> {
             "Garraghan et al. online (IEEE TSC 2019, Sec. 6.2): progress below half the median progress of the stage",
             GarraghanMode::Online,
         ),
-        dos_index(
+        built_in(
             "dos-index",
             "DoS-index >= 2.5: time per input byte against the stage's (Garraghan et al., IEEE TSC 2019, Eq. 1)",
             DosIndexParams::default(),
+            DosIndexParams::check,
+            DosIndex::new,
         ),
-        dos_index(
+        built_in(
             "dos-index-10",
             "DoS-index >= 10, the extreme stragglers of Garraghan et al.'s diagnosis (IEEE TSC 2019, Eq. 1)",
             DosIndexParams::diagnosis(),
+            DosIndexParams::check,
+            DosIndex::new,
         ),
     ]
 }
@@ -305,7 +315,7 @@ fn garraghan_spec(
         mode,
         ..GarraghanParams::default()
     };
-    DetectorSpec::tunable(preset, move |params| {
+    DetectorSpec::tunable(preset, &[], move |params| {
         let checked = params.check()?;
         let mut spec = DetectorSpec::new(name, description, move || {
             Box::new(GarraghanDetector::new(checked))
@@ -316,6 +326,6 @@ fn garraghan_spec(
             };
             spec.with_history = Some(Arc::new(make));
         }
-        Ok::<_, DetectError>(spec)
+        Ok(spec)
     })
 }

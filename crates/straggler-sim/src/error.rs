@@ -47,7 +47,9 @@ pub enum SimError {
     DetectorParams {
         /// The detector's name.
         detector: String,
-        /// What is wrong.
+        /// The parameter at fault, dotted (`inner.gap`), where one is.
+        parameter: Option<String>,
+        /// What is wrong, the parameter and its value included.
         message: String,
     },
     /// A file could not be read.

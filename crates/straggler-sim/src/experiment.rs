@@ -1138,7 +1138,8 @@ pub struct Cell {
     pub scenario: String,
     /// `"x100"` or `"shared"`.
     pub policy: String,
-    /// `"default"`, `"hierarchical"`, `"late"`.
+    /// The detector's name ([`DetectorSpec::name`]): `"default"`, `"late"`, a tuned one's
+    /// `"late(alpha=0.5)"`.
     pub detector: String,
     /// The parameters the cell ran with.
     pub params: BTreeMap<String, serde_json::Value>,

@@ -15,6 +15,9 @@
 //! a detection (copies per task, launches per scan, caps, placement) is
 //! [`CopyControls`], separate from the detector.
 //!
+//! [`DetectorSpec`] makes each built-in detector, with its parameters as a
+//! [`toml::Table`] that [`DetectorSpec::tuned`] changes (`toml` is re-exported for it).
+//!
 //! Same configuration and seed, same bytes of output, whatever the number of threads:
 //! every run draws from its own ChaCha8 streams derived from the master seed and the run's
 //! labels, and runs are collected in a fixed order.
@@ -49,3 +52,6 @@ pub use experiment::{
 pub use fleet::{Progress, RunOptions, ScenarioOutcome, Summary, simulate_scenario};
 pub use oracle::{oracle_for, straggler_times};
 pub use scenario::{ClusterSpec, JobsSpec, PRESETS, ScenarioSpec, SpeculationSpec};
+/// The TOML crate of [`DetectorSpec::tuned`]'s tables and of the scenario and evaluation
+/// files.
+pub use toml;

@@ -8,54 +8,72 @@
 
 use std::sync::Arc;
 
-use crate::{DetectorSpec, SimError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use straggler_detect::DetectError;
+
+use crate::{DetectorSpec, SimError};
 
 /// Makes a detector's spec, and its parameters' table as the detector reads it back, from
-/// a table of all its parameters; the message of the error otherwise.
-type Respec = dyn Fn(&toml::Table) -> Result<(DetectorSpec, toml::Table), String> + Send + Sync;
+/// a table of all its parameters.
+type Respec = dyn Fn(&toml::Table) -> Result<(DetectorSpec, toml::Table), Refusal> + Send + Sync;
+
+/// Why parameters were refused.
+enum Refusal {
+    /// They are not the parameters' struct (a value of another type): serde's message.
+    Read(String),
+    /// The detector's `check` refused them.
+    Check(DetectError),
+}
+
+/// A parameter's key, its names from the outer table in: `["inner", "gap"]`.
+type Path = Vec<String>;
 
 /// A built-in detector's parameters and how it is made from others.
 #[derive(Clone)]
 pub(crate) struct Tuning {
     /// Every parameter, with its value.
     params: toml::Table,
+    /// The parameters that may be left unset (an `Option` left `None`), top-level keys.
+    unset: &'static [&'static str],
     /// The parameters set from the preset's (empty for the preset).
     set: toml::Table,
-    /// The preset's name.
+    /// The preset's name and description.
     base_name: String,
+    base_description: String,
     respec: Arc<Respec>,
 }
 
 impl DetectorSpec {
     /// The spec `spec_of(preset)`, whose parameters [`DetectorSpec::tuned`] can set: its
-    /// parameters are `P`'s fields. `spec_of` is given every parameter set with the
-    /// preset's others, and refuses what the detector's `check` refuses.
-    pub(crate) fn tunable<P, E>(
+    /// parameters are `P`'s fields, of which those in `unset` may be left out (an
+    /// `Option` field). `spec_of` is given every parameter set with the preset's others,
+    /// and refuses what the detector's `check` refuses.
+    pub(crate) fn tunable<P>(
         preset: P,
-        spec_of: impl Fn(P) -> Result<DetectorSpec, E> + Send + Sync + 'static,
+        unset: &'static [&'static str],
+        spec_of: impl Fn(P) -> Result<DetectorSpec, DetectError> + Send + Sync + 'static,
     ) -> DetectorSpec
     where
         P: Serialize + DeserializeOwned + 'static,
-        E: std::fmt::Display,
     {
         let params = toml::Table::try_from(&preset).expect("a preset's parameters are a table");
         let mut spec =
             spec_of(preset).unwrap_or_else(|e| panic!("preset parameters are invalid: {e}"));
         let respec = move |table: &toml::Table| {
-            let params: P = table
-                .clone()
-                .try_into()
-                .map_err(|e: toml::de::Error| e.message().to_owned())?;
-            let read_back = toml::Table::try_from(&params).map_err(|e| e.to_string())?;
-            let spec = spec_of(params).map_err(|e| e.to_string())?;
+            let params: P = (table.clone().try_into())
+                .map_err(|e: toml::de::Error| Refusal::Read(e.message().trim().to_owned()))?;
+            let read_back =
+                toml::Table::try_from(&params).map_err(|e| Refusal::Read(e.to_string()))?;
+            let spec = spec_of(params).map_err(Refusal::Check)?;
             Ok((spec, read_back))
         };
         spec.tuning = Some(Tuning {
             params,
+            unset,
             set: toml::Table::new(),
             base_name: spec.name().to_owned(),
+            base_description: spec.description().to_owned(),
             respec: Arc::new(respec),
         });
         spec
@@ -63,58 +81,140 @@ impl DetectorSpec {
 
     /// Every parameter of a built-in detector, with its value (its `*Params` struct's fields
     /// by their serde names, a nested struct as a table); `None` for a detector made by
-    /// [`DetectorSpec::new`].
+    /// [`DetectorSpec::new`]. A parameter left unset is not in it
+    /// ([`DetectorSpec::unset_params`]).
     pub fn params(&self) -> Option<&toml::Table> {
         self.tuning.as_ref().map(|tuning| &tuning.params)
     }
 
     /// Every parameter of [`DetectorSpec::params`] by its dotted key (`inner.gap`), in key
-    /// order, with its value as TOML writes it (`1`, `"sequential"`, `[1,2]`): what
+    /// order, with its value as TOML writes it (`1.0`, `"sequential"`, `[1,2]`), which
     /// [`DetectorSpec::tuned_from`] reads back. Empty for a detector made by
     /// [`DetectorSpec::new`].
     pub fn params_by_key(&self) -> Vec<(String, String)> {
-        self.params().map(leaves).unwrap_or_default()
+        let leaves = self.params().map(leaves).unwrap_or_default();
+        (leaves.into_iter())
+            .map(|(path, value)| (path.join("."), render(&value)))
+            .collect()
+    }
+
+    /// The parameters of a built-in detector that are not set and may be
+    /// (`blacklist_size` of `dsb`: P-Cores without number).
+    pub fn unset_params(&self) -> Vec<&'static str> {
+        let Some(tuning) = &self.tuning else {
+            return Vec::new();
+        };
+        (tuning.unset.iter().copied())
+            .filter(|key| !tuning.params.contains_key(*key))
+            .collect()
     }
 
     /// This detector with the parameters of `set` changed, the others as they are: named
     /// `<preset>(<key>=<value>,...)`, every parameter set from the preset's in key order
     /// (`late(alpha=0.5)`, `hierarchical(inner.gap=0.3,node_threshold=0.8)`), and described
-    /// as the preset with what was set. The preset's name is that of [`DetectorSpec::all`] or
-    /// [`DetectorSpec::oracle`].
+    /// by what was set and the preset's description. The preset's name is that of
+    /// [`DetectorSpec::all`] or `"oracle"`.
     ///
     /// # Errors
     ///
-    /// [`SimError::DetectorParams`]: the detector has no parameters to set (one made by
-    /// [`DetectorSpec::new`]), `set` names a parameter it has not or gives one a value of
-    /// another type, or the detector refuses a value (as its `check` does).
+    /// [`SimError::DetectorParams`], naming the parameter where one is at fault: the
+    /// detector has no parameters to set (one made by [`DetectorSpec::new`]), `set` names a
+    /// parameter it has not or gives one a value of another type, or the detector refuses
+    /// a value (as its `check` does).
     pub fn tuned(&self, set: &toml::Table) -> Result<DetectorSpec, SimError> {
-        let error = |message: String| SimError::DetectorParams {
+        let error = |parameter: Option<&Path>, message: String| SimError::DetectorParams {
             detector: self.name().to_owned(),
+            parameter: parameter.map(|path| path.join(".")),
             message,
         };
         let Some(tuning) = &self.tuning else {
-            return Err(error("has no parameters that can be set".to_owned()));
+            return Err(error(None, "has no parameters that can be set".to_owned()));
         };
-        let mut params = tuning.params.clone();
-        merge(&mut params, set);
-        let (mut spec, read_back) = (tuning.respec)(&params).map_err(&error)?;
-        for key in leaf_keys(set) {
-            if lookup(&read_back, &key).is_none() {
-                let known = leaf_keys(&read_back).join(", ");
-                return Err(error(format!(
-                    "no parameter {key:?}; its parameters: {known}"
-                )));
+        let set_leaves = leaves(set);
+        let unknown = |path: &Path| {
+            let mut known: Vec<String> = self.params_by_key().into_iter().map(|(k, _)| k).collect();
+            known.extend(self.unset_params().iter().map(|k| (*k).to_owned()));
+            known.sort();
+            let message = format!(
+                "parameter {}: no such parameter; its parameters: {}",
+                path.join("."),
+                known.join(", ")
+            );
+            error(Some(path), message)
+        };
+        // Keys are snake_case names: a quoted key with a dot is no parameter's.
+        let is_name = |name: &String| {
+            !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        };
+        if let Some((path, _)) = set_leaves
+            .iter()
+            .find(|(path, _)| !path.iter().all(is_name))
+        {
+            return Err(unknown(path));
+        }
+        let with = |set: &toml::Table| {
+            let mut params = tuning.params.clone();
+            merge(&mut params, set);
+            (tuning.respec)(&params)
+        };
+        let (mut spec, read_back) = match with(set) {
+            Ok(made) => made,
+            Err(refusal) => {
+                // The parameter at fault: the first refused when set alone.
+                let culprit = set_leaves
+                    .iter()
+                    .find(|(path, value)| with(&table_at(path, value.clone())).is_err());
+                let (path, message) = match (culprit, refusal) {
+                    (Some((path, value)), Refusal::Read(reason)) => {
+                        let message =
+                            format!("parameter {} = {}: {reason}", path.join("."), render(value));
+                        (Some(path), message)
+                    }
+                    (None, Refusal::Read(reason)) => (None, reason),
+                    (
+                        culprit,
+                        Refusal::Check(DetectError::InvalidParam {
+                            param,
+                            value,
+                            expected,
+                        }),
+                    ) => {
+                        let key =
+                            culprit.map_or_else(|| param.to_owned(), |(path, _)| path.join("."));
+                        (
+                            culprit.map(|(path, _)| path),
+                            format!("parameter {key} = {value}: must be {expected}"),
+                        )
+                    }
+                    (culprit, Refusal::Check(other)) => {
+                        (culprit.map(|(path, _)| path), other.to_string())
+                    }
+                };
+                return Err(error(path, message));
             }
+        };
+        if let Some((path, _)) = set_leaves
+            .iter()
+            .find(|(path, _)| lookup(&read_back, path).is_none())
+        {
+            return Err(unknown(path));
         }
         let mut all_set = tuning.set.clone();
         merge(&mut all_set, set);
         let rendered: Vec<String> = leaves(&all_set)
             .into_iter()
-            .map(|(key, value)| format!("{key}={value}"))
+            .map(|(path, value)| format!("{}={}", path.join("."), render(&value)))
             .collect();
         if !rendered.is_empty() {
             spec.name = format!("{}({})", tuning.base_name, rendered.join(","));
-            spec.description = format!("{}; with {}", spec.description, rendered.join(", "));
+            spec.description = format!(
+                "set {}; the preset: {}",
+                rendered.join(", "),
+                tuning.base_description
+            );
         }
         spec.tuning = Some(Tuning {
             params: read_back,
@@ -133,34 +233,46 @@ impl DetectorSpec {
     /// As [`DetectorSpec::tuned`], and [`SimError::DetectorParams`] when `set` is not the
     /// inside of an inline table.
     pub fn tuned_from(&self, set: &str) -> Result<DetectorSpec, SimError> {
-        let document: toml::Table =
-            format!("set = {{ {set} }}")
-                .parse()
-                .map_err(|e: toml::de::Error| SimError::DetectorParams {
-                    detector: self.name().to_owned(),
-                    message: format!(
-                        "cannot read the parameters {set:?} (key = value, comma-separated): {}",
-                        e.message()
-                    ),
-                })?;
+        let unreadable = |reason: &str| SimError::DetectorParams {
+            detector: self.name().to_owned(),
+            parameter: None,
+            message: format!(
+                "cannot read the parameters {set:?} (key = value, comma-separated){reason}"
+            ),
+        };
+        let document: toml::Table = format!("set = {{ {set} }}")
+            .parse()
+            .map_err(|e: toml::de::Error| unreadable(&format!(": {}", e.message().trim())))?;
         match document.get("set") {
             Some(toml::Value::Table(set)) if document.len() == 1 => self.tuned(set),
-            _ => Err(SimError::DetectorParams {
-                detector: self.name().to_owned(),
-                message: format!(
-                    "cannot read the parameters {set:?} (key = value, comma-separated)"
-                ),
-            }),
+            _ => Err(unreadable("")),
         }
     }
 }
 
-/// Sets every value of `set` in `into`, a table of both merged key by key, any other
-/// value replaced.
+/// The parameters of `to` that differ from `from`'s, as a table to
+/// [`DetectorSpec::tuned`].
+pub(crate) fn differing(from: &toml::Table, to: &toml::Table) -> toml::Table {
+    let mut out = toml::Table::new();
+    for (path, value) in leaves(to) {
+        if lookup(from, &path) != Some(&value) {
+            merge(&mut out, &table_at(&path, value));
+        }
+    }
+    out
+}
+
+/// Sets every value of `set` in `into`. A table of `set` is merged key by key into the
+/// table of `into` that has every one of its keys (a nested struct's); any other value
+/// replaces `into`'s (an enum's table, `{ auto = { min_rows = 5 } }`, by another variant).
 fn merge(into: &mut toml::Table, set: &toml::Table) {
     for (key, value) in set {
         match (into.get_mut(key), value) {
-            (Some(toml::Value::Table(inner)), toml::Value::Table(set)) => merge(inner, set),
+            (Some(toml::Value::Table(inner)), toml::Value::Table(set))
+                if set.keys().all(|k| inner.contains_key(k)) =>
+            {
+                merge(inner, set);
+            }
             _ => {
                 into.insert(key.clone(), value.clone());
             }
@@ -168,46 +280,50 @@ fn merge(into: &mut toml::Table, set: &toml::Table) {
     }
 }
 
-/// Every value of `table` that is not a table, by its dotted key, in key order.
-fn leaves(table: &toml::Table) -> Vec<(String, String)> {
+/// A table holding `value` at `path`.
+fn table_at(path: &[String], value: toml::Value) -> toml::Table {
+    let (last, outer) = path.split_last().expect("a parameter has a key");
+    let mut table = toml::Table::from_iter([(last.clone(), value)]);
+    for key in outer.iter().rev() {
+        table = toml::Table::from_iter([(key.clone(), toml::Value::Table(table))]);
+    }
+    table
+}
+
+/// Every value of `table` that is not a table, by its path, in key order.
+fn leaves(table: &toml::Table) -> Vec<(Path, toml::Value)> {
     let mut out = Vec::new();
     for (key, value) in table {
         match value {
-            toml::Value::Table(inner) => out.extend(
-                leaves(inner)
-                    .into_iter()
-                    .map(|(k, v)| (format!("{key}.{k}"), v)),
-            ),
-            other => out.push((key.clone(), render(other))),
+            toml::Value::Table(inner) => {
+                out.extend(leaves(inner).into_iter().map(|(mut path, value)| {
+                    path.insert(0, key.clone());
+                    (path, value)
+                }));
+            }
+            other => out.push((vec![key.clone()], other.clone())),
         }
     }
     out
 }
 
-/// The dotted keys of [`leaves`].
-fn leaf_keys(table: &toml::Table) -> Vec<String> {
-    leaves(table).into_iter().map(|(key, _)| key).collect()
-}
-
-/// The value at a dotted key of [`leaves`].
-fn lookup<'t>(table: &'t toml::Table, dotted: &str) -> Option<&'t toml::Value> {
-    let (first, rest) = match dotted.split_once('.') {
-        Some((first, rest)) => (first, Some(rest)),
-        None => (dotted, None),
-    };
+/// The value at `path` of `table`.
+fn lookup<'t>(table: &'t toml::Table, path: &[String]) -> Option<&'t toml::Value> {
+    let (first, rest) = path.split_first()?;
     match (table.get(first)?, rest) {
-        (toml::Value::Table(inner), Some(rest)) => lookup(inner, rest),
-        (value, None) => Some(value),
-        (_, Some(_)) => None,
+        (value, []) => Some(value),
+        (toml::Value::Table(inner), rest) => lookup(inner, rest),
+        _ => None,
     }
 }
 
-/// A value that is not a table, as TOML writes it, without whitespace outside strings.
-pub(crate) fn render(value: &toml::Value) -> String {
+/// A value that is not a table as TOML reads it back, without whitespace outside strings:
+/// a float always with a point or an exponent (`1.0`, `1e30`).
+fn render(value: &toml::Value) -> String {
     match value {
         toml::Value::String(s) => format!("{s:?}"),
         toml::Value::Integer(i) => i.to_string(),
-        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Float(f) => format!("{f:?}"),
         toml::Value::Boolean(b) => b.to_string(),
         toml::Value::Datetime(d) => d.to_string(),
         toml::Value::Array(items) => {
@@ -217,7 +333,7 @@ pub(crate) fn render(value: &toml::Value) -> String {
         toml::Value::Table(table) => {
             let items: Vec<String> = leaves(table)
                 .into_iter()
-                .map(|(key, value)| format!("{key}={value}"))
+                .map(|(path, value)| format!("{}={}", path.join("."), render(&value)))
                 .collect();
             format!("{{{}}}", items.join(","))
         }
@@ -240,6 +356,14 @@ mod tests {
         spec(name).tuned_from(set).unwrap_err().to_string()
     }
 
+    /// The dotted keys of `spec`'s parameters.
+    fn keys(spec: &DetectorSpec) -> Vec<String> {
+        spec.params_by_key()
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect()
+    }
+
     /// Rows flagged by one scan of a straggling stage.
     fn flagged(spec: &DetectorSpec) -> usize {
         let snapshot = straggling_stage(2000, 40, 7).unwrap();
@@ -253,7 +377,10 @@ mod tests {
         let late = spec("late");
         let eager = late.tuned_from("alpha = 0").unwrap();
         assert_eq!(eager.name(), "late(alpha=0)");
-        assert!(eager.description().ends_with("; with alpha=0"));
+        assert_eq!(
+            eager.description(),
+            format!("set alpha=0; the preset: {}", late.description())
+        );
         assert_eq!(eager.params().unwrap()["alpha"], toml::Value::Float(0.0));
         // alpha 0 flags every rate below the mean, 1 only those a deviation below.
         let (preset, tuned) = (flagged(&late), flagged(&eager));
@@ -262,16 +389,37 @@ mod tests {
         let twice = eager.tuned_from("parallelism = \"sequential\"").unwrap();
         assert_eq!(twice.name(), "late(alpha=0,parallelism=\"sequential\")");
         assert_eq!(flagged(&twice), tuned);
+        // An enum's table is replaced by another variant, not merged into.
+        let auto = twice
+            .tuned_from("parallelism = { auto = { min_rows = 5 } }")
+            .unwrap();
+        assert_eq!(
+            auto.params_by_key()[1],
+            ("parallelism.auto.min_rows".to_owned(), "5".to_owned())
+        );
         // Nothing set: the preset.
         assert_eq!(late.tuned_from("").unwrap().name(), "late");
     }
 
     #[test]
+    fn a_tuned_name_reads_back_as_the_same_detector() {
+        let tuned = spec("hadoop1")
+            .tuned_from("lag_secs = 1e30, gap = 0.5")
+            .unwrap();
+        assert_eq!(tuned.name(), "hadoop1(gap=0.5,lag_secs=1e30)");
+        let inside = &tuned.name()["hadoop1(".len()..tuned.name().len() - 1];
+        let again = spec("hadoop1")
+            .tuned_from(&inside.replace(',', ", "))
+            .unwrap();
+        assert_eq!(again.name(), tuned.name());
+        assert_eq!(again.params(), tuned.params());
+    }
+
+    #[test]
     fn nested_and_side_by_side_parameters_are_set_by_their_keys() {
         let hierarchical = spec("hierarchical");
-        let keys = leaf_keys(hierarchical.params().unwrap());
         assert_eq!(
-            keys,
+            keys(&hierarchical),
             [
                 "inner.gap",
                 "inner.parallelism.auto.min_rows",
@@ -282,10 +430,13 @@ mod tests {
         let tuned = hierarchical
             .tuned_from("node_threshold = 2.0, inner.gap = 0.0")
             .unwrap();
-        assert_eq!(tuned.name(), "hierarchical(inner.gap=0,node_threshold=2)");
+        assert_eq!(
+            tuned.name(),
+            "hierarchical(inner.gap=0.0,node_threshold=2.0)"
+        );
         assert!(flagged(&tuned) > flagged(&hierarchical));
         let smoothed = spec("hadoop-exp-smoothed");
-        let keys = leaf_keys(smoothed.params().unwrap());
+        let keys = keys(&smoothed);
         assert!(keys.contains(&"lambda_secs".to_owned()), "{keys:?}");
         assert!(
             keys.contains(&"min_finished_fraction".to_owned()),
@@ -295,6 +446,15 @@ mod tests {
         assert_eq!(
             tuned.params().unwrap()["lambda_secs"],
             toml::Value::Float(30.0)
+        );
+        // An optional parameter left unset is listed as such, and can be set.
+        let dsb = spec("dsb");
+        assert_eq!(dsb.unset_params(), ["blacklist_size"]);
+        let top2 = dsb.tuned_from("blacklist_size = 2").unwrap();
+        assert!(top2.unset_params().is_empty());
+        assert_eq!(
+            top2.params().unwrap()["blacklist_size"],
+            toml::Value::Integer(2)
         );
     }
 
@@ -317,7 +477,13 @@ mod tests {
     fn the_oracle_and_garraghan_stay_what_they_are() {
         let oracle = spec("oracle").tuned_from("fraction = 0.5").unwrap();
         assert_eq!(oracle.oracle_params().unwrap().fraction, 0.5);
-        assert!(oracle.description().contains("at 50% of its time"));
+        assert_eq!(oracle.name(), "oracle(fraction=0.5)");
+        // The library's constructor names it the same way.
+        let params = straggler_detect::OracleParams {
+            fraction: 0.5,
+            ..Default::default()
+        };
+        assert_eq!(DetectorSpec::oracle(params).unwrap().name(), oracle.name());
         let online = spec("garraghan").tuned_from("mode = \"online\"").unwrap();
         assert!(online.with_history.is_none());
         assert!(spec("garraghan").with_history.is_some());
@@ -325,26 +491,65 @@ mod tests {
 
     #[test]
     fn what_cannot_be_set_is_refused_naming_the_detector_and_the_parameter() {
+        let cases = [
+            (
+                "late",
+                "alpah = 0.5",
+                "detector late: parameter alpah: no such parameter; its parameters: alpha, parallelism.auto.min_rows",
+            ),
+            (
+                "late",
+                "alpha = \"high\"",
+                "detector late: parameter alpha = \"high\": invalid type: string \"high\", expected f64",
+            ),
+            (
+                "late",
+                "alpha = -1",
+                "detector late: parameter alpha = -1: must be finite and >= 0",
+            ),
+            (
+                "garraghan",
+                "diff = 0.5, segments = 2.5",
+                "detector garraghan: parameter segments = 2.5: invalid type: floating point `2.5`, expected u32",
+            ),
+            (
+                "hierarchical",
+                "inner.gap = 1.5",
+                "detector hierarchical: parameter inner.gap = 1.5: must be in [0, 1]",
+            ),
+            (
+                "hierarchical",
+                "\"inner.gap\" = 0",
+                "detector hierarchical: parameter inner.gap: no such parameter; its parameters: inner.gap, inner.parallelism.auto.min_rows, node_threshold, parallelism.auto.min_rows",
+            ),
+            (
+                "dsb",
+                "blacklist = 3",
+                "detector dsb: parameter blacklist: no such parameter; its parameters: blacklist_size, confidence, seed, window_secs",
+            ),
+            (
+                "dsb",
+                "blacklist_size = 0",
+                "detector dsb: parameter blacklist_size = 0: must be >= 1 (unset: P-Cores without number)",
+            ),
+            (
+                "spark",
+                "quantile 0.5",
+                "detector spark: cannot read the parameters \"quantile 0.5\" (key = value, comma-separated): missing assignment between key-value pairs, expected `=`",
+            ),
+        ];
+        for (name, set, expected) in cases {
+            assert_eq!(error(name, set), expected, "{name}({set})");
+        }
+        let parameter = |name: &str, set: &str| match spec(name).tuned_from(set) {
+            Err(SimError::DetectorParams { parameter, .. }) => parameter,
+            other => panic!("{other:?}"),
+        };
         assert_eq!(
-            error("late", "alpah = 0.5"),
-            "detector late: no parameter \"alpah\"; its parameters: alpha, parallelism.auto.min_rows"
+            parameter("hierarchical", "inner.gap = 1.5").as_deref(),
+            Some("inner.gap")
         );
-        let wrong_type = error("late", "alpha = \"high\"");
-        assert!(
-            wrong_type.starts_with("detector late: invalid type: string \"high\", expected f64"),
-            "{wrong_type}"
-        );
-        let refused = error("late", "alpha = -1");
-        assert!(refused.starts_with("detector late: "), "{refused}");
-        assert!(
-            refused.contains("alpha") && refused.contains(">= 0"),
-            "{refused}"
-        );
-        let unreadable = error("spark", "quantile 0.5");
-        assert!(
-            unreadable.starts_with("detector spark: cannot read the parameters \"quantile 0.5\""),
-            "{unreadable}"
-        );
+        assert_eq!(parameter("spark", "quantile 0.5"), None);
         let escape = error("spark", "quantile = 0.5 }, b = { c = 1");
         assert!(escape.contains("cannot read the parameters"), "{escape}");
         let custom = DetectorSpec::new("mine", "mine", || {
@@ -412,7 +617,13 @@ mod tests {
             }
             for row in table.iter().skip(1) {
                 let listed = params.iter().any(|(key, _)| key == &row[0]);
-                assert_eq!(listed, row[column] != "-", "{name}: {}", row[0]);
+                let unset = spec.unset_params().contains(&row[0].as_str());
+                let expected = match (listed, unset) {
+                    (false, true) => "not set",
+                    (false, false) => "-",
+                    (true, _) => continue,
+                };
+                assert_eq!(row[column], expected, "{name}: {}", row[0]);
             }
         }
     }

@@ -1516,3 +1516,37 @@ fn assert_above_limit(err: &SimError, key: &str, limit: impl std::fmt::Display) 
         "{key}: {err}"
     );
 }
+
+#[test]
+fn figures_4_to_6_say_why_time_and_energy_are_not_normalised_without_default() {
+    let title = |list: &[&str]| {
+        let specs: Vec<DetectorSpec> = (DetectorSpec::all().into_iter())
+            .filter_map(|spec| {
+                let name = spec.name().to_owned();
+                list.iter()
+                    .find_map(|&wanted| match wanted.split_once('(') {
+                        Some((base, set)) if base == name => {
+                            Some(spec.tuned_from(set.trim_end_matches(')')).unwrap())
+                        }
+                        None if wanted == name => Some(spec.clone()),
+                        _ => None,
+                    })
+            })
+            .collect();
+        let results = small_eval().with_detectors(specs).run().unwrap();
+        let table = straggler_sim::report::figures4to6(&results);
+        let normalised = table.rows.iter().all(|row| row[3] != "n/a");
+        (table.title, normalised)
+    };
+    let (with_default, normalised) = title(&["default", "late"]);
+    assert!(!with_default.contains("no `default`"), "{with_default}");
+    assert!(normalised);
+    let (tuned_only, normalised) = title(&["default(gap = 0.1)", "late"]);
+    assert!(
+        tuned_only.ends_with(
+            "; n/a under Time and Energy: no `default` under x100 to normalise by (a tuned Default is another detector)"
+        ),
+        "{tuned_only}"
+    );
+    assert!(!normalised);
+}

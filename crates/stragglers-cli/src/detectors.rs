@@ -36,7 +36,7 @@ pub fn parse<T: Clone>(
             chosen.push(choice);
         }
     };
-    for item in items(list)? {
+    for item in items(list).with_context(|| flag.to_owned())? {
         let (word, set) = match item.split_once('(') {
             Some((word, rest)) => match rest.strip_suffix(')') {
                 Some(set) => (word.trim_end(), Some(set)),
@@ -83,10 +83,11 @@ pub fn parse<T: Clone>(
 }
 
 /// The items of a list: split at the commas outside parentheses, brackets, braces and
-/// quoted strings, each trimmed, the empty ones left out.
+/// quoted strings, each trimmed, the empty ones left out. A closing character that does
+/// not match the last one opened, or one left open, is an error.
 fn items(list: &str) -> anyhow::Result<Vec<&str>> {
     let mut items = Vec::new();
-    let (mut depth, mut quote, mut start) = (0usize, None, 0);
+    let (mut open, mut quote, mut start) = (Vec::new(), None, 0);
     let mut chars = list.char_indices();
     while let Some((i, c)) = chars.next() {
         match (quote, c) {
@@ -96,21 +97,33 @@ fn items(list: &str) -> anyhow::Result<Vec<&str>> {
             (Some(q), c) if c == q => quote = None,
             (Some(_), _) => {}
             (None, '"' | '\'') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
+            (None, '(' | '[' | '{') => open.push(c),
             (None, ')' | ']' | '}') => {
-                depth = depth
-                    .checked_sub(1)
-                    .with_context(|| format!("{list:?}: {c:?} at byte {i} closes nothing"))?;
+                let due = open.pop().map(|o| match o {
+                    '(' => ')',
+                    '[' => ']',
+                    _ => '}',
+                });
+                match due {
+                    None => bail!("{list:?}: {c:?} at byte {i} closes nothing"),
+                    Some(due) if due != c => {
+                        bail!("{list:?}: {c:?} at byte {i} where {due:?} is due")
+                    }
+                    Some(_) => {}
+                }
             }
-            (None, ',') if depth == 0 => {
+            (None, ',') if open.is_empty() => {
                 items.push(&list[start..i]);
                 start = i + 1;
             }
             _ => {}
         }
     }
-    if quote.is_some() || depth > 0 {
-        bail!("{list:?}: a quote, parenthesis, bracket or brace is left open");
+    if let Some(q) = quote {
+        bail!("{list:?}: the quote {q:?} is left open");
+    }
+    if let Some(c) = open.last() {
+        bail!("{list:?}: {c:?} is left open");
     }
     items.push(&list[start..]);
     Ok(items
@@ -218,9 +231,15 @@ mod tests {
             error("a(x = 1) b").to_string(),
             "--detector: \"a(x = 1) b\" opens a parenthesis it does not close last"
         );
-        for open in ["a(x = 1", "a(s = \")", "a]"] {
-            let message = error(open).to_string();
-            assert!(message.starts_with(&format!("{open:?}: ")), "{message}");
+        for (list, problem) in [
+            ("a(x = 1", "'(' is left open"),
+            ("a(s = \")", "the quote '\"' is left open"),
+            ("a]", "']' at byte 1 closes nothing"),
+            ("a(x = 1]", "']' at byte 7 where ')' is due"),
+            ("a(x = { y = 1)}", "')' at byte 13 where '}' is due"),
+        ] {
+            let message = format!("{:#}", error(list));
+            assert_eq!(message, format!("--detector: {list:?}: {problem}"));
         }
     }
 }

@@ -120,6 +120,9 @@ fn detectors_listing(specs: &[DetectorSpec], params: bool) -> String {
             for (key, value) in spec.params_by_key() {
                 listing += &format!("    {key} = {value}\n");
             }
+            for key in spec.unset_params() {
+                listing += &format!("    {key} (not set)\n");
+            }
         }
     }
     listing

@@ -100,7 +100,12 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             let outcome = simulate_scenario(&spec, args.seed, made, options)
                 .with_context(|| format!("simulating {}", spec.name));
             bar.finish_and_clear();
-            outcome.map(|o| o.summary)
+            // The name the run was asked by (`dsb(window_secs=120.0)`), not the detector's
+            // own, which a tuned detector shares with its preset.
+            outcome.map(|o| Summary {
+                detector: name_of(detector.as_ref()).to_owned(),
+                ..o.summary
+            })
         })
         .collect::<anyhow::Result<Vec<Summary>>>()?;
     let wall = started.elapsed().as_secs_f64();

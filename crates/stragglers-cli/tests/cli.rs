@@ -221,7 +221,10 @@ fn detectors_named_are_listed_with_their_parameters() {
     let stdout = stragglers_ok(&["detectors", "late(alpha = 0.5)", "spark-legacy"]);
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(lines[0].starts_with("late(alpha=0.5)  "), "{stdout}");
-    assert!(lines[0].ends_with("; with alpha=0.5"), "{stdout}");
+    assert!(
+        lines[0].contains("  set alpha=0.5; the preset: "),
+        "{stdout}"
+    );
     assert_eq!(
         lines[1..3],
         ["    alpha = 0.5", "    parallelism.auto.min_rows = 262144"]
@@ -237,12 +240,15 @@ fn detectors_named_are_listed_with_their_parameters() {
             "{stdout}"
         );
     }
+    // A parameter that may be left unset is listed as such.
+    let dsb = stragglers_ok(&["detectors", "dsb"]);
+    assert!(dsb.contains("\n    blacklist_size (not set)\n"), "{dsb}");
     let output = stragglers(&["detectors", "late(alpha = -1)"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("stragglers detectors: \"late(alpha = -1)\"")
-            && stderr.contains("detector late: parameter alpha = -1 is invalid: must be finite"),
+            && stderr.contains("detector late: parameter alpha = -1: must be finite and >= 0"),
         "{stderr}"
     );
 }
@@ -332,6 +338,14 @@ fn simulate_runs_several_detectors_side_by_side() {
     let summaries = &document["runs"];
     assert_eq!(summaries[0]["detector"], "late");
     assert_eq!(summaries[1]["detector"], "none");
+    // A tuned detector's run is named as it was asked, not as its preset.
+    let tuned = run("late,late(alpha = 0.5)", Some(json_path.to_str().unwrap()));
+    let document: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(document["runs"][0]["detector"], "late");
+    assert_eq!(document["runs"][1]["detector"], "late(alpha=0.5)");
+    assert_ne!(document["runs"][0], document["runs"][1]);
+    assert!(tuned.contains("late(alpha=0.5)"), "{tuned}");
     let output = stragglers(&["simulate", "--preset", "paper", "--detector", "late,nope"]);
     assert!(String::from_utf8_lossy(&output.stderr).contains("\"nope\""));
     // `--detectors` is `--detector`, as in `eval` and `replay`.
