@@ -47,6 +47,20 @@ pub struct DetectorSpec {
     pub(crate) tuning: Option<crate::tuning::Tuning>,
 }
 
+/// A detector as the results documents record it: its name, its description, and a
+/// built-in's parameters ([`DetectorSpec::params`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DetectorRecord {
+    /// [`DetectorSpec::name`], the name of its cells.
+    pub name: String,
+    /// [`DetectorSpec::description`].
+    pub description: String,
+    /// Every parameter of a built-in, by its serde name (an optional one left unset is
+    /// not written); none for a detector made by [`DetectorSpec::new`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<toml::Table>,
+}
+
 /// Makes a detector that starts from a progress history.
 pub(crate) type MakeWithHistory =
     dyn Fn(&straggler_detect::garraghan::ProgressHistory) -> Box<dyn Detector> + Send + Sync;
@@ -96,6 +110,14 @@ impl DetectorSpec {
     /// A fresh detector.
     pub fn make(&self) -> Box<dyn Detector> {
         (self.make)()
+    }
+    /// What the results documents record of it.
+    pub fn record(&self) -> DetectorRecord {
+        DetectorRecord {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            params: self.params().cloned(),
+        }
     }
 }
 
@@ -496,6 +518,12 @@ impl Evaluation {
         )?;
         let cells = self.plan()?;
         debug_assert_eq!(cells.len() as u64, self.cell_count());
+        let mut detectors: Vec<DetectorRecord> = Vec::new();
+        for cell in &cells {
+            if detectors.iter().all(|d| d.name != cell.detector.name()) {
+                detectors.push(cell.detector.record());
+            }
+        }
         // Seed 004's offline model learns from past runs: the baseline runs' progress,
         // recorded in the baseline runs themselves (no second simulation).
         let with_history = cells.iter().any(|c| c.detector.with_history.is_some());
@@ -616,6 +644,7 @@ impl Evaluation {
         Ok(EvalResults {
             schema: SCHEMA.to_owned(),
             config: config.clone(),
+            detectors,
             baseline: Baseline {
                 runs: config.baseline_runs,
                 usual_times: usual.len(),
@@ -1156,6 +1185,10 @@ pub struct EvalResults {
     pub schema: String,
     /// What ran.
     pub config: EvalConfig,
+    /// The detectors of the cells, each once, in the evaluation's order, with their
+    /// parameters (none in a document written before they were recorded).
+    #[serde(default)]
+    pub detectors: Vec<DetectorRecord>,
     /// Baselines and Table 5.
     pub baseline: Baseline,
     /// Every cell, scenario-major, then policy, then detector.

@@ -46,7 +46,7 @@ pub use config::{
 pub use engine::{Outcome, simulate, simulate_outcome};
 pub use error::SimError;
 pub use experiment::{
-    Baseline, Cell, DetectorSpec, EvalConfig, EvalResults, Evaluation, Fig3Config,
+    Baseline, Cell, DetectorRecord, DetectorSpec, EvalConfig, EvalResults, Evaluation, Fig3Config,
     KilledOriginalTime, Labelling, RunMetrics, SCHEMA, Table7Config,
 };
 pub use fleet::{Progress, RunOptions, ScenarioOutcome, Summary, simulate_scenario};

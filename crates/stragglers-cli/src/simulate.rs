@@ -37,8 +37,9 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 2019)]
     seed: u64,
     /// Write the summaries as JSON to this file: `{"schema": "stragglers.simulate/1",
-    /// "scenario", "seed", "runs": [one summary per detector]}`; `-` writes them to standard
-    /// output in place of the summaries.
+    /// "scenario", "seed", "detectors": [{"name", "description", "params"}], "runs": [one
+    /// summary per detector]}`; `-` writes them to standard output in place of the
+    /// summaries.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
 }
@@ -117,10 +118,16 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     eprintln!("simulated in {wall:.2} s");
     if let Some(path) = args.json {
         // One shape whatever the number of detectors, named like eval's and replay's.
+        let records: Vec<_> = detectors
+            .iter()
+            .flatten()
+            .map(DetectorSpec::record)
+            .collect();
         let document = serde_json::json!({
             "schema": "stragglers.simulate/1",
             "scenario": spec.name,
             "seed": args.seed,
+            "detectors": records,
             "runs": summaries,
         });
         let text = serde_json::to_string_pretty(&document)?;

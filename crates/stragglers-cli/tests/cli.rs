@@ -344,6 +344,9 @@ fn simulate_runs_several_detectors_side_by_side() {
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     assert_eq!(document["runs"][0]["detector"], "late");
     assert_eq!(document["runs"][1]["detector"], "late(alpha=0.5)");
+    assert_eq!(document["detectors"][1]["name"], "late(alpha=0.5)");
+    assert_eq!(document["detectors"][1]["params"]["alpha"], 0.5);
+    assert_eq!(document["detectors"][0]["params"]["alpha"], 1.0);
     assert_ne!(document["runs"][0], document["runs"][1]);
     assert!(tuned.contains("late(alpha=0.5)"), "{tuned}");
     let output = stragglers(&["simulate", "--preset", "paper", "--detector", "late,nope"]);
@@ -675,6 +678,14 @@ fn eval_reads_an_evaluation_file_and_the_flags_change_it() {
         scenarios,
         ["half-at-two-cores", "one-in-ten-at-one-core"].into()
     );
+    // Each detector of the cells once, with its parameters.
+    let detectors: Vec<&str> = (results["detectors"].as_array().unwrap())
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(detectors, ["default", "hierarchical", "late", "oracle"]);
+    assert_eq!(results["detectors"][1]["params"]["node_threshold"], 0.9);
+    assert_eq!(results["detectors"][3]["params"]["fraction"], 0.1);
 
     // A file the evaluation refuses: the file, line and key.
     let dir = std::env::temp_dir().join(format!("stragglers-eval-file-{}", std::process::id()));
