@@ -13,6 +13,7 @@ macro_rules! eprintln {
 mod detectors;
 mod output;
 mod replay;
+mod replay_intervals;
 mod simulate;
 
 use std::path::PathBuf;
