@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 mod error;
+mod interval;
 mod judge;
 mod read;
 mod recorded;
@@ -19,6 +20,10 @@ mod trace;
 mod truth;
 
 pub use error::TraceError;
+pub use interval::{
+    HADOOP_PROGRESS_INTERVAL_SECS, HEARTBEAT_SECS, IntervalSource, SPARK_DEFAULT_INTERVAL_MS,
+    ScanInterval, spark_time_ms,
+};
 pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, read_reader};
 pub use report::{ReadReport, RecoveredEnd, Skip, Truncation, UnknownKey, Unread, UnusableSplits};
 pub use trace::{
@@ -28,7 +33,7 @@ pub use trace::{
 
 pub use judge::{ReplayMetrics, judge, task_records};
 pub use recorded::{CopyCounts, Recorded, fakes_won_by_copy, recorded};
-pub use replay::{MAX_SCANS_PER_JOB, ReplayConfig, ReplayOutcome, SkippedJob, replay};
+pub use replay::{MAX_SCANS_PER_JOB, ReplayConfig, ReplayOutcome, SkippedJob, replay, replay_each};
 pub use replay_error::ReplayError;
 pub use table3::{Correlation, Table3, Table3Row, pearson, table3};
 pub use truth::{LabelledTask, Labels, TruthConfig, attempt_roles, job_origin_secs, label};

@@ -2,7 +2,9 @@
 //! engine would have given it, rebuilt from the attempts the log holds.
 //!
 //! Each job is replayed on its own (the detector is reset before it), on its own clock:
-//! seconds since its first launch. Scans happen at `k * scan_interval_secs`, `k = 0, 1, ...`,
+//! seconds since its first launch, and at its own scan interval (one for all jobs in
+//! [`replay`], each job's in [`replay_each`]: its engine's, see
+//! [`ScanInterval`](crate::ScanInterval)). Scans happen at `k * interval`, `k = 0, 1, ...`,
 //! skipping the idle gaps where nothing runs. Before the scan at `now`, in time order, the
 //! detector observes (as `docs/writing-a-detector.md` says an engine does):
 //!
@@ -53,8 +55,8 @@ use crate::{AttemptOutcome, Labels, ReplayError, StageKind, TraceAttempt, TraceJ
 /// The most scans a job's replay may take by default ([`ReplayConfig::max_scans_per_job`]):
 /// its span over the scan interval. The bound turns a damaged time (an end years after the
 /// launch) into a job skipped ([`ReplayOutcome::skipped_jobs`]) rather than minutes of
-/// scans for every detector: 10^7 scans is a year at the default 3 s; a week's job every
-/// 0.1 s is 6 x 10^6. Default took 18.3 s over 9.7 x 10^7 scans of one running attempt
+/// scans for every detector: 10^7 scans is a year at 3 s (Hadoop's), 10^6 s (11.6 days)
+/// at Spark's default 0.1 s; a week's job every 0.1 s is 6 x 10^6. Default took 18.3 s over 9.7 x 10^7 scans of one running attempt
 /// (`stragglers replay` of a three-line Alibaba log whose one attempt ran 2.9 x 10^8 s,
 /// with the bound raised), so about 2 s at this bound.
 pub const MAX_SCANS_PER_JOB: u64 = 10_000_000;
@@ -63,8 +65,9 @@ pub const MAX_SCANS_PER_JOB: u64 = 10_000_000;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ReplayConfig {
-    /// Seconds between two scans (and two progress reports); 3 s by default, the
-    /// simulator's heartbeat.
+    /// Seconds between two scans (and two progress reports) of every job in [`replay`];
+    /// 3 s by default, the simulator's heartbeat and Hadoop's progress reports. A Spark log
+    /// is scanned as Spark checks, every 0.1 s by default: see [`replay_each`].
     pub scan_interval_secs: f64,
     /// The most scans one job's replay may take ([`MAX_SCANS_PER_JOB`] by default); a job
     /// that would take more is skipped ([`ReplayOutcome::skipped_jobs`]).
@@ -200,8 +203,10 @@ fn usable_splits(splits: &[(f64, f64)]) -> bool {
         && splits.windows(2).all(|w| w[0].0 <= w[1].0)
 }
 
-/// Replays `detector` over every job of `jobs` and returns its first detections of the
-/// labelled tasks. `labels` must come from [`label`](crate::label) on the same jobs.
+/// Replays `detector` over every job of `jobs`, each scanned every
+/// [`ReplayConfig::scan_interval_secs`], and returns its first detections of the labelled
+/// tasks. `labels` must come from [`label`](crate::label) on the same jobs.
+/// [`replay_each`] scans each job at its own interval (its engine's).
 ///
 /// A job that would take more than [`ReplayConfig::max_scans_per_job`] scans is not
 /// replayed: it is listed in [`ReplayOutcome::skipped_jobs`] and the other jobs are
@@ -218,13 +223,51 @@ pub fn replay(
     config: ReplayConfig,
 ) -> Result<ReplayOutcome, ReplayError> {
     let config = config.check()?;
+    let intervals = vec![config.scan_interval_secs; jobs.len()];
+    replay_each(jobs, labels, detector, &intervals, config.max_scans_per_job)
+}
+
+/// Replays `detector` over every job of `jobs` as [`replay`] does, job `j` scanned every
+/// `intervals_secs[j]` seconds: its engine's ([`ScanInterval::engine`]), or one for all
+/// ([`ScanInterval::given`]). A job whose span over its interval is more than
+/// `max_scans_per_job` is not replayed ([`ReplayOutcome::skipped_jobs`]).
+///
+/// # Errors
+///
+/// As [`replay`]'s, and a number of intervals other than the number of jobs.
+///
+/// [`ScanInterval::engine`]: crate::ScanInterval::engine
+/// [`ScanInterval::given`]: crate::ScanInterval::given
+pub fn replay_each(
+    jobs: &[TraceJob],
+    labels: &Labels,
+    detector: &mut dyn Detector,
+    intervals_secs: &[f64],
+    max_scans_per_job: u64,
+) -> Result<ReplayOutcome, ReplayError> {
+    if intervals_secs.len() != jobs.len() {
+        return Err(ReplayError::Intervals {
+            jobs: jobs.len(),
+            intervals: intervals_secs.len(),
+        });
+    }
+    // Every interval checked before any job is replayed.
+    let configs = (intervals_secs.iter())
+        .map(|&scan_interval_secs| {
+            ReplayConfig {
+                scan_interval_secs,
+                max_scans_per_job,
+            }
+            .check()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut outcome = ReplayOutcome {
         detections: vec![None; labels.tasks.len()],
         scans: 0,
         attempts_without_launch: 0,
         skipped_jobs: Vec::new(),
     };
-    for (j, job) in jobs.iter().enumerate() {
+    for (j, (job, config)) in jobs.iter().zip(configs).enumerate() {
         replay_job(j, job, labels, detector, config, &mut outcome)?;
     }
     Ok(outcome)
@@ -771,6 +814,66 @@ mod tests {
                 assert!(job.to_string().contains("more than 3;"), "{job}");
             }
         }
+    }
+
+    #[test]
+    fn each_job_is_scanned_at_its_own_interval() {
+        // Job "j" (one map 0..1) every 0.25 s: scans at 0, 0.25, 0.5, 0.75; job "k" (one
+        // map 0..7) every 3 s: scans at 0, 3, 6. The same jobs at one interval for all
+        // (replay's, 3 s) scan "j" once.
+        let jobs = vec![
+            job("j", vec![plain_task("a", "map", 0.0, 1.0)]),
+            job("k", vec![plain_task("b", "map", 0.0, 7.0)]),
+        ];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let scans = |seen: &[String]| -> Vec<String> {
+            (seen.iter())
+                .filter_map(|s| s.strip_prefix("scan "))
+                .map(|s| s.split(' ').next().unwrap_or_default().to_owned())
+                .collect()
+        };
+        let mut slow = Slow::default();
+        let outcome = replay_each(&jobs, &labels, &mut slow, &[0.25, 3.0], MAX_SCANS_PER_JOB);
+        assert_eq!(outcome.unwrap().scans, 7);
+        assert_eq!(
+            scans(&slow.seen),
+            ["0", "0.25", "0.5", "0.75", "0", "3", "6"]
+        );
+        let mut slow = Slow::default();
+        let outcome = replay(&jobs, &labels, &mut slow, ReplayConfig::default());
+        assert_eq!(outcome.unwrap().scans, 4);
+        assert_eq!(scans(&slow.seen), ["0", "0", "3", "6"]);
+
+        // A skipped job names its own interval: "k" at 1 ms is 7000 scans, over 5000.
+        let outcome = replay_each(&jobs, &labels, &mut Slow::default(), &[0.25, 0.001], 5000);
+        let outcome = outcome.unwrap();
+        assert_eq!(outcome.skipped_jobs.len(), 1);
+        let skipped = &outcome.skipped_jobs[0];
+        assert_eq!(
+            (skipped.job.as_str(), skipped.interval_secs, skipped.scans),
+            ("k", 0.001, 7000)
+        );
+    }
+
+    #[test]
+    fn per_job_intervals_are_checked_and_counted() {
+        let jobs = vec![job("j", vec![plain_task("a", "map", 0.0, 1.0)])];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let mut slow = Slow::default();
+        assert_eq!(
+            replay_each(&jobs, &labels, &mut slow, &[1.0, 2.0], 10),
+            Err(ReplayError::Intervals {
+                jobs: 1,
+                intervals: 2
+            })
+        );
+        for bad in [0.0, -1.0, f64::NAN, 0.0009] {
+            assert!(matches!(
+                replay_each(&jobs, &labels, &mut slow, &[bad], 10),
+                Err(ReplayError::Parameter(_))
+            ));
+        }
+        assert!(slow.seen.is_empty(), "nothing replayed: {:?}", slow.seen);
     }
 
     #[test]

@@ -23,6 +23,14 @@ pub enum ReplayError {
     /// order).
     #[error(transparent)]
     Findings(#[from] straggler_detect::DetectError),
+    /// A replay given a number of scan intervals other than its number of jobs.
+    #[error("{intervals} scan intervals for {jobs} jobs: one per job")]
+    Intervals {
+        /// The jobs to replay.
+        jobs: usize,
+        /// The intervals given.
+        intervals: usize,
+    },
     /// A snapshot refused a row.
     #[error("snapshot of job {job} at {now_secs} s: {source}")]
     Snapshot {

@@ -23,8 +23,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use straggler_trace::{
-    AttemptOutcome, ReadReport, SettingSource, SpeculationSetting, StageKind, TraceAttempt,
-    TraceError, TraceFormat, TraceJob, read_bytes, read_path, read_reader,
+    AttemptOutcome, IntervalSource, ReadReport, ScanInterval, SettingSource, SpeculationSetting,
+    StageKind, TraceAttempt, TraceError, TraceFormat, TraceJob, read_bytes, read_path, read_reader,
 };
 
 fn shared_traces() -> Option<PathBuf> {
@@ -838,6 +838,83 @@ fn the_spark_reader_reports_a_speculation_setting_it_cannot_read() {
         read(&log(&(update(r#"{"spark.speculation":"true"}"#)
             + &update(r#"{"spark.speculation":"false"}"#))));
     assert_eq!(setting.and_then(|s| s.enabled), Some(false));
+}
+
+/// A `spark.speculation.interval` Spark cannot read as a positive time is a skip naming
+/// the field, its update standing: the jobs carry it as written, and a replay scans them
+/// at Spark's default, saying so (`ScanInterval::engine`). Where `spark.speculation` is
+/// bad too, the skip names that.
+#[test]
+fn the_spark_reader_reports_a_speculation_interval_it_cannot_read() {
+    let read = |properties: &str| {
+        let text = format!(
+            concat!(
+                "{{\"Event\":\"SparkListenerApplicationStart\",\"App ID\":\"app-1\"}}\n",
+                "{{\"Event\":\"SparkListenerEnvironmentUpdate\",\"Spark Properties\":{}}}\n",
+                "{{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}}\n",
+                "{{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":0}}\n",
+            ),
+            properties
+        );
+        let (jobs, report) = read_bytes(text.as_bytes(), SPARK).expect("readable");
+        assert_eq!(jobs.len(), 1, "{text}");
+        let interval = ScanInterval::engine(TraceFormat::SparkEventLog, &jobs[0]);
+        let skip = report.skips.first().map(|s| {
+            assert_eq!(s.line, 2);
+            (s.reason.clone(), s.field.clone().unwrap_or_default())
+        });
+        (interval, skip)
+    };
+    let skip = |reason: &str, field: &str| Some((reason.to_owned(), field.to_owned()));
+    for (value, secs, source, skipped) in [
+        ("250ms", 0.25, IntervalSource::Set, None),
+        ("1S", 1.0, IntervalSource::Set, None),
+        ("50", 0.05, IntervalSource::Set, None),
+        (
+            "0.5s",
+            0.1,
+            IntervalSource::Unreadable,
+            skip("not a time", "spark.speculation.interval"),
+        ),
+        (
+            "0",
+            0.1,
+            IntervalSource::Unreadable,
+            skip("not a positive time", "spark.speculation.interval"),
+        ),
+        (
+            "500us",
+            0.1,
+            IntervalSource::Unreadable,
+            skip("not a positive time", "spark.speculation.interval"),
+        ),
+    ] {
+        let properties =
+            format!(r#"{{"spark.speculation":"true","spark.speculation.interval":"{value}"}}"#);
+        let (interval, skipped_as) = read(&properties);
+        assert_eq!(
+            (interval.secs, interval.source, interval.value.as_deref()),
+            (secs, source, Some(value)),
+            "{value}"
+        );
+        assert_eq!(skipped_as, skipped, "{value}");
+    }
+    // A number where Spark writes a string is kept as its text, and read as that text.
+    let (interval, skipped_as) = read(r#"{"spark.speculation.interval":200}"#);
+    assert_eq!((interval.secs, interval.source), (0.2, IntervalSource::Set));
+    assert_eq!(skipped_as, None);
+    // Unset: Spark's default, no skip.
+    let (interval, skipped_as) = read(r#"{"spark.speculation":"true"}"#);
+    assert_eq!(
+        (interval.secs, interval.source),
+        (0.1, IntervalSource::Default)
+    );
+    assert_eq!(skipped_as, None);
+    // Both bad: one skip of the record, naming the switch.
+    let (interval, skipped_as) =
+        read(r#"{"spark.speculation":"yes","spark.speculation.interval":"soon"}"#);
+    assert_eq!(interval.source, IntervalSource::Unreadable);
+    assert_eq!(skipped_as, skip("not a boolean", "spark.speculation"));
 }
 
 #[test]

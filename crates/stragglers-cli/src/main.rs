@@ -14,6 +14,7 @@ mod detectors;
 mod eval;
 mod output;
 mod replay;
+mod replay_intervals;
 mod simulate;
 
 use std::process::ExitCode;

@@ -10,18 +10,24 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::{self, Table};
 use stragglers::trace::{
-    CopyCounts, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics, SettingSource,
-    SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat, TraceJob, TruthConfig,
-    detect_format, fakes_won_by_copy, judge, label, read_path, recorded, replay, table3,
+    CopyCounts, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics, ScanInterval,
+    SettingSource, SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat, TraceJob,
+    TruthConfig, detect_format, fakes_won_by_copy, judge, label, read_path, recorded, replay_each,
+    table3,
 };
 use stragglers::truth::SiblingReference;
 
 use crate::detectors::{self, Group};
 use crate::output;
+use crate::replay_intervals::{
+    app_name, brief_tasks_note, intervals_note, scan_intervals, unreadable_intervals_note,
+};
 
-/// The schema tag of `replay --json`: 2 since the counts are integers (`"tasks": 25`),
-/// where 1 wrote them as floats (`"tasks": 25.0`).
-pub const SCHEMA: &str = "stragglers.replay/2";
+/// The schema tag of `replay --json`: 3 since each job gives the interval it was scanned
+/// at (`per_job[].scan_interval`) and `scan_interval_secs` is the one `--scan-interval`
+/// gives, `null` without it; 2 wrote the one interval of every job there. 2 since the
+/// counts are integers (`"tasks": 25`), where 1 wrote them as floats (`"tasks": 25.0`).
+pub const SCHEMA: &str = "stragglers.replay/3";
 
 /// The detector name of the speculation the log records.
 const RECORDED: &str = "recorded";
@@ -43,15 +49,12 @@ pub struct ReplayArgs {
     /// `late(alpha = 0.5)` (docs/detectors.md). `--detector` is the same.
     #[arg(long, visible_alias = "detector", default_value = RECORDED, value_name = "LIST|all")]
     detectors: String,
-    /// Seconds between two scans (and progress reports) of a replayed detector: finite and
-    /// at least 0.001.
-    #[arg(
-        long,
-        default_value_t = 3.0,
-        value_name = "SECS",
-        allow_negative_numbers = true
-    )]
-    scan_interval: f64,
+    /// Seconds between two scans (and progress reports) of a replayed detector, for every
+    /// job: finite and at least 0.001. Without it, each job is scanned as its engine checks:
+    /// a Spark application at its spark.speculation.interval (0.1 s by default), a Hadoop
+    /// job every 3 s (its tasks' progress reports), the Google and Alibaba traces every 3 s.
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    scan_interval: Option<f64>,
     /// The most scans one job's replay may take: a job whose span (first launch to last
     /// end) over the scan interval is larger is not replayed, and a note names it (a
     /// damaged time, an end years after the launch, would otherwise take minutes). At
@@ -80,7 +83,7 @@ pub struct ReplayArgs {
     /// size are left out.
     #[arg(long)]
     normalise_by_input: bool,
-    /// Write the results (schema stragglers.replay/2) to this file; `-` writes them to
+    /// Write the results (schema stragglers.replay/3) to this file; `-` writes them to
     /// standard output in place of the tables.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
@@ -349,12 +352,6 @@ fn speculation_notes(
     if all_apps == 0 {
         return Vec::new();
     }
-    // The application's id: its jobs' `<App ID>/job <n>`, else the input's position.
-    let app_name = |job: &TraceJob| -> String {
-        job.id
-            .rsplit_once("/job ")
-            .map_or_else(|| job.id.clone(), |(app, _)| app.to_owned())
-    };
     let select = |keep: &dyn Fn(&TraceJob) -> bool| -> Vec<(usize, &TraceJob)> {
         spark.iter().filter(|(_, job)| keep(job)).copied().collect()
     };
@@ -753,12 +750,16 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     }
     .check()
     .context("--factor")?;
-    let replay_config = ReplayConfig {
-        scan_interval_secs: args.scan_interval,
-        max_scans_per_job: args.max_scans_per_job,
-    }
-    .check()
-    .context("--scan-interval")?;
+    let given_interval = (args.scan_interval)
+        .map(|scan_interval_secs| {
+            let config = ReplayConfig {
+                scan_interval_secs,
+                max_scans_per_job: args.max_scans_per_job,
+            };
+            config.check().map(|c| c.scan_interval_secs)
+        })
+        .transpose()
+        .context("--scan-interval")?;
 
     // Every input's format first: one that is no log (a README in a glob, a job's
     // configuration XML) stops the command before anything is read, with every such input
@@ -857,30 +858,26 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     if let Some(note) = reruns_note(&jobs, &labels) {
         eprintln!("note: {note}");
     }
-    let brief = labels
-        .tasks
-        .iter()
-        .filter(|t| t.exec_secs < replay_config.scan_interval_secs)
-        .count();
-    if brief > 0 && !specs.is_empty() {
-        // Spark checks for stragglers every spark.speculation.interval, 100 ms by default.
-        let spark = reports
-            .iter()
-            .any(|r| r.format == TraceFormat::SparkEventLog);
-        eprintln!(
-            "note: {brief} of {} labelled tasks ran shorter than the scan interval ({} s): \
-             a replayed detector sees each at most once, or not at all; a shorter \
-             --scan-interval shows them{}",
-            labels.tasks.len(),
-            report::number(replay_config.scan_interval_secs),
-            if spark {
-                " (Spark checks every 0.1 s by default: --scan-interval 0.1)"
-            } else {
-                ""
-            }
-        );
-    }
     let formats: Vec<TraceFormat> = reports.iter().map(|r| r.format).collect();
+    let intervals = scan_intervals(&jobs, &job_input, &formats, given_interval);
+    if !specs.is_empty() {
+        // Whether a Spark job's own interval is shorter than the one given.
+        let engines = scan_intervals(&jobs, &job_input, &formats, None);
+        let spark_scans_faster =
+            (engines.iter().zip(&intervals))
+                .zip(&job_input)
+                .any(|((own, used), &input)| {
+                    formats[input] == TraceFormat::SparkEventLog && own.secs < used.secs
+                });
+        let notes = [
+            intervals_note(&intervals, &job_input, &formats),
+            unreadable_intervals_note(&jobs, &intervals),
+            brief_tasks_note(&labels, &intervals, spark_scans_faster),
+        ];
+        for note in notes.into_iter().flatten() {
+            eprintln!("note: {note}");
+        }
+    }
     for note in speculation_notes(&jobs, &job_input, &formats, &labels) {
         eprintln!("note: {note}");
     }
@@ -894,11 +891,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         let metrics = ReplayMetrics::new(&metrics, censored, Some(&recorded.total));
         results.push((RECORDED.to_owned(), metrics));
     }
+    let intervals_secs: Vec<f64> = intervals.iter().map(|i| i.secs).collect();
     let replayed: Vec<anyhow::Result<_>> = specs
         .par_iter()
         .map(|spec| {
             let mut detector = spec.make();
-            let outcome = replay(&jobs, &labels, &mut *detector, replay_config)
+            let max_scans = args.max_scans_per_job;
+            let outcome = replay_each(&jobs, &labels, &mut *detector, &intervals_secs, max_scans)
                 .with_context(|| format!("replaying {}", spec.name()))?;
             let skipped = outcome.skipped_jobs;
             let metrics = judge(&labels, &outcome.detections)?;
@@ -907,7 +906,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             Ok((spec.name().to_owned(), metrics, skipped))
         })
         .collect();
-    // The jobs a replay leaves out depend on their times and the scan interval only: every
+    // The jobs a replay leaves out depend on their times and scan intervals only: every
     // detector leaves out the same.
     let mut skipped_jobs = Vec::new();
     for result in replayed {
@@ -937,7 +936,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             &skipped_jobs,
             &left_out,
             &repeated,
-            replay_config,
+            &Scanning {
+                given_secs: given_interval,
+                max_scans_per_job: args.max_scans_per_job,
+                intervals: &intervals,
+            },
         );
         let text = serde_json::to_string_pretty(&value)?;
         output::write(path, &(text + "\n"))?;
@@ -1123,6 +1126,16 @@ fn text_report(
     out
 }
 
+/// How the jobs were scanned, for the JSON.
+struct Scanning<'a> {
+    /// The interval `--scan-interval` gives every job; `None` without it.
+    given_secs: Option<f64>,
+    /// `--max-scans-per-job`.
+    max_scans_per_job: u64,
+    /// Each job's interval.
+    intervals: &'a [ScanInterval],
+}
+
 #[allow(clippy::too_many_arguments)]
 fn json_report(
     jobs: &[TraceJob],
@@ -1135,7 +1148,7 @@ fn json_report(
     skipped_jobs: &[SkippedJob],
     left_out: &[LeftOut],
     repeated: &[RepeatedJob],
-    replay_config: ReplayConfig,
+    scanning: &Scanning<'_>,
 ) -> Value {
     let counts = job_counts(jobs, labels);
     let inputs: Vec<Value> = reports
@@ -1174,6 +1187,7 @@ fn json_report(
                 "stragglers": stragglers,
                 "copies": recorded.per_job.get(j),
                 "speculation": job.speculation,
+                "scan_interval": scanning.intervals.get(j),
                 "heavy_tail_ratio": row.and_then(|r| r.heavy_tail_ratio),
                 "successful_copy_ratio": row.and_then(|r| r.successful_copy_ratio),
                 "successful_copies_per_task": row.and_then(|r| r.copies_per_task),
@@ -1198,8 +1212,8 @@ fn json_report(
         "unlabelled": labels.unlabelled,
         "stragglers": labels.stragglers(),
         "truth": labels.config,
-        "scan_interval_secs": replay_config.scan_interval_secs,
-        "max_scans_per_job": replay_config.max_scans_per_job,
+        "scan_interval_secs": scanning.given_secs,
+        "max_scans_per_job": scanning.max_scans_per_job,
         "skipped_jobs": skipped_jobs,
         "repeated_jobs": repeated
             .iter()

@@ -47,7 +47,7 @@ fn replay_prints_the_tables_and_writes_the_schema() {
 
     let value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
-    assert_eq!(value["schema"], "stragglers.replay/2");
+    assert_eq!(value["schema"], "stragglers.replay/3");
     let inputs = value["inputs"].as_array().unwrap();
     assert_eq!(inputs.len(), 2);
     assert_eq!(inputs[0]["format"], "hadoop1");
@@ -65,6 +65,26 @@ fn replay_prints_the_tables_and_writes_the_schema() {
     // 4 Yahoo! jobs and 1 Spark job; 203 + 4 labelled tasks, 22 + 1 stragglers (hand
     // counts in crates/straggler-trace/tests/replay.rs).
     assert_eq!(value["jobs"], 5);
+    // Without --scan-interval, each job at its engine's: the Hadoop 1 jobs every 3 s, the
+    // Spark one every 0.1 s (its application sets no spark.speculation.interval).
+    assert_eq!(value["scan_interval_secs"], serde_json::Value::Null);
+    let intervals: Vec<serde_json::Value> = (value["per_job"].as_array().unwrap().iter())
+        .map(|job| job["scan_interval"].clone())
+        .collect();
+    let hadoop = serde_json::json!({"secs": 3.0, "source": "default", "value": null});
+    let spark = serde_json::json!({"secs": 0.1, "source": "default", "value": null});
+    assert_eq!(
+        intervals,
+        [&hadoop, &hadoop, &hadoop, &hadoop, &spark].map(Clone::clone)
+    );
+    assert!(
+        stderr.contains(
+            "note: each job is scanned at its engine's interval (--scan-interval sets one for \
+             all jobs): 1 job every 0.1 s (Spark's default spark.speculation.interval), 4 jobs \
+             every 3 s (Hadoop's: tasks report progress every 3 s)\n"
+        ),
+        "{stderr}"
+    );
     assert_eq!(value["tasks"], 210 + 4);
     assert_eq!(value["stragglers"], 22 + 1);
     let detectors = value["detectors"].as_array().unwrap();
@@ -190,20 +210,77 @@ fn replay_notes_tasks_re_run_after_a_failure_and_those_labelled_among_themselves
     );
 }
 
+/// The note on tasks shorter than the scan interval counts them against their own job's;
+/// where `--scan-interval` is longer than a Spark job's own, it says that Spark's is shorter.
+/// Durations checked in Python over the log's `SparkListenerTaskEnd`s (`Finish Time` of
+/// each task's success less the `Launch Time` of its last attempt launched before that
+/// which did not fail: the 5 tasks re-run after an `ExecutorLostFailure` are timed by
+/// their re-run): of its 27 labelled tasks, 10 ran under 0.1 s and 21 under 3 s.
 #[test]
-fn the_note_on_tasks_shorter_than_the_scan_interval_gives_sparks_own_for_spark_logs() {
-    let hint = "Spark checks every 0.1 s by default: --scan-interval 0.1";
+fn the_note_on_tasks_shorter_than_the_scan_interval_counts_each_against_its_jobs() {
+    let hint = "(without --scan-interval, each Spark job is scanned as its application \
+                checks, every 0.1 s by default)";
     let spark = "spark-core-test-events/removed-in-2019/application_1538416563558_0014";
-    for (log, hinted) in [(spark, true), (YAHOO, false)] {
-        let output = stragglers(&["replay", &trace(log), "--detectors", "default"]);
+    for (log, args, note, hinted) in [
+        (
+            spark,
+            &[][..],
+            "10 of 27 labelled tasks ran shorter than the scan interval (0.1 s)",
+            false,
+        ),
+        (
+            spark,
+            &["--scan-interval", "3"][..],
+            "21 of 27 labelled tasks ran shorter than the scan interval (3 s)",
+            true,
+        ),
+        (
+            YAHOO,
+            &[][..],
+            "1 of 203 labelled tasks ran shorter than the scan interval (3 s)",
+            false,
+        ),
+    ] {
+        let path = trace(log);
+        let mut all = vec!["replay", &path, "--detectors", "default"];
+        all.extend_from_slice(args);
+        let output = stragglers(&all);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(output.status.success(), "{stderr}");
-        assert!(
-            stderr.contains("ran shorter than the scan interval"),
-            "{stderr}"
-        );
-        assert_eq!(stderr.contains(hint), hinted, "{log}: {stderr}");
+        assert!(stderr.contains(note), "{log} {args:?}: {stderr}");
+        assert_eq!(stderr.contains(hint), hinted, "{log} {args:?}: {stderr}");
     }
+}
+
+/// `--scan-interval` applies to every job, whatever its engine: the JSON says so per job
+/// and gives the interval at its top.
+#[test]
+fn an_explicit_scan_interval_overrides_each_jobs_own() {
+    let output = stragglers(&[
+        "replay",
+        &trace(YAHOO),
+        &trace(SPARK),
+        "--detectors",
+        "default",
+        "--scan-interval",
+        "0.5",
+        "--json",
+        "-",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("only JSON");
+    assert_eq!(value["scan_interval_secs"], 0.5);
+    let per_job = value["per_job"].as_array().unwrap();
+    assert_eq!(per_job.len(), 5);
+    for job in per_job {
+        assert_eq!(
+            job["scan_interval"],
+            serde_json::json!({"secs": 0.5, "source": "given", "value": null}),
+            "{job}"
+        );
+    }
+    assert!(!stderr.contains("engine's interval"), "{stderr}");
 }
 
 #[test]
@@ -232,7 +309,7 @@ fn replay_writes_its_json_to_standard_output_in_place_of_the_tables() {
         String::from_utf8_lossy(&output.stderr)
     );
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("only JSON");
-    assert_eq!(value["schema"], "stragglers.replay/2");
+    assert_eq!(value["schema"], "stragglers.replay/3");
     assert_eq!(value["stragglers"], 22);
 }
 
@@ -740,5 +817,82 @@ fn replay_notes_spark_applications_whose_speculation_setting_is_not_known() {
         assert!(stderr.contains(&note), "{note}\n{stderr}");
     }
     assert!(!stderr.contains("speculation off"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A Spark application that sets `spark.speculation.interval` is scanned at it; one that
+/// sets what Spark cannot read as a positive time is a skip naming the field, scanned at
+/// Spark's default, and named in a note; `--scan-interval` overrides both.
+#[test]
+fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/traces/spark-small.json");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let dir = std::env::temp_dir().join(format!("stragglers-interval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // The fixture's application under ids 2 and 3, its properties (line 2) setting an
+    // interval of 250 ms, and one Spark cannot read.
+    for (name, app, interval) in [("a.json", "2", "250ms"), ("b.json", "3", "0.5s")] {
+        let mut lines: Vec<String> = text
+            .replace(
+                "app-20260101000000-0001",
+                &format!("app-20260101000000-000{app}"),
+            )
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        lines.insert(
+            1,
+            format!(
+                r#"{{"Event":"SparkListenerEnvironmentUpdate","Spark Properties":{{"spark.speculation.interval":"{interval}"}}}}"#
+            ),
+        );
+        std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
+    }
+    let replay = |args: &[&str]| {
+        let mut all = vec!["replay", dir.to_str().unwrap(), "--detectors", "default"];
+        all.extend_from_slice(args);
+        all.extend(["--json", "-"]);
+        let output = stragglers(&all);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "{stderr}");
+        let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let intervals: Vec<serde_json::Value> = (value["per_job"].as_array().unwrap().iter())
+            .map(|job| job["scan_interval"].clone())
+            .collect();
+        (stderr, intervals)
+    };
+    let (stderr, intervals) = replay(&[]);
+    assert_eq!(
+        intervals,
+        [
+            serde_json::json!({"secs": 0.25, "source": "set", "value": "250ms"}),
+            serde_json::json!({"secs": 0.1, "source": "unreadable", "value": "0.5s"}),
+        ]
+    );
+    for note in [
+        format!(
+            "note: {}:2: skipped: not a time, field `spark.speculation.interval`\n",
+            dir.join("b.json").display()
+        ),
+        "note: each job is scanned at its engine's interval (--scan-interval sets one for all \
+         jobs): 1 job every 0.1 s (Spark's default: the application's \
+         spark.speculation.interval is unreadable), 1 job every 0.25 s (the application's \
+         spark.speculation.interval)\n"
+            .to_owned(),
+        "note: 1 Spark application (1 job) sets spark.speculation.interval to what Spark \
+         cannot read as a positive time: scanned at Spark's default 0.1 s instead; first: \
+         app-20260101000000-0003 (`0.5s`)\n"
+            .to_owned(),
+    ] {
+        assert!(stderr.contains(&note), "{note}\n{stderr}");
+    }
+    let (stderr, intervals) = replay(&["--scan-interval", "2"]);
+    let given = serde_json::json!({"secs": 2.0, "source": "given", "value": null});
+    assert_eq!(intervals, [given.clone(), given]);
+    assert!(
+        !stderr.contains("cannot read as a positive time"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

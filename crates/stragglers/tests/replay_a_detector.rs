@@ -4,7 +4,10 @@
 use std::path::Path;
 
 use stragglers::prelude::*;
-use stragglers::trace::{ReplayConfig, TruthConfig, judge, label, read_path, replay};
+use stragglers::trace::{
+    MAX_SCANS_PER_JOB, ReplayConfig, ScanInterval, TruthConfig, judge, label, read_path, replay,
+    replay_each,
+};
 
 /// Flags every attempt that has run more than `after_secs`.
 struct Older {
@@ -31,7 +34,7 @@ fn a_detector_of_ones_own_replays_over_a_log_as_the_docs_show() {
     let log = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/traces/hadoop-rumen-testdata/small-trace-test")
         .join("sample-job-tracker-logs.gz");
-    let (jobs, _report) = read_path(&log).expect("the Yahoo sample reads");
+    let (jobs, report) = read_path(&log).expect("the Yahoo sample reads");
     let labels = label(&jobs, TruthConfig::default()).expect("its tasks label");
     let judged = |detector: &mut dyn Detector| {
         let outcome = replay(&jobs, &labels, detector, ReplayConfig::default()).expect("replays");
@@ -52,4 +55,15 @@ fn a_detector_of_ones_own_replays_over_a_log_as_the_docs_show() {
     assert_eq!((every.false_negatives, every.recall), (0, Some(1.0)));
     let share = stragglers as f64 / every.tasks as f64;
     assert_eq!(every.precision_raw, Some(share));
+
+    // Each job at its engine's interval, as `stragglers replay` scans: a Hadoop log's is
+    // 3 s, `ReplayConfig`'s default, so Default detects the same.
+    let intervals: Vec<f64> = (jobs.iter())
+        .map(|job| ScanInterval::engine(report.format, job).secs)
+        .collect();
+    assert_eq!(intervals, [3.0; 4]);
+    let mut detector = DefaultDetector::default();
+    let each = replay_each(&jobs, &labels, &mut detector, &intervals, MAX_SCANS_PER_JOB);
+    let each = judge(&labels, &each.expect("replays").detections).expect("judged");
+    assert_eq!(each, default);
 }
