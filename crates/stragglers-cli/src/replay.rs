@@ -941,6 +941,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
                 max_scans_per_job: args.max_scans_per_job,
                 intervals: &intervals,
             },
+            &specs,
         );
         let text = serde_json::to_string_pretty(&value)?;
         output::write(path, &(text + "\n"))?;
@@ -1149,6 +1150,7 @@ fn json_report(
     left_out: &[LeftOut],
     repeated: &[RepeatedJob],
     scanning: &Scanning<'_>,
+    specs: &[DetectorSpec],
 ) -> Value {
     let counts = job_counts(jobs, labels);
     let inputs: Vec<Value> = reports
@@ -1194,9 +1196,13 @@ fn json_report(
             })
         })
         .collect();
+    // Each replayed detector with its parameters (`null` for the recorded speculation).
     let detectors: Vec<Value> = results
         .iter()
-        .map(|(name, metrics)| json!({"detector": name, "metrics": metrics}))
+        .map(|(name, metrics)| {
+            let params = specs.iter().find(|s| s.name() == name).map(|s| s.params());
+            json!({"detector": name, "params": params.flatten(), "metrics": metrics})
+        })
         .collect();
     let tasks: usize = counts.iter().map(|c| c.0).sum();
     json!({

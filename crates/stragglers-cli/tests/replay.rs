@@ -93,6 +93,10 @@ fn replay_prints_the_tables_and_writes_the_schema() {
         .map(|d| d["detector"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["recorded", "default", "late"]);
+    // Each replayed detector with its parameters; none for the recorded speculation.
+    assert_eq!(detectors[0]["params"], serde_json::Value::Null);
+    assert_eq!(detectors[1]["params"]["gap"], 0.2);
+    assert_eq!(detectors[2]["params"]["alpha"], 1.0);
     let recorded = &detectors[0]["metrics"];
     // Both logs together: TP 18 + 1, FP 51 + 0, FN 4 + 0; copies 69 + 1, successful 7 + 0.
     assert_eq!(recorded["true_positives"].as_u64(), Some(19));
