@@ -59,11 +59,6 @@ const RERUN: u8 = 8;
 const STARTED: u8 = 16;
 /// The task has an entry in `Fleet::lost_original_nodes`.
 const LOST_ORIGINALS: u8 = 32;
-/// The straggler rule of the summary: slower than 1.2 times the median of the task's
-/// siblings (same job and stage), the seed paper's factor (Section 6.1) over the sibling
-/// reference of seeds 002 and 004.
-const STRAGGLER_FACTOR: f64 = 1.2;
-
 /// How far the engine has got, given to the progress callback at every heartbeat.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Progress {
@@ -114,8 +109,10 @@ pub struct Summary {
     pub makespan_secs: f64,
     /// Mean time from a job's arrival to its last task's end.
     pub mean_job_secs: f64,
-    /// Tasks slower than 1.2 times the median of their stage (original's time; a killed
-    /// original's time estimated from its progress).
+    /// The straggler rule's factor, the scenario's [`ScenarioSpec::straggler_factor`].
+    pub straggler_factor: f64,
+    /// Tasks slower than `straggler_factor` times the median of their stage (original's
+    /// time; a killed original's time estimated from its progress).
     pub stragglers: u64,
     /// Tasks that the skew or the root-cause mix slowed: drawn a cause whose factors slow
     /// the task's first original attempt, `every_attempt * original_only > 1`
@@ -1441,7 +1438,7 @@ impl<'a> Fleet<'a> {
             let Some(median) = median(&mut self.scratch) else {
                 continue;
             };
-            let bar = STRAGGLER_FACTOR * median;
+            let bar = self.spec.straggler_factor * median;
             for t in from..to {
                 if f64::from(self.tasks[t as usize].exec_secs) > bar {
                     self.counters.stragglers += 1;
@@ -1468,6 +1465,7 @@ impl<'a> Fleet<'a> {
             attempts: c.attempts,
             makespan_secs: self.now,
             mean_job_secs: c.job_secs_sum / f64::from(self.spec.jobs.count.max(1)),
+            straggler_factor: self.spec.straggler_factor,
             stragglers: c.stragglers,
             injected_stragglers: c.injected,
             detections: c.detections,
@@ -1960,7 +1958,7 @@ mod tests {
         let bars: std::collections::HashMap<StageId, f64> = (by_stage.into_iter())
             .map(|(stage, mut times)| {
                 let median = median(&mut times).expect("a task");
-                (stage, STRAGGLER_FACTOR * median)
+                (stage, spec.straggler_factor * median)
             })
             .collect();
         let mut labels = DefaultLabels::default();
@@ -2025,6 +2023,24 @@ mod tests {
         for labels in [one_wave, two_waves] {
             assert!(labels.killed_past_the_bar > 10 * labels.killed_before_the_bar);
         }
+    }
+
+    #[test]
+    fn the_summarys_straggler_factor_is_the_scenarios() {
+        // `default_labels` counts the stragglers of the recorded run by hand, at the
+        // scenario's factor, and checks the summary's count against it.
+        let mut spec = ScenarioSpec::datacenter();
+        spec.jobs.count = 2;
+        spec.cluster.nodes = 50;
+        let at = |factor: f64, spec: &mut ScenarioSpec| {
+            spec.straggler_factor = factor;
+            let labels = default_labels(spec);
+            labels.true_detections
+        };
+        let (paper, seeds) = (at(1.2, &mut spec), at(1.5, &mut spec));
+        assert!(seeds < paper, "{seeds} {paper}");
+        spec.straggler_factor = 0.9;
+        assert!(spec.check().is_err());
     }
 
     #[test]

@@ -42,10 +42,20 @@ pub struct ScenarioSpec {
     /// Simulated time after which a run is abandoned with an error.
     #[serde(default = "default_time_limit")]
     pub time_limit_secs: f64,
+    /// The summary's straggler rule: a task slower than this many times the median of its
+    /// stage's tasks (1.2, the seed paper's factor, Section 6.1, over the sibling
+    /// reference of seeds 002 and 004). `>= 1`.
+    #[serde(default = "default_straggler_factor")]
+    pub straggler_factor: f64,
 }
 
 fn default_time_limit() -> f64 {
     1e7
+}
+
+/// The seed paper's factor (Section 6.1).
+fn default_straggler_factor() -> f64 {
+    1.2
 }
 
 /// The machines: identical hardware, optionally with disabled cores (the paper's groups)
@@ -188,6 +198,7 @@ impl ScenarioSpec {
             slowdown: SlowdownModel::default(),
             power: PowerModel::default(),
             time_limit_secs: default_time_limit(),
+            straggler_factor: default_straggler_factor(),
         }
     }
 
@@ -339,6 +350,9 @@ impl ScenarioSpec {
                 expected: "a name that is not empty and has no control characters".into(),
             });
         }
+        check("straggler_factor", self.straggler_factor, ">= 1", |f| {
+            f >= 1.0
+        })?;
         let at_least_one = |field: &str, v: u32| check(field, f64::from(v), ">= 1", |v| v >= 1.0);
         let c = &self.cluster;
         at_least_one("cluster.nodes", c.nodes)?;

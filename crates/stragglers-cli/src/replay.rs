@@ -68,9 +68,10 @@ pub struct ReplayArgs {
     max_scans_per_job: u64,
     /// A task is a straggler if it takes more than this factor times its siblings'
     /// reference (Ouyang et al. and Garraghan et al.: 1.5; Phan et al.: 1.2). Finite and at
-    /// least 1.
+    /// least 1. `--straggler-factor` is the same, as in `simulate`.
     #[arg(
         long,
+        visible_alias = "straggler-factor",
         default_value_t = 1.5,
         value_name = "F",
         allow_negative_numbers = true

@@ -731,3 +731,25 @@ fn print_config_writes_an_evaluation_file_that_reads_back_the_same() {
     assert!(paper.contains("lag_secs = 20.0"), "{paper}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn simulate_labels_stragglers_at_the_factor_given() {
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["simulate", "--preset", "paper", "--json", "-"];
+        args.extend(extra);
+        serde_json::from_str(&stragglers_ok(&args)).unwrap()
+    };
+    let paper = run(&[]);
+    let seeds = run(&["--straggler-factor", "1.5"]);
+    assert_eq!(paper["runs"][0]["straggler_factor"], 1.2);
+    assert_eq!(seeds["runs"][0]["straggler_factor"], 1.5);
+    let count = |doc: &serde_json::Value| doc["runs"][0]["stragglers"].as_u64().unwrap();
+    assert!(count(&seeds) < count(&paper), "{seeds} {paper}");
+    let output = stragglers(&["simulate", "--preset", "paper", "--straggler-factor", "0.9"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("straggler_factor = 0.9: must be >= 1"),
+        "{stderr}"
+    );
+}
