@@ -53,9 +53,18 @@ impl Scenario {
             group_percent: group_percent.to_vec(),
         }
     }
-    /// Every worker with all its cores: the platform of the baseline runs.
+    /// Every worker with all its 4 cores, the paper's: the platform of its baseline runs
+    /// ([`Scenario::homogeneous_on`] for another number of cores).
     pub fn homogeneous() -> Self {
         Scenario::new("homogeneous", &[0.0, 0.0, 0.0, 100.0])
+    }
+    /// Every worker of `platform` with all its cores: the platform of the baseline runs.
+    pub fn homogeneous_on(platform: &Platform) -> Self {
+        let mut groups = vec![0.0; platform.cores as usize];
+        if let Some(all) = groups.last_mut() {
+            *all = 100.0;
+        }
+        Scenario::new("homogeneous", &groups)
     }
     /// C1 = (35, 35, 5, 25).
     pub fn c1() -> Self {

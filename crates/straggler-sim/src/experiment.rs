@@ -378,40 +378,79 @@ impl EvalConfig {
                 (0.0..=1.0).contains(&q)
             })?;
         }
+        distinct(
+            "table5_quantiles",
+            &self.table5_quantiles,
+            bits,
+            f64::to_string,
+        )?;
         for &lag_secs in &self.fig3.lags_secs {
             check("fig3.lags_secs", lag_secs, ">= 0", |v| v >= 0.0)?;
         }
-        for (key, scenarios) in [
-            ("scenarios", &self.scenarios),
-            ("fig3.scenarios", &self.fig3.scenarios),
-            ("table7.scenarios", &self.table7.scenarios),
-        ] {
-            let mut names = std::collections::HashSet::new();
+        distinct("fig3.lags_secs", &self.fig3.lags_secs, bits, f64::to_string)?;
+        // Each experiment's lists, those of one that does not run (no lag, no policy) left
+        // alone.
+        let table7_runs = !self.table7.policies.is_empty();
+        let experiments = [
+            ("", &self.scenarios, &self.policies[..], true),
+            (
+                "fig3.",
+                &self.fig3.scenarios,
+                &[][..],
+                !self.fig3.lags_secs.is_empty(),
+            ),
+            (
+                "table7.",
+                &self.table7.scenarios,
+                &self.table7.policies[..],
+                table7_runs,
+            ),
+        ];
+        for (prefix, scenarios, policies, runs) in experiments {
+            if !runs {
+                continue;
+            }
+            for (i, &policy) in policies.iter().enumerate() {
+                // The cells' own configuration: the one `Evaluation::plan` makes.
+                let mut sim = self.sim.clone();
+                sim.speculation.policy = policy;
+                sim.check().map_err(|error| match error {
+                    SimError::InvalidConfig { expected, .. } => SimError::InvalidConfig {
+                        field: format!("{prefix}policies[{i}]"),
+                        value: policy.name(),
+                        expected,
+                    },
+                    other => other,
+                })?;
+            }
+            distinct(
+                &format!("{prefix}policies"),
+                policies,
+                Policy::name,
+                Policy::name,
+            )?;
+            let key = format!("{prefix}scenarios");
             for (i, scenario) in scenarios.iter().enumerate() {
                 scenario
                     .active_cores_as(&self.sim.platform, &format!("{key}[{i}].group_percent"))?;
                 let name = &scenario.name;
-                let expected = if name.is_empty() || name.chars().any(char::is_whitespace) {
-                    "a name without whitespace"
-                } else if !names.insert(name) {
-                    "a name no other scenario of the list has"
-                } else {
-                    continue;
-                };
-                return Err(SimError::InvalidConfig {
-                    field: format!("{key}[{i}].name"),
-                    value: format!("{name:?}"),
-                    expected: expected.into(),
-                });
+                if name.is_empty() || name.chars().any(char::is_whitespace) {
+                    return Err(SimError::InvalidConfig {
+                        field: format!("{key}[{i}].name"),
+                        value: format!("{name:?}"),
+                        expected: "a name without whitespace".into(),
+                    });
+                }
             }
+            distinct(&key, scenarios, |s| s.name.clone(), |s| s.name.clone())?;
         }
         Ok(())
     }
 
     /// Parses an evaluation file: TOML whose keys are this struct's fields (`seed`,
     /// `scenarios`, `sim.platform.workers`, ...; `stragglers eval --print-config` writes
-    /// them all), each optional, the paper's value where one is left out; `origin` names
-    /// the file in errors. A policy is written as its name (`"x95"`, `"shared"`) or as the
+    /// them), each optional, the paper's value where one is left out; `origin` names the
+    /// file in errors. A policy is written as its name (`"x95"`, `"shared"`) or as the
     /// results document writes it. The error of a bad value, an unknown key or a value
     /// [`EvalConfig::check`] refuses names the key, the line and the file.
     ///
@@ -420,10 +459,12 @@ impl EvalConfig {
     /// [`SimError::ConfigFile`], and [`EvalConfig::check`]'s errors other than
     /// [`SimError::InvalidConfig`].
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, SimError> {
-        let config: EvalConfig = toml_file::parse_known(text, origin)?;
-        config
-            .check()
-            .map_err(|e| toml_file::at_key(e, text, origin))?;
+        let file = ConfigText {
+            text: text.to_owned(),
+            origin: origin.to_owned(),
+        };
+        let config = file.parse()?;
+        config.check().map_err(|e| file.locate(e))?;
         Ok(config)
     }
 
@@ -435,9 +476,72 @@ impl EvalConfig {
     /// As [`EvalConfig::from_toml_str`], and [`SimError::Io`] or [`SimError::ConfigFile`]
     /// for a file that cannot be read or is too large.
     pub fn from_toml_file(path: &std::path::Path) -> Result<Self, SimError> {
-        let (text, origin) = toml_file::read(path, "an evaluation file")?;
-        EvalConfig::from_toml_str(&text, &origin)
+        let (config, file) = EvalConfig::parse_toml_file(path)?;
+        config.check().map_err(|e| file.locate(e))?;
+        Ok(config)
     }
+
+    /// Reads and parses an evaluation file as [`EvalConfig::from_toml_file`] does, but
+    /// does not check its values, so that they can be changed first (`stragglers eval`'s
+    /// flags); the file's text comes back with it, to locate the errors of the check
+    /// ([`ConfigText::locate`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`EvalConfig::from_toml_file`], but for the check's.
+    pub fn parse_toml_file(path: &std::path::Path) -> Result<(Self, ConfigText), SimError> {
+        let (text, origin) = toml_file::read(path, "an evaluation file")?;
+        let file = ConfigText { text, origin };
+        Ok((file.parse()?, file))
+    }
+}
+
+/// The text of an evaluation file, kept to locate the errors of a check made after it was
+/// read ([`EvalConfig::parse_toml_file`]).
+#[derive(Debug, Clone)]
+pub struct ConfigText {
+    text: String,
+    origin: String,
+}
+
+impl ConfigText {
+    /// The configuration the text writes, its values not checked.
+    fn parse(&self) -> Result<EvalConfig, SimError> {
+        toml_file::parse_known(&self.text, &self.origin)
+    }
+
+    /// `error` located in the file: a [`SimError::InvalidConfig`] becomes a
+    /// [`SimError::ConfigFile`] at the line that writes its key (0 where the file leaves
+    /// the key at its default); any other error comes back as it is.
+    pub fn locate(&self, error: SimError) -> SimError {
+        toml_file::at_key(error, &self.text, &self.origin)
+    }
+}
+
+/// Checks that no two items of the list `field` have one name (`name_of`): a repeated
+/// policy, scenario or lag would run its cells twice, or print them twice.
+fn distinct<T, K: Eq + std::hash::Hash>(
+    field: &str,
+    items: &[T],
+    key_of: impl Fn(&T) -> K,
+    name_of: impl Fn(&T) -> String,
+) -> Result<(), SimError> {
+    let mut keys = std::collections::HashSet::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        if !keys.insert(key_of(item)) {
+            return Err(SimError::InvalidConfig {
+                field: format!("{field}[{i}]"),
+                value: name_of(item),
+                expected: "one no other item of the list is".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A number's bits as a key of [`distinct`], `-0.0` as `0.0`.
+fn bits(value: &f64) -> u64 {
+    (value + 0.0).to_bits()
 }
 
 /// A key of [`SimConfig::check`] as an evaluation file writes it, under `sim`: each key of
@@ -502,20 +606,20 @@ impl Evaluation {
     pub fn run(&self) -> Result<EvalResults, SimError> {
         let config = &self.config;
         check_detector_names(&self.detectors)?;
+        // Every run's metrics are kept until its cell is summarised: checked first, from
+        // the lists' lengths alone.
+        at_most(
+            "repetitions * cells",
+            u64::from(config.repetitions).saturating_mul(self.cell_count()),
+            limits::MAX_EVALUATED_RUNS,
+        )?;
         config.check()?;
         let rule = StragglerRule {
             factor: config.straggler_factor,
         }
         .check()?;
 
-        let homogeneous = Scenario::homogeneous();
-        // Every run's metrics are kept until its cell is summarised; checked before the
-        // cells are planned.
-        at_most(
-            "repetitions * cells",
-            u64::from(config.repetitions).saturating_mul(self.cell_count()),
-            limits::MAX_EVALUATED_RUNS,
-        )?;
+        let homogeneous = Scenario::homogeneous_on(&config.sim.platform);
         let cells = self.plan()?;
         debug_assert_eq!(cells.len() as u64, self.cell_count());
         let mut detectors: Vec<DetectorRecord> = Vec::new();
@@ -672,6 +776,41 @@ impl Evaluation {
         table6.saturating_add(fig3).saturating_add(table7)
     }
 
+    /// Figure 3's detector: the one `fig3.detector` names among the evaluation's and
+    /// [`DetectorSpec::all`], or such a detector with parameters set as `--detectors`
+    /// sets them (`late(alpha = 0.5)`), the evaluation's if it has one of that name.
+    fn fig3_detector(&self) -> Result<DetectorSpec, SimError> {
+        let name = &self.config.fig3.detector;
+        let all = DetectorSpec::all();
+        let named = |wanted: &str| {
+            (self.detectors.iter().chain(&all))
+                .find(|d| d.name() == wanted)
+                .cloned()
+        };
+        let refused = |expected: String| SimError::InvalidConfig {
+            field: "fig3.detector".to_owned(),
+            value: format!("{name:?}"),
+            expected: expected.into(),
+        };
+        if let Some(spec) = named(name) {
+            return Ok(spec);
+        }
+        let unknown = || {
+            refused(
+                "the name of a detector of the evaluation or of `stragglers detectors`, \
+                 parameters in parentheses or not"
+                    .to_owned(),
+            )
+        };
+        let (base, set) = name.split_once('(').ok_or_else(unknown)?;
+        let set = set.strip_suffix(')').ok_or_else(unknown)?;
+        let tuned = named(base.trim())
+            .ok_or_else(unknown)?
+            .tuned_from(set)
+            .map_err(|e| refused(format!("parameters a detector takes ({e})")))?;
+        Ok(named(tuned.name()).unwrap_or(tuned))
+    }
+
     fn plan(&self) -> Result<Vec<CellPlan>, SimError> {
         let config = &self.config;
         let with = |policy: Policy, lag_secs: f64| {
@@ -695,20 +834,7 @@ impl Evaluation {
             }
         }
         if !config.fig3.lags_secs.is_empty() {
-            let name = &config.fig3.detector;
-            let detector = self
-                .detectors
-                .iter()
-                .chain(&DetectorSpec::all())
-                .find(|d| d.name() == name)
-                .cloned()
-                .ok_or_else(|| SimError::InvalidConfig {
-                    field: "fig3.detector".to_owned(),
-                    value: name.clone(),
-                    expected:
-                        "the name of a detector of the evaluation or of `stragglers detectors`"
-                            .into(),
-                })?;
+            let detector = self.fig3_detector()?;
             for scenario in &config.fig3.scenarios {
                 for &lag_secs in &config.fig3.lags_secs {
                     check("fig3.lags_secs", lag_secs, ">= 0", |v| v >= 0.0)?;
@@ -1430,7 +1556,7 @@ mod file_tests {
             ),
             (
                 "[[scenarios]]\nname = \"a\"\ngroup_percent = [0, 0, 0, 100]\n[[scenarios]]\nname = \"a\"\ngroup_percent = [0, 0, 0, 100]\n",
-                "eval.toml: line 5: key `scenarios[1].name`: \"a\": must be a name no other scenario of the list has",
+                "eval.toml: line 4: key `scenarios[1]`: a: must be one no other item of the list is",
             ),
             (
                 "policies = [\"x0\"]\n",
@@ -1451,6 +1577,26 @@ mod file_tests {
             (
                 "repetitions = 0\n",
                 "eval.toml: line 1: key `repetitions`: 0: must be >= 1",
+            ),
+            (
+                "policies = [\"x90\", \"shared\", \"x90\"]\n",
+                "eval.toml: line 1: key `policies[2]`: x90: must be one no other item of the list is",
+            ),
+            (
+                "[fig3]\nlags_secs = [20, 20]\n",
+                "eval.toml: line 2: key `fig3.lags_secs[1]`: 20: must be one no other item of the list is",
+            ),
+            (
+                "[sim.platform]\nworkers = 1\ncontainers = 1\n",
+                "eval.toml: key `table7.policies[1]`: x95: must be large enough to leave regular tasks at least one container per node",
+            ),
+            (
+                "[sim]\nspeculation = [30]\n",
+                "eval.toml: line 2: key `sim.speculation`: a list where a table belongs",
+            ),
+            (
+                "scenarios = [[\"x\", [0, 0, 0, 100]]]\n",
+                "eval.toml: line 1: key `scenarios[0]`: a list where a table belongs",
             ),
         ];
         for (text, expected) in cases {

@@ -10,14 +10,19 @@ use straggler_metrics::Summary;
 use crate::{EvalConfig, EvalResults, Evaluation, Policy, Scenario};
 
 /// The keys of a configuration that the paper's values do not depend on, as paths: the
-/// sample (seed, repetitions, baseline runs) and the lists of what to run (the policies,
-/// Figure 3's lags and scenarios, which the paper does not name, Table 7's policies and
-/// scenarios, its values being C2's), each matched cell by cell with the paper's. Figure
-/// 3's detector is not one: its published value is Default's.
-const SAMPLE_AND_LISTS: [&[&str]; 8] = [
+/// sample (seed, repetitions, baseline runs), the safety limit of a run's simulated time,
+/// and the lists of what to run (Table 5's quantiles and Table 6's scenarios, each row
+/// matched with the paper's by its quantile or scenario name; the policies; Figure 3's lags
+/// and scenarios, which the paper does not name; Table 7's policies and scenarios, its
+/// values being C2's), each matched cell by cell with the paper's. Figure 3's detector is
+/// not one where Figure 3 runs: its published value is Default's.
+const SAMPLE_AND_LISTS: [&[&str]; 11] = [
     &["seed"],
     &["repetitions"],
     &["baseline_runs"],
+    &["sim", "time_limit_secs"],
+    &["table5_quantiles"],
+    &["scenarios"],
     &["policies"],
     &["fig3", "lags_secs"],
     &["fig3", "scenarios"],
@@ -28,14 +33,20 @@ const SAMPLE_AND_LISTS: [&[&str]; 8] = [
 /// The parameters of `config` that differ from the paper's evaluation
 /// ([`Evaluation::paper`]), each as `key value (paper: value)` (`workload.maps 40 (paper:
 /// 320)`); empty when the paper's published values apply to its results. The sample (seed,
-/// repetitions, baseline runs) and the lists of policies and lags may differ.
+/// repetitions, baseline runs), the time limit and the lists of what to run may differ, a
+/// scenario named like one of the paper's defined as the paper's.
 pub fn paper_departures(config: &EvalConfig) -> Vec<String> {
     let paper = Evaluation::paper().config().clone();
     let (Ok(mut run), Ok(mut paper)) = (serde_json::to_value(config), serde_json::to_value(paper))
     else {
         return vec!["the configuration (not comparable)".to_owned()];
     };
-    for path in SAMPLE_AND_LISTS {
+    let fig3_off: &[&str] = &["fig3", "detector"];
+    let ignored = SAMPLE_AND_LISTS
+        .iter()
+        .copied()
+        .chain(config.fig3.lags_secs.is_empty().then_some(fig3_off));
+    for path in ignored {
         for value in [&mut run, &mut paper] {
             let (last, parents) = path.split_last().expect("a path has a key");
             let parent = parents
@@ -48,10 +59,11 @@ pub fn paper_departures(config: &EvalConfig) -> Vec<String> {
     }
     let mut out = Vec::new();
     differences("", &run, &paper, &mut out);
-    // Figure 3's and Table 7's scenarios may be any, but one named like a paper scenario
-    // must be the paper's: the published values are matched by name.
+    // The scenarios may be any, but one named like a paper scenario must be the paper's:
+    // the published values are matched by name.
     let paper_scenarios = Scenario::paper();
     let lists = [
+        ("scenarios", &config.scenarios),
         ("fig3.scenarios", &config.fig3.scenarios),
         ("table7.scenarios", &config.table7.scenarios),
     ];
@@ -619,8 +631,10 @@ pub fn figures4to6(results: &EvalResults) -> Table {
     });
     let without_reference = if reference || rows.is_empty() {
         ""
+    } else if !results.config.table7.policies.contains(&Policy::X100) {
+        "; n/a under Time and Energy: Table 7 runs no x100 to normalise by"
     } else {
-        "; n/a under Time and Energy: no `default` under x100 to normalise by (a tuned Default is another detector)"
+        "; n/a under Time and Energy: no `default` among the detectors to normalise by (a tuned Default is another detector)"
     };
     Table {
         title: noting_partial(
@@ -847,7 +861,23 @@ mod tests {
         config.repetitions = 2;
         config.fig3.lags_secs = vec![60.0];
         config.table7.policies.truncate(2);
+        // Part of the paper's rows, and a time limit no run reaches.
+        config.scenarios.truncate(1);
+        config.table5_quantiles = vec![0.5];
+        config.sim.time_limit_secs = 5000.0;
         assert_eq!(paper_departures(&config), Vec::<String>::new());
+        // Figure 3's detector only where Figure 3 runs.
+        let mut no_fig3 = config.clone();
+        no_fig3.fig3.lags_secs.clear();
+        no_fig3.fig3.detector = "late".to_owned();
+        assert_eq!(paper_departures(&no_fig3), Vec::<String>::new());
+        // Table 6's scenarios may be any too, but a "C1" must be the paper's.
+        let mut other_c1 = config.clone();
+        other_c1.scenarios = vec![Scenario::new("C1", &[25.0, 25.0, 25.0, 25.0])];
+        assert_eq!(
+            paper_departures(&other_c1),
+            ["scenarios C1 [25.0, 25.0, 25.0, 25.0] (paper: [35.0, 35.0, 5.0, 25.0])"]
+        );
         // Table 7's scenarios may be any, but a "C2" must be the paper's.
         let mut other_c2 = config.clone();
         other_c2.table7.scenarios = vec![Scenario::new("C2", &[100.0])];

@@ -44,45 +44,70 @@ pub(crate) fn parse_known<T: DeserializeOwned + Serialize>(
         key: String::new(),
         message: format!("cannot be written back: {e}"),
     })?;
-    if let Some((key, beside)) = unread_key(&written, &read, "") {
-        let known: Vec<String> = beside.keys().map(|k| format!("`{k}`")).collect();
+    if let Some((key, problem)) = misread_key(&written, &read, "") {
+        let message = match problem {
+            Misread::Unknown(beside) => {
+                let known: Vec<String> = beside.keys().map(|k| format!("`{k}`")).collect();
+                format!(
+                    "unknown key; the known keys here include {}",
+                    known.join(", ")
+                )
+            }
+            Misread::NotATable => "a list where a table belongs".to_owned(),
+        };
         return Err(SimError::ConfigFile {
             file: origin.to_owned(),
             line: line_of_key(text, &key),
-            message: format!(
-                "unknown key; the known keys here include {}",
-                known.join(", ")
-            ),
+            message,
             key,
         });
     }
     Ok(value)
 }
 
+/// How a key of a file was misread.
+enum Misread<'r> {
+    /// The struct has no such field; the table of what it has there.
+    Unknown(&'r toml::Table),
+    /// A list is written where the struct has a table (serde would read a struct from
+    /// it by position).
+    NotATable,
+}
+
 /// The first key of `written` (dotted under `path`, an array of tables' elements by
-/// index) that `read` has not, and the table of `read` where it would be.
-fn unread_key<'r>(
+/// index) that `read` has not, or that holds a list where `read` has a table.
+fn misread_key<'r>(
     written: &toml::Table,
     read: &'r toml::Table,
     path: &str,
-) -> Option<(String, &'r toml::Table)> {
+) -> Option<(String, Misread<'r>)> {
     for (key, value) in written {
         let at = dotted(path, key);
         let Some(back) = read.get(key) else {
-            return Some((at, read));
+            return Some((at, Misread::Unknown(read)));
         };
         match (value, back) {
             (toml::Value::Table(inner), toml::Value::Table(back)) => {
-                if let Some(unread) = unread_key(inner, back, &at) {
-                    return Some(unread);
+                if let Some(misread) = misread_key(inner, back, &at) {
+                    return Some(misread);
                 }
+            }
+            (toml::Value::Array(_), toml::Value::Table(_)) => {
+                return Some((at, Misread::NotATable));
             }
             (toml::Value::Array(items), toml::Value::Array(backs)) => {
                 for (i, (item, back)) in items.iter().zip(backs).enumerate() {
-                    if let (toml::Value::Table(item), toml::Value::Table(back)) = (item, back)
-                        && let Some(unread) = unread_key(item, back, &format!("{at}[{i}]"))
-                    {
-                        return Some(unread);
+                    let at = format!("{at}[{i}]");
+                    match (item, back) {
+                        (toml::Value::Table(item), toml::Value::Table(back)) => {
+                            if let Some(misread) = misread_key(item, back, &at) {
+                                return Some(misread);
+                            }
+                        }
+                        (toml::Value::Array(_), toml::Value::Table(_)) => {
+                            return Some((at, Misread::NotATable));
+                        }
+                        _ => {}
                     }
                 }
             }

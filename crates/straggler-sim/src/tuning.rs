@@ -153,7 +153,14 @@ impl DetectorSpec {
             .iter()
             .find(|(path, _)| !path.iter().all(is_name))
         {
-            return Err(unknown(path));
+            let message = match path.iter().find(|name| name.contains('.')) {
+                Some(quoted) => format!(
+                    "parameter {quoted:?}: a quoted key holds a dot; write a nested key unquoted \
+                     ({quoted} = ...)"
+                ),
+                None => return Err(unknown(path)),
+            };
+            return Err(error(Some(path), message));
         }
         let with = |set: &toml::Table| {
             let mut params = tuning.params.clone();
@@ -204,9 +211,14 @@ impl DetectorSpec {
         }
         let mut all_set = tuning.set.clone();
         merge(&mut all_set, set);
+        // Each value as the detector reads it back, so that `alpha = 1` and `alpha = 1.0`
+        // name one detector.
         let rendered: Vec<String> = leaves(&all_set)
             .into_iter()
-            .map(|(path, value)| format!("{}={}", path.join("."), render(&value)))
+            .map(|(path, value)| {
+                let read = lookup(&read_back, &path).unwrap_or(&value);
+                format!("{}={}", path.join("."), render(read))
+            })
             .collect();
         if !rendered.is_empty() {
             spec.name = format!("{}({})", tuning.base_name, rendered.join(","));
@@ -376,10 +388,12 @@ mod tests {
     fn a_tuned_detector_is_named_after_what_was_set_and_runs_with_it() {
         let late = spec("late");
         let eager = late.tuned_from("alpha = 0").unwrap();
-        assert_eq!(eager.name(), "late(alpha=0)");
+        assert_eq!(eager.name(), "late(alpha=0.0)");
+        // The value as the detector reads it: one name for one detector.
+        assert_eq!(late.tuned_from("alpha = 0.0").unwrap().name(), eager.name());
         assert_eq!(
             eager.description(),
-            format!("set alpha=0; the preset: {}", late.description())
+            format!("set alpha=0.0; the preset: {}", late.description())
         );
         assert_eq!(eager.params().unwrap()["alpha"], toml::Value::Float(0.0));
         // alpha 0 flags every rate below the mean, 1 only those a deviation below.
@@ -387,7 +401,7 @@ mod tests {
         assert!(0 < preset && preset < tuned, "{preset} {tuned}");
         // Setting again keeps what was set before, keys in order.
         let twice = eager.tuned_from("parallelism = \"sequential\"").unwrap();
-        assert_eq!(twice.name(), "late(alpha=0,parallelism=\"sequential\")");
+        assert_eq!(twice.name(), "late(alpha=0.0,parallelism=\"sequential\")");
         assert_eq!(flagged(&twice), tuned);
         // An enum's table is replaced by another variant, not merged into.
         let auto = twice
@@ -520,7 +534,7 @@ mod tests {
             (
                 "hierarchical",
                 "\"inner.gap\" = 0",
-                "detector hierarchical: parameter inner.gap: no such parameter; its parameters: inner.gap, inner.parallelism.auto.min_rows, node_threshold, parallelism.auto.min_rows",
+                "detector hierarchical: parameter \"inner.gap\": a quoted key holds a dot; write a nested key unquoted (inner.gap = ...)",
             ),
             (
                 "dsb",

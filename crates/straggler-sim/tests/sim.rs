@@ -1482,13 +1482,13 @@ fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
         // 4 x 2 x 4 Table 6 cells, 4 x 200 Figure 3 cells, 6 x 4 Table 7 cells.
         ("repetitions * cells", 500_000, |c| {
             c.repetitions = 1_000;
-            c.fig3.lags_secs = vec![20.0; 200];
+            c.fig3.lags_secs = (0..200).map(f64::from).collect();
         }),
         // 4 x 10^7 Figure 3 cells at one repetition: refused before they are planned (each
         // would hold a configuration of its own).
         ("repetitions * cells", 500_000, |c| {
             c.repetitions = 1;
-            c.fig3.lags_secs = vec![20.0; 10_000_000];
+            c.fig3.lags_secs = (0..10_000_000).map(f64::from).collect();
         }),
     ];
     for (key, limit, oversize) in cases {
@@ -1544,9 +1544,95 @@ fn figures_4_to_6_say_why_time_and_energy_are_not_normalised_without_default() {
     let (tuned_only, normalised) = title(&["default(gap = 0.1)", "late"]);
     assert!(
         tuned_only.ends_with(
-            "; n/a under Time and Energy: no `default` under x100 to normalise by (a tuned Default is another detector)"
+            "; n/a under Time and Energy: no `default` among the detectors to normalise by (a tuned Default is another detector)"
         ),
         "{tuned_only}"
     );
     assert!(!normalised);
+    // Default runs, but Table 7 has no x100 cell to divide by.
+    let mut evaluation = small_eval();
+    evaluation.config_mut().table7.policies = vec![Policy::Shared];
+    let table = straggler_sim::report::figures4to6(&evaluation.run().unwrap());
+    assert!(
+        table
+            .title
+            .ends_with("; n/a under Time and Energy: Table 7 runs no x100 to normalise by"),
+        "{}",
+        table.title
+    );
+}
+
+#[test]
+fn an_evaluation_runs_on_workers_of_any_number_of_cores() {
+    // The baselines run on the platform's own workers, every core active.
+    let mut config = EvalConfig {
+        repetitions: 1,
+        baseline_runs: 1,
+        scenarios: vec![Scenario::new("half", &[50.0, 50.0])],
+        policies: vec![Policy::X100],
+        fig3: Fig3Config {
+            lags_secs: vec![],
+            ..Fig3Config::default()
+        },
+        table7: Table7Config {
+            policies: vec![],
+            ..Table7Config::default()
+        },
+        ..EvalConfig::default()
+    };
+    config.sim.platform.cores = 2;
+    config.sim.workload.maps = 80;
+    config.sim.workload.reduces = 20;
+    assert_eq!(
+        Scenario::homogeneous_on(&config.sim.platform).group_percent,
+        [0.0, 100.0]
+    );
+    let results = Evaluation::paper().with_config(config).run().unwrap();
+    assert!(results.cells.iter().all(|cell| cell.scenario == "half"));
+    assert_eq!(results.baseline.runs, 1);
+}
+
+#[test]
+fn figure_3s_detector_may_be_named_with_parameters() {
+    let late = (DetectorSpec::all().into_iter())
+        .find(|d| d.name() == "late")
+        .unwrap();
+    let tuned = late.tuned_from("alpha = 0.5").unwrap();
+    let run = |fig3: &str, detectors: Vec<DetectorSpec>| {
+        let mut evaluation = small_eval().with_detectors(detectors);
+        evaluation.config_mut().table7.policies.clear();
+        evaluation.config_mut().fig3.detector = fig3.to_owned();
+        evaluation.run()
+    };
+    // Written as --detectors takes it: the evaluation's detector of that name.
+    let results = run("late(alpha = 0.5)", vec![late.clone(), tuned.clone()]).unwrap();
+    let fig3: Vec<&str> = (results.cells.iter())
+        .filter(|c| c.experiment == "fig3")
+        .map(|c| c.detector.as_str())
+        .collect();
+    assert!(
+        !fig3.is_empty() && fig3.iter().all(|&d| d == "late(alpha=0.5)"),
+        "{fig3:?}"
+    );
+    // Not among the evaluation's: made from the built-in.
+    let results = run("default(gap = 0.1)", vec![late.clone()]).unwrap();
+    assert!(
+        results
+            .cells
+            .iter()
+            .any(|c| c.detector == "default(gap=0.1)")
+    );
+    for (name, expected) in [
+        ("nope", "parameters in parentheses or not"),
+        (
+            "late(alpha = -1)",
+            "parameter alpha = -1: must be finite and >= 0",
+        ),
+    ] {
+        let err = run(name, vec![late.clone()]).unwrap_err().to_string();
+        assert!(
+            err.contains("fig3.detector") && err.contains(expected),
+            "{err}"
+        );
+    }
 }

@@ -24,7 +24,7 @@ pub struct EvalArgs {
     config: Option<PathBuf>,
     /// Print the configuration the evaluation would run (the paper's, changed by
     /// `--config` and the flags) as an evaluation file, and run nothing.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["json", "markdown"])]
     print_config: bool,
     /// Repetitions of every cell (1 to 1000; default 10).
     #[arg(long, value_parser = count_parser(1, limits::MAX_REPETITIONS))]
@@ -155,12 +155,12 @@ struct Overrides {
     /// Let a copy run on its original's node (by default it never does, as in Tez and Spark).
     #[arg(long)]
     copy_beside_original: bool,
-    /// Copies only on nodes with at least this many active cores, 0 to the nodes' cores (4)
-    /// (default 0: any node).
+    /// Copies only on nodes with at least this many active cores, 0 to the workers' cores
+    /// (the paper's 4) (default 0: any node).
     #[arg(long)]
     copy_min_active_cores: Option<u32>,
-    /// Never place copies on these nodes (indices, comma-separated, each below the
-    /// cluster's 20 nodes; default: none).
+    /// Never place copies on these nodes (indices, comma-separated, each below the number
+    /// of workers, the paper's 20; default: none; replaces an evaluation file's list).
     #[arg(long, value_delimiter = ',')]
     blacklist: Vec<u32>,
     /// Never place copies on the nodes the detector reports slow (Hierarchical does).
@@ -192,6 +192,22 @@ enum KilledTime {
 }
 
 impl Overrides {
+    /// Whether the flag `flag` of [`FLAG_KEYS`] was given.
+    fn gives(&self, flag: &str) -> bool {
+        match flag {
+            "--lag-secs" => self.lag_secs.is_some(),
+            "--heartbeat-secs" => self.heartbeat_secs.is_some(),
+            "--noise-sigma" => self.noise_sigma.is_some(),
+            "--outlier-probability" => self.outlier_probability.is_some(),
+            "--max-copies-per-task" => self.max_copies_per_task.is_some(),
+            "--launches-per-scan" => self.launches_per_scan.is_some(),
+            "--copy-min-active-cores" => self.copy_min_active_cores.is_some(),
+            "--blacklist" => !self.blacklist.is_empty(),
+            "--fig3-lags" => self.fig3_lags.is_some(),
+            _ => false,
+        }
+    }
+
     /// Applies the overrides to an evaluation's configuration.
     fn apply(&self, config: &mut EvalConfig) -> anyhow::Result<()> {
         if let Some(policies) = &self.policies {
@@ -235,7 +251,9 @@ impl Overrides {
         if let Some(v) = self.copy_min_active_cores {
             copies.placement.min_active_cores = v;
         }
-        copies.placement.blacklist.extend(&self.blacklist);
+        if !self.blacklist.is_empty() {
+            copies.placement.blacklist.clone_from(&self.blacklist);
+        }
         copies.placement.avoid_slow_nodes |= self.avoid_slow_nodes;
         if let Some(time) = self.killed_original_time {
             config.killed_original_time = match time {
@@ -331,19 +349,36 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let mut evaluation =
         Evaluation::paper().with_detectors(detectors_of("--detectors", &detectors)?);
     let config = evaluation.config_mut();
-    if let Some(path) = &config_file {
-        *config = EvalConfig::from_toml_file(path).context("--config")?;
-    }
+    // The file's values, changed by the flags, then checked together.
+    let file = match &config_file {
+        Some(path) => {
+            let (read, file) = EvalConfig::parse_toml_file(path).context("--config")?;
+            *config = read;
+            Some(file)
+        }
+        None => None,
+    };
     config.repetitions = repetitions.unwrap_or(config.repetitions);
     config.baseline_runs = baseline_runs.unwrap_or(config.baseline_runs);
     config.seed = seed.unwrap_or(config.seed);
     overrides.apply(config)?;
-    let with_flag = |error: SimError| match flag_of(&error) {
-        Some(flag) => anyhow::anyhow!("{flag}: {error}"),
-        None => anyhow::Error::new(error).context("running the evaluation"),
+    // An invalid value is the flag's that gave it, else the file's, at its line.
+    let explain = |error: SimError| match (flag_of(&error).filter(|f| overrides.gives(f)), &file) {
+        (Some(flag), _) => anyhow::anyhow!("{flag}: {error}"),
+        (None, Some(file)) if matches!(error, SimError::InvalidConfig { .. }) => {
+            anyhow::Error::new(file.locate(error)).context("--config")
+        }
+        _ => anyhow::Error::new(error).context("running the evaluation"),
     };
+    config.check().map_err(explain)?;
     if print_config {
-        config.check().map_err(with_flag)?;
+        if i64::try_from(config.seed).is_err() {
+            anyhow::bail!(
+                "--print-config: the seed {} is above 2^63 - 1, the largest integer an \
+                 evaluation file (TOML) holds",
+                config.seed
+            );
+        }
         let text = toml::to_string(config).context("writing the configuration as TOML")?;
         return output::print(&text);
     }
@@ -354,7 +389,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             .context("starting the thread pool")?;
     }
     let started = Instant::now();
-    let results = evaluation.run().map_err(with_flag)?;
+    let results = evaluation.run().map_err(explain)?;
     let elapsed = started.elapsed();
     if !output::any_stdout([&json, &markdown]) {
         output::print(&report::text(&results))?;
@@ -411,6 +446,7 @@ mod tests {
             let error = evaluation.run().expect_err(arg);
             let flag = arg.split('=').next();
             assert_eq!(flag_of(&error), flag, "{error}");
+            assert!(overrides.gives(flag.unwrap()), "{arg}");
         }
     }
 
@@ -458,13 +494,16 @@ mod tests {
             (
                 "copy-min-active-cores",
                 format!(
-                    "0 to the nodes' cores ({}) (default {}",
+                    "0 to the workers' cores (the paper's {}) (default {}",
                     sim.platform.cores, sim.copies.placement.min_active_cores
                 ),
             ),
             (
                 "blacklist",
-                format!("below the cluster's {} nodes", sim.platform.workers),
+                format!(
+                    "below the number of workers, the paper's {}",
+                    sim.platform.workers
+                ),
             ),
         ];
         for (flag, text) in expected {

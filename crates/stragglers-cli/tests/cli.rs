@@ -702,6 +702,30 @@ fn eval_reads_an_evaluation_file_and_the_flags_change_it() {
         )),
         "{stderr}"
     );
+    // A value the file gives is the file's error, at its line, even where a flag could set
+    // it; a flag's value is the flag's; a flag may mend the file.
+    std::fs::write(&bad, "[sim.speculation]\nlag_secs = -1\n").unwrap();
+    let output = stragglers(&["eval", "--config", bad.to_str().unwrap(), "--print-config"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("line 2: key `sim.speculation.lag_secs`: -1: must be >= 0"),
+        "{stderr}"
+    );
+    let mended = [
+        "eval",
+        "--config",
+        bad.to_str().unwrap(),
+        "--lag-secs",
+        "30",
+        "--print-config",
+    ];
+    assert!(stragglers_ok(&mended).contains("lag_secs = 30.0"));
+    let output = stragglers(&["eval", "--config", file, "--lag-secs=-2", "--print-config"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("error: --lag-secs: invalid configuration"),
+        "{stderr}"
+    );
     // The results never overwrite the file they come from.
     let output = stragglers(&["eval", "--config", file, "--json", file]);
     assert!(!output.status.success());
