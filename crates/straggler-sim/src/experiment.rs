@@ -1598,6 +1598,14 @@ mod file_tests {
                 "scenarios = [[\"x\", [0, 0, 0, 100]]]\n",
                 "eval.toml: line 1: key `scenarios[0]`: a list where a table belongs",
             ),
+            (
+                "[sim]\nplatform = { workers = 0 }\n",
+                "eval.toml: line 2: key `sim.platform.workers`: 0: must be >= 1",
+            ),
+            (
+                "scenarios = [{ name = \"a\", group_percent = [0, 0, 100] }]\n",
+                "eval.toml: line 1: key `scenarios[0].group_percent`: 3 groups: must be one group per core of the platform",
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(read(text).unwrap_err(), expected, "{text}");

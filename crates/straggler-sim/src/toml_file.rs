@@ -253,8 +253,25 @@ fn line_of_key(text: &str, key: &str) -> usize {
             }
         })
     };
+    // A key inside an inline table or array (`platform = { workers = 0 }`) is at the
+    // line of the outer key that writes it.
+    let inline = |key: &str| {
+        let mut outer = key;
+        while let Some((parent, _)) = outer.rsplit_once('.') {
+            outer = written_key(parent);
+            let at = text.lines().zip(&tables).position(|(line, table)| {
+                !line.trim().starts_with('[')
+                    && key_of_line(line).is_some_and(|k| dotted(table, k) == outer)
+            });
+            if at.is_some() {
+                return at;
+            }
+        }
+        None
+    };
     line_of(key)
         .or_else(|| line_of(written_key(key)))
+        .or_else(|| inline(written_key(key)))
         .map_or(0, |i| i + 1)
 }
 
