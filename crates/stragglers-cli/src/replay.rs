@@ -361,17 +361,20 @@ fn speculation_notes(
         n => format!("{n} Spark applications"),
     };
     let mut notes = Vec::new();
+    // A Spark setting has one switch for every kind of stage: its `map` is read.
 
     let off = select(&|job| {
         job.speculation
             .as_ref()
-            .is_some_and(|s| s.enabled == Some(false))
+            .is_some_and(|s| s.map.enabled == Some(false))
     });
     if let Some((_, first)) = off.first() {
         let apps = apps_of(&off).len();
         let by_source = |source: SettingSource| {
             let selected: Vec<(usize, &TraceJob)> = (off.iter())
-                .filter(|(_, job)| job.speculation.as_ref().is_some_and(|s| s.source == source))
+                .filter(|(_, job)| {
+                    (job.speculation.as_ref()).is_some_and(|s| s.map.source == source)
+                })
                 .copied()
                 .collect();
             apps_of(&selected).len()
@@ -403,11 +406,11 @@ fn speculation_notes(
     }
 
     let unreadable = select(&|job| {
-        (job.speculation.as_ref()).is_some_and(|s| s.source == SettingSource::Unreadable)
+        (job.speculation.as_ref()).is_some_and(|s| s.map.source == SettingSource::Unreadable)
     });
     if let Some((_, first)) = unreadable.first() {
         let value = (first.speculation.as_ref())
-            .and_then(|s| s.value.as_deref())
+            .and_then(|s| s.map.value.as_deref())
             .unwrap_or_default();
         notes.push(format!(
             "{} ({}) set spark.speculation to what Spark cannot read as a boolean: whether \
@@ -433,7 +436,7 @@ fn speculation_notes(
 
     let tuned = select(&|job| {
         (job.speculation.as_ref())
-            .is_some_and(|s| s.enabled == Some(true) && !s.parameters.is_empty())
+            .is_some_and(|s| s.map.enabled == Some(true) && !s.parameters.is_empty())
     });
     if !tuned.is_empty() {
         // Each application once, with the parameters of its first job.
