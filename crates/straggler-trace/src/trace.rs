@@ -295,8 +295,8 @@ impl SpeculationSwitch {
 
     /// Hadoop's switch from property `key` (`mapreduce.map.speculative`, or another name of
     /// a switch), set to `value` or unset (`None`: Hadoop's default, true). The value is
-    /// read as Hadoop 2 and later read it ([`hadoop_boolean`]): `true` or `false` in any
-    /// ASCII case, trimmed as Java's `String.trim` trims; any other text is
+    /// read as Hadoop 2 and later read it (`Configuration.getBoolean`): `true` or `false`
+    /// in any ASCII case, trimmed as Java's `String.trim` trims; any other text is
     /// [`SettingSource::Unreadable`] with Hadoop's default, true, but for a variable
     /// (`${name}`, which Hadoop expands first), whose `enabled` is `None`.
     pub fn hadoop(key: &str, value: Option<&str>) -> SpeculationSwitch {
