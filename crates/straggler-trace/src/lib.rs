@@ -27,8 +27,8 @@ pub use interval::{
 pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, read_reader};
 pub use report::{ReadReport, RecoveredEnd, Skip, Truncation, UnknownKey, Unread, UnusableSplits};
 pub use trace::{
-    AttemptOutcome, SettingSource, SpeculationSetting, StageKind, TraceAttempt, TraceFormat,
-    TraceJob, TraceTask,
+    AttemptOutcome, SettingSource, SpeculationSetting, SpeculationSwitch, StageKind, TraceAttempt,
+    TraceFormat, TraceJob, TraceTask,
 };
 
 pub use judge::{ReplayMetrics, judge, task_records};

@@ -130,79 +130,117 @@ pub struct TraceJob {
     pub submit_secs: Option<f64>,
     /// Its tasks.
     pub tasks: Vec<TraceTask>,
-    /// Whether the engine was configured to speculate in it, as the log's configuration
-    /// says: `Some` for a Spark log with a `SparkListenerEnvironmentUpdate` (its
-    /// application's `spark.speculation`), `None` when the log does not say (a Spark log
-    /// without one; the Hadoop formats, whose history files carry no usable setting).
-    /// With speculation off, the engine launched no copy by configuration: the recorded
+    /// Whether the engine was configured to speculate in it, for each kind of stage, as the
+    /// log's configuration says: `Some` for a Spark log with a
+    /// `SparkListenerEnvironmentUpdate` (its application's `spark.speculation`) and a Rumen
+    /// job with `jobProperties` (Hadoop's `mapreduce.map.speculative` and
+    /// `mapreduce.reduce.speculative`, or their Hadoop 1 names); `None` when the log does not
+    /// say (a Spark log without one, a Rumen job without `jobProperties`, a `.jhist` or
+    /// Hadoop 1 history, whose files carry no usable setting). With speculation off for a
+    /// kind, the engine launched no copy of its tasks by configuration: the recorded
     /// speculation's misses there are not misses of its rule.
     #[serde(default)]
     pub speculation: Option<SpeculationSetting>,
 }
 
-/// The engine's speculation setting for a job, as its log's configuration gives it.
+/// The engine's speculation setting for a job, as its log's configuration gives it: a switch
+/// for each kind of stage, and the parameters of speculation the log sets.
+///
+/// Spark has one switch (`spark.speculation`) for every stage, so its `map` and `reduce`
+/// are the same switch ([`SpeculationSetting::one_switch`]); Hadoop has one for maps and
+/// one for reduces (`mapreduce.map.speculative`, `mapreduce.reduce.speculative`). Setup and
+/// cleanup tasks ([`StageKind::Other`]) are speculated by neither.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SpeculationSetting {
-    /// Whether speculation was on; `None` when the log gives a value the engine cannot
-    /// read as a boolean (`source` is then [`SettingSource::Unreadable`], and `value`
-    /// holds it).
-    pub enabled: Option<bool>,
-    /// Where `enabled` comes from: set in the log, or the engine's default.
-    pub source: SettingSource,
-    /// The value as the log writes it (Spark: `"true"`, `" TRUE"`); `None` when unset.
-    pub value: Option<String>,
+    /// The switch of the job's map stages (Hadoop's maps, Spark's shuffle-map stages).
+    pub map: SpeculationSwitch,
+    /// The switch of its reduce stages (Hadoop's reduces, Spark's result stages).
+    pub reduce: SpeculationSwitch,
     /// The parameters of speculation the log sets, by key, as written (Spark: every
     /// `spark.speculation.*` property, such as `spark.speculation.multiplier`, `quantile`,
-    /// `minTaskRuntime` and `interval`). Empty when none is set: the engine ran with its
-    /// version's defaults.
+    /// `minTaskRuntime` and `interval`; Hadoop: every `mapreduce.job.speculative.*`,
+    /// `mapred.speculative.execution*`, `yarn.app.mapreduce.am.job.speculator.*` and
+    /// `yarn.app.mapreduce.am.job.task.estimator.*` property, the switches' own `.*`, and a
+    /// switch's other name where both are set). Empty when none is set: the engine ran with
+    /// its version's defaults.
     pub parameters: BTreeMap<String, String>,
 }
 
-/// Where a [`SpeculationSetting`]'s `enabled` comes from.
+/// Whether the engine speculated on the tasks of one kind of stage, as the log's
+/// configuration gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SpeculationSwitch {
+    /// Whether speculation was on; `None` when what the engine read is not known (see
+    /// [`SettingSource::Unreadable`] and [`SettingSource::Conflicting`]).
+    pub enabled: Option<bool>,
+    /// Where `enabled` comes from: set in the log, or the engine's default.
+    pub source: SettingSource,
+    /// The property the switch is read from: the one the log sets (Hadoop's name of
+    /// Hadoop 2 where it sets both), else the one the engine reads (`spark.speculation`;
+    /// `mapreduce.map.speculative`, `mapreduce.reduce.speculative`).
+    pub key: String,
+    /// The value as the log writes it (`"true"`, `" TRUE"`; a value that is no JSON string
+    /// as its JSON text); `None` when unset.
+    pub value: Option<String>,
+}
+
+/// Where a [`SpeculationSwitch`]'s `enabled` comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum SettingSource {
-    /// The log sets it (Spark: `spark.speculation` among the application's properties).
+    /// The log sets it (Spark: `spark.speculation` among the application's properties;
+    /// Hadoop: the switch among the job's properties).
     Set,
-    /// The log's configuration does not set it: the engine's default (Spark: false).
+    /// The log's configuration does not set it: the engine's default (Spark: false; Hadoop:
+    /// true).
     Default,
-    /// The log sets it to a value the engine cannot read (Spark: neither `true` nor
-    /// `false`, on which Spark throws where it reads it): whether it speculated is not
-    /// known.
+    /// The log sets it to a value the engine cannot read. Spark throws where it reads a
+    /// value other than `true` or `false`: `enabled` is `None`. Hadoop's
+    /// `Configuration.getBoolean` takes its default (true) in place of one: `enabled` is
+    /// that default, but `None` for a value that is no JSON string (damage: Rumen writes
+    /// strings) or that holds a variable (`${name}`), which Hadoop expands first from
+    /// what the log does not hold.
     Unreadable,
+    /// Hadoop: the log sets the switch under both its names (Hadoop 2's and Hadoop 1's) to
+    /// values Hadoop reads differently. Hadoop 2 takes the one later in the job's
+    /// configuration file, an order the log does not keep: `enabled` is `None`.
+    Conflicting,
 }
 
 impl SpeculationSetting {
     /// Spark's setting from its `spark.speculation` property, `None` when the properties do
-    /// not set it (Spark's default, false). The value is read as Spark 3 and 4 read a
-    /// boolean property (`ConfigBuilder.booleanConf`): `true` or `false` in any ASCII case,
-    /// blanks and control characters around it trimmed (Java's `String.trim`); anything
-    /// else is [`SettingSource::Unreadable`]. No parameter is set: see
-    /// [`SpeculationSetting::with_parameter`].
+    /// not set it (see [`SpeculationSwitch::spark`]): one switch for every kind of stage. No
+    /// parameter is set: see [`SpeculationSetting::with_parameter`].
     pub fn spark(value: Option<&str>) -> SpeculationSetting {
-        let (enabled, source) = match value {
-            None => (Some(false), SettingSource::Default),
-            Some(text) => match spark_boolean(text) {
-                Some(on) => (Some(on), SettingSource::Set),
-                None => (None, SettingSource::Unreadable),
-            },
-        };
+        let switch = SpeculationSwitch::spark(value);
         SpeculationSetting {
-            enabled,
-            source,
-            value: value.map(str::to_owned),
+            map: switch.clone(),
+            reduce: switch,
             parameters: BTreeMap::new(),
         }
     }
 
-    /// A setting whose value (`value`, as the log writes it) the engine cannot read.
-    pub(crate) fn unreadable(value: &str) -> SpeculationSetting {
+    /// A Spark setting whose `spark.speculation` is no string (as its JSON text, `value`):
+    /// one Spark cannot read.
+    pub(crate) fn spark_unreadable(value: &str) -> SpeculationSetting {
+        let switch = SpeculationSwitch::unknown(SPARK_SWITCH, value, SettingSource::Unreadable);
         SpeculationSetting {
-            enabled: None,
-            source: SettingSource::Unreadable,
-            value: Some(value.to_owned()),
+            map: switch.clone(),
+            reduce: switch,
+            parameters: BTreeMap::new(),
+        }
+    }
+
+    /// A Hadoop setting from the switches of its maps and of its reduces (see
+    /// [`SpeculationSwitch::hadoop`]). No parameter is set: see
+    /// [`SpeculationSetting::with_parameter`].
+    pub fn hadoop(map: SpeculationSwitch, reduce: SpeculationSwitch) -> SpeculationSetting {
+        SpeculationSetting {
+            map,
+            reduce,
             parameters: BTreeMap::new(),
         }
     }
@@ -212,6 +250,135 @@ impl SpeculationSetting {
         self.parameters.insert(key.to_owned(), value.to_owned());
         self
     }
+
+    /// The switch of the tasks of `kind`: `None` for [`StageKind::Other`] (setup and cleanup
+    /// tasks, which no engine speculates).
+    pub fn switch(&self, kind: StageKind) -> Option<&SpeculationSwitch> {
+        match kind {
+            StageKind::Map => Some(&self.map),
+            StageKind::Reduce => Some(&self.reduce),
+            StageKind::Other => None,
+        }
+    }
+
+    /// The switch of every kind of stage, when one switch governs them all (Spark's
+    /// `spark.speculation`); `None` when each kind has its own (Hadoop's).
+    pub fn one_switch(&self) -> Option<&SpeculationSwitch> {
+        (self.map == self.reduce).then_some(&self.map)
+    }
+}
+
+/// The key of Spark's speculation switch.
+pub(crate) const SPARK_SWITCH: &str = "spark.speculation";
+
+impl SpeculationSwitch {
+    /// Spark's switch from its `spark.speculation` property, `None` when the properties do
+    /// not set it (Spark's default, false). The value is read as Spark 3 and 4 read a
+    /// boolean property (`ConfigBuilder.booleanConf`): `true` or `false` in any ASCII case,
+    /// blanks and control characters around it trimmed (Java's `String.trim`); anything
+    /// else is [`SettingSource::Unreadable`], `enabled` `None` (Spark throws).
+    pub fn spark(value: Option<&str>) -> SpeculationSwitch {
+        let (enabled, source) = match value {
+            None => (Some(false), SettingSource::Default),
+            Some(text) => match spark_boolean(text) {
+                Some(on) => (Some(on), SettingSource::Set),
+                None => (None, SettingSource::Unreadable),
+            },
+        };
+        SpeculationSwitch {
+            enabled,
+            source,
+            key: SPARK_SWITCH.to_owned(),
+            value: value.map(str::to_owned),
+        }
+    }
+
+    /// Hadoop's switch from property `key` (`mapreduce.map.speculative`, or another name of
+    /// a switch), set to `value` or unset (`None`: Hadoop's default, true). The value is
+    /// read as Hadoop 2 and later read it (`Configuration.getBoolean`): `true` or `false`
+    /// in any ASCII case, trimmed as Java's `String.trim` trims; any other text is
+    /// [`SettingSource::Unreadable`] with Hadoop's default, true, but for a variable
+    /// (`${name}`, which Hadoop expands first), whose `enabled` is `None`.
+    pub fn hadoop(key: &str, value: Option<&str>) -> SpeculationSwitch {
+        let (enabled, source) = match value.map(hadoop_boolean) {
+            None => (Some(HADOOP_DEFAULT), SettingSource::Default),
+            Some(HadoopBoolean::Value(on)) => (Some(on), SettingSource::Set),
+            Some(HadoopBoolean::Default) => (Some(HADOOP_DEFAULT), SettingSource::Unreadable),
+            Some(HadoopBoolean::Variable) => (None, SettingSource::Unreadable),
+        };
+        SpeculationSwitch {
+            enabled,
+            source,
+            key: key.to_owned(),
+            value: value.map(str::to_owned),
+        }
+    }
+
+    /// A switch of property `key`, set to `value` (as written), whose reading is not known
+    /// (`source` [`SettingSource::Unreadable`] or [`SettingSource::Conflicting`]).
+    pub(crate) fn unknown(key: &str, value: &str, source: SettingSource) -> SpeculationSwitch {
+        SpeculationSwitch {
+            enabled: None,
+            source,
+            key: key.to_owned(),
+            value: Some(value.to_owned()),
+        }
+    }
+}
+
+/// Hadoop's default for both switches, `mapreduce.map.speculative` and
+/// `mapreduce.reduce.speculative` (`mapred-default.xml`; Hadoop 1's
+/// `JobConf.getMapSpeculativeExecution` and `getReduceSpeculativeExecution` too).
+pub(crate) const HADOOP_DEFAULT: bool = true;
+
+/// What Hadoop reads a boolean property's text as (see [`hadoop_boolean`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HadoopBoolean {
+    /// `true` or `false`.
+    Value(bool),
+    /// Any other text: the caller's default.
+    Default,
+    /// A variable Hadoop expands first (`${name}`), from the configuration or the JVM's
+    /// system properties: what it reads is not known.
+    Variable,
+}
+
+/// A Hadoop boolean property as Hadoop 2 and later read it (`Configuration.getBoolean`:
+/// `getTrimmed`, then `true` or `false` in any case, by `toLowerCase` or, in later
+/// releases, `equalsIgnoreCase`; any other text, the empty one included, gives the
+/// caller's default). Java's `String.trim` strips the characters up to U+0020. Only ASCII
+/// case is folded here: Java's `equalsIgnoreCase` also takes a long s (U+017F) for `s`, so
+/// a `falſe`, read here as the default, is false to those releases. Hadoop expands variables first (`${name}`, its
+/// `\$\{[^\}\$ ]+\}`): such a text is [`HadoopBoolean::Variable`]. Hadoop 1
+/// (`"true".equals(get(name))`) neither trimmed nor folded case: it took its default for
+/// `FALSE` or ` false`.
+pub(crate) fn hadoop_boolean(text: &str) -> HadoopBoolean {
+    if has_variable(text) {
+        return HadoopBoolean::Variable;
+    }
+    let trimmed = text.trim_matches(|c: char| c <= '\u{20}');
+    if trimmed.eq_ignore_ascii_case("true") {
+        HadoopBoolean::Value(true)
+    } else if trimmed.eq_ignore_ascii_case("false") {
+        HadoopBoolean::Value(false)
+    } else {
+        HadoopBoolean::Default
+    }
+}
+
+/// Whether `text` holds a variable Hadoop's `Configuration` expands: `${`, one or more
+/// characters other than `}`, `$` and a space, then `}`.
+fn has_variable(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(open) = rest.find("${") {
+        let after = &rest[open + 2..];
+        let name = after.find(['}', '$', ' ']).unwrap_or(after.len());
+        if name > 0 && after[name..].starts_with('}') {
+            return true;
+        }
+        rest = after;
+    }
+    false
 }
 
 /// A Spark boolean property as Spark 3 and 4 read it (`ConfigHelpers.toBoolean`:

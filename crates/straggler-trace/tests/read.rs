@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 
 use straggler_trace::{
     AttemptOutcome, IntervalSource, ReadReport, ScanInterval, SettingSource, SpeculationSetting,
-    StageKind, TraceAttempt, TraceError, TraceFormat, TraceJob, read_bytes, read_path, read_reader,
+    SpeculationSwitch, StageKind, TraceAttempt, TraceError, TraceFormat, TraceJob, read_bytes,
+    read_path, read_reader,
 };
 
 fn shared_traces() -> Option<PathBuf> {
@@ -699,8 +700,11 @@ fn the_spark_speculation_setting_is_read_from_the_environment_update() {
         .with_parameter("spark.speculation.min.threshold", "30s")
         .with_parameter("spark.speculation.multiplier", "4")
         .with_parameter("spark.speculation.quantile", "0.9");
-    assert_eq!(on.enabled, Some(true));
-    assert_eq!(on.source, SettingSource::Set);
+    assert_eq!(on.map.enabled, Some(true));
+    assert_eq!(on.map.source, SettingSource::Set);
+    // One switch for every kind of stage.
+    assert_eq!(on.one_switch(), Some(&on.reduce));
+    assert_eq!(on.map.key, "spark.speculation");
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].speculation.as_ref(), Some(&on));
 
@@ -711,7 +715,11 @@ fn the_spark_speculation_setting_is_read_from_the_environment_update() {
     assert_eq!(report.records_skipped, 0);
     let unset = SpeculationSetting::spark(None);
     assert_eq!(
-        (unset.enabled, unset.source, unset.value.as_deref()),
+        (
+            unset.map.enabled,
+            unset.map.source,
+            unset.map.value.as_deref()
+        ),
         (Some(false), SettingSource::Default, None)
     );
     assert!(unset.parameters.is_empty());
@@ -750,13 +758,14 @@ fn spark_speculation_values_are_read_as_spark_reads_a_boolean() {
         ("\u{ff54}\u{ff52}\u{ff55}\u{ff45}", None),
     ] {
         let setting = SpeculationSetting::spark(Some(value));
-        assert_eq!(setting.enabled, enabled, "{value:?}");
+        assert_eq!(setting.map.enabled, enabled, "{value:?}");
         let source = match enabled {
             Some(_) => SettingSource::Set,
             None => SettingSource::Unreadable,
         };
-        assert_eq!(setting.source, source, "{value:?}");
-        assert_eq!(setting.value.as_deref(), Some(value));
+        assert_eq!(setting.map.source, source, "{value:?}");
+        assert_eq!(setting.map.value.as_deref(), Some(value));
+        assert_eq!(setting.one_switch(), Some(&setting.reduce));
     }
 }
 
@@ -793,9 +802,9 @@ fn the_spark_reader_reports_a_speculation_setting_it_cannot_read() {
         r#"{"spark.app.name":"x","spark.speculation":"yes","spark.speculation.quantile":"0.5"}"#,
     )));
     let setting = setting.expect("a setting");
-    assert_eq!(setting.enabled, None);
-    assert_eq!(setting.source, SettingSource::Unreadable);
-    assert_eq!(setting.value.as_deref(), Some("yes"));
+    assert_eq!(setting.map.enabled, None);
+    assert_eq!(setting.map.source, SettingSource::Unreadable);
+    assert_eq!(setting.map.value.as_deref(), Some("yes"));
     assert_eq!(setting.parameters["spark.speculation.quantile"], "0.5");
     assert_eq!(report.skip_reasons["not a boolean"], 1);
     assert_eq!(report.skips[0].line, 2);
@@ -805,7 +814,7 @@ fn the_spark_reader_reports_a_speculation_setting_it_cannot_read() {
     let (setting, report) = read(&log(&update(r#"{"spark.speculation":true}"#)));
     let setting = setting.expect("a setting");
     assert_eq!(
-        (setting.enabled, setting.source),
+        (setting.map.enabled, setting.map.source),
         (None, SettingSource::Unreadable)
     );
     assert_eq!(report.skip_reasons["field of the wrong type"], 1);
@@ -814,10 +823,10 @@ fn the_spark_reader_reports_a_speculation_setting_it_cannot_read() {
     // Set false, padded upper case true, unset, a parameter not a string: no skip.
     let (setting, report) = read(&log(&update(r#"{"spark.speculation":"false"}"#)));
     assert_eq!(setting, Some(SpeculationSetting::spark(Some("false"))));
-    assert_eq!(setting.unwrap().source, SettingSource::Set);
+    assert_eq!(setting.unwrap().map.source, SettingSource::Set);
     assert_eq!(report.records_skipped, 0);
     let (setting, _) = read(&log(&update(r#"{"spark.speculation":" TRUE "}"#)));
-    assert_eq!(setting.and_then(|s| s.enabled), Some(true));
+    assert_eq!(setting.and_then(|s| s.map.enabled), Some(true));
     let (setting, report) = read(&log(&update(
         r#"{"spark.speculationX":"true","spark.speculation.multiplier":4}"#,
     )));
@@ -837,7 +846,7 @@ fn the_spark_reader_reports_a_speculation_setting_it_cannot_read() {
     let (setting, _) =
         read(&log(&(update(r#"{"spark.speculation":"true"}"#)
             + &update(r#"{"spark.speculation":"false"}"#))));
-    assert_eq!(setting.and_then(|s| s.enabled), Some(false));
+    assert_eq!(setting.and_then(|s| s.map.enabled), Some(false));
 }
 
 /// A `spark.speculation.interval` Spark cannot read as a positive time is a skip naming
@@ -915,6 +924,349 @@ fn the_spark_reader_reports_a_speculation_interval_it_cannot_read() {
         read(r#"{"spark.speculation":"yes","spark.speculation.interval":"soon"}"#);
     assert_eq!(interval.source, IntervalSource::Unreadable);
     assert_eq!(skipped_as, skip("not a boolean", "spark.speculation"));
+}
+
+/// The speculation setting of the shared Rumen logs, from their jobs' `jobProperties`.
+/// Checked with `grep -n 'speculat' 2jobs2min-rumen-jh.json`: both jobs set
+/// `mapreduce.map.speculative` and `mapreduce.reduce.speculative` to `"false"` (lines 4710
+/// and 4785, 9815 and 9890) and `mapreduce.job.speculative.speculativecap` `"0.1"`,
+/// `slownodethreshold` `"1.0"` and `slowtaskthreshold` `"1.0"`, and no other key holds
+/// `specul`. `zcat dispatch-trace-output.json.gz | grep -c jobProperties` gives 4 (one per
+/// job), `grep -ci specul` 0: Hadoop's defaults. `zombie/input-trace.json` has no
+/// `jobProperties`: the log does not say.
+#[test]
+fn the_rumen_speculation_setting_is_read_from_job_properties() {
+    let Some(base) = shared_traces() else { return };
+    let (jobs, report) = read(
+        &base.join("hadoop-sls-gridmix-rumen/2jobs2min-rumen-jh.json"),
+        RUMEN,
+    );
+    assert_eq!((report.records_read, report.records_skipped), (2, 0));
+    let off = SpeculationSetting::hadoop(
+        SpeculationSwitch::hadoop("mapreduce.map.speculative", Some("false")),
+        SpeculationSwitch::hadoop("mapreduce.reduce.speculative", Some("false")),
+    )
+    .with_parameter("mapreduce.job.speculative.slownodethreshold", "1.0")
+    .with_parameter("mapreduce.job.speculative.slowtaskthreshold", "1.0")
+    .with_parameter("mapreduce.job.speculative.speculativecap", "0.1");
+    assert_eq!(
+        (off.map.enabled, off.map.source, off.reduce.enabled),
+        (Some(false), SettingSource::Set, Some(false))
+    );
+    assert_eq!(off.one_switch(), None);
+    assert_eq!(jobs.len(), 2);
+    for job in &jobs {
+        assert_eq!(job.speculation.as_ref(), Some(&off), "{}", job.id);
+    }
+
+    let (jobs, report) = read(
+        &base.join("hadoop-rumen-testdata/small-trace-test/dispatch-trace-output.json.gz"),
+        RUMEN,
+    );
+    assert_eq!(report.records_skipped, 0);
+    let defaults = SpeculationSetting::hadoop(
+        SpeculationSwitch::hadoop("mapreduce.map.speculative", None),
+        SpeculationSwitch::hadoop("mapreduce.reduce.speculative", None),
+    );
+    assert_eq!(
+        (
+            defaults.map.enabled,
+            defaults.map.source,
+            &defaults.map.value
+        ),
+        (Some(true), SettingSource::Default, &None)
+    );
+    assert_eq!(jobs.len(), 4);
+    for job in &jobs {
+        assert_eq!(job.speculation.as_ref(), Some(&defaults), "{}", job.id);
+    }
+
+    let (jobs, _) = read(
+        &base.join("hadoop-rumen-testdata/zombie/input-trace.json"),
+        RUMEN,
+    );
+    assert_eq!(jobs.len(), 4);
+    assert!(jobs.iter().all(|job| job.speculation.is_none()));
+}
+
+/// Hadoop's switches are read as Hadoop 2 and later read a boolean property
+/// (`Configuration.getBoolean`: `getTrimmed`, then `true` or `false` in any case; any other
+/// text, the empty one too, is the default, true), and a variable, which Hadoop expands
+/// first, is not known.
+#[test]
+fn hadoop_speculation_values_are_read_as_hadoop_reads_a_boolean() {
+    for (value, enabled, source) in [
+        ("true", Some(true), SettingSource::Set),
+        ("false", Some(false), SettingSource::Set),
+        ("FALSE", Some(false), SettingSource::Set),
+        ("False", Some(false), SettingSource::Set),
+        // Java's `String.trim` strips every character up to U+0020.
+        (" false", Some(false), SettingSource::Set),
+        ("\tfalse\n", Some(false), SettingSource::Set),
+        (" TRUE ", Some(true), SettingSource::Set),
+        // Anything else: Hadoop's default, true, from a value it cannot read.
+        ("", Some(true), SettingSource::Unreadable),
+        ("yes", Some(true), SettingSource::Unreadable),
+        ("no", Some(true), SettingSource::Unreadable),
+        ("0", Some(true), SettingSource::Unreadable),
+        ("off", Some(true), SettingSource::Unreadable),
+        ("f", Some(true), SettingSource::Unreadable),
+        ("fals e", Some(true), SettingSource::Unreadable),
+        ("\u{a0}false", Some(true), SettingSource::Unreadable),
+        ("\"false\"", Some(true), SettingSource::Unreadable),
+        // A variable Hadoop expands first: not known.
+        ("${spec.on}", None, SettingSource::Unreadable),
+        (" ${a}x ", None, SettingSource::Unreadable),
+        // Not a variable to Hadoop (no name, a space or `$` in it, no closing brace).
+        ("${}", Some(true), SettingSource::Unreadable),
+        ("${a b}", Some(true), SettingSource::Unreadable),
+        ("${a", Some(true), SettingSource::Unreadable),
+    ] {
+        let switch = SpeculationSwitch::hadoop("mapreduce.map.speculative", Some(value));
+        assert_eq!(
+            (switch.enabled, switch.source),
+            (enabled, source),
+            "{value:?}"
+        );
+        assert_eq!(switch.value.as_deref(), Some(value));
+    }
+    let unset = SpeculationSwitch::hadoop("mapreduce.reduce.speculative", None);
+    assert_eq!(
+        (unset.enabled, unset.source, unset.key.as_str()),
+        (
+            Some(true),
+            SettingSource::Default,
+            "mapreduce.reduce.speculative"
+        )
+    );
+}
+
+/// How the Rumen reader takes a job's `jobProperties`, on jobs made by hand (the line of
+/// each key counted in the text below): both switches set, one set, none set (Hadoop's
+/// default), Hadoop 1's names, a value Hadoop cannot read (a skip naming it, the default
+/// standing), a value that is no JSON string (a skip, not known), properties that are no
+/// object, a bare `NaN`, a key written twice, and no `jobProperties` at all.
+#[test]
+fn the_rumen_reader_reads_the_speculation_switches_of_job_properties() {
+    // Line 1 the job's id, line 2 its tasks, line 3 `jobProperties`, its members from line 4.
+    let job = |properties: &[&str]| {
+        format!(
+            "{{\"jobID\": \"job_1_0001\",\n\"mapTasks\": [],\n\"jobProperties\": {{\n{}\n}}}}\n",
+            properties.join(",\n")
+        )
+    };
+    let read = |text: &str| {
+        let (jobs, report) = read_bytes(text.as_bytes(), RUMEN).expect("readable");
+        assert_eq!(jobs.len(), 1, "{text}");
+        let skips: Vec<(u64, String, String)> = (report.skips.iter())
+            .map(|s| {
+                (
+                    s.line,
+                    s.field.clone().unwrap_or_default(),
+                    s.reason.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(report.records_parsed, 1, "{text}");
+        assert_eq!(report.records_skipped, skips.len() as u64, "{text}");
+        (jobs[0].speculation.clone(), skips)
+    };
+    let skip = |line: u64, field: &str, reason: &str| (line, field.to_owned(), reason.to_owned());
+    let map = |value: Option<&str>| SpeculationSwitch::hadoop("mapreduce.map.speculative", value);
+    let reduce =
+        |value: Option<&str>| SpeculationSwitch::hadoop("mapreduce.reduce.speculative", value);
+
+    // Both set, with a parameter and a property of no speculation.
+    let (setting, skips) = read(&job(&[
+        r#""mapreduce.map.speculative": "false""#,
+        r#""mapreduce.job.queuename": "default""#,
+        r#""mapreduce.reduce.speculative": "true""#,
+        r#""mapreduce.job.speculative.minimum-allowed-tasks": "10""#,
+    ]));
+    let expected = SpeculationSetting::hadoop(map(Some("false")), reduce(Some("true")))
+        .with_parameter("mapreduce.job.speculative.minimum-allowed-tasks", "10");
+    assert_eq!(setting, Some(expected));
+    assert!(skips.is_empty());
+
+    // One set: the other is Hadoop's default, true.
+    let (setting, skips) = read(&job(&[r#""mapreduce.reduce.speculative": "false""#]));
+    let setting = setting.expect("a setting");
+    assert_eq!(
+        setting,
+        SpeculationSetting::hadoop(map(None), reduce(Some("false")))
+    );
+    assert_eq!(
+        (setting.map.enabled, setting.map.source),
+        (Some(true), SettingSource::Default)
+    );
+    assert!(skips.is_empty());
+
+    // None set: both Hadoop's default.
+    let (setting, skips) = read(&job(&[r#""mapreduce.job.queuename": "default""#]));
+    assert_eq!(
+        setting,
+        Some(SpeculationSetting::hadoop(map(None), reduce(None)))
+    );
+    assert!(skips.is_empty());
+    let (setting, _) = read("{\"jobID\": \"job_1_0001\", \"jobProperties\": {}}\n");
+    assert_eq!(
+        setting,
+        Some(SpeculationSetting::hadoop(map(None), reduce(None)))
+    );
+
+    // Hadoop 1's names, read as Hadoop 2 reads them (deprecated names of the same switches).
+    let (setting, skips) = read(&job(&[
+        r#""mapred.map.tasks.speculative.execution": "False""#,
+        r#""mapred.reduce.tasks.speculative.execution": " true""#,
+        r#""mapred.speculative.execution.slowTaskThreshold": "1.0""#,
+    ]));
+    let setting = setting.expect("a setting");
+    assert_eq!(
+        (
+            setting.map.enabled,
+            setting.map.source,
+            setting.map.key.as_str()
+        ),
+        (
+            Some(false),
+            SettingSource::Set,
+            "mapred.map.tasks.speculative.execution"
+        )
+    );
+    assert_eq!(setting.reduce.enabled, Some(true));
+    assert_eq!(
+        setting.parameters["mapred.speculative.execution.slowTaskThreshold"],
+        "1.0"
+    );
+    assert!(skips.is_empty());
+
+    // A value Hadoop cannot read: Hadoop's default stands, the property is a skip on its line.
+    let (setting, skips) = read(&job(&[
+        r#""mapreduce.job.queuename": "default""#,
+        r#""mapreduce.map.speculative": "no""#,
+    ]));
+    let setting = setting.expect("a setting");
+    assert_eq!(
+        (
+            setting.map.enabled,
+            setting.map.source,
+            setting.map.value.as_deref()
+        ),
+        (Some(true), SettingSource::Unreadable, Some("no"))
+    );
+    assert_eq!(
+        skips,
+        [skip(5, "mapreduce.map.speculative", "not a boolean")]
+    );
+    // A variable: not known.
+    let (setting, skips) = read(&job(&[r#""mapreduce.reduce.speculative": "${spec}""#]));
+    assert_eq!(setting.expect("a setting").reduce.enabled, None);
+    assert_eq!(
+        skips,
+        [skip(
+            4,
+            "mapreduce.reduce.speculative",
+            "unexpanded variable"
+        )]
+    );
+
+    // No JSON string (Rumen writes strings): of the wrong type, not known, its JSON text kept.
+    let (setting, skips) = read(&job(&[
+        r#""mapreduce.map.speculative": false"#,
+        r#""mapreduce.job.speculative.speculativecap": 0.1"#,
+    ]));
+    let setting = setting.expect("a setting");
+    assert_eq!(
+        (
+            setting.map.enabled,
+            setting.map.source,
+            setting.map.value.as_deref()
+        ),
+        (None, SettingSource::Unreadable, Some("false"))
+    );
+    // A parameter that is no string is kept as its JSON text, as Spark's are.
+    assert_eq!(
+        setting.parameters["mapreduce.job.speculative.speculativecap"],
+        "0.1"
+    );
+    assert_eq!(
+        skips,
+        [skip(
+            4,
+            "mapreduce.map.speculative",
+            "field of the wrong type"
+        )]
+    );
+
+    // A bare `NaN` (Jackson's and Python's word): skipped under its reason, kept as written.
+    let (setting, skips) = read(&job(&[
+        r#""mapreduce.map.speculative": NaN"#,
+        r#""mapreduce.job.speculative.slowtaskthreshold": [Infinity]"#,
+    ]));
+    let setting = setting.expect("a setting");
+    assert_eq!(
+        (setting.map.enabled, setting.map.value.as_deref()),
+        (None, Some("NaN"))
+    );
+    assert_eq!(
+        setting.parameters["mapreduce.job.speculative.slowtaskthreshold"],
+        "[Infinity]"
+    );
+    assert_eq!(
+        skips,
+        [skip(
+            4,
+            "mapreduce.map.speculative",
+            "NaN is not a JSON number"
+        )]
+    );
+
+    // Properties that are no object: a skip naming `jobProperties`, the log saying nothing.
+    let (setting, skips) =
+        read("{\"jobID\": \"job_1_0001\",\n\"jobProperties\": [\"mapreduce.map.speculative\"]}\n");
+    assert_eq!(setting, None);
+    assert_eq!(skips, [skip(2, "jobProperties", "field of the wrong type")]);
+
+    // A key written twice: the last stands, as Jackson reads it; the first is a skip.
+    let (setting, skips) = read(&job(&[
+        r#""mapreduce.map.speculative": "true""#,
+        r#""mapreduce.map.speculative": "false""#,
+    ]));
+    assert_eq!(setting.expect("a setting").map.enabled, Some(false));
+    assert_eq!(
+        skips,
+        [skip(4, "mapreduce.map.speculative", "duplicate key")]
+    );
+
+    // Both names of a switch, read differently: not known, the Hadoop 1 name a skip.
+    let (setting, skips) = read(&job(&[
+        r#""mapreduce.map.speculative": "false""#,
+        r#""mapred.map.tasks.speculative.execution": "true""#,
+    ]));
+    let setting = setting.expect("a setting");
+    assert_eq!(
+        (setting.map.enabled, setting.map.source),
+        (None, SettingSource::Conflicting)
+    );
+    assert_eq!(
+        setting.parameters["mapred.map.tasks.speculative.execution"],
+        "true"
+    );
+    assert_eq!(
+        skips,
+        [skip(
+            5,
+            "mapred.map.tasks.speculative.execution",
+            "contradicts its Hadoop 2 name"
+        )]
+    );
+
+    // No `jobProperties` (or `null`): the log does not say.
+    let (setting, _) = read("{\"jobID\": \"job_1_0001\", \"mapTasks\": []}\n");
+    assert_eq!(setting, None);
+    let (setting, skips) = read("{\"jobID\": \"job_1_0001\", \"jobProperties\": null}\n");
+    assert_eq!(setting, None);
+    assert!(skips.is_empty());
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod eval;
 mod output;
 mod replay;
 mod replay_intervals;
+mod replay_speculation;
 mod simulate;
 
 use std::process::ExitCode;

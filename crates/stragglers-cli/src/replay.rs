@@ -11,23 +11,26 @@ use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::{self, Table};
 use stragglers::trace::{
     CopyCounts, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics, ScanInterval,
-    SettingSource, SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat, TraceJob,
-    TruthConfig, detect_format, fakes_won_by_copy, judge, label, read_path, recorded, replay_each,
-    table3,
+    SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat, TraceJob, TruthConfig,
+    detect_format, fakes_won_by_copy, judge, label, read_path, recorded, replay_each, table3,
 };
 use stragglers::truth::SiblingReference;
 
 use crate::detectors::{self, Group};
 use crate::output;
 use crate::replay_intervals::{
-    app_name, brief_tasks_note, intervals_note, scan_intervals, unreadable_intervals_note,
+    brief_tasks_note, intervals_note, scan_intervals, unreadable_intervals_note,
 };
+use crate::replay_speculation::speculation_notes;
 
-/// The schema tag of `replay --json`: 3 since each job gives the interval it was scanned
-/// at (`per_job[].scan_interval`) and `scan_interval_secs` is the one `--scan-interval`
+/// The schema tag of `replay --json`: 4 since a job's speculation setting gives a switch
+/// for each kind of stage (`per_job[].speculation.map` and `.reduce`, Hadoop's from a Rumen
+/// job's `jobProperties`), where 3 gave Spark's one switch (`enabled`, `source`, `value`)
+/// and `null` for every Hadoop job. 3 since each job gives the interval it was scanned at
+/// (`per_job[].scan_interval`) and `scan_interval_secs` is the one `--scan-interval`
 /// gives, `null` without it; 2 wrote the one interval of every job there. 2 since the
 /// counts are integers (`"tasks": 25`), where 1 wrote them as floats (`"tasks": 25.0`).
-pub const SCHEMA: &str = "stragglers.replay/3";
+pub const SCHEMA: &str = "stragglers.replay/4";
 
 /// The detector name of the speculation the log records.
 const RECORDED: &str = "recorded";
@@ -84,7 +87,7 @@ pub struct ReplayArgs {
     /// size are left out.
     #[arg(long)]
     normalise_by_input: bool,
-    /// Write the results (schema stragglers.replay/3) to this file; `-` writes them to
+    /// Write the results (schema stragglers.replay/4) to this file; `-` writes them to
     /// standard output in place of the tables.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
@@ -321,148 +324,6 @@ fn early_launches(jobs: &[TraceJob]) -> Option<String> {
          a host's clock behind the submitter's, or a damaged time; replayed as dated",
         first.id
     ))
-}
-
-/// Spark applications named one by one in the note on speculation parameters.
-const APPS_SHOWN: usize = 3;
-
-/// The notes on the speculation setting of the Spark applications read (each input of
-/// Spark format is one application; `job_input` gives each job's input, `formats` each
-/// input's format): those that ran with `spark.speculation` off, where the recorded
-/// speculation launched no copy by configuration, not by missing a straggler; those whose
-/// setting Spark cannot read, or that the log does not give; and those that ran with it on
-/// and set its parameters, which the replayed Spark rules do not take from the log.
-fn speculation_notes(
-    jobs: &[TraceJob],
-    job_input: &[usize],
-    formats: &[TraceFormat],
-    labels: &Labels,
-) -> Vec<String> {
-    use std::collections::BTreeSet;
-    // The Spark jobs, with their input.
-    let spark: Vec<(usize, &TraceJob)> = (jobs.iter().enumerate())
-        .filter(|(j, _)| {
-            let input = job_input.get(*j).copied();
-            input.and_then(|i| formats.get(i)) == Some(&TraceFormat::SparkEventLog)
-        })
-        .collect();
-    let apps_of = |selected: &[(usize, &TraceJob)]| -> BTreeSet<usize> {
-        selected.iter().map(|(j, _)| job_input[*j]).collect()
-    };
-    let all_apps = apps_of(&spark).len();
-    if all_apps == 0 {
-        return Vec::new();
-    }
-    let select = |keep: &dyn Fn(&TraceJob) -> bool| -> Vec<(usize, &TraceJob)> {
-        spark.iter().filter(|(_, job)| keep(job)).copied().collect()
-    };
-    let applications = |n: usize| match n {
-        1 => "1 Spark application".to_owned(),
-        n => format!("{n} Spark applications"),
-    };
-    let mut notes = Vec::new();
-
-    let off = select(&|job| {
-        job.speculation
-            .as_ref()
-            .is_some_and(|s| s.enabled == Some(false))
-    });
-    if let Some((_, first)) = off.first() {
-        let apps = apps_of(&off).len();
-        let by_source = |source: SettingSource| {
-            let selected: Vec<(usize, &TraceJob)> = (off.iter())
-                .filter(|(_, job)| job.speculation.as_ref().is_some_and(|s| s.source == source))
-                .copied()
-                .collect();
-            apps_of(&selected).len()
-        };
-        let mut sources = Vec::new();
-        match by_source(SettingSource::Default) {
-            0 => {}
-            n => sources.push(format!("{n} unset: Spark's default false")),
-        }
-        match by_source(SettingSource::Set) {
-            0 => {}
-            n => sources.push(format!("{n} set false")),
-        }
-        let off_jobs: BTreeSet<usize> = off.iter().map(|(j, _)| *j).collect();
-        let stragglers = (labels.tasks.iter())
-            .filter(|t| t.straggler && off_jobs.contains(&t.job))
-            .count();
-        notes.push(format!(
-            "{} of {} ({}, {}) ran with spark.speculation off ({}): `recorded` launched no \
-             copy there by configuration, not by missing; its recall counts their stragglers \
-             as missed; first: {}",
-            apps,
-            applications(all_apps),
-            plural(off.len(), "job"),
-            plural(stragglers, "straggler"),
-            sources.join(", "),
-            app_name(first)
-        ));
-    }
-
-    let unreadable = select(&|job| {
-        (job.speculation.as_ref()).is_some_and(|s| s.source == SettingSource::Unreadable)
-    });
-    if let Some((_, first)) = unreadable.first() {
-        let value = (first.speculation.as_ref())
-            .and_then(|s| s.value.as_deref())
-            .unwrap_or_default();
-        notes.push(format!(
-            "{} ({}) set spark.speculation to what Spark cannot read as a boolean: whether \
-             `recorded` could launch copies there is not known; first: {} (`{value}`)",
-            applications(apps_of(&unreadable).len()),
-            plural(unreadable.len(), "job"),
-            app_name(first)
-        ));
-    }
-
-    let unknown = select(&|job| job.speculation.is_none());
-    if let Some((_, first)) = unknown.first() {
-        let apps = apps_of(&unknown).len();
-        notes.push(format!(
-            "{} ({}) {} no spark.speculation (no SparkListenerEnvironmentUpdate with Spark \
-             Properties): whether `recorded` could launch copies there is not known; first: {}",
-            applications(apps),
-            plural(unknown.len(), "job"),
-            if apps == 1 { "gives" } else { "give" },
-            app_name(first)
-        ));
-    }
-
-    let tuned = select(&|job| {
-        (job.speculation.as_ref())
-            .is_some_and(|s| s.enabled == Some(true) && !s.parameters.is_empty())
-    });
-    if !tuned.is_empty() {
-        // Each application once, with the parameters of its first job.
-        let mut seen = BTreeSet::new();
-        let named: Vec<String> = (tuned.iter())
-            .filter(|(j, _)| seen.insert(job_input[*j]))
-            .map(|(_, job)| {
-                let parameters: Vec<String> = (job.speculation.iter())
-                    .flat_map(|s| &s.parameters)
-                    .map(|(key, value)| format!("{key}={value}"))
-                    .collect();
-                format!("{} ({})", app_name(job), parameters.join(", "))
-            })
-            .collect();
-        let mut shown = named[..named.len().min(APPS_SHOWN)].join(", ");
-        if named.len() > APPS_SHOWN {
-            shown += &format!(" and {} more", named.len() - APPS_SHOWN);
-        }
-        let (apps, set) = match named.len() {
-            1 => ("1 Spark application".to_owned(), "sets its"),
-            n => (format!("{n} Spark applications"), "set their"),
-        };
-        notes.push(format!(
-            "{apps} ran with spark.speculation on and {set} parameters: {shown}; the \
-             replayed `spark` row uses Spark 4's defaults (quantile 0.9, multiplier 3) and \
-             `spark-legacy` 0.75 and 1.5, not the log's"
-        ));
-    }
-    notes
 }
 
 /// A job id the inputs hold more than once (the same log given twice, or in two formats,
@@ -712,7 +573,7 @@ fn reruns_note(jobs: &[TraceJob], labels: &Labels) -> Option<String> {
 }
 
 /// `n` and `noun`, plural but for one (`1 straggler`, `23 stragglers`).
-fn plural(n: usize, noun: &str) -> String {
+pub(crate) fn plural(n: usize, noun: &str) -> String {
     match n {
         1 => format!("1 {noun}"),
         n => format!("{n} {noun}s"),

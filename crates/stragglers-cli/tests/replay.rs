@@ -47,7 +47,7 @@ fn replay_prints_the_tables_and_writes_the_schema() {
 
     let value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
-    assert_eq!(value["schema"], "stragglers.replay/3");
+    assert_eq!(value["schema"], "stragglers.replay/4");
     let inputs = value["inputs"].as_array().unwrap();
     assert_eq!(inputs.len(), 2);
     assert_eq!(inputs[0]["format"], "hadoop1");
@@ -313,7 +313,7 @@ fn replay_writes_its_json_to_standard_output_in_place_of_the_tables() {
         String::from_utf8_lossy(&output.stderr)
     );
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("only JSON");
-    assert_eq!(value["schema"], "stragglers.replay/3");
+    assert_eq!(value["schema"], "stragglers.replay/4");
     assert_eq!(value["stragglers"], 22);
 }
 
@@ -763,17 +763,148 @@ fn replay_notes_the_spark_applications_that_ran_with_speculation_off() {
         let row = per_job.iter().find(|r| r["job"] == job).expect(job);
         row["speculation"].clone()
     };
+    // Spark's one switch, for map (shuffle-map) and reduce (result) stages alike.
+    let on = serde_json::json!({"enabled": true, "source": "set", "key": "spark.speculation",
+        "value": "true"});
     assert_eq!(
         setting("application_1628109047826_1317105/job 0"),
-        serde_json::json!({"enabled": true, "source": "set", "value": "true", "parameters": {
+        serde_json::json!({"map": on, "reduce": on, "parameters": {
             "spark.speculation.min.threshold": "30s", "spark.speculation.multiplier": "4",
             "spark.speculation.quantile": "0.9"}})
     );
+    let unset = serde_json::json!({"enabled": false, "source": "default",
+        "key": "spark.speculation", "value": null});
     assert_eq!(
         setting("app-20161115172038-0000/job 0"),
-        serde_json::json!({"enabled": false, "source": "default", "value": null,
-            "parameters": {}})
+        serde_json::json!({"map": unset, "reduce": unset, "parameters": {}})
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The Rumen jobs of `2jobs2min-rumen-jh.json` set `mapreduce.map.speculative` and
+/// `mapreduce.reduce.speculative` to `"false"` in their `jobProperties` (checked with grep,
+/// lines 4710 and 4785, 9815 and 9890), and hold 96 maps each, no reduce: the note counts
+/// both jobs off for maps and for reduces, and their 14 stragglers (11 and 3, the `Per
+/// job` table of this replay), all maps, as left without a copy by configuration; the
+/// JSON gives each switch with its key.
+#[test]
+fn replay_notes_the_rumen_jobs_that_ran_with_speculation_off() {
+    let dir = std::env::temp_dir().join(format!("stragglers-rumen-spec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("replay.json");
+    let output = stragglers(&[
+        "replay",
+        &trace("hadoop-sls-gridmix-rumen/2jobs2min-rumen-jh.json"),
+        "--json",
+        json_path.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: 2 of 2 Hadoop jobs read from Rumen ran with speculation set off in \
+             jobProperties, for maps in 2 and for reduces in 2 (14 stragglers among the tasks \
+             whose speculation was off): `recorded` launched no copy of them by \
+             configuration, not by missing; its recall counts those stragglers as missed; \
+             first: job_1369942127770_1205\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("not known"), "{stderr}");
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(value["schema"], "stragglers.replay/4");
+    assert_eq!(value["stragglers"], 14);
+    let per_job = value["per_job"].as_array().unwrap();
+    assert_eq!(per_job.len(), 2);
+    let off = |key: &str| serde_json::json!({"enabled": false, "source": "set", "key": key, "value": "false"});
+    for row in per_job {
+        assert_eq!(
+            row["speculation"],
+            serde_json::json!({
+                "map": off("mapreduce.map.speculative"),
+                "reduce": off("mapreduce.reduce.speculative"),
+                "parameters": {
+                    "mapreduce.job.speculative.slownodethreshold": "1.0",
+                    "mapreduce.job.speculative.slowtaskthreshold": "1.0",
+                    "mapreduce.job.speculative.speculativecap": "0.1"}}),
+            "{}",
+            row["job"]
+        );
+    }
+    // The recorded speculation launched no copy, and its recall counts the 14 as missed.
+    let recorded = &value["detectors"][0];
+    assert_eq!(recorded["detector"], "recorded");
+    assert_eq!(recorded["metrics"]["recall"], 0.0);
+    assert_eq!(recorded["metrics"]["speculative_copies"], 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A Rumen job whose switch Hadoop reads in a way the log cannot tell (a variable) is a
+/// skip naming the property and a note; one without `jobProperties` says nothing, noted
+/// too; one whose reduce switch alone is off is counted for reduces only.
+#[test]
+fn replay_notes_rumen_jobs_whose_speculation_setting_is_not_known() {
+    let dir = std::env::temp_dir().join(format!("stragglers-rumen-unknown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Three jobs of one map each; job 2's property on line 5 of the file.
+    let job = |n: u32, properties: &str| {
+        format!(
+            "{{\"jobID\": \"job_1_000{n}\", \"submitTime\": 0, \"mapTasks\": [{{\"taskID\": \
+             \"task_1_000{n}_m_000000\", \"taskType\": \"MAP\", \"attempts\": [{{\"attemptID\": \
+             \"attempt_1_000{n}_m_000000_0\", \"startTime\": 1000, \"finishTime\": 5000, \
+             \"result\": \"SUCCESS\"}}]}}]{properties}}}\n"
+        )
+    };
+    let text = job(1, "")
+        + &job(
+            2,
+            ",\n\"jobProperties\": {\n\"mapreduce.job.queuename\": \"default\",\n\"mapreduce.map.speculative\": \"${spec}\"}",
+        )
+        + &job(
+            3,
+            ", \"jobProperties\": {\"mapreduce.reduce.speculative\": \"FALSE\"}",
+        );
+    let log = dir.join("jobs.json");
+    std::fs::write(&log, text).unwrap();
+    let (stderr, value) = replay_default(&log, &[]);
+    for note in [
+        format!(
+            "note: {}:5: skipped: unexpanded variable, field `mapreduce.map.speculative`\n",
+            log.display()
+        ),
+        "note: 1 Hadoop job read from Rumen sets map or reduce speculation to what cannot be \
+         read as Hadoop reads it (a variable, a value that is no string, or both names of a \
+         switch set otherwise): whether `recorded` could launch copies there is not known; \
+         first: job_1_0002 (mapreduce.map.speculative=`${spec}`)\n"
+            .to_owned(),
+        "note: 1 Hadoop job read from Rumen gives no jobProperties: whether `recorded` could \
+         launch copies there is not known; first: job_1_0001\n"
+            .to_owned(),
+        "note: 1 of 3 Hadoop jobs read from Rumen ran with speculation set off in \
+         jobProperties, for reduces in 1 (0 stragglers among the tasks whose speculation was \
+         off): `recorded` launched no copy of them by configuration, not by missing; its \
+         recall counts those stragglers as missed; first: job_1_0003\n"
+            .to_owned(),
+    ] {
+        assert!(stderr.contains(&note), "{note}\n{stderr}");
+    }
+    let input = &value["inputs"][0];
+    assert_eq!(input["records_read"], 4);
+    assert_eq!(input["skip_reasons"]["unexpanded variable"], 1);
+    let per_job = value["per_job"].as_array().unwrap();
+    assert_eq!(per_job[0]["speculation"], serde_json::Value::Null);
+    assert_eq!(
+        per_job[1]["speculation"]["map"],
+        serde_json::json!({"enabled": null, "source": "unreadable",
+            "key": "mapreduce.map.speculative", "value": "${spec}"})
+    );
+    assert_eq!(
+        per_job[1]["speculation"]["reduce"],
+        serde_json::json!({"enabled": true, "source": "default",
+            "key": "mapreduce.reduce.speculative", "value": null})
+    );
+    assert_eq!(per_job[2]["speculation"]["reduce"]["enabled"], false);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -18,6 +18,7 @@ mod assemble;
 mod csv;
 mod detect;
 mod hadoop1;
+mod hadoop_conf;
 mod input;
 mod jhist;
 mod rumen;

@@ -13,6 +13,15 @@
 //! - Input: the task's `inputBytes` / `inputRecords` when known, else the successful
 //!   attempt's `hdfsBytesRead` / `mapInputRecords` (map) or `reduceShuffleBytes` /
 //!   `reduceInputRecords` (reduce).
+//! - Speculation ([`TraceJob::speculation`]): the job's `jobProperties` (its configuration)
+//!   give Hadoop's switches, `mapreduce.map.speculative` and `mapreduce.reduce.speculative`
+//!   or their Hadoop 1 names, and its parameters of speculation, read as Hadoop reads them
+//!   (see [`hadoop_conf`]); the other properties are passed over. A job without
+//!   `jobProperties` (or `null`) says nothing (`None`). A property at fault (a value Hadoop
+//!   cannot read, one that is no string, a key written twice, both names of a switch read
+//!   differently) is counted as a record of its own, skipped on the line of its key and
+//!   naming it, the setting standing as Hadoop reads it; `jobProperties` that are no object
+//!   are a skip naming the field, the job saying nothing of speculation.
 //!
 //! Records: each top-level JSON object (found by matching braces and brackets outside
 //! strings, each closer against its opener; an object over 64 MiB is read to its end and
@@ -64,13 +73,16 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use super::assemble::{ClockSplits, plausible, reduce_phase_progress};
+use super::hadoop_conf::{self, PropertyValue};
 use super::hadoop1::host_of;
 use super::input::{
     Lines, MAX_LINE_BYTES, error_offset, json_field_at, non_number_at, out_of_range,
     syntax_field_at,
 };
 use super::jhist::kind_of;
-use crate::{AttemptOutcome, ReadReport, StageKind, TraceAttempt, TraceJob, TraceTask};
+use crate::{
+    AttemptOutcome, ReadReport, SpeculationSetting, StageKind, TraceAttempt, TraceJob, TraceTask,
+};
 
 /// A job object. Read whole, its tasks are [`LoggedTask`]s; read in parts (after a value of
 /// the wrong type), its tasks are first passed over ([`IgnoredAny`]) and read one by one.
@@ -84,6 +96,72 @@ struct LoggedJob<T = LoggedTask> {
     map_tasks: Option<Vec<T>>,
     reduce_tasks: Option<Vec<T>>,
     other_tasks: Option<Vec<T>>,
+    /// The job's configuration: its properties of speculation only.
+    job_properties: Option<JobProperties>,
+}
+
+/// A job's `jobProperties`: its properties of speculation (see [`hadoop_conf`]), in the
+/// order written, the others passed over unread; or, when it is no object, that.
+#[derive(Debug)]
+enum JobProperties {
+    Object(Vec<(String, PropertyValue)>),
+    NotAnObject,
+}
+
+impl<'de> Deserialize<'de> for JobProperties {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Properties;
+        impl<'de> serde::de::Visitor<'de> for Properties {
+            type Value = JobProperties;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of properties")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<JobProperties, A::Error> {
+                let mut kept = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if hadoop_conf::is_speculation_key(&key) {
+                        let value = match map.next_value::<serde_json::Value>()? {
+                            serde_json::Value::String(text) => PropertyValue::Text(text),
+                            other => PropertyValue::Other(other.to_string()),
+                        };
+                        kept.push((key, value));
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(JobProperties::Object(kept))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<JobProperties, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(JobProperties::NotAnObject)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<JobProperties, E> {
+                Ok(JobProperties::NotAnObject)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<JobProperties, E> {
+                Ok(JobProperties::NotAnObject)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<JobProperties, E> {
+                Ok(JobProperties::NotAnObject)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<JobProperties, E> {
+                Ok(JobProperties::NotAnObject)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<JobProperties, E> {
+                Ok(JobProperties::NotAnObject)
+            }
+            fn visit_unit<E>(self) -> Result<JobProperties, E> {
+                Ok(JobProperties::NotAnObject)
+            }
+        }
+        deserializer.deserialize_any(Properties)
+    }
 }
 
 /// A task object, its attempts read as `A` (as [`LoggedJob`]'s tasks).
@@ -507,14 +585,14 @@ fn object_done(
         report.skipped(places.field_line(Some(0), "submitTime"), field, reason);
         return;
     }
+    let speculation = (logged.job_properties)
+        .and_then(|properties| job_speculation(properties, &places, &non_numbers, report));
     let mut job = TraceJob {
         id,
         name: logged.job_name,
         submit_secs,
         tasks: Vec::new(),
-        // A Rumen job's `jobProperties` may hold `mapreduce.map.speculative` and
-        // `mapreduce.reduce.speculative`: not read yet.
-        speculation: None,
+        speculation,
     };
     // The task of each attempt id read, so that an id read again is skipped, the first
     // standing, as in the other readers.
@@ -674,6 +752,95 @@ fn object_done(
     on_job(job);
 }
 
+/// The speculation setting of a job's `jobProperties` (see [`hadoop_conf`]); `None` when
+/// they are no object, counted as a skip naming `jobProperties` (`"field of the wrong
+/// type"`, or the word a `NaN` or `Infinity` there was). Each fault of a property is
+/// counted as a record of its own, skipped on the line of its key, naming it, the setting
+/// standing (a value of the wrong type under the word's reason where it replaces one of
+/// `non_numbers`).
+fn job_speculation(
+    properties: JobProperties,
+    places: &Places<'_>,
+    non_numbers: &NonNumbers,
+    report: &mut ReadReport,
+) -> Option<SpeculationSetting> {
+    let bytes = places.lines.bytes;
+    let field = "jobProperties";
+    // Where `jobProperties`' value lies (found on the first skip that needs it).
+    let value = || members(bytes, 0, field).pop().map(|(_, value)| value);
+    let properties = match properties {
+        JobProperties::Object(properties) => properties,
+        JobProperties::NotAnObject => {
+            let reason = (value().and_then(|range| non_numbers.reason_in(&range)))
+                .unwrap_or(hadoop_conf::WRONG_TYPE);
+            report.skipped(places.field_line(Some(0), field), Some(field), reason);
+            return None;
+        }
+    };
+    let object = value();
+    let properties = match &object {
+        // A `NaN` or `Infinity` read as the float that replaced it: the value as written.
+        Some(object) if non_numbers.reason_in(object).is_some() => {
+            let mut seen: HashMap<&str, usize> = HashMap::new();
+            let mut written = Vec::with_capacity(properties.len());
+            for (key, value) in &properties {
+                let occurrence = seen.entry(key).or_insert(0);
+                let range = members(bytes, object.start, key)
+                    .get(*occurrence)
+                    .map(|(_, range)| range.clone());
+                *occurrence += 1;
+                let value = match (value, range) {
+                    (PropertyValue::Other(_), Some(range))
+                        if non_numbers.reason_in(&range).is_some() =>
+                    {
+                        PropertyValue::Other(non_numbers.original(bytes, &range))
+                    }
+                    _ => value.clone(),
+                };
+                written.push((key.clone(), value));
+            }
+            written
+        }
+        _ => properties,
+    };
+    let (setting, faults) = hadoop_conf::speculation(properties);
+    if !faults.is_empty() {
+        for fault in faults {
+            let found = (object.as_ref()).and_then(|object| {
+                members(bytes, object.start, &fault.key)
+                    .get(fault.occurrence)
+                    .cloned()
+            });
+            let line = match &found {
+                Some((key_at, _)) => places.lines.line_at(*key_at),
+                None => places.field_line(Some(0), field),
+            };
+            let word = (found.as_ref()).and_then(|(_, range)| non_numbers.reason_in(range));
+            let reason = match (fault.reason, word) {
+                (hadoop_conf::WRONG_TYPE, Some(word)) => word,
+                (reason, _) => reason,
+            };
+            report.skipped(line, Some(&fault.key), reason);
+        }
+    }
+    Some(setting)
+}
+
+/// Where each member `key` of the object that starts at `at` in `bytes` is written: its
+/// key's offset and its value's range, in order (a key written with escapes is not found).
+fn members(bytes: &[u8], at: usize, key: &str) -> Vec<(usize, Range<usize>)> {
+    let mut cursor = Cursor { bytes, at };
+    let mut found = Vec::new();
+    cursor.object(|cursor, name, name_at| {
+        let value = cursor.value()?;
+        if name == key.as_bytes() {
+            found.push((name_at, value));
+        }
+        Some(())
+    });
+    found
+}
+
 /// Reads the job object `bytes` (whose first line is `start`) piece by piece, after a value
 /// of the wrong type (`error`) stopped reading it whole: its own fields, then each task's,
 /// then each attempt, so that only the task or attempt at fault is skipped, naming the line
@@ -714,6 +881,7 @@ fn read_in_parts(
             map_tasks: None,
             reduce_tasks: None,
             other_tasks: None,
+            job_properties: None,
         });
     }
     let counts = [&head.map_tasks, &head.reduce_tasks, &head.other_tasks]
@@ -788,6 +956,7 @@ fn read_in_parts(
         map_tasks: list(head.map_tasks),
         reduce_tasks: list(head.reduce_tasks),
         other_tasks: list(head.other_tasks),
+        job_properties: head.job_properties,
     })
 }
 
@@ -897,6 +1066,31 @@ impl NonNumbers {
             at = end;
         }
         Some((copy?, NonNumbers { words }))
+    }
+
+    /// The reason of the first word replaced within `range` of the job's bytes, if any.
+    fn reason_in(&self, range: &Range<usize>) -> Option<&'static str> {
+        let first = self
+            .words
+            .partition_point(|(word, _)| word.end <= range.start);
+        (self.words.get(first))
+            .filter(|(word, _)| word.start < range.end)
+            .map(|&(_, reason)| reason)
+    }
+
+    /// The text of `range` of the job's bytes (the copy), as the log writes it: each word
+    /// replaced in it put back (a word and its float have the same length).
+    fn original(&self, bytes: &[u8], range: &Range<usize>) -> String {
+        let mut text = bytes[range.clone()].to_vec();
+        for (word, reason) in &self.words {
+            if word.start >= range.start && word.end <= range.end {
+                let written = NON_NUMBERS.iter().find(|(.., r)| r == reason);
+                if let Some((name, ..)) = written {
+                    text[word.start - range.start..word.end - range.start].copy_from_slice(name);
+                }
+            }
+        }
+        String::from_utf8_lossy(&text).into_owned()
     }
 
     /// The reason to skip a part for a value of the wrong type, `error`, in `part`, which

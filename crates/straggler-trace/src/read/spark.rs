@@ -118,7 +118,7 @@ struct Event {
 }
 
 /// The key of Spark's speculation switch.
-const SPECULATION: &str = "spark.speculation";
+const SPECULATION: &str = crate::trace::SPARK_SWITCH;
 
 /// The `spark.speculation` and `spark.speculation.*` entries of a `Spark Properties`
 /// object, in order, their values as JSON (Spark writes strings); the other properties are
@@ -594,12 +594,12 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let mut setting = match &switch {
             None => SpeculationSetting::spark(None),
             Some(serde_json::Value::String(text)) => SpeculationSetting::spark(Some(text)),
-            Some(other) => SpeculationSetting::unreadable(&other.to_string()),
+            Some(other) => SpeculationSetting::spark_unreadable(&other.to_string()),
         };
         for (key, value) in &parameters {
             setting = setting.with_parameter(key, value);
         }
-        let unreadable = setting.enabled.is_none();
+        let unreadable = setting.map.enabled.is_none();
         // The check's period, as `ScanInterval::engine` reads it from the parameters.
         let interval_fault = (setting.parameters.get(SPARK_INTERVAL_KEY))
             .and_then(|text| spark_interval_fault(text));

@@ -1,0 +1,285 @@
+//! The notes of `stragglers replay` on the speculation setting each job ran with, as its
+//! log's configuration gives it: where the engine launched no copy by configuration (so
+//! that `recorded` missed no straggler there by its rule), and where the setting is not
+//! known.
+
+use std::collections::BTreeSet;
+
+use stragglers::trace::{Labels, SettingSource, StageKind, TraceFormat, TraceJob};
+
+use crate::replay::plural;
+use crate::replay_intervals::app_name;
+
+/// Spark applications named one by one in the note on speculation parameters.
+const APPS_SHOWN: usize = 3;
+
+/// The notes on the speculation setting of the jobs read (`job_input` gives each job's
+/// input, `formats` each input's format): the Spark applications' ([`spark_notes`]), then
+/// the Rumen jobs' ([`rumen_notes`]).
+pub fn speculation_notes(
+    jobs: &[TraceJob],
+    job_input: &[usize],
+    formats: &[TraceFormat],
+    labels: &Labels,
+) -> Vec<String> {
+    let mut notes = spark_notes(jobs, job_input, formats, labels);
+    notes.extend(rumen_notes(jobs, job_input, formats, labels));
+    notes
+}
+
+/// The notes on the speculation setting of the Spark applications read (each input of
+/// Spark format is one application): those that ran with `spark.speculation` off, where the
+/// recorded speculation launched no copy by configuration, not by missing a straggler;
+/// those whose setting Spark cannot read, or that the log does not give; and those that ran
+/// with it on and set its parameters, which the replayed Spark rules do not take from the
+/// log. A Spark setting has one switch for every kind of stage: its `map` is read.
+fn spark_notes(
+    jobs: &[TraceJob],
+    job_input: &[usize],
+    formats: &[TraceFormat],
+    labels: &Labels,
+) -> Vec<String> {
+    // The Spark jobs, with their input.
+    let spark: Vec<(usize, &TraceJob)> = (jobs.iter().enumerate())
+        .filter(|(j, _)| {
+            let input = job_input.get(*j).copied();
+            input.and_then(|i| formats.get(i)) == Some(&TraceFormat::SparkEventLog)
+        })
+        .collect();
+    let apps_of = |selected: &[(usize, &TraceJob)]| -> BTreeSet<usize> {
+        selected.iter().map(|(j, _)| job_input[*j]).collect()
+    };
+    let all_apps = apps_of(&spark).len();
+    if all_apps == 0 {
+        return Vec::new();
+    }
+    let select = |keep: &dyn Fn(&TraceJob) -> bool| -> Vec<(usize, &TraceJob)> {
+        spark.iter().filter(|(_, job)| keep(job)).copied().collect()
+    };
+    let applications = |n: usize| match n {
+        1 => "1 Spark application".to_owned(),
+        n => format!("{n} Spark applications"),
+    };
+    let mut notes = Vec::new();
+
+    let off = select(&|job| {
+        job.speculation
+            .as_ref()
+            .is_some_and(|s| s.map.enabled == Some(false))
+    });
+    if let Some((_, first)) = off.first() {
+        let apps = apps_of(&off).len();
+        let by_source = |source: SettingSource| {
+            let selected: Vec<(usize, &TraceJob)> = (off.iter())
+                .filter(|(_, job)| {
+                    (job.speculation.as_ref()).is_some_and(|s| s.map.source == source)
+                })
+                .copied()
+                .collect();
+            apps_of(&selected).len()
+        };
+        let mut sources = Vec::new();
+        match by_source(SettingSource::Default) {
+            0 => {}
+            n => sources.push(format!("{n} unset: Spark's default false")),
+        }
+        match by_source(SettingSource::Set) {
+            0 => {}
+            n => sources.push(format!("{n} set false")),
+        }
+        let off_jobs: BTreeSet<usize> = off.iter().map(|(j, _)| *j).collect();
+        let stragglers = (labels.tasks.iter())
+            .filter(|t| t.straggler && off_jobs.contains(&t.job))
+            .count();
+        notes.push(format!(
+            "{} of {} ({}, {}) ran with spark.speculation off ({}): `recorded` launched no \
+             copy there by configuration, not by missing; its recall counts their stragglers \
+             as missed; first: {}",
+            apps,
+            applications(all_apps),
+            plural(off.len(), "job"),
+            plural(stragglers, "straggler"),
+            sources.join(", "),
+            app_name(first)
+        ));
+    }
+
+    let unreadable = select(&|job| {
+        (job.speculation.as_ref()).is_some_and(|s| s.map.source == SettingSource::Unreadable)
+    });
+    if let Some((_, first)) = unreadable.first() {
+        let value = (first.speculation.as_ref())
+            .and_then(|s| s.map.value.as_deref())
+            .unwrap_or_default();
+        notes.push(format!(
+            "{} ({}) set spark.speculation to what Spark cannot read as a boolean: whether \
+             `recorded` could launch copies there is not known; first: {} (`{value}`)",
+            applications(apps_of(&unreadable).len()),
+            plural(unreadable.len(), "job"),
+            app_name(first)
+        ));
+    }
+
+    let unknown = select(&|job| job.speculation.is_none());
+    if let Some((_, first)) = unknown.first() {
+        let apps = apps_of(&unknown).len();
+        notes.push(format!(
+            "{} ({}) {} no spark.speculation (no SparkListenerEnvironmentUpdate with Spark \
+             Properties): whether `recorded` could launch copies there is not known; first: {}",
+            applications(apps),
+            plural(unknown.len(), "job"),
+            if apps == 1 { "gives" } else { "give" },
+            app_name(first)
+        ));
+    }
+
+    let tuned = select(&|job| {
+        (job.speculation.as_ref())
+            .is_some_and(|s| s.map.enabled == Some(true) && !s.parameters.is_empty())
+    });
+    if !tuned.is_empty() {
+        // Each application once, with the parameters of its first job.
+        let mut seen = BTreeSet::new();
+        let named: Vec<String> = (tuned.iter())
+            .filter(|(j, _)| seen.insert(job_input[*j]))
+            .map(|(_, job)| {
+                let parameters: Vec<String> = (job.speculation.iter())
+                    .flat_map(|s| &s.parameters)
+                    .map(|(key, value)| format!("{key}={value}"))
+                    .collect();
+                format!("{} ({})", app_name(job), parameters.join(", "))
+            })
+            .collect();
+        let mut shown = named[..named.len().min(APPS_SHOWN)].join(", ");
+        if named.len() > APPS_SHOWN {
+            shown += &format!(" and {} more", named.len() - APPS_SHOWN);
+        }
+        let (apps, set) = match named.len() {
+            1 => ("1 Spark application".to_owned(), "sets its"),
+            n => (format!("{n} Spark applications"), "set their"),
+        };
+        notes.push(format!(
+            "{apps} ran with spark.speculation on and {set} parameters: {shown}; the \
+             replayed `spark` row uses Spark 4's defaults (quantile 0.9, multiplier 3) and \
+             `spark-legacy` 0.75 and 1.5, not the log's"
+        ));
+    }
+    notes
+}
+
+/// The notes on the speculation setting of the Hadoop jobs read from Rumen (from their
+/// `jobProperties`; Hadoop has a switch for maps and one for reduces): those that ran with
+/// map or reduce speculation off, where the recorded speculation launched no copy of those
+/// tasks by configuration, not by missing a straggler; those whose setting of a kind is
+/// not known (a variable, a value that is no string, both names of a switch set
+/// differently); and those without `jobProperties`, which say nothing.
+fn rumen_notes(
+    jobs: &[TraceJob],
+    job_input: &[usize],
+    formats: &[TraceFormat],
+    labels: &Labels,
+) -> Vec<String> {
+    let is_rumen = |j: usize| {
+        let input = job_input.get(j).copied();
+        input.and_then(|i| formats.get(i)) == Some(&TraceFormat::Rumen)
+    };
+    let rumen: Vec<&TraceJob> = (jobs.iter().enumerate())
+        .filter(|(j, _)| is_rumen(*j))
+        .map(|(_, job)| job)
+        .collect();
+    if rumen.is_empty() {
+        return Vec::new();
+    }
+    let hadoop_jobs = |n: usize| match n {
+        1 => "1 Hadoop job read from Rumen".to_owned(),
+        n => format!("{n} Hadoop jobs read from Rumen"),
+    };
+    // The switch of `kind` in `job`, when the log gives one.
+    let enabled = |job: &TraceJob, kind: StageKind| {
+        (job.speculation.as_ref())
+            .and_then(|s| s.switch(kind))
+            .map(|switch| switch.enabled)
+    };
+    let off = |job: &TraceJob, kind: StageKind| enabled(job, kind) == Some(Some(false));
+    let kinds = [(StageKind::Map, "maps"), (StageKind::Reduce, "reduces")];
+    let mut notes = Vec::new();
+
+    let off_jobs: Vec<&TraceJob> = (rumen.iter().copied())
+        .filter(|job| kinds.iter().any(|&(kind, _)| off(job, kind)))
+        .collect();
+    if let Some(first) = off_jobs.first() {
+        let by_kind: Vec<String> = (kinds.iter())
+            .map(|&(kind, name)| (rumen.iter().filter(|job| off(job, kind)).count(), name))
+            .filter(|&(n, _)| n > 0)
+            .map(|(n, name)| format!("for {name} in {n}"))
+            .collect();
+        let stragglers = (labels.tasks.iter())
+            .filter(|t| t.straggler && is_rumen(t.job))
+            .filter(|t| {
+                let job = &jobs[t.job];
+                job.tasks
+                    .get(t.task)
+                    .is_some_and(|task| off(job, task.kind))
+            })
+            .count();
+        notes.push(format!(
+            "{} of {} ran with speculation set off in jobProperties, {} ({} among the \
+             tasks whose speculation was off): `recorded` launched no copy of them by \
+             configuration, not by missing; its recall counts those stragglers as missed; \
+             first: {}",
+            off_jobs.len(),
+            hadoop_jobs(rumen.len()),
+            by_kind.join(" and "),
+            plural(stragglers, "straggler"),
+            first.id
+        ));
+    }
+
+    let unknown: Vec<&TraceJob> = (rumen.iter().copied())
+        .filter(|job| {
+            kinds
+                .iter()
+                .any(|&(kind, _)| enabled(job, kind) == Some(None))
+        })
+        .collect();
+    if let Some(first) = unknown.first() {
+        let switch = (first.speculation.as_ref()).and_then(|s| {
+            [&s.map, &s.reduce]
+                .into_iter()
+                .find(|s| s.enabled.is_none())
+        });
+        let shown = switch.map_or_else(String::new, |s| {
+            let source = match s.source {
+                SettingSource::Conflicting => ", with its other name set otherwise",
+                _ => "",
+            };
+            format!(
+                " ({}=`{}`{source})",
+                s.key,
+                s.value.as_deref().unwrap_or_default()
+            )
+        });
+        notes.push(format!(
+            "{} {} map or reduce speculation to what cannot be read as Hadoop reads it (a \
+             variable, a value that is no string, or both names of a switch set otherwise): \
+             whether `recorded` could launch copies there is not known; first: {}{shown}",
+            hadoop_jobs(unknown.len()),
+            if unknown.len() == 1 { "sets" } else { "set" },
+            first.id
+        ));
+    }
+
+    let silent: Vec<&TraceJob> = (rumen.iter().copied())
+        .filter(|job| job.speculation.is_none())
+        .collect();
+    if let Some(first) = silent.first() {
+        notes.push(format!(
+            "{} {} no jobProperties: whether `recorded` could launch copies there is not \
+             known; first: {}",
+            hadoop_jobs(silent.len()),
+            if silent.len() == 1 { "gives" } else { "give" },
+            first.id
+        ));
+    }
+    notes
+}
