@@ -34,6 +34,9 @@ pub const SCHEMA: &str = "stragglers.replay/4";
 
 /// The detector name of the speculation the log records.
 const RECORDED: &str = "recorded";
+/// What the JSON says the recorded speculation is.
+const RECORDED_DESCRIPTION: &str =
+    "the speculation the log records: a task is detected when the engine launched its first copy";
 
 /// Arguments of `stragglers replay`.
 #[derive(Debug, clap::Args)]
@@ -1062,8 +1065,14 @@ fn json_report(
     let detectors: Vec<Value> = results
         .iter()
         .map(|(name, metrics)| {
-            let params = specs.iter().find(|s| s.name() == name).map(|s| s.params());
-            json!({"detector": name, "params": params.flatten(), "metrics": metrics})
+            let spec = specs.iter().find(|s| s.name() == name);
+            let description = spec.map_or(RECORDED_DESCRIPTION, DetectorSpec::description);
+            json!({
+                "detector": name,
+                "description": description,
+                "params": spec.and_then(DetectorSpec::params),
+                "metrics": metrics,
+            })
         })
         .collect();
     let tasks: usize = counts.iter().map(|c| c.0).sum();

@@ -5,7 +5,8 @@
 
 use std::collections::BTreeSet;
 
-use stragglers::trace::{Labels, SettingSource, StageKind, TraceFormat, TraceJob};
+use stragglers::sim::DetectorSpec;
+use stragglers::trace::{Labels, SettingSource, StageKind, TraceFormat, TraceJob, spark_time_ms};
 
 use crate::replay::plural;
 use crate::replay_intervals::app_name;
@@ -158,13 +159,59 @@ fn spark_notes(
             1 => ("1 Spark application".to_owned(), "sets its"),
             n => (format!("{n} Spark applications"), "set their"),
         };
+        // The first application's parameters as the `spark` detector takes them.
+        let replays = (tuned.first())
+            .and_then(|(_, job)| spark_detector_of(job))
+            .map_or_else(String::new, |detector| {
+                format!("; `--detectors '{detector}'` replays the first one's")
+            });
         notes.push(format!(
             "{apps} ran with spark.speculation on and {set} parameters: {shown}; the \
-             replayed `spark` row uses Spark 4's defaults (quantile 0.9, multiplier 3) and \
-             `spark-legacy` 0.75 and 1.5, not the log's"
+             `spark` detector runs Spark 4's defaults (quantile 0.9, multiplier 3) and \
+             `spark-legacy` 0.75 and 1.5 unless they are set{replays}"
         ));
     }
     notes
+}
+
+/// The `spark` detector with the speculation parameters `job`'s log sets, as
+/// `--detectors` names it (`spark(multiplier = 4.0, quantile = 0.9)`), those it has a
+/// parameter for and that read as Spark reads them; `None` when none does, or when the
+/// detector refuses them.
+fn spark_detector_of(job: &TraceJob) -> Option<String> {
+    let setting = job.speculation.as_ref()?;
+    let number = |text: &str| text.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+    let mut set: Vec<String> = Vec::new();
+    for (key, value) in &setting.parameters {
+        let parameter = match key.strip_prefix("spark.speculation.")? {
+            "quantile" => number(value).map(|v| ("quantile", format!("{v:?}"))),
+            "multiplier" => number(value).map(|v| ("multiplier", format!("{v:?}"))),
+            // The threshold's floor, named `min.threshold` before Spark 3.
+            "minTaskRuntime" | "min.threshold" => spark_time_ms(value)
+                .map(|ms| ("min_task_runtime_secs", format!("{:?}", ms as f64 / 1000.0))),
+            "efficiency.enabled" => match value.trim().to_ascii_lowercase().as_str() {
+                "true" | "false" => Some(("efficiency_enabled", value.trim().to_ascii_lowercase())),
+                _ => None,
+            },
+            "efficiency.longRunTaskFactor" => {
+                number(value).map(|v| ("long_run_task_factor", format!("{v:?}")))
+            }
+            "efficiency.processRateMultiplier" => {
+                number(value).map(|v| ("process_rate_multiplier", format!("{v:?}")))
+            }
+            _ => None,
+        };
+        if let Some((name, value)) = parameter {
+            set.push(format!("{name} = {value}"));
+        }
+    }
+    if set.is_empty() {
+        return None;
+    }
+    set.sort();
+    let spark = (DetectorSpec::all().into_iter()).find(|d| d.name() == "spark")?;
+    spark.tuned_from(&set.join(", ")).ok()?;
+    Some(format!("spark({})", set.join(", ")))
 }
 
 /// The notes on the speculation setting of the Hadoop jobs read from Rumen (from their

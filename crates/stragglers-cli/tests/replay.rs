@@ -95,6 +95,14 @@ fn replay_prints_the_tables_and_writes_the_schema() {
     assert_eq!(names, ["recorded", "default", "late"]);
     // Each replayed detector with its parameters; none for the recorded speculation.
     assert_eq!(detectors[0]["params"], serde_json::Value::Null);
+    assert!(
+        (detectors[0]["description"].as_str().unwrap())
+            .starts_with("the speculation the log records")
+    );
+    assert!(
+        (detectors[2]["description"].as_str().unwrap())
+            .starts_with("progress rate below the stage's mean")
+    );
     assert_eq!(detectors[1]["params"]["gap"], 0.2);
     assert_eq!(detectors[2]["params"]["alpha"], 1.0);
     let recorded = &detectors[0]["metrics"];
@@ -750,9 +758,10 @@ fn replay_notes_the_spark_applications_that_ran_with_speculation_off() {
         stderr.contains(
             "note: 1 Spark application ran with spark.speculation on and sets its parameters: \
              application_1628109047826_1317105 (spark.speculation.min.threshold=30s, \
-             spark.speculation.multiplier=4, spark.speculation.quantile=0.9); the replayed \
-             `spark` row uses Spark 4's defaults (quantile 0.9, multiplier 3) and \
-             `spark-legacy` 0.75 and 1.5, not the log's\n"
+             spark.speculation.multiplier=4, spark.speculation.quantile=0.9); the `spark` \
+             detector runs Spark 4's defaults (quantile 0.9, multiplier 3) and `spark-legacy` \
+             0.75 and 1.5 unless they are set; `--detectors 'spark(min_task_runtime_secs = \
+             30.0, multiplier = 4.0, quantile = 0.9)'` replays the first one's\n"
         ),
         "{stderr}"
     );
