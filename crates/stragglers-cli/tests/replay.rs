@@ -17,6 +17,19 @@ fn trace(relative: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// `stragglers replay ARGS --json -`, which must succeed: its standard error and the JSON
+/// it wrote.
+fn replay_json(args: &[&str]) -> (String, serde_json::Value) {
+    let mut all = vec!["replay"];
+    all.extend(args);
+    all.extend(["--json", "-"]);
+    let output = stragglers(&all);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    let value = serde_json::from_slice(&output.stdout).expect("JSON on standard output");
+    (stderr, value)
+}
+
 const YAHOO: &str = "hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz";
 const SPARK: &str = "spark-core-test-events/application_1628109047826_1317105";
 
@@ -734,17 +747,7 @@ fn replay_names_the_file_of_a_rolling_log_that_ends_before_its_job() {
 /// gives each job's setting.
 #[test]
 fn replay_notes_the_spark_applications_that_ran_with_speculation_off() {
-    let dir = std::env::temp_dir().join(format!("stragglers-spec-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let json_path = dir.join("replay.json");
-    let output = stragglers(&[
-        "replay",
-        &trace("spark-core-test-events"),
-        "--json",
-        json_path.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    let (stderr, value) = replay_json(&[&trace("spark-core-test-events")]);
     assert!(
         stderr.contains(
             "note: 16 of 17 Spark applications (40 jobs, 88 stragglers) ran with \
@@ -765,8 +768,6 @@ fn replay_notes_the_spark_applications_that_ran_with_speculation_off() {
         ),
         "{stderr}"
     );
-    let value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     let per_job = value["per_job"].as_array().unwrap();
     let setting = |job: &str| {
         let row = per_job.iter().find(|r| r["job"] == job).expect(job);
@@ -787,7 +788,6 @@ fn replay_notes_the_spark_applications_that_ran_with_speculation_off() {
         setting("app-20161115172038-0000/job 0"),
         serde_json::json!({"map": unset, "reduce": unset, "parameters": {}})
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The Rumen jobs of `2jobs2min-rumen-jh.json` set `mapreduce.map.speculative` and
@@ -798,17 +798,8 @@ fn replay_notes_the_spark_applications_that_ran_with_speculation_off() {
 /// JSON gives each switch with its key.
 #[test]
 fn replay_notes_the_rumen_jobs_that_ran_with_speculation_off() {
-    let dir = std::env::temp_dir().join(format!("stragglers-rumen-spec-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let json_path = dir.join("replay.json");
-    let output = stragglers(&[
-        "replay",
-        &trace("hadoop-sls-gridmix-rumen/2jobs2min-rumen-jh.json"),
-        "--json",
-        json_path.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    let (stderr, value) =
+        replay_json(&[&trace("hadoop-sls-gridmix-rumen/2jobs2min-rumen-jh.json")]);
     assert!(
         stderr.contains(
             "note: 2 of 2 Hadoop jobs read from Rumen ran with speculation set off in \
@@ -820,8 +811,6 @@ fn replay_notes_the_rumen_jobs_that_ran_with_speculation_off() {
         "{stderr}"
     );
     assert!(!stderr.contains("not known"), "{stderr}");
-    let value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     assert_eq!(value["schema"], "stragglers.replay/4");
     assert_eq!(value["stragglers"], 14);
     let per_job = value["per_job"].as_array().unwrap();
@@ -846,7 +835,6 @@ fn replay_notes_the_rumen_jobs_that_ran_with_speculation_off() {
     assert_eq!(recorded["detector"], "recorded");
     assert_eq!(recorded["metrics"]["recall"], 0.0);
     assert_eq!(recorded["metrics"]["speculative_copies"], 0);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A Rumen job whose switch Hadoop reads in a way the log cannot tell (a variable) is a
