@@ -269,7 +269,12 @@ impl Policy {
         if name == "shared" {
             return Some(Policy::Shared);
         }
-        let percent = name.strip_prefix('x')?.parse::<u32>().ok()?;
+        // Digits as `name` writes them: no sign, no leading zero (`x+95`, `x095`).
+        let digits = name.strip_prefix('x')?;
+        if !digits.bytes().all(|b| b.is_ascii_digit()) || digits.starts_with('0') {
+            return None;
+        }
+        let percent = digits.parse::<u32>().ok()?;
         (1..=100).contains(&percent).then_some(Policy::Reserved {
             regular_percent: percent,
         })
@@ -571,6 +576,12 @@ impl SimConfig {
         positive("platform.threads_per_core", p.threads_per_core)?;
         positive("platform.containers", p.containers)?;
         at_most("platform.workers", p.workers, limits::MAX_NODES)?;
+        at_most("platform.cores", p.cores, limits::MAX_CORES_PER_NODE)?;
+        at_most(
+            "platform.threads_per_core",
+            p.threads_per_core,
+            limits::MAX_CORES_PER_NODE,
+        )?;
         at_most(
             "platform.containers",
             p.containers,

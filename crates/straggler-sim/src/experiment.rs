@@ -186,7 +186,7 @@ fn simulate_baselines(
     let runs: Vec<_> = (0..config.baseline_runs)
         .into_par_iter()
         .map(|r| {
-            let seed = run_seed(config.seed, "baseline", r);
+            let seed = run_seed(config.seed, BASELINE_LABEL, r);
             if with_history {
                 replay_baseline(&sim, scenario, seed).map(|(run, h)| (run, Some(h)))
             } else {
@@ -434,11 +434,16 @@ impl EvalConfig {
                 scenario
                     .active_cores_as(&self.sim.platform, &format!("{key}[{i}].group_percent"))?;
                 let name = &scenario.name;
-                if name.is_empty() || name.chars().any(char::is_whitespace) {
+                // A run's seeds derive from its scenario's name, the baselines' from
+                // `BASELINE_LABEL`.
+                if name.is_empty()
+                    || name.chars().any(char::is_whitespace)
+                    || name == BASELINE_LABEL
+                {
                     return Err(SimError::InvalidConfig {
                         field: format!("{key}[{i}].name"),
                         value: format!("{name:?}"),
-                        expected: "a name without whitespace".into(),
+                        expected: "a name without whitespace, other than \"baseline\"".into(),
                     });
                 }
             }
@@ -459,10 +464,7 @@ impl EvalConfig {
     /// [`SimError::ConfigFile`], and [`EvalConfig::check`]'s errors other than
     /// [`SimError::InvalidConfig`].
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, SimError> {
-        let file = ConfigText {
-            text: text.to_owned(),
-            origin: origin.to_owned(),
-        };
+        let file = ConfigText::new(text, origin);
         let config = file.parse()?;
         config.check().map_err(|e| file.locate(e))?;
         Ok(config)
@@ -505,8 +507,22 @@ pub struct ConfigText {
 }
 
 impl ConfigText {
-    /// The configuration the text writes, its values not checked.
-    fn parse(&self) -> Result<EvalConfig, SimError> {
+    /// The text of an evaluation file; `origin` names it in errors.
+    pub fn new(text: &str, origin: &str) -> Self {
+        ConfigText {
+            text: text.to_owned(),
+            origin: origin.to_owned(),
+        }
+    }
+
+    /// The configuration the text writes, its values not checked ([`EvalConfig::check`];
+    /// [`ConfigText::locate`] places its errors).
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::ConfigFile`]: a value of the wrong type, an unknown key, a list where a
+    /// table belongs.
+    pub fn parse(&self) -> Result<EvalConfig, SimError> {
         toml_file::parse_known(&self.text, &self.origin)
     }
 
@@ -602,8 +618,13 @@ impl Evaluation {
         &mut self.config
     }
 
-    /// Runs the baselines then every cell, in parallel on rayon's pool.
-    pub fn run(&self) -> Result<EvalResults, SimError> {
+    /// Checks what [`Evaluation::run`] checks before any run: the detectors' names, the
+    /// count of runs, the configuration ([`EvalConfig::check`]) and Figure 3's detector.
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::InvalidConfig`] naming the first value that cannot be used.
+    pub fn check(&self) -> Result<(), SimError> {
         let config = &self.config;
         check_detector_names(&self.detectors)?;
         // Every run's metrics are kept until its cell is summarised: checked first, from
@@ -614,6 +635,16 @@ impl Evaluation {
             limits::MAX_EVALUATED_RUNS,
         )?;
         config.check()?;
+        if !config.fig3.lags_secs.is_empty() {
+            self.fig3_detector()?;
+        }
+        Ok(())
+    }
+
+    /// Runs the baselines then every cell, in parallel on rayon's pool.
+    pub fn run(&self) -> Result<EvalResults, SimError> {
+        let config = &self.config;
+        self.check()?;
         let rule = StragglerRule {
             factor: config.straggler_factor,
         }
@@ -802,9 +833,10 @@ impl Evaluation {
                     .to_owned(),
             )
         };
-        let (base, set) = name.split_once('(').ok_or_else(unknown)?;
-        let set = set.strip_suffix(')').ok_or_else(unknown)?;
-        let tuned = named(base.trim())
+        let Some((base, Some(set))) = crate::split_params(name) else {
+            return Err(unknown());
+        };
+        let tuned = named(base)
             .ok_or_else(unknown)?
             .tuned_from(set)
             .map_err(|e| refused(format!("parameters a detector takes ({e})")))?;
@@ -1016,6 +1048,9 @@ pub struct Labelling<'a> {
     /// simulated energy overhead.
     pub baseline_energy_joules: f64,
 }
+
+/// The label of the baseline runs' seeds, which no scenario may take as its name.
+const BASELINE_LABEL: &str = "baseline";
 
 /// The seed of repetition `repetition` of `scenario`: the same for every detector and
 /// policy, so that they are compared on the same draws (common random numbers).
@@ -1577,6 +1612,14 @@ mod file_tests {
             (
                 "repetitions = 0\n",
                 "eval.toml: line 1: key `repetitions`: 0: must be >= 1",
+            ),
+            (
+                "[[scenarios]]\nname = \"baseline\"\ngroup_percent = [0, 0, 0, 100]\n",
+                "eval.toml: line 2: key `scenarios[0].name`: \"baseline\": must be a name without whitespace, other than \"baseline\"",
+            ),
+            (
+                "policies = [\"x095\"]\n",
+                "eval.toml: line 1: key `policies`: invalid value: string \"x095\", expected a policy: \"shared\" or \"xN\" (N from 1 to 100)",
             ),
             (
                 "policies = [\"x90\", \"shared\", \"x90\"]\n",

@@ -38,6 +38,7 @@ mod rng;
 mod scenario;
 mod toml_file;
 mod tuning;
+pub use tuning::split_params;
 
 pub use config::{
     CopyCaps, CopyControls, CopyPlacement, Noise, Platform, Policy, Scenario, SimConfig,

@@ -25,6 +25,10 @@ pub const MAX_NODES: u32 = 1_000_000;
 /// Containers of one node: `cluster.containers`, each of `causes.levels.containers`,
 /// `platform.containers`.
 pub const MAX_CONTAINERS_PER_NODE: u32 = 10_000;
+/// Cores of one node, and hardware threads of one core: `platform.cores`,
+/// `platform.threads_per_core`, `cluster.cores`, `cluster.threads_per_core` (the paper's
+/// 4 and 2; a scenario holds one group of nodes per core).
+pub const MAX_CORES_PER_NODE: u32 = 1_024;
 /// Containers of the whole cluster, nodes times the most containers of a node.
 pub const MAX_CONTAINERS: u64 = 10_000_000;
 /// Jobs of a scenario: `jobs.count`.

@@ -360,6 +360,12 @@ impl ScenarioSpec {
         at_least_one("cluster.threads_per_core", c.threads_per_core)?;
         at_least_one("cluster.containers", c.containers)?;
         at_most("cluster.nodes", c.nodes, limits::MAX_NODES)?;
+        at_most("cluster.cores", c.cores, limits::MAX_CORES_PER_NODE)?;
+        at_most(
+            "cluster.threads_per_core",
+            c.threads_per_core,
+            limits::MAX_CORES_PER_NODE,
+        )?;
         at_most(
             "cluster.containers",
             c.containers,

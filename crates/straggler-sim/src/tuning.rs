@@ -162,6 +162,15 @@ impl DetectorSpec {
             };
             return Err(error(Some(path), message));
         }
+        if let Some(path) = empty_table(set, &[]) {
+            let message = format!("parameter {}: an empty table sets nothing", path.join("."));
+            return Err(error(Some(&path), message));
+        }
+        if let Some((path, _)) = (set_leaves.iter())
+            .find(|(path, _)| !names_a_parameter(&tuning.params, tuning.unset, path))
+        {
+            return Err(unknown(path));
+        }
         let with = |set: &toml::Table| {
             let mut params = tuning.params.clone();
             merge(&mut params, set);
@@ -170,10 +179,17 @@ impl DetectorSpec {
         let (mut spec, read_back) = match with(set) {
             Ok(made) => made,
             Err(refusal) => {
-                // The parameter at fault: the first refused when set alone.
-                let culprit = set_leaves
-                    .iter()
-                    .find(|(path, value)| with(&table_at(path, value.clone())).is_err());
+                // The parameter at fault, the first refused when set alone, with its own
+                // refusal; else the refusal of them all.
+                let solo = set_leaves.iter().find_map(|leaf @ (path, value)| {
+                    with(&table_at(path, value.clone()))
+                        .err()
+                        .map(|r| (leaf, r))
+                });
+                let (culprit, refusal) = match solo {
+                    Some((leaf, refusal)) => (Some(leaf), refusal),
+                    None => (None, refusal),
+                };
                 let (path, message) = match (culprit, refusal) {
                     (Some((path, value)), Refusal::Read(reason)) => {
                         let message =
@@ -262,6 +278,18 @@ impl DetectorSpec {
     }
 }
 
+/// A detector as a list names it, split into its name and the parameters it sets:
+/// `late` is `("late", None)`, `late(alpha = 0.5)` is `("late", Some("alpha = 0.5"))`
+/// ([`DetectorSpec::tuned_from`] reads them); `None` when a parenthesis is opened and not
+/// closed last (`late(alpha = 0.5`, `late(alpha = 0.5) x`).
+pub fn split_params(text: &str) -> Option<(&str, Option<&str>)> {
+    let text = text.trim();
+    match text.split_once('(') {
+        Some((name, rest)) => Some((name.trim_end(), Some(rest.strip_suffix(')')?))),
+        None => Some((text, None)),
+    }
+}
+
 /// The parameters of `to` that differ from `from`'s, as a table to
 /// [`DetectorSpec::tuned`].
 pub(crate) fn differing(from: &toml::Table, to: &toml::Table) -> toml::Table {
@@ -292,6 +320,40 @@ fn merge(into: &mut toml::Table, set: &toml::Table) {
     }
 }
 
+/// Whether `path` names a parameter of `params` (or one of the top-level `unset` ones), or
+/// a variant of an enum's (`parallelism.auto.min_rows` where the preset is
+/// `parallelism = "sequential"`, `parallelism = { parallel = ... }` where it is
+/// `{ auto = ... }`: a table of one key, or a string, is an enum's and its variant may
+/// change).
+fn names_a_parameter(params: &toml::Table, unset: &[&str], path: &[String]) -> bool {
+    let Some((first, rest)) = path.split_first() else {
+        return false;
+    };
+    match params.get(first) {
+        None => unset.contains(&first.as_str()) && rest.is_empty(),
+        Some(_) if rest.is_empty() => true,
+        Some(toml::Value::Table(inner)) if inner.len() == 1 && !inner.contains_key(&rest[0]) => {
+            true
+        }
+        Some(toml::Value::Table(inner)) => names_a_parameter(inner, &[], rest),
+        Some(toml::Value::String(_)) => true,
+        Some(_) => false,
+    }
+}
+
+/// The path of the first empty table of `set` (under `path`), which sets nothing.
+fn empty_table(set: &toml::Table, path: &[String]) -> Option<Path> {
+    set.iter().find_map(|(key, value)| {
+        let mut at = path.to_vec();
+        at.push(key.clone());
+        match value {
+            toml::Value::Table(inner) if inner.is_empty() => Some(at),
+            toml::Value::Table(inner) => empty_table(inner, &at),
+            _ => None,
+        }
+    })
+}
+
 /// A table holding `value` at `path`.
 fn table_at(path: &[String], value: toml::Value) -> toml::Table {
     let (last, outer) = path.split_last().expect("a parameter has a key");
@@ -302,8 +364,16 @@ fn table_at(path: &[String], value: toml::Value) -> toml::Table {
     table
 }
 
-/// Every value of `table` that is not a table, by its path, in key order.
+/// Every value of `table` that is not a table, by its path, in key order (sorted here: a
+/// `toml::Table` keeps its keys in the order written where toml's `preserve_order` is on).
 fn leaves(table: &toml::Table) -> Vec<(Path, toml::Value)> {
+    let mut out = unsorted_leaves(table);
+    out.sort_by(|(a, _), (b, _)| a.cmp(b));
+    out
+}
+
+/// [`leaves`] in the table's order.
+fn unsorted_leaves(table: &toml::Table) -> Vec<(Path, toml::Value)> {
     let mut out = Vec::new();
     for (key, value) in table {
         match value {
@@ -550,6 +620,27 @@ mod tests {
                 "spark",
                 "quantile 0.5",
                 "detector spark: cannot read the parameters \"quantile 0.5\" (key = value, comma-separated): missing assignment between key-value pairs, expected `=`",
+            ),
+            // Each parameter's own refusal, not another's.
+            (
+                "hadoop1",
+                "gap = 2, lag_secs = \"x\"",
+                "detector hadoop1: parameter gap = 2: must be in (0, 1]",
+            ),
+            (
+                "hierarchical",
+                "inner.bogus = 1",
+                "detector hierarchical: parameter inner.bogus: no such parameter; its parameters: inner.gap, inner.parallelism.auto.min_rows, node_threshold, parallelism.auto.min_rows",
+            ),
+            (
+                "late",
+                "alpah = {}",
+                "detector late: parameter alpah: an empty table sets nothing",
+            ),
+            (
+                "late",
+                "parallelism = { auto = {} }",
+                "detector late: parameter parallelism.auto: an empty table sets nothing",
             ),
         ];
         for (name, set, expected) in cases {

@@ -1447,7 +1447,7 @@ type Oversize = fn(&mut EvalConfig);
 
 #[test]
 fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
-    let cases: [(&str, u64, Oversize); 10] = [
+    let cases: [(&str, u64, Oversize); 11] = [
         ("repetitions", 1_000, |c| c.repetitions = 1_001),
         ("baseline_runs", 1_000, |c| c.baseline_runs = 1_001),
         ("sim.workload.maps", 1_000_000, |c| {
@@ -1467,6 +1467,12 @@ fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
         ),
         ("sim.platform.workers", 1_000_000, |c| {
             c.sim.platform.workers = 1_000_001
+        }),
+        ("sim.platform.cores", 1_024, |c| {
+            c.scenarios.clear();
+            c.fig3.lags_secs.clear();
+            c.table7.policies.clear();
+            c.sim.platform.cores = 4_000_000_000
         }),
         ("sim.platform.containers", 10_000, |c| {
             c.sim.platform.containers = 10_001

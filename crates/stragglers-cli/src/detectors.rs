@@ -3,7 +3,7 @@
 //! choices they offer and the words that stand for several.
 
 use anyhow::{Context, bail};
-use stragglers::sim::DetectorSpec;
+use stragglers::sim::{DetectorSpec, split_params};
 
 /// A word of a list that stands for several choices: those of the command's choices,
 /// in their order, that `includes` accepts.
@@ -37,12 +37,8 @@ pub fn parse<T: Clone>(
         }
     };
     for item in items(list).with_context(|| flag.to_owned())? {
-        let (word, set) = match item.split_once('(') {
-            Some((word, rest)) => match rest.strip_suffix(')') {
-                Some(set) => (word.trim_end(), Some(set)),
-                None => bail!("{flag}: {item:?} opens a parenthesis it does not close last"),
-            },
-            None => (item, None),
+        let Some((word, set)) = split_params(item) else {
+            bail!("{flag}: {item:?} opens a parenthesis it does not close last");
         };
         if let Some(group) = groups.iter().find(|g| g.word == word) {
             if set.is_some() {

@@ -192,20 +192,32 @@ enum KilledTime {
 }
 
 impl Overrides {
-    /// Whether the flag `flag` of [`FLAG_KEYS`] was given.
-    fn gives(&self, flag: &str) -> bool {
-        match flag {
-            "--lag-secs" => self.lag_secs.is_some(),
-            "--heartbeat-secs" => self.heartbeat_secs.is_some(),
-            "--noise-sigma" => self.noise_sigma.is_some(),
-            "--outlier-probability" => self.outlier_probability.is_some(),
-            "--max-copies-per-task" => self.max_copies_per_task.is_some(),
-            "--launches-per-scan" => self.launches_per_scan.is_some(),
-            "--copy-min-active-cores" => self.copy_min_active_cores.is_some(),
-            "--blacklist" => !self.blacklist.is_empty(),
-            "--fig3-lags" => self.fig3_lags.is_some(),
-            _ => false,
+    /// The flags of [`FLAG_KEYS`] among the overrides that were given.
+    fn given(&self) -> Vec<&'static str> {
+        let mut given = Vec::new();
+        for (flag, is_given) in [
+            ("--lag-secs", self.lag_secs.is_some()),
+            ("--heartbeat-secs", self.heartbeat_secs.is_some()),
+            ("--noise-sigma", self.noise_sigma.is_some()),
+            ("--outlier-probability", self.outlier_probability.is_some()),
+            ("--max-copies-per-task", self.max_copies_per_task.is_some()),
+            ("--launches-per-scan", self.launches_per_scan.is_some()),
+            (
+                "--copy-min-active-cores",
+                self.copy_min_active_cores.is_some(),
+            ),
+            ("--blacklist", !self.blacklist.is_empty()),
+            ("--fig3-lags", self.fig3_lags.is_some()),
+            ("--policies", self.policies.is_some()),
+            ("--table7-policies", self.table7_policies.is_some()),
+            ("--maps", self.maps.is_some()),
+            ("--reduces", self.reduces.is_some()),
+        ] {
+            if is_given {
+                given.push(flag);
+            }
         }
+        given
     }
 
     /// Applies the overrides to an evaluation's configuration.
@@ -245,7 +257,7 @@ impl Overrides {
             copies.launches_per_scan = self.launches_per_scan;
         }
         if self.hadoop_caps {
-            copies.caps = Some(CopyCaps::default());
+            copies.caps.get_or_insert_with(CopyCaps::default);
         }
         copies.placement.avoid_original_node &= !self.copy_beside_original;
         if let Some(v) = self.copy_min_active_cores {
@@ -280,33 +292,44 @@ impl Overrides {
     }
 }
 
-/// The flags of `eval` that set a configuration key the configuration's check may refuse
-/// (`--maps` and `--reduces` are refused by their parsers first), so that the error names
-/// the flag that gave the value.
-const FLAG_KEYS: [(&str, &str); 9] = [
-    ("--lag-secs", "speculation.lag_secs"),
-    ("--heartbeat-secs", "speculation.heartbeat_secs"),
-    ("--noise-sigma", "noise.sigma"),
-    ("--outlier-probability", "noise.outlier_probability"),
-    ("--max-copies-per-task", "copies.max_copies_per_task"),
-    ("--launches-per-scan", "copies.launches_per_scan"),
+/// The flags of `eval` that set a configuration key the configuration's check may refuse,
+/// alone or in an expression of keys (`--maps` and `--reduces` in the baselines' count of
+/// tasks), so that the error names the flag that gave the value.
+const FLAG_KEYS: [(&str, &str); 15] = [
+    ("--lag-secs", "sim.speculation.lag_secs"),
+    ("--heartbeat-secs", "sim.speculation.heartbeat_secs"),
+    ("--noise-sigma", "sim.noise.sigma"),
+    ("--outlier-probability", "sim.noise.outlier_probability"),
+    ("--max-copies-per-task", "sim.copies.max_copies_per_task"),
+    ("--launches-per-scan", "sim.copies.launches_per_scan"),
     (
         "--copy-min-active-cores",
-        "copies.placement.min_active_cores",
+        "sim.copies.placement.min_active_cores",
     ),
-    ("--blacklist", "copies.placement.blacklist"),
+    ("--blacklist", "sim.copies.placement.blacklist"),
     ("--fig3-lags", "fig3.lags_secs"),
+    ("--policies", "policies"),
+    ("--table7-policies", "table7.policies"),
+    ("--repetitions", "repetitions"),
+    ("--baseline-runs", "baseline_runs"),
+    ("--maps", "sim.workload.maps"),
+    ("--reduces", "sim.workload.reduces"),
 ];
 
-/// The flag that sets the configuration key an error names, if one does.
-fn flag_of(error: &SimError) -> Option<&'static str> {
+/// The flag, among those `given`, that set a key the error names: its field
+/// (`sim.speculation.lag_secs`), an item of it (`fig3.lags_secs[1]`), or a key of the
+/// expression it names (`baseline_runs * (sim.workload.maps + sim.workload.reduces)`).
+fn flag_of(error: &SimError, given: &[&str]) -> Option<&'static str> {
     let SimError::InvalidConfig { field, .. } = error else {
         return None;
     };
-    let key = field.strip_prefix("sim.").unwrap_or(field);
+    let is_key_char = |c: char| c.is_ascii_alphanumeric() || "_.[]".contains(c);
+    let keys: Vec<&str> = (field.split(|c: char| !is_key_char(c)))
+        .map(|token| token.split_once('[').map_or(token, |(key, _)| key))
+        .collect();
     FLAG_KEYS
         .iter()
-        .find(|(_, k)| *k == key)
+        .find(|(flag, key)| given.contains(flag) && keys.contains(key))
         .map(|&(flag, _)| flag)
 }
 
@@ -363,15 +386,19 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     config.seed = seed.unwrap_or(config.seed);
     overrides.apply(config)?;
     // An invalid value is the flag's that gave it, else the file's, at its line.
-    let explain = |error: SimError| match (flag_of(&error).filter(|f| overrides.gives(f)), &file) {
+    let mut given = overrides.given();
+    given.extend(repetitions.map(|_| "--repetitions"));
+    given.extend(baseline_runs.map(|_| "--baseline-runs"));
+    let explain = |error: SimError| match (flag_of(&error, &given), &file) {
         (Some(flag), _) => anyhow::anyhow!("{flag}: {error}"),
         (None, Some(file)) if matches!(error, SimError::InvalidConfig { .. }) => {
             anyhow::Error::new(file.locate(error)).context("--config")
         }
         _ => anyhow::Error::new(error).context("running the evaluation"),
     };
-    config.check().map_err(explain)?;
+    evaluation.check().map_err(explain)?;
     if print_config {
+        let config = evaluation.config();
         if i64::try_from(config.seed).is_err() {
             anyhow::bail!(
                 "--print-config: the seed {} is above 2^63 - 1, the largest integer an \
@@ -435,7 +462,7 @@ mod tests {
             "--blacklist=99999",
             "--fig3-lags=-1",
         ];
-        assert_eq!(bad.len(), FLAG_KEYS.len());
+        assert_eq!(bad.len(), 9);
         for arg in bad {
             let cli = Cli::try_parse_from(["stragglers", "eval", arg]).unwrap();
             let Command::Eval(EvalArgs { overrides, .. }) = cli.command else {
@@ -445,8 +472,9 @@ mod tests {
             overrides.apply(evaluation.config_mut()).unwrap();
             let error = evaluation.run().expect_err(arg);
             let flag = arg.split('=').next();
-            assert_eq!(flag_of(&error), flag, "{error}");
-            assert!(overrides.gives(flag.unwrap()), "{arg}");
+            assert_eq!(flag_of(&error, &overrides.given()), flag, "{error}");
+            // Not given, the flag is not blamed.
+            assert_eq!(flag_of(&error, &[]), None, "{error}");
         }
     }
 

@@ -163,7 +163,10 @@ fn spark_notes(
         let replays = (tuned.first())
             .and_then(|(_, job)| spark_detector_of(job))
             .map_or_else(String::new, |detector| {
-                format!("; `--detectors '{detector}'` replays the first one's")
+                format!(
+                    "; `--detectors '{detector}'` replays the first one's over Spark 4's other \
+                     rules (its efficiency check, the upper median)"
+                )
             });
         notes.push(format!(
             "{apps} ran with spark.speculation on and {set} parameters: {shown}; the \
@@ -173,6 +176,9 @@ fn spark_notes(
     }
     notes
 }
+
+/// Spark's key of the threshold's floor.
+const MIN_TASK_RUNTIME: &str = "spark.speculation.minTaskRuntime";
 
 /// The `spark` detector with the speculation parameters `job`'s log sets, as
 /// `--detectors` names it (`spark(multiplier = 4.0, quantile = 0.9)`), those it has a
@@ -186,9 +192,14 @@ fn spark_detector_of(job: &TraceJob) -> Option<String> {
         let parameter = match key.strip_prefix("spark.speculation.")? {
             "quantile" => number(value).map(|v| ("quantile", format!("{v:?}"))),
             "multiplier" => number(value).map(|v| ("multiplier", format!("{v:?}"))),
-            // The threshold's floor, named `min.threshold` before Spark 3.
-            "minTaskRuntime" | "min.threshold" => spark_time_ms(value)
+            // The threshold's floor, also named `min.threshold` (the older name, which
+            // Spark reads where `minTaskRuntime` is not set).
+            "minTaskRuntime" => spark_time_ms(value)
                 .map(|ms| ("min_task_runtime_secs", format!("{:?}", ms as f64 / 1000.0))),
+            "min.threshold" if !setting.parameters.contains_key(MIN_TASK_RUNTIME) => {
+                spark_time_ms(value)
+                    .map(|ms| ("min_task_runtime_secs", format!("{:?}", ms as f64 / 1000.0)))
+            }
             "efficiency.enabled" => match value.trim().to_ascii_lowercase().as_str() {
                 "true" | "false" => Some(("efficiency_enabled", value.trim().to_ascii_lowercase())),
                 _ => None,

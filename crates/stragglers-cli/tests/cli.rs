@@ -726,6 +726,45 @@ fn eval_reads_an_evaluation_file_and_the_flags_change_it() {
         stderr.contains("error: --lag-secs: invalid configuration"),
         "{stderr}"
     );
+    // An item of a list a flag gave, and a count of an expression a flag changed.
+    for (flags, blamed) in [
+        (
+            &["--fig3-lags", "0,0"][..],
+            "error: --fig3-lags: invalid configuration: fig3.lags_secs[1]",
+        ),
+        (
+            &["--policies", "x90,x90"][..],
+            "error: --policies: invalid configuration: policies[1]",
+        ),
+        (
+            &["--maps", "1000000", "--baseline-runs", "30"][..],
+            "error: --baseline-runs: invalid configuration: baseline_runs * ",
+        ),
+    ] {
+        let mut args = vec!["eval", "--config", file, "--print-config"];
+        args.extend(flags);
+        let output = stragglers(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(blamed), "{flags:?}: {stderr}");
+    }
+    // Figure 3's detector is checked before anything runs, at its line.
+    std::fs::write(&bad, "[fig3]\ndetector = \"nope\"\n").unwrap();
+    let output = stragglers(&["eval", "--config", bad.to_str().unwrap(), "--print-config"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("line 2: key `fig3.detector`: \"nope\": must be the name of a detector"),
+        "{stderr}"
+    );
+    // A switch keeps what the file sets under it.
+    std::fs::write(&bad, "[sim.copies.caps]\nminimum_allowed = 3\n").unwrap();
+    let caps = stragglers_ok(&[
+        "eval",
+        "--config",
+        bad.to_str().unwrap(),
+        "--hadoop-caps",
+        "--print-config",
+    ]);
+    assert!(caps.contains("minimum_allowed = 3\n"), "{caps}");
     // The results never overwrite the file they come from.
     let output = stragglers(&["eval", "--config", file, "--json", file]);
     assert!(!output.status.success());

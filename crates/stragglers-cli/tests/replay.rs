@@ -764,7 +764,8 @@ fn replay_notes_the_spark_applications_that_ran_with_speculation_off() {
              spark.speculation.multiplier=4, spark.speculation.quantile=0.9); the `spark` \
              detector runs Spark 4's defaults (quantile 0.9, multiplier 3) and `spark-legacy` \
              0.75 and 1.5 unless they are set; `--detectors 'spark(min_task_runtime_secs = \
-             30.0, multiplier = 4.0, quantile = 0.9)'` replays the first one's\n"
+             30.0, multiplier = 4.0, quantile = 0.9)'` replays the first one's over Spark \
+             4's other rules (its efficiency check, the upper median)\n"
         ),
         "{stderr}"
     );
