@@ -1642,6 +1642,14 @@ mod file_tests {
                 "eval.toml: line 1: key `scenarios[0]`: a list where a table belongs",
             ),
             (
+                "scenarios = [\n  { name = \"a\", group_percent = \"x\" },\n]\n",
+                "eval.toml: line 2: key `scenarios`: invalid type: string \"x\", expected a sequence",
+            ),
+            (
+                "table5_quantiles = [\n  0.5,\n  [2],\n]\nrepetitions = 0\n",
+                "eval.toml: line 3: key `table5_quantiles`: invalid type: sequence, expected f64",
+            ),
+            (
                 "[sim]\nplatform = { workers = 0 }\n",
                 "eval.toml: line 2: key `sim.platform.workers`: 0: must be >= 1",
             ),

@@ -175,10 +175,13 @@ pub(crate) fn read(path: &Path, what: &str) -> Result<(String, String), SimError
 fn line_tables(text: &str) -> Vec<String> {
     let mut arrays: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut table = String::new();
+    let depths = open_brackets(text);
     text.lines()
-        .map(|line| {
-            // A header may carry a comment (`[cluster] # the machines`).
-            let t = header_text(line);
+        .zip(depths)
+        .map(|(line, depth)| {
+            // A header may carry a comment (`[cluster] # the machines`); a line inside a
+            // value's brackets (`  [2],` of an array of arrays) is none.
+            let t = if depth == 0 { header_text(line) } else { "" };
             if let Some(name) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) {
                 let name = name.trim().to_owned();
                 let index = arrays.entry(name.clone()).or_insert(0);
@@ -188,6 +191,41 @@ fn line_tables(text: &str) -> Vec<String> {
                 table = name.trim().to_owned();
             }
             table.clone()
+        })
+        .collect()
+}
+
+/// For each line of `text`, the brackets and braces of values left open before it: 0 for a
+/// line that starts a key or a header, more inside a value written over several lines.
+/// Strings and comments are skipped (a basic string's escapes, a literal string, `#` to the
+/// end of the line); a header line's brackets are its own.
+fn open_brackets(text: &str) -> Vec<usize> {
+    let mut depth = 0usize;
+    text.lines()
+        .map(|line| {
+            let at_start = depth;
+            let t = line.trim_start();
+            let value = match t.starts_with('[') && at_start == 0 {
+                true => "",
+                false => line,
+            };
+            let mut chars = value.chars();
+            let mut quote = None;
+            while let Some(c) = chars.next() {
+                match (quote, c) {
+                    (Some('"'), '\\') => {
+                        chars.next();
+                    }
+                    (Some(q), c) if c == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, '"' | '\'') => quote = Some(c),
+                    (None, '#') => break,
+                    (None, '[' | '{') => depth += 1,
+                    (None, ']' | '}') => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            at_start
         })
         .collect()
 }
@@ -209,7 +247,9 @@ fn header_text(line: &str) -> &str {
 fn key_of_line(line: &str) -> Option<&str> {
     let (key, _) = line.split_once('=')?;
     let key = key.trim().trim_matches('"');
-    (!key.is_empty() && !key.starts_with('[') && !key.starts_with('#')).then_some(key)
+    // A bare or dotted key; `{ name` (a line of a value's inline tables) is none.
+    let is_key = |c: char| c.is_ascii_alphanumeric() || "_-.\"' ".contains(c);
+    (!key.is_empty() && !key.starts_with('#') && key.chars().all(is_key)).then_some(key)
 }
 
 /// `key` in `table`, dotted.
@@ -229,7 +269,13 @@ fn key_at(text: &str, offset: usize) -> (usize, String) {
     let line_no = text.get(..offset).unwrap_or("").matches('\n').count() + 1;
     let tables = line_tables(text);
     let table = tables.get(line_no - 1).cloned().unwrap_or_default();
-    let line = text.lines().nth(line_no - 1).unwrap_or("");
+    // Inside a value written over several lines, the key that opened it.
+    let depths = open_brackets(text);
+    let owner = (0..line_no)
+        .rev()
+        .find(|&i| depths.get(i).is_some_and(|&d| d == 0))
+        .unwrap_or(line_no - 1);
+    let line = text.lines().nth(owner).unwrap_or("");
     let key = match key_of_line(line) {
         Some(key) if !line.trim().starts_with('[') => dotted(&table, key),
         _ => table,
