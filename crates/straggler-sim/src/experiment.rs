@@ -1650,6 +1650,22 @@ mod file_tests {
                 "eval.toml: line 3: key `table5_quantiles`: invalid type: sequence, expected f64",
             ),
             (
+                "[fig3]\ndetector = \"\"\"\nlate(alpha = 0.5) [x\n\"\"\"\nlags_secs = [1, \"x\"]\n",
+                "eval.toml: line 5: key `fig3.lags_secs`: invalid type: string \"x\", expected f64",
+            ),
+            (
+                "[fig3]\ndetector = \"\"\"\nlate [x\"\"\"\n[sim.platform]\nworkers = 0\n",
+                "eval.toml: line 5: key `sim.platform.workers`: 0: must be >= 1",
+            ),
+            (
+                "[sim]\n\"a/b\" = 1\n",
+                "eval.toml: line 2: key `sim.a/b`: unknown key; the known keys here include `copies`, `noise`, `platform`, `power`, `slowdown`, `speculation`, `time_limit_secs`, `workload`",
+            ),
+            (
+                "[sim.platform]\nworkers = 1000000\ncontainers = 10000\n",
+                "eval.toml: line 2: key `sim.platform.workers * sim.platform.containers`: 10000000000: must be at most 10000000 (see docs/simulation.md, Limits)",
+            ),
+            (
                 "[sim]\nplatform = { workers = 0 }\n",
                 "eval.toml: line 2: key `sim.platform.workers`: 0: must be >= 1",
             ),

@@ -195,30 +195,61 @@ fn line_tables(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// For each line of `text`, the brackets and braces of values left open before it: 0 for a
-/// line that starts a key or a header, more inside a value written over several lines.
-/// Strings and comments are skipped (a basic string's escapes, a literal string, `#` to the
-/// end of the line); a header line's brackets are its own.
+/// For each line of `text`, the brackets and braces of values left open before it, and 1
+/// more inside a multi-line string: 0 for a line that starts a key or a header, more inside
+/// a value written over several lines. Strings and comments are skipped (a basic string's
+/// escapes, a literal string, a multi-line one to its closing quotes, `#` to the end of the
+/// line); a header line's brackets are its own.
 fn open_brackets(text: &str) -> Vec<usize> {
     let mut depth = 0usize;
+    // The closing quotes of a multi-line string left open (`"""` or `'''`).
+    let mut multiline: Option<&str> = None;
     text.lines()
         .map(|line| {
-            let at_start = depth;
-            let t = line.trim_start();
-            let value = match t.starts_with('[') && at_start == 0 {
-                true => "",
-                false => line,
-            };
-            let mut chars = value.chars();
+            let at_start = depth + usize::from(multiline.is_some());
+            let mut rest = line;
+            if let Some(close) = multiline {
+                match rest.find(close) {
+                    Some(end) => {
+                        rest = &rest[end + close.len()..];
+                        multiline = None;
+                    }
+                    None => return at_start,
+                }
+            } else if line.trim_start().starts_with('[') && depth == 0 {
+                return at_start;
+            }
             let mut quote = None;
-            while let Some(c) = chars.next() {
+            let mut chars = rest.char_indices();
+            while let Some((i, c)) = chars.next() {
                 match (quote, c) {
                     (Some('"'), '\\') => {
                         chars.next();
                     }
                     (Some(q), c) if c == q => quote = None,
                     (Some(_), _) => {}
-                    (None, '"' | '\'') => quote = Some(c),
+                    (None, '"' | '\'') => {
+                        let triple = if c == '"' { "\"\"\"" } else { "\'\'\'" };
+                        if rest[i..].starts_with(triple) {
+                            let after = &rest[i + 3..];
+                            match after.find(triple) {
+                                // Closed on this line: go on after it.
+                                Some(end) => {
+                                    // The opening quotes' other two, the string, its
+                                    // closing three.
+                                    for _ in 0..after[..end].chars().count() + 5 {
+                                        chars.next();
+                                    }
+                                }
+                                None => {
+                                    multiline = Some(triple);
+                                    break;
+                                }
+                            }
+                        } else {
+                            quote = Some(c);
+                        }
+                    }
                     (None, '#') => break,
                     (None, '[' | '{') => depth += 1,
                     (None, ']' | '}') => depth = depth.saturating_sub(1),
@@ -247,9 +278,8 @@ fn header_text(line: &str) -> &str {
 fn key_of_line(line: &str) -> Option<&str> {
     let (key, _) = line.split_once('=')?;
     let key = key.trim().trim_matches('"');
-    // A bare or dotted key; `{ name` (a line of a value's inline tables) is none.
-    let is_key = |c: char| c.is_ascii_alphanumeric() || "_-.\"' ".contains(c);
-    (!key.is_empty() && !key.starts_with('#') && key.chars().all(is_key)).then_some(key)
+    // `{ name` is a line of a value's inline tables, not a key.
+    (!key.is_empty() && !key.starts_with(['#', '[', '{'])).then_some(key)
 }
 
 /// `key` in `table`, dotted.
@@ -290,13 +320,29 @@ fn key_at(text: &str, offset: usize) -> (usize, String) {
 /// the key that writes them.
 fn line_of_key(text: &str, key: &str) -> usize {
     let tables = line_tables(text);
+    let depths = open_brackets(text);
+    // The lines that start a key or a header (none inside a value written over several
+    // lines), with their index and table.
+    let numbered: Vec<(usize, &str, &String)> = (text.lines().zip(&tables).zip(&depths))
+        .enumerate()
+        .filter(|(_, (_, depth))| **depth == 0)
+        .map(|(i, ((line, table), _))| (i, line, table))
+        .collect();
     let line_of = |key: &str| {
-        text.lines().zip(&tables).position(|(line, table)| {
-            if line.trim().starts_with('[') {
+        numbered.iter().find_map(|&(i, line, table)| {
+            let found = if line.trim().starts_with('[') {
                 table == key
             } else {
                 key_of_line(line).is_some_and(|k| dotted(table, k) == key)
-            }
+            };
+            found.then_some(i)
+        })
+    };
+    let written_at = |key: &str| {
+        numbered.iter().find_map(|&(i, line, table)| {
+            let found = !line.trim().starts_with('[')
+                && key_of_line(line).is_some_and(|k| dotted(table, k) == key);
+            found.then_some(i)
         })
     };
     // A key inside an inline table or array (`platform = { workers = 0 }`) is at the
@@ -305,19 +351,24 @@ fn line_of_key(text: &str, key: &str) -> usize {
         let mut outer = key;
         while let Some((parent, _)) = outer.rsplit_once('.') {
             outer = written_key(parent);
-            let at = text.lines().zip(&tables).position(|(line, table)| {
-                !line.trim().starts_with('[')
-                    && key_of_line(line).is_some_and(|k| dotted(table, k) == outer)
-            });
-            if at.is_some() {
-                return at;
+            if let Some(at) = written_at(outer) {
+                return Some(at);
             }
         }
         None
     };
+    // An expression of keys (`sim.platform.workers * sim.platform.containers`) is at the
+    // line of the first of them the file writes.
+    let in_expression = |key: &str| {
+        let is_key_char = |c: char| c.is_ascii_alphanumeric() || "_.[]".contains(c);
+        (key.split(|c: char| !is_key_char(c)))
+            .filter(|token| token.contains(|c: char| c.is_ascii_alphabetic()))
+            .find_map(|token| line_of(written_key(token)))
+    };
     line_of(key)
         .or_else(|| line_of(written_key(key)))
         .or_else(|| inline(written_key(key)))
+        .or_else(|| in_expression(key))
         .map_or(0, |i| i + 1)
 }
 

@@ -323,8 +323,8 @@ fn merge(into: &mut toml::Table, set: &toml::Table) {
 /// Whether `path` names a parameter of `params` (or one of the top-level `unset` ones), or
 /// a variant of an enum's (`parallelism.auto.min_rows` where the preset is
 /// `parallelism = "sequential"`, `parallelism = { parallel = ... }` where it is
-/// `{ auto = ... }`: a table of one key, or a string, is an enum's and its variant may
-/// change).
+/// `{ auto = ... }`: a table of one key holding a table, or a string, is an enum's and its
+/// variant may change).
 fn names_a_parameter(params: &toml::Table, unset: &[&str], path: &[String]) -> bool {
     let Some((first, rest)) = path.split_first() else {
         return false;
@@ -332,7 +332,12 @@ fn names_a_parameter(params: &toml::Table, unset: &[&str], path: &[String]) -> b
     match params.get(first) {
         None => unset.contains(&first.as_str()) && rest.is_empty(),
         Some(_) if rest.is_empty() => true,
-        Some(toml::Value::Table(inner)) if inner.len() == 1 && !inner.contains_key(&rest[0]) => {
+        // An enum's table: one variant, itself a table.
+        Some(toml::Value::Table(inner))
+            if inner.len() == 1
+                && !inner.contains_key(&rest[0])
+                && inner.values().all(toml::Value::is_table) =>
+        {
             true
         }
         Some(toml::Value::Table(inner)) => names_a_parameter(inner, &[], rest),
@@ -631,6 +636,11 @@ mod tests {
                 "hierarchical",
                 "inner.bogus = 1",
                 "detector hierarchical: parameter inner.bogus: no such parameter; its parameters: inner.gap, inner.parallelism.auto.min_rows, node_threshold, parallelism.auto.min_rows",
+            ),
+            (
+                "late",
+                "parallelism.auto.bogus = 1",
+                "detector late: parameter parallelism.auto.bogus: no such parameter; its parameters: alpha, parallelism.auto.min_rows",
             ),
             (
                 "late",

@@ -295,7 +295,7 @@ impl Overrides {
 /// The flags of `eval` that set a configuration key the configuration's check may refuse,
 /// alone or in an expression of keys (`--maps` and `--reduces` in the baselines' count of
 /// tasks), so that the error names the flag that gave the value.
-const FLAG_KEYS: [(&str, &str); 15] = [
+const FLAG_KEYS: [(&str, &str); 19] = [
     ("--lag-secs", "sim.speculation.lag_secs"),
     ("--heartbeat-secs", "sim.speculation.heartbeat_secs"),
     ("--noise-sigma", "sim.noise.sigma"),
@@ -314,23 +314,32 @@ const FLAG_KEYS: [(&str, &str); 15] = [
     ("--baseline-runs", "baseline_runs"),
     ("--maps", "sim.workload.maps"),
     ("--reduces", "sim.workload.reduces"),
+    // The count of cells (`repetitions * cells`).
+    ("--detectors", "cells"),
+    ("--policies", "cells"),
+    ("--table7-policies", "cells"),
+    ("--fig3-lags", "cells"),
 ];
 
-/// The flag, among those `given`, that set a key the error names: its field
+/// The flags, among those `given`, that set a key the error names: its field
 /// (`sim.speculation.lag_secs`), an item of it (`fig3.lags_secs[1]`), or a key of the
-/// expression it names (`baseline_runs * (sim.workload.maps + sim.workload.reduces)`).
-fn flag_of(error: &SimError, given: &[&str]) -> Option<&'static str> {
+/// expression it names (`baseline_runs * (sim.workload.maps + sim.workload.reduces)`), in
+/// the order of [`FLAG_KEYS`], each once.
+fn flags_of(error: &SimError, given: &[&str]) -> Vec<&'static str> {
     let SimError::InvalidConfig { field, .. } = error else {
-        return None;
+        return Vec::new();
     };
     let is_key_char = |c: char| c.is_ascii_alphanumeric() || "_.[]".contains(c);
     let keys: Vec<&str> = (field.split(|c: char| !is_key_char(c)))
         .map(|token| token.split_once('[').map_or(token, |(key, _)| key))
         .collect();
-    FLAG_KEYS
-        .iter()
-        .find(|(flag, key)| given.contains(flag) && keys.contains(key))
-        .map(|&(flag, _)| flag)
+    let mut flags: Vec<&'static str> = Vec::new();
+    for &(flag, key) in &FLAG_KEYS {
+        if given.contains(&flag) && keys.contains(&key) && !flags.contains(&flag) {
+            flags.push(flag);
+        }
+    }
+    flags
 }
 
 /// `x100` .. `x1` or `shared`, given to `flag`.
@@ -389,12 +398,21 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let mut given = overrides.given();
     given.extend(repetitions.map(|_| "--repetitions"));
     given.extend(baseline_runs.map(|_| "--baseline-runs"));
-    let explain = |error: SimError| match (flag_of(&error, &given), &file) {
-        (Some(flag), _) => anyhow::anyhow!("{flag}: {error}"),
-        (None, Some(file)) if matches!(error, SimError::InvalidConfig { .. }) => {
-            anyhow::Error::new(file.locate(error)).context("--config")
+    given.extend((detectors != "paper").then_some("--detectors"));
+    // An invalid value is the flags' that gave it (with the file's, where the field is an
+    // expression of several keys), else the file's, at its line.
+    let explain = |error: SimError| {
+        let flags = flags_of(&error, &given).join(", ");
+        let expression =
+            matches!(&error, SimError::InvalidConfig { field, .. } if field.contains(' '));
+        match (&file, flags.is_empty()) {
+            (Some(_), false) if expression => anyhow::anyhow!("{flags} (with --config): {error}"),
+            (_, false) => anyhow::anyhow!("{flags}: {error}"),
+            (Some(file), true) if matches!(error, SimError::InvalidConfig { .. }) => {
+                anyhow::Error::new(file.locate(error)).context("--config")
+            }
+            _ => anyhow::Error::new(error).context("running the evaluation"),
         }
-        _ => anyhow::Error::new(error).context("running the evaluation"),
     };
     evaluation.check().map_err(explain)?;
     if print_config {
@@ -472,9 +490,13 @@ mod tests {
             overrides.apply(evaluation.config_mut()).unwrap();
             let error = evaluation.run().expect_err(arg);
             let flag = arg.split('=').next();
-            assert_eq!(flag_of(&error, &overrides.given()), flag, "{error}");
+            assert_eq!(
+                flags_of(&error, &overrides.given()),
+                flag.as_slice(),
+                "{error}"
+            );
             // Not given, the flag is not blamed.
-            assert_eq!(flag_of(&error, &[]), None, "{error}");
+            assert!(flags_of(&error, &[]).is_empty(), "{error}");
         }
     }
 

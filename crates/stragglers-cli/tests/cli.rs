@@ -738,7 +738,7 @@ fn eval_reads_an_evaluation_file_and_the_flags_change_it() {
         ),
         (
             &["--maps", "1000000", "--baseline-runs", "30"][..],
-            "error: --baseline-runs: invalid configuration: baseline_runs * ",
+            "error: --baseline-runs, --maps (with --config): invalid configuration: baseline_runs * ",
         ),
     ] {
         let mut args = vec!["eval", "--config", file, "--print-config"];
