@@ -57,7 +57,6 @@ use straggler_model::{Observation, Snapshot};
 use crate::error::check_param;
 use crate::scan::{
     GroupSum, GroupSums, RateTotals, Rates, RowBlocks, Summands, keep_marked, mark_below, means,
-    total_means,
 };
 use crate::{DetectError, Detector, Findings, Parallelism, SlowNodeRule};
 
@@ -160,13 +159,13 @@ impl<D: Detector> Hierarchical<D> {
         /// Where the bound holds and no sum overflows: from `2^-900` (this) to `2^900`.
         const LEAST: f64 = f64::from_bits((1023 - 900) << 52);
         let nodes = snapshot.node_indices();
-        let totals = self.node_totals.compute(
+        let average = self.node_totals.means(
             nodes,
             &speeds(snapshot),
             snapshot.node_count() as usize,
             self.params.parallelism,
+            &mut self.perf,
         );
-        let average = total_means(totals, &mut self.perf);
         let Some(mean) = average.mean() else {
             return Some((f64::NAN, f64::NAN));
         };

@@ -314,11 +314,12 @@ pub(crate) fn fill_rates_adding(
     }
 }
 
-/// Replaces each group's total, `totals[g]`, a `[sum, count]` pair, with the sum and count
-/// of the rates of its rows ([`rate_or_nan`] of a row's progress, times its weight when
-/// there are `weights`, over `now - start`; a row without a rate is left out), added row
-/// after row in order onto `[0, 0]`. Rows past the shortest of the columns are not read;
-/// every group is below `totals.len()`.
+/// Adds onto each group's total, `totals[g]`, a `[sum, count]` pair that must be
+/// `[+0.0, +0.0]` (as [`divide_totals`] leaves it), the sum and count of the rates of its
+/// rows ([`rate_or_nan`] of a row's progress, times its weight when there are `weights`,
+/// over `now - start`; a row without a rate is left out), added row after row in order.
+/// Rows past the shortest of the columns are not read; every group is below
+/// `totals.len()`.
 ///
 /// With AVX2, four rates are divided at once and each row's pair is added to its group's
 /// with one 16-byte read, addition and write, while the next rates are divided: where rows
@@ -338,7 +339,10 @@ pub(crate) fn rates_by_group(
     groups: &[u32],
     totals: &mut [[f64; 2]],
 ) {
-    totals.fill([0.0; 2]);
+    debug_assert!(
+        totals.iter().flatten().all(|v| v.to_bits() == 0),
+        "totals start at +0.0"
+    );
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if avx2::detected() {
         // SAFETY: the CPU has AVX2 (just detected), the only feature it enables.
@@ -531,10 +535,12 @@ impl Vectors {
 
 /// Writes each total's `sum / count` into `means` (as long as `totals`), and adds the means
 /// to `lanes` and `counts` as [`add_run_defined`] adds a run: a scan of many nodes waits
-/// on these divisions, and then on the additions of the nodes' average. With the CPU's
-/// widest vectors; see [`divide_totals_with`].
+/// on these divisions, and then on the additions of the nodes' average. Leaves every total
+/// `[+0.0, +0.0]`, written as it is read, so that the next sums by group
+/// ([`rates_by_group`]) need no pass of their own to clear them. With the CPU's widest
+/// vectors; see [`divide_totals_with`].
 pub(crate) fn divide_totals(
-    totals: &[[f64; 2]],
+    totals: &mut [[f64; 2]],
     means: &mut [f64],
     lanes: &mut Lanes,
     counts: &mut [u64; LANES],
@@ -549,7 +555,7 @@ pub(crate) fn divide_totals(
 /// on their own.
 fn divide_totals_with(
     vectors: Vectors,
-    totals: &[[f64; 2]],
+    totals: &mut [[f64; 2]],
     means: &mut [f64],
     lanes: &mut Lanes,
     counts: &mut [u64; LANES],
@@ -563,14 +569,15 @@ fn divide_totals_with(
         _ => 0,
     };
     // A multiple of `LANES`: the rest's values go to their lanes from the first.
-    let (totals, means) = (&totals[eights..], &mut means[eights..]);
+    let (totals, means) = (&mut totals[eights..], &mut means[eights..]);
     let fours = match vectors {
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         // SAFETY: the CPU has AVX2 (no narrower than `Avx2`), the only feature it enables.
         Vectors::Avx2 | Vectors::Avx512 => unsafe { avx2::divide_totals(totals, means) },
         _ => 0,
     };
-    for (mean, &[sum, count]) in means[fours..].iter_mut().zip(&totals[fours..]) {
+    for (mean, total) in means[fours..].iter_mut().zip(&mut totals[fours..]) {
+        let [sum, count] = std::mem::take(total);
         *mean = sum / count;
     }
     add_run_defined(means, Summand::Value, lanes, counts);
@@ -1207,12 +1214,13 @@ mod avx2 {
     /// [`super::divide_totals`] over the whole fours of `totals`, spelt out four at a time
     /// (as one loop, LLVM divided one pair at a time); returns how many it wrote.
     #[target_feature(enable = "avx2")]
-    pub(super) fn divide_totals(totals: &[[f64; 2]], means: &mut [f64]) -> usize {
-        let fours = means.chunks_exact_mut(4).zip(totals.chunks_exact(4));
+    pub(super) fn divide_totals(totals: &mut [[f64; 2]], means: &mut [f64]) -> usize {
+        let fours = means.chunks_exact_mut(4).zip(totals.chunks_exact_mut(4));
         let done = fours.len() * 4;
         for (means, totals) in fours {
             let sums: [f64; 4] = std::array::from_fn(|i| totals[i][0]);
             let counts: [f64; 4] = std::array::from_fn(|i| totals[i][1]);
+            totals.fill([0.0; 2]);
             for ((mean, sum), count) in means.iter_mut().zip(sums).zip(counts) {
                 *mean = sum / count;
             }
@@ -1379,7 +1387,7 @@ mod avx512 {
     /// [`super::add_run_defined`] adds them; returns how many it wrote.
     #[target_feature(enable = "avx512f,popcnt")]
     pub(super) fn divide_totals_adding(
-        totals: &[[f64; 2]],
+        totals: &mut [[f64; 2]],
         means: &mut [f64],
         lanes: &mut Lanes,
         counts: &mut [u64; LANES],
@@ -1394,14 +1402,15 @@ mod avx512 {
         let (negative_zero, ones) = (_mm512_set1_pd(-0.0), _mm512_set1_epi64(1));
         let eights = means
             .chunks_exact_mut(LANES)
-            .zip(totals.chunks_exact(LANES));
+            .zip(totals.chunks_exact_mut(LANES));
         let done = eights.len() * LANES;
         for (means, totals) in eights {
-            let t = totals.as_flattened();
+            let t = totals.as_flattened_mut();
             let (low, high) = (
                 _mm512_setr_pd(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]),
                 _mm512_setr_pd(t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15]),
             );
+            t.fill(0.0);
             let quotients = _mm512_div_pd(
                 _mm512_permutex2var_pd(low, sums, high),
                 _mm512_permutex2var_pd(low, divisors, high),
@@ -1707,8 +1716,10 @@ mod tests {
                 let case = format!("{vectors:?}, len {len}");
                 let mut means = vec![7.0; len];
                 let (mut got, mut got_counts) = (start, [3; LANES]);
-                divide_totals_with(vectors, &totals, &mut means, &mut got, &mut got_counts);
+                let mut read = totals.clone();
+                divide_totals_with(vectors, &mut read, &mut means, &mut got, &mut got_counts);
                 assert_eq!(bits(&means), bits(&quotients), "{case}");
+                assert!(read.iter().flatten().all(|v| v.to_bits() == 0), "{case}");
                 assert_eq!(bits(&got.sum), bits(&lanes.sum), "{case}");
                 assert_eq!(bits(&got.max), bits(&lanes.max), "{case}");
                 assert_eq!(got_counts, counts, "{case}");
@@ -2248,7 +2259,7 @@ mod tests {
                                     expected[g as usize][1] += 1.0;
                                 }
                             }
-                            let mut chosen = vec![[7.0, 7.0]; group_count];
+                            let mut chosen = vec![[0.0; 2]; group_count];
                             rates_by_group(now, &progress, weights, &start, &groups, &mut chosen);
                             let mut plain = vec![[0.0; 2]; group_count];
                             plain_add_rates_by_group(
