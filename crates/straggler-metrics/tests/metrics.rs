@@ -640,6 +640,21 @@ fn summary_by_hand() {
         12.706_204_736_174_705,
         max_relative = 1e-14
     );
+    // A Precision of 1, 1 and 0.9 (docs/formulas.md, Repetitions): mean 0.96667, s =
+    // sqrt((2 x 0.0333^2 + 0.0667^2) / 2) = 0.057735, ci = 4.30265 x 0.057735 / sqrt(3) =
+    // 0.14342: the interval passes 1, and is not clipped.
+    let summary = summarize(&[Some(1.0), Some(1.0), Some(0.9)]).unwrap();
+    let (mean, ci) = (
+        summary.mean.expect("defined"),
+        summary.ci95.expect("defined"),
+    );
+    assert_relative_eq!(mean, 2.9 / 3.0, max_relative = 1e-14);
+    assert_relative_eq!(ci, 4.302_652_729_749_464 * 0.1 / 3.0, max_relative = 1e-12);
+    assert_eq!(
+        (format!("{mean:.3}"), format!("{ci:.3}")),
+        ("0.967".into(), "0.143".into())
+    );
+    assert!(mean + ci > 1.0);
 }
 
 #[test]
