@@ -4162,6 +4162,12 @@ fn a_jhist_without_its_schema_line_is_malformed() {
             }) => {
                 assert_eq!((line, field.as_str()), (2, "schema"), "{second_line:?}");
                 assert!(reason.contains(says), "{second_line:?}: {reason}");
+                // One line, its words one space apart (a string continued without `\`
+                // kept a line break and the next line's indent).
+                assert!(
+                    !reason.contains('\n') && !reason.contains("  "),
+                    "{second_line:?}: {reason:?}"
+                );
             }
             other => panic!("{second_line:?}: expected Malformed, got {other:?}"),
         }

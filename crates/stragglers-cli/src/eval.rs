@@ -163,7 +163,11 @@ struct Overrides {
     /// of workers, the paper's 20; default: none; replaces an evaluation file's list).
     #[arg(long, value_delimiter = ',')]
     blacklist: Vec<u32>,
-    /// Never place copies on the nodes the detector reports slow (Hierarchical does).
+    /// Never place copies on the nodes the detector reports slow, whatever its rule says.
+    /// Of the built-in detectors, dsb, esplash and late-zaharia report nodes, and their
+    /// rules keep copies off them already (unless the file sets
+    /// sim.copies.placement.follow_slow_node_rule = false); hierarchical reports its
+    /// wrapped detector's, none over default.
     #[arg(long)]
     avoid_slow_nodes: bool,
     /// Speculative lags of Figure 3 in seconds, comma-separated, each >= 0 (default

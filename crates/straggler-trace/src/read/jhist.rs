@@ -276,7 +276,7 @@ fn not_a_schema(text: &[u8]) -> Option<String> {
         {
             Some(format!(
                 "line 2 is an event ({}), not the Avro schema: the schema line is missing \
-                 (Hadoop's EventReader refuses such a file too); put the schema back (a copy
+                 (Hadoop's EventReader refuses such a file too); put the schema back (a copy \
                  of line 2 of another .jhist of the same Hadoop version)",
                 kind.unwrap_or("of no type")
             ))
