@@ -30,12 +30,30 @@ const SAMPLE_AND_LISTS: [&[&str]; 11] = [
     &["table7", "scenarios"],
 ];
 
+/// The power model's keys: they change the energy of a run and nothing else (no decision
+/// of the simulator reads them), so of the published values only the energies (Figures
+/// 4-6's Energy column) depend on them.
+const POWER: &[&str] = &["sim", "power"];
+
 /// The parameters of `config` that differ from the paper's evaluation
 /// ([`Evaluation::paper`]), each as `key value (paper: value)` (`workload.maps 40 (paper:
 /// 320)`); empty when the paper's published values apply to its results. The sample (seed,
 /// repetitions, baseline runs), the time limit and the lists of what to run may differ, a
-/// scenario named like one of the paper's defined as the paper's.
+/// scenario named like one of the paper's defined as the paper's. The power model's
+/// (`power.static_watts 80 (paper: 65)`) concern the published energies only: the other
+/// values are shown without them ([`paper_departures_but_power`]).
 pub fn paper_departures(config: &EvalConfig) -> Vec<String> {
+    departures(config, true)
+}
+
+/// [`paper_departures`] but the power model's: the parameters that the published values
+/// other than energies (times, counts, detection metrics, Table 5's ratios) depend on.
+pub fn paper_departures_but_power(config: &EvalConfig) -> Vec<String> {
+    departures(config, false)
+}
+
+/// [`paper_departures`], with the power model's keys or without them.
+fn departures(config: &EvalConfig, with_power: bool) -> Vec<String> {
     let paper = Evaluation::paper().config().clone();
     let (Ok(mut run), Ok(mut paper)) = (serde_json::to_value(config), serde_json::to_value(paper))
     else {
@@ -45,7 +63,8 @@ pub fn paper_departures(config: &EvalConfig) -> Vec<String> {
     let ignored = SAMPLE_AND_LISTS
         .iter()
         .copied()
-        .chain(config.fig3.lags_secs.is_empty().then_some(fig3_off));
+        .chain(config.fig3.lags_secs.is_empty().then_some(fig3_off))
+        .chain((!with_power).then_some(POWER));
     for path in ignored {
         for value in [&mut run, &mut paper] {
             let (last, parents) = path.split_last().expect("a path has a key");
@@ -124,22 +143,37 @@ fn shown(value: &Value) -> String {
     }
 }
 
-/// Whether the tables of `results` show the paper's values: its parameters are the
-/// paper's.
+/// Whether the tables of `results` show the paper's values other than energies: its
+/// parameters are the paper's, but for the power model ([`paper_departures_but_power`]).
 fn shows_paper(results: &EvalResults) -> bool {
+    paper_departures_but_power(&results.config).is_empty()
+}
+
+/// Whether the tables of `results` show the paper's energies: every parameter is the
+/// paper's, the power model's too ([`paper_departures`]).
+fn shows_paper_energies(results: &EvalResults) -> bool {
     paper_departures(&results.config).is_empty()
 }
 
-/// The note above the tables of a run whose parameters are not the paper's.
+/// The note above the tables of a run whose parameters are not the paper's, or whose power
+/// model only is not.
 fn paper_note(results: &EvalResults) -> Option<String> {
     let departures = paper_departures(&results.config);
-    (!departures.is_empty()).then(|| {
-        format!(
+    if departures.is_empty() {
+        None
+    } else if shows_paper(results) {
+        Some(format!(
+            "Paper's energies not shown (Figures 4-6, Energy): they were measured with the \
+             paper's power model, and this run's differs: {}. Its other values are shown.\n",
+            departures.join(", ")
+        ))
+    } else {
+        Some(format!(
             "Paper's values not shown (brackets, Paper columns): they were measured with the \
              paper's parameters, and this run's differ: {}.\n",
             departures.join(", ")
-        )
-    })
+        ))
+    }
 }
 
 /// From this magnitude on, [`number`] and [`number_fixed`] print scientific notation.
@@ -576,6 +610,7 @@ pub fn table7(results: &EvalResults) -> Table {
 /// copies, and the Section 4.2 predictor's overheads next to the simulated ones.
 pub fn figures4to6(results: &EvalResults) -> Table {
     let with_paper = shows_paper(results);
+    let with_energies = shows_paper_energies(results);
     let headers = [
         "Scenario",
         "Policy",
@@ -614,7 +649,10 @@ pub fn figures4to6(results: &EvalResults) -> Table {
                 cell.policy.clone(),
                 cell.detector.clone(),
                 with_paper(metric("execution_time_norm", 2), paper.map(|p| p.2)),
-                with_paper(metric("energy_norm", 2), paper.map(|p| p.3)),
+                with_paper(
+                    metric("energy_norm", 2),
+                    paper.map(|p| p.3).filter(|_| with_energies),
+                ),
                 metric("speculative_copies", 1),
                 metric("successful_copies", 1),
                 metric("unsuccessful_copies", 1),
@@ -640,10 +678,12 @@ pub fn figures4to6(results: &EvalResults) -> Table {
         title: noting_partial(
             format!(
                 "Figures 4-6. Execution time and energy relative to Default under x100{}, speculative copies, and the Section 4.2 predictor's overheads next to the simulated ones (mean ± 95% CI){without_reference}",
-                if with_paper {
-                    " (paper in brackets where its text gives a value)"
-                } else {
-                    ""
+                match (with_paper, with_energies) {
+                    (true, true) => " (paper in brackets where its text gives a value)",
+                    (true, false) => {
+                        " (paper in brackets where its text gives a value, but for energies: this run's power model is not the paper's)"
+                    }
+                    _ => "",
                 }
             ),
             &rows,
@@ -957,5 +997,53 @@ mod tests {
         );
         assert!(!markdown.contains(" (0.64)"));
         assert!(!crate::report::text(&paper).contains("Paper's values not shown"));
+
+        // Another power model: every table as the paper's run shows it, but for Figures
+        // 4-6's energies, which lose their brackets, and its title, which says why.
+        let mut power = paper.clone();
+        power.config.sim.power.static_watts = 80.0;
+        let departures = ["power.static_watts 80 (paper: 65)"];
+        assert_eq!(paper_departures(&power.config), departures);
+        assert!(paper_departures_but_power(&power.config).is_empty());
+        let (with, changed) = (tables(&paper), tables(&power));
+        let (figures, others) = changed.split_last().expect("figures 4-6");
+        assert_eq!(others, &with[..with.len() - 1]);
+        let paper_figures = with.last().expect("figures 4-6");
+        assert!(
+            figures.title.contains("but for energies"),
+            "{}",
+            figures.title
+        );
+        let energy = figures.headers.iter().position(|h| h == "Energy / D x100");
+        let energy = energy.expect("an energy column");
+        let mut shown = 0;
+        for (row, paper_row) in figures.rows.iter().zip(&paper_figures.rows) {
+            for (column, (cell, paper_cell)) in row.iter().zip(paper_row).enumerate() {
+                if column == energy && cell != paper_cell {
+                    assert!(paper_cell.starts_with(&format!("{cell} (")), "{paper_cell}");
+                    shown += 1;
+                } else {
+                    assert_eq!(cell, paper_cell);
+                }
+            }
+        }
+        assert!(shown > 0, "the paper's run shows energies");
+        let text = crate::report::text(&power);
+        assert!(
+            text.starts_with(&format!(
+                "Paper's energies not shown (Figures 4-6, Energy): they were measured with the \
+                 paper's power model, and this run's differs: {}. Its other values are shown.",
+                departures[0]
+            )),
+            "{text}"
+        );
+        assert!(!text.contains("Paper's values not shown"));
+        // With other departures too, the note is the one of any other run, and lists them all.
+        let mut both = results.clone();
+        both.config.sim.power.static_watts = 80.0;
+        let text = crate::report::text(&both);
+        assert!(text.starts_with("Paper's values not shown"), "{text}");
+        assert!(text.contains("workload.maps 16 (paper: 320), "), "{text}");
+        assert!(text.contains("power.static_watts 80 (paper: 65)"), "{text}");
     }
 }
