@@ -954,8 +954,10 @@ fn replay_notes_spark_applications_whose_speculation_setting_is_not_known() {
 }
 
 /// A Spark application that sets `spark.speculation.interval` is scanned at it; one that
-/// sets what Spark cannot read as a positive time is a skip naming the field, scanned at
-/// Spark's default, and named in a note; `--scan-interval` overrides both.
+/// sets what Spark cannot read as a positive time is scanned at Spark's default, named in a
+/// note with its input, value and why, and fails `--strict`. Its update is no skip: with
+/// `--scan-interval`, which overrides both, or with no detector replayed, nothing uses the
+/// value, and `--strict` passes.
 #[test]
 fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
     let fixture =
@@ -982,20 +984,26 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
         );
         std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
     }
+    // `stragglers replay DIR ARGS --strict --json -`: whether it succeeded, its standard
+    // error, each job's interval, and the records skipped over the inputs.
     let replay = |args: &[&str]| {
-        let mut all = vec!["replay", dir.to_str().unwrap(), "--detectors", "default"];
+        let mut all = vec!["replay", dir.to_str().unwrap()];
         all.extend_from_slice(args);
-        all.extend(["--json", "-"]);
+        all.extend(["--strict", "--json", "-"]);
         let output = stragglers(&all);
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(output.status.success(), "{stderr}");
         let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
         let intervals: Vec<serde_json::Value> = (value["per_job"].as_array().unwrap().iter())
             .map(|job| job["scan_interval"].clone())
             .collect();
-        (stderr, intervals)
+        let skipped: Vec<u64> = (value["inputs"].as_array().unwrap().iter())
+            .map(|input| input["records_skipped"].as_u64().unwrap())
+            .collect();
+        assert_eq!(skipped, [0, 0], "the updates are parsed\n{stderr}");
+        assert!(!stderr.contains("skipped"), "{stderr}");
+        (output.status.success(), stderr, intervals)
     };
-    let (stderr, intervals) = replay(&[]);
+    let (success, stderr, intervals) = replay(&["--detectors", "default"]);
     assert_eq!(
         intervals,
         [
@@ -1004,28 +1012,43 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
         ]
     );
     for note in [
-        format!(
-            "note: {}:2: skipped: not a time, field `spark.speculation.interval`\n",
-            dir.join("b.json").display()
-        ),
         "note: each job is scanned at its engine's interval (--scan-interval sets one for all \
          jobs): 1 job every 0.1 s (Spark's default: the application's \
          spark.speculation.interval is unreadable), 1 job every 0.25 s (the application's \
          spark.speculation.interval)\n"
             .to_owned(),
-        "note: 1 Spark application (1 job) sets spark.speculation.interval to what Spark \
-         cannot read as a positive time: scanned at Spark's default 0.1 s instead; first: \
-         app-20260101000000-0003 (`0.5s`)\n"
+        format!(
+            "note: 1 Spark application (1 job) sets spark.speculation.interval to what Spark \
+             cannot read as a positive time: scanned at Spark's default 0.1 s instead; first: \
+             app-20260101000000-0003 in {} (`0.5s`: not a time)\n",
+            dir.join("b.json").display()
+        ),
+        "--strict: the results rest on part of the inputs: 1 job scanned at Spark's default \
+         interval in place of a spark.speculation.interval Spark cannot read\n"
             .to_owned(),
     ] {
         assert!(stderr.contains(&note), "{note}\n{stderr}");
     }
-    let (stderr, intervals) = replay(&["--scan-interval", "2"]);
+    assert!(!success, "{stderr}");
+
+    // Given an interval for every job, or replaying no detector, the value is not used.
     let given = serde_json::json!({"secs": 2.0, "source": "given", "value": null});
-    assert_eq!(intervals, [given.clone(), given]);
-    assert!(
-        !stderr.contains("cannot read as a positive time"),
-        "{stderr}"
-    );
+    for (args, scanned_at) in [
+        (
+            &["--detectors", "default", "--scan-interval", "2"][..],
+            Some(given),
+        ),
+        (&["--detectors", "recorded"][..], None),
+    ] {
+        let (success, stderr, intervals) = replay(args);
+        assert!(success, "{args:?}: {stderr}");
+        if let Some(given) = scanned_at {
+            assert_eq!(intervals, [given.clone(), given], "{args:?}");
+        }
+        assert!(
+            !stderr.contains("spark.speculation.interval"),
+            "{args:?}: {stderr}"
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
