@@ -14,8 +14,12 @@
 //!
 //! A `spark.speculation.interval` Spark cannot read, or one it reads as no positive time
 //! (`0`, `-1s`, `999us`: Spark's scheduler refuses a period of 0 ms or less), leaves the
-//! job at Spark's default, its source [`IntervalSource::Unreadable`], never unsaid; the
-//! reader counts its update as a skip naming the field.
+//! job at Spark's default, its source [`IntervalSource::Unreadable`] and why in
+//! [`ScanInterval::fault`], never unsaid. It is judged here, where the interval is chosen,
+//! not by the reader, which keeps the value as written
+//! ([`SpeculationSetting::parameters`](crate::SpeculationSetting::parameters)) and counts
+//! its update as parsed: a run given one interval for every job ([`ScanInterval::given`])
+//! does not use the value, and has nothing to say of it.
 
 use serde::{Deserialize, Serialize};
 
@@ -110,6 +114,16 @@ impl ScanInterval {
             }
         }
     }
+
+    /// Why the log's value is not used, for an interval of [`IntervalSource::Unreadable`]:
+    /// `"not a time"` where Spark throws reading it, `"not a positive time"` where it reads
+    /// 0 ms or less; `None` for any other interval.
+    pub fn fault(&self) -> Option<&'static str> {
+        match (self.source, &self.value) {
+            (IntervalSource::Unreadable, Some(text)) => spark_interval_fault(text),
+            _ => None,
+        }
+    }
 }
 
 /// Milliseconds as seconds.
@@ -117,10 +131,10 @@ fn ms_to_secs(ms: i64) -> f64 {
     ms as f64 / 1000.0
 }
 
-/// Why Spark cannot use a `spark.speculation.interval` as its check's period, as a skip's
-/// reason: `"not a time"` where Spark throws reading it, `"not a positive time"` where it
-/// reads 0 ms or less; `None` for a period Spark runs its check at.
-pub(crate) fn spark_interval_fault(text: &str) -> Option<&'static str> {
+/// Why Spark cannot use a `spark.speculation.interval` as its check's period:
+/// `"not a time"` where Spark throws reading it, `"not a positive time"` where it reads
+/// 0 ms or less; `None` for a period Spark runs its check at.
+fn spark_interval_fault(text: &str) -> Option<&'static str> {
     match spark_time_ms(text) {
         None => Some("not a time"),
         Some(ms) if ms <= 0 => Some("not a positive time"),
@@ -292,10 +306,17 @@ mod tests {
                 "{text}"
             );
         }
-        // Unreadable or no positive time: Spark's default, said so, with the value.
-        for text in ["0.5s", "fast", "0", "-1s", "999us"] {
+        // Unreadable or no positive time: Spark's default, said so, with the value and why.
+        for (text, fault) in [
+            ("0.5s", "not a time"),
+            ("fast", "not a time"),
+            ("0", "not a positive time"),
+            ("-1s", "not a positive time"),
+            ("999us", "not a positive time"),
+        ] {
+            let unreadable = interval(spark, with_interval(text));
             assert_eq!(
-                interval(spark, with_interval(text)),
+                unreadable,
                 ScanInterval {
                     secs: 0.1,
                     source: IntervalSource::Unreadable,
@@ -303,7 +324,11 @@ mod tests {
                 },
                 "{text}"
             );
+            assert_eq!(unreadable.fault(), Some(fault), "{text}");
         }
+        // Only an unreadable interval has a fault.
+        assert_eq!(interval(spark, with_interval("250ms")).fault(), None);
+        assert_eq!(interval(spark, None).fault(), None);
         // Hadoop: its tasks' progress reports, 3 s; the CSV traces: the heartbeat, 3 s.
         for format in [
             TraceFormat::HadoopJhist,
@@ -315,5 +340,6 @@ mod tests {
             assert_eq!(interval(format, None), default(3.0), "{format:?}");
         }
         assert_eq!(ScanInterval::given(0.5).source, IntervalSource::Given);
+        assert_eq!(ScanInterval::given(0.5).fault(), None);
     }
 }

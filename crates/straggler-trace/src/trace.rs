@@ -251,6 +251,16 @@ impl SpeculationSetting {
         self
     }
 
+    /// The parameters that tune how the engine speculates, not whether:
+    /// [`SpeculationSetting::parameters`] but a switch kept among them (the other name of a
+    /// Hadoop switch set under both, Hadoop 0.18's `mapred.speculative.execution`), as
+    /// `(key, value)` in the order of their keys.
+    pub fn tuning(&self) -> impl Iterator<Item = (&str, &str)> {
+        (self.parameters.iter())
+            .filter(|(key, _)| !crate::read::is_switch_key(key))
+            .map(|(key, value)| (key.as_str(), value.as_str()))
+    }
+
     /// The switch of the tasks of `kind`: `None` for [`StageKind::Other`] (setup and cleanup
     /// tasks, which no engine speculates).
     pub fn switch(&self, kind: StageKind) -> Option<&SpeculationSwitch> {

@@ -849,12 +849,14 @@ fn the_spark_reader_reports_a_speculation_setting_it_cannot_read() {
     assert_eq!(setting.and_then(|s| s.map.enabled), Some(false));
 }
 
-/// A `spark.speculation.interval` Spark cannot read as a positive time is a skip naming
-/// the field, its update standing: the jobs carry it as written, and a replay scans them
-/// at Spark's default, saying so (`ScanInterval::engine`). Where `spark.speculation` is
-/// bad too, the skip names that.
+/// A `spark.speculation.interval` is kept as written and its update parsed, whatever the
+/// value: it is judged where the interval is chosen. The engine's interval
+/// (`ScanInterval::engine`) reads it, or takes Spark's default saying why where Spark
+/// cannot read it as a positive time (`ScanInterval::fault`); a run given one interval for
+/// every job does not use it, so the read report counts nothing against it. Where
+/// `spark.speculation` is bad, that field's skip stands.
 #[test]
-fn the_spark_reader_reports_a_speculation_interval_it_cannot_read() {
+fn a_speculation_interval_is_judged_where_the_interval_is_chosen_not_read_as_a_skip() {
     let read = |properties: &str| {
         let text = format!(
             concat!(
@@ -867,6 +869,7 @@ fn the_spark_reader_reports_a_speculation_interval_it_cannot_read() {
         );
         let (jobs, report) = read_bytes(text.as_bytes(), SPARK).expect("readable");
         assert_eq!(jobs.len(), 1, "{text}");
+        assert_eq!(report.records_read, 4, "{text}");
         let interval = ScanInterval::engine(TraceFormat::SparkEventLog, &jobs[0]);
         let skip = report.skips.first().map(|s| {
             assert_eq!(s.line, 2);
@@ -874,28 +877,22 @@ fn the_spark_reader_reports_a_speculation_interval_it_cannot_read() {
         });
         (interval, skip)
     };
-    let skip = |reason: &str, field: &str| Some((reason.to_owned(), field.to_owned()));
-    for (value, secs, source, skipped) in [
+    for (value, secs, source, fault) in [
         ("250ms", 0.25, IntervalSource::Set, None),
         ("1S", 1.0, IntervalSource::Set, None),
         ("50", 0.05, IntervalSource::Set, None),
-        (
-            "0.5s",
-            0.1,
-            IntervalSource::Unreadable,
-            skip("not a time", "spark.speculation.interval"),
-        ),
+        ("0.5s", 0.1, IntervalSource::Unreadable, Some("not a time")),
         (
             "0",
             0.1,
             IntervalSource::Unreadable,
-            skip("not a positive time", "spark.speculation.interval"),
+            Some("not a positive time"),
         ),
         (
             "500us",
             0.1,
             IntervalSource::Unreadable,
-            skip("not a positive time", "spark.speculation.interval"),
+            Some("not a positive time"),
         ),
     ] {
         let properties =
@@ -906,7 +903,8 @@ fn the_spark_reader_reports_a_speculation_interval_it_cannot_read() {
             (secs, source, Some(value)),
             "{value}"
         );
-        assert_eq!(skipped_as, skipped, "{value}");
+        assert_eq!(interval.fault(), fault, "{value}");
+        assert_eq!(skipped_as, None, "{value}: the update is parsed");
     }
     // A number where Spark writes a string is kept as its text, and read as that text.
     let (interval, skipped_as) = read(r#"{"spark.speculation.interval":200}"#);
@@ -919,10 +917,15 @@ fn the_spark_reader_reports_a_speculation_interval_it_cannot_read() {
         (0.1, IntervalSource::Default)
     );
     assert_eq!(skipped_as, None);
-    // Both bad: one skip of the record, naming the switch.
+    // A bad switch is the update's skip, whatever its interval.
+    let skip = |reason: &str, field: &str| Some((reason.to_owned(), field.to_owned()));
     let (interval, skipped_as) =
         read(r#"{"spark.speculation":"yes","spark.speculation.interval":"soon"}"#);
     assert_eq!(interval.source, IntervalSource::Unreadable);
+    assert_eq!(skipped_as, skip("not a boolean", "spark.speculation"));
+    let (interval, skipped_as) =
+        read(r#"{"spark.speculation":"yes","spark.speculation.interval":"1s"}"#);
+    assert_eq!(interval.source, IntervalSource::Set);
     assert_eq!(skipped_as, skip("not a boolean", "spark.speculation"));
 }
 

@@ -20,6 +20,7 @@ use crate::detectors::{self, Group};
 use crate::output;
 use crate::replay_intervals::{
     brief_tasks_note, intervals_note, scan_intervals, unreadable_intervals_note,
+    unreadable_intervals_used,
 };
 use crate::replay_speculation::speculation_notes;
 
@@ -102,8 +103,10 @@ pub struct ReplayArgs {
     #[arg(long)]
     skip_other_files: bool,
     /// Fail (exit status 1, after the tables and the JSON) when the results rest on part of
-    /// the inputs: a record skipped, an input that ends inside a record, or bytes or files
-    /// not read. Without it, those are notes and the exit status is 0.
+    /// the inputs: a record skipped, an input that ends inside a record, bytes or files not
+    /// read, or a job a detector scanned at Spark's default in place of a
+    /// spark.speculation.interval Spark cannot read (not with --scan-interval, which does
+    /// not use it). Without it, those are notes and the exit status is 0.
     #[arg(long)]
     strict: bool,
 }
@@ -736,7 +739,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
                 });
         let notes = [
             intervals_note(&intervals, &job_input, &formats),
-            unreadable_intervals_note(&jobs, &intervals),
+            unreadable_intervals_note(&jobs, &intervals, &job_input, &paths),
             brief_tasks_note(&labels, &intervals, spark_scans_faster),
         ];
         for note in notes.into_iter().flatten() {
@@ -811,7 +814,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(&value)?;
         output::write(path, &(text + "\n"))?;
     }
-    match partial_inputs(&reports) {
+    let intervals_unread = unreadable_intervals_used(&intervals, !specs.is_empty());
+    match partial_inputs(&reports, intervals_unread) {
         Some(what) if args.strict => {
             bail!("--strict: the results rest on part of the inputs: {what}")
         }
@@ -820,8 +824,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
 }
 
 /// What of `reports`' inputs the results do not rest on, counted (`3 records skipped, 1
-/// input truncated`); `None` when they rest on all of it.
-fn partial_inputs(reports: &[ReadReport]) -> Option<String> {
+/// input truncated`), with the jobs a replayed detector scanned at Spark's default in place
+/// of their `spark.speculation.interval` (`intervals_unread`); `None` when they rest on all
+/// of it.
+fn partial_inputs(reports: &[ReadReport], intervals_unread: usize) -> Option<String> {
     let skipped: u64 = reports.iter().map(|r| r.records_skipped).sum();
     let truncated = reports.iter().filter(|r| r.truncated.is_some()).count();
     let unread = reports.iter().filter(|r| !r.unread.is_empty()).count();
@@ -835,6 +841,13 @@ fn partial_inputs(reports: &[ReadReport]) -> Option<String> {
     }
     if unread > 0 {
         parts.push(format!("{} with parts not read", plural(unread, "input")));
+    }
+    if intervals_unread > 0 {
+        parts.push(format!(
+            "{} scanned at Spark's default interval in place of a spark.speculation.interval \
+             Spark cannot read",
+            plural(intervals_unread, "job")
+        ));
     }
     (!parts.is_empty()).then(|| parts.join(", "))
 }
@@ -1122,6 +1135,28 @@ mod tests {
         assert_eq!(names("late,all"), expected);
         assert_eq!(names("recorded,,recorded"), [RECORDED]);
         assert!(parse_detectors("oracle").is_err());
+    }
+
+    #[test]
+    fn strict_counts_what_the_results_do_not_rest_on() {
+        let mut report = ReadReport::new("log.json", TraceFormat::SparkEventLog);
+        report.parsed();
+        assert_eq!(partial_inputs(std::slice::from_ref(&report), 0), None);
+        assert_eq!(
+            partial_inputs(std::slice::from_ref(&report), 2).as_deref(),
+            Some(
+                "2 jobs scanned at Spark's default interval in place of a \
+                 spark.speculation.interval Spark cannot read"
+            )
+        );
+        report.skipped(2, None, "malformed JSON");
+        assert_eq!(
+            partial_inputs(&[report], 1).as_deref(),
+            Some(
+                "1 record skipped, 1 job scanned at Spark's default interval in place of a \
+                 spark.speculation.interval Spark cannot read"
+            )
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The scan interval of each job `stragglers replay` replays (its engine's, or the one
 //! `--scan-interval` gives every job) and the notes that say what they were.
 
+use std::path::PathBuf;
+
 use stragglers::sim::report;
 use stragglers::trace::{IntervalSource, Labels, ScanInterval, TraceFormat, TraceJob};
 
@@ -75,16 +77,40 @@ pub fn intervals_note(
     ))
 }
 
+/// The jobs scanned at Spark's default in place of a `spark.speculation.interval` Spark
+/// cannot read as a positive time: none when `--scan-interval` gives the interval, or
+/// when no detector is replayed (`replayed` false), for no scan then uses it.
+pub fn unreadable_intervals_used(intervals: &[ScanInterval], replayed: bool) -> usize {
+    if !replayed {
+        return 0;
+    }
+    (intervals.iter())
+        .filter(|i| i.source == IntervalSource::Unreadable)
+        .count()
+}
+
 /// The note on the Spark applications whose `spark.speculation.interval` Spark cannot read
-/// as a positive time, scanned at Spark's default instead; `None` when there is none, or
-/// when `--scan-interval` gives the interval.
-pub fn unreadable_intervals_note(jobs: &[TraceJob], intervals: &[ScanInterval]) -> Option<String> {
-    let unreadable: Vec<(&TraceJob, &ScanInterval)> = (jobs.iter().zip(intervals))
+/// as a positive time, scanned at Spark's default instead, naming the first, its input
+/// (`job_input` gives each job's, `paths` each input's path), its value and why; `None`
+/// when there is none, or when `--scan-interval` gives the interval.
+pub fn unreadable_intervals_note(
+    jobs: &[TraceJob],
+    intervals: &[ScanInterval],
+    job_input: &[usize],
+    paths: &[PathBuf],
+) -> Option<String> {
+    let unreadable: Vec<(usize, &ScanInterval)> = (intervals.iter().enumerate())
         .filter(|(_, i)| i.source == IntervalSource::Unreadable)
         .collect();
-    let (first, interval) = unreadable.first()?;
-    let apps: std::collections::BTreeSet<String> =
-        unreadable.iter().map(|(j, _)| app_name(j)).collect();
+    let &(first_job, interval) = unreadable.first()?;
+    let first = &jobs[first_job];
+    let path = (job_input.get(first_job))
+        .and_then(|&input| paths.get(input))
+        .map_or_else(String::new, |p| format!(" in {}", p.display()));
+    let apps: std::collections::BTreeSet<String> = unreadable
+        .iter()
+        .map(|&(j, _)| app_name(&jobs[j]))
+        .collect();
     let (applications, sets) = match apps.len() {
         1 => ("1 Spark application".to_owned(), "sets"),
         n => (format!("{n} Spark applications"), "set"),
@@ -95,10 +121,12 @@ pub fn unreadable_intervals_note(jobs: &[TraceJob], intervals: &[ScanInterval]) 
     };
     Some(format!(
         "{applications} ({jobs}) {sets} spark.speculation.interval to what Spark cannot read \
-         as a positive time: scanned at Spark's default {} s instead; first: {} (`{}`)",
+         as a positive time: scanned at Spark's default {} s instead; first: {}{path} \
+         (`{}`: {})",
         report::number(interval.secs),
         app_name(first),
-        interval.value.as_deref().unwrap_or_default()
+        interval.value.as_deref().unwrap_or_default(),
+        interval.fault().unwrap_or_default()
     ))
 }
 
@@ -237,17 +265,25 @@ mod tests {
                  every 3 s)"
             )
         );
+        let paths = [PathBuf::from("spark.json"), PathBuf::from("job.jhist")];
         assert_eq!(
-            unreadable_intervals_note(&jobs, &intervals).as_deref(),
+            unreadable_intervals_note(&jobs, &intervals, &inputs, &paths).as_deref(),
             Some(
                 "1 Spark application (1 job) sets spark.speculation.interval to what Spark \
                  cannot read as a positive time: scanned at Spark's default 0.1 s instead; \
-                 first: app-3 (`0.5s`)"
+                 first: app-3 in spark.json (`0.5s`: not a time)"
             )
         );
+        // Used only where a detector is scanned at the engine's interval.
+        assert_eq!(unreadable_intervals_used(&intervals, true), 1);
+        assert_eq!(unreadable_intervals_used(&intervals, false), 0);
         let given = scan_intervals(&jobs, &inputs, &FORMATS, Some(2.0));
         assert_eq!(intervals_note(&given, &inputs, &FORMATS), None);
-        assert_eq!(unreadable_intervals_note(&jobs, &given), None);
+        assert_eq!(
+            unreadable_intervals_note(&jobs, &given, &inputs, &paths),
+            None
+        );
+        assert_eq!(unreadable_intervals_used(&given, true), 0);
     }
 
     #[test]

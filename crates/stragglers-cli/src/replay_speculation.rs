@@ -1,7 +1,8 @@
 //! The notes of `stragglers replay` on the speculation setting each job ran with, as its
 //! log's configuration gives it: where the engine launched no copy by configuration (so
-//! that `recorded` missed no straggler there by its rule), and where the setting is not
-//! known.
+//! that `recorded` missed no straggler there by its rule), where the setting is not known,
+//! and which parameters of it the replayed rows do not take from the log (with the tuned
+//! detector that does, where they map onto its parameters exactly).
 
 use std::collections::BTreeSet;
 
@@ -182,47 +183,105 @@ const MIN_TASK_RUNTIME: &str = "spark.speculation.minTaskRuntime";
 
 /// The `spark` detector with the speculation parameters `job`'s log sets, as
 /// `--detectors` names it (`spark(multiplier = 4.0, quantile = 0.9)`), those it has a
-/// parameter for and that read as Spark reads them; `None` when none does, or when the
-/// detector refuses them.
+/// parameter for and that read as Spark reads them (see [`tuned_detector`]).
 fn spark_detector_of(job: &TraceJob) -> Option<String> {
     let setting = job.speculation.as_ref()?;
-    let number = |text: &str| text.trim().parse::<f64>().ok().filter(|v| v.is_finite());
-    let mut set: Vec<String> = Vec::new();
-    for (key, value) in &setting.parameters {
-        let parameter = match key.strip_prefix("spark.speculation.")? {
-            "quantile" => number(value).map(|v| ("quantile", format!("{v:?}"))),
-            "multiplier" => number(value).map(|v| ("multiplier", format!("{v:?}"))),
-            // The threshold's floor, also named `min.threshold` (the older name, which
-            // Spark reads where `minTaskRuntime` is not set).
-            "minTaskRuntime" => spark_time_ms(value)
-                .map(|ms| ("min_task_runtime_secs", format!("{:?}", ms as f64 / 1000.0))),
-            "min.threshold" if !setting.parameters.contains_key(MIN_TASK_RUNTIME) => {
-                spark_time_ms(value)
-                    .map(|ms| ("min_task_runtime_secs", format!("{:?}", ms as f64 / 1000.0)))
+    let parameter_of = |key: &str, value: &str| match key.strip_prefix("spark.speculation.")? {
+        "quantile" => java_double(value).map(|v| ("quantile", format!("{v:?}"))),
+        "multiplier" => java_double(value).map(|v| ("multiplier", format!("{v:?}"))),
+        // The threshold's floor, also named `min.threshold` (the older name, which
+        // Spark reads where `minTaskRuntime` is not set).
+        "minTaskRuntime" => spark_time_ms(value)
+            .map(|ms| ("min_task_runtime_secs", format!("{:?}", ms as f64 / 1000.0))),
+        "min.threshold" if !setting.parameters.contains_key(MIN_TASK_RUNTIME) => {
+            spark_time_ms(value)
+                .map(|ms| ("min_task_runtime_secs", format!("{:?}", ms as f64 / 1000.0)))
+        }
+        "efficiency.enabled" => match java_trim(value).to_ascii_lowercase().as_str() {
+            on @ ("true" | "false") => Some(("efficiency_enabled", on.to_owned())),
+            _ => None,
+        },
+        "efficiency.longRunTaskFactor" => {
+            java_double(value).map(|v| ("long_run_task_factor", format!("{v:?}")))
+        }
+        "efficiency.processRateMultiplier" => {
+            java_double(value).map(|v| ("process_rate_multiplier", format!("{v:?}")))
+        }
+        _ => None,
+    };
+    tuned_detector("spark", setting.tuning(), parameter_of)
+}
+
+/// The `hadoop-legacy` detector with the caps of Hadoop 2's `DefaultSpeculator` that
+/// `job`'s `jobProperties` set, as `--detectors` names it
+/// (`hadoop-legacy(min_allowed_copies = 20.0)`), read as Hadoop reads them
+/// (`Configuration.getDouble`, and `getInt` for `minimum-allowed-tasks`; see
+/// [`tuned_detector`]). Only these three of `mapreduce.job.speculative.*` are the
+/// detector's parameters; the others (`retry-after-*`, Hadoop 1's `slowtaskthreshold`...)
+/// have none.
+fn hadoop_detector_of(job: &TraceJob) -> Option<String> {
+    let setting = job.speculation.as_ref()?;
+    let parameter_of =
+        |key: &str, value: &str| match key.strip_prefix("mapreduce.job.speculative.")? {
+            "speculative-cap-running-tasks" => {
+                java_double(value).map(|v| ("copies_per_running_task", format!("{v:?}")))
             }
-            "efficiency.enabled" => match value.trim().to_ascii_lowercase().as_str() {
-                "true" | "false" => Some(("efficiency_enabled", value.trim().to_ascii_lowercase())),
-                _ => None,
-            },
-            "efficiency.longRunTaskFactor" => {
-                number(value).map(|v| ("long_run_task_factor", format!("{v:?}")))
+            "speculative-cap-total-tasks" => {
+                java_double(value).map(|v| ("copies_per_task", format!("{v:?}")))
             }
-            "efficiency.processRateMultiplier" => {
-                number(value).map(|v| ("process_rate_multiplier", format!("{v:?}")))
+            "minimum-allowed-tasks" => {
+                java_int(value).map(|n| ("min_allowed_copies", format!("{:?}", f64::from(n))))
             }
             _ => None,
         };
-        if let Some((name, value)) = parameter {
-            set.push(format!("{name} = {value}"));
-        }
-    }
+    tuned_detector("hadoop-legacy", setting.tuning(), parameter_of)
+}
+
+/// `detector` (a name of `stragglers detectors`) with the parameters of speculation a log
+/// sets, as `--detectors` names it (`spark(multiplier = 4.0, quantile = 0.9)`): each
+/// `(key, value)` of `parameters` that `parameter_of` maps exactly onto a parameter of the
+/// detector, as `(name, value as TOML writes it)`, in the order of the names; `None` when
+/// none maps, or when the detector refuses them.
+fn tuned_detector<'a>(
+    detector: &str,
+    parameters: impl Iterator<Item = (&'a str, &'a str)>,
+    parameter_of: impl Fn(&str, &str) -> Option<(&'static str, String)>,
+) -> Option<String> {
+    let mut set: Vec<String> = parameters
+        .filter_map(|(key, value)| parameter_of(key, value))
+        .map(|(name, value)| format!("{name} = {value}"))
+        .collect();
     if set.is_empty() {
         return None;
     }
     set.sort();
-    let spark = (DetectorSpec::all().into_iter()).find(|d| d.name() == "spark")?;
-    spark.tuned_from(&set.join(", ")).ok()?;
-    Some(format!("spark({})", set.join(", ")))
+    let spec = (DetectorSpec::all().into_iter()).find(|d| d.name() == detector)?;
+    spec.tuned_from(&set.join(", ")).ok()?;
+    Some(format!("{detector}({})", set.join(", ")))
+}
+
+/// `text` trimmed as Java's `String.trim` trims (the characters up to U+0020), as Spark's
+/// and Hadoop's numeric properties are before they are read.
+fn java_trim(text: &str) -> &str {
+    text.trim_matches(|c: char| c <= '\u{20}')
+}
+
+/// A finite `double` property, as Spark's `doubleConf` and Hadoop's
+/// `Configuration.getDouble` read one (`Double.parseDouble` of the trimmed text); `None`
+/// for a text either refuses, a non-finite value, and the forms only Java reads (`1d`,
+/// hexadecimal), which no suggestion needs.
+fn java_double(text: &str) -> Option<f64> {
+    java_trim(text)
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+}
+
+/// An `int` property as Hadoop's `Configuration.getInt` reads a decimal one
+/// (`Integer.parseInt` of the trimmed text: an optional sign, digits, within 32 bits);
+/// `None` otherwise (Hadoop throws, or reads a hexadecimal `0x` one no suggestion needs).
+fn java_int(text: &str) -> Option<i32> {
+    java_trim(text).parse().ok()
 }
 
 /// The notes on the speculation setting of the Hadoop jobs read from Rumen (from their
@@ -230,7 +289,10 @@ fn spark_detector_of(job: &TraceJob) -> Option<String> {
 /// map or reduce speculation off, where the recorded speculation launched no copy of those
 /// tasks by configuration, not by missing a straggler; those whose setting of a kind is
 /// not known (a variable, a value that is no string, both names of a switch set
-/// differently); and those without `jobProperties`, which say nothing.
+/// differently); those without `jobProperties`, which say nothing; and those that set
+/// parameters of speculation other than the switches, which the replayed `hadoop-*` rows
+/// do not take from the log, with the `hadoop-legacy` detector tuned with the first one's
+/// caps where they map onto its parameters.
 fn rumen_notes(
     jobs: &[TraceJob],
     job_input: &[usize],
@@ -339,5 +401,122 @@ fn rumen_notes(
             first.id
         ));
     }
+
+    let tuned: Vec<&TraceJob> = (rumen.iter().copied())
+        .filter(|job| (job.speculation.as_ref()).is_some_and(|s| s.tuning().next().is_some()))
+        .collect();
+    if let Some(first) = tuned.first() {
+        let parameters: Vec<String> = (first.speculation.iter())
+            .flat_map(|s| s.tuning())
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect();
+        let replays = hadoop_detector_of(first).map_or_else(String::new, |detector| {
+            format!("; `--detectors '{detector}'` replays the first one's caps")
+        });
+        notes.push(format!(
+            "{} {} parameters of speculation in jobProperties, which the replayed hadoop-* \
+             rows (hadoop1, hadoop-legacy, hadoop-exp-smoothed, hadoop-simple-exp) do not \
+             take: they run with their presets; first: {} ({}){replays}",
+            hadoop_jobs(tuned.len()),
+            if tuned.len() == 1 { "sets" } else { "set" },
+            first.id,
+            parameters.join(", ")
+        ));
+    }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stragglers::trace::{SpeculationSetting, SpeculationSwitch};
+
+    /// A Hadoop job of no task whose `jobProperties` set `parameters`.
+    fn hadoop_job(parameters: &[(&str, &str)]) -> TraceJob {
+        let switch = |key| SpeculationSwitch::hadoop(key, None);
+        let mut setting = SpeculationSetting::hadoop(
+            switch("mapreduce.map.speculative"),
+            switch("mapreduce.reduce.speculative"),
+        );
+        for (key, value) in parameters {
+            setting = setting.with_parameter(key, value);
+        }
+        TraceJob {
+            id: "job_1_0001".to_owned(),
+            name: None,
+            submit_secs: None,
+            tasks: Vec::new(),
+            speculation: Some(setting),
+        }
+    }
+
+    const RUNNING: &str = "mapreduce.job.speculative.speculative-cap-running-tasks";
+    const TOTAL: &str = "mapreduce.job.speculative.speculative-cap-total-tasks";
+    const MINIMUM: &str = "mapreduce.job.speculative.minimum-allowed-tasks";
+
+    #[test]
+    fn hadoops_caps_map_onto_hadoop_legacys_parameters_read_as_hadoop_reads_them() {
+        let detector = |parameters: &[(&str, &str)]| hadoop_detector_of(&hadoop_job(parameters));
+        // Each cap onto its parameter, trimmed as Java trims; the retry intervals and
+        // Hadoop 1's thresholds have no counterpart.
+        assert_eq!(
+            detector(&[
+                (RUNNING, "0.2"),
+                (TOTAL, " 0.05\t"),
+                (MINIMUM, "20"),
+                ("mapreduce.job.speculative.retry-after-speculate", "15000"),
+                ("mapreduce.job.speculative.slowtaskthreshold", "1.0"),
+            ])
+            .as_deref(),
+            Some(
+                "hadoop-legacy(copies_per_running_task = 0.2, copies_per_task = 0.05, \
+                 min_allowed_copies = 20.0)"
+            )
+        );
+        assert_eq!(
+            detector(&[(MINIMUM, "+7")]).as_deref(),
+            Some("hadoop-legacy(min_allowed_copies = 7.0)")
+        );
+        // None that maps: no detector.
+        assert_eq!(
+            detector(&[("mapreduce.job.speculative.retry-after-no-speculate", "1000")]),
+            None
+        );
+        // What Hadoop does not read as the number (`getInt` throws on a fraction; Java does
+        // not trim a no-break space), or a number the detector refuses: no detector.
+        assert_eq!(detector(&[(MINIMUM, "20.5")]), None);
+        assert_eq!(detector(&[(RUNNING, "\u{a0}0.2")]), None);
+        assert_eq!(detector(&[(RUNNING, "NaN")]), None);
+        assert_eq!(detector(&[(RUNNING, "1.5"), (MINIMUM, "20")]), None);
+        assert_eq!(detector(&[(MINIMUM, "-1")]), None);
+    }
+
+    #[test]
+    fn the_spark_detector_reads_its_parameters_through_the_same_mechanism() {
+        let job = |parameters: &[(&str, &str)]| {
+            let mut setting = SpeculationSetting::spark(Some("true"));
+            for (key, value) in parameters {
+                setting = setting.with_parameter(key, value);
+            }
+            TraceJob {
+                speculation: Some(setting),
+                ..hadoop_job(&[])
+            }
+        };
+        assert_eq!(
+            spark_detector_of(&job(&[
+                ("spark.speculation.min.threshold", "30s"),
+                ("spark.speculation.multiplier", "4"),
+                ("spark.speculation.efficiency.enabled", " FALSE"),
+                ("spark.speculation.interval", "1s"),
+            ]))
+            .as_deref(),
+            Some(
+                "spark(efficiency_enabled = false, min_task_runtime_secs = 30.0, multiplier = \
+                 4.0)"
+            )
+        );
+        // Hadoop's keys are not Spark's.
+        assert_eq!(spark_detector_of(&job(&[(MINIMUM, "20")])), None);
+    }
 }

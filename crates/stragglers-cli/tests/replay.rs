@@ -812,6 +812,19 @@ fn replay_notes_the_rumen_jobs_that_ran_with_speculation_off() {
         "{stderr}"
     );
     assert!(!stderr.contains("not known"), "{stderr}");
+    // Their other parameters are Hadoop 1's, none a parameter of a hadoop-* detector.
+    assert!(
+        stderr.contains(
+            "note: 2 Hadoop jobs read from Rumen set parameters of speculation in \
+             jobProperties, which the replayed hadoop-* rows (hadoop1, hadoop-legacy, \
+             hadoop-exp-smoothed, hadoop-simple-exp) do not take: they run with their \
+             presets; first: job_1369942127770_1205 \
+             (mapreduce.job.speculative.slownodethreshold=1.0, \
+             mapreduce.job.speculative.slowtaskthreshold=1.0, \
+             mapreduce.job.speculative.speculativecap=0.1)\n"
+        ),
+        "{stderr}"
+    );
     assert_eq!(value["schema"], "stragglers.replay/4");
     assert_eq!(value["stragglers"], 14);
     let per_job = value["per_job"].as_array().unwrap();
@@ -838,6 +851,17 @@ fn replay_notes_the_rumen_jobs_that_ran_with_speculation_off() {
     assert_eq!(recorded["metrics"]["speculative_copies"], 0);
 }
 
+/// Rumen job `job_1_000<n>` of one map run from 1 s to 5 s, then `properties` (`,
+/// "jobProperties": {...}`, or nothing) before its closing brace, and a line end.
+fn rumen_job(n: u32, properties: &str) -> String {
+    format!(
+        "{{\"jobID\": \"job_1_000{n}\", \"submitTime\": 0, \"mapTasks\": [{{\"taskID\": \
+         \"task_1_000{n}_m_000000\", \"taskType\": \"MAP\", \"attempts\": [{{\"attemptID\": \
+         \"attempt_1_000{n}_m_000000_0\", \"startTime\": 1000, \"finishTime\": 5000, \
+         \"result\": \"SUCCESS\"}}]}}]{properties}}}\n"
+    )
+}
+
 /// A Rumen job whose switch Hadoop reads in a way the log cannot tell (a variable) is a
 /// skip naming the property and a note; one without `jobProperties` says nothing, noted
 /// too; one whose reduce switch alone is off is counted for reduces only.
@@ -846,20 +870,12 @@ fn replay_notes_rumen_jobs_whose_speculation_setting_is_not_known() {
     let dir = std::env::temp_dir().join(format!("stragglers-rumen-unknown-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // Three jobs of one map each; job 2's property on line 5 of the file.
-    let job = |n: u32, properties: &str| {
-        format!(
-            "{{\"jobID\": \"job_1_000{n}\", \"submitTime\": 0, \"mapTasks\": [{{\"taskID\": \
-             \"task_1_000{n}_m_000000\", \"taskType\": \"MAP\", \"attempts\": [{{\"attemptID\": \
-             \"attempt_1_000{n}_m_000000_0\", \"startTime\": 1000, \"finishTime\": 5000, \
-             \"result\": \"SUCCESS\"}}]}}]{properties}}}\n"
-        )
-    };
-    let text = job(1, "")
-        + &job(
+    let text = rumen_job(1, "")
+        + &rumen_job(
             2,
             ",\n\"jobProperties\": {\n\"mapreduce.job.queuename\": \"default\",\n\"mapreduce.map.speculative\": \"${spec}\"}",
         )
-        + &job(
+        + &rumen_job(
             3,
             ", \"jobProperties\": {\"mapreduce.reduce.speculative\": \"FALSE\"}",
         );
@@ -904,6 +920,39 @@ fn replay_notes_rumen_jobs_whose_speculation_setting_is_not_known() {
     );
     assert_eq!(per_job[2]["speculation"]["reduce"]["enabled"], false);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A Rumen job that sets Hadoop 2's caps of speculation in its `jobProperties`
+/// (`fixtures/traces/rumen-speculation-caps.json`: no shared trace sets them) is named in
+/// a note with the `hadoop-legacy` detector tuned with them, which `--detectors` replays as
+/// written; a parameter with no counterpart is named, not mapped; a job that sets its
+/// switches alone (under both names) is not named.
+#[test]
+fn replay_notes_rumen_jobs_that_tune_speculation_and_the_detector_that_takes_their_caps() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/traces/rumen-speculation-caps.json");
+    let (stderr, _) = replay_json(&[log.to_str().unwrap(), "--detectors", "default"]);
+    let detector = "hadoop-legacy(copies_per_running_task = 0.2, min_allowed_copies = 20.0)";
+    let note = format!(
+        "note: 1 Hadoop job read from Rumen sets parameters of speculation in jobProperties, \
+         which the replayed hadoop-* rows (hadoop1, hadoop-legacy, hadoop-exp-smoothed, \
+         hadoop-simple-exp) do not take: they run with their presets; first: job_1_0002 \
+         (mapreduce.job.speculative.minimum-allowed-tasks=20, \
+         mapreduce.job.speculative.retry-after-speculate=15000, \
+         mapreduce.job.speculative.speculative-cap-running-tasks=0.2); `--detectors \
+         '{detector}'` replays the first one's caps\n"
+    );
+    assert!(stderr.contains(&note), "{note}\n{stderr}");
+    assert_eq!(stderr.matches("parameters of speculation").count(), 1);
+    // The detector the note gives runs as written.
+    let (_, value) = replay_json(&[log.to_str().unwrap(), "--detectors", detector]);
+    let row = &value["detectors"][0];
+    assert_eq!(
+        row["detector"],
+        "hadoop-legacy(copies_per_running_task=0.2,min_allowed_copies=20.0)"
+    );
+    assert_eq!(row["params"]["min_allowed_copies"], 20.0);
+    assert_eq!(row["params"]["copies_per_running_task"], 0.2);
 }
 
 /// A Spark log without a `SparkListenerEnvironmentUpdate` says nothing of speculation, and
@@ -954,8 +1003,10 @@ fn replay_notes_spark_applications_whose_speculation_setting_is_not_known() {
 }
 
 /// A Spark application that sets `spark.speculation.interval` is scanned at it; one that
-/// sets what Spark cannot read as a positive time is a skip naming the field, scanned at
-/// Spark's default, and named in a note; `--scan-interval` overrides both.
+/// sets what Spark cannot read as a positive time is scanned at Spark's default, named in a
+/// note with its input, value and why, and fails `--strict`. Its update is no skip: with
+/// `--scan-interval`, which overrides both, or with no detector replayed, nothing uses the
+/// value, and `--strict` passes.
 #[test]
 fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
     let fixture =
@@ -982,20 +1033,26 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
         );
         std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
     }
+    // `stragglers replay DIR ARGS --strict --json -`: whether it succeeded, its standard
+    // error, each job's interval, and the records skipped over the inputs.
     let replay = |args: &[&str]| {
-        let mut all = vec!["replay", dir.to_str().unwrap(), "--detectors", "default"];
+        let mut all = vec!["replay", dir.to_str().unwrap()];
         all.extend_from_slice(args);
-        all.extend(["--json", "-"]);
+        all.extend(["--strict", "--json", "-"]);
         let output = stragglers(&all);
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(output.status.success(), "{stderr}");
         let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
         let intervals: Vec<serde_json::Value> = (value["per_job"].as_array().unwrap().iter())
             .map(|job| job["scan_interval"].clone())
             .collect();
-        (stderr, intervals)
+        let skipped: Vec<u64> = (value["inputs"].as_array().unwrap().iter())
+            .map(|input| input["records_skipped"].as_u64().unwrap())
+            .collect();
+        assert_eq!(skipped, [0, 0], "the updates are parsed\n{stderr}");
+        assert!(!stderr.contains("skipped"), "{stderr}");
+        (output.status.success(), stderr, intervals)
     };
-    let (stderr, intervals) = replay(&[]);
+    let (success, stderr, intervals) = replay(&["--detectors", "default"]);
     assert_eq!(
         intervals,
         [
@@ -1004,28 +1061,43 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
         ]
     );
     for note in [
-        format!(
-            "note: {}:2: skipped: not a time, field `spark.speculation.interval`\n",
-            dir.join("b.json").display()
-        ),
         "note: each job is scanned at its engine's interval (--scan-interval sets one for all \
          jobs): 1 job every 0.1 s (Spark's default: the application's \
          spark.speculation.interval is unreadable), 1 job every 0.25 s (the application's \
          spark.speculation.interval)\n"
             .to_owned(),
-        "note: 1 Spark application (1 job) sets spark.speculation.interval to what Spark \
-         cannot read as a positive time: scanned at Spark's default 0.1 s instead; first: \
-         app-20260101000000-0003 (`0.5s`)\n"
+        format!(
+            "note: 1 Spark application (1 job) sets spark.speculation.interval to what Spark \
+             cannot read as a positive time: scanned at Spark's default 0.1 s instead; first: \
+             app-20260101000000-0003 in {} (`0.5s`: not a time)\n",
+            dir.join("b.json").display()
+        ),
+        "--strict: the results rest on part of the inputs: 1 job scanned at Spark's default \
+         interval in place of a spark.speculation.interval Spark cannot read\n"
             .to_owned(),
     ] {
         assert!(stderr.contains(&note), "{note}\n{stderr}");
     }
-    let (stderr, intervals) = replay(&["--scan-interval", "2"]);
+    assert!(!success, "{stderr}");
+
+    // Given an interval for every job, or replaying no detector, the value is not used.
     let given = serde_json::json!({"secs": 2.0, "source": "given", "value": null});
-    assert_eq!(intervals, [given.clone(), given]);
-    assert!(
-        !stderr.contains("cannot read as a positive time"),
-        "{stderr}"
-    );
+    for (args, scanned_at) in [
+        (
+            &["--detectors", "default", "--scan-interval", "2"][..],
+            Some(given),
+        ),
+        (&["--detectors", "recorded"][..], None),
+    ] {
+        let (success, stderr, intervals) = replay(args);
+        assert!(success, "{args:?}: {stderr}");
+        if let Some(given) = scanned_at {
+            assert_eq!(intervals, [given.clone(), given], "{args:?}");
+        }
+        assert!(
+            !stderr.contains("spark.speculation.interval"),
+            "{args:?}: {stderr}"
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

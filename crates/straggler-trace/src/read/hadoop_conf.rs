@@ -52,6 +52,13 @@ const PARAMETER_PREFIXES: [&str; 3] = [
     "yarn.app.mapreduce.am.job.task.estimator.",
 ];
 
+/// Whether `key` is a switch of speculation, on or off, rather than a parameter of how the
+/// engine speculates: a name of Hadoop's switch of maps or of reduces, or Hadoop 0.18's one
+/// switch.
+pub(crate) fn is_switch_key(key: &str) -> bool {
+    (MAP_SWITCH.iter().chain(&REDUCE_SWITCH)).any(|name| key == *name) || key == OLD_SWITCH
+}
+
 /// The reason of a fault whose value is no JSON string.
 pub(crate) const WRONG_TYPE: &str = "field of the wrong type";
 
@@ -227,6 +234,35 @@ mod tests {
         ] {
             assert!(!is_speculation_key(key), "{key}");
         }
+    }
+
+    #[test]
+    fn the_tuning_is_every_parameter_but_a_switch() {
+        // Both names of the map switch (the Hadoop 1 one kept as a parameter), Hadoop
+        // 0.18's switch and its 0.21 cap, a switch's own `.*`, and the caps and estimator.
+        let (setting, _) = speculation(vec![
+            text("mapreduce.map.speculative", "true"),
+            text("mapred.map.tasks.speculative.execution", "true"),
+            text("mapred.speculative.execution", "true"),
+            text("mapred.speculative.execution.speculativeCap", "0.2"),
+            text("mapreduce.map.speculative.x", "1"),
+            text("mapreduce.job.speculative.minimum-allowed-tasks", "20"),
+            text("yarn.app.mapreduce.am.job.task.estimator.class", "E"),
+        ]);
+        assert_eq!(setting.parameters.len(), 6);
+        let tuning: Vec<(&str, &str)> = setting.tuning().collect();
+        assert_eq!(
+            tuning,
+            [
+                ("mapred.speculative.execution.speculativeCap", "0.2"),
+                ("mapreduce.job.speculative.minimum-allowed-tasks", "20"),
+                ("mapreduce.map.speculative.x", "1"),
+                ("yarn.app.mapreduce.am.job.task.estimator.class", "E"),
+            ]
+        );
+        assert!(is_switch_key("mapreduce.reduce.speculative"));
+        assert!(is_switch_key("mapred.reduce.tasks.speculative.execution"));
+        assert!(!is_switch_key("mapreduce.reduce.speculative.x"));
     }
 
     #[test]

@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use crate::{ReadReport, TraceError, TraceFormat, TraceJob};
 
 pub use detect::{detect_bytes, detect_format};
+pub(crate) use hadoop_conf::is_switch_key;
 
 /// Reads the log at `path` (a file, plain or gzip or zstd, or a Spark rolling event-log
 /// directory), calling `on_job` for each job as soon as it is complete, so that memory stays

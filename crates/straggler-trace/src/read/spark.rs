@@ -38,9 +38,11 @@
 //! one `None`. A `spark.speculation` Spark cannot read (`yes`, or not a string) makes the
 //! setting [`SettingSource::Unreadable`](crate::SettingSource::Unreadable), and its update
 //! is counted as a skip naming the field (`"not a boolean"`, `"field of the wrong type"`),
-//! its setting standing, as a bad `Submission Time` costs its field alone; so does a
-//! `spark.speculation.interval` Spark cannot read as a positive time (`"not a time"`,
-//! `"not a positive time"`; see [`ScanInterval`](crate::ScanInterval)).
+//! its setting standing, as a bad `Submission Time` costs its field alone. A
+//! `spark.speculation.interval` is kept as written, whatever it holds: whether Spark can
+//! read it is judged where a replay chooses each job's interval
+//! ([`ScanInterval::engine`](crate::ScanInterval::engine)), for a run given one interval
+//! for every job does not use it.
 //!
 //! Other events with no tasks in them (executors, SQL...) are parsed and dropped:
 //! those `JsonProtocol` names (the [`CORE_EVENTS`]), and those it writes by their class's
@@ -55,7 +57,6 @@ use serde::Deserialize;
 
 use super::assemble::{Assembler, AttemptFields, Change, Skip, plausible};
 use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
-use crate::interval::{SPARK_INTERVAL_KEY, spark_interval_fault};
 use crate::{AttemptOutcome, ReadReport, SpeculationSetting, StageKind, TraceJob};
 
 /// The events `JsonProtocol` writes under a short name (Spark 1.0 to 4.0), those this
@@ -569,9 +570,8 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
     /// a jar or file is added. A `spark.speculation` that is not a string, or that Spark
     /// cannot read as a boolean, makes the setting unreadable, and the update is counted as
     /// a skip naming it; a parameter that is not a string is kept as its JSON text. A
-    /// `spark.speculation.interval` that Spark cannot read as a positive time (see
-    /// `ScanInterval::engine`) is a skip naming it too, the switch's fault named first
-    /// where both are bad.
+    /// `spark.speculation.interval` is kept as written, and judged where the interval is
+    /// chosen (`ScanInterval::engine`), not here.
     fn environment_update(&mut self, event: Event) -> Result<(), Skip> {
         let Some(SpeculationProperties(properties)) = event.spark_properties else {
             return Ok(());
@@ -600,15 +600,11 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             setting = setting.with_parameter(key, value);
         }
         let unreadable = setting.map.enabled.is_none();
-        // The check's period, as `ScanInterval::engine` reads it from the parameters.
-        let interval_fault = (setting.parameters.get(SPARK_INTERVAL_KEY))
-            .and_then(|text| spark_interval_fault(text));
         self.speculation = Some(setting);
-        match (wrong_type, unreadable, interval_fault) {
-            (true, _, _) => Err(("field of the wrong type", Some(SPECULATION))),
-            (false, true, _) => Err(("not a boolean", Some(SPECULATION))),
-            (false, false, Some(fault)) => Err((fault, Some(SPARK_INTERVAL_KEY))),
-            (false, false, None) => Ok(()),
+        match (wrong_type, unreadable) {
+            (true, _) => Err(("field of the wrong type", Some(SPECULATION))),
+            (false, true) => Err(("not a boolean", Some(SPECULATION))),
+            (false, false) => Ok(()),
         }
     }
 
