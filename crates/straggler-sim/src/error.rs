@@ -52,6 +52,18 @@ pub enum SimError {
         /// What is wrong, the parameter and its value included.
         message: String,
     },
+    /// A list of detectors (`late, mad(k = 3)`) cannot be split into its items
+    /// ([`split_list`]): a parenthesis, bracket, brace or quote is left open, or closed
+    /// where another is due.
+    ///
+    /// [`split_list`]: crate::split_list
+    #[error("{list:?}: {message}")]
+    UnbalancedList {
+        /// The list.
+        list: String,
+        /// What is left open or closed out of turn, and where (a byte offset in the list).
+        message: String,
+    },
     /// A file could not be read.
     #[error("cannot read {path}: {error}")]
     Io {

@@ -38,7 +38,8 @@ mod rng;
 mod scenario;
 mod toml_file;
 mod tuning;
-pub use tuning::split_params;
+mod unquoted;
+pub use tuning::{split_list, split_params};
 
 pub use config::{
     CopyCaps, CopyControls, CopyPlacement, Noise, Platform, Policy, Scenario, SimConfig,

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::unquoted::{Quote, Unquoted};
 use crate::{SimError, limits};
 
 /// Parses `text` as a `T`; `origin` names the file in errors. The error of a bad value, a
@@ -197,65 +198,31 @@ fn line_tables(text: &str) -> Vec<String> {
 
 /// For each line of `text`, the brackets and braces of values left open before it, and 1
 /// more inside a multi-line string: 0 for a line that starts a key or a header, more inside
-/// a value written over several lines. Strings and comments are skipped (a basic string's
-/// escapes, a literal string, a multi-line one to its closing quotes, `#` to the end of the
-/// line); a header line's brackets are its own.
+/// a value written over several lines. Strings and comments are skipped (by [`Unquoted`]:
+/// a basic string's escapes, a literal string, a multi-line one to its closing quotes; `#`
+/// to the end of the line); a header line's brackets are its own.
 fn open_brackets(text: &str) -> Vec<usize> {
     let mut depth = 0usize;
-    // The closing quotes of a multi-line string left open (`"""` or `'''`).
-    let mut multiline: Option<&str> = None;
+    // A multi-line string left open (`"""` or `'''`).
+    let mut multiline: Option<Quote> = None;
     text.lines()
         .map(|line| {
             let at_start = depth + usize::from(multiline.is_some());
-            let mut rest = line;
-            if let Some(close) = multiline {
-                match rest.find(close) {
-                    Some(end) => {
-                        rest = &rest[end + close.len()..];
-                        multiline = None;
-                    }
-                    None => return at_start,
-                }
-            } else if line.trim_start().starts_with('[') && depth == 0 {
+            if multiline.is_none() && depth == 0 && line.trim_start().starts_with('[') {
                 return at_start;
             }
-            let mut quote = None;
-            let mut chars = rest.char_indices();
-            while let Some((i, c)) = chars.next() {
-                match (quote, c) {
-                    (Some('"'), '\\') => {
-                        chars.next();
-                    }
-                    (Some(q), c) if c == q => quote = None,
-                    (Some(_), _) => {}
-                    (None, '"' | '\'') => {
-                        let triple = if c == '"' { "\"\"\"" } else { "\'\'\'" };
-                        if rest[i..].starts_with(triple) {
-                            let after = &rest[i + 3..];
-                            match after.find(triple) {
-                                // Closed on this line: go on after it.
-                                Some(end) => {
-                                    // The opening quotes' other two, the string, its
-                                    // closing three.
-                                    for _ in 0..after[..end].chars().count() + 5 {
-                                        chars.next();
-                                    }
-                                }
-                                None => {
-                                    multiline = Some(triple);
-                                    break;
-                                }
-                            }
-                        } else {
-                            quote = Some(c);
-                        }
-                    }
-                    (None, '#') => break,
-                    (None, '[' | '{') => depth += 1,
-                    (None, ']' | '}') => depth = depth.saturating_sub(1),
+            let mut unquoted = Unquoted::inside(line, multiline);
+            for (_, c) in &mut unquoted {
+                match c {
+                    '#' => break,
+                    '[' | '{' => depth += 1,
+                    ']' | '}' => depth = depth.saturating_sub(1),
                     _ => {}
                 }
             }
+            // A string of one line left open ends with its line (a TOML error that the
+            // parser reports).
+            multiline = unquoted.open().filter(|quote| quote.is_multiline());
             at_start
         })
         .collect()
@@ -394,5 +361,32 @@ fn key_named(message: &str, at: String) -> String {
         Some(field) if at.is_empty() => field.to_owned(),
         Some(field) => format!("{at}.{field}"),
         None => at,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_brackets_left_open_count_outside_strings_and_comments() {
+        let lines = [
+            ("a = [ # ]", 0),
+            ("  1, \"]\", '[',", 1),
+            ("]", 1),
+            ("[t]", 0),
+            ("b = \"\"\"", 0),
+            ("[x", 1),
+            ("\"\"\" # [", 1),
+            ("c = { d = '''", 0),
+            ("}'''}", 2),
+            // A string of one line left open ends with it; a comment's quote opens none.
+            ("f = \"x [", 0),
+            ("h = 1 # it's [", 0),
+            ("i = 2", 0),
+        ];
+        let text: Vec<&str> = lines.iter().map(|(line, _)| *line).collect();
+        let depths: Vec<usize> = lines.iter().map(|(_, depth)| *depth).collect();
+        assert_eq!(open_brackets(&text.join("\n")), depths);
     }
 }

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use straggler_detect::DetectError;
 
+use crate::unquoted::Unquoted;
 use crate::{DetectorSpec, SimError};
 
 /// Makes a detector's spec, and its parameters' table as the detector reads it back, from
@@ -278,6 +279,64 @@ impl DetectorSpec {
     }
 }
 
+/// The items of a list of detectors as the command line writes it (`late, mad(k = 3)`),
+/// each of which [`split_params`] splits: the text between the commas outside
+/// parentheses, brackets, braces and quoted strings (TOML's: `"..."` with backslash
+/// escapes, `'...'` without, and their multi-line forms), each trimmed, the empty ones
+/// left out (`a,,b,` is `a` and `b`).
+///
+/// # Errors
+///
+/// [`SimError::UnbalancedList`] where a closing character does not match the last one
+/// opened (or closes nothing), or where a bracket or a quote is left open.
+pub fn split_list(list: &str) -> Result<Vec<&str>, SimError> {
+    let unbalanced = |message: String| SimError::UnbalancedList {
+        list: list.to_owned(),
+        message,
+    };
+    let (mut items, mut open, mut start) = (Vec::new(), Vec::new(), 0);
+    let mut unquoted = Unquoted::new(list);
+    for (i, c) in &mut unquoted {
+        match c {
+            '(' | '[' | '{' => open.push(c),
+            ')' | ']' | '}' => {
+                let due = open.pop().map(|o| match o {
+                    '(' => ')',
+                    '[' => ']',
+                    _ => '}',
+                });
+                match due {
+                    None => return Err(unbalanced(format!("{c:?} at byte {i} closes nothing"))),
+                    Some(due) if due != c => {
+                        return Err(unbalanced(format!(
+                            "{c:?} at byte {i} where {due:?} is due"
+                        )));
+                    }
+                    Some(_) => {}
+                }
+            }
+            ',' if open.is_empty() => {
+                items.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if let Some(quote) = unquoted.open() {
+        let mark = quote.mark();
+        return Err(unbalanced(format!("the quote {mark:?} is left open")));
+    }
+    if let Some(c) = open.last() {
+        return Err(unbalanced(format!("{c:?} is left open")));
+    }
+    items.push(&list[start..]);
+    Ok(items
+        .into_iter()
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .collect())
+}
+
 /// A detector as a list names it, split into its name and the parameters it sets:
 /// `late` is `("late", None)`, `late(alpha = 0.5)` is `("late", Some("alpha = 0.5"))`
 /// ([`DetectorSpec::tuned_from`] reads them); `None` when a parenthesis is opened and not
@@ -457,6 +516,58 @@ mod tests {
         let mut findings = Findings::default();
         spec.make().scan(&snapshot, &mut findings);
         findings.rows().len()
+    }
+
+    #[test]
+    fn a_list_splits_at_the_commas_outside_brackets_and_quotes() {
+        let check = |list: &str, expected: &[&str]| {
+            assert_eq!(split_list(list).unwrap(), expected, "{list:?}");
+        };
+        check(" b, none,,all,none ,", &["b", "none", "all", "none"]);
+        check("", &[]);
+        check(" , ,", &[]);
+        check(
+            "late(alpha = 0.5, parallelism = \"sequential\"), default",
+            &["late(alpha = 0.5, parallelism = \"sequential\")", "default"],
+        );
+        check(
+            "a(x = [1, 2], y = { z = 3 }),b",
+            &["a(x = [1, 2], y = { z = 3 })", "b"],
+        );
+        // Brackets and commas inside quotes are the string's: an escaped quote does not
+        // close a basic string, a backslash does not escape in a literal one.
+        check(
+            "b(s = \"),(\", t = '['),c",
+            &["b(s = \"),(\", t = '[')", "c"],
+        );
+        check(r#"a(s = "\",)"),b"#, &[r#"a(s = "\",)")"#, "b"]);
+        check(r"a(s = '\'),b", &[r"a(s = '\')", "b"]);
+        check(
+            "a(s = \"\"\"x\", ]\"\"\"),b",
+            &["a(s = \"\"\"x\", ]\"\"\")", "b"],
+        );
+    }
+
+    #[test]
+    fn a_list_with_a_bracket_or_a_quote_out_of_turn_is_refused() {
+        for (list, problem) in [
+            ("a(x = 1", "'(' is left open"),
+            ("a(x = [1, 2)", "')' at byte 11 where ']' is due"),
+            ("a(s = \")", "the quote '\"' is left open"),
+            ("a, 'b", "the quote '\\'' is left open"),
+            (r#"a(s = "x\")"#, "the quote '\"' is left open"),
+            ("a]", "']' at byte 1 closes nothing"),
+            ("a(x = 1]", "']' at byte 7 where ')' is due"),
+            ("a(x = { y = 1)}", "')' at byte 13 where '}' is due"),
+            ("a(s = \"]\")]", "']' at byte 10 closes nothing"),
+        ] {
+            let error = split_list(list).unwrap_err();
+            assert!(
+                matches!(&error, SimError::UnbalancedList { list: l, message } if l == list && message == problem),
+                "{list:?}: {error:?}"
+            );
+            assert_eq!(error.to_string(), format!("{list:?}: {problem}"));
+        }
     }
 
     #[test]

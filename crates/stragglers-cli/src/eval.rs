@@ -357,6 +357,47 @@ fn parse_policy(text: &str, flag: &str) -> anyhow::Result<Policy> {
     })
 }
 
+/// `config` as an evaluation file (`--print-config`): TOML that reads back the same, its
+/// keys in the configuration's order, and each policy by its name as a person writes it
+/// (`policies = ["x100", "shared"]`, `sim.speculation.policy = "x100"`), not in the form
+/// the results document writes (`{ reserved = { regular_percent = 100 } }`).
+fn evaluation_file(config: &EvalConfig) -> anyhow::Result<String> {
+    if i64::try_from(config.seed).is_err() {
+        anyhow::bail!(
+            "--print-config: the seed {} is above 2^63 - 1, the largest integer an \
+             evaluation file (TOML) holds",
+            config.seed
+        );
+    }
+    let text = toml::to_string(config).context("writing the configuration as TOML")?;
+    let mut file: toml_edit::DocumentMut = text
+        .parse()
+        .context("reading back the configuration written as TOML")?;
+    let names = |policies: &[Policy]| {
+        toml_edit::value(
+            policies
+                .iter()
+                .map(Policy::name)
+                .collect::<toml_edit::Array>(),
+        )
+    };
+    let by_name = [
+        (["policies"].as_slice(), names(&config.policies)),
+        (&["table7", "policies"], names(&config.table7.policies)),
+        (
+            &["sim", "speculation", "policy"],
+            toml_edit::value(config.sim.speculation.policy.name()),
+        ),
+    ];
+    for (path, policies) in by_name {
+        let item = (path.iter())
+            .try_fold(file.as_item_mut(), |item, key| item.get_mut(key))
+            .with_context(|| format!("the configuration's TOML has no `{}`", path.join(".")))?;
+        *item = policies;
+    }
+    Ok(file.to_string())
+}
+
 /// Runs `stragglers eval`.
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let EvalArgs {
@@ -420,16 +461,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     };
     evaluation.check().map_err(explain)?;
     if print_config {
-        let config = evaluation.config();
-        if i64::try_from(config.seed).is_err() {
-            anyhow::bail!(
-                "--print-config: the seed {} is above 2^63 - 1, the largest integer an \
-                 evaluation file (TOML) holds",
-                config.seed
-            );
-        }
-        let text = toml::to_string(config).context("writing the configuration as TOML")?;
-        return output::print(&text);
+        return output::print(&evaluation_file(evaluation.config())?);
     }
     if let Some(threads) = threads {
         rayon::ThreadPoolBuilder::new()

@@ -782,6 +782,10 @@ fn print_config_writes_an_evaluation_file_that_reads_back_the_same() {
         "x90,shared",
     ]);
     assert!(printed.contains("lag_secs = 40.0"), "{printed}");
+    assert!(
+        printed.contains("policies = [\"x90\", \"shared\"]"),
+        "{printed}"
+    );
     let dir = std::env::temp_dir().join(format!("stragglers-print-config-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("printed.toml");
@@ -792,7 +796,52 @@ fn print_config_writes_an_evaluation_file_that_reads_back_the_same() {
     let paper = stragglers_ok(&["eval", "--print-config"]);
     assert_ne!(paper, printed);
     assert!(paper.contains("lag_secs = 20.0"), "{paper}");
+    // A file that writes a policy as the results document does is printed by name.
+    let structured = dir.join("structured.toml");
+    std::fs::write(
+        &structured,
+        "policies = [{ reserved = { regular_percent = 75 } }, \"shared\"]\n\
+         [sim.speculation.policy.reserved]\nregular_percent = 100\n",
+    )
+    .unwrap();
+    let structured = structured.to_str().unwrap();
+    let by_name = stragglers_ok(&[
+        "eval",
+        "--config",
+        structured,
+        "--no-table7",
+        "--print-config",
+    ]);
+    assert!(
+        by_name.contains("\npolicies = [\"x75\", \"shared\"]\n"),
+        "{by_name}"
+    );
+    assert!(by_name.contains("\n[table7]\npolicies = []\n"), "{by_name}");
+    assert!(!by_name.contains("regular_percent"), "{by_name}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn print_config_writes_the_policies_by_name() {
+    let paper = stragglers_ok(&["eval", "--print-config"]);
+    for line in [
+        "\npolicies = [\"x100\", \"shared\"]\n",
+        "\npolicy = \"x100\"\n",
+        "\n[table7]\npolicies = [\"x100\", \"x95\", \"x90\", \"x75\", \"x50\", \"shared\"]\n",
+    ] {
+        assert!(paper.contains(line), "{line:?} in {paper}");
+    }
+    assert!(!paper.contains("regular_percent"), "{paper}");
+    assert!(!paper.contains("reserved"), "{paper}");
+    // The keys keep the configuration's order: the policy last of `sim.speculation`'s.
+    assert!(
+        paper.starts_with("seed = 2019\nrepetitions = 10\n"),
+        "{paper}"
+    );
+    assert!(
+        paper.contains("wait_for_pending_tasks = false\npolicy = \"x100\"\n\n[sim.copies]\n"),
+        "{paper}"
+    );
 }
 
 #[test]
