@@ -457,7 +457,9 @@ impl EvalConfig {
     /// them), each optional, the paper's value where one is left out; `origin` names the
     /// file in errors. A policy is written as its name (`"x95"`, `"shared"`) or as the
     /// results document writes it. The error of a bad value, an unknown key or a value
-    /// [`EvalConfig::check`] refuses names the key, the line and the file.
+    /// [`EvalConfig::check`] refuses names the key, the line and the file. The key
+    /// `detectors`, the evaluation's list of detectors, is not the configuration's: it is
+    /// read by [`ConfigText::detectors`], and left here.
     ///
     /// # Errors
     ///
@@ -498,6 +500,10 @@ impl EvalConfig {
     }
 }
 
+/// The top-level key of an evaluation file that names its detectors
+/// ([`ConfigText::detectors`]).
+pub const DETECTORS_KEY: &str = "detectors";
+
 /// The text of an evaluation file, kept to locate the errors of a check made after it was
 /// read ([`EvalConfig::parse_toml_file`]).
 #[derive(Debug, Clone)]
@@ -516,14 +522,41 @@ impl ConfigText {
     }
 
     /// The configuration the text writes, its values not checked ([`EvalConfig::check`];
-    /// [`ConfigText::locate`] places its errors).
+    /// [`ConfigText::locate`] places its errors). The key `detectors` is left to
+    /// [`ConfigText::detectors`].
     ///
     /// # Errors
     ///
     /// [`SimError::ConfigFile`]: a value of the wrong type, an unknown key, a list where a
     /// table belongs.
     pub fn parse(&self) -> Result<EvalConfig, SimError> {
-        toml_file::parse_known(&self.text, &self.origin)
+        toml_file::parse_known(&self.text, &self.origin, &[DETECTORS_KEY])
+    }
+
+    /// The detectors the text names under the top-level key `detectors` (a list of
+    /// strings, each a name as `stragglers eval --detectors` takes one: `"late"`,
+    /// `"late(alpha = 0.5)"`, `"paper"`), as written; `None` where the key is not written.
+    /// The names are resolved by whoever runs the evaluation (the command line, against
+    /// [`DetectorSpec::all_and_oracle`] and its groups).
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::ConfigFile`] for a file that is no TOML, or whose `detectors` is not a
+    /// list of strings.
+    pub fn detectors(&self) -> Result<Option<Vec<String>>, SimError> {
+        /// The one key read here; the others are the configuration's.
+        #[derive(Deserialize)]
+        struct Detectors {
+            detectors: Option<Vec<String>>,
+        }
+        let read: Detectors = toml_file::parse(&self.text, &self.origin)?;
+        Ok(read.detectors)
+    }
+
+    /// The line of `key` (dotted, `sim.platform.workers`; `detectors`) in the text, from
+    /// 1; 0 where the text does not write it.
+    pub fn line_of(&self, key: &str) -> usize {
+        toml_file::line_of_key(&self.text, key)
     }
 
     /// `error` located in the file: a [`SimError::InvalidConfig`] becomes a
@@ -612,6 +645,10 @@ impl Evaluation {
     /// The configuration.
     pub fn config(&self) -> &EvalConfig {
         &self.config
+    }
+    /// The detectors, in the order their cells run.
+    pub fn detectors(&self) -> &[DetectorSpec] {
+        &self.detectors
     }
     /// Mutable access to the configuration.
     pub fn config_mut(&mut self) -> &mut EvalConfig {
@@ -1560,6 +1597,55 @@ mod file_tests {
         let json = serde_json::to_string(&config).unwrap();
         assert!(json.contains(r#""policies":[{"reserved":{"regular_percent":75}},"shared"]"#));
         assert_eq!(serde_json::from_str::<EvalConfig>(&json).unwrap(), config);
+    }
+
+    #[test]
+    fn a_files_detectors_are_read_apart_from_its_configuration() {
+        // `detectors` is read by `ConfigText::detectors`, as written, and left by the
+        // configuration, whose other unknown keys are still refused; a top-level key only.
+        let text = "seed = 3\ndetectors = [\"late(alpha = 0.5)\", \"paper\"]\n[sim]\ntime_limit_secs = 9.0\n";
+        let file = ConfigText::new(text, "eval.toml");
+        assert_eq!(
+            file.detectors().unwrap(),
+            Some(vec!["late(alpha = 0.5)".to_owned(), "paper".to_owned()])
+        );
+        assert_eq!(file.line_of(DETECTORS_KEY), 2);
+        let config = EvalConfig::from_toml_str(text, "eval.toml").unwrap();
+        assert_eq!((config.seed, config.sim.time_limit_secs), (3, 9.0));
+        let none = ConfigText::new("seed = 3\n", "eval.toml");
+        assert_eq!(
+            (none.detectors().unwrap(), none.line_of(DETECTORS_KEY)),
+            (None, 0)
+        );
+        for (text, says) in [
+            (
+                "detectors = [1]\n",
+                "eval.toml: line 1: key `detectors`: invalid type: integer `1`, expected a string",
+            ),
+            (
+                "detectors = \"late\"\n",
+                "eval.toml: line 1: key `detectors`: invalid type: string \"late\", expected a sequence",
+            ),
+        ] {
+            let error = ConfigText::new(text, "eval.toml").detectors().unwrap_err();
+            assert_eq!(error.to_string(), says);
+        }
+        let nested = "[sim]\ndetectors = [\"late\"]\n";
+        let error = EvalConfig::from_toml_str(nested, "eval.toml").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("eval.toml: line 2: key `sim.detectors`: unknown key"),
+            "{error}"
+        );
+        let misspelt = "detector = [\"late\"]\n";
+        let error = EvalConfig::from_toml_str(misspelt, "eval.toml").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("eval.toml: line 1: key `detector`: unknown key"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -48,8 +48,9 @@ pub use config::{
 pub use engine::{Outcome, simulate, simulate_outcome};
 pub use error::SimError;
 pub use experiment::{
-    Baseline, Cell, ConfigText, DetectorRecord, DetectorSpec, EvalConfig, EvalResults, Evaluation,
-    Fig3Config, KilledOriginalTime, Labelling, RunMetrics, SCHEMA, Table7Config,
+    Baseline, Cell, ConfigText, DETECTORS_KEY, DetectorRecord, DetectorSpec, EvalConfig,
+    EvalResults, Evaluation, Fig3Config, KilledOriginalTime, Labelling, RunMetrics, SCHEMA,
+    Table7Config,
 };
 pub use fleet::{Progress, RunOptions, ScenarioOutcome, Summary, simulate_scenario};
 pub use oracle::{oracle_for, straggler_times};

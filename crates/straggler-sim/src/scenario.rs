@@ -436,7 +436,7 @@ impl ScenarioSpec {
     /// Parses a scenario from TOML text; `origin` names the file in errors. The error of
     /// a bad value or an unknown key names the key (`cluster.nodes`), the line and the file.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, SimError> {
-        let spec: ScenarioSpec = toml_file::parse_known(text, origin)?;
+        let spec: ScenarioSpec = toml_file::parse_known(text, origin, &[])?;
         spec.check()
             .map_err(|e| toml_file::at_key(e, text, origin))?;
         Ok(spec)

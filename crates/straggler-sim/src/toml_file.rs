@@ -32,13 +32,16 @@ pub(crate) fn parse<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T, 
 }
 
 /// [`parse`], and a key of `text` that `T` does not read is an error naming it, even where
-/// `T` ignores unknown fields: every key written must be one that `T` writes back.
+/// `T` ignores unknown fields: every key written must be one that `T` writes back, but for
+/// the top-level keys `others`, which another reader reads (`T` must ignore them).
 pub(crate) fn parse_known<T: DeserializeOwned + Serialize>(
     text: &str,
     origin: &str,
+    others: &[&str],
 ) -> Result<T, SimError> {
     let value: T = parse(text, origin)?;
-    let written: toml::Table = parse(text, origin)?;
+    let mut written: toml::Table = parse(text, origin)?;
+    written.retain(|key, _| !others.contains(&key));
     let read = toml::Table::try_from(&value).map_err(|e| SimError::ConfigFile {
         file: origin.to_owned(),
         line: 0,
@@ -285,7 +288,7 @@ fn key_at(text: &str, offset: usize) -> (usize, String) {
 /// value left at its default). An element of an array (`causes.levels.containers[1]`) or
 /// a sum of an array's or a table's values (`causes.mix.weights (sum)`) is at the line of
 /// the key that writes them.
-fn line_of_key(text: &str, key: &str) -> usize {
+pub(crate) fn line_of_key(text: &str, key: &str) -> usize {
     let tables = line_tables(text);
     let depths = open_brackets(text);
     // The lines that start a key or a header (none inside a value written over several

@@ -7,8 +7,8 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::builder::RangedU64ValueParser;
 use stragglers::sim::{
-    CopyCaps, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime, Policy, SimError, limits,
-    report,
+    ConfigText, CopyCaps, DETECTORS_KEY, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime,
+    Policy, SimError, limits, report, split_list,
 };
 
 use crate::detectors::{self, Group};
@@ -52,14 +52,10 @@ pub struct EvalArgs {
     /// Hierarchical and LATE, as in the paper's Table 6, and the oracle); `all` (every
     /// detector of `stragglers detectors`, and the oracle). `paper,spark` adds Spark. A
     /// name may set parameters in parentheses, `late(alpha = 0.5)`, run beside the
-    /// preset (docs/detectors.md). `--detector` is the same.
-    #[arg(
-        long,
-        visible_alias = "detector",
-        default_value = "paper",
-        value_name = "paper|all|LIST"
-    )]
-    detectors: String,
+    /// preset (docs/detectors.md). `--detector` is the same. Default: the evaluation
+    /// file's `detectors`, else `paper`; the flag replaces the file's list.
+    #[arg(long, visible_alias = "detector", value_name = "paper|all|LIST")]
+    detectors: Option<String>,
     #[command(flatten)]
     overrides: Box<Overrides>,
 }
@@ -101,6 +97,29 @@ pub(crate) fn detectors_of(flag: &str, list: &str) -> anyhow::Result<Vec<Detecto
         &groups,
         |spec, set| Ok(spec.tuned_from(set)?),
     )
+}
+
+/// The detectors an evaluation file names under `detectors` ([`ConfigText::detectors`]),
+/// each item one name of `--detectors`'s list (`"late(alpha = 0.5)"`, `"paper"`); `None`
+/// where the file names none. Errors name the file, the key and its line.
+fn file_detectors(file: &ConfigText, origin: &str) -> anyhow::Result<Option<Vec<DetectorSpec>>> {
+    let Some(names) = file.detectors().context("--config")? else {
+        return Ok(None);
+    };
+    let line = file.line_of(DETECTORS_KEY);
+    let at = |key: &str| format!("--config: {origin}: line {line}: key `{key}`");
+    for (i, name) in names.iter().enumerate() {
+        let item = format!("{DETECTORS_KEY}[{i}]");
+        let items = split_list(name).with_context(|| at(&item))?;
+        if items.len() != 1 {
+            anyhow::bail!(
+                "{}: {name:?}: must be one name (a list item per detector), not {}",
+                at(&item),
+                items.len()
+            );
+        }
+    }
+    detectors_of(&at(DETECTORS_KEY), &names.join(", ")).map(Some)
 }
 
 /// Changes to the paper's setting, for ablations (see docs/simulation.md).
@@ -361,7 +380,8 @@ fn parse_policy(text: &str, flag: &str) -> anyhow::Result<Policy> {
 /// keys in the configuration's order, and each policy by its name as a person writes it
 /// (`policies = ["x100", "shared"]`, `sim.speculation.policy = "x100"`), not in the form
 /// the results document writes (`{ reserved = { regular_percent = 100 } }`).
-fn evaluation_file(config: &EvalConfig) -> anyhow::Result<String> {
+fn evaluation_file(evaluation: &Evaluation) -> anyhow::Result<String> {
+    let config = evaluation.config();
     if i64::try_from(config.seed).is_err() {
         anyhow::bail!(
             "--print-config: the seed {} is above 2^63 - 1, the largest integer an \
@@ -395,6 +415,11 @@ fn evaluation_file(config: &EvalConfig) -> anyhow::Result<String> {
             .with_context(|| format!("the configuration's TOML has no `{}`", path.join(".")))?;
         *item = policies;
     }
+    // The detectors by the names that read back as them, before the tables.
+    let detectors: toml_edit::Array = (evaluation.detectors().iter())
+        .map(DetectorSpec::name)
+        .collect();
+    file.insert(DETECTORS_KEY, toml_edit::value(detectors));
     Ok(file.to_string())
 }
 
@@ -423,18 +448,27 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         others.extend(json.iter().map(|j| ("--json", j.as_path())));
         output::check("--markdown", path, &others)?;
     }
-    let mut evaluation =
-        Evaluation::paper().with_detectors(detectors_of("--detectors", &detectors)?);
-    let config = evaluation.config_mut();
+    let mut evaluation = Evaluation::paper();
     // The file's values, changed by the flags, then checked together.
     let file = match &config_file {
         Some(path) => {
             let (read, file) = EvalConfig::parse_toml_file(path).context("--config")?;
-            *config = read;
+            *evaluation.config_mut() = read;
             Some(file)
         }
         None => None,
     };
+    // `--detectors`, else the file's, else the paper's.
+    let from_file = match (&detectors, &file, &config_file) {
+        (None, Some(file), Some(path)) => file_detectors(file, &path.display().to_string())?,
+        _ => None,
+    };
+    let specs = match (from_file, &detectors) {
+        (Some(specs), _) => specs,
+        (None, list) => detectors_of("--detectors", list.as_deref().unwrap_or("paper"))?,
+    };
+    evaluation = evaluation.with_detectors(specs);
+    let config = evaluation.config_mut();
     config.repetitions = repetitions.unwrap_or(config.repetitions);
     config.baseline_runs = baseline_runs.unwrap_or(config.baseline_runs);
     config.seed = seed.unwrap_or(config.seed);
@@ -443,7 +477,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let mut given = overrides.given();
     given.extend(repetitions.map(|_| "--repetitions"));
     given.extend(baseline_runs.map(|_| "--baseline-runs"));
-    given.extend((detectors != "paper").then_some("--detectors"));
+    given.extend(detectors.is_some().then_some("--detectors"));
     // An invalid value is the flags' that gave it (with the file's, where the field is an
     // expression of several keys), else the file's, at its line.
     let explain = |error: SimError| {
@@ -461,7 +495,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     };
     evaluation.check().map_err(explain)?;
     if print_config {
-        return output::print(&evaluation_file(evaluation.config())?);
+        return output::print(&evaluation_file(&evaluation)?);
     }
     if let Some(threads) = threads {
         rayon::ThreadPoolBuilder::new()

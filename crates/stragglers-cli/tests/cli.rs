@@ -845,6 +845,99 @@ fn print_config_writes_the_policies_by_name() {
 }
 
 #[test]
+fn an_evaluation_file_names_its_detectors() {
+    let dir =
+        std::env::temp_dir().join(format!("stragglers-file-detectors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let line = |printed: &str| -> String {
+        let found = printed.lines().find(|l| l.starts_with("detectors = "));
+        found
+            .unwrap_or_else(|| panic!("no detectors in {printed}"))
+            .to_owned()
+    };
+    // The paper's, printed by their names, when neither the file nor the flag names any.
+    let paper = stragglers_ok(&["eval", "--print-config"]);
+    assert_eq!(
+        line(&paper),
+        "detectors = [\"default\", \"hierarchical\", \"late\", \"oracle\"]"
+    );
+    // The file's, groups and parameters as `--detectors` takes them, and printed so that
+    // they read back the same.
+    let file = write(
+        "detectors.toml",
+        "seed = 3\ndetectors = [\"spark\", \"late(alpha = 0.5, )\", \"paper\"]\n",
+    );
+    let printed = stragglers_ok(&["eval", "--config", &file, "--print-config"]);
+    let expected = "detectors = [\"spark\", \"late(alpha=0.5)\", \"default\", \"hierarchical\", \"late\", \"oracle\"]";
+    assert_eq!(line(&printed), expected);
+    let again = write("printed.toml", &printed);
+    let reprinted = stragglers_ok(&["eval", "--config", &again, "--print-config"]);
+    assert_eq!(reprinted, printed);
+    // The flag replaces the file's list.
+    let flag = stragglers_ok(&[
+        "eval",
+        "--config",
+        &file,
+        "--detectors",
+        "dsb",
+        "--print-config",
+    ]);
+    assert_eq!(line(&flag), "detectors = [\"dsb\"]");
+    // And the evaluation runs the file's: one detector, one cell of Table 6.
+    let small = write(
+        "small.toml",
+        "repetitions = 1\nbaseline_runs = 1\npolicies = [\"x100\"]\ndetectors = [\"late(alpha = 0.5)\"]\n\
+         [sim.workload]\nmaps = 16\nreduces = 4\n[[scenarios]]\nname = \"C2\"\n\
+         group_percent = [25.0, 25.0, 25.0, 25.0]\n[fig3]\nlags_secs = []\n\
+         [table7]\npolicies = []\n",
+    );
+    let results: serde_json::Value =
+        serde_json::from_str(&stragglers_ok(&["eval", "--config", &small, "--json", "-"])).unwrap();
+    let names: Vec<&str> = results["detectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["late(alpha=0.5)"]);
+    // Errors name the file, the line and the key.
+    for (text, says) in [
+        (
+            "seed = 3\ndetectors = [\"late\", \"nope\"]\n",
+            "line 2: key `detectors`: unknown detector \"nope\"",
+        ),
+        (
+            "seed = 3\ndetectors = \"late\"\n",
+            "line 2: key `detectors`: invalid type: string \"late\", expected a sequence",
+        ),
+        (
+            "detectors = [\"late\", \"late, default\"]\n",
+            "line 1: key `detectors[1]`: \"late, default\": must be one name",
+        ),
+        ("detectors = [\"late(\"]\n", "line 1: key `detectors[0]`"),
+        (
+            "detectors = []\n",
+            "line 1: key `detectors` names no detector",
+        ),
+    ] {
+        let bad = write("bad.toml", text);
+        let output = stragglers(&["eval", "--config", &bad, "--print-config"]);
+        assert!(!output.status.success(), "{text}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("{bad}: {says}")),
+            "{text}: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn simulate_labels_stragglers_at_the_factor_given() {
     let run = |extra: &[&str]| -> serde_json::Value {
         let mut args = vec!["simulate", "--preset", "paper", "--json", "-"];
