@@ -1667,6 +1667,12 @@ mod file_tests {
                 "[sim.platform]\nworkers = \"many\"\n",
                 "eval.toml: line 2: key `sim.platform.workers`: invalid type: string \"many\", expected u32",
             ),
+            // A multi-line string closed by four quotes (the first one its own) leaves no
+            // bracket open: the next line's key is a key.
+            (
+                "scenarios = [{ name = \"\"\"C9\"\"\"\", group_percent = [50.0, 50.0, 0.0, 0.0] }]\nusual_quantile = 2.0\n",
+                "eval.toml: line 2: key `usual_quantile`: 2: must be in [0, 1]",
+            ),
             (
                 "[[scenarios]]\nname = \"a\"\ngroup_percent = [10, 0, 0, 80]\n",
                 "eval.toml: line 3: key `scenarios[0].group_percent`: 90: must be summing to 100",

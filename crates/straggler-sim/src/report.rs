@@ -159,7 +159,9 @@ fn shows_paper_energies(results: &EvalResults) -> bool {
 /// model only is not.
 fn paper_note(results: &EvalResults) -> Option<String> {
     let departures = paper_departures(&results.config);
-    if departures.is_empty() {
+    if departures.is_empty() || (shows_paper(results) && !has(results, "table7")) {
+        // The paper's values, or all of them that the tables hold: without Table 7, no
+        // Figures 4-6 and no energies.
         None
     } else if shows_paper(results) {
         Some(format!(
@@ -943,6 +945,47 @@ mod tests {
         );
     }
 
+    /// The power model changes the energies and nothing else: two evaluations that differ in
+    /// it alone give the same results, but for the energies and the power model itself.
+    #[test]
+    fn the_power_model_changes_the_energies_alone() {
+        use crate::Policy;
+        use serde_json::Value;
+
+        let run = |static_watts: f64, idle_watts: f64| {
+            let mut evaluation = Evaluation::paper();
+            let config = evaluation.config_mut();
+            config.repetitions = 2;
+            config.baseline_runs = 1;
+            config.fig3.lags_secs = vec![60.0];
+            config.table7.policies = vec![Policy::X100, Policy::Shared];
+            config.sim.workload.maps = 16;
+            config.sim.workload.reduces = 4;
+            config.sim.power.static_watts = static_watts;
+            config.sim.power.idle_watts = idle_watts;
+            serde_json::to_value(evaluation.run().unwrap()).unwrap()
+        };
+        /// `value` without the keys that name an energy, nor the power model.
+        fn without_energies(value: &mut Value) -> usize {
+            match value {
+                Value::Object(map) => {
+                    let before = map.len();
+                    map.retain(|key, _| !key.contains("energy") && key != "power");
+                    let removed = before - map.len();
+                    removed + map.values_mut().map(without_energies).sum::<usize>()
+                }
+                Value::Array(items) => items.iter_mut().map(without_energies).sum(),
+                _ => 0,
+            }
+        }
+        let (mut paper, mut other) = (run(65.0, 0.0), run(80.0, 30.0));
+        assert_ne!(paper, other);
+        let removed = without_energies(&mut paper);
+        assert!(removed > 10, "{removed} keys of energies");
+        assert_eq!(without_energies(&mut other), removed);
+        assert_eq!(paper, other);
+    }
+
     /// With other parameters than the paper's, the tables lose the paper's values (Paper
     /// columns, brackets, the titles' words on them) and nothing else, and a note says once
     /// which parameters differ.
@@ -1038,6 +1081,10 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("Paper's values not shown"));
+        // Without Table 7 there are no energies to hide, and nothing to say.
+        let mut no_energies = power.clone();
+        no_energies.cells.retain(|cell| cell.experiment != "table7");
+        assert!(paper_note(&no_energies).is_none());
         // With other departures too, the note is the one of any other run, and lists them all.
         let mut both = results.clone();
         both.config.sim.power.static_watts = 80.0;

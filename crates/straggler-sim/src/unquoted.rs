@@ -24,14 +24,26 @@ impl Quote {
     }
 
     /// The byte offset in `rest`, text inside the string, just past the quotes that close
-    /// it; `None` if `rest` does not close it.
+    /// it; `None` if `rest` does not close it. One or two quote marks just before a
+    /// multi-line string's closing three are the string's (TOML 1.0: `"""a""""` is
+    /// `a"`), so a run of up to five closes it, and a sixth is left after it.
     fn end_in(self, rest: &str) -> Option<usize> {
         let mut chars = rest.char_indices();
         while let Some((i, c)) = chars.next() {
             if c == '\\' && self.mark() == '"' {
                 chars.next();
             } else if rest[i..].starts_with(self.0) {
-                return Some(i + self.0.len());
+                let run = if self.is_multiline() {
+                    rest[i..]
+                        .chars()
+                        .take(5)
+                        .take_while(|&c| c == self.mark())
+                        .count()
+                } else {
+                    1
+                };
+                // The marks are ASCII: one byte each.
+                return Some(i + run);
             }
         }
         None
@@ -142,6 +154,24 @@ mod tests {
         check("y ] \\\"\"\" ] \"\"\" [z", basic, " [z", None);
         check("no close \"\"", basic, "", Some(('"', true)));
         check("x ''' ]", Some(Quote("'''")), " ]", None);
+        // One or two quote marks before the closing three are the string's (`C9"`), for
+        // both forms, on the line that opens the string or on a later one.
+        check(
+            "[{ n = \"\"\"C9\"\"\"\", g = [1] }]",
+            None,
+            "[{ n = , g = [1] }]",
+            None,
+        );
+        check(
+            "[{ n = '''C9''''', g = [1] }]",
+            None,
+            "[{ n = , g = [1] }]",
+            None,
+        );
+        check("a\"\"\"\" ]", basic, " ]", None);
+        check("a''''' ]", Some(Quote("'''")), " ]", None);
+        // A sixth mark is past the string (TOML refuses it; the scan goes on after five).
+        check("x = '''a'''''' y", None, "x = ", Some(('\'', false)));
     }
 
     #[test]

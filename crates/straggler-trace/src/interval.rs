@@ -159,7 +159,7 @@ pub fn spark_time_ms(text: &str) -> Option<i64> {
     // Java's `toLowerCase(Locale.ROOT)` maps no character outside ASCII to `[0-9a-z]` but
     // the Kelvin sign (to `k`, a letter of no unit): lowercasing ASCII alone reads the same.
     let lower = text.to_ascii_lowercase();
-    let trimmed = lower.trim_matches(|c: char| c <= '\u{20}');
+    let trimmed = crate::trace::java_trim(&lower);
     let unsigned = trimmed.strip_prefix('-').unwrap_or(trimmed);
     let digits = unsigned.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 {

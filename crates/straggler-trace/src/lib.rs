@@ -28,7 +28,7 @@ pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, re
 pub use report::{ReadReport, RecoveredEnd, Skip, Truncation, UnknownKey, Unread, UnusableSplits};
 pub use trace::{
     AttemptOutcome, SettingSource, SpeculationSetting, SpeculationSwitch, StageKind, TraceAttempt,
-    TraceFormat, TraceJob, TraceTask,
+    TraceFormat, TraceJob, TraceTask, java_trim, spark_boolean,
 };
 
 pub use judge::{ReplayMetrics, judge, task_records};

@@ -366,7 +366,7 @@ pub(crate) fn hadoop_boolean(text: &str) -> HadoopBoolean {
     if has_variable(text) {
         return HadoopBoolean::Variable;
     }
-    let trimmed = text.trim_matches(|c: char| c <= '\u{20}');
+    let trimmed = java_trim(text);
     if trimmed.eq_ignore_ascii_case("true") {
         HadoopBoolean::Value(true)
     } else if trimmed.eq_ignore_ascii_case("false") {
@@ -374,6 +374,13 @@ pub(crate) fn hadoop_boolean(text: &str) -> HadoopBoolean {
     } else {
         HadoopBoolean::Default
     }
+}
+
+/// `text` trimmed as Java's `String.trim` trims: the characters up to U+0020 (controls and
+/// the space) at both ends, and no other (a no-break space stays). Spark and Hadoop trim
+/// their properties so before they read them.
+pub fn java_trim(text: &str) -> &str {
+    text.trim_matches(|c: char| c <= '\u{20}')
 }
 
 /// Whether `text` holds a variable Hadoop's `Configuration` expands: `${`, one or more
@@ -396,8 +403,8 @@ fn has_variable(text: &str) -> bool {
 /// U+0020 around it are trimmed (Java's `String.trim`); `None` for any other text, on
 /// which Spark throws (`should be boolean, but was ...`). Spark 1 and 2
 /// (`SparkConf.getBoolean`: Scala's `toBoolean`) did not trim, and threw on a padded value.
-pub(crate) fn spark_boolean(text: &str) -> Option<bool> {
-    let trimmed = text.trim_matches(|c: char| c <= '\u{20}');
+pub fn spark_boolean(text: &str) -> Option<bool> {
+    let trimmed = java_trim(text);
     if trimmed.eq_ignore_ascii_case("true") {
         Some(true)
     } else if trimmed.eq_ignore_ascii_case("false") {

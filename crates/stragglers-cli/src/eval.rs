@@ -401,19 +401,39 @@ fn evaluation_file(evaluation: &Evaluation) -> anyhow::Result<String> {
                 .collect::<toml_edit::Array>(),
         )
     };
+    // Each list in the table at its path, and that table's keys in the struct's order. A
+    // list of `xN` alone was written as an array of tables, after the table's values: its
+    // key is written again, in its place among them.
     let by_name = [
-        (["policies"].as_slice(), names(&config.policies)),
-        (&["table7", "policies"], names(&config.table7.policies)),
         (
-            &["sim", "speculation", "policy"],
+            [].as_slice(),
+            "policies",
+            names(&config.policies),
+            field_order(config)?,
+        ),
+        (
+            &["table7"],
+            "policies",
+            names(&config.table7.policies),
+            field_order(&config.table7)?,
+        ),
+        (
+            &["sim", "speculation"],
+            "policy",
             toml_edit::value(config.sim.speculation.policy.name()),
+            field_order(&config.sim.speculation)?,
         ),
     ];
-    for (path, policies) in by_name {
-        let item = (path.iter())
-            .try_fold(file.as_item_mut(), |item, key| item.get_mut(key))
-            .with_context(|| format!("the configuration's TOML has no `{}`", path.join(".")))?;
-        *item = policies;
+    for (path, key, policies, order) in by_name {
+        let table = (path.iter())
+            .try_fold(file.as_table_mut(), |table, key| {
+                table.get_mut(key).and_then(toml_edit::Item::as_table_mut)
+            })
+            .with_context(|| format!("the configuration's TOML has no `[{}]`", path.join(".")))?;
+        table.remove(key);
+        table.insert(key, policies);
+        let rank = |key: &toml_edit::Key| order.iter().position(|k| k == key.get());
+        table.sort_values_by(|a, _, b, _| rank(a).cmp(&rank(b)));
     }
     // The detectors by the names that read back as them, before the tables.
     let detectors: toml_edit::Array = (evaluation.detectors().iter())
@@ -421,6 +441,39 @@ fn evaluation_file(evaluation: &Evaluation) -> anyhow::Result<String> {
         .collect();
     file.insert(DETECTORS_KEY, toml_edit::value(detectors));
     Ok(file.to_string())
+}
+
+/// The keys `value` serialises at its top level, in the order it writes them (a struct's
+/// fields in their order), from its JSON.
+fn field_order<T: serde::Serialize>(value: &T) -> anyhow::Result<Vec<String>> {
+    /// The keys of a JSON object, in order, their values skipped.
+    struct Keys(Vec<String>);
+    impl<'de> serde::Deserialize<'de> for Keys {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct Visitor;
+            impl<'de> serde::de::Visitor<'de> for Visitor {
+                type Value = Keys;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Keys, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some(key) = map.next_key::<String>()? {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        keys.push(key);
+                    }
+                    Ok(Keys(keys))
+                }
+            }
+            deserializer.deserialize_map(Visitor)
+        }
+    }
+    let json = serde_json::to_string(value).context("writing the configuration as JSON")?;
+    let Keys(keys) = serde_json::from_str(&json).context("reading its keys back")?;
+    Ok(keys)
 }
 
 /// Runs `stragglers eval`.

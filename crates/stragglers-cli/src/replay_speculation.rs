@@ -7,7 +7,10 @@
 use std::collections::BTreeSet;
 
 use stragglers::sim::DetectorSpec;
-use stragglers::trace::{Labels, SettingSource, StageKind, TraceFormat, TraceJob, spark_time_ms};
+use stragglers::trace::{
+    Labels, SettingSource, StageKind, TraceFormat, TraceJob, java_trim, spark_boolean,
+    spark_time_ms,
+};
 
 use crate::replay::plural;
 use crate::replay_intervals::app_name;
@@ -161,14 +164,13 @@ fn spark_notes(
             n => (format!("{n} Spark applications"), "set their"),
         };
         // The first application's parameters as the `spark` detector takes them.
-        let replays = (tuned.first())
-            .and_then(|(_, job)| spark_detector_of(job))
-            .map_or_else(String::new, |detector| {
-                format!(
-                    "; `--detectors '{detector}'` replays the first one's over Spark 4's other \
-                     rules (its efficiency check, the upper median)"
-                )
-            });
+        let replays = (tuned.first()).map_or_else(String::new, |(_, job)| {
+            replays(
+                spark_detector_of(job),
+                "the first one's over Spark 4's other rules (its efficiency check, the upper \
+                 median)",
+            )
+        });
         notes.push(format!(
             "{apps} ran with spark.speculation on and {set} parameters: {shown}; the \
              `spark` detector runs Spark 4's defaults (quantile 0.9, multiplier 3) and \
@@ -181,11 +183,23 @@ fn spark_notes(
 /// Spark's key of the threshold's floor.
 const MIN_TASK_RUNTIME: &str = "spark.speculation.minTaskRuntime";
 
+/// What a note says of a tuned detector ([`tuned_detector`]) that replays `what`: the
+/// `--detectors` that does, nothing where no parameter maps, or why the detector cannot.
+fn replays(tuned: Result<Option<String>, String>, what: &str) -> String {
+    match tuned {
+        Ok(Some(detector)) => format!("; `--detectors '{detector}'` replays {what}"),
+        Ok(None) => String::new(),
+        Err(refusal) => format!("; no tuned detector replays {what}: {refusal}"),
+    }
+}
+
 /// The `spark` detector with the speculation parameters `job`'s log sets, as
 /// `--detectors` names it (`spark(multiplier = 4.0, quantile = 0.9)`), those it has a
 /// parameter for and that read as Spark reads them (see [`tuned_detector`]).
-fn spark_detector_of(job: &TraceJob) -> Option<String> {
-    let setting = job.speculation.as_ref()?;
+fn spark_detector_of(job: &TraceJob) -> Result<Option<String>, String> {
+    let Some(setting) = job.speculation.as_ref() else {
+        return Ok(None);
+    };
     let parameter_of = |key: &str, value: &str| match key.strip_prefix("spark.speculation.")? {
         "quantile" => java_double(value).map(|v| ("quantile", format!("{v:?}"))),
         "multiplier" => java_double(value).map(|v| ("multiplier", format!("{v:?}"))),
@@ -197,10 +211,9 @@ fn spark_detector_of(job: &TraceJob) -> Option<String> {
             spark_time_ms(value)
                 .map(|ms| ("min_task_runtime_secs", format!("{:?}", ms as f64 / 1000.0)))
         }
-        "efficiency.enabled" => match java_trim(value).to_ascii_lowercase().as_str() {
-            on @ ("true" | "false") => Some(("efficiency_enabled", on.to_owned())),
-            _ => None,
-        },
+        "efficiency.enabled" => {
+            spark_boolean(value).map(|on| ("efficiency_enabled", on.to_string()))
+        }
         "efficiency.longRunTaskFactor" => {
             java_double(value).map(|v| ("long_run_task_factor", format!("{v:?}")))
         }
@@ -219,8 +232,10 @@ fn spark_detector_of(job: &TraceJob) -> Option<String> {
 /// [`tuned_detector`]). Only these three of `mapreduce.job.speculative.*` are the
 /// detector's parameters; the others (`retry-after-*`, Hadoop 1's `slowtaskthreshold`...)
 /// have none.
-fn hadoop_detector_of(job: &TraceJob) -> Option<String> {
-    let setting = job.speculation.as_ref()?;
+fn hadoop_detector_of(job: &TraceJob) -> Result<Option<String>, String> {
+    let Some(setting) = job.speculation.as_ref() else {
+        return Ok(None);
+    };
     let parameter_of =
         |key: &str, value: &str| match key.strip_prefix("mapreduce.job.speculative.")? {
             "speculative-cap-running-tasks" => {
@@ -241,29 +256,28 @@ fn hadoop_detector_of(job: &TraceJob) -> Option<String> {
 /// sets, as `--detectors` names it (`spark(multiplier = 4.0, quantile = 0.9)`): each
 /// `(key, value)` of `parameters` that `parameter_of` maps exactly onto a parameter of the
 /// detector, as `(name, value as TOML writes it)`, in the order of the names; `None` when
-/// none maps, or when the detector refuses them.
+/// none maps. An error says why the detector refuses them (a cap the engine takes and the
+/// detector does not, such as Hadoop's `speculative-cap-running-tasks` above 1): the note
+/// says so, rather than suggest the detector without them.
 fn tuned_detector<'a>(
     detector: &str,
     parameters: impl Iterator<Item = (&'a str, &'a str)>,
     parameter_of: impl Fn(&str, &str) -> Option<(&'static str, String)>,
-) -> Option<String> {
+) -> Result<Option<String>, String> {
     let mut set: Vec<String> = parameters
         .filter_map(|(key, value)| parameter_of(key, value))
         .map(|(name, value)| format!("{name} = {value}"))
         .collect();
     if set.is_empty() {
-        return None;
+        return Ok(None);
     }
     set.sort();
-    let spec = (DetectorSpec::all().into_iter()).find(|d| d.name() == detector)?;
-    spec.tuned_from(&set.join(", ")).ok()?;
-    Some(format!("{detector}({})", set.join(", ")))
-}
-
-/// `text` trimmed as Java's `String.trim` trims (the characters up to U+0020), as Spark's
-/// and Hadoop's numeric properties are before they are read.
-fn java_trim(text: &str) -> &str {
-    text.trim_matches(|c: char| c <= '\u{20}')
+    let spec = (DetectorSpec::all().into_iter())
+        .find(|d| d.name() == detector)
+        .ok_or_else(|| format!("no detector is named {detector}"))?;
+    let set = set.join(", ");
+    spec.tuned_from(&set).map_err(|error| error.to_string())?;
+    Ok(Some(format!("{detector}({set})")))
 }
 
 /// A finite `double` property, as Spark's `doubleConf` and Hadoop's
@@ -410,13 +424,11 @@ fn rumen_notes(
             .flat_map(|s| s.tuning())
             .map(|(key, value)| format!("{key}={value}"))
             .collect();
-        let replays = hadoop_detector_of(first).map_or_else(String::new, |detector| {
-            format!("; `--detectors '{detector}'` replays the first one's caps")
-        });
+        let replays = replays(hadoop_detector_of(first), "the first one's caps");
         notes.push(format!(
-            "{} {} parameters of speculation in jobProperties, which the replayed hadoop-* \
-             rows (hadoop1, hadoop-legacy, hadoop-exp-smoothed, hadoop-simple-exp) do not \
-             take: they run with their presets; first: {} ({}){replays}",
+            "{} {} parameters of speculation in jobProperties, which the hadoop-* detectors \
+             (hadoop1, hadoop-legacy, hadoop-exp-smoothed, hadoop-simple-exp) do not take: \
+             replayed, they run with their presets; first: {} ({}){replays}",
             hadoop_jobs(tuned.len()),
             if tuned.len() == 1 { "sets" } else { "set" },
             first.id,
@@ -456,7 +468,14 @@ mod tests {
 
     #[test]
     fn hadoops_caps_map_onto_hadoop_legacys_parameters_read_as_hadoop_reads_them() {
-        let detector = |parameters: &[(&str, &str)]| hadoop_detector_of(&hadoop_job(parameters));
+        let detector = |parameters: &[(&str, &str)]| {
+            hadoop_detector_of(&hadoop_job(parameters)).unwrap_or_else(|refusal| {
+                panic!("{parameters:?}: refused: {refusal}");
+            })
+        };
+        let refusal = |parameters: &[(&str, &str)]| {
+            hadoop_detector_of(&hadoop_job(parameters)).expect_err("a refusal")
+        };
         // Each cap onto its parameter, trimmed as Java trims; the retry intervals and
         // Hadoop 1's thresholds have no counterpart.
         assert_eq!(
@@ -483,12 +502,31 @@ mod tests {
             None
         );
         // What Hadoop does not read as the number (`getInt` throws on a fraction; Java does
-        // not trim a no-break space), or a number the detector refuses: no detector.
+        // not trim a no-break space): no detector.
         assert_eq!(detector(&[(MINIMUM, "20.5")]), None);
         assert_eq!(detector(&[(RUNNING, "\u{a0}0.2")]), None);
         assert_eq!(detector(&[(RUNNING, "NaN")]), None);
-        assert_eq!(detector(&[(RUNNING, "1.5"), (MINIMUM, "20")]), None);
-        assert_eq!(detector(&[(MINIMUM, "-1")]), None);
+        // A number Hadoop takes and the detector refuses: the detector's refusal, naming
+        // the parameter, and no detector without it.
+        for (parameters, parameter) in [
+            (
+                &[(RUNNING, "1.5"), (MINIMUM, "20")][..],
+                "copies_per_running_task",
+            ),
+            (&[(MINIMUM, "-1")], "min_allowed_copies"),
+        ] {
+            let why = refusal(parameters);
+            assert!(
+                why.contains("hadoop-legacy") && why.contains(parameter),
+                "{why}"
+            );
+        }
+        // As the note says it.
+        assert_eq!(
+            replays(Err("no".into()), "the caps"),
+            "; no tuned detector replays the caps: no"
+        );
+        assert_eq!(replays(Ok(None), "the caps"), "");
     }
 
     #[test]
@@ -510,6 +548,7 @@ mod tests {
                 ("spark.speculation.efficiency.enabled", " FALSE"),
                 ("spark.speculation.interval", "1s"),
             ]))
+            .unwrap()
             .as_deref(),
             Some(
                 "spark(efficiency_enabled = false, min_task_runtime_secs = 30.0, multiplier = \
@@ -517,6 +556,6 @@ mod tests {
             )
         );
         // Hadoop's keys are not Spark's.
-        assert_eq!(spark_detector_of(&job(&[(MINIMUM, "20")])), None);
+        assert_eq!(spark_detector_of(&job(&[(MINIMUM, "20")])), Ok(None));
     }
 }

@@ -833,14 +833,33 @@ fn print_config_writes_the_policies_by_name() {
     }
     assert!(!paper.contains("regular_percent"), "{paper}");
     assert!(!paper.contains("reserved"), "{paper}");
-    // The keys keep the configuration's order: the policy last of `sim.speculation`'s.
+    // The keys keep the configuration's order, the policies' too.
     assert!(
         paper.starts_with("seed = 2019\nrepetitions = 10\n"),
         "{paper}"
     );
     assert!(
-        paper.contains("wait_for_pending_tasks = false\npolicy = \"x100\"\n\n[sim.copies]\n"),
+        paper.contains("per_attempt_reports = false\npolicy = \"x100\"\nwait_for_pending_tasks = false\n\n[sim.copies]\n"),
         "{paper}"
+    );
+    // So with lists of `xN` alone, which TOML writes as arrays of tables after the values.
+    let reserved = stragglers_ok(&[
+        "eval",
+        "--print-config",
+        "--policies",
+        "x95",
+        "--table7-policies",
+        "x95,x50",
+    ]);
+    assert!(
+        reserved.contains(
+            "table5_quantiles = [0.25, 0.5, 0.6, 0.7, 0.9]\npolicies = [\"x95\"]\nkilled_original_time = "
+        ),
+        "{reserved}"
+    );
+    assert!(
+        reserved.contains("\n[table7]\npolicies = [\"x95\", \"x50\"]\n"),
+        "{reserved}"
     );
 }
 

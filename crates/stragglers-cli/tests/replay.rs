@@ -816,9 +816,9 @@ fn replay_notes_the_rumen_jobs_that_ran_with_speculation_off() {
     assert!(
         stderr.contains(
             "note: 2 Hadoop jobs read from Rumen set parameters of speculation in \
-             jobProperties, which the replayed hadoop-* rows (hadoop1, hadoop-legacy, \
-             hadoop-exp-smoothed, hadoop-simple-exp) do not take: they run with their \
-             presets; first: job_1369942127770_1205 \
+             jobProperties, which the hadoop-* detectors (hadoop1, hadoop-legacy, \
+             hadoop-exp-smoothed, hadoop-simple-exp) do not take: replayed, they run with \
+             their presets; first: job_1369942127770_1205 \
              (mapreduce.job.speculative.slownodethreshold=1.0, \
              mapreduce.job.speculative.slowtaskthreshold=1.0, \
              mapreduce.job.speculative.speculativecap=0.1)\n"
@@ -935,8 +935,9 @@ fn replay_notes_rumen_jobs_that_tune_speculation_and_the_detector_that_takes_the
     let detector = "hadoop-legacy(copies_per_running_task = 0.2, min_allowed_copies = 20.0)";
     let note = format!(
         "note: 1 Hadoop job read from Rumen sets parameters of speculation in jobProperties, \
-         which the replayed hadoop-* rows (hadoop1, hadoop-legacy, hadoop-exp-smoothed, \
-         hadoop-simple-exp) do not take: they run with their presets; first: job_1_0002 \
+         which the hadoop-* detectors (hadoop1, hadoop-legacy, hadoop-exp-smoothed, \
+         hadoop-simple-exp) do not take: replayed, they run with their presets; first: \
+         job_1_0002 \
          (mapreduce.job.speculative.minimum-allowed-tasks=20, \
          mapreduce.job.speculative.retry-after-speculate=15000, \
          mapreduce.job.speculative.speculative-cap-running-tasks=0.2); `--detectors \
