@@ -947,20 +947,27 @@ mod tests {
 
     /// The power model changes the energies and nothing else: two evaluations that differ in
     /// it alone give the same results, but for the energies and the power model itself.
+    /// The paper's evaluation cut small (a job of 16 maps and 4 reduces, one baseline run,
+    /// one lag of Figure 3, Table 7 under x100 and Shared), `repetitions` per cell.
+    fn small_evaluation(repetitions: u32) -> Evaluation {
+        let mut evaluation = Evaluation::paper();
+        let config = evaluation.config_mut();
+        config.repetitions = repetitions;
+        config.baseline_runs = 1;
+        config.fig3.lags_secs = vec![60.0];
+        config.table7.policies = vec![crate::Policy::X100, crate::Policy::Shared];
+        config.sim.workload.maps = 16;
+        config.sim.workload.reduces = 4;
+        evaluation
+    }
+
     #[test]
     fn the_power_model_changes_the_energies_alone() {
-        use crate::Policy;
         use serde_json::Value;
 
         let run = |static_watts: f64, idle_watts: f64| {
-            let mut evaluation = Evaluation::paper();
+            let mut evaluation = small_evaluation(2);
             let config = evaluation.config_mut();
-            config.repetitions = 2;
-            config.baseline_runs = 1;
-            config.fig3.lags_secs = vec![60.0];
-            config.table7.policies = vec![Policy::X100, Policy::Shared];
-            config.sim.workload.maps = 16;
-            config.sim.workload.reduces = 4;
             config.sim.power.static_watts = static_watts;
             config.sim.power.idle_watts = idle_watts;
             serde_json::to_value(evaluation.run().unwrap()).unwrap()
@@ -991,17 +998,7 @@ mod tests {
     /// which parameters differ.
     #[test]
     fn the_papers_values_are_shown_for_its_parameters_only() {
-        use crate::Policy;
-
-        let mut evaluation = Evaluation::paper();
-        let config = evaluation.config_mut();
-        config.repetitions = 1;
-        config.baseline_runs = 1;
-        config.fig3.lags_secs = vec![60.0];
-        config.table7.policies = vec![Policy::X100, Policy::Shared];
-        config.sim.workload.maps = 16;
-        config.sim.workload.reduces = 4;
-        let results = evaluation.run().unwrap();
+        let results = small_evaluation(1).run().unwrap();
         let mut paper = results.clone();
         paper.config.sim.workload = Evaluation::paper().config().sim.workload;
         let tables = |results: &EvalResults| {
