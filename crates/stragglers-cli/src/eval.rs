@@ -100,26 +100,31 @@ pub(crate) fn detectors_of(flag: &str, list: &str) -> anyhow::Result<Vec<Detecto
 }
 
 /// The detectors an evaluation file names under `detectors` ([`ConfigText::detectors`]),
-/// each item one name of `--detectors`'s list (`"late(alpha = 0.5)"`, `"paper"`); `None`
-/// where the file names none. Errors name the file, the key and its line.
+/// each item one name of `--detectors`'s list (`"late(alpha = 0.5)"`, `"paper"`), each
+/// detector once in the order first named; `None` where the file names none. Errors name
+/// the file, the line and the key, the item's where one is at fault (`detectors[1]`).
 fn file_detectors(file: &ConfigText, origin: &str) -> anyhow::Result<Option<Vec<DetectorSpec>>> {
     let Some(names) = file.detectors().context("--config")? else {
         return Ok(None);
     };
     let line = file.line_of(DETECTORS_KEY);
-    let at = |key: &str| format!("--config: {origin}: line {line}: key `{key}`");
+    let at = |key: &str| format!("{origin}: line {line}: key `{key}`");
     for (i, name) in names.iter().enumerate() {
-        let item = format!("{DETECTORS_KEY}[{i}]");
-        let items = split_list(name).with_context(|| at(&item))?;
-        if items.len() != 1 {
-            anyhow::bail!(
-                "{}: {name:?}: must be one name (a list item per detector), not {}",
-                at(&item),
-                items.len()
-            );
+        let item = at(&format!("{DETECTORS_KEY}[{i}]"));
+        let items = split_list(name)
+            .with_context(|| item.clone())
+            .context("--config")?;
+        if items != [name.trim()] {
+            return Err(anyhow::anyhow!(
+                "{item}: {name:?}: must be one name (an item of the list per detector)"
+            ))
+            .context("--config");
         }
+        detectors_of(&item, name).context("--config")?;
     }
-    detectors_of(&at(DETECTORS_KEY), &names.join(", ")).map(Some)
+    detectors_of(&at(DETECTORS_KEY), &names.join(", "))
+        .context("--config")
+        .map(Some)
 }
 
 /// Changes to the paper's setting, for ablations (see docs/simulation.md).
@@ -512,13 +517,14 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         None => None,
     };
     // `--detectors`, else the file's, else the paper's.
-    let from_file = match (&detectors, &file, &config_file) {
-        (None, Some(file), Some(path)) => file_detectors(file, &path.display().to_string())?,
+    // The file's list is checked even where the flag replaces it, as its other keys are.
+    let from_file = match (&file, &config_file) {
+        (Some(file), Some(path)) => file_detectors(file, &path.display().to_string())?,
         _ => None,
     };
-    let specs = match (from_file, &detectors) {
-        (Some(specs), _) => specs,
-        (None, list) => detectors_of("--detectors", list.as_deref().unwrap_or("paper"))?,
+    let specs = match (&detectors, from_file) {
+        (None, Some(specs)) => specs,
+        (list, _) => detectors_of("--detectors", list.as_deref().unwrap_or("paper"))?,
     };
     evaluation = evaluation.with_detectors(specs);
     let config = evaluation.config_mut();

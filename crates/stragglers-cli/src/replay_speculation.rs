@@ -200,26 +200,22 @@ fn spark_detector_of(job: &TraceJob) -> Result<Option<String>, String> {
     let Some(setting) = job.speculation.as_ref() else {
         return Ok(None);
     };
+    let secs = |value: &str| spark_time_ms(value).map(|ms| format!("{:?}", ms as f64 / 1000.0));
     let parameter_of = |key: &str, value: &str| match key.strip_prefix("spark.speculation.")? {
-        "quantile" => java_double(value).map(|v| ("quantile", format!("{v:?}"))),
-        "multiplier" => java_double(value).map(|v| ("multiplier", format!("{v:?}"))),
+        "quantile" => Some(("quantile", number(value))),
+        "multiplier" => Some(("multiplier", number(value))),
         // The threshold's floor, also named `min.threshold` (the older name, which
         // Spark reads where `minTaskRuntime` is not set).
-        "minTaskRuntime" => spark_time_ms(value)
-            .map(|ms| ("min_task_runtime_secs", format!("{:?}", ms as f64 / 1000.0))),
+        "minTaskRuntime" => Some(("min_task_runtime_secs", secs(value))),
         "min.threshold" if !setting.parameters.contains_key(MIN_TASK_RUNTIME) => {
-            spark_time_ms(value)
-                .map(|ms| ("min_task_runtime_secs", format!("{:?}", ms as f64 / 1000.0)))
+            Some(("min_task_runtime_secs", secs(value)))
         }
-        "efficiency.enabled" => {
-            spark_boolean(value).map(|on| ("efficiency_enabled", on.to_string()))
-        }
-        "efficiency.longRunTaskFactor" => {
-            java_double(value).map(|v| ("long_run_task_factor", format!("{v:?}")))
-        }
-        "efficiency.processRateMultiplier" => {
-            java_double(value).map(|v| ("process_rate_multiplier", format!("{v:?}")))
-        }
+        "efficiency.enabled" => Some((
+            "efficiency_enabled",
+            spark_boolean(value).map(|on| on.to_string()),
+        )),
+        "efficiency.longRunTaskFactor" => Some(("long_run_task_factor", number(value))),
+        "efficiency.processRateMultiplier" => Some(("process_rate_multiplier", number(value))),
         _ => None,
     };
     tuned_detector("spark", setting.tuning(), parameter_of)
@@ -238,15 +234,12 @@ fn hadoop_detector_of(job: &TraceJob) -> Result<Option<String>, String> {
     };
     let parameter_of =
         |key: &str, value: &str| match key.strip_prefix("mapreduce.job.speculative.")? {
-            "speculative-cap-running-tasks" => {
-                java_double(value).map(|v| ("copies_per_running_task", format!("{v:?}")))
-            }
-            "speculative-cap-total-tasks" => {
-                java_double(value).map(|v| ("copies_per_task", format!("{v:?}")))
-            }
-            "minimum-allowed-tasks" => {
-                java_int(value).map(|n| ("min_allowed_copies", format!("{:?}", f64::from(n))))
-            }
+            "speculative-cap-running-tasks" => Some(("copies_per_running_task", number(value))),
+            "speculative-cap-total-tasks" => Some(("copies_per_task", number(value))),
+            "minimum-allowed-tasks" => Some((
+                "min_allowed_copies",
+                java_int(value).map(|n| format!("{:?}", f64::from(n))),
+            )),
             _ => None,
         };
     tuned_detector("hadoop-legacy", setting.tuning(), parameter_of)
@@ -256,18 +249,29 @@ fn hadoop_detector_of(job: &TraceJob) -> Result<Option<String>, String> {
 /// sets, as `--detectors` names it (`spark(multiplier = 4.0, quantile = 0.9)`): each
 /// `(key, value)` of `parameters` that `parameter_of` maps exactly onto a parameter of the
 /// detector, as `(name, value as TOML writes it)`, in the order of the names; `None` when
-/// none maps. An error says why the detector refuses them (a cap the engine takes and the
-/// detector does not, such as Hadoop's `speculative-cap-running-tasks` above 1): the note
-/// says so, rather than suggest the detector without them.
+/// none maps. An error says why the detector cannot take them all: a value that is not one
+/// the detector reads (`parameter_of` gives the parameter without a value: Java's
+/// `Infinity`, `1.5f`, a text the engine refuses too), or one it refuses (a cap the engine
+/// takes and the detector does not, such as Hadoop's `speculative-cap-running-tasks` above
+/// 1). The note says so, rather than suggest the detector without them.
 fn tuned_detector<'a>(
     detector: &str,
     parameters: impl Iterator<Item = (&'a str, &'a str)>,
-    parameter_of: impl Fn(&str, &str) -> Option<(&'static str, String)>,
+    parameter_of: impl Fn(&str, &str) -> Option<(&'static str, Option<String>)>,
 ) -> Result<Option<String>, String> {
-    let mut set: Vec<String> = parameters
-        .filter_map(|(key, value)| parameter_of(key, value))
-        .map(|(name, value)| format!("{name} = {value}"))
-        .collect();
+    let mut set = Vec::new();
+    for (key, value) in parameters {
+        match parameter_of(key, value) {
+            None => {}
+            Some((name, Some(read))) => set.push(format!("{name} = {read}")),
+            Some((name, None)) => {
+                return Err(format!(
+                    "{key}={value} is no value of {detector}'s {name} (a finite number, or \
+                     what the detector reads for it)"
+                ));
+            }
+        }
+    }
     if set.is_empty() {
         return Ok(None);
     }
@@ -281,14 +285,14 @@ fn tuned_detector<'a>(
 }
 
 /// A finite `double` property, as Spark's `doubleConf` and Hadoop's
-/// `Configuration.getDouble` read one (`Double.parseDouble` of the trimmed text); `None`
-/// for a text either refuses, a non-finite value, and the forms only Java reads (`1d`,
-/// hexadecimal), which no suggestion needs.
-fn java_double(text: &str) -> Option<f64> {
-    java_trim(text)
-        .parse::<f64>()
-        .ok()
+/// `Configuration.getDouble` read one (`Double.parseDouble` of the trimmed text), as TOML
+/// writes it (`4.0`); `None` for a text either refuses, a non-finite value (`Infinity`,
+/// `NaN`, `1e400`), and the forms only Java reads (`1.5f`, hexadecimal): no detector's
+/// parameter takes those, and [`tuned_detector`] says so.
+fn number(text: &str) -> Option<String> {
+    (java_trim(text).parse::<f64>().ok())
         .filter(|v| v.is_finite())
+        .map(|v| format!("{v:?}"))
 }
 
 /// An `int` property as Hadoop's `Configuration.getInt` reads a decimal one
@@ -501,16 +505,23 @@ mod tests {
             detector(&[("mapreduce.job.speculative.retry-after-no-speculate", "1000")]),
             None
         );
-        // What Hadoop does not read as the number (`getInt` throws on a fraction; Java does
-        // not trim a no-break space): no detector.
-        assert_eq!(detector(&[(MINIMUM, "20.5")]), None);
-        assert_eq!(detector(&[(RUNNING, "\u{a0}0.2")]), None);
-        assert_eq!(detector(&[(RUNNING, "NaN")]), None);
-        // A number Hadoop takes and the detector refuses: the detector's refusal, naming
-        // the parameter, and no detector without it.
+        // A cap the detector cannot take: what Hadoop does not read as a number either
+        // (`getInt` throws on a fraction; Java does not trim a no-break space), what only
+        // Java reads or no finite number (`Infinity`, `NaN`, `1e400`, `1.5f`), or a number
+        // the detector refuses: the reason, naming the parameter, and no detector without
+        // that cap, whatever the others.
         for (parameters, parameter) in [
+            (&[(MINIMUM, "20.5")][..], "min_allowed_copies"),
+            (&[(RUNNING, "\u{a0}0.2")], "copies_per_running_task"),
+            (&[(RUNNING, "NaN")], "copies_per_running_task"),
             (
-                &[(RUNNING, "1.5"), (MINIMUM, "20")][..],
+                &[(RUNNING, "Infinity"), (MINIMUM, "20")],
+                "copies_per_running_task",
+            ),
+            (&[(MINIMUM, "20"), (TOTAL, "1e400")], "copies_per_task"),
+            (&[(TOTAL, "0.5f")], "copies_per_task"),
+            (
+                &[(RUNNING, "1.5"), (MINIMUM, "20")],
                 "copies_per_running_task",
             ),
             (&[(MINIMUM, "-1")], "min_allowed_copies"),
@@ -557,5 +568,18 @@ mod tests {
         );
         // Hadoop's keys are not Spark's.
         assert_eq!(spark_detector_of(&job(&[(MINIMUM, "20")])), Ok(None));
+        // A value Spark throws on is no value of the detector's either, said so.
+        let refused = spark_detector_of(&job(&[
+            ("spark.speculation.multiplier", "4"),
+            ("spark.speculation.quantile", "high"),
+        ]));
+        assert_eq!(
+            refused,
+            Err(
+                "spark.speculation.quantile=high is no value of spark's quantile (a finite \
+                 number, or what the detector reads for it)"
+                    .to_owned()
+            )
+        );
     }
 }

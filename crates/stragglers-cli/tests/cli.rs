@@ -924,11 +924,20 @@ fn an_evaluation_file_names_its_detectors() {
         .map(|d| d["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["late(alpha=0.5)"]);
-    // Errors name the file, the line and the key.
+    // Errors name the file, the line and the key, the item's where one is at fault, with
+    // `--detectors` given too: the file's list is checked as its other keys are.
     for (text, says) in [
         (
             "seed = 3\ndetectors = [\"late\", \"nope\"]\n",
-            "line 2: key `detectors`: unknown detector \"nope\"",
+            "line 2: key `detectors[1]`: unknown detector \"nope\"",
+        ),
+        (
+            "detectors = [\"late\", \"late(alpha = -1.0)\"]\n",
+            "line 1: key `detectors[1]`: \"late(alpha = -1.0)\"",
+        ),
+        (
+            "detectors = [\"late,\"]\n",
+            "line 1: key `detectors[0]`: \"late,\": must be one name",
         ),
         (
             "seed = 3\ndetectors = \"late\"\n",
@@ -945,13 +954,18 @@ fn an_evaluation_file_names_its_detectors() {
         ),
     ] {
         let bad = write("bad.toml", text);
-        let output = stragglers(&["eval", "--config", &bad, "--print-config"]);
-        assert!(!output.status.success(), "{text}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            stderr.contains(&format!("{bad}: {says}")),
-            "{text}: {stderr}"
-        );
+        for flag in [&[][..], &["--detectors", "late"]] {
+            let mut args = vec!["eval", "--config", &bad, "--print-config"];
+            args.extend(flag);
+            let output = stragglers(&args);
+            assert!(!output.status.success(), "{text}");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains(&format!("{bad}: {says}")),
+                "{text}: {stderr}"
+            );
+            assert!(stderr.starts_with("error: --config\n"), "{text}: {stderr}");
+        }
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
