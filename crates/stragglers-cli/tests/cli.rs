@@ -678,14 +678,24 @@ fn eval_reads_an_evaluation_file_and_the_flags_change_it() {
         scenarios,
         ["half-at-two-cores", "one-in-ten-at-one-core"].into()
     );
-    // Each detector of the cells once, with its parameters.
+    // The file's detectors (the paper's, and its own LATE), each once, with its parameters.
     let detectors: Vec<&str> = (results["detectors"].as_array().unwrap())
         .iter()
         .map(|d| d["name"].as_str().unwrap())
         .collect();
-    assert_eq!(detectors, ["default", "hierarchical", "late", "oracle"]);
+    assert_eq!(
+        detectors,
+        [
+            "default",
+            "hierarchical",
+            "late",
+            "oracle",
+            "late(alpha=0.5)"
+        ]
+    );
     assert_eq!(results["detectors"][1]["params"]["node_threshold"], 0.9);
     assert_eq!(results["detectors"][3]["params"]["fraction"], 0.1);
+    assert_eq!(results["detectors"][4]["params"]["alpha"], 0.5);
 
     // A file the evaluation refuses: the file, line and key.
     let dir = std::env::temp_dir().join(format!("stragglers-eval-file-{}", std::process::id()));
