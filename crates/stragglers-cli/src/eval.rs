@@ -18,12 +18,13 @@ use crate::output;
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
     /// An evaluation file (TOML; every key optional, the paper's value where one is left
-    /// out; `--print-config` writes them all; docs/simulation.md, "Evaluation files").
-    /// The flags given beside it change its values.
+    /// out, the detectors too, `detectors = ["paper", "late(alpha = 0.5)"]`;
+    /// `--print-config` writes them all; docs/simulation.md, "Evaluation files"). The
+    /// flags given beside it change its values.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
-    /// Print the configuration the evaluation would run (the paper's, changed by
-    /// `--config` and the flags) as an evaluation file, and run nothing.
+    /// Print the evaluation it would run (the paper's, changed by `--config` and the flags),
+    /// detectors included, as an evaluation file, and run nothing.
     #[arg(long, conflicts_with_all = ["json", "markdown"])]
     print_config: bool,
     /// Repetitions of every cell (1 to 1000; default 10).
