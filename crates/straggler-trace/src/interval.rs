@@ -106,9 +106,11 @@ impl ScanInterval {
                     value: Some(text.clone()),
                 }
             }
-            TraceFormat::HadoopJhist | TraceFormat::Hadoop1History | TraceFormat::Rumen => {
-                default(HADOOP_PROGRESS_INTERVAL_SECS)
-            }
+            // A configuration holds no job; a Hadoop one's, were it asked.
+            TraceFormat::HadoopJhist
+            | TraceFormat::Hadoop1History
+            | TraceFormat::Rumen
+            | TraceFormat::HadoopConf => default(HADOOP_PROGRESS_INTERVAL_SECS),
             TraceFormat::Google2011TaskEvents | TraceFormat::Alibaba2018BatchInstance => {
                 default(HEARTBEAT_SECS)
             }

@@ -24,7 +24,10 @@ pub use interval::{
     HADOOP_PROGRESS_INTERVAL_SECS, HEARTBEAT_SECS, IntervalSource, SPARK_DEFAULT_INTERVAL_MS,
     ScanInterval, spark_time_ms,
 };
-pub use read::{detect_bytes, detect_format, read_bytes, read_jobs, read_path, read_reader};
+pub use read::{
+    JobConf, conf_job_id, detect_bytes, detect_format, read_bytes, read_job_conf, read_jobs,
+    read_path, read_reader,
+};
 pub use report::{ReadReport, RecoveredEnd, Skip, Truncation, UnknownKey, Unread, UnusableSplits};
 pub use trace::{
     AttemptOutcome, SettingSource, SpeculationSetting, SpeculationSwitch, StageKind, TraceAttempt,

@@ -24,11 +24,15 @@ pub enum TraceFormat {
     Google2011TaskEvents,
     /// Alibaba cluster trace 2018, `batch_instance` CSV.
     Alibaba2018BatchInstance,
+    /// A Hadoop job's configuration XML (`*_conf.xml`), beside its history: no tasks, its
+    /// properties counted as records; read by [`read_job_conf`](crate::read_job_conf), not
+    /// detected as a log.
+    HadoopConf,
 }
 
 impl TraceFormat {
     /// The name used in reports and JSON: `"spark"`, `"jhist"`, `"hadoop1"`, `"rumen"`,
-    /// `"google-2011"`, `"alibaba-2018"`.
+    /// `"google-2011"`, `"alibaba-2018"`, `"hadoop-conf"`.
     pub fn name(self) -> &'static str {
         match self {
             TraceFormat::SparkEventLog => "spark",
@@ -37,6 +41,7 @@ impl TraceFormat {
             TraceFormat::Rumen => "rumen",
             TraceFormat::Google2011TaskEvents => "google-2011",
             TraceFormat::Alibaba2018BatchInstance => "alibaba-2018",
+            TraceFormat::HadoopConf => "hadoop-conf",
         }
     }
 }

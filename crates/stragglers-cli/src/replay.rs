@@ -10,9 +10,10 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::{self, Table};
 use stragglers::trace::{
-    CopyCounts, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics, ScanInterval,
-    SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat, TraceJob, TruthConfig,
-    detect_format, fakes_won_by_copy, judge, label, read_path, recorded, replay_each, table3,
+    CopyCounts, JobConf, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics,
+    ScanInterval, SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat, TraceJob, TruthConfig,
+    conf_job_id, detect_format, fakes_won_by_copy, judge, label, read_job_conf, read_path,
+    recorded, replay_each, table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -46,7 +47,10 @@ pub struct ReplayArgs {
     /// directory), Hadoop .jhist, Hadoop 1 JobHistory, Rumen JSON, Google 2011 task_events,
     /// Alibaba 2018 batch_instance. The format is detected from the content. A directory
     /// (other than a rolling event log) stands for the files under it, in the order of
-    /// their paths; those that are no log (a job's configuration XML) are left out, each
+    /// their paths. A Hadoop job's configuration XML named `*_conf.xml` with its job id
+    /// (`job_<id>_conf.xml` beside a .jhist, `<host>_<start>_job_<id>_conf.xml` beside a
+    /// Hadoop 1 history) gives its speculation setting to the job of that id read from the
+    /// other inputs; other files that are no log found in a directory are left out, each
     /// named in a note.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -95,8 +99,8 @@ pub struct ReplayArgs {
     /// standard output in place of the tables.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
-    /// Leave out the inputs that are no log (a job's configuration XML beside its history
-    /// file, a Rumen topology, a README in a glob), each named in a note and in the JSON's
+    /// Leave out the inputs that are no log (a Rumen topology, a configuration XML whose
+    /// name gives no job id, a README in a glob), each named in a note and in the JSON's
     /// `left_out`, instead of stopping before anything is read. A log that cannot be read
     /// (one that cannot be opened, an LZ4 or Snappy one, a binary `.jhist`) still stops the
     /// command.
@@ -536,6 +540,42 @@ fn walk(
     Ok(())
 }
 
+/// Gives each configuration of `confs` (read from `paths[input]`) to the job of its id
+/// whose speculation setting is not known (a `.jhist` or Hadoop 1 job); the notes on those
+/// not used: their job is not among `jobs`, or its setting is known already (from Rumen's
+/// `jobProperties`, or an earlier configuration of the same job).
+fn apply_confs(
+    jobs: &mut [TraceJob],
+    confs: Vec<(usize, JobConf)>,
+    paths: &[PathBuf],
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (input, conf) in confs {
+        let path = paths[input].display();
+        let mut same_id = jobs.iter_mut().filter(|job| job.id == conf.job).peekable();
+        if same_id.peek().is_none() {
+            notes.push(format!(
+                "{path}: the configuration of {}, a job no other input holds: not used",
+                conf.job
+            ));
+            continue;
+        }
+        let mut unknown = same_id.filter(|job| job.speculation.is_none()).peekable();
+        if unknown.peek().is_none() {
+            notes.push(format!(
+                "{path}: the speculation setting of {} is known already (from Rumen's \
+                 jobProperties or an earlier configuration of it): this one not used",
+                conf.job
+            ));
+            continue;
+        }
+        for job in unknown {
+            job.speculation = Some(conf.speculation.clone());
+        }
+    }
+    notes
+}
+
 /// The paths, as a user named them.
 fn names(paths: &[PathBuf]) -> String {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
@@ -643,10 +683,19 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let (inputs, mut left_out) = expand_directories(&args.paths)?;
     // The inputs read, in order: the JSON's `inputs`, which `per_job`'s `input` indexes.
     let mut paths: Vec<PathBuf> = Vec::new();
+    // Whether each of `paths` is a Hadoop job's configuration, read for its job's setting.
+    let mut is_conf: Vec<bool> = Vec::new();
     for input in &inputs {
         let path = &input.path;
         match detect_format(path) {
-            Ok(_) => paths.push(path.clone()),
+            Ok(_) => {
+                paths.push(path.clone());
+                is_conf.push(false);
+            }
+            Err(TraceError::NotALog { .. }) if conf_job_id(path).is_some() => {
+                paths.push(path.clone());
+                is_conf.push(true);
+            }
             Err(e) if (args.skip_other_files || input.found) && other_file(&e) => {
                 // The reason without the path the error starts with.
                 let text = e.to_string();
@@ -700,9 +749,19 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let mut jobs: Vec<TraceJob> = Vec::new();
     let mut job_input: Vec<usize> = Vec::new();
     let mut reports = Vec::new();
+    let mut confs: Vec<(usize, JobConf)> = Vec::new();
     for (input, path) in paths.iter().enumerate() {
-        let (read, report) =
-            read_path(path).with_context(|| format!("reading {}", path.display()))?;
+        let reading = || format!("reading {}", path.display());
+        if is_conf[input] {
+            let (conf, report) = read_job_conf(path).with_context(reading)?;
+            for note in input_notes(&report) {
+                eprintln!("note: {note}");
+            }
+            confs.push((input, conf));
+            reports.push(report);
+            continue;
+        }
+        let (read, report) = read_path(path).with_context(reading)?;
         for note in input_notes(&report) {
             eprintln!("note: {note}");
         }
@@ -710,7 +769,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         jobs.extend(read);
         reports.push(report);
     }
-    let (jobs, job_input, repeated) = first_of_each_job(jobs, job_input);
+    let (mut jobs, job_input, repeated) = first_of_each_job(jobs, job_input);
+    for note in apply_confs(&mut jobs, confs, &paths) {
+        eprintln!("note: {note}");
+    }
     if let Some(note) = repeated_jobs_note(&repeated, &paths) {
         eprintln!("note: {note}");
     }

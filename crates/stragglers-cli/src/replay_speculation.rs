@@ -303,8 +303,9 @@ fn java_int(text: &str) -> Option<i32> {
 }
 
 /// The notes on the speculation setting of the Hadoop jobs read from Rumen (from their
-/// `jobProperties`; Hadoop has a switch for maps and one for reduces): those that ran with
-/// map or reduce speculation off, where the recorded speculation launched no copy of those
+/// `jobProperties`) or given it by their `_conf.xml` (a `.jhist` or Hadoop 1 job; Hadoop
+/// has a switch for maps and one for reduces): those that ran with map or reduce
+/// speculation off, where the recorded speculation launched no copy of those
 /// tasks by configuration, not by missing a straggler; those whose setting of a kind is
 /// not known (a variable, a value that is no string, both names of a switch set
 /// differently); those without `jobProperties`, which say nothing; and those that set
@@ -317,9 +318,16 @@ fn rumen_notes(
     formats: &[TraceFormat],
     labels: &Labels,
 ) -> Vec<String> {
+    // A Rumen job, or a `.jhist` or Hadoop 1 one given its setting by its `_conf.xml`.
     let is_rumen = |j: usize| {
         let input = job_input.get(j).copied();
-        input.and_then(|i| formats.get(i)) == Some(&TraceFormat::Rumen)
+        match input.and_then(|i| formats.get(i)) {
+            Some(TraceFormat::Rumen) => true,
+            Some(TraceFormat::HadoopJhist | TraceFormat::Hadoop1History) => {
+                jobs[j].speculation.is_some()
+            }
+            _ => false,
+        }
     };
     let rumen: Vec<&TraceJob> = (jobs.iter().enumerate())
         .filter(|(j, _)| is_rumen(*j))
@@ -328,9 +336,21 @@ fn rumen_notes(
     if rumen.is_empty() {
         return Vec::new();
     }
+    // Where the settings come from: Rumen's `jobProperties` alone, or configuration files.
+    let all_rumen = (0..jobs.len())
+        .filter(|&j| is_rumen(j))
+        .all(|j| job_input.get(j).and_then(|&i| formats.get(i)) == Some(&TraceFormat::Rumen));
+    let (read_from, set_in) = if all_rumen {
+        ("read from Rumen", "jobProperties")
+    } else {
+        (
+            "whose configuration was read (Rumen's jobProperties or a _conf.xml)",
+            "the configuration",
+        )
+    };
     let hadoop_jobs = |n: usize| match n {
-        1 => "1 Hadoop job read from Rumen".to_owned(),
-        n => format!("{n} Hadoop jobs read from Rumen"),
+        1 => format!("1 Hadoop job {read_from}"),
+        n => format!("{n} Hadoop jobs {read_from}"),
     };
     // The switch of `kind` in `job`, when the log gives one.
     let enabled = |job: &TraceJob, kind: StageKind| {
@@ -361,7 +381,7 @@ fn rumen_notes(
             })
             .count();
         notes.push(format!(
-            "{} of {} ran with speculation set off in jobProperties, {} ({} among the \
+            "{} of {} ran with speculation set off in {set_in}, {} ({} among the \
              tasks whose speculation was off): `recorded` launched no copy of them by \
              configuration, not by missing; its recall counts those stragglers as missed; \
              first: {}",
@@ -430,7 +450,7 @@ fn rumen_notes(
             .collect();
         let replays = replays(hadoop_detector_of(first), "the first one's caps");
         notes.push(format!(
-            "{} {} parameters of speculation in jobProperties, which the hadoop-* detectors \
+            "{} {} parameters of speculation in {set_in}, which the hadoop-* detectors \
              (hadoop1, hadoop-legacy, hadoop-exp-smoothed, hadoop-simple-exp) do not take: \
              replayed, they run with their presets; first: {} ({}){replays}",
             hadoop_jobs(tuned.len()),

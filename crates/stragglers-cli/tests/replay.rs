@@ -1102,3 +1102,145 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+const HADOOP1_PAIR: &str = "hadoop-rumen-testdata/small-trace-test/counters-format-test-logs";
+
+/// The two Hadoop 1 histories of `counters-format-test-logs` beside their `_conf.xml`,
+/// which set no speculation key (one property each, `mapred.child.java.opts`): each job is
+/// given Hadoop's defaults, both switches on, as a Rumen job whose `jobProperties` set
+/// none; each configuration is an input of its own, its property counted.
+#[test]
+fn replay_gives_a_hadoop_1_job_the_setting_of_its_conf_xml() {
+    let (stderr, value) = replay_json(&[&trace(HADOOP1_PAIR)]);
+    assert!(!stderr.contains("not used"), "{stderr}");
+    let default = |key: &str| serde_json::json!({"enabled": true, "source": "default", "key": key, "value": null});
+    let expected = serde_json::json!({"map": default("mapreduce.map.speculative"),
+        "reduce": default("mapreduce.reduce.speculative"), "parameters": {}});
+    let per_job = value["per_job"].as_array().unwrap();
+    let ids: Vec<&str> = per_job.iter().map(|j| j["job"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["job_201002080801_40864", "job_201002080801_50510"]);
+    for job in per_job {
+        assert_eq!(job["speculation"], expected, "{job}");
+    }
+    let confs: Vec<(&str, u64, u64)> = (value["inputs"].as_array().unwrap().iter())
+        .filter(|input| input["format"] == "hadoop-conf")
+        .map(|input| {
+            let path = input["path"].as_str().unwrap();
+            let read = input["records_read"].as_u64().unwrap();
+            (
+                path.rsplit('/').next().unwrap(),
+                read,
+                input["records_parsed"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        confs,
+        [
+            (
+                "megacluster.megacorp.com_1265616107882_job_201002080801_40864_conf.xml",
+                1,
+                1
+            ),
+            (
+                "megacluster.megacorp.com_1265616107882_job_201002080801_50510_conf.xml",
+                1,
+                1
+            )
+        ]
+    );
+}
+
+/// A temporary directory holding the TeraGen `.jhist` (job_1416424547277_0002, 2 maps)
+/// and the files `files` (name, text).
+fn jhist_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stragglers-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let jhist = "job_1416424547277_0002-1416424775281-root-TeraGen-1416424785433-2-0-SUCCEEDED-\
+                 default-1416424779349.jhist";
+    std::fs::copy(trace(&format!("hadoop-jhist/{jhist}")), dir.join(jhist))
+        .expect("the .jhist copied");
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("the file written");
+    }
+    dir
+}
+
+/// A `.jhist` beside its `job_<id>_conf.xml` that sets `mapreduce.map.speculative` to
+/// false (its name written with a character reference, its value in CDATA, after a
+/// comment) and a cap: the job's setting in the JSON, and the notes on speculation off
+/// for maps and on the parameter.
+#[test]
+fn replay_gives_a_jhist_job_the_setting_of_its_conf_xml() {
+    let conf = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- <property> -->\n\
+        <configuration>\n<property><name>mapreduce.map&#46;speculative</name>\
+        <value><![CDATA[false]]></value><final>false</final><source>job.xml</source>\
+        </property>\n<property><name>mapreduce.job.speculative.speculative-cap-running-tasks\
+        </name><value>0.2</value></property>\n</configuration>\n";
+    let dir = jhist_with("jhist-conf", &[("job_1416424547277_0002_conf.xml", conf)]);
+    let (stderr, value) = replay_json(&[dir.to_str().unwrap()]);
+    assert!(
+        stderr.contains(
+            "note: 1 of 1 Hadoop job whose configuration was read (Rumen's jobProperties or a \
+             _conf.xml) ran with speculation set off in the configuration, for maps in 1 (0 \
+             stragglers among the tasks whose speculation was off)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "first: job_1416424547277_0002 \
+             (mapreduce.job.speculative.speculative-cap-running-tasks=0.2)"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        value["per_job"][0]["speculation"],
+        serde_json::json!({
+            "map": {"enabled": false, "source": "set", "key": "mapreduce.map.speculative",
+                "value": "false"},
+            "reduce": {"enabled": true, "source": "default",
+                "key": "mapreduce.reduce.speculative", "value": null},
+            "parameters": {"mapreduce.job.speculative.speculative-cap-running-tasks": "0.2"}})
+    );
+    assert_eq!(value["inputs"][1]["format"], "hadoop-conf");
+    assert_eq!(value["inputs"][1]["records_parsed"], 2);
+}
+
+/// A configuration whose job no input holds is said in a note, its job's id with it; the
+/// `.jhist`'s job keeps its setting unknown.
+#[test]
+fn replay_notes_a_conf_xml_whose_job_is_not_read() {
+    let conf = "<configuration><property><name>mapreduce.map.speculative</name>\
+                <value>false</value></property></configuration>";
+    let dir = jhist_with("conf-alone", &[("job_1_0002_conf.xml", conf)]);
+    let (stderr, value) = replay_json(&[dir.to_str().unwrap()]);
+    let note = format!(
+        "note: {}: the configuration of job_1_0002, a job no other input holds: not used\n",
+        dir.join("job_1_0002_conf.xml").display()
+    );
+    assert!(stderr.contains(&note), "{stderr}");
+    assert_eq!(value["per_job"][0]["speculation"], serde_json::Value::Null);
+    assert!(!stderr.contains("speculation set off"), "{stderr}");
+}
+
+/// A malformed configuration stops the command with an error naming its file, its line
+/// and what is wrong.
+#[test]
+fn replay_refuses_a_malformed_conf_xml_naming_its_line() {
+    let conf = "<configuration>\n<property><name>a</name>\n<value>1 &nbsp; 2</value>\
+                </property>\n</configuration>\n";
+    let dir = jhist_with(
+        "conf-malformed",
+        &[("job_1416424547277_0002_conf.xml", conf)],
+    );
+    let output = stragglers(&["replay", dir.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let error = format!(
+        "{}:3: field <value>: unknown reference &nbsp;",
+        dir.join("job_1416424547277_0002_conf.xml").display()
+    );
+    assert!(stderr.contains(&error), "{stderr}");
+}

@@ -15,6 +15,7 @@
 //! each format gives.
 
 mod assemble;
+mod conf_xml;
 mod csv;
 mod detect;
 mod hadoop1;
@@ -29,6 +30,7 @@ use std::path::{Path, PathBuf};
 
 use crate::{ReadReport, TraceError, TraceFormat, TraceJob};
 
+pub use conf_xml::{JobConf, conf_job_id, read_job_conf};
 pub use detect::{detect_bytes, detect_format};
 pub(crate) use hadoop_conf::is_switch_key;
 
@@ -131,6 +133,8 @@ fn read_input(
         TraceFormat::Rumen => rumen::read(input, &mut report, on_job),
         TraceFormat::Google2011TaskEvents => csv::read_google(input, &mut report, on_job),
         TraceFormat::Alibaba2018BatchInstance => csv::read_alibaba(input, &mut report, on_job),
+        // No job: its properties counted (`read_job_conf` gives its setting).
+        TraceFormat::HadoopConf => read = conf_xml::read(input, path, &mut report).map(|_| ()),
     }
     check.finish(path, &mut report)?;
     read?;

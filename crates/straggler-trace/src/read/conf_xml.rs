@@ -1,0 +1,618 @@
+//! A Hadoop job's configuration file, the `_conf.xml` beside its history (Hadoop 2's done
+//! directory: `job_<id>_conf.xml` beside the `.jhist`; Hadoop 1: `<jobtracker-host>_<start>
+//! _job_<id>_conf.xml` beside the history file), read for the job's speculation setting.
+//!
+//! - The job: the `job_<digits>_<digits>` in the file's name ([`conf_job_id`]), the id the
+//!   history readers give the job.
+//! - The XML: Hadoop's `<configuration><property><name>N</name><value>V</value></property>
+//!   ...</configuration>`, read by a small reader: the elements `configuration`,
+//!   `property`, `name` and `value`; `final`, `source`, `tag` and `description` are read
+//!   and ignored; attributes are ignored; comments, `<?...?>` instructions, the five
+//!   predefined entities, numeric character references and CDATA sections are read as XML
+//!   reads them. Anything else (another element, text between properties, an unknown
+//!   entity, a tag left open, a DOCTYPE) is [`TraceError::Malformed`] naming the line and
+//!   what is wrong: the file is not read.
+//! - The records: one per `<property>`. A property's name is trimmed and its value kept as
+//!   written, as Hadoop's `Configuration` reads them; one without a name, or without a
+//!   value (Hadoop sets nothing then), is a skip (`"property without a name"`, `"property
+//!   without a value"`). The properties of speculation give the setting as the Rumen
+//!   reader's `jobProperties` do ([`hadoop_conf::speculation`]): a property at fault there
+//!   (a switch that is no boolean, a duplicate, a Hadoop 1 name contradicting its Hadoop 2
+//!   name) is skipped with that reason on its line, the setting standing; every other
+//!   property is parsed.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::hadoop_conf::{self, PropertyValue};
+use super::input;
+use crate::{ReadReport, SpeculationSetting, TraceError, TraceFormat, java_trim};
+
+/// What a job's configuration file gives: the job it belongs to, and its speculation
+/// setting (Hadoop's defaults, on for both kinds, where it sets no switch).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobConf {
+    /// The job's id, from the file's name (`job_201002080801_40864`).
+    pub job: String,
+    /// The job's speculation setting, read as the Rumen reader reads `jobProperties`.
+    pub speculation: SpeculationSetting,
+}
+
+/// The job id in the name of a Hadoop job configuration file: the `job_<digits>_<digits>`
+/// in a name ending in `_conf.xml` (`job_1329348432655_0001_conf.xml`,
+/// `host_1265616107882_job_201002080801_40864_conf.xml`); `None` for any other name.
+pub fn conf_job_id(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_suffix("_conf.xml")?;
+    stem.match_indices("job_").find_map(|(at, _)| {
+        if at > 0 && !stem[..at].ends_with('_') {
+            return None;
+        }
+        let (start, rest) = digits(&stem[at + 4..])?;
+        let (serial, rest) = digits(rest.strip_prefix('_')?)?;
+        (rest.is_empty() || rest.starts_with('_')).then(|| format!("job_{start}_{serial}"))
+    })
+}
+
+/// `text` split after its leading ASCII digits; `None` when it starts with none.
+fn digits(text: &str) -> Option<(&str, &str)> {
+    let end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    (end > 0).then(|| text.split_at(end))
+}
+
+/// Reads the Hadoop job configuration file at `path` (plain, gzip or zstd): the job its
+/// name gives and the job's speculation setting, with the report counting its properties
+/// (format [`TraceFormat::HadoopConf`]).
+///
+/// # Errors
+/// [`TraceError::NotALog`] when the name holds no job id ([`conf_job_id`]);
+/// [`TraceError::Malformed`] naming the line and what is wrong when the XML is malformed,
+/// or not UTF-8; as [`read_jobs`](crate::read_jobs) when the file cannot be opened or its
+/// compressed data is corrupt.
+pub fn read_job_conf(path: &Path) -> Result<(JobConf, ReadReport), TraceError> {
+    let job = conf_job_id(path).ok_or_else(|| TraceError::NotALog {
+        path: path.to_owned(),
+        what: "a Hadoop job configuration XML".to_owned(),
+        why: "its name holds no job id (job_<digits>_<digits>), so no job to give its \
+              settings to"
+            .to_owned(),
+    })?;
+    let (input, check) = input::open(path)?;
+    let mut report = ReadReport::new(path, TraceFormat::HadoopConf);
+    let speculation = read(input, path, &mut report);
+    check.finish(path, &mut report)?;
+    Ok((
+        JobConf {
+            job,
+            speculation: speculation?,
+        },
+        report,
+    ))
+}
+
+/// Reads the configuration XML in `input` into `report` and returns the speculation
+/// setting it gives.
+pub(crate) fn read(
+    mut input: impl Read,
+    path: &Path,
+    report: &mut ReadReport,
+) -> Result<SpeculationSetting, TraceError> {
+    let malformed = |line: u64, field: &str, reason: String| TraceError::Malformed {
+        path: path.to_owned(),
+        line,
+        field: field.to_owned(),
+        reason,
+    };
+    let mut bytes = Vec::new();
+    input
+        .read_to_end(&mut bytes)
+        .map_err(|error| TraceError::Io {
+            path: path.to_owned(),
+            error,
+        })?;
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let line = 1 + bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
+            return Err(malformed(line, "text", "not UTF-8".to_owned()));
+        }
+    };
+    let properties = parse(text).map_err(|e| malformed(e.line, &e.field, e.what))?;
+    Ok(account(properties, report))
+}
+
+/// A `<property>` as written: its line, its name and its value (`None` when absent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Property {
+    line: u64,
+    name: Option<String>,
+    value: Option<String>,
+}
+
+/// Counts each of `properties` in `report` and returns the speculation setting they give.
+fn account(properties: Vec<Property>, report: &mut ReadReport) -> SpeculationSetting {
+    let speculation: Vec<(String, PropertyValue)> = (properties.iter())
+        .filter_map(|p| Some((p.name.clone()?, p.value.clone()?)))
+        .filter(|(name, _)| hadoop_conf::is_speculation_key(name))
+        .map(|(name, value)| (name, PropertyValue::Text(value)))
+        .collect();
+    let (setting, faults) = hadoop_conf::speculation(speculation);
+    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
+    for property in &properties {
+        let (Some(name), Some(_)) = (&property.name, &property.value) else {
+            let reason = if property.name.is_none() {
+                "property without a name"
+            } else {
+                "property without a value"
+            };
+            report.skipped(property.line, property.name.as_deref(), reason);
+            continue;
+        };
+        let occurrence = seen.entry(name).or_insert(0);
+        let fault = (faults.iter()).find(|f| f.key == *name && f.occurrence == *occurrence);
+        *occurrence += 1;
+        match fault {
+            Some(fault) => report.skipped(property.line, Some(name), fault.reason),
+            None => report.parsed(),
+        }
+    }
+    setting
+}
+
+/// What is wrong with the XML, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct XmlError {
+    line: u64,
+    /// The element it is in (`<property>`), or `document` outside the root.
+    field: String,
+    what: String,
+}
+
+/// A piece of the XML: a tag, or text (its entities, references and CDATA decoded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Start { name: String, empty: bool },
+    End(String),
+    Text(String),
+}
+
+/// The XML text being read, and where.
+struct Xml<'a> {
+    text: &'a str,
+    at: usize,
+    line: u64,
+}
+
+/// The elements read inside `<property>` and ignored.
+const IGNORED: [&str; 4] = ["final", "source", "tag", "description"];
+
+/// The properties of the configuration XML `text`, in order.
+fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
+    let mut xml = Xml {
+        text: text.strip_prefix('\u{feff}').unwrap_or(text),
+        at: 0,
+        line: 1,
+    };
+    let document = "document";
+    // Before the root: blanks, comments, instructions.
+    let empty_root = loop {
+        match xml.next(document)? {
+            None => return Err(xml.error(document, "no <configuration> element".into())),
+            Some(Token::Text(text)) if is_blank(&text) => {}
+            Some(Token::Start { name, empty }) if name == "configuration" => break empty,
+            Some(token) => {
+                return Err(xml.error(
+                    document,
+                    format!("{} before <configuration>", describe(&token)),
+                ));
+            }
+        }
+    };
+    let mut properties = Vec::new();
+    let root = "<configuration>";
+    let mut open = !empty_root;
+    while open {
+        match xml.next(root)? {
+            None => return Err(xml.error(root, "the file ends inside it".into())),
+            Some(Token::Text(text)) if is_blank(&text) => {}
+            Some(Token::End(name)) if name == "configuration" => open = false,
+            Some(Token::Start { name, empty }) if name == "property" => {
+                let line = xml.line;
+                let (name, value) = if empty {
+                    (None, None)
+                } else {
+                    property(&mut xml)?
+                };
+                properties.push(Property { line, name, value });
+            }
+            Some(token) => {
+                return Err(xml.error(
+                    root,
+                    format!("{} where only <property> is read", describe(&token)),
+                ));
+            }
+        }
+    }
+    // After the root: blanks, comments, instructions.
+    loop {
+        match xml.next(document)? {
+            None => return Ok(properties),
+            Some(Token::Text(text)) if is_blank(&text) => {}
+            Some(token) => {
+                return Err(xml.error(
+                    document,
+                    format!("{} after </configuration>", describe(&token)),
+                ));
+            }
+        }
+    }
+}
+
+/// The name (trimmed, `None` if empty) and value (`None` if empty) of the `<property>`
+/// just opened, read up to its end tag.
+fn property(xml: &mut Xml<'_>) -> Result<(Option<String>, Option<String>), XmlError> {
+    let here = "<property>";
+    let (mut name, mut value) = (None, None);
+    loop {
+        match xml.next(here)? {
+            None => return Err(xml.error(here, "the file ends inside it".into())),
+            Some(Token::Text(text)) if is_blank(&text) => {}
+            Some(Token::End(end)) if end == "property" => break,
+            Some(Token::Start {
+                name: element,
+                empty,
+            }) => {
+                let text = if empty {
+                    String::new()
+                } else {
+                    element_text(xml, &element)?
+                };
+                let slot = match element.as_str() {
+                    "name" => &mut name,
+                    "value" => &mut value,
+                    ignored if IGNORED.contains(&ignored) => continue,
+                    _ => {
+                        return Err(xml.error(
+                            here,
+                            format!("<{element}> where <name> and <value> are read"),
+                        ));
+                    }
+                };
+                if slot.is_some() {
+                    return Err(xml.error(here, format!("a second <{element}>")));
+                }
+                *slot = Some(text);
+            }
+            Some(token) => {
+                return Err(xml.error(here, format!("{} between its elements", describe(&token))));
+            }
+        }
+    }
+    let name = name
+        .map(|n| java_trim(&n).to_owned())
+        .filter(|n| !n.is_empty());
+    Ok((name, value.filter(|v| !v.is_empty())))
+}
+
+/// The text of the element `element` just opened, read up to its end tag.
+fn element_text(xml: &mut Xml<'_>, element: &str) -> Result<String, XmlError> {
+    let here = format!("<{element}>");
+    let mut text = String::new();
+    loop {
+        match xml.next(&here)? {
+            None => return Err(xml.error(&here, "the file ends inside it".into())),
+            Some(Token::Text(more)) => text += &more,
+            Some(Token::End(end)) if end == element => return Ok(text),
+            Some(token) => return Err(xml.error(&here, format!("{} inside it", describe(&token)))),
+        }
+    }
+}
+
+fn is_blank(text: &str) -> bool {
+    text.chars().all(|c| matches!(c, ' ' | '\t' | '\r' | '\n'))
+}
+
+/// A token as the error messages name it.
+fn describe(token: &Token) -> String {
+    match token {
+        Token::Start { name, .. } => format!("<{name}>"),
+        Token::End(name) => format!("</{name}>"),
+        Token::Text(_) => "text".to_owned(),
+    }
+}
+
+impl Xml<'_> {
+    fn error(&self, field: &str, what: String) -> XmlError {
+        XmlError {
+            line: self.line,
+            field: field.to_owned(),
+            what,
+        }
+    }
+
+    fn rest(&self) -> &str {
+        &self.text[self.at..]
+    }
+
+    /// Moves `n` bytes on, counting the lines passed.
+    fn advance(&mut self, n: usize) {
+        let passed = &self.text[self.at..self.at + n];
+        self.line += passed.bytes().filter(|&b| b == b'\n').count() as u64;
+        self.at += n;
+    }
+
+    /// The text up to `end` (which is passed too), or an error saying what is not closed.
+    fn until(&mut self, end: &str, field: &str, what: &str) -> Result<&str, XmlError> {
+        let Some(found) = self.rest().find(end) else {
+            return Err(self.error(field, format!("{what} not closed by `{end}`")));
+        };
+        let start = self.at;
+        self.advance(found + end.len());
+        Ok(&self.text[start..start + found])
+    }
+
+    /// The next tag or text, comments and instructions passed; `None` at the end.
+    fn next(&mut self, field: &str) -> Result<Option<Token>, XmlError> {
+        loop {
+            let rest = self.rest();
+            if rest.is_empty() {
+                return Ok(None);
+            }
+            if rest.starts_with("<!--") {
+                self.until("-->", field, "a comment")?;
+            } else if rest.starts_with("<?") {
+                self.until("?>", field, "an instruction")?;
+            } else if rest.starts_with("<![CDATA[") || !rest.starts_with('<') {
+                return self.text_token(field).map(|text| Some(Token::Text(text)));
+            } else if rest.starts_with("<!") {
+                return Err(self.error(
+                    field,
+                    "a declaration (<!DOCTYPE ...>), which this reader does not read".into(),
+                ));
+            } else {
+                return self.tag(field).map(Some);
+            }
+        }
+    }
+
+    /// Text and CDATA sections up to the next tag, comment or instruction, decoded.
+    fn text_token(&mut self, field: &str) -> Result<String, XmlError> {
+        let mut text = String::new();
+        loop {
+            let rest = self.rest();
+            if rest.starts_with("<![CDATA[") {
+                self.advance("<![CDATA[".len());
+                text += self.until("]]>", field, "a CDATA section")?;
+            } else if rest.is_empty() || rest.starts_with('<') {
+                return Ok(text);
+            } else {
+                let end = rest.find(['<', '&']).unwrap_or(rest.len());
+                if end == 0 {
+                    text.push(self.reference(field)?);
+                } else {
+                    text += &rest[..end];
+                    self.advance(end);
+                }
+            }
+        }
+    }
+
+    /// The character of the entity or character reference at `&`.
+    fn reference(&mut self, field: &str) -> Result<char, XmlError> {
+        let rest = self.rest();
+        let Some(end) = rest.find(';').filter(|&end| end <= 12) else {
+            return Err(self.error(
+                field,
+                "a `&` that opens no reference (write `&amp;`)".into(),
+            ));
+        };
+        let body = &rest[1..end];
+        let number = |digits: &str, radix: u32| {
+            u32::from_str_radix(digits, radix)
+                .ok()
+                .filter(|&n| n != 0)
+                .and_then(char::from_u32)
+        };
+        let found = match body {
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "amp" => Some('&'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            _ => match body.strip_prefix("#x") {
+                Some(hex) => number(hex, 16),
+                None => body
+                    .strip_prefix('#')
+                    .and_then(|decimal| number(decimal, 10)),
+            },
+        };
+        match found {
+            Some(c) => {
+                self.advance(end + 1);
+                Ok(c)
+            }
+            None => Err(self.error(field, format!("unknown reference &{body};"))),
+        }
+    }
+
+    /// The tag at `<`: its name, whether it closes or is empty; attributes read and ignored.
+    fn tag(&mut self, field: &str) -> Result<Token, XmlError> {
+        let closing = self.rest().starts_with("</");
+        self.advance(if closing { 2 } else { 1 });
+        let rest = self.rest();
+        let end = rest
+            .find(|c: char| c.is_whitespace() || c == '/' || c == '>')
+            .unwrap_or(rest.len());
+        let name = rest[..end].to_owned();
+        if name.is_empty() || name.contains(['<', '=', '"', '\'', '&']) {
+            return Err(self.error(field, "a `<` that opens no tag (write `&lt;`)".into()));
+        }
+        self.advance(end);
+        loop {
+            let rest = self.rest();
+            let blank = rest.len() - rest.trim_start().len();
+            self.advance(blank);
+            let rest = self.rest();
+            if rest.starts_with('>') {
+                self.advance(1);
+                return Ok(if closing {
+                    Token::End(name)
+                } else {
+                    Token::Start { name, empty: false }
+                });
+            }
+            if rest.starts_with("/>") && !closing {
+                self.advance(2);
+                return Ok(Token::Start { name, empty: true });
+            }
+            if closing || !self.attribute() {
+                return Err(self.error(field, format!("a malformed tag <{name}")));
+            }
+        }
+    }
+
+    /// Passes an attribute (`name="value"` or `name='value'`); false if there is none.
+    fn attribute(&mut self) -> bool {
+        let rest = self.rest();
+        let Some(equals) = rest.find('=') else {
+            return false;
+        };
+        let name = rest[..equals].trim_end();
+        if name.is_empty() || name.contains(|c: char| c.is_whitespace() || "<>/\"'".contains(c)) {
+            return false;
+        }
+        let after = rest[equals + 1..].trim_start();
+        let Some(quote) = after.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+            return false;
+        };
+        let Some(close) = after[1..].find(quote) else {
+            return false;
+        };
+        if after[1..1 + close].contains('<') {
+            return false;
+        }
+        let passed = rest.len() - after.len() + close + 2;
+        self.advance(passed);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn property(line: u64, name: &str, value: &str) -> Property {
+        Property {
+            line,
+            name: Some(name.to_owned()),
+            value: Some(value.to_owned()),
+        }
+    }
+
+    #[test]
+    fn reads_hadoop_2_conf() {
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\
+            <configuration>\n<property><name>mapreduce.map.speculative</name>\
+            <value>false</value><final>false</final><source>mapred-default.xml</source>\
+            <source>job.xml</source></property>\n</configuration>\n";
+        assert_eq!(
+            parse(text).unwrap(),
+            [property(2, "mapreduce.map.speculative", "false")]
+        );
+    }
+
+    #[test]
+    fn decodes_entities_cdata_and_comments() {
+        let text = "<!-- a -->\n<configuration xmlns:xi='x'>\n<!-- <property> -->\
+            <property>\n <name> a.b </name>\n<value>&lt;&gt;&amp;&quot;&apos;&#65;&#x42;\
+            <![CDATA[<x>&amp;]]></value><description>d</description></property>\
+            <property/></configuration>";
+        assert_eq!(
+            parse(text).unwrap(),
+            [
+                property(3, "a.b", "<>&\"'AB<x>&amp;"),
+                Property {
+                    line: 5,
+                    name: None,
+                    value: None
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_xml_is_an_error_with_its_line() {
+        let check = |text: &str, line: u64, what: &str| {
+            let error = parse(text).unwrap_err();
+            assert_eq!(error.line, line, "{error:?}");
+            assert!(error.what.contains(what), "{error:?}");
+        };
+        check(
+            "<configuration>\n<property><name>a</name>\n",
+            3,
+            "ends inside",
+        );
+        check("<configuration>\n<prop/></configuration>", 2, "<prop>");
+        check("<configuration>\n<property><name>a &b; c</name>", 2, "&b;");
+        check(
+            "<configuration>\n<property>\n<name>a</value>",
+            3,
+            "</value>",
+        );
+        check(
+            "<configuration>\n<!-- never closed",
+            2,
+            "a comment not closed",
+        );
+        check("<configuration>\nx</configuration>", 2, "text");
+        check("<!DOCTYPE c>\n<configuration/>", 1, "DOCTYPE");
+        check("<configuration/>\n<configuration/>", 2, "after");
+        check("<c/>", 1, "<c> before <configuration>");
+        check(
+            "<configuration>\n<property><name>a < b</name>",
+            2,
+            "opens no tag",
+        );
+        check("", 1, "no <configuration>");
+    }
+
+    #[test]
+    fn job_id_from_the_name() {
+        let id = |name: &str| conf_job_id(Path::new(name));
+        assert_eq!(
+            id("job_1329348432655_0001_conf.xml").as_deref(),
+            Some("job_1329348432655_0001")
+        );
+        assert_eq!(
+            id("host.com_1265616107882_job_201002080801_40864_conf.xml").as_deref(),
+            Some("job_201002080801_40864")
+        );
+        assert_eq!(id("job_1_conf.xml"), None);
+        assert_eq!(id("myjob_1_2_conf.xml"), None);
+        assert_eq!(id("job_1_2.xml"), None);
+    }
+
+    #[test]
+    fn faults_are_skips_on_their_line() {
+        let text = "<configuration>\n\
+            <property><name>mapreduce.map.speculative</name><value>yes</value></property>\n\
+            <property><name>other</name><value>1</value></property>\n\
+            <property><name>novalue</name></property>\n</configuration>";
+        let mut report = ReadReport::new("c", TraceFormat::HadoopConf);
+        let setting = read(text.as_bytes(), Path::new("c"), &mut report).unwrap();
+        assert_eq!(setting.map.enabled, Some(true));
+        assert_eq!((report.records_read, report.records_parsed), (3, 1));
+        let skips: Vec<(u64, &str)> = (report.skips.iter())
+            .map(|s| (s.line, s.reason.as_str()))
+            .collect();
+        assert_eq!(
+            skips,
+            [(2, "not a boolean"), (4, "property without a value")]
+        );
+    }
+}
