@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use straggler_trace::{
     AttemptOutcome, IntervalSource, ReadReport, ScanInterval, SettingSource, SpeculationSetting,
     SpeculationSwitch, StageKind, TraceAttempt, TraceError, TraceFormat, TraceJob, read_bytes,
-    read_path, read_reader,
+    read_job_conf, read_path, read_reader,
 };
 
 fn shared_traces() -> Option<PathBuf> {
@@ -1626,13 +1626,14 @@ fn check_counts(
     assert_eq!(counts(jobs, report), expected);
 }
 
-const ALL_FORMATS: [TraceFormat; 6] = [
+const ALL_FORMATS: [TraceFormat; 7] = [
     TraceFormat::SparkEventLog,
     TraceFormat::HadoopJhist,
     TraceFormat::Hadoop1History,
     TraceFormat::Rumen,
     TraceFormat::Google2011TaskEvents,
     TraceFormat::Alibaba2018BatchInstance,
+    TraceFormat::HadoopConf,
 ];
 
 /// Reads `bytes` in every format; an error is fine, a panic or a broken account is not.
@@ -4462,4 +4463,43 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
     ]);
     assert_eq!(outcomes(&jobs), [(id(0), Unfinished, None)]);
     assert_eq!(report.recovered_ends_seen, 0);
+}
+
+/// The two Hadoop 1 histories of `counters-format-test-logs` and their `_conf.xml`: each
+/// configuration names, in its file name, the job id the Hadoop 1 reader gives its
+/// history's job, and, setting no speculation key (its one property is
+/// `mapred.child.java.opts`), gives Hadoop's defaults, as a Rumen job whose `jobProperties`
+/// set none; its property is a record parsed.
+#[test]
+fn a_hadoop_1_conf_xml_names_its_historys_job_and_gives_the_defaults() {
+    let Some(traces) = shared_traces() else {
+        return;
+    };
+    let dir = traces.join("hadoop-rumen-testdata/small-trace-test/counters-format-test-logs");
+    let prefix = "megacluster.megacorp.com_1265616107882_job_201002080801_";
+    for (serial, date) in [("40864", "20100210"), ("50510", "20100208")] {
+        let history = dir.join(format!("{prefix}{serial}_job_name-DAILY%2F{date}%5D.gz"));
+        let (jobs, _) = read_path(&history).expect("the history reads");
+        let (conf, report) =
+            read_job_conf(&dir.join(format!("{prefix}{serial}_conf.xml"))).expect("readable");
+        let ids: Vec<&str> = jobs.iter().map(|job| job.id.as_str()).collect();
+        assert_eq!(ids, [conf.job.as_str()]);
+        assert_eq!(jobs[0].speculation, None);
+        assert_eq!(
+            conf.speculation,
+            SpeculationSetting::hadoop(
+                SpeculationSwitch::hadoop("mapreduce.map.speculative", None),
+                SpeculationSwitch::hadoop("mapreduce.reduce.speculative", None),
+            )
+        );
+        assert_eq!(report.format, TraceFormat::HadoopConf);
+        assert_eq!(
+            (
+                report.records_read,
+                report.records_parsed,
+                report.records_skipped
+            ),
+            (1, 1, 0)
+        );
+    }
 }

@@ -1244,3 +1244,25 @@ fn replay_refuses_a_malformed_conf_xml_naming_its_line() {
     );
     assert!(stderr.contains(&error), "{stderr}");
 }
+
+/// Two configurations of one job (Hadoop 2's name and Hadoop 1's): the first, in the order
+/// of the paths, gives the setting; the second is said in a note and not used.
+#[test]
+fn replay_uses_the_first_conf_xml_of_a_job_and_notes_the_other() {
+    let off = "<configuration><property><name>mapreduce.map.speculative</name>\
+               <value>false</value></property></configuration>";
+    let on = "<configuration><property><name>mapred.map.tasks.speculative.execution</name>\
+              <value>true</value></property></configuration>";
+    // `host_...` sorts before `job_...`: it is the first.
+    let first = "host_1416424547277_job_1416424547277_0002_conf.xml";
+    let second = "job_1416424547277_0002_conf.xml";
+    let dir = jhist_with("conf-twice", &[(first, off), (second, on)]);
+    let (stderr, value) = replay_json(&[dir.to_str().unwrap()]);
+    let note = format!(
+        "note: {}: the speculation setting of job_1416424547277_0002 is known already (from \
+         Rumen's jobProperties or an earlier configuration of it): this one not used\n",
+        dir.join(second).display()
+    );
+    assert!(stderr.contains(&note), "{stderr}");
+    assert_eq!(value["per_job"][0]["speculation"]["map"]["enabled"], false);
+}
