@@ -692,7 +692,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
                 paths.push(path.clone());
                 is_conf.push(false);
             }
-            Err(TraceError::NotALog { .. }) if conf_job_id(path).is_some() => {
+            // Named as a job's configuration: read as one, so that one whose text is
+            // damaged is an error at its line, not a file left out.
+            Err(TraceError::NotALog { .. } | TraceError::UnknownFormat { .. })
+                if conf_job_id(path).is_some() =>
+            {
                 paths.push(path.clone());
                 is_conf.push(true);
             }

@@ -1243,6 +1243,20 @@ fn replay_refuses_a_malformed_conf_xml_naming_its_line() {
         dir.join("job_1416424547277_0002_conf.xml").display()
     );
     assert!(stderr.contains(&error), "{stderr}");
+    // One whose text is no XML at all is read as the configuration its name says, and
+    // refused at its line, not left out as a file of no known format.
+    let dir = jhist_with(
+        "conf-garbage",
+        &[("job_1416424547277_0002_conf.xml", "\nhello\n")],
+    );
+    let output = stragglers(&["replay", dir.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let error = format!(
+        "{}:2: field document: text before <configuration>",
+        dir.join("job_1416424547277_0002_conf.xml").display()
+    );
+    assert!(stderr.contains(&error), "{stderr}");
 }
 
 /// Two configurations of one job (Hadoop 2's name and Hadoop 1's): the first, in the order

@@ -39,10 +39,15 @@ pub struct JobConf {
 }
 
 /// The job id in the name of a Hadoop job configuration file: the `job_<digits>_<digits>`
-/// in a name ending in `_conf.xml` (`job_1329348432655_0001_conf.xml`,
+/// in a name ending in `_conf.xml`, or in `_conf.xml.gz` or `_conf.xml.zst` for a
+/// compressed one (`job_1329348432655_0001_conf.xml`,
 /// `host_1265616107882_job_201002080801_40864_conf.xml`); `None` for any other name.
 pub fn conf_job_id(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
+    let name = [".gz", ".zst"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(name);
     let stem = name.strip_suffix("_conf.xml")?;
     stem.match_indices("job_").find_map(|(at, _)| {
         if at > 0 && !stem[..at].ends_with('_') {
@@ -186,6 +191,8 @@ struct Xml<'a> {
     text: &'a str,
     at: usize,
     line: u64,
+    /// The line the last token [`Xml::next`] gave starts on (a tag's `<`).
+    token_line: u64,
 }
 
 /// The elements read inside `<property>` and ignored.
@@ -197,16 +204,20 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
         text: text.strip_prefix('\u{feff}').unwrap_or(text),
         at: 0,
         line: 1,
+        token_line: 1,
     };
     let document = "document";
     // Before the root: blanks, comments, instructions.
-    let empty_root = loop {
+    let (empty_root, root_line) = loop {
         match xml.next(document)? {
             None => return Err(xml.error(document, "no <configuration> element".into())),
             Some(Token::Text(text)) if is_blank(&text) => {}
-            Some(Token::Start { name, empty }) if name == "configuration" => break empty,
+            Some(Token::Start { name, empty }) if name == "configuration" => {
+                break (empty, xml.token_line);
+            }
             Some(token) => {
-                return Err(xml.error(
+                return Err(xml.at_token(
+                    &token,
                     document,
                     format!("{} before <configuration>", describe(&token)),
                 ));
@@ -218,20 +229,21 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
     let mut open = !empty_root;
     while open {
         match xml.next(root)? {
-            None => return Err(xml.error(root, "the file ends inside it".into())),
+            None => return Err(left_open(root_line, root)),
             Some(Token::Text(text)) if is_blank(&text) => {}
             Some(Token::End(name)) if name == "configuration" => open = false,
             Some(Token::Start { name, empty }) if name == "property" => {
-                let line = xml.line;
+                let line = xml.token_line;
                 let (name, value) = if empty {
                     (None, None)
                 } else {
-                    property(&mut xml)?
+                    property(&mut xml, line)?
                 };
                 properties.push(Property { line, name, value });
             }
             Some(token) => {
-                return Err(xml.error(
+                return Err(xml.at_token(
+                    &token,
                     root,
                     format!("{} where only <property> is read", describe(&token)),
                 ));
@@ -244,7 +256,8 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
             None => return Ok(properties),
             Some(Token::Text(text)) if is_blank(&text) => {}
             Some(token) => {
-                return Err(xml.error(
+                return Err(xml.at_token(
+                    &token,
                     document,
                     format!("{} after </configuration>", describe(&token)),
                 ));
@@ -253,14 +266,23 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
     }
 }
 
+/// The error of an element opened at `line` that the file leaves open, at that line.
+fn left_open(line: u64, element: &str) -> XmlError {
+    XmlError {
+        line,
+        field: element.to_owned(),
+        what: "the file ends inside it".into(),
+    }
+}
+
 /// The name (trimmed, `None` if empty) and value (`None` if empty) of the `<property>`
-/// just opened, read up to its end tag.
-fn property(xml: &mut Xml<'_>) -> Result<(Option<String>, Option<String>), XmlError> {
+/// just opened (at `line`), read up to its end tag.
+fn property(xml: &mut Xml<'_>, line: u64) -> Result<(Option<String>, Option<String>), XmlError> {
     let here = "<property>";
     let (mut name, mut value) = (None, None);
     loop {
         match xml.next(here)? {
-            None => return Err(xml.error(here, "the file ends inside it".into())),
+            None => return Err(left_open(line, here)),
             Some(Token::Text(text)) if is_blank(&text) => {}
             Some(Token::End(end)) if end == "property" => break,
             Some(Token::Start {
@@ -270,7 +292,8 @@ fn property(xml: &mut Xml<'_>) -> Result<(Option<String>, Option<String>), XmlEr
                 let text = if empty {
                     String::new()
                 } else {
-                    element_text(xml, &element)?
+                    let opened = xml.token_line;
+                    element_text(xml, &element, opened)?
                 };
                 let slot = match element.as_str() {
                     "name" => &mut name,
@@ -289,7 +312,11 @@ fn property(xml: &mut Xml<'_>) -> Result<(Option<String>, Option<String>), XmlEr
                 *slot = Some(text);
             }
             Some(token) => {
-                return Err(xml.error(here, format!("{} between its elements", describe(&token))));
+                return Err(xml.at_token(
+                    &token,
+                    here,
+                    format!("{} between its elements", describe(&token)),
+                ));
             }
         }
     }
@@ -299,22 +326,29 @@ fn property(xml: &mut Xml<'_>) -> Result<(Option<String>, Option<String>), XmlEr
     Ok((name, value.filter(|v| !v.is_empty())))
 }
 
-/// The text of the element `element` just opened, read up to its end tag.
-fn element_text(xml: &mut Xml<'_>, element: &str) -> Result<String, XmlError> {
+/// The text of the element `element` just opened (at `line`), read up to its end tag.
+fn element_text(xml: &mut Xml<'_>, element: &str, line: u64) -> Result<String, XmlError> {
     let here = format!("<{element}>");
     let mut text = String::new();
     loop {
         match xml.next(&here)? {
-            None => return Err(xml.error(&here, "the file ends inside it".into())),
+            None => return Err(left_open(line, &here)),
             Some(Token::Text(more)) => text += &more,
             Some(Token::End(end)) if end == element => return Ok(text),
-            Some(token) => return Err(xml.error(&here, format!("{} inside it", describe(&token)))),
+            Some(token) => {
+                return Err(xml.at_token(&token, &here, format!("{} inside it", describe(&token))));
+            }
         }
     }
 }
 
 fn is_blank(text: &str) -> bool {
-    text.chars().all(|c| matches!(c, ' ' | '\t' | '\r' | '\n'))
+    text.chars().all(is_blank_char)
+}
+
+/// A character XML counts as white space.
+fn is_blank_char(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\n')
 }
 
 /// A token as the error messages name it.
@@ -327,6 +361,23 @@ fn describe(token: &Token) -> String {
 }
 
 impl Xml<'_> {
+    /// The error `what` of `token`, the last [`Xml::next`] gave, at its line: a tag's `<`,
+    /// or the first character of a text that is not a blank.
+    fn at_token(&self, token: &Token, field: &str, what: String) -> XmlError {
+        let lines_before = match token {
+            Token::Text(text) => {
+                let blanks = text.len() - text.trim_start_matches(is_blank_char).len();
+                text[..blanks].matches('\n').count() as u64
+            }
+            _ => 0,
+        };
+        XmlError {
+            line: self.token_line + lines_before,
+            field: field.to_owned(),
+            what,
+        }
+    }
+
     fn error(&self, field: &str, what: String) -> XmlError {
         XmlError {
             line: self.line,
@@ -359,6 +410,7 @@ impl Xml<'_> {
     /// The next tag or text, comments and instructions passed; `None` at the end.
     fn next(&mut self, field: &str) -> Result<Option<Token>, XmlError> {
         loop {
+            self.token_line = self.line;
             let rest = self.rest();
             if rest.is_empty() {
                 return Ok(None);
@@ -412,9 +464,11 @@ impl Xml<'_> {
             ));
         };
         let body = &rest[1..end];
+        // Digits only: `from_str_radix` would take a sign (`&#+65;`), which XML does not.
         let number = |digits: &str, radix: u32| {
-            u32::from_str_radix(digits, radix)
-                .ok()
+            (!digits.is_empty() && digits.chars().all(|c| c.is_digit(radix)))
+                .then(|| u32::from_str_radix(digits, radix).ok())
+                .flatten()
                 .filter(|&n| n != 0)
                 .and_then(char::from_u32)
         };
@@ -552,10 +606,23 @@ mod tests {
             assert_eq!(error.line, line, "{error:?}");
             assert!(error.what.contains(what), "{error:?}");
         };
+        // An element left open is at the line that opens it, not at the file's end.
         check(
-            "<configuration>\n<property><name>a</name>\n",
+            "<configuration>\n<property><name>a</name>\n\n",
+            2,
+            "ends inside",
+        );
+        check(
+            "<configuration>\n<property>\n  <value>a\n\n",
             3,
             "ends inside",
+        );
+        check("\n<configuration>\n<property/>\n", 2, "ends inside");
+        // A character reference is digits alone.
+        check(
+            "<configuration>\n<property><name>&#+65;</name>",
+            2,
+            "&#+65;",
         );
         check("<configuration>\n<prop/></configuration>", 2, "<prop>");
         check("<configuration>\n<property><name>a &b; c</name>", 2, "&b;");
@@ -592,6 +659,11 @@ mod tests {
             id("host.com_1265616107882_job_201002080801_40864_conf.xml").as_deref(),
             Some("job_201002080801_40864")
         );
+        // Compressed, as Hadoop's history server may keep it.
+        for name in ["job_1_2_conf.xml.gz", "job_1_2_conf.xml.zst"] {
+            assert_eq!(id(name).as_deref(), Some("job_1_2"), "{name}");
+        }
+        assert_eq!(id("job_1_2_conf.xml.bz2"), None);
         assert_eq!(id("job_1_conf.xml"), None);
         assert_eq!(id("myjob_1_2_conf.xml"), None);
         assert_eq!(id("job_1_2.xml"), None);
@@ -602,17 +674,23 @@ mod tests {
         let text = "<configuration>\n\
             <property><name>mapreduce.map.speculative</name><value>yes</value></property>\n\
             <property><name>other</name><value>1</value></property>\n\
-            <property><name>novalue</name></property>\n</configuration>";
+            <property><name>novalue</name></property>\n\
+            <property\n\n><name>x</name></property>\n</configuration>";
         let mut report = ReadReport::new("c", TraceFormat::HadoopConf);
         let setting = read(text.as_bytes(), Path::new("c"), &mut report).unwrap();
         assert_eq!(setting.map.enabled, Some(true));
-        assert_eq!((report.records_read, report.records_parsed), (3, 1));
+        assert_eq!((report.records_read, report.records_parsed), (4, 1));
         let skips: Vec<(u64, &str)> = (report.skips.iter())
             .map(|s| (s.line, s.reason.as_str()))
             .collect();
         assert_eq!(
             skips,
-            [(2, "not a boolean"), (4, "property without a value")]
+            // A start tag over several lines is at the line of its `<`.
+            [
+                (2, "not a boolean"),
+                (4, "property without a value"),
+                (5, "property without a value")
+            ]
         );
     }
 }
