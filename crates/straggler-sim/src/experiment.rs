@@ -609,6 +609,14 @@ fn under_sim(field: &str) -> String {
     out
 }
 
+/// The count of runs an evaluation keeps before it summarises them, as an expression of the
+/// evaluation file's keys ([`Evaluation::check`]): each repetition runs every cell of
+/// Table 6 and Table 7 (a scenario, a policy, a detector) and of Figure 3 (a scenario, a
+/// lag), so that an error names the keys that set it and is placed at the first the file
+/// writes.
+const CELL_RUNS: &str = "repetitions * (detectors * (scenarios * policies + table7.scenarios \
+                         * table7.policies) + fig3.scenarios * fig3.lags_secs)";
+
 /// The paper's experiment, ready to run.
 #[derive(Debug, Clone)]
 pub struct Evaluation {
@@ -667,7 +675,7 @@ impl Evaluation {
         // Every run's metrics are kept until its cell is summarised: checked first, from
         // the lists' lengths alone.
         at_most(
-            "repetitions * cells",
+            CELL_RUNS,
             u64::from(config.repetitions).saturating_mul(self.cell_count()),
             limits::MAX_EVALUATED_RUNS,
         )?;

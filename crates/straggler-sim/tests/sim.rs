@@ -1486,13 +1486,13 @@ fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
             },
         ),
         // 4 x 2 x 4 Table 6 cells, 4 x 200 Figure 3 cells, 6 x 4 Table 7 cells.
-        ("repetitions * cells", 500_000, |c| {
+        (CELL_RUNS, 500_000, |c| {
             c.repetitions = 1_000;
             c.fig3.lags_secs = (0..200).map(f64::from).collect();
         }),
         // 4 x 10^7 Figure 3 cells at one repetition: refused before they are planned (each
         // would hold a configuration of its own).
-        ("repetitions * cells", 500_000, |c| {
+        (CELL_RUNS, 500_000, |c| {
             c.repetitions = 1;
             c.fig3.lags_secs = (0..10_000_000).map(f64::from).collect();
         }),
@@ -1509,6 +1509,10 @@ fn evaluation_counts_above_their_limits_are_refused_before_any_run() {
         assert_above_limit(&err, key, limit);
     }
 }
+
+/// The count of runs an evaluation keeps, as its error names it.
+const CELL_RUNS: &str = "repetitions * (detectors * (scenarios * policies + table7.scenarios * \
+                         table7.policies) + fig3.scenarios * fig3.lags_secs)";
 
 /// Asserts that `err` refuses `key` for a count above `limit`, naming both.
 fn assert_above_limit(err: &SimError, key: &str, limit: impl std::fmt::Display) {

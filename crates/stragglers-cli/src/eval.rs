@@ -324,7 +324,7 @@ impl Overrides {
 /// The flags of `eval` that set a configuration key the configuration's check may refuse,
 /// alone or in an expression of keys (`--maps` and `--reduces` in the baselines' count of
 /// tasks), so that the error names the flag that gave the value.
-const FLAG_KEYS: [(&str, &str); 19] = [
+const FLAG_KEYS: [(&str, &str); 16] = [
     ("--lag-secs", "sim.speculation.lag_secs"),
     ("--heartbeat-secs", "sim.speculation.heartbeat_secs"),
     ("--noise-sigma", "sim.noise.sigma"),
@@ -343,11 +343,8 @@ const FLAG_KEYS: [(&str, &str); 19] = [
     ("--baseline-runs", "baseline_runs"),
     ("--maps", "sim.workload.maps"),
     ("--reduces", "sim.workload.reduces"),
-    // The count of cells (`repetitions * cells`).
-    ("--detectors", "cells"),
-    ("--policies", "cells"),
-    ("--table7-policies", "cells"),
-    ("--fig3-lags", "cells"),
+    // A key of the count of runs only (`repetitions * (detectors * ...)`).
+    ("--detectors", "detectors"),
 ];
 
 /// The flags, among those `given`, that set a key the error names: its field

@@ -977,6 +977,37 @@ fn an_evaluation_file_names_its_detectors() {
             assert!(stderr.starts_with("error: --config\n"), "{text}: {stderr}");
         }
     }
+    // Too many runs: the count names the file's `detectors` among its keys and is placed
+    // at its line, the first of them the file writes; given by `--detectors`, the flag.
+    // (4 x 2 x 2 Table 6 cells, 6 x 2 Table 7 cells, 4 x 20,000 Figure 3 cells.)
+    let lags: Vec<String> = (0..20_000).map(|lag| lag.to_string()).collect();
+    let many = write(
+        "many.toml",
+        &format!(
+            "seed = 3\ndetectors = [\"default\", \"late\"]\n[fig3]\nlags_secs = [{}]\n",
+            lags.join(", ")
+        ),
+    );
+    let count = "repetitions * (detectors * (scenarios * policies + table7.scenarios * \
+                 table7.policies) + fig3.scenarios * fig3.lags_secs)";
+    let above = "800280: must be at most 500000";
+    for (flag, says) in [
+        (
+            &[][..],
+            format!("error: --config\n  caused by: {many}: line 2: key `{count}`: {above}"),
+        ),
+        (
+            &["--detectors", "default,late"],
+            format!("error: --detectors (with --config): invalid configuration: {count} = {above}"),
+        ),
+    ] {
+        let mut args = vec!["eval", "--config", &many, "--print-config"];
+        args.extend(flag);
+        let output = stragglers(&args);
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.starts_with(&says), "{stderr}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
