@@ -30,12 +30,21 @@
 //!   overlapped ... P-Cores without number ranks all nodes as level zero"), and the same
 //!   choice picks `k` of them: the case the policy exists for.
 //!
-//! The rows flagged are the original attempts running on blacklisted nodes (the paper
-//! moves tasks off weak nodes, "migrate tasks running on them is meaningful"); blacklisted
-//! nodes are reported with [`Findings::push_slow_node`] at every scan until the next
-//! ranking, and DSB's [`SlowNodeRule::NoNewWork`] tells the engine that they host neither
-//! new tasks nor copies meanwhile (the abstract: "no new tasks/replications are assigned
-//! to those straggler-prone nodes within the following time window").
+//! Blacklisted nodes are reported with [`Findings::push_slow_node`] at every scan until the
+//! next ranking, and DSB's [`SlowNodeRule::NoNewWork`] tells the engine that they host
+//! neither new tasks nor copies meanwhile (the abstract: "no new tasks/replications are
+//! assigned to those straggler-prone nodes within the following time window").
+//!
+//! In the paper DSB picks no task to copy: it runs on YARN, whose speculator keeps doing
+//! that ("DSB is not contradicted with enhanced speculative execution", Section 4.1;
+//! Table 2 sets "DSB" beside "YARN speculator"). [`DsbOver`] is that system: another
+//! detector's rows, DSB's blacklist (`dsb-yarn` in the simulator's catalogue: over Hadoop
+//! 2's `DefaultSpeculator` with the legacy estimator, YARN's default). [`Dsb`] alone, a
+//! detector in its own right, flags the original attempts running on the blacklisted
+//! nodes, every one at every scan until the next ranking, young or old: a decision of
+//! this crate, read from Section 4.2.2's "if a node got blacklisted in our algorithm, it is
+//! more due to its contention or temporary unhealthy behavior, in which case migrate tasks
+//! running on them is meaningful", not a rule the paper states.
 //!
 //! # Decisions where the paper is unclear (also in `docs/formulas.md`)
 //!
@@ -60,14 +69,31 @@
 //!   rounding, in the same stages, are never told apart: two equally slow nodes are both
 //!   level zero (their points were 1 ulp apart, and one node was left out). One value of
 //!   a stage whose sd is barely above `m` moves a node's bound by its share of the
-//!   node's values only. A node with fewer than two
+//!   node's values only. A stage with a single success in the window has no `sd_j` (Eq. 1
+//!   is `0 / 0`): that duration is no evidence on its node, and is left out (counted as
+//!   `D~ = 0`, ten lone tasks on a node pulled its interval from `[1, 1]` to
+//!   `[0.025, 0.547]`). A node with fewer than two
 //!   durations has no interval (Student t needs `n - 1 >= 1`) and is neither ranked nor
 //!   blacklisted.
+//! - So a blacklisted node that finishes fewer than two tasks in the next window (it takes
+//!   no new task, and `dsb` has its running ones copied) is not ranked at the next
+//!   ranking, and leaves the blacklist. The paper re-ranks "including the ones in the
+//!   blacklist", released once their "ranking ... can surpass some current working
+//!   nodes" (Section 4.2.4), and says nothing of a node without new durations. Keeping its
+//!   last interval instead would keep a node that is given no work blacklisted for good,
+//!   the static blacklist the paper sets out to replace; the weakest nodes may then come
+//!   and go from the list every other window.
+//! - Student's `t` quantile is `statrs`'s below 1000 degrees of freedom and Abramowitz &
+//!   Stegun's expansion 26.7.5 from there ([`t_quantile`]): `statrs`'s drifts at millions.
 //! - Algorithm 3 draws an edge when `H_1 <= L_2`, the text when `L_2 > H_1`; touching
 //!   intervals overlap, so the strict test is used.
 //! - When no edge exists at all (every interval overlaps every other, the paper's
 //!   "extreme case"), P-Cores without number blacklists nothing: the paper allows
-//!   "blacklist no nodes", and blacklisting every node would stop the cluster. With number
+//!   "blacklist no nodes", and blacklisting every node would stop the cluster. One edge is
+//!   enough to leave that case: a node clearly faster than every other, the rest all
+//!   overlapping, has an edge to each of them and they have none, so they are all level
+//!   zero and all blacklisted, the cluster left that one node. That is Algorithm 3's rule
+//!   and is kept; `dsb-top<k>` bounds the count. With number
 //!   `k` (Section 4.2.3: "or specify a certain number to blacklist"), the top `k` of the
 //!   ranked nodes are blacklisted when more than `k` are ranked; when at most `k` are,
 //!   nothing is: choosing them all would blacklist every node with evidence, which is what
@@ -86,7 +112,7 @@
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 use straggler_model::{AttemptRole, AttemptStatus, NodeId, Observation, Snapshot};
 
 use crate::conformance::SplitMix64;
@@ -214,7 +240,8 @@ pub struct Dsb {
     /// Each node's largest `|D~|`, and the sum of how far the rounding of a duration can
     /// move each of its `D~` and of the squares of those (see [`NodeInterval::rounding`]).
     node_rounding: Vec<NodeRounding>,
-    t_quantiles: Vec<f64>,
+    /// `t_{(1 + confidence) / 2, dof}` by `dof`.
+    t_quantiles: IdMap<u64, f64>,
 }
 
 impl Default for Dsb {
@@ -242,7 +269,7 @@ impl Dsb {
             finished_stages: IdMap::default(),
             node_moments: Vec::new(),
             node_rounding: Vec::new(),
-            t_quantiles: Vec::new(),
+            t_quantiles: IdMap::default(),
         }
     }
 
@@ -261,22 +288,28 @@ impl Dsb {
         &self.intervals
     }
 
-    /// `t_{(1 + confidence) / 2, dof}`, cached by degrees of freedom.
+    /// `t_{(1 + confidence) / 2, dof}` ([`t_quantile`]), cached by degrees of freedom:
+    /// only those asked for.
     fn t_quantile(&mut self, dof: u64) -> Option<f64> {
-        let index = usize::try_from(dof).ok()?;
-        if index >= self.t_quantiles.len() {
-            let p = (1.0 + self.params.confidence) / 2.0;
-            let from = self.t_quantiles.len();
-            self.t_quantiles.extend((from..=index).map(|d| {
-                StudentsT::new(0.0, 1.0, d as f64)
-                    .ok()
-                    .map_or(f64::NAN, |t| t.inverse_cdf(p))
-            }));
+        let p = (1.0 + self.params.confidence) / 2.0;
+        let t = *self
+            .t_quantiles
+            .entry(dof)
+            .or_insert_with(|| t_quantile(p, dof));
+        t.is_finite().then_some(t)
+    }
+
+    /// Ranks the nodes at the snapshot's instant if a window has passed since the last
+    /// ranking (or none was made, or the cluster's size changed).
+    fn rank_if_due(&mut self, snapshot: &Snapshot) {
+        let now = snapshot.now_secs();
+        let node_count = snapshot.node_count() as usize;
+        if self.next_rank_secs.is_none_or(|next| now >= next)
+            || self.blacklisted.len() != node_count
+        {
+            self.rank(now, node_count);
+            self.next_rank_secs = Some(now + self.params.window_secs);
         }
-        self.t_quantiles
-            .get(index)
-            .copied()
-            .filter(|t| t.is_finite())
     }
 
     /// Algorithms 1-3 at `now` on a cluster of `node_count` nodes.
@@ -306,7 +339,9 @@ impl Dsb {
             let Some(moments) = self.node_moments.get_mut(f.node as usize) else {
                 continue;
             };
-            let Some(stage) = self.stage_moments.get(&f.stage) else {
+            // A stage's one success in the window has no `sd_j` (Eq. 1 is `0 / 0`): no
+            // evidence on its node.
+            let Some(stage) = self.stage_moments.get(&f.stage).filter(|s| s.count >= 2) else {
                 continue;
             };
             let sd = stage.population_sd();
@@ -405,6 +440,41 @@ struct NodeRounding {
     moved_squares: f64,
 }
 
+/// Degrees of freedom from which [`t_quantile`] takes the expansion of A&S 26.7.5.
+const T_EXPANSION_FROM: u64 = 1000;
+
+/// `t_{p, dof}`, the `p` quantile of Student's t with `dof` degrees of freedom (NaN for 0
+/// degrees). Below [`T_EXPANSION_FROM`] degrees, `statrs`'s inverse CDF; from there, the
+/// normal quantile `x = z_p` corrected by the first four terms of the expansion in
+/// Abramowitz & Stegun, *Handbook of Mathematical Functions*, 26.7.5:
+///
+/// ```text
+/// t = x + g1/v + g2/v^2 + g3/v^3 + g4/v^4      (v = dof)
+/// g1 = (x^3 + x) / 4
+/// g2 = (5x^5 + 16x^3 + 3x) / 96
+/// g3 = (3x^7 + 19x^5 + 17x^3 - 15x) / 384
+/// g4 = (79x^9 + 776x^7 + 1482x^5 - 1920x^3 - 945x) / 92160
+/// ```
+///
+/// whose next term at `v = 1000` and `p = 0.975` is below `10^-13`. `statrs`'s inverse
+/// CDF (a search on the CDF) drifts at large `dof`: 1.95985 at `10^6` degrees where the
+/// quantile is 1.95996, and 1.8266 at `10^7`.
+fn t_quantile(p: f64, dof: u64) -> f64 {
+    if dof < T_EXPANSION_FROM {
+        return StudentsT::new(0.0, 1.0, dof as f64)
+            .ok()
+            .map_or(f64::NAN, |t| t.inverse_cdf(p));
+    }
+    let x = Normal::standard().inverse_cdf(p);
+    let v = dof as f64;
+    let x2 = x * x;
+    let g1 = (x2 + 1.0) * x / 4.0;
+    let g2 = ((5.0 * x2 + 16.0) * x2 + 3.0) * x / 96.0;
+    let g3 = (((3.0 * x2 + 19.0) * x2 + 17.0) * x2 - 15.0) * x / 384.0;
+    let g4 = ((((79.0 * x2 + 776.0) * x2 + 1482.0) * x2 - 1920.0) * x2 - 945.0) * x / 92160.0;
+    x + (g1 + (g2 + (g3 + g4 / v) / v) / v) / v
+}
+
 /// P-Cores with number: the top `k` of `level_zero` (more than `k` nodes) by standard
 /// deviation and by mean.
 fn pcores_with_number(level_zero: &[NodeInterval], k: usize, rng: &mut SplitMix64) -> Vec<NodeId> {
@@ -440,14 +510,7 @@ impl Detector for Dsb {
     }
 
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
-        let now = snapshot.now_secs();
-        let node_count = snapshot.node_count() as usize;
-        if self.next_rank_secs.is_none_or(|next| now >= next)
-            || self.blacklisted.len() != node_count
-        {
-            self.rank(now, node_count);
-            self.next_rank_secs = Some(now + self.params.window_secs);
-        }
+        self.rank_if_due(snapshot);
         if self.blacklist.is_empty() {
             return;
         }
@@ -509,6 +572,90 @@ impl Detector for Dsb {
     }
 }
 
+/// DSB as the paper runs it (Section 5, on YARN): another detector chooses the tasks to
+/// copy, here `inner` (YARN's is Hadoop 2's `DefaultSpeculator` with its default,
+/// legacy, estimator), and DSB's blacklist keeps new tasks and copies off the weakest
+/// nodes. The rows flagged are `inner`'s; the slow nodes are DSB's blacklist, then
+/// those `inner` reports that it does not hold, all under DSB's rule
+/// ([`SlowNodeRule::NoNewWork`]), which keeps from them what any other rule keeps and
+/// more. [`Dsb`] alone flags the running originals on the blacklisted nodes instead (see
+/// the module docs).
+#[derive(Debug, Clone)]
+pub struct DsbOver<D> {
+    dsb: Dsb,
+    inner: D,
+    name: String,
+    /// The inner detector's findings of the scan.
+    flagged: Findings,
+}
+
+impl<D: Detector> DsbOver<D> {
+    /// DSB's blacklist, with checked parameters, over `inner`'s detections; named
+    /// `"dsb(<inner>)"` (`"dsb-top<k>(<inner>)"` with number `k`).
+    pub fn new(inner: D, params: CheckedDsbParams) -> Self {
+        let dsb = Dsb::new(params);
+        let name = format!("{}({})", dsb.name(), inner.name());
+        DsbOver {
+            dsb,
+            inner,
+            name,
+            flagged: Findings::default(),
+        }
+    }
+
+    /// The blacklisting.
+    pub fn dsb(&self) -> &Dsb {
+        &self.dsb
+    }
+
+    /// The detector that chooses the tasks to copy.
+    pub fn inner(&self) -> &D {
+        &self.inner
+    }
+}
+
+impl<D: Detector> Detector for DsbOver<D> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        self.flagged.clear();
+        self.inner.scan(snapshot, &mut self.flagged);
+        self.dsb.rank_if_due(snapshot);
+        findings.rows_mut().extend_from_slice(self.flagged.rows());
+        for &node in &self.dsb.blacklist {
+            findings.push_slow_node(node);
+        }
+        for &node in self.flagged.slow_nodes() {
+            if !self
+                .dsb
+                .blacklisted
+                .get(node.index())
+                .copied()
+                .unwrap_or(false)
+            {
+                findings.push_slow_node(node);
+            }
+        }
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        self.dsb.observe(observation);
+        self.inner.observe(observation);
+    }
+
+    fn reset(&mut self) {
+        self.dsb.reset();
+        self.inner.reset();
+    }
+
+    /// DSB's, [`SlowNodeRule::NoNewWork`].
+    fn slow_node_rule(&self) -> SlowNodeRule {
+        SlowNodeRule::NoNewWork
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -523,6 +670,21 @@ mod tests {
             high: mean + 1.0,
             rounding: 0.0,
         }
+    }
+
+    #[test]
+    fn t_quantiles_by_hand() {
+        // Tables: t_{0.975, 1} = 12.7062047, t_{0.975, 9} = 2.2621572, t_{0.975, 1000} =
+        // 1.9623391; at 10^7 degrees, z_{0.975} + g1 / 10^7 = 1.9599640 + 2.37e-7.
+        approx::assert_relative_eq!(t_quantile(0.975, 1), 12.706_204_7, epsilon = 1e-6);
+        approx::assert_relative_eq!(t_quantile(0.975, 9), 2.262_157_2, epsilon = 1e-6);
+        approx::assert_relative_eq!(t_quantile(0.975, 1000), 1.962_339_08, epsilon = 1e-8);
+        approx::assert_relative_eq!(t_quantile(0.975, 10_000_000), 1.959_964_22, epsilon = 1e-8);
+        // The expansion takes over from statrs without a jump: one degree fewer is about
+        // g1 / v^2 = 2.4e-6 above.
+        let step = t_quantile(0.975, T_EXPANSION_FROM - 1) - t_quantile(0.975, T_EXPANSION_FROM);
+        assert!((2.3e-6..2.5e-6).contains(&step), "{step}");
+        assert!(t_quantile(0.975, 0).is_nan());
     }
 
     #[test]

@@ -78,7 +78,7 @@ mod zaharia;
 
 pub use default::{DefaultDetector, DefaultParams};
 pub use dos_index::{DosIndex, DosIndexParams};
-pub use dsb::{CheckedDsbParams, Dsb, DsbParams, NodeInterval};
+pub use dsb::{CheckedDsbParams, Dsb, DsbOver, DsbParams, NodeInterval};
 pub use error::DetectError;
 pub use esplash::{CheckedESplashParams, ESplash, ESplashParams};
 pub use garraghan::{GarraghanDetector, GarraghanMode, GarraghanParams};

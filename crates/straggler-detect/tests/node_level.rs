@@ -7,8 +7,8 @@
 
 use straggler_detect::conformance::{Conformance, SplitMix64, build_snapshot};
 use straggler_detect::{
-    DetectError, Detector, Dsb, DsbParams, ESplash, ESplashParams, Findings, SlowNodeRule,
-    ZahariaLate,
+    CheckedDsbParams, DetectError, Detector, Dsb, DsbOver, DsbParams, ESplash, ESplashParams,
+    Findings, HadoopSpeculator, SlowNodeRule, ZahariaLate,
 };
 use straggler_model::{
     AttemptEnd, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Observation, ProgressReport,
@@ -472,7 +472,11 @@ fn esplash_parameters_are_checked() {
 // DSB
 
 fn dsb(params: DsbParams) -> Dsb {
-    Dsb::new(params.check().expect("valid DSB parameters"))
+    Dsb::new(dsb_params(params))
+}
+
+fn dsb_params(params: DsbParams) -> CheckedDsbParams {
+    params.check().expect("valid DSB parameters")
 }
 
 #[test]
@@ -485,7 +489,7 @@ fn dsb_normalised_intervals_and_level_zero() {
     // Node 0: -1, 0, -1, 0: mean -0.5, sd 0.5; t_{0.975, 3} = 3.18245;
     //   half = 0.5 x 3.18245 / 2 = 0.79561: CI [-1.29561, 0.29561] (nodes 1, 2 alike).
     // Node 3: 1, 2, 1, 2: mean 1.5: CI [0.70439, 2.29561].
-    // Node 4: one reduce (stage 1, alone: sd 0, normalised 0): one value, no interval.
+    // Node 4: one reduce (stage 1, alone: no sd, no evidence): no value, no interval.
     // Edges: 0, 1, 2 -> 3 (0.70439 > 0.29561). Level zero: node 3. Blacklist [3].
     let mut detector = dsb(DsbParams {
         window_secs: 100.0,
@@ -538,6 +542,11 @@ fn dsb_normalised_intervals_and_level_zero() {
 /// Stage-0 durations: nodes 0, 1 four maps of 10 s, node 2 four of 30 s, node 3 30, 40,
 /// 30, 40 s, all ended in the window.
 fn two_weak_nodes(detector: &mut Dsb) {
+    two_weak_nodes_over(detector);
+}
+
+/// [`two_weak_nodes`]' successes, observed by any detector.
+fn two_weak_nodes_over(detector: &mut impl Detector) {
     for (node, durations) in [
         (0, [10.0; 4]),
         (1, [10.0; 4]),
@@ -577,6 +586,86 @@ fn dsb_with_and_without_number() {
     two_weak_nodes(&mut top3);
     assert_eq!(scan(&mut top3, &snapshot(100.0, 4, &rows)).rows(), &[1, 2]);
     assert_eq!(top3.name(), "dsb-top3");
+}
+
+#[test]
+fn dsb_takes_no_evidence_from_a_stage_of_one_success() {
+    // Stage 0: node 0 ran eight maps of 10 s, nodes 1 and 2 four of 30 s each: mean 20,
+    // sd 10; node 0's normalised durations are all -1, nodes 1's and 2's all +1 (point
+    // intervals). Edges 0 -> 1 and 0 -> 2: level zero {1, 2}.
+    let feed = |detector: &mut Dsb| {
+        for node in [0, 0, 1, 2] {
+            for _ in 0..4 {
+                let d = if node == 0 { 10.0 } else { 30.0 };
+                detector.observe(&success(node, 0, 50.0, d));
+            }
+        }
+    };
+    let rows = [(0, O, 90.0, 0.5), (1, O, 90.0, 0.5), (2, O, 90.0, 0.5)];
+    let mut plain = dsb(DsbParams::default());
+    feed(&mut plain);
+    let findings = scan(&mut plain, &snapshot(100.0, 3, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[1, 2]).as_slice());
+    // Node 2 ran besides ten stages of one task each: a lone success has no sd (Eq. 1 is
+    // 0 / 0) and says nothing of its node, whose interval stays [1, 1]. (Counted as 0,
+    // they would pull node 2's interval to [0.025, 0.547] and below node 1's: node 2
+    // would leave the blacklist for work no different from node 1's.)
+    let mut with_lone = dsb(DsbParams::default());
+    feed(&mut with_lone);
+    for stage in 10..20 {
+        with_lone.observe(&success(2, stage, 60.0, 5.0));
+    }
+    let findings = scan(&mut with_lone, &snapshot(100.0, 3, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[1, 2]).as_slice());
+    assert_eq!(with_lone.intervals(), plain.intervals());
+}
+
+#[test]
+fn dsb_over_a_speculator_keeps_its_rows_and_blacklists_nodes() {
+    // The ranking of `two_weak_nodes` (blacklist [2, 3]) over an inner detector that
+    // flags rows 0 and 2 and reports nodes 0 and 3 slow: the rows are the inner's, the
+    // slow nodes DSB's blacklist then the inner's other one, all kept from new work.
+    #[derive(Debug, Clone, Default)]
+    struct Fixed {
+        seen: usize,
+    }
+    impl Detector for Fixed {
+        fn name(&self) -> &str {
+            "fixed"
+        }
+        fn scan(&mut self, _: &Snapshot, findings: &mut Findings) {
+            findings.rows_mut().extend([0, 2]);
+            findings.push_slow_node(NodeId(0));
+            findings.push_slow_node(NodeId(3));
+        }
+        fn observe(&mut self, _: &Observation) {
+            self.seen += 1;
+        }
+        fn reset(&mut self) {
+            self.seen = 0;
+        }
+    }
+    let rows = [(0, O, 90.0, 0.5), (2, O, 90.0, 0.5), (3, O, 90.0, 0.5)];
+    let mut over = DsbOver::new(Fixed::default(), dsb_params(DsbParams::default()));
+    assert_eq!(over.name(), "dsb(fixed)");
+    two_weak_nodes_over(&mut over);
+    assert_eq!(over.inner().seen, 16, "the inner detector observes too");
+    let findings = scan(&mut over, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.rows(), &[0, 2]);
+    assert_eq!(findings.slow_nodes(), nodes(&[2, 3, 0]).as_slice());
+    assert_eq!(over.dsb().blacklist(), nodes(&[2, 3]).as_slice());
+    assert_eq!(over.slow_node_rule(), SlowNodeRule::NoNewWork);
+    // With number 1: DSB's name with it; the blacklist [3], then the inner's node 0.
+    let mut top1 = DsbOver::new(Fixed::default(), dsb_params(DsbParams::top(1)));
+    assert_eq!(top1.name(), "dsb-top1(fixed)");
+    two_weak_nodes_over(&mut top1);
+    let findings = scan(&mut top1, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[3, 0]).as_slice());
+    // Reset: both forget.
+    top1.reset();
+    assert_eq!(top1.inner().seen, 0);
+    let findings = scan(&mut top1, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[0, 3]).as_slice());
 }
 
 #[test]
@@ -767,9 +856,9 @@ fn dsb_with_number_picks_among_overlapping_intervals() {
 
 #[test]
 fn dsb_keeps_huge_stage_indices_in_a_map() {
-    // A success of stage u32::MAX (a table indexed by stage would ask ~100 GB) is one
-    // more stage: alone in it, its duration normalises to 0. Node 0's values: two maps of
-    // 10 s against node 1's 30 s (normalised -1 and 1 each) and that 0.
+    // Two successes of stage u32::MAX (a table indexed by stage would ask ~100 GB) are one
+    // more stage: 7 and 9 s on node 0, normalised -1 and 1. Node 0's values: two maps of
+    // 10 s against node 1's 30 s (normalised -1 and 1 each), then -1 and 1: mean -0.5.
     let mut detector = dsb(DsbParams::default());
     for node in 0..2 {
         for _ in 0..2 {
@@ -777,11 +866,12 @@ fn dsb_keeps_huge_stage_indices_in_a_map() {
         }
     }
     detector.observe(&success(0, u32::MAX, 50.0, 7.0));
+    detector.observe(&success(0, u32::MAX, 50.0, 9.0));
     scan(&mut detector, &snapshot(100.0, 2, &[(0, O, 90.0, 0.5)]));
     let intervals = detector.intervals();
     assert_eq!(intervals.len(), 2);
-    assert_eq!(intervals[0].tasks, 3);
-    approx::assert_relative_eq!(intervals[0].mean, -2.0 / 3.0, epsilon = 1e-12);
+    assert_eq!(intervals[0].tasks, 4);
+    approx::assert_relative_eq!(intervals[0].mean, -0.5, epsilon = 1e-12);
     approx::assert_relative_eq!(intervals[1].mean, 1.0, epsilon = 1e-12);
 }
 
@@ -860,6 +950,11 @@ fn node_level_detectors_pass_the_conformance_kit() {
     Conformance::new(|_| dsb(DsbParams::top(3)))
         .run()
         .expect("dsb-top3 conforms");
+    Conformance::new(|_| {
+        DsbOver::new(HadoopSpeculator::legacy(), dsb_params(DsbParams::default()))
+    })
+    .run()
+    .expect("dsb(hadoop-legacy) conforms");
 }
 
 /// Successes on 50 nodes in 4 stages, ending before 100 s: node `n` runs

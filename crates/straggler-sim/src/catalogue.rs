@@ -10,7 +10,7 @@ use straggler_detect::hadoop::{
     SimpleExponential,
 };
 use straggler_detect::{
-    DefaultDetector, DefaultParams, DetectError, Detector, DosIndex, DosIndexParams, Dsb,
+    DefaultDetector, DefaultParams, DetectError, Detector, DosIndex, DosIndexParams, Dsb, DsbOver,
     DsbParams, ESplash, ESplashParams, GarraghanDetector, GarraghanMode, GarraghanParams, Hadoop1,
     Hadoop1Params, HadoopParams, HadoopSpeculator, Hierarchical, HierarchicalParams, LateDetector,
     LateParams, Oracle, OracleParams, SparkDetector, SparkParams, ZahariaLate, ZahariaLateParams,
@@ -236,8 +236,9 @@ where
     })
 }
 
-/// The node-level detectors of seeds 001 and 002: eSplash and DSB without and with number.
-fn node_level_detectors() -> [DetectorSpec; 3] {
+/// The node-level detectors of seeds 001 and 002: eSplash, DSB without and with number,
+/// and DSB beside YARN's speculator.
+fn node_level_detectors() -> [DetectorSpec; 4] {
     let dsb = |name: &'static str, description: &'static str, preset: DsbParams| {
         DetectorSpec::tunable(preset, &["blacklist_size"], move |params| {
             let checked = params.check()?;
@@ -264,7 +265,24 @@ fn node_level_detectors() -> [DetectorSpec; 3] {
             "DSB with number (Ouyang et al., FGCS 2019): at most 3 blacklisted nodes, by sd and mean of normalised durations",
             DsbParams::top(3),
         ),
+        DetectorSpec::tunable(DsbYarnSetting::default(), &["blacklist_size"], |setting| {
+            let (checked, inner) = (setting.params.check()?, setting.inner.check()?);
+            Ok(DetectorSpec::new(
+                "dsb-yarn",
+                "DSB as the paper runs it (Ouyang et al., FGCS 2019, Sec. 5): Hadoop 2's DefaultSpeculator (legacy estimator) picks the copies; DSB's blacklist hosts no new task or copy",
+                move || Box::new(DsbOver::new(HadoopSpeculator::new(Legacy, inner), checked)),
+            ))
+        }),
     ]
+}
+
+/// DSB's parameters and those of the speculator it runs beside (`inner`): YARN's, Hadoop
+/// 2's `DefaultSpeculator` over the legacy estimator, its default.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+struct DsbYarnSetting {
+    #[serde(flatten)]
+    params: DsbParams,
+    inner: HadoopParams,
 }
 
 /// Seed 004's detectors (Garraghan et al.): the combined, offline and online tests, and

@@ -278,6 +278,7 @@ fn detectors_are_listed_one_per_line() {
             "esplash",
             "dsb",
             "dsb-top3",
+            "dsb-yarn",
             "garraghan",
             "garraghan-offline",
             "garraghan-online",
