@@ -141,7 +141,9 @@ pub struct TraceJob {
     /// job with `jobProperties` (Hadoop's `mapreduce.map.speculative` and
     /// `mapreduce.reduce.speculative`, or their Hadoop 1 names); `None` when the log does not
     /// say (a Spark log without one, a Rumen job without `jobProperties`, a `.jhist` or
-    /// Hadoop 1 history, whose files carry no usable setting). With speculation off for a
+    /// Hadoop 1 history, whose files carry no usable setting: the job's configuration gives
+    /// it, a `_conf.xml` read by [`read_job_conf`](crate::read_job_conf) or one a Hadoop 1
+    /// log embeds, in [`ReadReport::confs`](crate::ReadReport::confs)). With speculation off for a
     /// kind, the engine launched no copy of its tasks by configuration: the recorded
     /// speculation's misses there are not misses of its rule.
     #[serde(default)]

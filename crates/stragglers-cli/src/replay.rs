@@ -540,30 +540,53 @@ fn walk(
     Ok(())
 }
 
-/// Gives each configuration of `confs` (read from `paths[input]`) to the job of its id
-/// whose speculation setting is not known (a `.jhist` or Hadoop 1 job); the notes on those
-/// not used: their job is not among `jobs`, or its setting is known already (from Rumen's
-/// `jobProperties`, or an earlier configuration of the same job).
-fn apply_confs(
-    jobs: &mut [TraceJob],
-    confs: Vec<(usize, JobConf)>,
-    paths: &[PathBuf],
-) -> Vec<String> {
+/// A job's configuration read for the job's speculation setting: a `_conf.xml` among the
+/// inputs (`paths[input]`), or one embedded in a Hadoop 1 log (`paths[input]`, at `line`).
+struct GivenConf {
+    input: usize,
+    line: Option<u64>,
+    conf: JobConf,
+}
+
+impl GivenConf {
+    /// Where the configuration is, as a note names it: its path, and its line in a log.
+    fn place(&self, paths: &[PathBuf]) -> String {
+        let path = paths[self.input].display();
+        match self.line {
+            Some(line) => format!("{path}:{line}"),
+            None => path.to_string(),
+        }
+    }
+}
+
+/// Gives each configuration of `confs` to the job of its id whose speculation setting is
+/// not known (a `.jhist` or Hadoop 1 job); the notes on those not used: their job is not
+/// among `jobs`, or its setting is known already (from Rumen's `jobProperties`, or an
+/// earlier configuration of the same job).
+fn apply_confs(jobs: &mut [TraceJob], confs: Vec<GivenConf>, paths: &[PathBuf]) -> Vec<String> {
     let mut notes = Vec::new();
-    for (input, conf) in confs {
-        let path = paths[input].display();
+    for given in confs {
+        let place = given.place(paths);
+        let conf = &given.conf;
         let mut same_id = jobs.iter_mut().filter(|job| job.id == conf.job).peekable();
         if same_id.peek().is_none() {
-            notes.push(format!(
-                "{path}: the configuration of {}, a job no other input holds: not used",
-                conf.job
-            ));
+            notes.push(match given.line {
+                None => format!(
+                    "{place}: the configuration of {}, a job no other input holds: not used",
+                    conf.job
+                ),
+                Some(_) => format!(
+                    "{place}: the configuration of {} embedded here, a job no input holds: \
+                     not used",
+                    conf.job
+                ),
+            });
             continue;
         }
         let mut unknown = same_id.filter(|job| job.speculation.is_none()).peekable();
         if unknown.peek().is_none() {
             notes.push(format!(
-                "{path}: the speculation setting of {} is known already (from Rumen's \
+                "{place}: the speculation setting of {} is known already (from Rumen's \
                  jobProperties or an earlier configuration of it): this one not used",
                 conf.job
             ));
@@ -753,7 +776,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let mut jobs: Vec<TraceJob> = Vec::new();
     let mut job_input: Vec<usize> = Vec::new();
     let mut reports = Vec::new();
-    let mut confs: Vec<(usize, JobConf)> = Vec::new();
+    let mut confs: Vec<GivenConf> = Vec::new();
     for (input, path) in paths.iter().enumerate() {
         let reading = || format!("reading {}", path.display());
         if is_conf[input] {
@@ -761,13 +784,20 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             for note in input_notes(&report) {
                 eprintln!("note: {note}");
             }
-            confs.push((input, conf));
+            let line = None;
+            confs.push(GivenConf { input, line, conf });
             reports.push(report);
             continue;
         }
-        let (read, report) = read_path(path).with_context(reading)?;
+        let (read, mut report) = read_path(path).with_context(reading)?;
         for note in input_notes(&report) {
             eprintln!("note: {note}");
+        }
+        // The configurations a Hadoop 1 log embeds, paired as a `_conf.xml` is.
+        for embedded in std::mem::take(&mut report.confs) {
+            let line = Some(embedded.line);
+            let conf = embedded.conf;
+            confs.push(GivenConf { input, line, conf });
         }
         job_input.extend(std::iter::repeat_n(input, read.len()));
         jobs.extend(read);

@@ -31,6 +31,9 @@ fn replay_json(args: &[&str]) -> (String, serde_json::Value) {
 }
 
 const YAHOO: &str = "hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz";
+/// The Yahoo! log's job 0002, cut inside a record on line 58, its configuration embedded
+/// after its history (lines 107 to 110).
+const TRUNCATED: &str = "hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log";
 const SPARK: &str = "spark-core-test-events/application_1628109047826_1317105";
 
 #[test]
@@ -310,19 +313,25 @@ fn an_explicit_scan_interval_overrides_each_jobs_own() {
 
 #[test]
 fn replay_fails_under_strict_when_a_record_was_skipped() {
-    // The Yahoo! log has 4 skipped records (its embedded job configurations): a note, and
-    // exit status 0, unless --strict asks for every record.
-    let output = stragglers(&["replay", &trace(YAHOO)]);
+    // The cut Yahoo! log has a record cut short on line 58, skipped: a note, and exit
+    // status 0, unless --strict asks for every record.
+    let output = stragglers(&["replay", &trace(TRUNCATED)]);
     assert!(output.status.success());
-    let output = stragglers(&["replay", &trace(YAHOO), "--strict"]);
+    let output = stragglers(&["replay", &trace(TRUNCATED), "--strict"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("--strict: the results rest on part of the inputs: 4 records skipped"),
+        stderr.contains(
+            "--strict: the results rest on part of the inputs: 1 record skipped, 1 input \
+             truncated"
+        ),
         "{stderr}"
     );
     // The tables were printed first.
-    assert!(String::from_utf8_lossy(&output.stdout).contains("Detectors: 22 stragglers"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Detectors: 3 stragglers"));
+    // The whole Yahoo! log skips nothing: --strict passes.
+    let output = stragglers(&["replay", &trace(YAHOO), "--strict"]);
+    assert!(output.status.success());
 }
 
 #[test]
@@ -1279,4 +1288,77 @@ fn replay_uses_the_first_conf_xml_of_a_job_and_notes_the_other() {
     );
     assert!(stderr.contains(&note), "{stderr}");
     assert_eq!(value["per_job"][0]["speculation"]["map"]["enabled"], false);
+}
+
+/// Each job of the Yahoo! log is given the configuration the log embeds for it (its one
+/// property `mapred.child.java.opts`, which sets no switch): Hadoop's defaults, as a
+/// `_conf.xml` beside its history would give; job 0002's follows its history. No record is
+/// skipped and no configuration is left unused.
+#[test]
+fn replay_gives_each_yahoo_job_the_configuration_its_log_embeds() {
+    let (stderr, value) = replay_json(&[&trace(YAHOO)]);
+    assert!(!stderr.contains("not used"), "{stderr}");
+    assert!(!stderr.contains("skipped"), "{stderr}");
+    let default = |key: &str| serde_json::json!({"enabled": true, "source": "default", "key": key, "value": null});
+    let expected = serde_json::json!({"map": default("mapreduce.map.speculative"),
+        "reduce": default("mapreduce.reduce.speculative"), "parameters": {}});
+    let per_job = value["per_job"].as_array().unwrap();
+    assert_eq!(per_job.len(), 4);
+    for job in per_job {
+        assert_eq!(job["speculation"], expected, "{job}");
+    }
+    assert_eq!(value["inputs"][0]["records_read"], 1021);
+    assert_eq!(value["inputs"][0]["records_skipped"], 0);
+}
+
+/// The cut Yahoo! log (`TRUNCATED`) written to a temporary file with `edit` applied.
+fn truncated_with(test: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stragglers-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let text = std::fs::read_to_string(trace(TRUNCATED)).expect("the log");
+    let path = dir.join("job-tracker-log");
+    std::fs::write(&path, edit(&text)).expect("the log written");
+    path
+}
+
+/// An embedded configuration whose XML is malformed (an unknown reference on line 109) is
+/// one record skipped on the line of its fault, naming the element, and the rest of the log
+/// is read: the job keeps its setting unknown.
+#[test]
+fn replay_skips_a_malformed_embedded_configuration_and_reads_the_rest_of_its_log() {
+    let path = truncated_with("embedded-malformed", |text| {
+        text.replacen("<value>-server", "<value>&nbsp;-server", 1)
+    });
+    let (stderr, value) = replay_json(&[path.to_str().unwrap()]);
+    let note = format!(
+        "note: {}:109: skipped: malformed job configuration, field `<value>`\n",
+        path.display()
+    );
+    assert!(stderr.contains(&note), "{stderr}");
+    assert_eq!(value["inputs"][0]["records_skipped"], 2);
+    assert_eq!(value["per_job"][0]["job"], "job_200904211745_0002");
+    assert_eq!(value["per_job"][0]["speculation"], serde_json::Value::Null);
+    assert_eq!(value["stragglers"], 3);
+}
+
+/// An embedded configuration whose job the inputs do not hold is said in a note naming the
+/// log, its line and the job, as a `_conf.xml` would be.
+#[test]
+fn replay_notes_an_embedded_configuration_whose_job_is_not_read() {
+    let path = truncated_with("embedded-alone", |text| {
+        text.replacen(
+            "job_200904211745_0002_conf.xml",
+            "job_200904211745_0009_conf.xml",
+            1,
+        )
+    });
+    let (stderr, value) = replay_json(&[path.to_str().unwrap()]);
+    let note = format!(
+        "note: {}:107: the configuration of job_200904211745_0009 embedded here, a job no \
+         input holds: not used\n",
+        path.display()
+    );
+    assert!(stderr.contains(&note), "{stderr}");
+    assert_eq!(value["per_job"][0]["speculation"], serde_json::Value::Null);
 }

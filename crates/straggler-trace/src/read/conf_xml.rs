@@ -24,13 +24,15 @@
 use std::io::Read;
 use std::path::Path;
 
+use serde::{Deserialize, Serialize};
+
 use super::hadoop_conf::{self, PropertyValue};
 use super::input;
 use crate::{ReadReport, SpeculationSetting, TraceError, TraceFormat, java_trim};
 
 /// What a job's configuration file gives: the job it belongs to, and its speculation
 /// setting (Hadoop's defaults, on for both kinds, where it sets no switch).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobConf {
     /// The job's id, from the file's name (`job_201002080801_40864`).
     pub job: String,
@@ -131,6 +133,26 @@ pub(crate) fn read(
     Ok(account(properties, report))
 }
 
+/// Reads the configuration XML `text` embedded in a log whose line `first_line` is the
+/// text's first, into `report` (each property a record on its line of the log), and
+/// returns the speculation setting it gives; the error, at its line of the log, when the
+/// XML is malformed (no record is counted then: the caller counts the configuration).
+pub(crate) fn read_embedded(
+    text: &str,
+    first_line: u64,
+    report: &mut ReadReport,
+) -> Result<SpeculationSetting, XmlError> {
+    let shift = |line: u64| line + first_line - 1;
+    let mut properties = parse(text).map_err(|e| XmlError {
+        line: shift(e.line),
+        ..e
+    })?;
+    for property in &mut properties {
+        property.line = shift(property.line);
+    }
+    Ok(account(properties, report))
+}
+
 /// A `<property>` as written: its line, its name and its value (`None` when absent).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Property {
@@ -171,11 +193,14 @@ fn account(properties: Vec<Property>, report: &mut ReadReport) -> SpeculationSet
 
 /// What is wrong with the XML, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct XmlError {
-    line: u64,
+pub(crate) struct XmlError {
+    pub line: u64,
     /// The element it is in (`<property>`), or `document` outside the root.
-    field: String,
-    what: String,
+    pub field: String,
+    pub what: String,
+    /// Whether the text ends before the XML does (an element, comment or section left
+    /// open, no root at all): a text cut short, where the rest is not.
+    pub cut: bool,
 }
 
 /// A piece of the XML: a tag, or text (its entities, references and CDATA decoded).
@@ -210,7 +235,7 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
     // Before the root: blanks, comments, instructions.
     let (empty_root, root_line) = loop {
         match xml.next(document)? {
-            None => return Err(xml.error(document, "no <configuration> element".into())),
+            None => return Err(xml.ends_early(document, "no <configuration> element".into())),
             Some(Token::Text(text)) if is_blank(&text) => {}
             Some(Token::Start { name, empty }) if name == "configuration" => {
                 break (empty, xml.token_line);
@@ -272,6 +297,7 @@ fn left_open(line: u64, element: &str) -> XmlError {
         line,
         field: element.to_owned(),
         what: "the file ends inside it".into(),
+        cut: true,
     }
 }
 
@@ -375,6 +401,7 @@ impl Xml<'_> {
             line: self.token_line + lines_before,
             field: field.to_owned(),
             what,
+            cut: false,
         }
     }
 
@@ -383,6 +410,15 @@ impl Xml<'_> {
             line: self.line,
             field: field.to_owned(),
             what,
+            cut: false,
+        }
+    }
+
+    /// The error `what` of a text that ends before the XML does, at the current line.
+    fn ends_early(&self, field: &str, what: String) -> XmlError {
+        XmlError {
+            cut: true,
+            ..self.error(field, what)
         }
     }
 
@@ -400,7 +436,7 @@ impl Xml<'_> {
     /// The text up to `end` (which is passed too), or an error saying what is not closed.
     fn until(&mut self, end: &str, field: &str, what: &str) -> Result<&str, XmlError> {
         let Some(found) = self.rest().find(end) else {
-            return Err(self.error(field, format!("{what} not closed by `{end}`")));
+            return Err(self.ends_early(field, format!("{what} not closed by `{end}`")));
         };
         let start = self.at;
         self.advance(found + end.len());
