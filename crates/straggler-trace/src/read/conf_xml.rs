@@ -6,8 +6,9 @@
 //!   history readers give the job.
 //! - The XML: Hadoop's `<configuration><property><name>N</name><value>V</value></property>
 //!   ...</configuration>`, read by a small reader: the elements `configuration`,
-//!   `property`, `name` and `value`; `final`, `source`, `tag` and `description` are read
-//!   and ignored; attributes are ignored; comments, `<?...?>` instructions, the five
+//!   `property`, `name`, `value` and `final` (a second `<name>`, `<value>` or `<final>` in
+//!   one property is malformed); `source`, `tag` and `description` are read and ignored;
+//!   attributes are ignored; comments, `<?...?>` instructions, the five
 //!   predefined entities, numeric character references and CDATA sections are read as XML
 //!   reads them. Anything else (another element, text between properties, an unknown
 //!   entity, a tag left open, a DOCTYPE) is [`TraceError::Malformed`] naming the line and
@@ -20,7 +21,15 @@
 //!   (a switch that is no boolean, a duplicate, a Hadoop 1 name contradicting its Hadoop 2
 //!   name) is skipped with that reason on its line, the setting standing; every other
 //!   property is parsed.
+//! - `<final>true</final>` (exactly `true`, as Hadoop's `Configuration` reads it): Hadoop's
+//!   `loadProperty` keeps a final property's value and ignores a later property of the
+//!   same name, with a warning. A property of speculation written after a final one of its
+//!   name is skipped as `"overrides a final property"`, the final value standing; a final
+//!   property without a value (itself skipped) makes its name final too, as Hadoop adds the
+//!   name to its finals whatever the value (since HADOOP-6227, 2009; before it, such a
+//!   property locked nothing).
 
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::Path;
 
@@ -153,24 +162,54 @@ pub(crate) fn read_embedded(
     Ok(account(properties, report))
 }
 
-/// A `<property>` as written: its line, its name and its value (`None` when absent).
+/// A `<property>` as written: its line, its name and its value (`None` when absent), and
+/// whether it is final (`<final>true</final>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Property {
     line: u64,
     name: Option<String>,
     value: Option<String>,
+    is_final: bool,
 }
 
 /// Counts each of `properties` in `report` and returns the speculation setting they give.
+/// A property of speculation written after a final one of the same name (`<final>true
+/// </final>`, with or without a value) is skipped as `"overrides a final property"`: Hadoop's
+/// `Configuration.loadProperty` keeps a final property's value and ignores a later one,
+/// with a warning.
 fn account(properties: Vec<Property>, report: &mut ReadReport) -> SpeculationSetting {
-    let speculation: Vec<(String, PropertyValue)> = (properties.iter())
-        .filter_map(|p| Some((p.name.clone()?, p.value.clone()?)))
-        .filter(|(name, _)| hadoop_conf::is_speculation_key(name))
+    let mut finals: HashSet<&str> = HashSet::new();
+    // The properties of speculation that set a value, by index, in the order written.
+    let mut read: Vec<usize> = Vec::new();
+    let mut overrides_final: HashSet<usize> = HashSet::new();
+    for (at, property) in properties.iter().enumerate() {
+        let Some(name) = property.name.as_deref() else {
+            continue;
+        };
+        if !hadoop_conf::is_speculation_key(name) {
+            continue;
+        }
+        if property.value.is_some() {
+            if finals.contains(name) {
+                overrides_final.insert(at);
+                continue;
+            }
+            read.push(at);
+        }
+        if property.is_final {
+            finals.insert(name);
+        }
+    }
+    let speculation: Vec<(String, PropertyValue)> = (read.iter())
+        .filter_map(|&at| {
+            let property = &properties[at];
+            Some((property.name.clone()?, property.value.clone()?))
+        })
         .map(|(name, value)| (name, PropertyValue::Text(value)))
         .collect();
     let (setting, faults) = hadoop_conf::speculation(speculation);
-    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
-    for property in &properties {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (at, property) in properties.iter().enumerate() {
         let (Some(name), Some(_)) = (&property.name, &property.value) else {
             let reason = if property.name.is_none() {
                 "property without a name"
@@ -180,6 +219,10 @@ fn account(properties: Vec<Property>, report: &mut ReadReport) -> SpeculationSet
             report.skipped(property.line, property.name.as_deref(), reason);
             continue;
         };
+        if overrides_final.contains(&at) {
+            report.skipped(property.line, Some(name), "overrides a final property");
+            continue;
+        }
         let occurrence = seen.entry(name).or_insert(0);
         let fault = (faults.iter()).find(|f| f.key == *name && f.occurrence == *occurrence);
         *occurrence += 1;
@@ -221,7 +264,7 @@ struct Xml<'a> {
 }
 
 /// The elements read inside `<property>` and ignored.
-const IGNORED: [&str; 4] = ["final", "source", "tag", "description"];
+const IGNORED: [&str; 3] = ["source", "tag", "description"];
 
 /// The properties of the configuration XML `text`, in order.
 fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
@@ -259,12 +302,17 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
             Some(Token::End(name)) if name == "configuration" => open = false,
             Some(Token::Start { name, empty }) if name == "property" => {
                 let line = xml.token_line;
-                let (name, value) = if empty {
-                    (None, None)
+                let property = if empty {
+                    Property {
+                        line,
+                        name: None,
+                        value: None,
+                        is_final: false,
+                    }
                 } else {
                     property(&mut xml, line)?
                 };
-                properties.push(Property { line, name, value });
+                properties.push(property);
             }
             Some(token) => {
                 return Err(xml.at_token(
@@ -301,11 +349,13 @@ fn left_open(line: u64, element: &str) -> XmlError {
     }
 }
 
-/// The name (trimmed, `None` if empty) and value (`None` if empty) of the `<property>`
-/// just opened (at `line`), read up to its end tag.
-fn property(xml: &mut Xml<'_>, line: u64) -> Result<(Option<String>, Option<String>), XmlError> {
+/// The `<property>` just opened (at `line`), read up to its end tag: its name (trimmed,
+/// `None` if empty), its value (`None` if empty), and whether it is final: its `<final>`
+/// is `true`, as Hadoop's `Configuration` reads it (`"true".equals`: no other case, no
+/// blank around it).
+fn property(xml: &mut Xml<'_>, line: u64) -> Result<Property, XmlError> {
     let here = "<property>";
-    let (mut name, mut value) = (None, None);
+    let (mut name, mut value, mut is_final) = (None, None, None);
     loop {
         match xml.next(here)? {
             None => return Err(left_open(line, here)),
@@ -324,6 +374,7 @@ fn property(xml: &mut Xml<'_>, line: u64) -> Result<(Option<String>, Option<Stri
                 let slot = match element.as_str() {
                     "name" => &mut name,
                     "value" => &mut value,
+                    "final" => &mut is_final,
                     ignored if IGNORED.contains(&ignored) => continue,
                     _ => {
                         return Err(xml.error(
@@ -349,7 +400,12 @@ fn property(xml: &mut Xml<'_>, line: u64) -> Result<(Option<String>, Option<Stri
     let name = name
         .map(|n| java_trim(&n).to_owned())
         .filter(|n| !n.is_empty());
-    Ok((name, value.filter(|v| !v.is_empty())))
+    Ok(Property {
+        line,
+        name,
+        value: value.filter(|v| !v.is_empty()),
+        is_final: is_final.as_deref() == Some("true"),
+    })
 }
 
 /// The text of the element `element` just opened (at `line`), read up to its end tag.
@@ -595,12 +651,14 @@ impl Xml<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SettingSource;
 
     fn property(line: u64, name: &str, value: &str) -> Property {
         Property {
             line,
             name: Some(name.to_owned()),
             value: Some(value.to_owned()),
+            is_final: false,
         }
     }
 
@@ -629,7 +687,8 @@ mod tests {
                 Property {
                     line: 5,
                     name: None,
-                    value: None
+                    value: None,
+                    is_final: false,
                 }
             ]
         );
@@ -728,5 +787,78 @@ mod tests {
                 (5, "property without a value")
             ]
         );
+    }
+
+    /// The skips of reading `text`, as `(line, reason)`, and the setting it gives.
+    fn read_text(text: &str) -> (Vec<(u64, String)>, SpeculationSetting) {
+        let mut report = ReadReport::new("c", TraceFormat::HadoopConf);
+        let setting = read(text.as_bytes(), Path::new("c"), &mut report).unwrap();
+        assert_eq!(
+            report.records_read,
+            report.records_parsed + report.records_skipped
+        );
+        let skips = (report.skips.iter())
+            .map(|s| (s.line, s.reason.clone()))
+            .collect();
+        (skips, setting)
+    }
+
+    /// `<final>true</final>`: a later property of the same name is ignored (Hadoop's
+    /// `loadProperty`), skipped on its line, the final value standing; a final without a
+    /// value locks the name too (Hadoop adds the name to its finals whatever the value).
+    /// Only `true` as written is final: `TRUE` and ` true` are not, and the later property
+    /// then stands, the earlier a duplicate.
+    #[test]
+    fn a_final_property_stands_against_a_later_one() {
+        let conf = |final_text: &str| {
+            format!(
+                "<configuration>\n\
+                 <property><name>mapreduce.map.speculative</name><value>false</value>\
+                 <final>{final_text}</final></property>\n\
+                 <property><name>mapreduce.map.speculative</name><value>true</value>\
+                 </property>\n\
+                 <property><name>mapreduce.map.speculative</name><value>true</value>\
+                 <final>true</final></property>\n\
+                 <property><name>other</name><value>1</value><final>true</final></property>\n\
+                 <property><name>other</name><value>2</value></property>\n\
+                 </configuration>"
+            )
+        };
+        let (skips, setting) = read_text(&conf("true"));
+        let overrides = "overrides a final property".to_owned();
+        assert_eq!(skips, [(3, overrides.clone()), (4, overrides.clone())]);
+        assert_eq!(setting.map.enabled, Some(false));
+        assert_eq!(setting.map.value.as_deref(), Some("false"));
+        for not_final in ["TRUE", " true", "false", ""] {
+            let (skips, setting) = read_text(&conf(not_final));
+            let duplicate = "duplicate key".to_owned();
+            assert_eq!(
+                skips,
+                [(2, duplicate.clone()), (3, duplicate)],
+                "{not_final:?}"
+            );
+            assert_eq!(setting.map.enabled, Some(true), "{not_final:?}");
+        }
+        // Final without a value: the later value is not read, the switch Hadoop's default.
+        let (skips, setting) = read_text(
+            "<configuration>\n\
+             <property><name>mapreduce.reduce.speculative</name><final>true</final>\
+             </property>\n\
+             <property><name>mapreduce.reduce.speculative</name><value>false</value>\
+             </property>\n</configuration>",
+        );
+        let reasons = ["property without a value", "overrides a final property"];
+        assert_eq!(skips, [(2, reasons[0].into()), (3, reasons[1].into())]);
+        assert_eq!(
+            (setting.reduce.enabled, setting.reduce.source),
+            (Some(true), SettingSource::Default)
+        );
+        // Two <final> in one property: which Hadoop reads differs between releases.
+        let error = parse(
+            "<configuration>\n<property><name>a</name><final>true</final>\n\
+             <final>false</final></property></configuration>",
+        )
+        .unwrap_err();
+        assert_eq!((error.line, error.what.as_str()), (3, "a second <final>"));
     }
 }
