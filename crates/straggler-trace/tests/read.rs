@@ -24,9 +24,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use straggler_trace::{
-    AttemptOutcome, IntervalSource, ReadReport, ScanInterval, SettingSource, SpeculationSetting,
-    SpeculationSwitch, StageKind, TraceAttempt, TraceError, TraceFormat, TraceJob, read_bytes,
-    read_job_conf, read_path, read_reader,
+    AttemptOutcome, HadoopVersion, IntervalSource, ReadReport, ScanInterval, SettingSource,
+    SpeculationSetting, SpeculationSwitch, StageKind, TraceAttempt, TraceError, TraceFormat,
+    TraceJob, read_bytes, read_job_conf, read_path, read_reader,
 };
 
 fn shared_traces() -> Option<PathBuf> {
@@ -4469,11 +4469,19 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
     assert_eq!(report.recovered_ends_seen, 0);
 }
 
+/// Hadoop's defaults, both switches on, under the names Hadoop 1 reads.
+fn hadoop1_defaults() -> SpeculationSetting {
+    SpeculationSetting::hadoop(
+        SpeculationSwitch::hadoop1("mapred.map.tasks.speculative.execution", None),
+        SpeculationSwitch::hadoop1("mapred.reduce.tasks.speculative.execution", None),
+    )
+}
+
 /// The two Hadoop 1 histories of `counters-format-test-logs` and their `_conf.xml`: each
 /// configuration names, in its file name, the job id the Hadoop 1 reader gives its
-/// history's job, and, setting no speculation key (its one property is
-/// `mapred.child.java.opts`), gives Hadoop's defaults, as a Rumen job whose `jobProperties`
-/// set none; its property is a record parsed.
+/// history's job, and, read as Hadoop 1 reads it and setting no speculation key (its one
+/// property is `mapred.child.java.opts`), gives Hadoop's defaults under the names Hadoop 1
+/// reads; its property is a record parsed.
 #[test]
 fn a_hadoop_1_conf_xml_names_its_historys_job_and_gives_the_defaults() {
     let Some(traces) = shared_traces() else {
@@ -4484,18 +4492,12 @@ fn a_hadoop_1_conf_xml_names_its_historys_job_and_gives_the_defaults() {
     for (serial, date) in [("40864", "20100210"), ("50510", "20100208")] {
         let history = dir.join(format!("{prefix}{serial}_job_name-DAILY%2F{date}%5D.gz"));
         let (jobs, _) = read_path(&history).expect("the history reads");
-        let (conf, report) =
-            read_job_conf(&dir.join(format!("{prefix}{serial}_conf.xml"))).expect("readable");
+        let conf_path = dir.join(format!("{prefix}{serial}_conf.xml"));
+        let (conf, report) = read_job_conf(&conf_path, HadoopVersion::Hadoop1).expect("readable");
         let ids: Vec<&str> = jobs.iter().map(|job| job.id.as_str()).collect();
         assert_eq!(ids, [conf.job.as_str()]);
         assert_eq!(jobs[0].speculation, None);
-        assert_eq!(
-            conf.speculation,
-            SpeculationSetting::hadoop(
-                SpeculationSwitch::hadoop("mapreduce.map.speculative", None),
-                SpeculationSwitch::hadoop("mapreduce.reduce.speculative", None),
-            )
-        );
+        assert_eq!(conf.speculation, hadoop1_defaults());
         assert_eq!(report.format, TraceFormat::HadoopConf);
         assert_eq!(
             (
@@ -4511,8 +4513,8 @@ fn a_hadoop_1_conf_xml_names_its_historys_job_and_gives_the_defaults() {
 /// The Yahoo! sample embeds each job's configuration after a `!!FILE=` line naming it: each
 /// is read, its one property (`mapred.child.java.opts`) parsed, and gives its job, in
 /// `ReadReport::confs` with the line of its `!!FILE=` line (lines 1, 122, 126 and 162, by
-/// `grep -n`), Hadoop's defaults. The reader gives no job a setting itself (job 0002's
-/// configuration follows its history).
+/// `grep -n`), Hadoop's defaults, read as Hadoop 1 reads them. The reader gives no job a
+/// setting itself (job 0002's configuration follows its history).
 #[test]
 fn the_yahoo_sample_gives_each_embedded_configuration_with_its_job_and_line() {
     let Some(base) = shared_traces() else { return };
@@ -4530,10 +4532,7 @@ fn the_yahoo_sample_gives_each_embedded_configuration_with_its_job_and_line() {
             (162, "job_200904211745_0004"),
         ]
     );
-    let defaults = SpeculationSetting::hadoop(
-        SpeculationSwitch::hadoop("mapreduce.map.speculative", None),
-        SpeculationSwitch::hadoop("mapreduce.reduce.speculative", None),
-    );
+    let defaults = hadoop1_defaults();
     for conf in &report.confs {
         assert_eq!(conf.conf.speculation, defaults, "{conf:?}");
         assert_eq!(conf.file, None);

@@ -10,10 +10,10 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::{self, Table};
 use stragglers::trace::{
-    CopyCounts, JobConf, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics,
-    ScanInterval, SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat, TraceJob, TruthConfig,
-    conf_job_id, detect_format, fakes_won_by_copy, judge, label, read_job_conf, read_path,
-    recorded, replay_each, table3,
+    CopyCounts, HadoopVersion, JobConf, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig,
+    ReplayMetrics, ScanInterval, SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat,
+    TraceJob, TruthConfig, conf_job_id, detect_format, fakes_won_by_copy, judge, label,
+    read_job_conf, read_path, recorded, replay_each, table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -599,6 +599,27 @@ fn apply_confs(jobs: &mut [TraceJob], confs: Vec<GivenConf>, paths: &[PathBuf]) 
     notes
 }
 
+/// The Hadoop that loads the configuration file at `path`: Hadoop 1 when the job of the id
+/// its name gives is read from a Hadoop 1 log (`reports[job_input[job]]`), Hadoop 2 when it
+/// is read from another log, or from none (the version a configuration is read as when no
+/// log says; a configuration whose job no input holds is not used).
+fn conf_version(
+    path: &std::path::Path,
+    jobs: &[TraceJob],
+    job_input: &[usize],
+    reports: &[Option<ReadReport>],
+) -> HadoopVersion {
+    let id = conf_job_id(path);
+    let job = jobs.iter().position(|job| Some(&job.id) == id.as_ref());
+    let format = job
+        .and_then(|job| reports.get(job_input[job]))
+        .and_then(|report| report.as_ref().map(|report| report.format));
+    match format {
+        Some(TraceFormat::Hadoop1History) => HadoopVersion::Hadoop1,
+        _ => HadoopVersion::Hadoop2,
+    }
+}
+
 /// The paths, as a user named them.
 fn names(paths: &[PathBuf]) -> String {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
@@ -775,18 +796,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     }
     let mut jobs: Vec<TraceJob> = Vec::new();
     let mut job_input: Vec<usize> = Vec::new();
-    let mut reports = Vec::new();
+    // Each input's report, in the order of `paths`; a configuration file's once the logs
+    // are read.
+    let mut reports: Vec<Option<ReadReport>> = Vec::new();
     let mut confs: Vec<GivenConf> = Vec::new();
     for (input, path) in paths.iter().enumerate() {
         let reading = || format!("reading {}", path.display());
         if is_conf[input] {
-            let (conf, report) = read_job_conf(path).with_context(reading)?;
-            for note in input_notes(&report) {
-                eprintln!("note: {note}");
-            }
-            let line = None;
-            confs.push(GivenConf { input, line, conf });
-            reports.push(report);
+            reports.push(None);
             continue;
         }
         let (read, mut report) = read_path(path).with_context(reading)?;
@@ -801,9 +818,30 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         }
         job_input.extend(std::iter::repeat_n(input, read.len()));
         jobs.extend(read);
-        reports.push(report);
+        reports.push(Some(report));
     }
     let (mut jobs, job_input, repeated) = first_of_each_job(jobs, job_input);
+    // Each configuration file, read as the Hadoop that ran the job of its id loads it.
+    for (input, path) in paths.iter().enumerate() {
+        if !is_conf[input] {
+            continue;
+        }
+        let version = conf_version(path, &jobs, &job_input, &reports);
+        let reading = || format!("reading {}", path.display());
+        let (conf, report) = read_job_conf(path, version).with_context(reading)?;
+        for note in input_notes(&report) {
+            eprintln!("note: {note}");
+        }
+        confs.push(GivenConf {
+            input,
+            line: None,
+            conf,
+        });
+        reports[input] = Some(report);
+    }
+    // In the order of the inputs, and of their lines in a log.
+    confs.sort_by_key(|given| (given.input, given.line));
+    let reports: Vec<ReadReport> = reports.into_iter().flatten().collect();
     for note in apply_confs(&mut jobs, confs, &paths) {
         eprintln!("note: {note}");
     }

@@ -1114,17 +1114,23 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
 
 const HADOOP1_PAIR: &str = "hadoop-rumen-testdata/small-trace-test/counters-format-test-logs";
 
+/// Hadoop's defaults, both switches on, under the names Hadoop 1 reads, as the JSON
+/// writes them.
+fn hadoop1_defaults() -> serde_json::Value {
+    let default = |key: &str| serde_json::json!({"enabled": true, "source": "default", "key": key, "value": null});
+    serde_json::json!({"map": default("mapred.map.tasks.speculative.execution"),
+        "reduce": default("mapred.reduce.tasks.speculative.execution"), "parameters": {}})
+}
+
 /// The two Hadoop 1 histories of `counters-format-test-logs` beside their `_conf.xml`,
 /// which set no speculation key (one property each, `mapred.child.java.opts`): each job is
-/// given Hadoop's defaults, both switches on, as a Rumen job whose `jobProperties` set
-/// none; each configuration is an input of its own, its property counted.
+/// given Hadoop's defaults, both switches on, under the names Hadoop 1 reads; each
+/// configuration is an input of its own, its property counted.
 #[test]
 fn replay_gives_a_hadoop_1_job_the_setting_of_its_conf_xml() {
     let (stderr, value) = replay_json(&[&trace(HADOOP1_PAIR)]);
     assert!(!stderr.contains("not used"), "{stderr}");
-    let default = |key: &str| serde_json::json!({"enabled": true, "source": "default", "key": key, "value": null});
-    let expected = serde_json::json!({"map": default("mapreduce.map.speculative"),
-        "reduce": default("mapreduce.reduce.speculative"), "parameters": {}});
+    let expected = hadoop1_defaults();
     let per_job = value["per_job"].as_array().unwrap();
     let ids: Vec<&str> = per_job.iter().map(|j| j["job"].as_str().unwrap()).collect();
     assert_eq!(ids, ["job_201002080801_40864", "job_201002080801_50510"]);
@@ -1291,17 +1297,16 @@ fn replay_uses_the_first_conf_xml_of_a_job_and_notes_the_other() {
 }
 
 /// Each job of the Yahoo! log is given the configuration the log embeds for it (its one
-/// property `mapred.child.java.opts`, which sets no switch): Hadoop's defaults, as a
-/// `_conf.xml` beside its history would give; job 0002's follows its history. No record is
+/// property `mapred.child.java.opts`, which sets no switch): Hadoop's defaults under the
+/// names Hadoop 1 reads, as a `_conf.xml` beside its history would give; job 0002's
+/// follows its history. No record is
 /// skipped and no configuration is left unused.
 #[test]
 fn replay_gives_each_yahoo_job_the_configuration_its_log_embeds() {
     let (stderr, value) = replay_json(&[&trace(YAHOO)]);
     assert!(!stderr.contains("not used"), "{stderr}");
     assert!(!stderr.contains("skipped"), "{stderr}");
-    let default = |key: &str| serde_json::json!({"enabled": true, "source": "default", "key": key, "value": null});
-    let expected = serde_json::json!({"map": default("mapreduce.map.speculative"),
-        "reduce": default("mapreduce.reduce.speculative"), "parameters": {}});
+    let expected = hadoop1_defaults();
     let per_job = value["per_job"].as_array().unwrap();
     assert_eq!(per_job.len(), 4);
     for job in per_job {
@@ -1361,4 +1366,60 @@ fn replay_notes_an_embedded_configuration_whose_job_is_not_read() {
     );
     assert!(stderr.contains(&note), "{stderr}");
     assert_eq!(value["per_job"][0]["speculation"], serde_json::Value::Null);
+}
+
+/// A Hadoop 1 history's `_conf.xml` is read as Hadoop 1 loads it: the Hadoop 2 name of a
+/// switch is a property Hadoop 1 does not read (kept among the parameters), its Hadoop 1
+/// name the switch, and `FALSE` Hadoop 1's default, true (skipped as `not a boolean`).
+#[test]
+fn replay_reads_a_hadoop_1_jobs_conf_xml_as_hadoop_1_does() {
+    let dir = std::env::temp_dir().join(format!("stragglers-h1-conf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let source = Path::new(&trace(HADOOP1_PAIR)).to_owned();
+    let history = "megacluster.megacorp.com_1265616107882_job_201002080801_40864_job_name-\
+                   DAILY%2F20100210%5D.gz";
+    std::fs::copy(source.join(history), dir.join(history)).expect("the history copied");
+    let conf = "<configuration>\n\
+        <property><name>mapreduce.map.speculative</name><value>false</value></property>\n\
+        <property><name>mapred.reduce.tasks.speculative.execution</name><value>FALSE</value>\
+        </property>\n</configuration>\n";
+    let name = "megacluster.megacorp.com_1265616107882_job_201002080801_40864_conf.xml";
+    std::fs::write(dir.join(name), conf).expect("the configuration written");
+    let (stderr, value) = replay_json(&[dir.to_str().unwrap()]);
+    assert_eq!(
+        value["per_job"][0]["speculation"],
+        serde_json::json!({
+            "map": {"enabled": true, "source": "default",
+                "key": "mapred.map.tasks.speculative.execution", "value": null},
+            "reduce": {"enabled": true, "source": "unreadable",
+                "key": "mapred.reduce.tasks.speculative.execution", "value": "FALSE"},
+            "parameters": {"mapreduce.map.speculative": "false"}})
+    );
+    let skip = format!("{}:3: skipped: not a boolean", dir.join(name).display());
+    assert!(stderr.contains(&skip), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A `.jhist` job's `_conf.xml` that sets both names of the map switch otherwise is read as
+/// Hadoop 2 loads it: the later one stands (the file's order, which Rumen's
+/// `jobProperties` lose), the earlier skipped.
+#[test]
+fn replay_reads_both_names_of_a_switch_in_a_conf_xml_in_their_order() {
+    let conf = "<configuration>\n\
+        <property><name>mapreduce.map.speculative</name><value>true</value></property>\n\
+        <property><name>mapred.map.tasks.speculative.execution</name><value>false</value>\
+        </property>\n</configuration>\n";
+    let dir = jhist_with("conf-order", &[("job_1416424547277_0002_conf.xml", conf)]);
+    let (stderr, value) = replay_json(&[dir.to_str().unwrap()]);
+    assert_eq!(
+        value["per_job"][0]["speculation"]["map"],
+        serde_json::json!({"enabled": false, "source": "set",
+            "key": "mapred.map.tasks.speculative.execution", "value": "false"})
+    );
+    let skip = format!(
+        "{}:2: skipped: overridden by its other name, field `mapreduce.map.speculative`",
+        dir.join("job_1416424547277_0002_conf.xml").display()
+    );
+    assert!(stderr.contains(&skip), "{stderr}");
 }

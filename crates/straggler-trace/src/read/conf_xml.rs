@@ -16,26 +16,32 @@
 //! - The records: one per `<property>`. A property's name is trimmed and its value kept as
 //!   written, as Hadoop's `Configuration` reads them; one without a name, or without a
 //!   value (Hadoop sets nothing then), is a skip (`"property without a name"`, `"property
-//!   without a value"`). The properties of speculation give the setting as the Rumen
-//!   reader's `jobProperties` do ([`hadoop_conf::speculation`]): a property at fault there
-//!   (a switch that is no boolean, a duplicate, a Hadoop 1 name contradicting its Hadoop 2
-//!   name) is skipped with that reason on its line, the setting standing; every other
-//!   property is parsed.
+//!   without a value"`). The properties of speculation give the setting as the Hadoop
+//!   that loads the file reads them ([`HadoopVersion`], given by the caller: the version
+//!   that ran the job, where its log says; [`hadoop_conf::speculation_in_file`]), in the
+//!   order written, as `Configuration.loadResource` loads them: the switches under the
+//!   names that version reads (Hadoop 1: the Hadoop 1 names alone; Hadoop 2: either, one
+//!   property, the later standing), unset meaning Hadoop's default, on; the parameters
+//!   as written. A property at fault there (a switch that is no boolean to that version,
+//!   an earlier property overridden by a later one of its name or, read otherwise, of
+//!   its other name, a property written after a final one) is skipped with that reason
+//!   on its line, the setting standing; every other property is parsed.
 //! - `<final>true</final>` (exactly `true`, as Hadoop's `Configuration` reads it): Hadoop's
 //!   `loadProperty` keeps a final property's value and ignores a later property of the
 //!   same name, with a warning. A property of speculation written after a final one of its
-//!   name is skipped as `"overrides a final property"`, the final value standing; a final
+//!   name (under Hadoop 2, of either name of a switch, one property) is skipped as
+//!   `"overrides a final property"`, the final value standing; a final
 //!   property without a value (itself skipped) makes its name final too, as Hadoop adds the
 //!   name to its finals whatever the value (since HADOOP-6227, 2009; before it, such a
 //!   property locked nothing).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::hadoop_conf::{self, PropertyValue};
+use super::hadoop_conf::{self, FileProperty, HadoopVersion};
 use super::input;
 use crate::{ReadReport, SpeculationSetting, TraceError, TraceFormat, java_trim};
 
@@ -45,7 +51,7 @@ use crate::{ReadReport, SpeculationSetting, TraceError, TraceFormat, java_trim};
 pub struct JobConf {
     /// The job's id, from the file's name (`job_201002080801_40864`).
     pub job: String,
-    /// The job's speculation setting, read as the Rumen reader reads `jobProperties`.
+    /// The job's speculation setting, as the Hadoop that loads the file reads it.
     pub speculation: SpeculationSetting,
 }
 
@@ -79,15 +85,20 @@ fn digits(text: &str) -> Option<(&str, &str)> {
 }
 
 /// Reads the Hadoop job configuration file at `path` (plain, gzip or zstd): the job its
-/// name gives and the job's speculation setting, with the report counting its properties
-/// (format [`TraceFormat::HadoopConf`]).
+/// name gives and the job's speculation setting as `version` loads the file (the Hadoop
+/// that ran the job: [`HadoopVersion::Hadoop1`] for a job of a Hadoop 1 history,
+/// [`HadoopVersion::Hadoop2`] for a `.jhist`'s, or where no log says), with the report
+/// counting its properties (format [`TraceFormat::HadoopConf`]).
 ///
 /// # Errors
 /// [`TraceError::NotALog`] when the name holds no job id ([`conf_job_id`]);
 /// [`TraceError::Malformed`] naming the line and what is wrong when the XML is malformed,
 /// or not UTF-8; as [`read_jobs`](crate::read_jobs) when the file cannot be opened or its
 /// compressed data is corrupt.
-pub fn read_job_conf(path: &Path) -> Result<(JobConf, ReadReport), TraceError> {
+pub fn read_job_conf(
+    path: &Path,
+    version: HadoopVersion,
+) -> Result<(JobConf, ReadReport), TraceError> {
     let job = conf_job_id(path).ok_or_else(|| TraceError::NotALog {
         path: path.to_owned(),
         what: "a Hadoop job configuration XML".to_owned(),
@@ -97,7 +108,7 @@ pub fn read_job_conf(path: &Path) -> Result<(JobConf, ReadReport), TraceError> {
     })?;
     let (input, check) = input::open(path)?;
     let mut report = ReadReport::new(path, TraceFormat::HadoopConf);
-    let speculation = read(input, path, &mut report);
+    let speculation = read(input, path, version, &mut report);
     check.finish(path, &mut report)?;
     Ok((
         JobConf {
@@ -113,6 +124,7 @@ pub fn read_job_conf(path: &Path) -> Result<(JobConf, ReadReport), TraceError> {
 pub(crate) fn read(
     mut input: impl Read,
     path: &Path,
+    version: HadoopVersion,
     report: &mut ReadReport,
 ) -> Result<SpeculationSetting, TraceError> {
     let malformed = |line: u64, field: &str, reason: String| TraceError::Malformed {
@@ -139,7 +151,7 @@ pub(crate) fn read(
         }
     };
     let properties = parse(text).map_err(|e| malformed(e.line, &e.field, e.what))?;
-    Ok(account(properties, report))
+    Ok(account(properties, version, report))
 }
 
 /// Reads the configuration XML `text` embedded in a log whose line `first_line` is the
@@ -149,6 +161,7 @@ pub(crate) fn read(
 pub(crate) fn read_embedded(
     text: &str,
     first_line: u64,
+    version: HadoopVersion,
     report: &mut ReadReport,
 ) -> Result<SpeculationSetting, XmlError> {
     let shift = |line: u64| line + first_line - 1;
@@ -159,7 +172,7 @@ pub(crate) fn read_embedded(
     for property in &mut properties {
         property.line = shift(property.line);
     }
-    Ok(account(properties, report))
+    Ok(account(properties, version, report))
 }
 
 /// A `<property>` as written: its line, its name and its value (`None` when absent), and
@@ -172,43 +185,30 @@ struct Property {
     is_final: bool,
 }
 
-/// Counts each of `properties` in `report` and returns the speculation setting they give.
-/// A property of speculation written after a final one of the same name (`<final>true
-/// </final>`, with or without a value) is skipped as `"overrides a final property"`: Hadoop's
-/// `Configuration.loadProperty` keeps a final property's value and ignores a later one,
-/// with a warning.
-fn account(properties: Vec<Property>, report: &mut ReadReport) -> SpeculationSetting {
-    let mut finals: HashSet<&str> = HashSet::new();
-    // The properties of speculation that set a value, by index, in the order written.
-    let mut read: Vec<usize> = Vec::new();
-    let mut overrides_final: HashSet<usize> = HashSet::new();
-    for (at, property) in properties.iter().enumerate() {
-        let Some(name) = property.name.as_deref() else {
-            continue;
-        };
-        if !hadoop_conf::is_speculation_key(name) {
-            continue;
-        }
-        if property.value.is_some() {
-            if finals.contains(name) {
-                overrides_final.insert(at);
-                continue;
-            }
-            read.push(at);
-        }
-        if property.is_final {
-            finals.insert(name);
-        }
-    }
-    let speculation: Vec<(String, PropertyValue)> = (read.iter())
-        .filter_map(|&at| {
-            let property = &properties[at];
-            Some((property.name.clone()?, property.value.clone()?))
+/// Counts each of `properties` in `report` and returns the speculation setting they give,
+/// loaded as `version`'s `Configuration` loads them
+/// ([`hadoop_conf::speculation_in_file`]): each property a record, parsed, or skipped
+/// with the reason it is not read.
+fn account(
+    properties: Vec<Property>,
+    version: HadoopVersion,
+    report: &mut ReadReport,
+) -> SpeculationSetting {
+    // The properties with a name, and where each is among `properties`.
+    let (at, named): (Vec<usize>, Vec<FileProperty<'_>>) = (properties.iter().enumerate())
+        .filter_map(|(at, property)| {
+            let named = FileProperty {
+                name: property.name.as_deref()?,
+                value: property.value.as_deref(),
+                is_final: property.is_final,
+            };
+            Some((at, named))
         })
-        .map(|(name, value)| (name, PropertyValue::Text(value)))
+        .unzip();
+    let (setting, faults) = hadoop_conf::speculation_in_file(&named, version);
+    let faults: HashMap<usize, &str> = (faults.into_iter())
+        .map(|(index, reason)| (at[index], reason))
         .collect();
-    let (setting, faults) = hadoop_conf::speculation(speculation);
-    let mut seen: HashMap<&str, usize> = HashMap::new();
     for (at, property) in properties.iter().enumerate() {
         let (Some(name), Some(_)) = (&property.name, &property.value) else {
             let reason = if property.name.is_none() {
@@ -219,15 +219,8 @@ fn account(properties: Vec<Property>, report: &mut ReadReport) -> SpeculationSet
             report.skipped(property.line, property.name.as_deref(), reason);
             continue;
         };
-        if overrides_final.contains(&at) {
-            report.skipped(property.line, Some(name), "overrides a final property");
-            continue;
-        }
-        let occurrence = seen.entry(name).or_insert(0);
-        let fault = (faults.iter()).find(|f| f.key == *name && f.occurrence == *occurrence);
-        *occurrence += 1;
-        match fault {
-            Some(fault) => report.skipped(property.line, Some(name), fault.reason),
+        match faults.get(&at) {
+            Some(reason) => report.skipped(property.line, Some(name), reason),
             None => report.parsed(),
         }
     }
@@ -772,7 +765,13 @@ mod tests {
             <property><name>novalue</name></property>\n\
             <property\n\n><name>x</name></property>\n</configuration>";
         let mut report = ReadReport::new("c", TraceFormat::HadoopConf);
-        let setting = read(text.as_bytes(), Path::new("c"), &mut report).unwrap();
+        let setting = read(
+            text.as_bytes(),
+            Path::new("c"),
+            HadoopVersion::Hadoop2,
+            &mut report,
+        )
+        .unwrap();
         assert_eq!(setting.map.enabled, Some(true));
         assert_eq!((report.records_read, report.records_parsed), (4, 1));
         let skips: Vec<(u64, &str)> = (report.skips.iter())
@@ -792,7 +791,13 @@ mod tests {
     /// The skips of reading `text`, as `(line, reason)`, and the setting it gives.
     fn read_text(text: &str) -> (Vec<(u64, String)>, SpeculationSetting) {
         let mut report = ReadReport::new("c", TraceFormat::HadoopConf);
-        let setting = read(text.as_bytes(), Path::new("c"), &mut report).unwrap();
+        let setting = read(
+            text.as_bytes(),
+            Path::new("c"),
+            HadoopVersion::Hadoop2,
+            &mut report,
+        )
+        .unwrap();
         assert_eq!(
             report.records_read,
             report.records_parsed + report.records_skipped

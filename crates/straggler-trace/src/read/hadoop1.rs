@@ -66,6 +66,7 @@ use std::path::Path;
 
 use super::assemble::{Assembler, AttemptFields, Skip, plausible, reduce_phase_progress};
 use super::conf_xml::{self, conf_job_id};
+use super::hadoop_conf::HadoopVersion;
 use super::input::{Line, Lines, MAX_LINE_BYTES};
 use super::jhist::{job_of, kind_of};
 use crate::{AttemptOutcome, EmbeddedConf, JobConf, ReadReport, StageKind, TraceJob};
@@ -283,7 +284,7 @@ impl EmbeddedXml {
             }
             None => {}
         }
-        match conf_xml::read_embedded(&self.text, self.first, report) {
+        match conf_xml::read_embedded(&self.text, self.first, HadoopVersion::Hadoop1, report) {
             Ok(speculation) => report.confs.push(EmbeddedConf {
                 line: self.start,
                 conf: JobConf { job, speculation },
