@@ -1423,3 +1423,24 @@ fn replay_reads_both_names_of_a_switch_in_a_conf_xml_in_their_order() {
     );
     assert!(stderr.contains(&skip), "{stderr}");
 }
+
+/// A `.jhist` job's `_conf.xml` that sets Hadoop 0.21's name of the running-tasks cap: Hadoop
+/// 2 loads it into `speculative-cap-running-tasks`, so the note gives `hadoop-legacy` tuned
+/// with it, and says how it was taken.
+#[test]
+fn replay_takes_hadoop_0_21s_cap_for_hadoop_2s_in_a_jhist_jobs_conf_xml() {
+    let conf = "<configuration>\n<property><name>mapred.speculative.execution.speculativeCap\
+        </name><value>0.2</value></property>\n</configuration>\n";
+    let dir = jhist_with("conf-old-cap", &[("job_1416424547277_0002_conf.xml", conf)]);
+    let (stderr, _) = replay_json(&[dir.to_str().unwrap()]);
+    assert!(
+        stderr.contains(
+            "first: job_1416424547277_0002 (mapred.speculative.execution.speculativeCap=0.2); \
+             `--detectors 'hadoop-legacy(copies_per_running_task = 0.2)'` replays the first \
+             one's caps (mapred.speculative.execution.speculativeCap taken for \
+             mapreduce.job.speculative.speculative-cap-running-tasks, as Hadoop 2's \
+             deprecation table maps it"
+        ),
+        "{stderr}"
+    );
+}

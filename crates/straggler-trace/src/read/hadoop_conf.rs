@@ -26,8 +26,9 @@
 //!   from, the Hadoop that ran it ([`HadoopVersion`]). [`speculation_in_file`] loads it as
 //!   that version's `Configuration` does: Hadoop 1 reads the Hadoop 1 names alone, as
 //!   0.20's `getBoolean` reads a boolean; Hadoop 2 loads a switch's Hadoop 1 name into its
-//!   Hadoop 2 name, so that the later of the two stands (no [`SettingSource::Conflicting`]
-//!   there), unless an earlier one is final.
+//!   Hadoop 2 name (and Hadoop 0.21's cap and slow task threshold into their Hadoop 2
+//!   names, [`HADOOP2_DEPRECATIONS`]), so that the later of the two stands (no
+//!   [`SettingSource::Conflicting`] there), unless an earlier one is final.
 
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
@@ -231,15 +232,35 @@ pub enum HadoopVersion {
     Hadoop2,
 }
 
+/// The deprecated names of speculation properties Hadoop 2's `Configuration` loads into
+/// another (`ConfigUtil`'s `DeprecationDelta`s, as trunk has them), each `[new, old]`: the
+/// switches' Hadoop 1 names, and Hadoop 0.21's (and Hadoop 1's) cap and slow task
+/// threshold. An older `ConfigUtil` mapped the cap onto `mapreduce.job.speculative
+/// .speculativecap`, which Hadoop 2's speculator did not read, and Hadoop 0.21's
+/// `slowNodeThreshold` onto `mapreduce.job.speculative.slownodethreshold`, which trunk's
+/// table no longer holds: those are not taken here.
+pub(crate) const HADOOP2_DEPRECATIONS: [[&str; 2]; 4] = [
+    MAP_SWITCH,
+    REDUCE_SWITCH,
+    [
+        "mapreduce.job.speculative.speculative-cap-running-tasks",
+        "mapred.speculative.execution.speculativeCap",
+    ],
+    [
+        "mapreduce.job.speculative.slowtaskthreshold",
+        "mapred.speculative.execution.slowTaskThreshold",
+    ],
+];
+
 impl HadoopVersion {
-    /// The property `name` loads into: under Hadoop 2, a switch's Hadoop 1 name loads into
-    /// its Hadoop 2 name; any other name into itself.
+    /// The property `name` loads into: under Hadoop 2, a deprecated name
+    /// ([`HADOOP2_DEPRECATIONS`]: a switch's Hadoop 1 name...) loads into its new name; any
+    /// other name into itself.
     fn key_of(self, name: &str) -> &str {
         match self {
-            HadoopVersion::Hadoop2 => [MAP_SWITCH, REDUCE_SWITCH]
-                .into_iter()
-                .find(|[_, hadoop1]| *hadoop1 == name)
-                .map_or(name, |[hadoop2, _]| hadoop2),
+            HadoopVersion::Hadoop2 => (HADOOP2_DEPRECATIONS.into_iter())
+                .find(|[_, old]| *old == name)
+                .map_or(name, |[new, _]| new),
             HadoopVersion::Hadoop1 => name,
         }
     }
@@ -279,10 +300,11 @@ pub(crate) struct FileProperty<'a> {
 /// - a property under a name already final (`"overrides a final property"`): Hadoop keeps
 ///   the final value and ignores it; a final property without a value makes its name
 ///   final too (Hadoop 0.21 on, and Hadoop 1 since HADOOP-6227);
-/// - an earlier property of the same name (`"duplicate key"`) or, under Hadoop 2, of the
-///   switch's other name read otherwise (`"overridden by its other name"`): the later one
-///   stands. Both names read alike both stand: the switch is the Hadoop 2 name's, as for
-///   Rumen, the other name kept among the parameters;
+/// - an earlier property of the same name (`"duplicate key"`) or, under Hadoop 2, of its
+///   other name ([`HADOOP2_DEPRECATIONS`]) read otherwise (`"overridden by its other
+///   name"`): the later one stands. Both names read alike both stand: a switch is the
+///   Hadoop 2 name's, as for Rumen, the other name kept among the parameters, as both
+///   names of a parameter are;
 /// - the switch's value, where the version cannot read it as a boolean (`"not a boolean"`,
 ///   `"unexpanded variable"`), the switch standing as
 ///   [`SpeculationSwitch::hadoop`]/[`SpeculationSwitch::hadoop1`] give it.
@@ -367,8 +389,8 @@ pub(crate) fn speculation_in_file(
     (setting, faults)
 }
 
-/// Whether two values of a switch read alike: the same text, or the same boolean as
-/// Hadoop 2 reads them (the only version under which a switch has two names).
+/// Whether two values of a property read alike: the same text, or the same boolean as
+/// Hadoop 2 reads them (the only version under which a property has two names).
 fn read_alike(a: &str, b: &str) -> bool {
     a == b
         || matches!(
@@ -598,5 +620,28 @@ mod tests {
         let (setting, faults) = in_file(&[set(MAP1, "${flag}")], Hadoop1);
         assert_eq!(setting.map.enabled, None);
         assert_eq!(faults, [(0, "unexpanded variable")]);
+    }
+
+    /// Under Hadoop 2, Hadoop 0.21's name of the cap loads into
+    /// `speculative-cap-running-tasks` (trunk's `ConfigUtil`), as a switch's Hadoop 1 name
+    /// does into its Hadoop 2 name: the later stands; under Hadoop 1 they are two
+    /// properties, both kept.
+    #[test]
+    fn under_hadoop_2_the_old_cap_is_a_name_of_the_running_tasks_cap() {
+        let old = "mapred.speculative.execution.speculativeCap";
+        let new = "mapreduce.job.speculative.speculative-cap-running-tasks";
+        let properties = [set(old, "0.2"), set(new, "0.3")];
+        let (setting, faults) = in_file(&properties, HadoopVersion::Hadoop2);
+        assert_eq!(faults, [(0, "overridden by its other name")]);
+        let parameters: Vec<(&str, &str)> = setting.tuning().collect();
+        assert_eq!(parameters, [(new, "0.3")]);
+        let (setting, faults) = in_file(&properties, HadoopVersion::Hadoop1);
+        assert!(faults.is_empty());
+        assert_eq!(setting.parameters.len(), 2);
+        // Read alike: both kept.
+        let (setting, faults) =
+            in_file(&[set(old, "0.2"), set(new, "0.2")], HadoopVersion::Hadoop2);
+        assert!(faults.is_empty());
+        assert_eq!(setting.parameters.len(), 2);
     }
 }
