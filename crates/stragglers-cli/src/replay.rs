@@ -2,6 +2,7 @@
 //! their siblings, judges the speculation that really ran ("recorded") and replays the
 //! chosen detectors over the logs (see docs/replay.md).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
@@ -11,9 +12,9 @@ use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::{self, Table};
 use stragglers::trace::{
     CopyCounts, HadoopVersion, JobConf, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig,
-    ReplayMetrics, ScanInterval, SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat,
-    TraceJob, TruthConfig, conf_job_id, detect_format, fakes_won_by_copy, judge, label,
-    read_job_conf, read_path, recorded, replay_each, table3,
+    ReplayMetrics, ScanInterval, SkippedJob, SpeculationSetting, SpeculationSwitch, Table3,
+    TraceAttempt, TraceError, TraceFormat, TraceJob, TruthConfig, conf_job_id, detect_format,
+    fakes_won_by_copy, judge, label, read_job_conf, read_path, recorded, replay_each, table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -562,9 +563,12 @@ impl GivenConf {
 /// Gives each configuration of `confs` to the job of its id whose speculation setting is
 /// not known (a `.jhist` or Hadoop 1 job); the notes on those not used: their job is not
 /// among `jobs`, or its setting is known already (from Rumen's `jobProperties`, or an
-/// earlier configuration of the same job).
+/// earlier configuration of the same job), the note then saying whether this one gives
+/// the same setting, or how it differs.
 fn apply_confs(jobs: &mut [TraceJob], confs: Vec<GivenConf>, paths: &[PathBuf]) -> Vec<String> {
     let mut notes = Vec::new();
+    // Where the configuration that gave each job its setting is.
+    let mut given_by: HashMap<String, String> = HashMap::new();
     for given in confs {
         let place = given.place(paths);
         let conf = &given.conf;
@@ -585,9 +589,21 @@ fn apply_confs(jobs: &mut [TraceJob], confs: Vec<GivenConf>, paths: &[PathBuf]) 
         }
         let mut unknown = same_id.filter(|job| job.speculation.is_none()).peekable();
         if unknown.peek().is_none() {
+            let known = (jobs.iter())
+                .find(|job| job.id == conf.job)
+                .and_then(|job| job.speculation.as_ref());
+            let source = given_by
+                .get(&conf.job)
+                .map_or_else(|| "Rumen's jobProperties".to_owned(), Clone::clone);
+            let compared = known.map_or_else(String::new, |known| {
+                match setting_difference(&conf.speculation, known) {
+                    None => ", and gives the same setting".to_owned(),
+                    Some(how) => format!(", and differs: {how}"),
+                }
+            });
             notes.push(format!(
-                "{place}: the speculation setting of {} is known already (from Rumen's \
-                 jobProperties or an earlier configuration of it): this one not used",
+                "{place}: the speculation setting of {} is known already, from {source}: \
+                 this one not used{compared}",
                 conf.job
             ));
             continue;
@@ -595,8 +611,53 @@ fn apply_confs(jobs: &mut [TraceJob], confs: Vec<GivenConf>, paths: &[PathBuf]) 
         for job in unknown {
             job.speculation = Some(conf.speculation.clone());
         }
+        given_by.insert(conf.job.clone(), place);
     }
     notes
+}
+
+/// How `setting` differs from `known`, the setting a job has already, in words (`maps off
+/// (mapreduce.map.speculative=false) where that one is on (Hadoop's default)`): each switch
+/// read otherwise, and the parameters of speculation set otherwise, named; `None` when the
+/// two read alike (written otherwise, perhaps: under another name, `TRUE` for `true`).
+fn setting_difference(setting: &SpeculationSetting, known: &SpeculationSetting) -> Option<String> {
+    let switch = |switch: &SpeculationSwitch| {
+        let state = match switch.enabled {
+            Some(true) => "on",
+            Some(false) => "off",
+            None => "not known",
+        };
+        match &switch.value {
+            Some(value) => format!("{state} ({}={value})", switch.key),
+            None => format!("{state} (Hadoop's default)"),
+        }
+    };
+    let mut differences: Vec<String> = [
+        ("maps", &setting.map, &known.map),
+        ("reduces", &setting.reduce, &known.reduce),
+    ]
+    .into_iter()
+    .filter(|(_, this, that)| this.enabled != that.enabled)
+    .map(|(kind, this, that)| format!("{kind} {} where that one is {}", switch(this), switch(that)))
+    .collect();
+    let tuning = |setting: &SpeculationSetting| -> std::collections::BTreeMap<String, String> {
+        (setting.tuning())
+            .map(|(key, value)| (key.to_owned(), value.to_owned()))
+            .collect()
+    };
+    let (this, that) = (tuning(setting), tuning(known));
+    let keys: std::collections::BTreeSet<&String> = this.keys().chain(that.keys()).collect();
+    let otherwise: Vec<&str> = (keys.into_iter())
+        .filter(|key| this.get(*key) != that.get(*key))
+        .map(String::as_str)
+        .collect();
+    if !otherwise.is_empty() {
+        differences.push(format!(
+            "parameters of speculation set otherwise ({})",
+            otherwise.join(", ")
+        ));
+    }
+    (!differences.is_empty()).then(|| differences.join("; "))
 }
 
 /// The Hadoop that loads the configuration file at `path`: Hadoop 1 when the job of the id
@@ -1253,6 +1314,40 @@ fn json_report(
 mod tests {
     use super::*;
     use stragglers::trace::TraceFormat;
+
+    /// Two settings of one job compared by hand: the switches read otherwise named with
+    /// their values (or Hadoop's default), the parameters set otherwise named; alike
+    /// readings under other names or texts are the same setting.
+    #[test]
+    fn a_second_configuration_says_how_its_setting_differs() {
+        let hadoop = |map: (&str, Option<&str>), reduce: Option<&str>| {
+            SpeculationSetting::hadoop(
+                SpeculationSwitch::hadoop(map.0, map.1),
+                SpeculationSwitch::hadoop("mapreduce.reduce.speculative", reduce),
+            )
+        };
+        let first = hadoop(("mapreduce.map.speculative", Some("false")), None);
+        // Alike: `FALSE` under the Hadoop 1 name reads as the first's `false`.
+        let alike = hadoop(
+            ("mapred.map.tasks.speculative.execution", Some("FALSE")),
+            None,
+        );
+        assert_eq!(setting_difference(&alike, &first), None);
+        let other = hadoop(("mapreduce.map.speculative", None), Some("${off}"))
+            .with_parameter("mapreduce.job.speculative.minimum-allowed-tasks", "20");
+        let first = first.with_parameter("mapreduce.job.speculative.retry-after-speculate", "1");
+        assert_eq!(
+            setting_difference(&other, &first).as_deref(),
+            Some(
+                "maps on (Hadoop's default) where that one is off \
+                 (mapreduce.map.speculative=false); reduces not known \
+                 (mapreduce.reduce.speculative=${off}) where that one is on (Hadoop's \
+                 default); parameters of speculation set otherwise \
+                 (mapreduce.job.speculative.minimum-allowed-tasks, \
+                 mapreduce.job.speculative.retry-after-speculate)"
+            )
+        );
+    }
 
     #[test]
     fn all_names_the_recorded_speculation_and_every_detector() {

@@ -1275,7 +1275,8 @@ fn replay_refuses_a_malformed_conf_xml_naming_its_line() {
 }
 
 /// Two configurations of one job (Hadoop 2's name and Hadoop 1's): the first, in the order
-/// of the paths, gives the setting; the second is said in a note and not used.
+/// of the paths, gives the setting; the second is said in a note and not used, the note
+/// naming the first and saying how the second's setting differs.
 #[test]
 fn replay_uses_the_first_conf_xml_of_a_job_and_notes_the_other() {
     let off = "<configuration><property><name>mapreduce.map.speculative</name>\
@@ -1288,12 +1289,31 @@ fn replay_uses_the_first_conf_xml_of_a_job_and_notes_the_other() {
     let dir = jhist_with("conf-twice", &[(first, off), (second, on)]);
     let (stderr, value) = replay_json(&[dir.to_str().unwrap()]);
     let note = format!(
-        "note: {}: the speculation setting of job_1416424547277_0002 is known already (from \
-         Rumen's jobProperties or an earlier configuration of it): this one not used\n",
-        dir.join(second).display()
+        "note: {}: the speculation setting of job_1416424547277_0002 is known already, from \
+         {}: this one not used, and differs: maps on \
+         (mapred.map.tasks.speculative.execution=true) where that one is off \
+         (mapreduce.map.speculative=false)\n",
+        dir.join(second).display(),
+        dir.join(first).display()
     );
     assert!(stderr.contains(&note), "{stderr}");
     assert_eq!(value["per_job"][0]["speculation"]["map"]["enabled"], false);
+}
+
+/// The Yahoo! log named twice: its jobs are replayed from the first, and each configuration
+/// the second embeds is said in a note, as the second of its job, giving the same setting
+/// as the first's (lines 1, 122, 126 and 162 of each).
+#[test]
+fn replay_notes_a_second_embedded_configuration_that_gives_the_same_setting() {
+    let yahoo = trace(YAHOO);
+    let (stderr, _) = replay_json(&[&yahoo, &yahoo]);
+    for (line, job) in [(1, "0001"), (122, "0002"), (126, "0003"), (162, "0004")] {
+        let note = format!(
+            "note: {yahoo}:{line}: the speculation setting of job_200904211745_{job} is known \
+             already, from {yahoo}:{line}: this one not used, and gives the same setting\n"
+        );
+        assert!(stderr.contains(&note), "{stderr}");
+    }
 }
 
 /// Each job of the Yahoo! log is given the configuration the log embeds for it (its one
