@@ -290,7 +290,7 @@ fn hadoop_replays(job: &TraceJob, version: Option<HadoopVersion>) -> String {
                  which Hadoop 2's speculator does not read)"
             );
         }
-        Some(HadoopVersion::Hadoop1) => {}
+        Some(_) => {}
         None => {
             said += &format!(
                 "; {OLD_CAP} is taken for no cap: Hadoop 2's deprecation table maps it onto \

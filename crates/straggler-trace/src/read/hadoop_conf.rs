@@ -215,6 +215,7 @@ fn switch(
 /// job comes from says which: it decides which names of the switches count, and how their
 /// values are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum HadoopVersion {
     /// Hadoop 0.20 and 1 (the JobTracker; a Hadoop 1 JobHistory log, whose
     /// Rumen-concatenated form embeds the configurations): `JobConf` reads the switches
