@@ -25,10 +25,12 @@ pub use interval::{
     ScanInterval, spark_time_ms,
 };
 pub use read::{
-    JobConf, conf_job_id, detect_bytes, detect_format, read_bytes, read_job_conf, read_jobs,
-    read_path, read_reader,
+    HadoopVersion, JobConf, conf_job_id, detect_bytes, detect_format, read_bytes, read_job_conf,
+    read_jobs, read_path, read_reader,
 };
-pub use report::{ReadReport, RecoveredEnd, Skip, Truncation, UnknownKey, Unread, UnusableSplits};
+pub use report::{
+    EmbeddedConf, ReadReport, RecoveredEnd, Skip, Truncation, UnknownKey, Unread, UnusableSplits,
+};
 pub use trace::{
     AttemptOutcome, SettingSource, SpeculationSetting, SpeculationSwitch, StageKind, TraceAttempt,
     TraceFormat, TraceJob, TraceTask, java_trim, spark_boolean,

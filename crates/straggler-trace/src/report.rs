@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::TraceFormat;
+use crate::{JobConf, TraceFormat};
 
 /// One record skipped, where and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,6 +123,26 @@ pub struct RecoveredEnd {
     pub file: Option<String>,
 }
 
+/// A job's configuration embedded in a log (Rumen's concatenated Hadoop 1 form: a
+/// `!!FILE=<host>_<start>_job_<id>_conf.xml!!` line, then the job's configuration XML),
+/// read as a `_conf.xml` file is ([`read_job_conf`](crate::read_job_conf)): its properties
+/// are records of the log, each parsed or skipped on its line, and the speculation setting
+/// they give is here, for the caller to give to the job of that id (`stragglers replay`
+/// does, as it does a `_conf.xml`'s). The reader gives it to no job itself: a log may hold
+/// a job's configuration after the job's end, when the job was handed out already.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbeddedConf {
+    /// 1-based line of the `!!FILE=` line that names it (in its file, named by `file`, for
+    /// an input of several files).
+    pub line: u64,
+    /// The job its name gives, and the speculation setting it gives that job.
+    pub conf: JobConf,
+    /// The file the line is in, for an input of several files; `None` when the input is
+    /// one file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
 /// What reading one input found: `records_read == records_parsed + records_skipped`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReadReport {
@@ -177,6 +197,11 @@ pub struct ReadReport {
     /// [`ReadReport::MAX_RECOVERED_ENDS_KEPT`] included.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub recovered_ends_seen: u64,
+    /// The job configurations embedded in the input ([`EmbeddedConf`]), in the order of
+    /// their lines: one per configuration the log holds whose XML is read, each naming its
+    /// job (one that cannot be read is a skipped record instead).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub confs: Vec<EmbeddedConf>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -216,6 +241,7 @@ impl ReadReport {
             unusable_splits_seen: 0,
             recovered_ends: Vec::new(),
             recovered_ends_seen: 0,
+            confs: Vec::new(),
         }
     }
 
@@ -305,8 +331,9 @@ impl ReadReport {
     }
 
     /// Adds the account `part` of the file named `file` (of an input of several files):
-    /// its counts, its skips, unread parts, unknown keys and attempts with unusable splits
-    /// (naming the file), and its cut if none is noted before (naming the file).
+    /// its counts, its skips, unread parts, unknown keys, attempts with unusable splits and
+    /// embedded configurations (naming the file), and its cut if none is noted before
+    /// (naming the file).
     pub(crate) fn add_file(&mut self, part: ReadReport, file: &str) {
         self.records_read += part.records_read;
         self.records_parsed += part.records_parsed;
@@ -362,6 +389,10 @@ impl ReadReport {
                 file: Some(file.to_owned()),
                 ..end
             }
+        }));
+        (self.confs).extend(part.confs.into_iter().map(|conf| EmbeddedConf {
+            file: conf.file.or_else(|| Some(file.to_owned())),
+            ..conf
         }));
     }
 }

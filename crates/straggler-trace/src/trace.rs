@@ -141,7 +141,9 @@ pub struct TraceJob {
     /// job with `jobProperties` (Hadoop's `mapreduce.map.speculative` and
     /// `mapreduce.reduce.speculative`, or their Hadoop 1 names); `None` when the log does not
     /// say (a Spark log without one, a Rumen job without `jobProperties`, a `.jhist` or
-    /// Hadoop 1 history, whose files carry no usable setting). With speculation off for a
+    /// Hadoop 1 history, whose files carry no usable setting: the job's configuration gives
+    /// it, a `_conf.xml` read by [`read_job_conf`](crate::read_job_conf) or one a Hadoop 1
+    /// log embeds, in [`ReadReport::confs`](crate::ReadReport::confs)). With speculation off for a
     /// kind, the engine launched no copy of its tasks by configuration: the recorded
     /// speculation's misses there are not misses of its rule.
     #[serde(default)]
@@ -182,9 +184,11 @@ pub struct SpeculationSwitch {
     pub enabled: Option<bool>,
     /// Where `enabled` comes from: set in the log, or the engine's default.
     pub source: SettingSource,
-    /// The property the switch is read from: the one the log sets (Hadoop's name of
-    /// Hadoop 2 where it sets both), else the one the engine reads (`spark.speculation`;
-    /// `mapreduce.map.speculative`, `mapreduce.reduce.speculative`).
+    /// The property the switch is read from: the one the log sets (Hadoop: its Hadoop 2
+    /// name where both names are set and read alike; in a configuration file read as
+    /// Hadoop 2 reads it, the later of two read otherwise), else the one the engine reads
+    /// (`spark.speculation`; `mapreduce.map.speculative`, `mapreduce.reduce.speculative`,
+    /// or, for a configuration read as Hadoop 1 reads it, their Hadoop 1 names).
     pub key: String,
     /// The value as the log writes it (`"true"`, `" TRUE"`; a value that is no JSON string
     /// as its JSON text); `None` when unset.
@@ -209,9 +213,11 @@ pub enum SettingSource {
     /// strings) or that holds a variable (`${name}`), which Hadoop expands first from
     /// what the log does not hold.
     Unreadable,
-    /// Hadoop: the log sets the switch under both its names (Hadoop 2's and Hadoop 1's) to
-    /// values Hadoop reads differently. Hadoop 2 takes the one later in the job's
-    /// configuration file, an order the log does not keep: `enabled` is `None`.
+    /// Hadoop: a Rumen job's `jobProperties` set the switch under both its names (Hadoop
+    /// 2's and Hadoop 1's) to values Hadoop reads differently. Hadoop 2 takes the one later
+    /// in the job's configuration file, an order the JSON does not keep: `enabled` is
+    /// `None`. (A configuration file keeps the order: read as Hadoop 2 reads it, the later
+    /// one stands.)
     Conflicting,
 }
 
@@ -320,6 +326,29 @@ impl SpeculationSwitch {
             Some(HadoopBoolean::Value(on)) => (Some(on), SettingSource::Set),
             Some(HadoopBoolean::Default) => (Some(HADOOP_DEFAULT), SettingSource::Unreadable),
             Some(HadoopBoolean::Variable) => (None, SettingSource::Unreadable),
+        };
+        SpeculationSwitch {
+            enabled,
+            source,
+            key: key.to_owned(),
+            value: value.map(str::to_owned),
+        }
+    }
+
+    /// Hadoop 1's switch from property `key` (`mapred.map.tasks.speculative.execution` or
+    /// `mapred.reduce.tasks.speculative.execution`, the names `JobConf` reads), set to
+    /// `value` or unset (`None`: Hadoop's default, true), as Hadoop 0.20 and 1 read it
+    /// (`Configuration.getBoolean`: `"true".equals` or `"false".equals` of the value,
+    /// variables expanded first): exactly `true` or `false`, no other case, nothing around
+    /// it; any other text (`TRUE`, ` false`) is [`SettingSource::Unreadable`] with the
+    /// default, true, but for a variable, whose `enabled` is `None`.
+    pub fn hadoop1(key: &str, value: Option<&str>) -> SpeculationSwitch {
+        let (enabled, source) = match value {
+            None => (Some(HADOOP_DEFAULT), SettingSource::Default),
+            Some(text) if has_variable(text) => (None, SettingSource::Unreadable),
+            Some("true") => (Some(true), SettingSource::Set),
+            Some("false") => (Some(false), SettingSource::Set),
+            Some(_) => (Some(HADOOP_DEFAULT), SettingSource::Unreadable),
         };
         SpeculationSwitch {
             enabled,

@@ -15,7 +15,8 @@
 //!   over the whole text (values may span lines, `\"` escaped); tasks = distinct `TASKID`
 //!   of `Task` records; attempts = distinct `TASK_ATTEMPT_ID`, outcome from `TASK_STATUS`;
 //!   `grep -o 'HOSTNAME="[^"]*"' | sort -u | wc -l` = 260 hosts for the Yahoo! sample.
-//!   Records read = those + one per `!!FILE=` line + one per embedded configuration.
+//!   Records read = those + one per `!!FILE=` line (a form feed before it, stripped) + one
+//!   per `<property>` of the embedded configurations (`re.findall(r'<property>', text)`).
 //! - Rumen: `json.JSONDecoder.raw_decode` object after object; tasks from `mapTasks`,
 //!   `reduceTasks`, `otherTasks`; attempts and their `result`.
 
@@ -23,9 +24,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use straggler_trace::{
-    AttemptOutcome, IntervalSource, ReadReport, ScanInterval, SettingSource, SpeculationSetting,
-    SpeculationSwitch, StageKind, TraceAttempt, TraceError, TraceFormat, TraceJob, read_bytes,
-    read_job_conf, read_path, read_reader,
+    AttemptOutcome, HadoopVersion, IntervalSource, ReadReport, ScanInterval, SettingSource,
+    SpeculationSetting, SpeculationSwitch, StageKind, TraceAttempt, TraceError, TraceFormat,
+    TraceJob, read_bytes, read_job_conf, read_path, read_reader,
 };
 
 fn shared_traces() -> Option<PathBuf> {
@@ -325,20 +326,23 @@ const REAL: &[Row] = &[
         22,
         0,
     ),
-    // 1009 history records + 8 `!!FILE=` lines + 4 embedded configurations.
+    // 1009 history records + 8 `!!FILE=` lines + the 4 properties of the 4 embedded
+    // configurations (one each, `mapred.child.java.opts`).
     (
         "hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz",
         HADOOP1,
         [4, 210, 283, 210, 69, 4, 0, 0],
         1021,
-        4,
+        0,
     ),
+    // The same, its first configuration holding a second property
+    // (`mapred.job.queue.name`): 5 properties.
     (
         "hadoop-rumen-testdata/small-trace-test/dispatch-sample-v20-jt-log.gz",
         HADOOP1,
         [4, 210, 283, 210, 69, 4, 0, 0],
-        1021,
-        4,
+        1022,
+        0,
     ),
     (
         "hadoop-rumen-testdata/small-trace-test/v20-single-input-log.gz",
@@ -368,14 +372,14 @@ const REAL: &[Row] = &[
         44,
         0,
     ),
-    // 99 whole records + 1 cut record + 1 `!!FILE=` line + 1 embedded configuration + the
-    // `!!FILE=` line before it.
+    // 99 whole records + 1 cut record + 1 `!!FILE=` line + the 1 property of the embedded
+    // configuration + the `!!FILE=` line before it.
     (
         "hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log",
         HADOOP1,
         [1, 23, 24, 23, 0, 1, 0, 0],
         103,
-        2,
+        1,
     ),
     (
         "hadoop-rumen-testdata/zombie/input-trace.json",
@@ -4465,11 +4469,19 @@ fn a_jhist_task_end_without_its_attempt_id_ends_no_copy() {
     assert_eq!(report.recovered_ends_seen, 0);
 }
 
+/// Hadoop's defaults, both switches on, under the names Hadoop 1 reads.
+fn hadoop1_defaults() -> SpeculationSetting {
+    SpeculationSetting::hadoop(
+        SpeculationSwitch::hadoop1("mapred.map.tasks.speculative.execution", None),
+        SpeculationSwitch::hadoop1("mapred.reduce.tasks.speculative.execution", None),
+    )
+}
+
 /// The two Hadoop 1 histories of `counters-format-test-logs` and their `_conf.xml`: each
 /// configuration names, in its file name, the job id the Hadoop 1 reader gives its
-/// history's job, and, setting no speculation key (its one property is
-/// `mapred.child.java.opts`), gives Hadoop's defaults, as a Rumen job whose `jobProperties`
-/// set none; its property is a record parsed.
+/// history's job, and, read as Hadoop 1 reads it and setting no speculation key (its one
+/// property is `mapred.child.java.opts`), gives Hadoop's defaults under the names Hadoop 1
+/// reads; its property is a record parsed.
 #[test]
 fn a_hadoop_1_conf_xml_names_its_historys_job_and_gives_the_defaults() {
     let Some(traces) = shared_traces() else {
@@ -4480,18 +4492,12 @@ fn a_hadoop_1_conf_xml_names_its_historys_job_and_gives_the_defaults() {
     for (serial, date) in [("40864", "20100210"), ("50510", "20100208")] {
         let history = dir.join(format!("{prefix}{serial}_job_name-DAILY%2F{date}%5D.gz"));
         let (jobs, _) = read_path(&history).expect("the history reads");
-        let (conf, report) =
-            read_job_conf(&dir.join(format!("{prefix}{serial}_conf.xml"))).expect("readable");
+        let conf_path = dir.join(format!("{prefix}{serial}_conf.xml"));
+        let (conf, report) = read_job_conf(&conf_path, HadoopVersion::Hadoop1).expect("readable");
         let ids: Vec<&str> = jobs.iter().map(|job| job.id.as_str()).collect();
         assert_eq!(ids, [conf.job.as_str()]);
         assert_eq!(jobs[0].speculation, None);
-        assert_eq!(
-            conf.speculation,
-            SpeculationSetting::hadoop(
-                SpeculationSwitch::hadoop("mapreduce.map.speculative", None),
-                SpeculationSwitch::hadoop("mapreduce.reduce.speculative", None),
-            )
-        );
+        assert_eq!(conf.speculation, hadoop1_defaults());
         assert_eq!(report.format, TraceFormat::HadoopConf);
         assert_eq!(
             (
@@ -4502,4 +4508,108 @@ fn a_hadoop_1_conf_xml_names_its_historys_job_and_gives_the_defaults() {
             (1, 1, 0)
         );
     }
+}
+
+/// The Yahoo! sample embeds each job's configuration after a `!!FILE=` line naming it: each
+/// is read, its one property (`mapred.child.java.opts`) parsed, and gives its job, in
+/// `ReadReport::confs` with the line of its `!!FILE=` line (lines 1, 122, 126 and 162, by
+/// `grep -n`), Hadoop's defaults, read as Hadoop 1 reads them. The reader gives no job a
+/// setting itself (job 0002's configuration follows its history).
+#[test]
+fn the_yahoo_sample_gives_each_embedded_configuration_with_its_job_and_line() {
+    let Some(base) = shared_traces() else { return };
+    let path = base.join("hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz");
+    let (jobs, report) = read_path(&path).expect("readable");
+    let confs: Vec<(u64, &str)> = (report.confs.iter())
+        .map(|c| (c.line, c.conf.job.as_str()))
+        .collect();
+    assert_eq!(
+        confs,
+        [
+            (1, "job_200904211745_0001"),
+            (122, "job_200904211745_0002"),
+            (126, "job_200904211745_0003"),
+            (162, "job_200904211745_0004"),
+        ]
+    );
+    let defaults = hadoop1_defaults();
+    for conf in &report.confs {
+        assert_eq!(conf.conf.speculation, defaults, "{conf:?}");
+        assert_eq!(conf.file, None);
+    }
+    assert!(jobs.iter().all(|job| job.speculation.is_none()));
+}
+
+/// A Rumen-concatenated Hadoop 1 log with configurations embedded: one read (each property
+/// a record on its line of the log, the one without a value skipped), one malformed (one
+/// record skipped on the line of its fault, naming the element, the log read on), one whose
+/// name holds no job id, and one the input ends inside (cut). Records: the `!!FILE=` lines
+/// 1, 6, 9, 13 and 15, the properties on lines 3 and 4, the history records on 7 and 8, and
+/// the three configurations that cannot be read: 12, 4 of them skipped.
+#[test]
+fn a_hadoop1_log_reads_its_embedded_configurations_as_conf_xml_files() {
+    let log = concat!(
+        "!!FILE=host_1_job_1_0001_conf.xml!!\n",
+        "<?xml version=\"1.0\"?><configuration>\n",
+        "<property><name>mapred.map.tasks.speculative.execution</name><value>false</value>",
+        "</property>\n",
+        "<property><name>novalue</name></property>\n",
+        "</configuration>\n",
+        "!!FILE=host_1_job_1_0001_user_name!!\n",
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+        "Job JOBID=\"job_1_0001\" FINISH_TIME=\"6000\" JOB_STATUS=\"SUCCESS\" .\n",
+        "!!FILE=host_1_job_1_0002_conf.xml!!\n",
+        "<configuration>\n",
+        "<property><name>a</name><value>1 &nbsp; 2</value></property>\n",
+        "</configuration>\n",
+        "!!FILE=other_conf.xml!!\n",
+        "<configuration/>\n",
+        "!!FILE=host_1_job_1_0003_conf.xml!!\n",
+        "<configuration>\n",
+        "<property><name>a</name>\n",
+    );
+    let (jobs, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (4, "property without a value", Some("novalue")),
+            (11, "malformed job configuration", Some("<value>")),
+            (13, "embedded job configuration without a job id", None),
+            (15, "truncated record", None),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (12, 8));
+    assert_eq!(report.truncated.as_ref().map(|cut| cut.line), Some(15));
+    assert_eq!(report.confs.len(), 1);
+    let conf = &report.confs[0];
+    assert_eq!((conf.line, conf.conf.job.as_str()), (1, "job_1_0001"));
+    assert_eq!(conf.conf.speculation.map.enabled, Some(false));
+    assert_eq!(
+        conf.conf.speculation.map.key,
+        "mapred.map.tasks.speculative.execution"
+    );
+    // The job is read, and given no setting by the reader.
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].speculation, None);
+
+    // A line of a configuration that is not UTF-8: the configuration is skipped on it,
+    // field `text`; XML that no `!!FILE=` line names (after a history record, which ends
+    // the configuration before it) has no job.
+    let log = b"!!FILE=h_1_job_1_0001_conf.xml!!\n<configuration>\n\
+        <property><name>\xff</name><value>1</value></property>\n</configuration>\n\
+        Job JOBID=\"job_1_0001\" SUBMIT_TIME=\"1000\" .\n\
+        <?xml version=\"1.0\"?><configuration/>\n\
+        Job JOBID=\"job_1_0001\" FINISH_TIME=\"6000\" .\n";
+    let (jobs, report) = read_bytes(log, HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "malformed job configuration", Some("text")),
+            (6, "embedded job configuration without a job id", None),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (5, 3));
+    assert!(report.truncated.is_none());
+    assert!(report.confs.is_empty());
+    assert_eq!(jobs.len(), 1);
 }

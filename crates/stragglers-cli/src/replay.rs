@@ -2,6 +2,7 @@
 //! their siblings, judges the speculation that really ran ("recorded") and replays the
 //! chosen detectors over the logs (see docs/replay.md).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
@@ -10,10 +11,10 @@ use serde_json::{Value, json};
 use stragglers::sim::DetectorSpec;
 use stragglers::sim::report::{self, Table};
 use stragglers::trace::{
-    CopyCounts, JobConf, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig, ReplayMetrics,
-    ScanInterval, SkippedJob, Table3, TraceAttempt, TraceError, TraceFormat, TraceJob, TruthConfig,
-    conf_job_id, detect_format, fakes_won_by_copy, judge, label, read_job_conf, read_path,
-    recorded, replay_each, table3,
+    CopyCounts, HadoopVersion, JobConf, Labels, MAX_SCANS_PER_JOB, ReadReport, ReplayConfig,
+    ReplayMetrics, ScanInterval, SkippedJob, SpeculationSetting, SpeculationSwitch, Table3,
+    TraceAttempt, TraceError, TraceFormat, TraceJob, TruthConfig, conf_job_id, detect_format,
+    fakes_won_by_copy, judge, label, read_job_conf, read_path, recorded, replay_each, table3,
 };
 use stragglers::truth::SiblingReference;
 
@@ -540,31 +541,69 @@ fn walk(
     Ok(())
 }
 
-/// Gives each configuration of `confs` (read from `paths[input]`) to the job of its id
-/// whose speculation setting is not known (a `.jhist` or Hadoop 1 job); the notes on those
-/// not used: their job is not among `jobs`, or its setting is known already (from Rumen's
-/// `jobProperties`, or an earlier configuration of the same job).
-fn apply_confs(
-    jobs: &mut [TraceJob],
-    confs: Vec<(usize, JobConf)>,
-    paths: &[PathBuf],
-) -> Vec<String> {
+/// A job's configuration read for the job's speculation setting: a `_conf.xml` among the
+/// inputs (`paths[input]`), or one embedded in a Hadoop 1 log (`paths[input]`, at `line`).
+struct GivenConf {
+    input: usize,
+    line: Option<u64>,
+    conf: JobConf,
+}
+
+impl GivenConf {
+    /// Where the configuration is, as a note names it: its path, and its line in a log.
+    fn place(&self, paths: &[PathBuf]) -> String {
+        let path = paths[self.input].display();
+        match self.line {
+            Some(line) => format!("{path}:{line}"),
+            None => path.to_string(),
+        }
+    }
+}
+
+/// Gives each configuration of `confs` to the job of its id whose speculation setting is
+/// not known (a `.jhist` or Hadoop 1 job); the notes on those not used: their job is not
+/// among `jobs`, or its setting is known already (from Rumen's `jobProperties`, or an
+/// earlier configuration of the same job), the note then saying whether this one gives
+/// the same setting, or how it differs.
+fn apply_confs(jobs: &mut [TraceJob], confs: Vec<GivenConf>, paths: &[PathBuf]) -> Vec<String> {
     let mut notes = Vec::new();
-    for (input, conf) in confs {
-        let path = paths[input].display();
+    // Where the configuration that gave each job its setting is.
+    let mut given_by: HashMap<String, String> = HashMap::new();
+    for given in confs {
+        let place = given.place(paths);
+        let conf = &given.conf;
         let mut same_id = jobs.iter_mut().filter(|job| job.id == conf.job).peekable();
         if same_id.peek().is_none() {
-            notes.push(format!(
-                "{path}: the configuration of {}, a job no other input holds: not used",
-                conf.job
-            ));
+            notes.push(match given.line {
+                None => format!(
+                    "{place}: the configuration of {}, a job no other input holds: not used",
+                    conf.job
+                ),
+                Some(_) => format!(
+                    "{place}: the configuration of {} embedded here, a job no input holds: \
+                     not used",
+                    conf.job
+                ),
+            });
             continue;
         }
         let mut unknown = same_id.filter(|job| job.speculation.is_none()).peekable();
         if unknown.peek().is_none() {
+            let known = (jobs.iter())
+                .find(|job| job.id == conf.job)
+                .and_then(|job| job.speculation.as_ref());
+            let source = given_by
+                .get(&conf.job)
+                .map_or_else(|| "Rumen's jobProperties".to_owned(), Clone::clone);
+            let compared = known.map_or_else(String::new, |known| {
+                match setting_difference(&conf.speculation, known) {
+                    None => ", and gives the same setting".to_owned(),
+                    Some(how) => format!(", and differs: {how}"),
+                }
+            });
             notes.push(format!(
-                "{path}: the speculation setting of {} is known already (from Rumen's \
-                 jobProperties or an earlier configuration of it): this one not used",
+                "{place}: the speculation setting of {} is known already, from {source}: \
+                 this one not used{compared}",
                 conf.job
             ));
             continue;
@@ -572,8 +611,74 @@ fn apply_confs(
         for job in unknown {
             job.speculation = Some(conf.speculation.clone());
         }
+        given_by.insert(conf.job.clone(), place);
     }
     notes
+}
+
+/// How `setting` differs from `known`, the setting a job has already, in words (`maps off
+/// (mapreduce.map.speculative=false) where that one is on (Hadoop's default)`): each switch
+/// read otherwise, and the parameters of speculation set otherwise, named; `None` when the
+/// two read alike (written otherwise, perhaps: under another name, `TRUE` for `true`).
+fn setting_difference(setting: &SpeculationSetting, known: &SpeculationSetting) -> Option<String> {
+    let switch = |switch: &SpeculationSwitch| {
+        let state = match switch.enabled {
+            Some(true) => "on",
+            Some(false) => "off",
+            None => "not known",
+        };
+        match &switch.value {
+            Some(value) => format!("{state} ({}={value})", switch.key),
+            None => format!("{state} (Hadoop's default)"),
+        }
+    };
+    let mut differences: Vec<String> = [
+        ("maps", &setting.map, &known.map),
+        ("reduces", &setting.reduce, &known.reduce),
+    ]
+    .into_iter()
+    .filter(|(_, this, that)| this.enabled != that.enabled)
+    .map(|(kind, this, that)| format!("{kind} {} where that one is {}", switch(this), switch(that)))
+    .collect();
+    let tuning = |setting: &SpeculationSetting| -> std::collections::BTreeMap<String, String> {
+        (setting.tuning())
+            .map(|(key, value)| (key.to_owned(), value.to_owned()))
+            .collect()
+    };
+    let (this, that) = (tuning(setting), tuning(known));
+    let keys: std::collections::BTreeSet<&String> = this.keys().chain(that.keys()).collect();
+    let otherwise: Vec<&str> = (keys.into_iter())
+        .filter(|key| this.get(*key) != that.get(*key))
+        .map(String::as_str)
+        .collect();
+    if !otherwise.is_empty() {
+        differences.push(format!(
+            "parameters of speculation set otherwise ({})",
+            otherwise.join(", ")
+        ));
+    }
+    (!differences.is_empty()).then(|| differences.join("; "))
+}
+
+/// The Hadoop that loads the configuration file at `path`: Hadoop 1 when the job of the id
+/// its name gives is read from a Hadoop 1 log (`reports[job_input[job]]`), Hadoop 2 when it
+/// is read from another log, or from none (the version a configuration is read as when no
+/// log says; a configuration whose job no input holds is not used).
+fn conf_version(
+    path: &std::path::Path,
+    jobs: &[TraceJob],
+    job_input: &[usize],
+    reports: &[Option<ReadReport>],
+) -> HadoopVersion {
+    let id = conf_job_id(path);
+    let job = jobs.iter().position(|job| Some(&job.id) == id.as_ref());
+    let format = job
+        .and_then(|job| reports.get(job_input[job]))
+        .and_then(|report| report.as_ref().map(|report| report.format));
+    match format {
+        Some(TraceFormat::Hadoop1History) => HadoopVersion::Hadoop1,
+        _ => HadoopVersion::Hadoop2,
+    }
 }
 
 /// The paths, as a user named them.
@@ -752,28 +857,52 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     }
     let mut jobs: Vec<TraceJob> = Vec::new();
     let mut job_input: Vec<usize> = Vec::new();
-    let mut reports = Vec::new();
-    let mut confs: Vec<(usize, JobConf)> = Vec::new();
+    // Each input's report, in the order of `paths`; a configuration file's once the logs
+    // are read.
+    let mut reports: Vec<Option<ReadReport>> = Vec::new();
+    let mut confs: Vec<GivenConf> = Vec::new();
     for (input, path) in paths.iter().enumerate() {
         let reading = || format!("reading {}", path.display());
         if is_conf[input] {
-            let (conf, report) = read_job_conf(path).with_context(reading)?;
-            for note in input_notes(&report) {
-                eprintln!("note: {note}");
-            }
-            confs.push((input, conf));
-            reports.push(report);
+            reports.push(None);
             continue;
         }
-        let (read, report) = read_path(path).with_context(reading)?;
+        let (read, mut report) = read_path(path).with_context(reading)?;
         for note in input_notes(&report) {
             eprintln!("note: {note}");
         }
+        // The configurations a Hadoop 1 log embeds, paired as a `_conf.xml` is.
+        for embedded in std::mem::take(&mut report.confs) {
+            let line = Some(embedded.line);
+            let conf = embedded.conf;
+            confs.push(GivenConf { input, line, conf });
+        }
         job_input.extend(std::iter::repeat_n(input, read.len()));
         jobs.extend(read);
-        reports.push(report);
+        reports.push(Some(report));
     }
     let (mut jobs, job_input, repeated) = first_of_each_job(jobs, job_input);
+    // Each configuration file, read as the Hadoop that ran the job of its id loads it.
+    for (input, path) in paths.iter().enumerate() {
+        if !is_conf[input] {
+            continue;
+        }
+        let version = conf_version(path, &jobs, &job_input, &reports);
+        let reading = || format!("reading {}", path.display());
+        let (conf, report) = read_job_conf(path, version).with_context(reading)?;
+        for note in input_notes(&report) {
+            eprintln!("note: {note}");
+        }
+        confs.push(GivenConf {
+            input,
+            line: None,
+            conf,
+        });
+        reports[input] = Some(report);
+    }
+    // In the order of the inputs, and of their lines in a log.
+    confs.sort_by_key(|given| (given.input, given.line));
+    let reports: Vec<ReadReport> = reports.into_iter().flatten().collect();
     for note in apply_confs(&mut jobs, confs, &paths) {
         eprintln!("note: {note}");
     }
@@ -1185,6 +1314,40 @@ fn json_report(
 mod tests {
     use super::*;
     use stragglers::trace::TraceFormat;
+
+    /// Two settings of one job compared by hand: the switches read otherwise named with
+    /// their values (or Hadoop's default), the parameters set otherwise named; alike
+    /// readings under other names or texts are the same setting.
+    #[test]
+    fn a_second_configuration_says_how_its_setting_differs() {
+        let hadoop = |map: (&str, Option<&str>), reduce: Option<&str>| {
+            SpeculationSetting::hadoop(
+                SpeculationSwitch::hadoop(map.0, map.1),
+                SpeculationSwitch::hadoop("mapreduce.reduce.speculative", reduce),
+            )
+        };
+        let first = hadoop(("mapreduce.map.speculative", Some("false")), None);
+        // Alike: `FALSE` under the Hadoop 1 name reads as the first's `false`.
+        let alike = hadoop(
+            ("mapred.map.tasks.speculative.execution", Some("FALSE")),
+            None,
+        );
+        assert_eq!(setting_difference(&alike, &first), None);
+        let other = hadoop(("mapreduce.map.speculative", None), Some("${off}"))
+            .with_parameter("mapreduce.job.speculative.minimum-allowed-tasks", "20");
+        let first = first.with_parameter("mapreduce.job.speculative.retry-after-speculate", "1");
+        assert_eq!(
+            setting_difference(&other, &first).as_deref(),
+            Some(
+                "maps on (Hadoop's default) where that one is off \
+                 (mapreduce.map.speculative=false); reduces not known \
+                 (mapreduce.reduce.speculative=${off}) where that one is on (Hadoop's \
+                 default); parameters of speculation set otherwise \
+                 (mapreduce.job.speculative.minimum-allowed-tasks, \
+                 mapreduce.job.speculative.retry-after-speculate)"
+            )
+        );
+    }
 
     #[test]
     fn all_names_the_recorded_speculation_and_every_detector() {

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 
 use stragglers::sim::DetectorSpec;
 use stragglers::trace::{
-    Labels, SettingSource, StageKind, TraceFormat, TraceJob, java_trim, spark_boolean,
-    spark_time_ms,
+    HadoopVersion, Labels, SettingSource, StageKind, TraceFormat, TraceJob, java_trim,
+    spark_boolean, spark_time_ms,
 };
 
 use crate::replay::plural;
@@ -221,19 +221,38 @@ fn spark_detector_of(job: &TraceJob) -> Result<Option<String>, String> {
     tuned_detector("spark", setting.tuning(), parameter_of)
 }
 
+/// Hadoop's key of the cap on the copies per running task.
+const RUNNING_CAP: &str = "mapreduce.job.speculative.speculative-cap-running-tasks";
+
+/// Hadoop 0.21's (and Hadoop 1's) name of its cap on speculative copies, a deprecated name
+/// Hadoop 2's `Configuration` loads into [`RUNNING_CAP`] (trunk's `ConfigUtil`).
+const OLD_CAP: &str = "mapred.speculative.execution.speculativeCap";
+
 /// The `hadoop-legacy` detector with the caps of Hadoop 2's `DefaultSpeculator` that
-/// `job`'s `jobProperties` set, as `--detectors` names it
+/// `job`'s configuration sets, as `--detectors` names it
 /// (`hadoop-legacy(min_allowed_copies = 20.0)`), read as Hadoop reads them
 /// (`Configuration.getDouble`, and `getInt` for `minimum-allowed-tasks`; see
 /// [`tuned_detector`]). Only these three of `mapreduce.job.speculative.*` are the
-/// detector's parameters; the others (`retry-after-*`, Hadoop 1's `slowtaskthreshold`...)
-/// have none.
-fn hadoop_detector_of(job: &TraceJob) -> Result<Option<String>, String> {
+/// detector's parameters; the others (`retry-after-*`, `slowtaskthreshold`...) have none.
+/// `version` is the Hadoop that ran the job, where its log says: under Hadoop 2 (a
+/// `.jhist` job) Hadoop 0.21's [`OLD_CAP`] counts as the running-tasks cap where that is
+/// not set, as Hadoop 2 loads it; where the log does not say (Rumen) it does not, as
+/// Hadoop 0.21 and 1 read it as a cap of their own speculators; and a job of Hadoop 1,
+/// which reads none of `mapreduce.job.speculative.*`, gets no detector, with why.
+fn hadoop_detector_of(
+    job: &TraceJob,
+    version: Option<HadoopVersion>,
+) -> Result<Option<String>, String> {
     let Some(setting) = job.speculation.as_ref() else {
         return Ok(None);
     };
-    let parameter_of =
-        |key: &str, value: &str| match key.strip_prefix("mapreduce.job.speculative.")? {
+    let running_cap_set = setting.parameters.contains_key(RUNNING_CAP);
+    let parameter_of = |key: &str, value: &str| {
+        if key == OLD_CAP {
+            let read = version == Some(HadoopVersion::Hadoop2) && !running_cap_set;
+            return read.then(|| ("copies_per_running_task", number(value)));
+        }
+        match key.strip_prefix("mapreduce.job.speculative.")? {
             "speculative-cap-running-tasks" => Some(("copies_per_running_task", number(value))),
             "speculative-cap-total-tasks" => Some(("copies_per_task", number(value))),
             "minimum-allowed-tasks" => Some((
@@ -241,8 +260,46 @@ fn hadoop_detector_of(job: &TraceJob) -> Result<Option<String>, String> {
                 java_int(value).map(|n| format!("{:?}", f64::from(n))),
             )),
             _ => None,
-        };
-    tuned_detector("hadoop-legacy", setting.tuning(), parameter_of)
+        }
+    };
+    let tuned = tuned_detector("hadoop-legacy", setting.tuning(), parameter_of);
+    match (version, &tuned) {
+        (Some(HadoopVersion::Hadoop1), Ok(Some(_)) | Err(_)) => Err(
+            "Hadoop 1 ran the job, and reads none of mapreduce.job.speculative.* (its own \
+             speculator has no cap of Hadoop 2's)"
+                .to_owned(),
+        ),
+        _ => tuned,
+    }
+}
+
+/// What the note on parameters says of the first job's caps (see [`replays`]), and of
+/// Hadoop 0.21's [`OLD_CAP`] where the job sets it without [`RUNNING_CAP`]: taken for
+/// that cap under Hadoop 2, and for none where the log does not say which Hadoop ran it.
+fn hadoop_replays(job: &TraceJob, version: Option<HadoopVersion>) -> String {
+    let mut said = replays(hadoop_detector_of(job, version), "the first one's caps");
+    let parameters = job.speculation.as_ref().map(|s| &s.parameters);
+    let old_cap_alone = parameters.is_some_and(|p| p.contains_key(OLD_CAP))
+        && !parameters.is_some_and(|p| p.contains_key(RUNNING_CAP));
+    match version {
+        _ if !old_cap_alone => {}
+        Some(HadoopVersion::Hadoop2) => {
+            said += &format!(
+                " ({OLD_CAP} taken for {RUNNING_CAP}, as Hadoop 2's deprecation table maps \
+                 it; an older one mapped it onto mapreduce.job.speculative.speculativecap, \
+                 which Hadoop 2's speculator does not read)"
+            );
+        }
+        Some(_) => {}
+        None => {
+            said += &format!(
+                "; {OLD_CAP} is taken for no cap: Hadoop 2's deprecation table maps it onto \
+                 {RUNNING_CAP}, Hadoop 0.21 and 1 read it as their own speculators' cap, and \
+                 which Hadoop ran the job Rumen's JSON does not say"
+            );
+        }
+    }
+    said
 }
 
 /// `detector` (a name of `stragglers detectors`) with the parameters of speculation a log
@@ -440,15 +497,23 @@ fn rumen_notes(
         ));
     }
 
-    let tuned: Vec<&TraceJob> = (rumen.iter().copied())
-        .filter(|job| (job.speculation.as_ref()).is_some_and(|s| s.tuning().next().is_some()))
+    // The Hadoop that ran job `j`, where its log says.
+    let version_of = |j: usize| match job_input.get(j).and_then(|&i| formats.get(i)) {
+        Some(TraceFormat::HadoopJhist) => Some(HadoopVersion::Hadoop2),
+        Some(TraceFormat::Hadoop1History) => Some(HadoopVersion::Hadoop1),
+        _ => None,
+    };
+    let tuned: Vec<usize> = (0..jobs.len())
+        .filter(|&j| is_rumen(j))
+        .filter(|&j| (jobs[j].speculation.as_ref()).is_some_and(|s| s.tuning().next().is_some()))
         .collect();
-    if let Some(first) = tuned.first() {
+    if let Some(&j) = tuned.first() {
+        let first = &jobs[j];
         let parameters: Vec<String> = (first.speculation.iter())
             .flat_map(|s| s.tuning())
             .map(|(key, value)| format!("{key}={value}"))
             .collect();
-        let replays = replays(hadoop_detector_of(first), "the first one's caps");
+        let replays = hadoop_replays(first, version_of(j));
         notes.push(format!(
             "{} {} parameters of speculation in {set_in}, which the hadoop-* detectors \
              (hadoop1, hadoop-legacy, hadoop-exp-smoothed, hadoop-simple-exp) do not take: \
@@ -493,12 +558,12 @@ mod tests {
     #[test]
     fn hadoops_caps_map_onto_hadoop_legacys_parameters_read_as_hadoop_reads_them() {
         let detector = |parameters: &[(&str, &str)]| {
-            hadoop_detector_of(&hadoop_job(parameters)).unwrap_or_else(|refusal| {
+            hadoop_detector_of(&hadoop_job(parameters), None).unwrap_or_else(|refusal| {
                 panic!("{parameters:?}: refused: {refusal}");
             })
         };
         let refusal = |parameters: &[(&str, &str)]| {
-            hadoop_detector_of(&hadoop_job(parameters)).expect_err("a refusal")
+            hadoop_detector_of(&hadoop_job(parameters), None).expect_err("a refusal")
         };
         // Each cap onto its parameter, trimmed as Java trims; the retry intervals and
         // Hadoop 1's thresholds have no counterpart.
@@ -558,6 +623,50 @@ mod tests {
             "; no tuned detector replays the caps: no"
         );
         assert_eq!(replays(Ok(None), "the caps"), "");
+    }
+
+    /// Hadoop 0.21's name of the running-tasks cap counts for it under Hadoop 2 (a `.jhist`
+    /// job), as Hadoop 2 loads it, where the cap is not set under its own name; not where
+    /// the log does not say which Hadoop ran the job (Rumen), which the note says; and a
+    /// Hadoop 1 job gets no `hadoop-legacy`, Hadoop 1 reading none of the caps.
+    #[test]
+    fn hadoop_0_21s_cap_counts_only_where_hadoop_2_ran_the_job() {
+        use HadoopVersion::{Hadoop1, Hadoop2};
+        let old_cap = hadoop_job(&[(OLD_CAP, "0.2")]);
+        assert_eq!(
+            hadoop_detector_of(&old_cap, Some(Hadoop2)),
+            Ok(Some(
+                "hadoop-legacy(copies_per_running_task = 0.2)".to_owned()
+            ))
+        );
+        assert!(hadoop_replays(&old_cap, Some(Hadoop2)).ends_with(
+            "replays the first one's caps (mapred.speculative.execution.speculativeCap \
+                 taken for mapreduce.job.speculative.speculative-cap-running-tasks, as Hadoop \
+                 2's deprecation table maps it; an older one mapped it onto \
+                 mapreduce.job.speculative.speculativecap, which Hadoop 2's speculator does \
+                 not read)"
+        ));
+        assert_eq!(hadoop_detector_of(&old_cap, None), Ok(None));
+        let said = hadoop_replays(&old_cap, None);
+        assert!(
+            said.starts_with("; mapred.speculative.execution.speculativeCap is taken for no cap"),
+            "{said}"
+        );
+        assert_eq!(hadoop_detector_of(&old_cap, Some(Hadoop1)), Ok(None));
+        assert_eq!(hadoop_replays(&old_cap, Some(Hadoop1)), "");
+        // Both names: the cap's own name is the one read (a configuration file read as
+        // Hadoop 2 loads it keeps both only where they read alike), and no remark.
+        let both = hadoop_job(&[(OLD_CAP, "0.2"), (RUNNING, "0.3")]);
+        assert_eq!(
+            hadoop_detector_of(&both, Some(Hadoop2)),
+            Ok(Some(
+                "hadoop-legacy(copies_per_running_task = 0.3)".to_owned()
+            ))
+        );
+        assert!(!hadoop_replays(&both, None).contains("taken for"));
+        // Hadoop 1 reads none of the caps.
+        let refused = hadoop_detector_of(&hadoop_job(&[(RUNNING, "0.2")]), Some(Hadoop1));
+        assert!(refused.is_err_and(|why| why.starts_with("Hadoop 1 ran the job")));
     }
 
     #[test]

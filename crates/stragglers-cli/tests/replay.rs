@@ -31,6 +31,9 @@ fn replay_json(args: &[&str]) -> (String, serde_json::Value) {
 }
 
 const YAHOO: &str = "hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz";
+/// The Yahoo! log's job 0002, cut inside a record on line 58, its configuration embedded
+/// after its history (lines 107 to 110).
+const TRUNCATED: &str = "hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log";
 const SPARK: &str = "spark-core-test-events/application_1628109047826_1317105";
 
 #[test]
@@ -310,19 +313,25 @@ fn an_explicit_scan_interval_overrides_each_jobs_own() {
 
 #[test]
 fn replay_fails_under_strict_when_a_record_was_skipped() {
-    // The Yahoo! log has 4 skipped records (its embedded job configurations): a note, and
-    // exit status 0, unless --strict asks for every record.
-    let output = stragglers(&["replay", &trace(YAHOO)]);
+    // The cut Yahoo! log has a record cut short on line 58, skipped: a note, and exit
+    // status 0, unless --strict asks for every record.
+    let output = stragglers(&["replay", &trace(TRUNCATED)]);
     assert!(output.status.success());
-    let output = stragglers(&["replay", &trace(YAHOO), "--strict"]);
+    let output = stragglers(&["replay", &trace(TRUNCATED), "--strict"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("--strict: the results rest on part of the inputs: 4 records skipped"),
+        stderr.contains(
+            "--strict: the results rest on part of the inputs: 1 record skipped, 1 input \
+             truncated"
+        ),
         "{stderr}"
     );
     // The tables were printed first.
-    assert!(String::from_utf8_lossy(&output.stdout).contains("Detectors: 22 stragglers"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Detectors: 3 stragglers"));
+    // The whole Yahoo! log skips nothing: --strict passes.
+    let output = stragglers(&["replay", &trace(YAHOO), "--strict"]);
+    assert!(output.status.success());
 }
 
 #[test]
@@ -1105,17 +1114,23 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
 
 const HADOOP1_PAIR: &str = "hadoop-rumen-testdata/small-trace-test/counters-format-test-logs";
 
+/// Hadoop's defaults, both switches on, under the names Hadoop 1 reads, as the JSON
+/// writes them.
+fn hadoop1_defaults() -> serde_json::Value {
+    let default = |key: &str| serde_json::json!({"enabled": true, "source": "default", "key": key, "value": null});
+    serde_json::json!({"map": default("mapred.map.tasks.speculative.execution"),
+        "reduce": default("mapred.reduce.tasks.speculative.execution"), "parameters": {}})
+}
+
 /// The two Hadoop 1 histories of `counters-format-test-logs` beside their `_conf.xml`,
 /// which set no speculation key (one property each, `mapred.child.java.opts`): each job is
-/// given Hadoop's defaults, both switches on, as a Rumen job whose `jobProperties` set
-/// none; each configuration is an input of its own, its property counted.
+/// given Hadoop's defaults, both switches on, under the names Hadoop 1 reads; each
+/// configuration is an input of its own, its property counted.
 #[test]
 fn replay_gives_a_hadoop_1_job_the_setting_of_its_conf_xml() {
     let (stderr, value) = replay_json(&[&trace(HADOOP1_PAIR)]);
     assert!(!stderr.contains("not used"), "{stderr}");
-    let default = |key: &str| serde_json::json!({"enabled": true, "source": "default", "key": key, "value": null});
-    let expected = serde_json::json!({"map": default("mapreduce.map.speculative"),
-        "reduce": default("mapreduce.reduce.speculative"), "parameters": {}});
+    let expected = hadoop1_defaults();
     let per_job = value["per_job"].as_array().unwrap();
     let ids: Vec<&str> = per_job.iter().map(|j| j["job"].as_str().unwrap()).collect();
     assert_eq!(ids, ["job_201002080801_40864", "job_201002080801_50510"]);
@@ -1260,7 +1275,8 @@ fn replay_refuses_a_malformed_conf_xml_naming_its_line() {
 }
 
 /// Two configurations of one job (Hadoop 2's name and Hadoop 1's): the first, in the order
-/// of the paths, gives the setting; the second is said in a note and not used.
+/// of the paths, gives the setting; the second is said in a note and not used, the note
+/// naming the first and saying how the second's setting differs.
 #[test]
 fn replay_uses_the_first_conf_xml_of_a_job_and_notes_the_other() {
     let off = "<configuration><property><name>mapreduce.map.speculative</name>\
@@ -1273,10 +1289,178 @@ fn replay_uses_the_first_conf_xml_of_a_job_and_notes_the_other() {
     let dir = jhist_with("conf-twice", &[(first, off), (second, on)]);
     let (stderr, value) = replay_json(&[dir.to_str().unwrap()]);
     let note = format!(
-        "note: {}: the speculation setting of job_1416424547277_0002 is known already (from \
-         Rumen's jobProperties or an earlier configuration of it): this one not used\n",
-        dir.join(second).display()
+        "note: {}: the speculation setting of job_1416424547277_0002 is known already, from \
+         {}: this one not used, and differs: maps on \
+         (mapred.map.tasks.speculative.execution=true) where that one is off \
+         (mapreduce.map.speculative=false)\n",
+        dir.join(second).display(),
+        dir.join(first).display()
     );
     assert!(stderr.contains(&note), "{stderr}");
     assert_eq!(value["per_job"][0]["speculation"]["map"]["enabled"], false);
+}
+
+/// The Yahoo! log named twice: its jobs are replayed from the first, and each configuration
+/// the second embeds is said in a note, as the second of its job, giving the same setting
+/// as the first's (lines 1, 122, 126 and 162 of each).
+#[test]
+fn replay_notes_a_second_embedded_configuration_that_gives_the_same_setting() {
+    let yahoo = trace(YAHOO);
+    let (stderr, _) = replay_json(&[&yahoo, &yahoo]);
+    for (line, job) in [(1, "0001"), (122, "0002"), (126, "0003"), (162, "0004")] {
+        let note = format!(
+            "note: {yahoo}:{line}: the speculation setting of job_200904211745_{job} is known \
+             already, from {yahoo}:{line}: this one not used, and gives the same setting\n"
+        );
+        assert!(stderr.contains(&note), "{stderr}");
+    }
+}
+
+/// Each job of the Yahoo! log is given the configuration the log embeds for it (its one
+/// property `mapred.child.java.opts`, which sets no switch): Hadoop's defaults under the
+/// names Hadoop 1 reads, as a `_conf.xml` beside its history would give; job 0002's
+/// follows its history. No record is
+/// skipped and no configuration is left unused.
+#[test]
+fn replay_gives_each_yahoo_job_the_configuration_its_log_embeds() {
+    let (stderr, value) = replay_json(&[&trace(YAHOO)]);
+    assert!(!stderr.contains("not used"), "{stderr}");
+    assert!(!stderr.contains("skipped"), "{stderr}");
+    let expected = hadoop1_defaults();
+    let per_job = value["per_job"].as_array().unwrap();
+    assert_eq!(per_job.len(), 4);
+    for job in per_job {
+        assert_eq!(job["speculation"], expected, "{job}");
+    }
+    assert_eq!(value["inputs"][0]["records_read"], 1021);
+    assert_eq!(value["inputs"][0]["records_skipped"], 0);
+}
+
+/// The cut Yahoo! log (`TRUNCATED`) written to a temporary file with `edit` applied.
+fn truncated_with(test: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stragglers-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let text = std::fs::read_to_string(trace(TRUNCATED)).expect("the log");
+    let path = dir.join("job-tracker-log");
+    std::fs::write(&path, edit(&text)).expect("the log written");
+    path
+}
+
+/// An embedded configuration whose XML is malformed (an unknown reference on line 109) is
+/// one record skipped on the line of its fault, naming the element, and the rest of the log
+/// is read: the job keeps its setting unknown.
+#[test]
+fn replay_skips_a_malformed_embedded_configuration_and_reads_the_rest_of_its_log() {
+    let path = truncated_with("embedded-malformed", |text| {
+        text.replacen("<value>-server", "<value>&nbsp;-server", 1)
+    });
+    let (stderr, value) = replay_json(&[path.to_str().unwrap()]);
+    let note = format!(
+        "note: {}:109: skipped: malformed job configuration, field `<value>`\n",
+        path.display()
+    );
+    assert!(stderr.contains(&note), "{stderr}");
+    assert_eq!(value["inputs"][0]["records_skipped"], 2);
+    assert_eq!(value["per_job"][0]["job"], "job_200904211745_0002");
+    assert_eq!(value["per_job"][0]["speculation"], serde_json::Value::Null);
+    assert_eq!(value["stragglers"], 3);
+}
+
+/// An embedded configuration whose job the inputs do not hold is said in a note naming the
+/// log, its line and the job, as a `_conf.xml` would be.
+#[test]
+fn replay_notes_an_embedded_configuration_whose_job_is_not_read() {
+    let path = truncated_with("embedded-alone", |text| {
+        text.replacen(
+            "job_200904211745_0002_conf.xml",
+            "job_200904211745_0009_conf.xml",
+            1,
+        )
+    });
+    let (stderr, value) = replay_json(&[path.to_str().unwrap()]);
+    let note = format!(
+        "note: {}:107: the configuration of job_200904211745_0009 embedded here, a job no \
+         input holds: not used\n",
+        path.display()
+    );
+    assert!(stderr.contains(&note), "{stderr}");
+    assert_eq!(value["per_job"][0]["speculation"], serde_json::Value::Null);
+}
+
+/// A Hadoop 1 history's `_conf.xml` is read as Hadoop 1 loads it: the Hadoop 2 name of a
+/// switch is a property Hadoop 1 does not read (kept among the parameters), its Hadoop 1
+/// name the switch, and `FALSE` Hadoop 1's default, true (skipped as `not a boolean`).
+#[test]
+fn replay_reads_a_hadoop_1_jobs_conf_xml_as_hadoop_1_does() {
+    let dir = std::env::temp_dir().join(format!("stragglers-h1-conf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let source = Path::new(&trace(HADOOP1_PAIR)).to_owned();
+    let history = "megacluster.megacorp.com_1265616107882_job_201002080801_40864_job_name-\
+                   DAILY%2F20100210%5D.gz";
+    std::fs::copy(source.join(history), dir.join(history)).expect("the history copied");
+    let conf = "<configuration>\n\
+        <property><name>mapreduce.map.speculative</name><value>false</value></property>\n\
+        <property><name>mapred.reduce.tasks.speculative.execution</name><value>FALSE</value>\
+        </property>\n</configuration>\n";
+    let name = "megacluster.megacorp.com_1265616107882_job_201002080801_40864_conf.xml";
+    std::fs::write(dir.join(name), conf).expect("the configuration written");
+    let (stderr, value) = replay_json(&[dir.to_str().unwrap()]);
+    assert_eq!(
+        value["per_job"][0]["speculation"],
+        serde_json::json!({
+            "map": {"enabled": true, "source": "default",
+                "key": "mapred.map.tasks.speculative.execution", "value": null},
+            "reduce": {"enabled": true, "source": "unreadable",
+                "key": "mapred.reduce.tasks.speculative.execution", "value": "FALSE"},
+            "parameters": {"mapreduce.map.speculative": "false"}})
+    );
+    let skip = format!("{}:3: skipped: not a boolean", dir.join(name).display());
+    assert!(stderr.contains(&skip), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A `.jhist` job's `_conf.xml` that sets both names of the map switch otherwise is read as
+/// Hadoop 2 loads it: the later one stands (the file's order, which Rumen's
+/// `jobProperties` lose), the earlier skipped.
+#[test]
+fn replay_reads_both_names_of_a_switch_in_a_conf_xml_in_their_order() {
+    let conf = "<configuration>\n\
+        <property><name>mapreduce.map.speculative</name><value>true</value></property>\n\
+        <property><name>mapred.map.tasks.speculative.execution</name><value>false</value>\
+        </property>\n</configuration>\n";
+    let dir = jhist_with("conf-order", &[("job_1416424547277_0002_conf.xml", conf)]);
+    let (stderr, value) = replay_json(&[dir.to_str().unwrap()]);
+    assert_eq!(
+        value["per_job"][0]["speculation"]["map"],
+        serde_json::json!({"enabled": false, "source": "set",
+            "key": "mapred.map.tasks.speculative.execution", "value": "false"})
+    );
+    let skip = format!(
+        "{}:2: skipped: overridden by its other name, field `mapreduce.map.speculative`",
+        dir.join("job_1416424547277_0002_conf.xml").display()
+    );
+    assert!(stderr.contains(&skip), "{stderr}");
+}
+
+/// A `.jhist` job's `_conf.xml` that sets Hadoop 0.21's name of the running-tasks cap: Hadoop
+/// 2 loads it into `speculative-cap-running-tasks`, so the note gives `hadoop-legacy` tuned
+/// with it, and says how it was taken.
+#[test]
+fn replay_takes_hadoop_0_21s_cap_for_hadoop_2s_in_a_jhist_jobs_conf_xml() {
+    let conf = "<configuration>\n<property><name>mapred.speculative.execution.speculativeCap\
+        </name><value>0.2</value></property>\n</configuration>\n";
+    let dir = jhist_with("conf-old-cap", &[("job_1416424547277_0002_conf.xml", conf)]);
+    let (stderr, _) = replay_json(&[dir.to_str().unwrap()]);
+    assert!(
+        stderr.contains(
+            "first: job_1416424547277_0002 (mapred.speculative.execution.speculativeCap=0.2); \
+             `--detectors 'hadoop-legacy(copies_per_running_task = 0.2)'` replays the first \
+             one's caps (mapred.speculative.execution.speculativeCap taken for \
+             mapreduce.job.speculative.speculative-cap-running-tasks, as Hadoop 2's \
+             deprecation table maps it"
+        ),
+        "{stderr}"
+    );
 }

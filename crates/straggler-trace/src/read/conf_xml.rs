@@ -6,8 +6,9 @@
 //!   history readers give the job.
 //! - The XML: Hadoop's `<configuration><property><name>N</name><value>V</value></property>
 //!   ...</configuration>`, read by a small reader: the elements `configuration`,
-//!   `property`, `name` and `value`; `final`, `source`, `tag` and `description` are read
-//!   and ignored; attributes are ignored; comments, `<?...?>` instructions, the five
+//!   `property`, `name`, `value` and `final` (a second `<name>`, `<value>` or `<final>` in
+//!   one property is malformed); `source`, `tag` and `description` are read and ignored;
+//!   attributes are ignored; comments, `<?...?>` instructions, the five
 //!   predefined entities, numeric character references and CDATA sections are read as XML
 //!   reads them. Anything else (another element, text between properties, an unknown
 //!   entity, a tag left open, a DOCTYPE) is [`TraceError::Malformed`] naming the line and
@@ -15,26 +16,42 @@
 //! - The records: one per `<property>`. A property's name is trimmed and its value kept as
 //!   written, as Hadoop's `Configuration` reads them; one without a name, or without a
 //!   value (Hadoop sets nothing then), is a skip (`"property without a name"`, `"property
-//!   without a value"`). The properties of speculation give the setting as the Rumen
-//!   reader's `jobProperties` do ([`hadoop_conf::speculation`]): a property at fault there
-//!   (a switch that is no boolean, a duplicate, a Hadoop 1 name contradicting its Hadoop 2
-//!   name) is skipped with that reason on its line, the setting standing; every other
-//!   property is parsed.
+//!   without a value"`). The properties of speculation give the setting as the Hadoop
+//!   that loads the file reads them ([`HadoopVersion`], given by the caller: the version
+//!   that ran the job, where its log says; [`hadoop_conf::speculation_in_file`]), in the
+//!   order written, as `Configuration.loadResource` loads them: the switches under the
+//!   names that version reads (Hadoop 1: the Hadoop 1 names alone; Hadoop 2: either, one
+//!   property, the later standing), unset meaning Hadoop's default, on; the parameters
+//!   as written. A property at fault there (a switch that is no boolean to that version,
+//!   an earlier property overridden by a later one of its name or, read otherwise, of
+//!   its other name, a property written after a final one) is skipped with that reason
+//!   on its line, the setting standing; every other property is parsed.
+//! - `<final>true</final>` (exactly `true`, as Hadoop's `Configuration` reads it): Hadoop's
+//!   `loadProperty` keeps a final property's value and ignores a later property of the
+//!   same name, with a warning. A property of speculation written after a final one of its
+//!   name (under Hadoop 2, of either name of a switch, one property) is skipped as
+//!   `"overrides a final property"`, the final value standing; a final
+//!   property without a value (itself skipped) makes its name final too, as Hadoop adds the
+//!   name to its finals whatever the value (since HADOOP-6227, 2009; before it, such a
+//!   property locked nothing).
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
-use super::hadoop_conf::{self, PropertyValue};
+use serde::{Deserialize, Serialize};
+
+use super::hadoop_conf::{self, FileProperty, HadoopVersion};
 use super::input;
 use crate::{ReadReport, SpeculationSetting, TraceError, TraceFormat, java_trim};
 
 /// What a job's configuration file gives: the job it belongs to, and its speculation
 /// setting (Hadoop's defaults, on for both kinds, where it sets no switch).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobConf {
     /// The job's id, from the file's name (`job_201002080801_40864`).
     pub job: String,
-    /// The job's speculation setting, read as the Rumen reader reads `jobProperties`.
+    /// The job's speculation setting, as the Hadoop that loads the file reads it.
     pub speculation: SpeculationSetting,
 }
 
@@ -68,15 +85,20 @@ fn digits(text: &str) -> Option<(&str, &str)> {
 }
 
 /// Reads the Hadoop job configuration file at `path` (plain, gzip or zstd): the job its
-/// name gives and the job's speculation setting, with the report counting its properties
-/// (format [`TraceFormat::HadoopConf`]).
+/// name gives and the job's speculation setting as `version` loads the file (the Hadoop
+/// that ran the job: [`HadoopVersion::Hadoop1`] for a job of a Hadoop 1 history,
+/// [`HadoopVersion::Hadoop2`] for a `.jhist`'s, or where no log says), with the report
+/// counting its properties (format [`TraceFormat::HadoopConf`]).
 ///
 /// # Errors
 /// [`TraceError::NotALog`] when the name holds no job id ([`conf_job_id`]);
 /// [`TraceError::Malformed`] naming the line and what is wrong when the XML is malformed,
 /// or not UTF-8; as [`read_jobs`](crate::read_jobs) when the file cannot be opened or its
 /// compressed data is corrupt.
-pub fn read_job_conf(path: &Path) -> Result<(JobConf, ReadReport), TraceError> {
+pub fn read_job_conf(
+    path: &Path,
+    version: HadoopVersion,
+) -> Result<(JobConf, ReadReport), TraceError> {
     let job = conf_job_id(path).ok_or_else(|| TraceError::NotALog {
         path: path.to_owned(),
         what: "a Hadoop job configuration XML".to_owned(),
@@ -86,7 +108,7 @@ pub fn read_job_conf(path: &Path) -> Result<(JobConf, ReadReport), TraceError> {
     })?;
     let (input, check) = input::open(path)?;
     let mut report = ReadReport::new(path, TraceFormat::HadoopConf);
-    let speculation = read(input, path, &mut report);
+    let speculation = read(input, path, version, &mut report);
     check.finish(path, &mut report)?;
     Ok((
         JobConf {
@@ -102,6 +124,7 @@ pub fn read_job_conf(path: &Path) -> Result<(JobConf, ReadReport), TraceError> {
 pub(crate) fn read(
     mut input: impl Read,
     path: &Path,
+    version: HadoopVersion,
     report: &mut ReadReport,
 ) -> Result<SpeculationSetting, TraceError> {
     let malformed = |line: u64, field: &str, reason: String| TraceError::Malformed {
@@ -128,27 +151,65 @@ pub(crate) fn read(
         }
     };
     let properties = parse(text).map_err(|e| malformed(e.line, &e.field, e.what))?;
-    Ok(account(properties, report))
+    Ok(account(properties, version, report))
 }
 
-/// A `<property>` as written: its line, its name and its value (`None` when absent).
+/// Reads the configuration XML `text` embedded in a log whose line `first_line` is the
+/// text's first, into `report` (each property a record on its line of the log), and
+/// returns the speculation setting it gives; the error, at its line of the log, when the
+/// XML is malformed (no record is counted then: the caller counts the configuration).
+pub(crate) fn read_embedded(
+    text: &str,
+    first_line: u64,
+    version: HadoopVersion,
+    report: &mut ReadReport,
+) -> Result<SpeculationSetting, XmlError> {
+    let shift = |line: u64| line + first_line - 1;
+    let mut properties = parse(text).map_err(|e| XmlError {
+        line: shift(e.line),
+        ..e
+    })?;
+    for property in &mut properties {
+        property.line = shift(property.line);
+    }
+    Ok(account(properties, version, report))
+}
+
+/// A `<property>` as written: its line, its name and its value (`None` when absent), and
+/// whether it is final (`<final>true</final>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Property {
     line: u64,
     name: Option<String>,
     value: Option<String>,
+    is_final: bool,
 }
 
-/// Counts each of `properties` in `report` and returns the speculation setting they give.
-fn account(properties: Vec<Property>, report: &mut ReadReport) -> SpeculationSetting {
-    let speculation: Vec<(String, PropertyValue)> = (properties.iter())
-        .filter_map(|p| Some((p.name.clone()?, p.value.clone()?)))
-        .filter(|(name, _)| hadoop_conf::is_speculation_key(name))
-        .map(|(name, value)| (name, PropertyValue::Text(value)))
+/// Counts each of `properties` in `report` and returns the speculation setting they give,
+/// loaded as `version`'s `Configuration` loads them
+/// ([`hadoop_conf::speculation_in_file`]): each property a record, parsed, or skipped
+/// with the reason it is not read.
+fn account(
+    properties: Vec<Property>,
+    version: HadoopVersion,
+    report: &mut ReadReport,
+) -> SpeculationSetting {
+    // The properties with a name, and where each is among `properties`.
+    let (at, named): (Vec<usize>, Vec<FileProperty<'_>>) = (properties.iter().enumerate())
+        .filter_map(|(at, property)| {
+            let named = FileProperty {
+                name: property.name.as_deref()?,
+                value: property.value.as_deref(),
+                is_final: property.is_final,
+            };
+            Some((at, named))
+        })
+        .unzip();
+    let (setting, faults) = hadoop_conf::speculation_in_file(&named, version);
+    let faults: HashMap<usize, &str> = (faults.into_iter())
+        .map(|(index, reason)| (at[index], reason))
         .collect();
-    let (setting, faults) = hadoop_conf::speculation(speculation);
-    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
-    for property in &properties {
+    for (at, property) in properties.iter().enumerate() {
         let (Some(name), Some(_)) = (&property.name, &property.value) else {
             let reason = if property.name.is_none() {
                 "property without a name"
@@ -158,11 +219,8 @@ fn account(properties: Vec<Property>, report: &mut ReadReport) -> SpeculationSet
             report.skipped(property.line, property.name.as_deref(), reason);
             continue;
         };
-        let occurrence = seen.entry(name).or_insert(0);
-        let fault = (faults.iter()).find(|f| f.key == *name && f.occurrence == *occurrence);
-        *occurrence += 1;
-        match fault {
-            Some(fault) => report.skipped(property.line, Some(name), fault.reason),
+        match faults.get(&at) {
+            Some(reason) => report.skipped(property.line, Some(name), reason),
             None => report.parsed(),
         }
     }
@@ -171,11 +229,14 @@ fn account(properties: Vec<Property>, report: &mut ReadReport) -> SpeculationSet
 
 /// What is wrong with the XML, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct XmlError {
-    line: u64,
+pub(crate) struct XmlError {
+    pub line: u64,
     /// The element it is in (`<property>`), or `document` outside the root.
-    field: String,
-    what: String,
+    pub field: String,
+    pub what: String,
+    /// Whether the text ends before the XML does (an element, comment or section left
+    /// open, no root at all): a text cut short, where the rest is not.
+    pub cut: bool,
 }
 
 /// A piece of the XML: a tag, or text (its entities, references and CDATA decoded).
@@ -196,7 +257,7 @@ struct Xml<'a> {
 }
 
 /// The elements read inside `<property>` and ignored.
-const IGNORED: [&str; 4] = ["final", "source", "tag", "description"];
+const IGNORED: [&str; 3] = ["source", "tag", "description"];
 
 /// The properties of the configuration XML `text`, in order.
 fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
@@ -210,7 +271,7 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
     // Before the root: blanks, comments, instructions.
     let (empty_root, root_line) = loop {
         match xml.next(document)? {
-            None => return Err(xml.error(document, "no <configuration> element".into())),
+            None => return Err(xml.ends_early(document, "no <configuration> element".into())),
             Some(Token::Text(text)) if is_blank(&text) => {}
             Some(Token::Start { name, empty }) if name == "configuration" => {
                 break (empty, xml.token_line);
@@ -234,12 +295,17 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
             Some(Token::End(name)) if name == "configuration" => open = false,
             Some(Token::Start { name, empty }) if name == "property" => {
                 let line = xml.token_line;
-                let (name, value) = if empty {
-                    (None, None)
+                let property = if empty {
+                    Property {
+                        line,
+                        name: None,
+                        value: None,
+                        is_final: false,
+                    }
                 } else {
                     property(&mut xml, line)?
                 };
-                properties.push(Property { line, name, value });
+                properties.push(property);
             }
             Some(token) => {
                 return Err(xml.at_token(
@@ -272,14 +338,17 @@ fn left_open(line: u64, element: &str) -> XmlError {
         line,
         field: element.to_owned(),
         what: "the file ends inside it".into(),
+        cut: true,
     }
 }
 
-/// The name (trimmed, `None` if empty) and value (`None` if empty) of the `<property>`
-/// just opened (at `line`), read up to its end tag.
-fn property(xml: &mut Xml<'_>, line: u64) -> Result<(Option<String>, Option<String>), XmlError> {
+/// The `<property>` just opened (at `line`), read up to its end tag: its name (trimmed,
+/// `None` if empty), its value (`None` if empty), and whether it is final: its `<final>`
+/// is `true`, as Hadoop's `Configuration` reads it (`"true".equals`: no other case, no
+/// blank around it).
+fn property(xml: &mut Xml<'_>, line: u64) -> Result<Property, XmlError> {
     let here = "<property>";
-    let (mut name, mut value) = (None, None);
+    let (mut name, mut value, mut is_final) = (None, None, None);
     loop {
         match xml.next(here)? {
             None => return Err(left_open(line, here)),
@@ -298,6 +367,7 @@ fn property(xml: &mut Xml<'_>, line: u64) -> Result<(Option<String>, Option<Stri
                 let slot = match element.as_str() {
                     "name" => &mut name,
                     "value" => &mut value,
+                    "final" => &mut is_final,
                     ignored if IGNORED.contains(&ignored) => continue,
                     _ => {
                         return Err(xml.error(
@@ -323,7 +393,12 @@ fn property(xml: &mut Xml<'_>, line: u64) -> Result<(Option<String>, Option<Stri
     let name = name
         .map(|n| java_trim(&n).to_owned())
         .filter(|n| !n.is_empty());
-    Ok((name, value.filter(|v| !v.is_empty())))
+    Ok(Property {
+        line,
+        name,
+        value: value.filter(|v| !v.is_empty()),
+        is_final: is_final.as_deref() == Some("true"),
+    })
 }
 
 /// The text of the element `element` just opened (at `line`), read up to its end tag.
@@ -375,6 +450,7 @@ impl Xml<'_> {
             line: self.token_line + lines_before,
             field: field.to_owned(),
             what,
+            cut: false,
         }
     }
 
@@ -383,6 +459,15 @@ impl Xml<'_> {
             line: self.line,
             field: field.to_owned(),
             what,
+            cut: false,
+        }
+    }
+
+    /// The error `what` of a text that ends before the XML does, at the current line.
+    fn ends_early(&self, field: &str, what: String) -> XmlError {
+        XmlError {
+            cut: true,
+            ..self.error(field, what)
         }
     }
 
@@ -400,7 +485,7 @@ impl Xml<'_> {
     /// The text up to `end` (which is passed too), or an error saying what is not closed.
     fn until(&mut self, end: &str, field: &str, what: &str) -> Result<&str, XmlError> {
         let Some(found) = self.rest().find(end) else {
-            return Err(self.error(field, format!("{what} not closed by `{end}`")));
+            return Err(self.ends_early(field, format!("{what} not closed by `{end}`")));
         };
         let start = self.at;
         self.advance(found + end.len());
@@ -559,12 +644,14 @@ impl Xml<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SettingSource;
 
     fn property(line: u64, name: &str, value: &str) -> Property {
         Property {
             line,
             name: Some(name.to_owned()),
             value: Some(value.to_owned()),
+            is_final: false,
         }
     }
 
@@ -593,7 +680,8 @@ mod tests {
                 Property {
                     line: 5,
                     name: None,
-                    value: None
+                    value: None,
+                    is_final: false,
                 }
             ]
         );
@@ -677,7 +765,13 @@ mod tests {
             <property><name>novalue</name></property>\n\
             <property\n\n><name>x</name></property>\n</configuration>";
         let mut report = ReadReport::new("c", TraceFormat::HadoopConf);
-        let setting = read(text.as_bytes(), Path::new("c"), &mut report).unwrap();
+        let setting = read(
+            text.as_bytes(),
+            Path::new("c"),
+            HadoopVersion::Hadoop2,
+            &mut report,
+        )
+        .unwrap();
         assert_eq!(setting.map.enabled, Some(true));
         assert_eq!((report.records_read, report.records_parsed), (4, 1));
         let skips: Vec<(u64, &str)> = (report.skips.iter())
@@ -692,5 +786,84 @@ mod tests {
                 (5, "property without a value")
             ]
         );
+    }
+
+    /// The skips of reading `text`, as `(line, reason)`, and the setting it gives.
+    fn read_text(text: &str) -> (Vec<(u64, String)>, SpeculationSetting) {
+        let mut report = ReadReport::new("c", TraceFormat::HadoopConf);
+        let setting = read(
+            text.as_bytes(),
+            Path::new("c"),
+            HadoopVersion::Hadoop2,
+            &mut report,
+        )
+        .unwrap();
+        assert_eq!(
+            report.records_read,
+            report.records_parsed + report.records_skipped
+        );
+        let skips = (report.skips.iter())
+            .map(|s| (s.line, s.reason.clone()))
+            .collect();
+        (skips, setting)
+    }
+
+    /// `<final>true</final>`: a later property of the same name is ignored (Hadoop's
+    /// `loadProperty`), skipped on its line, the final value standing; a final without a
+    /// value locks the name too (Hadoop adds the name to its finals whatever the value).
+    /// Only `true` as written is final: `TRUE` and ` true` are not, and the later property
+    /// then stands, the earlier a duplicate.
+    #[test]
+    fn a_final_property_stands_against_a_later_one() {
+        let conf = |final_text: &str| {
+            format!(
+                "<configuration>\n\
+                 <property><name>mapreduce.map.speculative</name><value>false</value>\
+                 <final>{final_text}</final></property>\n\
+                 <property><name>mapreduce.map.speculative</name><value>true</value>\
+                 </property>\n\
+                 <property><name>mapreduce.map.speculative</name><value>true</value>\
+                 <final>true</final></property>\n\
+                 <property><name>other</name><value>1</value><final>true</final></property>\n\
+                 <property><name>other</name><value>2</value></property>\n\
+                 </configuration>"
+            )
+        };
+        let (skips, setting) = read_text(&conf("true"));
+        let overrides = "overrides a final property".to_owned();
+        assert_eq!(skips, [(3, overrides.clone()), (4, overrides.clone())]);
+        assert_eq!(setting.map.enabled, Some(false));
+        assert_eq!(setting.map.value.as_deref(), Some("false"));
+        for not_final in ["TRUE", " true", "false", ""] {
+            let (skips, setting) = read_text(&conf(not_final));
+            let duplicate = "duplicate key".to_owned();
+            assert_eq!(
+                skips,
+                [(2, duplicate.clone()), (3, duplicate)],
+                "{not_final:?}"
+            );
+            assert_eq!(setting.map.enabled, Some(true), "{not_final:?}");
+        }
+        // Final without a value: the later value is not read, the switch Hadoop's default.
+        let (skips, setting) = read_text(
+            "<configuration>\n\
+             <property><name>mapreduce.reduce.speculative</name><final>true</final>\
+             </property>\n\
+             <property><name>mapreduce.reduce.speculative</name><value>false</value>\
+             </property>\n</configuration>",
+        );
+        let reasons = ["property without a value", "overrides a final property"];
+        assert_eq!(skips, [(2, reasons[0].into()), (3, reasons[1].into())]);
+        assert_eq!(
+            (setting.reduce.enabled, setting.reduce.source),
+            (Some(true), SettingSource::Default)
+        );
+        // Two <final> in one property: which Hadoop reads differs between releases.
+        let error = parse(
+            "<configuration>\n<property><name>a</name><final>true</final>\n\
+             <final>false</final></property></configuration>",
+        )
+        .unwrap_err();
+        assert_eq!((error.line, error.what.as_str()), (3, "a second <final>"));
     }
 }

@@ -16,9 +16,30 @@
 //! - Input from the `COUNTERS` of the successful attempt or of the task:
 //!   `HDFS_BYTES_READ` (map) or `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or
 //!   `REDUCE_INPUT_RECORDS`.
+//! - Embedded configurations: after a `!!FILE=` line naming a job's configuration
+//!   (`<host>_<start>_job_<id>_conf.xml`), the lines up to the next `!!FILE=` line or
+//!   history record are that job's configuration XML. It is read as a `_conf.xml` file is,
+//!   by the same parser and accounting (`conf_xml`): each `<property>` a record on its line
+//!   of the log, parsed or skipped with the reason a `_conf.xml`'s would have; the setting
+//!   its properties give goes to [`ReadReport::confs`] with its job and the line of its
+//!   `!!FILE=` line, for the caller to give to the job of that id (`stragglers replay`
+//!   pairs it as it pairs a `_conf.xml` among its inputs). The reader gives it to no job:
+//!   a log may hold a job's configuration after its history (the Yahoo! sample holds job
+//!   0002's so), when the job was handed out already.
+//! - An embedded configuration that cannot be read is one record skipped, and its job's
+//!   setting stays unknown: `"malformed job configuration"` on the line of the XML's fault,
+//!   naming as its field the element the fault is in (as the error on a malformed
+//!   `_conf.xml` does; `text` for bytes that are not UTF-8); `"truncated record"` when the
+//!   input ends inside its XML (the input noted as cut there); `"record too long"` past
+//!   64 MiB; `"embedded job configuration without a job id"` when no `!!FILE=` name gives
+//!   its job (XML that no `!!FILE=` line names, or a name without `job_<id>`). A
+//!   malformed `_conf.xml` file is an error that stops the reading, because the file is
+//!   read for its job's setting alone and nothing else is lost; here an error would lose
+//!   the whole log, every job's history, for a fault that costs one job its setting at
+//!   most, so it is a counted skip instead: the note shows it, and `--strict` fails on it.
 //!
-//! Records: each history record, each `!!FILE=` line (parsed), each embedded configuration
-//! (one record, skipped as `"embedded job configuration"`), and each other stray line
+//! Records: each history record, each `!!FILE=` line (parsed), each property of an embedded
+//! configuration (or the configuration, when it cannot be read), and each other stray line
 //! (skipped as `"not a history record"`). A record cut short (a key with no value before
 //! the closing ` .`, or the input ending inside a record) is skipped as
 //! `"truncated record"` and sets [`ReadReport::truncated`] to its line; a record that the
@@ -41,11 +62,14 @@
 
 use std::collections::HashMap;
 use std::io::BufRead;
+use std::path::Path;
 
 use super::assemble::{Assembler, AttemptFields, Skip, plausible, reduce_phase_progress};
-use super::input::{Lines, MAX_LINE_BYTES};
+use super::conf_xml::{self, conf_job_id};
+use super::hadoop_conf::HadoopVersion;
+use super::input::{Line, Lines, MAX_LINE_BYTES};
 use super::jhist::{job_of, kind_of};
-use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
+use crate::{AttemptOutcome, EmbeddedConf, JobConf, ReadReport, StageKind, TraceJob};
 
 /// A record longer than this many lines is taken as unterminated.
 const MAX_RECORD_LINES: usize = 10_000;
@@ -79,17 +103,30 @@ pub(crate) fn read(
     let mut jobs = Assembler::default();
     // A record being gathered over several lines.
     let mut pending: Option<Pending> = None;
-    // The first line of an embedded configuration being passed over.
-    let mut conf: Option<u64> = None;
+    // An embedded configuration being gathered.
+    let mut conf: Option<EmbeddedXml> = None;
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
+        if let Some(xml) = &mut conf {
+            // A line of the configuration, up to the next file or history record.
+            let ends = !line.too_long && {
+                let trimmed = String::from_utf8_lossy(line.text);
+                let trimmed = trimmed.trim();
+                trimmed.starts_with("!!FILE=") || opens_record(trimmed)
+            };
+            if !ends {
+                xml.push(&line);
+                continue;
+            }
+            if let Some(xml) = conf.take() {
+                xml.finish(false, report);
+            }
+        }
         if line.too_long {
-            // Not kept: the record it is in (if any) cannot be read either. Inside an
-            // embedded configuration it is part of that record.
+            // Not kept: the record it is in (if any) cannot be read either.
             match pending.take() {
                 Some(record) => report.skipped(record.start, None, "record too long"),
-                None if conf.is_none() => report.skipped(no, None, "line too long"),
-                None => {}
+                None => report.skipped(no, None, "line too long"),
             }
             continue;
         }
@@ -122,28 +159,22 @@ pub(crate) fn read(
         if trimmed.is_empty() {
             continue;
         }
-        if trimmed.starts_with("!!FILE=") {
-            if let Some(start) = conf.take() {
-                report.skipped(start, None, "embedded job configuration");
-            }
+        if let Some(name) = trimmed.strip_prefix("!!FILE=") {
             report.parsed();
-            if trimmed.contains("_conf.xml") {
-                conf = Some(no);
+            let name = name.strip_suffix("!!").unwrap_or(name);
+            if name.contains("_conf.xml") {
+                conf = Some(EmbeddedXml::new(no, conf_job_id(Path::new(name)), no + 1));
             }
             continue;
-        }
-        let starts_record = record_type(trimmed).is_some();
-        if conf.is_some() && !starts_record {
-            continue;
-        }
-        if let Some(start) = conf.take() {
-            report.skipped(start, None, "embedded job configuration");
         }
         if trimmed.starts_with("<?xml") || trimmed.starts_with("<configuration") {
-            conf = Some(no);
+            // A configuration that no `!!FILE=` line names: its job is not known.
+            let mut xml = EmbeddedXml::new(no, None, no);
+            xml.push(&line);
+            conf = Some(xml);
             continue;
         }
-        if !starts_record {
+        if record_type(trimmed).is_none() {
             report.skipped(no, None, "not a history record");
             continue;
         }
@@ -154,8 +185,8 @@ pub(crate) fn read(
             pending = Some(record);
         }
     }
-    if let Some(start) = conf.take() {
-        report.skipped(start, None, "embedded job configuration");
+    if let Some(xml) = conf.take() {
+        xml.finish(true, report);
     }
     if let Some(Pending { start, .. }) = pending {
         report.skipped(start, None, "truncated record");
@@ -166,6 +197,118 @@ pub(crate) fn read(
     }
     let end = "Job record with FINISH_TIME";
     jobs.finish_noting_unended(&mut on_job, report, lines.line(), end);
+}
+
+/// A job's configuration embedded in the log, being gathered: the lines after a `!!FILE=`
+/// line naming a `_conf.xml` (or from a line opening XML that no such line names), up to
+/// the next `!!FILE=` line or history record.
+struct EmbeddedXml {
+    /// The line that opens it: its `!!FILE=` line, or its first line of XML.
+    start: u64,
+    /// The job its `!!FILE=` name gives ([`conf_job_id`]); `None` when it gives none.
+    job: Option<String>,
+    /// The line of its text's first line.
+    first: u64,
+    /// Its last line gathered; `first - 1` while it has none.
+    last: u64,
+    text: String,
+    /// Why its XML cannot be read, whatever the text holds: a line over the cap, or the
+    /// text growing past it (`"record too long"`, at `start`), or the line of the first
+    /// bytes that are not UTF-8.
+    unreadable: Option<Unreadable>,
+}
+
+/// Why an embedded configuration cannot be read (see [`EmbeddedXml::unreadable`]).
+enum Unreadable {
+    TooLong,
+    NotUtf8(u64),
+}
+
+impl EmbeddedXml {
+    fn new(start: u64, job: Option<String>, first: u64) -> EmbeddedXml {
+        EmbeddedXml {
+            start,
+            job,
+            first,
+            last: first - 1,
+            text: String::new(),
+            unreadable: None,
+        }
+    }
+
+    fn push(&mut self, line: &Line<'_>) {
+        self.last = line.no;
+        if self.unreadable.is_some() {
+            return;
+        }
+        if line.too_long || self.text.len() + line.text.len() + 1 > MAX_LINE_BYTES {
+            self.unreadable = Some(Unreadable::TooLong);
+            self.text = String::new();
+            return;
+        }
+        match std::str::from_utf8(line.text) {
+            Ok(text) => {
+                self.text.push_str(text);
+                self.text.push('\n');
+            }
+            Err(_) => self.unreadable = Some(Unreadable::NotUtf8(line.no)),
+        }
+    }
+
+    /// Counts the configuration in `report`: each of its properties a record, read as a
+    /// `_conf.xml`'s are, and the setting they give among [`ReadReport::confs`]; or one
+    /// record skipped when it cannot be read: its job not known (`"embedded job
+    /// configuration without a job id"`, on its first line), its XML malformed
+    /// (`"malformed job configuration"`, on the fault's line, naming the element as the
+    /// field, as [`read_job_conf`](crate::read_job_conf)'s error does), a line not UTF-8
+    /// (the same, field `text`), or too long (`"record too long"`). A configuration whose
+    /// XML the input ends inside (`at_end`, the XML left open) is `"truncated record"`, and
+    /// the input is noted as cut there.
+    fn finish(self, at_end: bool, report: &mut ReadReport) {
+        let Some(job) = self.job else {
+            report.skipped(
+                self.start,
+                None,
+                "embedded job configuration without a job id",
+            );
+            return;
+        };
+        match self.unreadable {
+            Some(Unreadable::TooLong) => {
+                report.skipped(self.start, None, "record too long");
+                return;
+            }
+            Some(Unreadable::NotUtf8(line)) => {
+                report.skipped(line, Some("text"), "malformed job configuration");
+                return;
+            }
+            None => {}
+        }
+        match conf_xml::read_embedded(&self.text, self.first, HadoopVersion::Hadoop1, report) {
+            Ok(speculation) => report.confs.push(EmbeddedConf {
+                line: self.start,
+                conf: JobConf { job, speculation },
+                file: None,
+            }),
+            Err(error) if error.cut && at_end => {
+                let start = self.start;
+                report.skipped(start, None, "truncated record");
+                report.cut(
+                    start,
+                    format!(
+                        "the input ends inside the job configuration that starts on line \
+                         {start}"
+                    ),
+                );
+            }
+            Err(error) => {
+                // An error past the text's last line (an element it leaves open is at its
+                // own line) is at the configuration's last line, or its `!!FILE=` line.
+                let line = error.line.min(self.last.max(self.start));
+                report.skipped(line, Some(&error.field), "malformed job configuration");
+            }
+        }
+    }
 }
 
 /// A record being gathered over several lines (a value may hold line breaks): its first

@@ -32,6 +32,7 @@ use crate::{ReadReport, TraceError, TraceFormat, TraceJob};
 
 pub use conf_xml::{JobConf, conf_job_id, read_job_conf};
 pub use detect::{detect_bytes, detect_format};
+pub use hadoop_conf::HadoopVersion;
 pub(crate) use hadoop_conf::is_switch_key;
 
 /// Reads the log at `path` (a file, plain or gzip or zstd, or a Spark rolling event-log
@@ -133,8 +134,13 @@ fn read_input(
         TraceFormat::Rumen => rumen::read(input, &mut report, on_job),
         TraceFormat::Google2011TaskEvents => csv::read_google(input, &mut report, on_job),
         TraceFormat::Alibaba2018BatchInstance => csv::read_alibaba(input, &mut report, on_job),
-        // No job: its properties counted (`read_job_conf` gives its setting).
-        TraceFormat::HadoopConf => read = conf_xml::read(input, path, &mut report).map(|_| ()),
+        // No job: its properties counted (`read_job_conf` gives its setting), read as
+        // Hadoop 2 reads them, the version a configuration file is read as when no log
+        // says.
+        TraceFormat::HadoopConf => {
+            let version = HadoopVersion::Hadoop2;
+            read = conf_xml::read(input, path, version, &mut report).map(|_| ());
+        }
     }
     check.finish(path, &mut report)?;
     read?;
