@@ -28,7 +28,11 @@
 //!
 //! A new attempt of the stage is expected to take `meanCI + min(0.25 meanCI, sd / 2)` over
 //! the stage's finished tasks, with Hadoop's `meanCI`, which is 0 for a single finished
-//! task ([`DataStatistics::mean_ci`]): with one finished task the new attempt takes 0 s.
+//! task ([`DataStatistics::mean_ci`]; `speculators.md`'s formula would give the mean
+//! there, and the code follows Hadoop's source): with one finished task the new attempt
+//! takes 0 s, so in a stage of at most 20 tasks, whose gate opens at its first success,
+//! every attempt whose estimated end lies after the scan has a positive value until a
+//! second task finishes.
 //!
 //! The stagnation window is `max(2 tau, 360 s)` with the configured tau (Hadoop computes it
 //! once), not the raised one.
@@ -297,7 +301,8 @@ impl RuntimeEstimator for SimpleExponential {
     }
 
     fn new_attempt_runtime_secs(&self, stats: &DataStatistics) -> Option<f64> {
-        // Hadoop's `meanCI`: 0 for a single finished task, so the new attempt takes 0 s.
+        // Hadoop's `meanCI`: 0 for a single finished task (not `speculators.md`'s mean), so
+        // the new attempt takes 0 s.
         let (mean_ci, sd) = (stats.mean_ci()?, stats.std_dev()?);
         Some(mean_ci + (0.25 * mean_ci).min(sd / 2.0))
     }
