@@ -62,10 +62,14 @@
 //!   Algorithm 1 ignores earlier or lower ones.
 //! - Stagnation: an attempt below progress 1 whose progress has not changed (since its
 //!   start while it is 0) for the window up to the scan's `now` is estimated to never
-//!   finish (`est = +inf`), whatever its number of readings. Hadoop instead feeds it a fake
-//!   heartbeat at `now` with the same progress, which drives its forecast towards 0 and
-//!   its estimate towards infinity; the result here is the limit of that, at once. With
-//!   the speculator, a stagnated attempt outranks any attempt with a finite estimate.
+//!   finish (`est = +inf`), whatever its number of readings. Hadoop's speculator instead
+//!   feeds a stagnated attempt a status of the same progress at each scan at which its
+//!   estimate and progress are unchanged (`hasStagnatedProgress`), which drives its
+//!   forecast towards 0 and its estimate towards infinity; the result here is the limit of
+//!   that, at once. With the speculator, a stagnated attempt outranks any attempt with a
+//!   finite estimate. The speculator's other simulated heartbeat, after 9 s without a
+//!   change, is reproduced ([`HadoopSpeculator`](super::HadoopSpeculator)): those readings
+//!   come to this estimator as reports do, and count among its readings.
 
 use crate::id_table::IdTable;
 use crate::scan::IdMap;
