@@ -52,7 +52,12 @@
 //! of its type at its level: by then a normal task of the level would have finished, so no
 //! progress at all is a stall. A younger one adds no term (at launch, before its first
 //! report of progress, every task is at 0), nor does one whose level has not finished a
-//! task of its type. Straggler nodes are reported through [`Findings::push_slow_node`],
+//! task of its type. A task whose `EstT_j = t_j / p_j` overflows to infinity, a progress
+//! above 0 but below `t_j / f64::MAX` (1e-320 after 20 s), is treated as one at zero
+//! progress: its `EstT` is unbounded and its rate, at most `1 / f64::MAX` per second, is
+//! left out of `PR(i, d)`. A term `c_j` that overflows to `+infinity` (a huge but finite
+//! `EstT` against a small `sigma` or a fast level) counts as `+infinity` too: the node is a
+//! straggler. Straggler nodes are reported through [`Findings::push_slow_node`],
 //! and eSplash's [`SlowNodeRule::NoCopies`] tells the engine that they host no copy until
 //! the next scan (Section IV-D: "the marked straggler nodes are excluded from hosting any
 //! speculative task").
@@ -822,8 +827,13 @@ impl Detector for ESplash {
                     sums.1 += 1;
                     cell as u32
                 }
-                // Zero progress: no rate for PR(i, d), an infinite EstT.
-                Some(level) if progress[row] == 0.0 && elapsed > 0.0 && elapsed.is_finite() => {
+                // Zero progress, or a progress so small that EstT overflows: no rate for
+                // PR(i, d), an infinite EstT.
+                Some(level)
+                    if (progress[row] == 0.0 || (progress[row] > 0.0 && est == f64::INFINITY))
+                        && elapsed > 0.0
+                        && elapsed.is_finite() =>
+                {
                     (level as usize * stage_count + stage as usize) as u32
                 }
                 _ => NO_CELL,
@@ -880,15 +890,17 @@ impl Detector for ESplash {
                 }
                 continue;
             }
+            // Never NaN: `mean_rate` and `inv_sigma` are at least 0 (at most +inf), `est` is
+            // finite and above 0, and the z-term applies only where `mu` is finite and below
+            // `est`. A term that overflows is +inf and makes the node's SV infinite.
             let mut term = stats.mean_rate * est;
             if est > stats.mu {
                 term += (est - stats.mu) * stats.inv_sigma;
             }
-            if term.is_finite() {
-                let sv = &mut self.node_sv[node as usize];
-                sv.0 += term;
-                sv.1 += 1;
-            }
+            debug_assert!(!term.is_nan(), "a straggler-value term is never NaN");
+            let sv = &mut self.node_sv[node as usize];
+            sv.0 += term;
+            sv.1 += 1;
         }
         self.straggler.clear();
         self.straggler.resize(node_count, false);

@@ -432,6 +432,41 @@ fn esplash_a_task_stuck_at_zero_progress_past_its_usual_time_makes_a_straggler()
 }
 
 #[test]
+fn esplash_an_overflowing_estimate_or_term_is_infinite_not_dropped() {
+    // The rows of `esplash_a_task_stuck_at_zero_progress_past_its_usual_time_makes_a_straggler`
+    // with r1 at progress 1e-320: EstT = 20 / 1e-320 overflows to +inf, so r1 is judged as at
+    // zero progress (no rate in PR(1) = (0.1 + 0.1) / 2, c = +inf past mu(1) = 11): node 1
+    // is a straggler and r1, with an unbounded time left, is flagged with minL 1.
+    let rows = [
+        (0, O, 95.0, 0.5),
+        (1, O, 80.0, 1e-320),
+        (1, O, 95.0, 0.5),
+        (2, O, 90.0, 0.5),
+        (3, O, 90.0, 0.0),
+    ];
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
+    assert_eq!(findings.rows(), &[1]);
+    assert_eq!(detector.min_levels(), &[(1, 1)]);
+    // At 100 s, level 1 (mu 11, sigma sqrt 2):
+    //   r0 node 0, start 99.9375, p 0.5: elapsed 0.0625, PR 8, EstT 0.125
+    //   r1 node 1, start 80, p 4e-307:   elapsed 20, PR 2e-308, EstT 5e307 (finite)
+    // PR(1) = (8 + 2e-308) / 2 = 4. c(r0) = 4 x 0.125 = 0.5 (EstT < 11). c(r1) = 4 x 5e307
+    // = 2e308 > f64::MAX: +inf (and its z-term (5e307 - 11) / sqrt 2 would not bring it
+    // back): SV(1) = +inf, a straggler; SV(0) = 0.5. Hosts C(1) = 1, C(0) = 2; minL 1, bar
+    // 11; r1's time left 80 + 5e307 - 100 > 11: flagged. A term left out would leave
+    // node 1 without a term, SV 0, and nothing flagged.
+    let rows = [(0, O, 99.9375, 0.5), (1, O, 80.0, 4e-307)];
+    assert!((4.0 * (20.0f64 / 4e-307)).is_infinite() && (20.0f64 / 4e-307).is_finite());
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
+    assert_eq!(findings.rows(), &[1]);
+    assert_eq!(detector.min_levels(), &[(1, 1)]);
+}
+
+#[test]
 fn esplash_parameters_are_checked() {
     let invalid = |params: ESplashParams| match params.check() {
         Err(DetectError::InvalidParam { param, .. }) => param,
