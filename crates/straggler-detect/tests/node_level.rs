@@ -220,6 +220,38 @@ fn esplash_keeps_a_finished_stage_as_evidence_and_starts_its_index_afresh() {
 }
 
 #[test]
+fn esplash_breaks_a_tie_of_stages_on_their_first_success_not_on_a_reused_column() {
+    // Stage 0 succeeds on node 5 (column 0) and finishes. Stage 100 succeeds on nodes 0
+    // and 1 (column 1). Stages 1 to 16 each succeed on node 5 and finish (columns 2 to
+    // 17): the seventeenth finished column, stage 0's column 0, is emptied and freed.
+    // Stage 200 then succeeds on nodes 2 and 3 and gets column 0 back. Stages 100 and 200
+    // tie for the most nodes (two each); stage 100's first success came first, so its
+    // nodes 0 and 1 are the ones classified (by the lowest column, stage 200's nodes 2 and
+    // 3 would be).
+    let mut detector = esplash(ESplashParams {
+        levels: 2,
+        ..ESplashParams::default()
+    });
+    let finished = |stage: u32| Observation::StageFinished {
+        stage: StageId(stage),
+        time_secs: 100.0,
+    };
+    detector.observe(&success(5, 0, 10.0, 10.0));
+    detector.observe(&finished(0));
+    detector.observe(&success(0, 100, 20.0, 10.0));
+    detector.observe(&success(1, 100, 20.0, 20.0));
+    for stage in 1..=16 {
+        detector.observe(&success(5, stage, 30.0, 10.0));
+        detector.observe(&finished(stage));
+    }
+    detector.observe(&success(2, 200, 40.0, 10.0));
+    detector.observe(&success(3, 200, 40.0, 20.0));
+    scan(&mut detector, &snapshot(1000.0, 6, &[]));
+    let levels = node_levels(&detector, 6);
+    assert_eq!(levels, [Some(1), Some(0), None, None, None, None]);
+}
+
+#[test]
 fn esplash_times_progress_at_its_report() {
     // The rows of `esplash_levels_straggler_values_and_min_levels`, but r3's progress 0.5
     // was reported at 90 s: elapsed 10, PR 0.05, EstT 20 < 21. PR(0) = (0.05 + 0.05) / 2:
