@@ -96,7 +96,18 @@
 //!   over the node's running tasks so that a node with more containers is not more of a
 //!   straggler; `tau = 3` by default (the paper gives no value).
 //! - `PR_j` is the rate since the attempt started (a snapshot holds one progress value),
-//!   not the increase over the last epoch. Tasks with zero elapsed time add no term to SV
+//!   not the increase over the last epoch. `t_j` runs up to the attempt's last progress
+//!   report when the detector saw the report of the snapshot's progress, up to the scan
+//!   otherwise (the paper divides the elapsed time at a heartbeat by the progress it
+//!   carries).
+//! - An attempt that stops reporting keeps, in the snapshot, its last reported progress,
+//!   and here its last report: its `t_j`, so its `EstT_j`, `PR_j` and term, stay those of
+//!   that report however long it hangs. It makes its node a straggler only if it already
+//!   looked slow then; one hung at zero progress after a report of 0 keeps that report's
+//!   elapsed time, and adds a term only if that was past its level's usual time. An
+//!   attempt never reported is timed up to the scan, so its estimate grows. The paper does
+//!   not say what eSplash does with a task that stops reporting, and nothing here makes up
+//!   readings for it (as Hadoop's speculator does, `hadoop::HadoopSpeculator`). Tasks with zero elapsed time add no term to SV
 //!   (no rate yet); tasks with zero progress add an infinite term past their level's usual
 //!   time and none before (above), and are flagged on a straggler node when they have run
 //!   (their time left is unbounded).

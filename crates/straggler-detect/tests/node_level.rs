@@ -499,6 +499,48 @@ fn esplash_an_overflowing_estimate_or_term_is_infinite_not_dropped() {
 }
 
 #[test]
+fn esplash_an_attempt_that_stops_reporting_keeps_its_last_report() {
+    // The history of `esplash_with_history` (level 1 = nodes 0 and 1, mu 11, sigma sqrt 2).
+    // One row on node 0, started at 90 s, at progress 0.5.
+    let report = |time_secs: f64, progress: f64| {
+        Observation::Progress(ProgressReport {
+            attempt: AttemptId(0),
+            task: TaskId(0),
+            stage: StageId(0),
+            node: NodeId(0),
+            time_secs,
+            progress,
+        })
+    };
+    let rows = [(0, O, 90.0, 0.5)];
+    // Reported at 95 s, then silent: elapsed 5, EstT 10, PR(1) = PR_j = 0.1, c = 1 at every
+    // scan, however late: SV(0) = 1, no straggler.
+    let mut detector = esplash_with_history();
+    detector.observe(&report(95.0, 0.5));
+    for now in [100.0, 200.0, 1000.0] {
+        let findings = scan(&mut detector, &snapshot(now, 4, &rows));
+        assert!(findings.slow_nodes().is_empty(), "at {now}");
+    }
+    // Never reported: elapsed up to the scan. At 200 s: 110, EstT 220, c = 1 + (220 - 11)
+    // / sqrt 2 = 148.8 > 3: node 0 is a straggler (its task is flagged only where a copy
+    // pays: level 1 has node 1 to host, bar 11 < time left 110).
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(200.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[0]).as_slice());
+    assert_eq!(findings.rows(), &[0]);
+    // At zero progress: a report of 0 at 92 s keeps elapsed 2 < mu 11, no term, even at
+    // 1000 s; never reported, elapsed 910 > 11 at 1000 s: c = +inf.
+    let rows = [(0, O, 90.0, 0.0)];
+    let mut detector = esplash_with_history();
+    detector.observe(&report(92.0, 0.0));
+    let findings = scan(&mut detector, &snapshot(1000.0, 4, &rows));
+    assert!(findings.slow_nodes().is_empty());
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(1000.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[0]).as_slice());
+}
+
+#[test]
 fn esplash_parameters_are_checked() {
     let invalid = |params: ESplashParams| match params.check() {
         Err(DetectError::InvalidParam { param, .. }) => param,
