@@ -669,6 +669,34 @@ fn three_tasks() -> Snapshot {
 }
 
 #[test]
+fn dos_index_flags_a_small_input_at_its_first_scan() {
+    // Three tasks started at 0, scanned at 1 s, on 100, 100 and 30 B: 3 s / 230 B, the
+    // third index (1 / 30) / (3 / 230) = 230 / 90 = 2.556 >= 2.5: flagged, though it is
+    // at progress 0.9 and the others at 0.1 (the index is mean input / own input while
+    // every task has run as long). On 31 B: (1 / 31) / (3 / 231) = 77 / 31 = 2.484, not.
+    let at_one_second = |small_input: f64| {
+        build_snapshot(
+            1.0,
+            1,
+            1,
+            [
+                (0, 0, 0.0, 0.1, 100.0),
+                (0, 0, 0.0, 0.1, 100.0),
+                (0, 0, 0.0, 0.9, small_input),
+            ],
+        )
+        .expect("valid")
+    };
+    check(&mut dos(2.5), &at_one_second(30.0), &[2]);
+    check(&mut dos(2.5), &at_one_second(31.0), &[]);
+    // The indices, as Eq. 1 gives them: flagged at 230 / 90, not a hair above.
+    check(&mut dos(230.0 / 90.0), &at_one_second(30.0), &[2]);
+    check(&mut dos(230.0 / 90.0 + 1e-9), &at_one_second(30.0), &[]);
+    check(&mut dos(77.0 / 31.0 - 1e-9), &at_one_second(31.0), &[2]);
+    check(&mut dos(77.0 / 31.0 + 1e-9), &at_one_second(31.0), &[]);
+}
+
+#[test]
 fn dos_index_is_time_per_byte_against_the_stage() {
     // now 100, starts 0, 50, 80 (durations 100, 50, 20), inputs 100, 100, 10 bytes:
     // 170 s / 210 B = 0.8095 s/B; indices 1.235, 0.618, 2.47: none reaches 2.5.
