@@ -10,6 +10,27 @@
 //! `Dur(T_i)` is "the current execution duration of T_i" (`now - start` for a running
 //! attempt) and `Inp(T_i)` its input size in bytes.
 //!
+//! # Used online, where the paper used it on reports
+//!
+//! Seed 004 applies the index to the day's stragglers for reporting and diagnosis (Section
+//! 5, Table 3: counts per day at 2.5 and 10); its online detector is another (Section 6,
+//! [`GarraghanDetector`](crate::GarraghanDetector)), and its evaluation of detection
+//! measures "the estimated finish time as opposed to the DoS-index" (Section 7.1). Here it
+//! is applied at every scan to running attempts, and early in a stage it judges inputs,
+//! not speed: while the `n` tasks have run about as long (none finished), `Dur_i` is about
+//! `sum_j Dur_j / n` and
+//!
+//! ```text
+//! DoS_i = (t / Inp_i) / (n t / sum_j Inp_j) = mean_j Inp_j / Inp_i
+//! ```
+//!
+//! so a task with at most 40% of its stage's mean input (itself included) has an index of
+//! 2.5 or more at its first scan, however fast it runs. Inputs 100, 100 and 30 B, all at
+//! 1 s: 3 s / 230 B, the third index `(1 / 30) / (3 / 230) = 2.556`, flagged at once
+//! though its progress is 0.9 and the others' 0.1; on 31 B, `77 / 31 = 2.484`, not
+//! [`dos_index_flags_a_small_input_at_its_first_scan`, in `tests/seed004_oracle.rs`]. The
+//! index measures speed once durations differ, as successes and long runs make them.
+//!
 //! # Decisions where the paper is not specific
 //!
 //! - **The n tasks of the job** are those of the attempt's stage (the maps, or the reduces,

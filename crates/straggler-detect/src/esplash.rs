@@ -12,10 +12,13 @@
 //!   the nodes that ran it, under a column of its own, while its index starts afresh for
 //!   the stage an engine gives it next; the [`RETIRED_COLUMNS`] (16) latest finished
 //!   stages are kept, older ones leave the vectors (the paper keeps no bound; a day of a
-//!   datacenter's jobs would give tens of thousands of dimensions). Columns are numbered
-//!   in the order their stages' first successes came, so a tie for the stage finished on
-//!   the most nodes (see the decisions below) goes to the one that finished a task
-//!   first; a column emptied makes the nodes be classified again.
+//!   datacenter's jobs would give tens of thousands of dimensions). A column emptied is
+//!   given to the next stage that needs one, so column numbers do not follow the stages'
+//!   order; each column keeps the rank of its stage's first success instead. A tie for
+//!   the stage finished on the most nodes (see the decisions below) goes to the one whose
+//!   first success came first, and the dimensions of the performance vectors are in that
+//!   order too, so the classification does not depend on which column a stage got. A
+//!   column emptied makes the nodes be classified again.
 //! - **Grouping (Alg. 1).** Start with one group per PV; merge two groups when neither
 //!   dominates the other (`min_i(a) > max_j(a)` and `min_j(b) > max_i(b)` for some
 //!   dimensions `a`, `b`), and merge the groups that overlap the merged one (`[min, max]`
@@ -52,7 +55,12 @@
 //! of its type at its level: by then a normal task of the level would have finished, so no
 //! progress at all is a stall. A younger one adds no term (at launch, before its first
 //! report of progress, every task is at 0), nor does one whose level has not finished a
-//! task of its type. Straggler nodes are reported through [`Findings::push_slow_node`],
+//! task of its type. A task whose `EstT_j = t_j / p_j` overflows to infinity, a progress
+//! above 0 but below `t_j / f64::MAX` (1e-320 after 20 s), is treated as one at zero
+//! progress: its `EstT` is unbounded and its rate, at most `1 / f64::MAX` per second, is
+//! left out of `PR(i, d)`. A term `c_j` that overflows to `+infinity` (a huge but finite
+//! `EstT` against a small `sigma` or a fast level) counts as `+infinity` too: the node is a
+//! straggler. Straggler nodes are reported through [`Findings::push_slow_node`],
 //! and eSplash's [`SlowNodeRule::NoCopies`] tells the engine that they host no copy until
 //! the next scan (Section IV-D: "the marked straggler nodes are excluded from hosting any
 //! speculative task").
@@ -88,7 +96,18 @@
 //!   over the node's running tasks so that a node with more containers is not more of a
 //!   straggler; `tau = 3` by default (the paper gives no value).
 //! - `PR_j` is the rate since the attempt started (a snapshot holds one progress value),
-//!   not the increase over the last epoch. Tasks with zero elapsed time add no term to SV
+//!   not the increase over the last epoch. `t_j` runs up to the attempt's last progress
+//!   report when the detector saw the report of the snapshot's progress, up to the scan
+//!   otherwise (the paper divides the elapsed time at a heartbeat by the progress it
+//!   carries).
+//! - An attempt that stops reporting keeps, in the snapshot, its last reported progress,
+//!   and here its last report: its `t_j`, so its `EstT_j`, `PR_j` and term, stay those of
+//!   that report however long it hangs. It makes its node a straggler only if it already
+//!   looked slow then; one hung at zero progress after a report of 0 keeps that report's
+//!   elapsed time, and adds a term only if that was past its level's usual time. An
+//!   attempt never reported is timed up to the scan, so its estimate grows. The paper does
+//!   not say what eSplash does with a task that stops reporting, and nothing here makes up
+//!   readings for it (as Hadoop's speculator does, `hadoop::HadoopSpeculator`). Tasks with zero elapsed time add no term to SV
 //!   (no rate yet); tasks with zero progress add an infinite term past their level's usual
 //!   time and none before (above), and are flagged on a straggler node when they have run
 //!   (their time left is unbounded).
@@ -96,13 +115,18 @@
 //!   `sigma > 0`.
 //! - Dimensions: the stage finished on the most nodes is always one; the nodes that have
 //!   finished a task of it are clustered, over every stage all of them have finished.
-//!   Other nodes have no level: their tasks are not judged and they host nothing.
+//!   Other nodes have no level: their tasks are not judged and they are left out of
+//!   Algorithm 3's `C(m)`. They are not straggler nodes, so an engine may still place a
+//!   copy on one (the simulator's copies go to any node that is not a straggler).
 //! - Initial centres: k-means starts from the groups at evenly spaced positions of the
 //!   group order (not random), so runs are deterministic and every level starts from a
 //!   distinct group. Ties in distance or votes go to the lower cluster index. At most
 //!   `max_kmeans_iterations` rounds.
-//! - `C(m)` counts nodes, not containers (a snapshot has no container counts). Levels
-//!   without a finished task of the type are left out of `ExpT` and the value.
+//! - `C(m)` counts nodes, not containers (a snapshot has no container counts): the same
+//!   `ExpT`, `minL` and value when every node offers the same number of containers, and
+//!   the same flags wherever the level's mean time of the task's type does not rise with
+//!   the level (`docs/formulas.md` says when `minL` differs). Levels without a finished
+//!   task of the type are left out of `ExpT` and the value.
 //! - The one-request-per-period rule and the re-evaluation of pending copies (IV-D) are
 //!   the engine's business; every candidate with a positive value is flagged.
 //!
@@ -526,6 +550,10 @@ pub struct ESplash {
     free_columns: Vec<u32>,
     /// Columns given out so far.
     column_count: u32,
+    /// The rank of each column's stage's first success among the stages' first successes
+    /// (by column), and the next rank to give.
+    column_rank: Vec<u64>,
+    next_rank: u64,
     /// Columns whose level statistics are out of date (a success arrived, or the column
     /// was emptied), each listed once and flagged in `stale`; every column is after a
     /// classification that moved a node to another level or changed the number of levels
@@ -630,25 +658,34 @@ impl ESplash {
         self.level_count = level_count;
     }
 
-    /// The column (a stage's) of successes on the most nodes (the lowest on a tie), whose
-    /// nodes are those classified, and the columns of their performance vectors: every
-    /// column in which each of them has a success; `None` without a success.
+    /// The column (a stage's) of successes on the most nodes (on a tie, the one whose
+    /// stage's first success came first), whose nodes are those classified, and the
+    /// columns of their performance vectors: every column in which each of them has a
+    /// success, in the order of their stages' first successes; `None` without a success.
     fn anchor_and_dimensions(&self) -> Option<(usize, Vec<usize>)> {
-        let mut anchor = None;
-        let mut most = 0;
-        for (s, nodes) in self.column_nodes.iter().enumerate() {
-            if nodes.len() > most {
-                most = nodes.len();
-                anchor = Some(s);
+        let rank = |c: usize| self.column_rank.get(c).copied().unwrap_or(u64::MAX);
+        let mut anchor: Option<usize> = None;
+        for (c, nodes) in self.column_nodes.iter().enumerate() {
+            if nodes.is_empty() {
+                continue;
+            }
+            let better = anchor.is_none_or(|a| {
+                let most = self.column_nodes[a].len();
+                nodes.len() > most || (nodes.len() == most && rank(c) < rank(a))
+            });
+            if better {
+                anchor = Some(c);
             }
         }
-        let members = &self.column_nodes[anchor?];
+        let anchor = anchor?;
+        let members = &self.column_nodes[anchor];
         // No column has more nodes than the anchor's: those with every member are those
         // whose nodes are the members.
-        let dims = (0..self.column_nodes.len())
-            .filter(|&s| self.column_nodes[s] == *members)
+        let mut dims: Vec<usize> = (0..self.column_nodes.len())
+            .filter(|&c| self.column_nodes[c] == *members)
             .collect();
-        Some((anchor?, dims))
+        dims.sort_by_key(|&c| rank(c));
+        Some((anchor, dims))
     }
 
     /// Marks `column`'s level statistics out of date.
@@ -711,16 +748,24 @@ impl ESplash {
             .filter(|m| m.count > 0)
     }
 
-    /// The column of `stage`, given one if it has none (an emptied one first).
+    /// The column of `stage`, given one if it has none (an emptied one first), with the
+    /// next rank of a first success.
     fn column_of(&mut self, stage: usize) -> usize {
         if self.columns.len() <= stage {
             self.columns.resize(stage + 1, NO_COLUMN);
         }
         if self.columns[stage] == NO_COLUMN {
-            self.columns[stage] = self.free_columns.pop().unwrap_or_else(|| {
+            let column = self.free_columns.pop().unwrap_or_else(|| {
                 self.column_count += 1;
                 self.column_count - 1
             });
+            self.columns[stage] = column;
+            let column = column as usize;
+            if self.column_rank.len() <= column {
+                self.column_rank.resize(column + 1, u64::MAX);
+            }
+            self.column_rank[column] = self.next_rank;
+            self.next_rank += 1;
         }
         self.columns[stage] as usize
     }
@@ -822,8 +867,13 @@ impl Detector for ESplash {
                     sums.1 += 1;
                     cell as u32
                 }
-                // Zero progress: no rate for PR(i, d), an infinite EstT.
-                Some(level) if progress[row] == 0.0 && elapsed > 0.0 && elapsed.is_finite() => {
+                // Zero progress, or a progress so small that EstT overflows: no rate for
+                // PR(i, d), an infinite EstT.
+                Some(level)
+                    if (progress[row] == 0.0 || (progress[row] > 0.0 && est == f64::INFINITY))
+                        && elapsed > 0.0
+                        && elapsed.is_finite() =>
+                {
                     (level as usize * stage_count + stage as usize) as u32
                 }
                 _ => NO_CELL,
@@ -880,15 +930,17 @@ impl Detector for ESplash {
                 }
                 continue;
             }
+            // Never NaN: `mean_rate` and `inv_sigma` are at least 0 (at most +inf), `est` is
+            // finite and above 0, and the z-term applies only where `mu` is finite and below
+            // `est`. A term that overflows is +inf and makes the node's SV infinite.
             let mut term = stats.mean_rate * est;
             if est > stats.mu {
                 term += (est - stats.mu) * stats.inv_sigma;
             }
-            if term.is_finite() {
-                let sv = &mut self.node_sv[node as usize];
-                sv.0 += term;
-                sv.1 += 1;
-            }
+            debug_assert!(!term.is_nan(), "a straggler-value term is never NaN");
+            let sv = &mut self.node_sv[node as usize];
+            sv.0 += term;
+            sv.1 += 1;
         }
         self.straggler.clear();
         self.straggler.resize(node_count, false);
@@ -1013,6 +1065,29 @@ impl Detector for ESplash {
 mod tests {
     use super::*;
     use crate::conformance::SplitMix64;
+
+    #[test]
+    fn min_level_by_containers_differs_only_where_times_rise_with_the_level() {
+        // Two nodes per level, levels 0 (slowest) to 3, with 32, 16, 8 and 4 containers
+        // each (the `esplash` preset's): C(m) by nodes [2, 2, 2, 2], by containers
+        // [64, 32, 16, 8]. A task on level 0.
+        let (nodes, containers) = ([2, 2, 2, 2], [64, 32, 16, 8]);
+        // Times falling with the level, 40, 20, 10, 5 s: every ExpT_l but ExpT_3 = 5
+        // averages in a slower level, under either weighting: minL 3, bar 5.
+        let falling = |m: usize| Some([40.0, 20.0, 10.0, 5.0][m]);
+        assert_eq!(min_level(0, &nodes, falling), (5.0, 3));
+        assert_eq!(min_level(0, &containers, falling), (5.0, 3));
+        // 1, 20, 10, 8 s (the slowest level overall the fastest at this type). By nodes:
+        // ExpT_0 = 39 / 4 = 9.75, ExpT_1 = 38 / 3 = 12.67, ExpT_2 = 18 / 2 = 9,
+        // ExpT_3 = 8: minL 3, bar 8. By containers: ExpT_0 = (64 + 640 + 160 + 64) / 120
+        // = 928 / 120 = 7.733, ExpT_1 = 864 / 56 = 15.43, ExpT_2 = 224 / 24 = 9.33,
+        // ExpT_3 = 8: minL 0, bar 7.733.
+        let mixed = |m: usize| Some([1.0, 20.0, 10.0, 8.0][m]);
+        assert_eq!(min_level(0, &nodes, mixed), (8.0, 3));
+        let (bar, level) = min_level(0, &containers, mixed);
+        assert_eq!(level, 0);
+        assert!((bar - 928.0 / 120.0).abs() < 1e-12, "{bar}");
+    }
 
     /// Algorithm 1 as the module docs read it, pair by pair: merge any two groups that
     /// cross (line 8) or overlap (line 10, closed intervals), that is, that are not
@@ -1144,7 +1219,7 @@ mod tests {
                 same_columns += usize::from(columns == columns_before);
                 assert_eq!(
                     detector.anchor_and_dimensions(),
-                    anchor_and_dimensions_of_every_node(&detector.history),
+                    anchor_and_dimensions_of_every_node(&detector.history, &detector.column_rank),
                     "round {round}"
                 );
                 // Every node's columns merged in node order, as written.
@@ -1211,26 +1286,24 @@ mod tests {
     }
 
     /// The classification's anchor and dimensions as the module docs define them, read off
-    /// every node's history.
+    /// every node's history and the rank of each column's first success: the column of the
+    /// most nodes, the earliest first success on a tie; the columns every one of its nodes
+    /// has, by first success.
     fn anchor_and_dimensions_of_every_node(
         history: &[Vec<Moments>],
+        rank: &[u64],
     ) -> Option<(usize, Vec<usize>)> {
         let columns = history.iter().map(Vec::len).max().unwrap_or(0);
         let has = |node: &Vec<Moments>, s: usize| node.get(s).is_some_and(|m| m.count > 0);
-        let mut anchor = None;
-        let mut most = 0;
-        for s in 0..columns {
-            let nodes = history.iter().filter(|h| has(h, s)).count();
-            if nodes > most {
-                most = nodes;
-                anchor = Some(s);
-            }
-        }
-        let anchor = anchor?;
+        let count = |s: usize| history.iter().filter(|h| has(h, s)).count();
+        let anchor = (0..columns)
+            .filter(|&s| count(s) > 0)
+            .min_by_key(|&s| (std::cmp::Reverse(count(s)), rank[s]))?;
         let members: Vec<&Vec<Moments>> = history.iter().filter(|h| has(h, anchor)).collect();
-        let dims = (0..columns)
+        let mut dims: Vec<usize> = (0..columns)
             .filter(|&s| members.iter().all(|h| has(h, s)))
             .collect();
+        dims.sort_by_key(|&s| rank[s]);
         Some((anchor, dims))
     }
 
@@ -1249,7 +1322,7 @@ mod tests {
         }
         assert_eq!(detector.anchor_and_dimensions(), Some((0, vec![0, 2])));
         assert_eq!(
-            anchor_and_dimensions_of_every_node(&detector.history),
+            anchor_and_dimensions_of_every_node(&detector.history, &detector.column_rank),
             Some((0, vec![0, 2]))
         );
         assert_eq!(ESplash::default().anchor_and_dimensions(), None);

@@ -43,6 +43,14 @@
 //!   stages comparable.
 //! - The percentile of rates is taken per stage (maps apart from reduces, jobs apart);
 //!   the ranking and the cap span the whole snapshot.
+//! - No minimum running time. Hadoop's own scheduler, as the paper describes it before
+//!   LATE, judges a task only once it has run for a minute (Hadoop 1's `SPECULATIVE_LAG`,
+//!   60 s, the `hadoop1` detector's `lag_secs`). Whether LATE keeps that wait was not
+//!   checked against the paper: the stored copies of its text that could be searched
+//!   gave its abstract and introduction, not Section 4. Here an attempt is judged from
+//!   the first scan at which it has a rate (`now > start`), however young: after 2 s, as
+//!   after 64 s, the slowest of eight attempts is flagged
+//!   [`zaharia_judges_an_attempt_however_young`, in `tests/spark_late.rs`].
 //!
 //! # Where this differs from [`LateDetector`](crate::LateDetector)
 //!

@@ -499,6 +499,79 @@ fn exp_smoothed_speculator_learns_from_reports_and_forgets_ended_attempts() {
     assert_eq!(scan(&mut detector, &snapshot), [] as [u32; 0]);
 }
 
+#[test]
+fn an_attempt_that_stops_reporting_gets_hadoops_simulated_heartbeat() {
+    // One finished task of 80 s: replEnd = now + 80. Attempt 0 reports 0.1 at 10 s and
+    // 0.2 at 20 s, then stops: rate 0.01, est = 20 + 0.8 / 0.01 = 100. Attempt 1 reports
+    // the same and 0.3 at 30 s: rate 0.01 (a sample of 0.01 again), est = 30 + 0.7 / 0.01
+    // = 100. Gate: 1 finished of 3, 1 >= 0.05 x 3.
+    //   25 s: both seen for the first time; estEnd 100 <= replEnd 105: nothing.
+    //   34 s: attempt 0 unchanged for 9 s, not more: no reading; 100 <= 114: nothing.
+    //   35 s: attempt 0 unchanged for 10 s > 9: it reads (35, 0.2), a sample of 0 after
+    //         dt = 15, rate 0.01 e^(-15/60); this scan's value is still taken from est
+    //         100 <= 115: nothing. Attempt 1's progress changed (0.2 at 25 s, 0.3 now):
+    //         no reading, its rate stays 0.01.
+    //   36 s: attempt 0's est = 35 + 0.8 / (0.01 e^(-0.25)) = 35 + 80 e^0.25 = 137.722
+    //         > replEnd 116: flagged (value 21.722); attempt 1's 100 <= 116.
+    // Without the heartbeat (a wait longer than the run) attempt 0 keeps est 100, which
+    // `now` passes at 100 s: it is never flagged.
+    let rows = [(0, 0, O, 0.0, 0.2), (1, 0, O, 0.0, 0.3)];
+    let run = |heartbeat_wait_secs: f64| {
+        let params = HadoopParams {
+            heartbeat_wait_secs,
+            ..HadoopParams::default()
+        };
+        let estimator = ExponentiallySmoothed::default();
+        let mut detector = HadoopSpeculator::new(estimator, params.check().expect("valid"));
+        for r in [
+            report(0, 10.0, 0.1),
+            report(1, 10.0, 0.1),
+            report(0, 20.0, 0.2),
+            report(1, 20.0, 0.2),
+        ] {
+            detector.observe(&Observation::Progress(r));
+        }
+        detector.observe(&succeeded(1000, 0, 0.0, 80.0));
+        let mut flagged = Vec::new();
+        let first = [(0, 0, O, 0.0, 0.2), (1, 0, O, 0.0, 0.2)];
+        flagged.push(scan(&mut detector, &snapshot(25.0, 1, &first)));
+        detector.observe(&Observation::Progress(report(1, 30.0, 0.3)));
+        for now in [34.0, 35.0, 36.0] {
+            flagged.push(scan(&mut detector, &snapshot(now, 1, &rows)));
+        }
+        (detector, flagged)
+    };
+    let (detector, flagged) = run(9.0);
+    let nothing: Vec<u32> = Vec::new();
+    assert_eq!(
+        flagged,
+        [nothing.clone(), nothing.clone(), nothing.clone(), vec![0]]
+    );
+    let rate = 0.01 * (-15.0f64 / 60.0).exp();
+    let got = detector.estimator().rate(AttemptId(0)).expect("rate");
+    assert!((got - rate).abs() < 1e-15, "{got} != {rate}");
+    let est = detector
+        .estimator()
+        .estimated_runtime_secs(AttemptId(0), 0.0, 36.0, 0.2)
+        .expect("estimate");
+    assert!((est - (35.0 + 80.0 * 0.25f64.exp())).abs() < 1e-9);
+    assert!((est - 137.722).abs() < 1e-3);
+    let got = detector.estimator().rate(AttemptId(1)).expect("rate");
+    assert!((got - 0.01).abs() < 1e-15);
+    // Without it: the same scans and later ones flag nothing.
+    let (mut detector, flagged) = run(1e9);
+    assert!(flagged.iter().all(Vec::is_empty), "{flagged:?}");
+    for now in [50.0, 99.0, 101.0, 500.0] {
+        assert_eq!(scan(&mut detector, &snapshot(now, 1, &rows)), nothing);
+    }
+    // With it, the attempt stays ahead of `now`: every reading pushes its end further.
+    let (mut detector, _) = run(9.0);
+    for now in (37..=500).map(f64::from) {
+        let flagged = scan(&mut detector, &snapshot(now, 1, &rows));
+        assert_eq!(flagged, [0], "at {now}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // SimpleExponential: seed 003's Algorithms 1-2.
 
@@ -1037,6 +1110,16 @@ fn invalid_parameters_name_the_parameter() {
             "min_finished_fraction",
         ),
     ];
+    let waits = [0.0, -9.0, f64::NAN, f64::INFINITY].map(|heartbeat_wait_secs| {
+        (
+            HadoopParams {
+                heartbeat_wait_secs,
+                ..h
+            },
+            "heartbeat_wait_secs",
+        )
+    });
+    let cases = cases.into_iter().chain(waits);
     for (params, name) in cases {
         assert_eq!(invalid_param(params.check()), name);
     }

@@ -220,6 +220,38 @@ fn esplash_keeps_a_finished_stage_as_evidence_and_starts_its_index_afresh() {
 }
 
 #[test]
+fn esplash_breaks_a_tie_of_stages_on_their_first_success_not_on_a_reused_column() {
+    // Stage 0 succeeds on node 5 (column 0) and finishes. Stage 100 succeeds on nodes 0
+    // and 1 (column 1). Stages 1 to 16 each succeed on node 5 and finish (columns 2 to
+    // 17): the seventeenth finished column, stage 0's column 0, is emptied and freed.
+    // Stage 200 then succeeds on nodes 2 and 3 and gets column 0 back. Stages 100 and 200
+    // tie for the most nodes (two each); stage 100's first success came first, so its
+    // nodes 0 and 1 are the ones classified (by the lowest column, stage 200's nodes 2 and
+    // 3 would be).
+    let mut detector = esplash(ESplashParams {
+        levels: 2,
+        ..ESplashParams::default()
+    });
+    let finished = |stage: u32| Observation::StageFinished {
+        stage: StageId(stage),
+        time_secs: 100.0,
+    };
+    detector.observe(&success(5, 0, 10.0, 10.0));
+    detector.observe(&finished(0));
+    detector.observe(&success(0, 100, 20.0, 10.0));
+    detector.observe(&success(1, 100, 20.0, 20.0));
+    for stage in 1..=16 {
+        detector.observe(&success(5, stage, 30.0, 10.0));
+        detector.observe(&finished(stage));
+    }
+    detector.observe(&success(2, 200, 40.0, 10.0));
+    detector.observe(&success(3, 200, 40.0, 20.0));
+    scan(&mut detector, &snapshot(1000.0, 6, &[]));
+    let levels = node_levels(&detector, 6);
+    assert_eq!(levels, [Some(1), Some(0), None, None, None, None]);
+}
+
+#[test]
 fn esplash_times_progress_at_its_report() {
     // The rows of `esplash_levels_straggler_values_and_min_levels`, but r3's progress 0.5
     // was reported at 90 s: elapsed 10, PR 0.05, EstT 20 < 21. PR(0) = (0.05 + 0.05) / 2:
@@ -429,6 +461,83 @@ fn esplash_a_task_stuck_at_zero_progress_past_its_usual_time_makes_a_straggler()
         scan(&mut detector, &snapshot(100.0, 4, &rows)),
         Findings::default()
     );
+}
+
+#[test]
+fn esplash_an_overflowing_estimate_or_term_is_infinite_not_dropped() {
+    // The rows of `esplash_a_task_stuck_at_zero_progress_past_its_usual_time_makes_a_straggler`
+    // with r1 at progress 1e-320: EstT = 20 / 1e-320 overflows to +inf, so r1 is judged as at
+    // zero progress (no rate in PR(1) = (0.1 + 0.1) / 2, c = +inf past mu(1) = 11): node 1
+    // is a straggler and r1, with an unbounded time left, is flagged with minL 1.
+    let rows = [
+        (0, O, 95.0, 0.5),
+        (1, O, 80.0, 1e-320),
+        (1, O, 95.0, 0.5),
+        (2, O, 90.0, 0.5),
+        (3, O, 90.0, 0.0),
+    ];
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
+    assert_eq!(findings.rows(), &[1]);
+    assert_eq!(detector.min_levels(), &[(1, 1)]);
+    // At 100 s, level 1 (mu 11, sigma sqrt 2):
+    //   r0 node 0, start 99.9375, p 0.5: elapsed 0.0625, PR 8, EstT 0.125
+    //   r1 node 1, start 80, p 4e-307:   elapsed 20, PR 2e-308, EstT 5e307 (finite)
+    // PR(1) = (8 + 2e-308) / 2 = 4. c(r0) = 4 x 0.125 = 0.5 (EstT < 11). c(r1) = 4 x 5e307
+    // = 2e308 > f64::MAX: +inf (and its z-term (5e307 - 11) / sqrt 2 would not bring it
+    // back): SV(1) = +inf, a straggler; SV(0) = 0.5. Hosts C(1) = 1, C(0) = 2; minL 1, bar
+    // 11; r1's time left 80 + 5e307 - 100 > 11: flagged. A term left out would leave
+    // node 1 without a term, SV 0, and nothing flagged.
+    let rows = [(0, O, 99.9375, 0.5), (1, O, 80.0, 4e-307)];
+    assert!((4.0 * (20.0f64 / 4e-307)).is_infinite() && (20.0f64 / 4e-307).is_finite());
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
+    assert_eq!(findings.rows(), &[1]);
+    assert_eq!(detector.min_levels(), &[(1, 1)]);
+}
+
+#[test]
+fn esplash_an_attempt_that_stops_reporting_keeps_its_last_report() {
+    // The history of `esplash_with_history` (level 1 = nodes 0 and 1, mu 11, sigma sqrt 2).
+    // One row on node 0, started at 90 s, at progress 0.5.
+    let report = |time_secs: f64, progress: f64| {
+        Observation::Progress(ProgressReport {
+            attempt: AttemptId(0),
+            task: TaskId(0),
+            stage: StageId(0),
+            node: NodeId(0),
+            time_secs,
+            progress,
+        })
+    };
+    let rows = [(0, O, 90.0, 0.5)];
+    // Reported at 95 s, then silent: elapsed 5, EstT 10, PR(1) = PR_j = 0.1, c = 1 at every
+    // scan, however late: SV(0) = 1, no straggler.
+    let mut detector = esplash_with_history();
+    detector.observe(&report(95.0, 0.5));
+    for now in [100.0, 200.0, 1000.0] {
+        let findings = scan(&mut detector, &snapshot(now, 4, &rows));
+        assert!(findings.slow_nodes().is_empty(), "at {now}");
+    }
+    // Never reported: elapsed up to the scan. At 200 s: 110, EstT 220, c = 1 + (220 - 11)
+    // / sqrt 2 = 148.8 > 3: node 0 is a straggler (its task is flagged only where a copy
+    // pays: level 1 has node 1 to host, bar 11 < time left 110).
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(200.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[0]).as_slice());
+    assert_eq!(findings.rows(), &[0]);
+    // At zero progress: a report of 0 at 92 s keeps elapsed 2 < mu 11, no term, even at
+    // 1000 s; never reported, elapsed 910 > 11 at 1000 s: c = +inf.
+    let rows = [(0, O, 90.0, 0.0)];
+    let mut detector = esplash_with_history();
+    detector.observe(&report(92.0, 0.0));
+    let findings = scan(&mut detector, &snapshot(1000.0, 4, &rows));
+    assert!(findings.slow_nodes().is_empty());
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(1000.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[0]).as_slice());
 }
 
 #[test]

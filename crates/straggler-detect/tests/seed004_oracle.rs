@@ -385,7 +385,14 @@ fn ended(attempt: u32, start_secs: f64, end_secs: f64, status: AttemptStatus) ->
 fn garraghan_learns_from_successes_only() {
     // Attempt 0 (start 100): reports (2 s, 0.2) and (4 s, 0.4), success at 10 s: points
     // (2, 0.2), (4, 0.4), (10, 1): the line 0.1 t. Attempt 1, killed, teaches nothing.
-    let mut detector = garraghan(GarraghanMode::Offline, 1, 5.0);
+    // No history covers the stage: its model is used from one success on here.
+    let params = GarraghanParams {
+        mode: GarraghanMode::Offline,
+        segments: 1,
+        min_successes: 1,
+        ..GarraghanParams::default()
+    };
+    let mut detector = GarraghanDetector::new(params.check().expect("valid"));
     // Scanned before it learns: no model, nothing flagged (and the stage's model, kept
     // between scans, is refitted once it learns).
     let snapshot = build_snapshot(130.0, 1, 1, rows(120.0, &[0.6, 0.7])).expect("valid");
@@ -413,6 +420,59 @@ fn garraghan_learns_from_successes_only() {
     detector.reset();
     assert_eq!(detector.history().attempts(StageId(0)), 0);
     check(&mut detector, &snapshot, &[]);
+}
+
+#[test]
+fn garraghan_uses_a_stage_s_own_model_from_min_successes_on() {
+    // No history. Attempt 0 succeeds in 10 s (no reports: the trajectory (0, 0), (10, 1),
+    // every level q at 10 q s, the line 0.1 t). At 16 s, rows started at 0 at 0.8 (a
+    // normal task of 20 s) and 0.5: T_S(16) = 0.1 x 16 / 1.5 = 1.067, both below it. With
+    // min_successes 1 both are flagged; with the default 6 the model is not used yet.
+    let offline = |min_successes: u32| {
+        let params = GarraghanParams {
+            mode: GarraghanMode::Offline,
+            segments: 1,
+            min_elapsed_secs: 0.0,
+            min_successes,
+            ..GarraghanParams::default()
+        };
+        GarraghanDetector::new(params.check().expect("valid"))
+    };
+    let snapshot = build_snapshot(16.0, 1, 1, rows(0.0, &[0.8, 0.5])).expect("valid");
+    let (mut one, mut six) = (offline(1), offline(6));
+    assert_eq!(GarraghanParams::default().min_successes, 6);
+    one.observe(&ended(0, 0.0, 10.0, AttemptStatus::Succeeded));
+    six.observe(&ended(0, 0.0, 10.0, AttemptStatus::Succeeded));
+    check(&mut one, &snapshot, &[0, 1]);
+    check(&mut six, &snapshot, &[]);
+    // Four successes of 20 s: five in all, still none flagged under 6.
+    for attempt in 1..=4 {
+        six.observe(&ended(attempt, 0.0, 20.0, AttemptStatus::Succeeded));
+    }
+    check(&mut six, &snapshot, &[]);
+    // A fifth of 20 s: six successes, the level times (10 q, 20 q x 5), median (20 q +
+    // 20 q) / 2 = 20 q, the line 0.05 t: T_S(16) = 0.05 x 16 / 1.5 = 0.5333. The normal
+    // task at 0.8 is not flagged, the one at 0.5 is.
+    six.observe(&ended(5, 0.0, 20.0, AttemptStatus::Succeeded));
+    check(&mut six, &snapshot, &[1]);
+    let line = six
+        .history()
+        .model(StageId(0), 1)
+        .and_then(|m| m.overall())
+        .expect("fitted");
+    approx::assert_relative_eq!(line.slope, 0.05, max_relative = 1e-12);
+    // A stage the given history covers uses its model from the first attempt, as before
+    // (`garraghan_offline_threshold_is_eq3`): one past attempt at 0.01 + 0.15 t.
+    let params = GarraghanParams {
+        mode: GarraghanMode::Offline,
+        segments: 1,
+        min_elapsed_secs: 0.0,
+        ..GarraghanParams::default()
+    };
+    let mut covered =
+        GarraghanDetector::new(params.check().expect("valid")).with_history(eq2_history());
+    let snapshot = build_snapshot(3.0, 1, 1, rows(0.0, &[0.30, 0.32])).expect("valid");
+    check(&mut covered, &snapshot, &[0]);
 }
 
 #[test]
@@ -502,6 +562,10 @@ fn garraghan_parameters_are_checked() {
         },
         GarraghanParams {
             min_elapsed_secs: f64::INFINITY,
+            ..GarraghanParams::default()
+        },
+        GarraghanParams {
+            min_successes: 0,
             ..GarraghanParams::default()
         },
     ];
@@ -602,6 +666,34 @@ fn three_tasks() -> Snapshot {
         ],
     )
     .expect("valid")
+}
+
+#[test]
+fn dos_index_flags_a_small_input_at_its_first_scan() {
+    // Three tasks started at 0, scanned at 1 s, on 100, 100 and 30 B: 3 s / 230 B, the
+    // third index (1 / 30) / (3 / 230) = 230 / 90 = 2.556 >= 2.5: flagged, though it is
+    // at progress 0.9 and the others at 0.1 (the index is mean input / own input while
+    // every task has run as long). On 31 B: (1 / 31) / (3 / 231) = 77 / 31 = 2.484, not.
+    let at_one_second = |small_input: f64| {
+        build_snapshot(
+            1.0,
+            1,
+            1,
+            [
+                (0, 0, 0.0, 0.1, 100.0),
+                (0, 0, 0.0, 0.1, 100.0),
+                (0, 0, 0.0, 0.9, small_input),
+            ],
+        )
+        .expect("valid")
+    };
+    check(&mut dos(2.5), &at_one_second(30.0), &[2]);
+    check(&mut dos(2.5), &at_one_second(31.0), &[]);
+    // The indices, as Eq. 1 gives them: flagged at 230 / 90, not a hair above.
+    check(&mut dos(230.0 / 90.0), &at_one_second(30.0), &[2]);
+    check(&mut dos(230.0 / 90.0 + 1e-9), &at_one_second(30.0), &[]);
+    check(&mut dos(77.0 / 31.0 - 1e-9), &at_one_second(31.0), &[2]);
+    check(&mut dos(77.0 / 31.0 + 1e-9), &at_one_second(31.0), &[]);
 }
 
 #[test]

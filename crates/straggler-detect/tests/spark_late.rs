@@ -672,6 +672,26 @@ fn zaharia_flags_the_longest_time_left_below_the_percentile() {
 }
 
 #[test]
+fn zaharia_judges_an_attempt_however_young() {
+    // The eight rows of `zaharia_flags_the_longest_time_left_below_the_percentile` 2 s
+    // after their start: rates in units of 1/2 s, sorted 0.25, 0.5, 0.75 x 6, the same
+    // 25th percentile 0.6875 units; time left row 6 (1 - 0.25) / (0.25 / 2) = 6 s, row 7
+    // (1 - 0.5) / (0.5 / 2) = 2 s; cap 1: row 6, though it has run 2 s, not Hadoop's
+    // minute. An attempt started at the scan's instant has no rate and is not judged.
+    check(
+        &mut zaharia(ZahariaLateParams::default()),
+        2.0,
+        &eight_rows(),
+        &[6],
+    );
+    let mut rows = eight_rows();
+    rows[6].4 = 2.0;
+    // Row 6 has no rate now: the others sorted 0.5, 0.75 x 6, h = 6 x 0.25 = 1.5,
+    // threshold x[1] + 0.5 (x[2] - x[1]) = 0.75: row 7 (0.5) is the one slow attempt.
+    check(&mut zaharia(ZahariaLateParams::default()), 2.0, &rows, &[7]);
+}
+
+#[test]
 fn zaharia_counts_running_copies_against_the_cap() {
     // Row 8: a copy of task 0 on node 1, started at 32 at progress 0.5: rate 0.5 / 32 =
     // 1.0 unit. Sorted units 0.25, 0.5, 0.75 x 6, 1.0: h = 8 * 0.25 = 2, threshold 0.75:

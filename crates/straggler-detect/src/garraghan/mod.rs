@@ -55,6 +55,22 @@
 //!   goes back to the given history. Without a usable model (no history yet, slope not
 //!   positive) the offline test holds for no attempt, so the offline and combined modes
 //!   flag nothing.
+//! - **A stage no history covers.** The paper's model comes from past runs. A stage the
+//!   given history has no attempt of (in `simulate` and `replay`, which give none, every
+//!   stage) has only the run's own successes, and these come fastest first: when a stage's
+//!   tasks start together, its first `k` successes are its `k` fastest tasks, so a model
+//!   of them stretches the fastest tasks, not the typical one, and flags normal tasks. One
+//!   success of 10 s makes `T_S(16 s) = (16 / 1.5) / 10 = 1.07`: a task of 20 s at
+//!   progress 0.8 after 16 s would be flagged. Such a stage's model is used only once the
+//!   run has learnt `min_successes` (6) of its successes. Six is the least number of
+//!   attempts whose fastest and slowest bracket their median with 95% confidence (the
+//!   median lies outside them with probability `2 x 0.5^n`, 0.0625 at `n = 5`, 0.03125
+//!   at 6): below it the median of the model is not pinned down even for attempts drawn at
+//!   random. It does not remove the bias of the first successes being the fastest: after
+//!   `k` of `n` tasks have succeeded, the model is the median of the `k` fastest, below
+//!   the stage's until about all have finished. A stage the history covers uses its model
+//!   whatever its number of attempts (`eval` gives the history of its baseline runs, and
+//!   its results do not change).
 //! - **Typical progress.** Fig. 9 names `T_iProg` the median task progress; the model is
 //!   the median over attempts of the time to reach each progress level, then the
 //!   regression, rather than a regression over every report pooled (which weighs an
@@ -122,6 +138,11 @@ pub struct GarraghanParams {
     /// Nothing is judged before the job has run this long (5 s, Section 7.1). Finite,
     /// `>= 0`.
     pub min_elapsed_secs: f64,
+    /// The offline test uses the model of a stage the given history does not cover only
+    /// once the run has learnt this many of the stage's successes (6: the least number of
+    /// attempts whose extremes bracket their median with 95% confidence; see the module
+    /// docs). At least 1.
+    pub min_successes: u32,
     /// How the row filter uses threads.
     pub parallelism: Parallelism,
 }
@@ -134,6 +155,7 @@ impl Default for GarraghanParams {
             online_margin: 0.5,
             segments: 3,
             min_elapsed_secs: 5.0,
+            min_successes: 6,
             parallelism: Parallelism::default(),
         }
     }
@@ -141,7 +163,7 @@ impl Default for GarraghanParams {
 
 impl GarraghanParams {
     /// Checks the parameters: `diff` and `min_elapsed_secs` finite and `>= 0`,
-    /// `online_margin` in `[0, 1]`, `segments` in `1..=50`.
+    /// `online_margin` in `[0, 1]`, `segments` in `1..=50`, `min_successes >= 1`.
     pub fn check(self) -> Result<CheckedGarraghanParams, DetectError> {
         check_param("diff", self.diff, "finite and >= 0", |d| d >= 0.0)?;
         check_param("online_margin", self.online_margin, "in [0, 1]", |m| {
@@ -155,6 +177,12 @@ impl GarraghanParams {
             self.min_elapsed_secs,
             "finite and >= 0",
             |m| m >= 0.0,
+        )?;
+        check_param(
+            "min_successes",
+            f64::from(self.min_successes),
+            "at least 1",
+            |n| n >= 1.0,
         )?;
         Ok(CheckedGarraghanParams(self))
     }
@@ -245,7 +273,8 @@ impl GarraghanDetector {
     }
 
     /// Refits the lines of every stage of the snapshot whose history learnt an attempt
-    /// since its last fit, after bringing its sorted times up to date.
+    /// since its last fit, after bringing its sorted times up to date; a stage the given
+    /// history does not cover has none before `min_successes` successes.
     fn refresh_models(&mut self, stage_count: usize) {
         let segments = self.params.segments.clamp(1, MAX_SEGMENTS) as usize;
         if self.models.len() < stage_count {
@@ -258,6 +287,10 @@ impl GarraghanDetector {
                 continue;
             }
             cached.attempts = Some(attempts);
+            if self.prior.attempts(stage) == 0 && attempts < u64::from(self.params.min_successes) {
+                cached.lines = None;
+                continue;
+            }
             self.history.sync_stage(stage);
             cached.lines = self
                 .history

@@ -28,6 +28,14 @@
 //! - `est` is the elapsed time at the last report plus the time left at the smoothed rate
 //!   from there, so `start + est` is the forecast end. An attempt without two reports has
 //!   no estimate, and the speculator skips it.
+//!
+//! An attempt that stops reporting keeps its estimate here, and `now` would overtake its
+//! `start + est`. As in Hadoop, the speculator does not let it: when an attempt's estimate
+//! and progress have not changed for more than 9 s at its scans, it gives the estimator a
+//! reading of the same progress at the scan ([`HadoopSpeculator`](super::HadoopSpeculator),
+//! "An attempt that stops reporting"), a sample of 0 that multiplies the rate by
+//! `exp(-dt / lambda)`. An attempt that reported once and stopped gets a rate of 0 from
+//! it, and so no estimate (Hadoop's `estimatedRuntime` returns -1 at a rate of 0).
 
 use crate::id_table::IdTable;
 

@@ -8,7 +8,11 @@
 //! Source: `org.apache.hadoop.mapreduce.v2.app.speculate.LegacyTaskRuntimeEstimator`
 //! (`reference/speculators.md`, "Hadoop MapReduce v2"). Hadoop evaluates it at the last
 //! status update; here it is evaluated at the scan with the snapshot's progress (the last
-//! reported one) and the scan's `now`. It keeps no per-attempt state.
+//! reported one) and the scan's `now`. It keeps no per-attempt state. Following `now`, its
+//! estimate changes at every scan, so the speculator's simulated heartbeat (a reading for
+//! an attempt whose estimate and progress stood still for 9 s) never applies to it, and it
+//! would ignore the reading: an attempt that stops reporting is judged on an estimate that
+//! grows with its age, as Hadoop's would be after its simulated heartbeats.
 
 use straggler_model::{AttemptId, ProgressReport};
 

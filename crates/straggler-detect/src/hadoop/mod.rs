@@ -42,7 +42,10 @@ pub trait RuntimeEstimator: Send {
     /// The name of the speculator over this estimator (`"hadoop-legacy"`...).
     fn detector_name(&self) -> &'static str;
 
-    /// Learns from a progress report.
+    /// Learns from a progress report: one an engine sent, or one [`HadoopSpeculator`] made
+    /// at a scan for an attempt whose estimate and progress had not changed for more than
+    /// its `heartbeat_wait_secs` (Hadoop's simulated heartbeat: the same progress, at the
+    /// scan's time).
     fn observe_progress(&mut self, report: &ProgressReport);
 
     /// Learns when a running attempt started (Hadoop's `enrollAttempt`, which records the

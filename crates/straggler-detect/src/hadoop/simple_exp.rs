@@ -28,7 +28,11 @@
 //!
 //! A new attempt of the stage is expected to take `meanCI + min(0.25 meanCI, sd / 2)` over
 //! the stage's finished tasks, with Hadoop's `meanCI`, which is 0 for a single finished
-//! task ([`DataStatistics::mean_ci`]): with one finished task the new attempt takes 0 s.
+//! task ([`DataStatistics::mean_ci`]; `speculators.md`'s formula would give the mean
+//! there, and the code follows Hadoop's source): with one finished task the new attempt
+//! takes 0 s, so in a stage of at most 20 tasks, whose gate opens at its first success,
+//! every attempt whose estimated end lies after the scan has a positive value until a
+//! second task finishes.
 //!
 //! The stagnation window is `max(2 tau, 360 s)` with the configured tau (Hadoop computes it
 //! once), not the raised one.
@@ -58,10 +62,14 @@
 //!   Algorithm 1 ignores earlier or lower ones.
 //! - Stagnation: an attempt below progress 1 whose progress has not changed (since its
 //!   start while it is 0) for the window up to the scan's `now` is estimated to never
-//!   finish (`est = +inf`), whatever its number of readings. Hadoop instead feeds it a fake
-//!   heartbeat at `now` with the same progress, which drives its forecast towards 0 and
-//!   its estimate towards infinity; the result here is the limit of that, at once. With
-//!   the speculator, a stagnated attempt outranks any attempt with a finite estimate.
+//!   finish (`est = +inf`), whatever its number of readings. Hadoop's speculator instead
+//!   feeds a stagnated attempt a status of the same progress at each scan at which its
+//!   estimate and progress are unchanged (`hasStagnatedProgress`), which drives its
+//!   forecast towards 0 and its estimate towards infinity; the result here is the limit of
+//!   that, at once. With the speculator, a stagnated attempt outranks any attempt with a
+//!   finite estimate. The speculator's other simulated heartbeat, after 9 s without a
+//!   change, is reproduced ([`HadoopSpeculator`](super::HadoopSpeculator)): those readings
+//!   come to this estimator as reports do, and count among its readings.
 
 use crate::id_table::IdTable;
 use crate::scan::IdMap;
@@ -297,7 +305,8 @@ impl RuntimeEstimator for SimpleExponential {
     }
 
     fn new_attempt_runtime_secs(&self, stats: &DataStatistics) -> Option<f64> {
-        // Hadoop's `meanCI`: 0 for a single finished task, so the new attempt takes 0 s.
+        // Hadoop's `meanCI`: 0 for a single finished task (not `speculators.md`'s mean), so
+        // the new attempt takes 0 s.
         let (mean_ci, sd) = (stats.mean_ci()?, stats.std_dev()?);
         Some(mean_ci + (0.25 * mean_ci).min(sd / 2.0))
     }

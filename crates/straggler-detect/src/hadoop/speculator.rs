@@ -14,6 +14,14 @@
 //!   skip if there is no estimate, estEnd < now or replEnd >= estEnd
 //!   value  = estEnd - replEnd
 //! flag the attempt with the largest value (ties: the lowest row)
+//!
+//! heartbeat, in a stage not skipped and past the gate, for the original of every task
+//! that has not succeeded (after its `est` is taken):
+//!   if (est, progress) equal those remembered, remembered (or last read) more than
+//!      heartbeat_wait (9 s) before now:
+//!        the estimator reads (now, progress), and the wait starts again at now
+//!   else if they differ, or none are remembered:
+//!        remember (est, progress, now)                         (speculationValue)
 //! ```
 //!
 //! Source: `org.apache.hadoop.mapreduce.v2.app.speculate.DefaultSpeculator`
@@ -58,6 +66,46 @@
 //! - Each row's start is passed to the estimator ([`RuntimeEstimator::observe_start`])
 //!   before the row's runtime is estimated: a progress report does not carry it.
 //!
+//! # An attempt that stops reporting
+//!
+//! Hadoop's estimators learn only from status updates, so an attempt that stops reporting
+//! would keep the estimate of its last one: the exponentially smoothed estimator's
+//! `start + est` stays put, `now` overtakes it, and the attempt is skipped (`estEnd <
+//! now`) for good. `DefaultSpeculator.speculationValue` guards against that: it keeps, per
+//! running attempt, the estimate and the progress it saw and when they last changed
+//! (`TaskAttemptHistoryStatistics`), and when both are unchanged and more than
+//! `MAX_WAITTING_TIME_FOR_HEARTBEAT` (9 s: "regular heartbeat from tasks is every 3 secs",
+//! three missed) have passed, it hands the estimator a status of the same progress at the
+//! scan's time, as if the attempt had reported, and starts the wait again. This speculator
+//! does the same at each scan, with the snapshot's progress (the last reported) and the
+//! scan's `now` (`heartbeat_wait_secs`, 9 s by default):
+//! - The attempts checked are those Hadoop checks: the originals of the tasks that have
+//!   not succeeded, in a stage neither skipped for its waiting tasks nor before the gate,
+//!   whether or not the cap leaves room, a task speculating included (Hadoop checks the
+//!   first running attempt of a task before it finds the second and returns
+//!   `ALREADY_SPECULATING`; here the original). An attempt whose start is after `now`
+//!   (Hadoop's `TOO_NEW`) is not.
+//! - The attempt's value at that scan is taken from its estimate before the reading, as
+//!   Hadoop takes it; the reading changes the estimate from the next scan on.
+//! - The wait is strict: exactly 9 s unchanged is not enough (Hadoop's `now -
+//!   lastHeartBeatTime <= 9000` keeps waiting).
+//! - Hadoop also simulates the heartbeat when the estimator says the attempt's progress has
+//!   stagnated (`hasStagnatedProgress`, the simple exponential estimator only); here a
+//!   stagnated attempt is already estimated never to finish ([`SimpleExponential`]), and
+//!   only the wait feeds readings.
+//!
+//! With [`ExponentiallySmoothed`] each reading is a rate sample of 0, which multiplies the
+//! rate by `exp(-dt / lambda)` and pushes `start + est` ahead of `now`: a hung attempt is
+//! flagged once its estimated end passes a copy's. [`SimpleExponential`] takes them as
+//! readings too (they count towards its skip-initials). [`Legacy`] evaluates its estimate
+//! at the scan's `now`, so the estimate changes at every scan and no reading is fed (it
+//! would ignore one). An attempt that reports every few seconds, as the simulator's
+//! attempts (every 3 s) and the replay's (at every scan) do, changes its estimate with
+//! each report while it has one (a report of the same progress is a sample of 0), and is
+//! given no reading; one whose progress stands still while it has no estimate (the simple
+//! exponential estimator's first 24 readings, a rate of 0) is given one every 9 s or so,
+//! as Hadoop gives it.
+//!
 //! What is left to the engine, whose policy it is: how often scans run (Hadoop waits 1 s,
 //! or 15 s after a launch) and where a copy runs. Skipping a stage with containers waiting
 //! is the detector's (above): it reads [`Snapshot::pending`], which both simulators and the
@@ -69,11 +117,14 @@
 //! estimator's per-attempt lookups, which are not worth spreading over threads at the
 //! sizes of one job's snapshot.
 
+use crate::id_table::IdTable;
 use crate::scan::{IdMap, TaskRowCounts};
 use crate::spark::StageTaskSet;
 
 use serde::{Deserialize, Serialize};
-use straggler_model::{AttemptRole, AttemptStatus, Observation, Snapshot, StageId, TaskId};
+use straggler_model::{
+    AttemptRole, AttemptStatus, NodeId, Observation, ProgressReport, Snapshot, StageId, TaskId,
+};
 
 use super::{DataStatistics, ExponentiallySmoothed, Legacy, RuntimeEstimator, SimpleExponential};
 use crate::error::check_param;
@@ -96,6 +147,11 @@ pub struct HadoopParams {
     /// Fraction of the stage's tasks that must have finished before speculation (0.05).
     /// In `[0, 1]`.
     pub min_finished_fraction: f64,
+    /// `MAX_WAITTING_TIME_FOR_HEARTBEAT`: how long an examined attempt's estimate and
+    /// progress may stay unchanged before the estimator is given a reading of its progress
+    /// at the scan, as if it had reported, seconds (Hadoop: 9 s, three missed 3 s
+    /// heartbeats). Finite, `> 0`.
+    pub heartbeat_wait_secs: f64,
 }
 
 impl Default for HadoopParams {
@@ -106,13 +162,14 @@ impl Default for HadoopParams {
             copies_per_running_task: 0.1,
             min_finished_tasks: 1,
             min_finished_fraction: 0.05,
+            heartbeat_wait_secs: 9.0,
         }
     }
 }
 
 impl HadoopParams {
     /// Checks the parameters: `min_allowed_copies` finite and `>= 0`, the fractions in
-    /// `[0, 1]`, `min_finished_tasks >= 1`.
+    /// `[0, 1]`, `min_finished_tasks >= 1`, `heartbeat_wait_secs` finite and `> 0`.
     pub fn check(self) -> Result<CheckedHadoopParams, DetectError> {
         let unit = |v: f64| (0.0..=1.0).contains(&v);
         check_param(
@@ -140,6 +197,12 @@ impl HadoopParams {
             "in [0, 1]",
             unit,
         )?;
+        check_param(
+            "heartbeat_wait_secs",
+            self.heartbeat_wait_secs,
+            "finite and > 0",
+            |w| w > 0.0,
+        )?;
         Ok(CheckedHadoopParams(self))
     }
 }
@@ -149,12 +212,24 @@ impl HadoopParams {
 pub struct CheckedHadoopParams(HadoopParams);
 
 /// Per-stage counts of one scan: tasks running (not succeeded), those of them speculating
-/// (several rows), and the best candidate so far (its value and row).
+/// (several rows), whether the stage is examined (no task waits for a container, the gate
+/// is open), and the best candidate so far (its value and row).
 #[derive(Debug, Clone, Copy, Default)]
 struct StageScan {
     running_tasks: u64,
     speculating_tasks: u64,
+    examined: bool,
     best: Option<(f64, u32)>,
+}
+
+/// What the speculator last saw of an examined attempt (Hadoop's
+/// `TaskAttemptHistoryStatistics`): its estimate and progress, and the scan since which
+/// both have stood unchanged (or at which it was last given a reading).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Heartbeat {
+    est_secs: Option<f64>,
+    progress: f64,
+    since_secs: f64,
 }
 
 /// Hadoop MapReduce v2's speculator over the estimator `E`.
@@ -178,6 +253,8 @@ pub struct HadoopSpeculator<E> {
     rows_per_task: TaskRowCounts,
     shared_tasks: IdMap<TaskId, u32>,
     stages: Vec<StageScan>,
+    /// The last estimate and progress seen of each examined attempt, by id, until it ends.
+    heartbeats: IdTable<Heartbeat>,
 }
 
 impl<E: RuntimeEstimator> HadoopSpeculator<E> {
@@ -194,6 +271,7 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
             rows_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
             stages: Vec::new(),
+            heartbeats: IdTable::default(),
         }
     }
 
@@ -211,6 +289,29 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
     /// the stage's end.
     pub fn finished(&self, stage: u32) -> DataStatistics {
         self.finished.get(&stage).copied().unwrap_or_default()
+    }
+
+    /// Hadoop's simulated heartbeat for the attempt of `reading`, examined at the scan at
+    /// `reading.time_secs` with the estimate `est_secs` (see the module docs): the
+    /// estimator is given `reading` when the estimate and the progress have not changed
+    /// for more than `heartbeat_wait_secs`.
+    fn check_heartbeat(&mut self, reading: ProgressReport, est_secs: Option<f64>) {
+        let (id, now) = (reading.attempt.0, reading.time_secs);
+        let seen = Heartbeat {
+            est_secs,
+            progress: reading.progress,
+            since_secs: now,
+        };
+        match self.heartbeats.get_mut(id) {
+            None => self.heartbeats.insert(id, seen),
+            Some(last) if last.est_secs == est_secs && last.progress == reading.progress => {
+                if now - last.since_secs > self.params.heartbeat_wait_secs {
+                    last.since_secs = now;
+                    self.estimator.observe_progress(&reading);
+                }
+            }
+            Some(last) => *last = seen,
+        }
     }
 }
 
@@ -250,6 +351,7 @@ impl<E: RuntimeEstimator + Default> Default for HadoopSpeculator<E> {
             rows_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
             stages: Vec::new(),
+            heartbeats: IdTable::default(),
         }
     }
 }
@@ -264,6 +366,7 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             Observation::Progress(report) => self.estimator.observe_progress(report),
             Observation::AttemptEnded(end) => {
                 self.estimator.forget(end.attempt);
+                self.heartbeats.remove(end.attempt.0);
                 if end.status == AttemptStatus::Succeeded
                     && self.succeeded.insert(end.stage.0, end.task)
                 {
@@ -285,6 +388,7 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
 
     fn reset(&mut self) {
         self.estimator.reset();
+        self.heartbeats.clear();
         self.finished.clear();
         self.succeeded.clear();
         self.succeeded_count.clear();
@@ -333,66 +437,83 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             scan.speculating_tasks += 1;
         }
         let params = self.params;
-        // Per stage: the new attempt's end, or None when the stage may not speculate.
-        let replacement_end: Vec<Option<f64>> = self
-            .stages
-            .iter()
-            .enumerate()
-            .map(|(stage, counts)| {
-                let stats = self
-                    .finished
-                    .get(&(stage as u32))
-                    .copied()
-                    .unwrap_or_default();
-                // `maybeScheduleASpeculation`: a job with containers of the kind still
-                // waiting for allocation is skipped.
-                if snapshot.pending(StageId(stage as u32)) > 0 {
-                    return None;
-                }
-                // Every finished task, one without a valid duration too.
-                let finished_tasks = self
-                    .succeeded_count
-                    .get(&(stage as u32))
-                    .copied()
-                    .unwrap_or(0);
-                let finished = finished_tasks as f64;
-                let total = finished + counts.running_tasks as f64;
-                let gate = finished_tasks >= u64::from(params.min_finished_tasks)
-                    && finished >= params.min_finished_fraction * total;
-                // Hadoop's two `(int)` casts: the floor of the largest term.
-                let allowed = params
-                    .min_allowed_copies
-                    .max(params.copies_per_task * total)
-                    .max(params.copies_per_running_task * counts.running_tasks as f64)
-                    .floor();
-                if !gate || (counts.speculating_tasks as f64) >= allowed {
-                    return None;
-                }
-                let runtime = self.estimator.new_attempt_runtime_secs(&stats)?;
-                Some(now + runtime).filter(|end| end.is_finite())
-            })
-            .collect();
+        // Per stage: whether it is examined, and the new attempt's end, or None when the
+        // stage may not speculate.
+        let mut replacement_end: Vec<Option<f64>> = Vec::with_capacity(self.stages.len());
+        for (stage, counts) in self.stages.iter_mut().enumerate() {
+            let stats = self
+                .finished
+                .get(&(stage as u32))
+                .copied()
+                .unwrap_or_default();
+            // `maybeScheduleASpeculation`: a job with containers of the kind still waiting
+            // for allocation is skipped.
+            let waiting = snapshot.pending(StageId(stage as u32)) > 0;
+            // Every finished task, one without a valid duration too.
+            let finished_tasks = self
+                .succeeded_count
+                .get(&(stage as u32))
+                .copied()
+                .unwrap_or(0);
+            let finished = finished_tasks as f64;
+            let total = finished + counts.running_tasks as f64;
+            let gate = finished_tasks >= u64::from(params.min_finished_tasks)
+                && finished >= params.min_finished_fraction * total;
+            // Hadoop's two `(int)` casts: the floor of the largest term.
+            let allowed = params
+                .min_allowed_copies
+                .max(params.copies_per_task * total)
+                .max(params.copies_per_running_task * counts.running_tasks as f64)
+                .floor();
+            counts.examined = !waiting && gate;
+            let end = if counts.examined && (counts.speculating_tasks as f64) < allowed {
+                self.estimator
+                    .new_attempt_runtime_secs(&stats)
+                    .map(|runtime| now + runtime)
+                    .filter(|end| end.is_finite())
+            } else {
+                None
+            };
+            replacement_end.push(end);
+        }
+        let nodes = snapshot.node_indices();
         for row in 0..snapshot.len() {
             // Every row's start, before its estimate: in this pass rather than the first,
             // so that the estimator's record of the attempt is read from memory once (at
             // 10^6 rows, the records do not stay in the caches between passes).
             self.estimator.observe_start(attempts[row], starts[row]);
             let stage = stages[row] as usize;
-            let Some(repl_end) = replacement_end[stage] else {
-                continue;
-            };
-            if roles[row] != AttemptRole::Original
-                || self.rows_per_task.get(tasks[row]) != 1
+            if !self.stages[stage].examined
+                || roles[row] != AttemptRole::Original
                 || !self.unfinished[row]
             {
                 continue;
             }
-            let Some(est) = self.estimator.estimated_runtime_secs(
+            let est = self.estimator.estimated_runtime_secs(
                 attempts[row],
                 starts[row],
                 now,
                 progress[row],
-            ) else {
+            );
+            // Hadoop's `TOO_NEW`: an attempt that starts after the scan is not checked.
+            if starts[row] <= now {
+                let reading = ProgressReport {
+                    attempt: attempts[row],
+                    task: tasks[row],
+                    stage: StageId(stages[row]),
+                    node: NodeId(nodes[row]),
+                    time_secs: now,
+                    progress: progress[row],
+                };
+                self.check_heartbeat(reading, est);
+            }
+            let Some(repl_end) = replacement_end[stage] else {
+                continue;
+            };
+            if self.rows_per_task.get(tasks[row]) != 1 {
+                continue;
+            }
+            let Some(est) = est else {
                 continue;
             };
             let est_end = starts[row] + est;
