@@ -4613,3 +4613,62 @@ fn a_hadoop1_log_reads_its_embedded_configurations_as_conf_xml_files() {
     assert!(report.confs.is_empty());
     assert_eq!(jobs.len(), 1);
 }
+
+/// An embedded configuration ends on the line that closes its root: a stray line after
+/// `</configuration>` costs itself alone (`not a history record`), and a history record
+/// over the cap after it is `line too long` on its own line, the configuration read
+/// either way. A `</configuration>` in a comment or a CDATA section closes nothing, nor
+/// does a `/>` in an attribute value.
+#[test]
+fn an_embedded_configuration_ends_on_the_line_that_closes_its_root() {
+    use std::io::Read;
+    let conf = concat!(
+        "!!FILE=host_1_job_1_0001_conf.xml!!\n",
+        "<?xml version=\"1.0\"?><configuration>\n",
+        "<property><name>mapred.map.tasks.speculative.execution</name><value>false</value>",
+        "</property>\n",
+        "</configuration>\n",
+    );
+    let job = "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n";
+    let log = format!("{conf}garbage line\n{job}");
+    let (jobs, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(5, "not a history record", None)]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (4, 3));
+    assert_eq!(report.confs.len(), 1);
+    assert_eq!(report.confs[0].conf.speculation.map.enabled, Some(false));
+    assert_eq!(jobs.len(), 1);
+
+    // A record of 65 MiB on one line after the configuration.
+    let long = std::io::repeat(b'a').take(65 * 1024 * 1024);
+    let input = std::io::Cursor::new(conf)
+        .chain(&b"Job JOBID=\"job_1_0001\" JOBNAME=\""[..])
+        .chain(long)
+        .chain(&b"\" .\n"[..])
+        .chain(job.as_bytes());
+    let (jobs, report) = read_stream(input, HADOOP1);
+    assert_eq!(skipped_lines(&report), [(5, "line too long")]);
+    assert_eq!((report.records_read, report.records_parsed), (4, 3));
+    assert_eq!(report.confs.len(), 1);
+    assert_eq!(report.confs[0].conf.speculation.map.enabled, Some(false));
+    assert_eq!(jobs.len(), 1);
+
+    // What closes no root: the root goes on to its own end tag, on line 5.
+    let log = concat!(
+        "!!FILE=host_1_job_1_0001_conf.xml!!\n",
+        "<configuration y='/>'><!-- </configuration> -->\n",
+        "<property><name>a</name>\n",
+        "<value><![CDATA[</configuration>]]></value></property>\n",
+        "</configuration>\n",
+        "garbage line\n",
+    );
+    let (_, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(6, "not a history record", None)]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (3, 2));
+    assert_eq!(report.confs.len(), 1);
+}

@@ -175,6 +175,153 @@ pub(crate) fn read_embedded(
     Ok(account(properties, version, report))
 }
 
+/// Where a configuration's XML, given line by line (as a log embeds it), closes its root:
+/// the `</configuration>` that closes the first `<configuration>`, or that first element
+/// written empty (`<configuration/>`). Comments, `<?...?>` instructions, CDATA sections
+/// and quoted attribute values are passed over, so that a `</configuration>` inside them
+/// closes nothing; a `<configuration>` inside the root (which Hadoop loads as one of its
+/// own) needs its own end tag first. Each construct opens on one line (XML allows no line
+/// break inside `<!--`, `<![CDATA[`, `<?` or a tag's name) and may close on a later one,
+/// which is what the scan keeps from line to line. It reads no more than that: whether
+/// the XML is well formed is for [`read_embedded`] to say.
+#[derive(Debug, Default)]
+pub(crate) struct RootScan {
+    /// What the last line ended inside.
+    inside: Inside,
+    /// How many `<configuration>` elements are open.
+    depth: u32,
+    /// Whether the root has closed.
+    closed: bool,
+}
+
+/// What a line of XML ends inside, for the next line to go on with.
+#[derive(Debug, Default)]
+enum Inside {
+    /// Text between tags (or nothing yet).
+    #[default]
+    Text,
+    Comment,
+    Cdata,
+    Instruction,
+    /// A tag, or a declaration (`<!DOCTYPE`), whose `>` has not come yet.
+    Tag {
+        /// Whether it is a `<configuration` tag, and whether an end tag.
+        configuration: bool,
+        closing: bool,
+        /// The quote of the attribute value open, if one is.
+        quote: Option<char>,
+        /// Whether the last character read in it is a `/` (`/>` ends an empty element).
+        slash: bool,
+    },
+}
+
+impl RootScan {
+    /// Whether the root has closed, on one of the lines scanned.
+    pub(crate) fn closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Scans `line`; true when the root closes on it (or closed before).
+    pub(crate) fn line(&mut self, line: &str) -> bool {
+        let mut rest = line;
+        while !self.closed {
+            match &mut self.inside {
+                Inside::Text => {
+                    let Some(at) = rest.find('<') else { break };
+                    rest = &rest[at..];
+                    let (skip, inside) = if rest.starts_with("<!--") {
+                        (4, Inside::Comment)
+                    } else if rest.starts_with("<![CDATA[") {
+                        (9, Inside::Cdata)
+                    } else if rest.starts_with("<?") {
+                        (2, Inside::Instruction)
+                    } else {
+                        let closing = rest.starts_with("</");
+                        let after = &rest[if closing { 2 } else { 1 }..];
+                        let end = after
+                            .find(|c: char| c.is_whitespace() || c == '/' || c == '>')
+                            .unwrap_or(after.len());
+                        if end == 0 && !closing {
+                            // A `<` that opens no tag (`a < b`, malformed): text.
+                            rest = &rest[1..];
+                            continue;
+                        }
+                        let tag = Inside::Tag {
+                            configuration: &after[..end] == "configuration",
+                            closing,
+                            quote: None,
+                            slash: false,
+                        };
+                        (rest.len() - after.len() + end, tag)
+                    };
+                    rest = &rest[skip..];
+                    self.inside = inside;
+                }
+                Inside::Comment | Inside::Cdata | Inside::Instruction => {
+                    let end = match self.inside {
+                        Inside::Comment => "-->",
+                        Inside::Cdata => "]]>",
+                        _ => "?>",
+                    };
+                    let Some(at) = rest.find(end) else { break };
+                    rest = &rest[at + end.len()..];
+                    self.inside = Inside::Text;
+                }
+                Inside::Tag {
+                    configuration,
+                    closing,
+                    quote,
+                    slash,
+                } => {
+                    let mut ended = None;
+                    for (at, c) in rest.char_indices() {
+                        match (*quote, c) {
+                            (Some(open), c) if c == open => *quote = None,
+                            (Some(_), _) => {}
+                            (None, '"' | '\'') => *quote = Some(c),
+                            (None, '>') => {
+                                ended = Some(at);
+                                break;
+                            }
+                            _ => {}
+                        }
+                        *slash = quote.is_none() && c == '/';
+                    }
+                    let Some(at) = ended else { break };
+                    let (configuration, closing, empty) = (*configuration, *closing, *slash);
+                    rest = &rest[at + 1..];
+                    self.inside = Inside::Text;
+                    if configuration {
+                        self.tag_done(closing, empty && !closing);
+                    }
+                }
+            }
+        }
+        self.closed
+    }
+
+    /// Goes on after a line that could not be scanned (one over the cap): as if it left
+    /// nothing open but what was open before it.
+    pub(crate) fn skip_line(&mut self) {
+        self.inside = Inside::Text;
+    }
+
+    /// A `<configuration>` tag ended: an end tag (`closing`), or a start tag (`empty` when
+    /// written `<configuration/>`).
+    fn tag_done(&mut self, closing: bool, empty: bool) {
+        if closing {
+            if self.depth > 0 {
+                self.depth -= 1;
+                self.closed = self.depth == 0;
+            }
+        } else if empty {
+            self.closed = self.depth == 0;
+        } else {
+            self.depth += 1;
+        }
+    }
+}
+
 /// A `<property>` as written: its line, its name and its value (`None` when absent), and
 /// whether it is final (`<final>true</final>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -734,6 +881,41 @@ mod tests {
             "opens no tag",
         );
         check("", 1, "no <configuration>");
+    }
+
+    /// The line on which each of `texts` (lines joined by `\n`) closes its root.
+    #[test]
+    fn the_root_closes_on_the_line_of_its_end_tag() {
+        let closes_on = |text: &str| {
+            let mut scan = RootScan::default();
+            (text.lines().position(|line| scan.line(line))).map(|at| at + 1)
+        };
+        assert_eq!(closes_on("<configuration/>"), Some(1));
+        assert_eq!(
+            closes_on("<?xml version='1.0'?>\n<configuration\n/>"),
+            Some(3)
+        );
+        assert_eq!(
+            closes_on("<configuration>\n<property/>\n</configuration >\nx"),
+            Some(3)
+        );
+        // Passed over: comments, instructions, CDATA, quoted values, a `<` that opens no
+        // tag; a nested `<configuration>` needs its own end first.
+        let text = "<!-- <configuration/> -->\n<configuration a='/>' b=\"\n>\">\n\
+            <?x </configuration>?><!--\n</configuration>\n--><v><![CDATA[\n\
+            </configuration>]]>a < b</v>\n<configuration><configuration/>\n\
+            </configuration>\n</configuration>";
+        assert_eq!(closes_on(text), Some(10));
+        // Never closed: an end tag before any root, another element's end.
+        assert_eq!(
+            closes_on("</configuration>\n<conf/>\n<configurations/>"),
+            None
+        );
+        // A line over the cap leaves what it opened: the next line is text.
+        let mut scan = RootScan::default();
+        assert!(!scan.line("<configuration><!--"));
+        scan.skip_line();
+        assert!(scan.line("</configuration>"));
     }
 
     #[test]

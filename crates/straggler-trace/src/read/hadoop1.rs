@@ -17,8 +17,11 @@
 //!   `HDFS_BYTES_READ` (map) or `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or
 //!   `REDUCE_INPUT_RECORDS`.
 //! - Embedded configurations: after a `!!FILE=` line naming a job's configuration
-//!   (`<host>_<start>_job_<id>_conf.xml`), the lines up to the next `!!FILE=` line or
-//!   history record are that job's configuration XML. It is read as a `_conf.xml` file is,
+//!   (`<host>_<start>_job_<id>_conf.xml`), the lines up to the one that closes the XML's
+//!   root (`</configuration>`, or `<configuration/>`) are that job's configuration XML; a
+//!   line after it is read as any line is (a history record, a `!!FILE=` line, `"not a
+//!   history record"`, `"line too long"`). A `!!FILE=` line or history record before the
+//!   root closes ends the XML there, left open. It is read as a `_conf.xml` file is,
 //!   by the same parser and accounting (`conf_xml`): each `<property>` a record on its line
 //!   of the log, parsed or skipped with the reason a `_conf.xml`'s would have; the setting
 //!   its properties give goes to [`ReadReport::confs`] with its job and the line of its
@@ -65,7 +68,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::assemble::{Assembler, AttemptFields, Skip, plausible, reduce_phase_progress};
-use super::conf_xml::{self, conf_job_id};
+use super::conf_xml::{self, RootScan, conf_job_id};
 use super::hadoop_conf::HadoopVersion;
 use super::input::{Line, Lines, MAX_LINE_BYTES};
 use super::jhist::{job_of, kind_of};
@@ -108,14 +111,20 @@ pub(crate) fn read(
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
         if let Some(xml) = &mut conf {
-            // A line of the configuration, up to the next file or history record.
-            let ends = !line.too_long && {
+            // A line of the configuration, up to the one that closes its root; a file or
+            // history record before that ends it, its XML left open.
+            let interrupts = !line.too_long && {
                 let trimmed = String::from_utf8_lossy(line.text);
                 let trimmed = trimmed.trim();
                 trimmed.starts_with("!!FILE=") || opens_record(trimmed)
             };
-            if !ends {
+            if !interrupts {
                 xml.push(&line);
+                if xml.scan.closed()
+                    && let Some(xml) = conf.take()
+                {
+                    xml.finish(false, report);
+                }
                 continue;
             }
             if let Some(xml) = conf.take() {
@@ -171,7 +180,11 @@ pub(crate) fn read(
             // A configuration that no `!!FILE=` line names: its job is not known.
             let mut xml = EmbeddedXml::new(no, None, no);
             xml.push(&line);
-            conf = Some(xml);
+            if xml.scan.closed() {
+                xml.finish(false, report);
+            } else {
+                conf = Some(xml);
+            }
             continue;
         }
         if record_type(trimmed).is_none() {
@@ -201,7 +214,8 @@ pub(crate) fn read(
 
 /// A job's configuration embedded in the log, being gathered: the lines after a `!!FILE=`
 /// line naming a `_conf.xml` (or from a line opening XML that no such line names), up to
-/// the next `!!FILE=` line or history record.
+/// the one that closes its root ([`RootScan`]), or to the next `!!FILE=` line or history
+/// record, which leaves its XML open.
 struct EmbeddedXml {
     /// The line that opens it: its `!!FILE=` line, or its first line of XML.
     start: u64,
@@ -216,6 +230,8 @@ struct EmbeddedXml {
     /// text growing past it (`"record too long"`, at `start`), or the line of the first
     /// bytes that are not UTF-8.
     unreadable: Option<Unreadable>,
+    /// Where its XML stands: whether a line closed its root, which ends it.
+    scan: RootScan,
 }
 
 /// Why an embedded configuration cannot be read (see [`EmbeddedXml::unreadable`]).
@@ -233,11 +249,17 @@ impl EmbeddedXml {
             last: first - 1,
             text: String::new(),
             unreadable: None,
+            scan: RootScan::default(),
         }
     }
 
     fn push(&mut self, line: &Line<'_>) {
         self.last = line.no;
+        if line.too_long {
+            self.scan.skip_line();
+        } else {
+            self.scan.line(&String::from_utf8_lossy(line.text));
+        }
         if self.unreadable.is_some() {
             return;
         }
