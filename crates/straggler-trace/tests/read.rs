@@ -4614,6 +4614,48 @@ fn a_hadoop1_log_reads_its_embedded_configurations_as_conf_xml_files() {
     assert_eq!(jobs.len(), 1);
 }
 
+/// A `!!FILE=` line names a configuration when its name ends in `_conf.xml` and the next
+/// line that is not blank opens a tag: a history file whose job's name holds `_conf.xml`
+/// (`load_conf.xml_files`), or ends with it, is no configuration, and the log has no skip.
+/// XML without a `<configuration>` is malformed on its `!!FILE=` line.
+#[test]
+fn a_file_line_names_a_configuration_when_xml_follows_it() {
+    let history = concat!(
+        "Meta VERSION=\"1\" .\n",
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+    );
+    for name in [
+        "host_1_job_1_0001_u_load_conf.xml_files",
+        "host_1_job_1_0001_u_x_conf.xml",
+    ] {
+        let log = format!("!!FILE={name}!!\n{history}");
+        let (jobs, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+        assert_eq!(skips_with_fields(&report), [], "{name}");
+        assert_eq!(
+            (report.records_read, report.records_parsed),
+            (3, 3),
+            "{name}"
+        );
+        assert!(report.confs.is_empty(), "{name}");
+        assert_eq!(jobs.len(), 1, "{name}");
+    }
+    // Blank lines before the XML; then XML without a root.
+    let log = format!(
+        "!!FILE=host_1_job_1_0001_conf.xml!!\n\n\n<configuration/>\n\
+         !!FILE=host_1_job_1_0002_conf.xml!!\n\n<?xml version=\"1.0\"?>\n{history}"
+    );
+    let (_, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(5, "malformed job configuration", Some("document"))]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (5, 4));
+    let confs: Vec<(u64, &str)> = (report.confs.iter())
+        .map(|c| (c.line, c.conf.job.as_str()))
+        .collect();
+    assert_eq!(confs, [(1, "job_1_0001")]);
+}
+
 /// An embedded configuration ends on the line that closes its root: a stray line after
 /// `</configuration>` costs itself alone (`not a history record`), and a history record
 /// over the cap after it is `line too long` on its own line, the configuration read

@@ -384,6 +384,8 @@ pub(crate) struct XmlError {
     /// Whether the text ends before the XML does (an element, comment or section left
     /// open, no root at all): a text cut short, where the rest is not.
     pub cut: bool,
+    /// Whether the text ends before any `<configuration>` (at its last line then).
+    pub no_root: bool,
 }
 
 /// A piece of the XML: a tag, or text (its entities, references and CDATA decoded).
@@ -418,7 +420,12 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
     // Before the root: blanks, comments, instructions.
     let (empty_root, root_line) = loop {
         match xml.next(document)? {
-            None => return Err(xml.ends_early(document, "no <configuration> element".into())),
+            None => {
+                return Err(XmlError {
+                    no_root: true,
+                    ..xml.ends_early(document, "no <configuration> element".into())
+                });
+            }
             Some(Token::Text(text)) if is_blank(&text) => {}
             Some(Token::Start { name, empty }) if name == "configuration" => {
                 break (empty, xml.token_line);
@@ -486,6 +493,7 @@ fn left_open(line: u64, element: &str) -> XmlError {
         field: element.to_owned(),
         what: "the file ends inside it".into(),
         cut: true,
+        no_root: false,
     }
 }
 
@@ -598,6 +606,7 @@ impl Xml<'_> {
             field: field.to_owned(),
             what,
             cut: false,
+            no_root: false,
         }
     }
 
@@ -607,6 +616,7 @@ impl Xml<'_> {
             field: field.to_owned(),
             what,
             cut: false,
+            no_root: false,
         }
     }
 

@@ -16,9 +16,13 @@
 //! - Input from the `COUNTERS` of the successful attempt or of the task:
 //!   `HDFS_BYTES_READ` (map) or `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or
 //!   `REDUCE_INPUT_RECORDS`.
-//! - Embedded configurations: after a `!!FILE=` line naming a job's configuration
-//!   (`<host>_<start>_job_<id>_conf.xml`), the lines up to the one that closes the XML's
-//!   root (`</configuration>`, or `<configuration/>`) are that job's configuration XML; a
+//! - Embedded configurations: after a `!!FILE=` line naming a job's configuration (a name
+//!   that ends in `_conf.xml`: `<host>_<start>_job_<id>_conf.xml`) whose next line that is
+//!   not blank opens a tag (`<`), as Rumen's `HadoopLogsAnalyzer` tells one (it takes the
+//!   very next line), that line and those after it up to the one that closes the XML's
+//!   root (`</configuration>`, or `<configuration/>`) are that job's configuration XML. A
+//!   name that ends so with no XML after it is a history file's (its name ends with its
+//!   job's name, which may end in `_conf.xml`): a `!!FILE=` line like any other. A
 //!   line after it is read as any line is (a history record, a `!!FILE=` line, `"not a
 //!   history record"`, `"line too long"`). A `!!FILE=` line or history record before the
 //!   root closes ends the XML there, left open. It is read as a `_conf.xml` file is,
@@ -32,7 +36,8 @@
 //! - An embedded configuration that cannot be read is one record skipped, and its job's
 //!   setting stays unknown: `"malformed job configuration"` on the line of the XML's fault,
 //!   naming as its field the element the fault is in (as the error on a malformed
-//!   `_conf.xml` does; `text` for bytes that are not UTF-8); `"truncated record"` when the
+//!   `_conf.xml` does; `text` for bytes that are not UTF-8; XML without a `<configuration>`
+//!   on its `!!FILE=` line, field `document`); `"truncated record"` when the
 //!   input ends inside its XML (the input noted as cut there); `"record too long"` past
 //!   64 MiB; `"embedded job configuration without a job id"` when no `!!FILE=` name gives
 //!   its job (XML that no `!!FILE=` line names, or a name without `job_<id>`). A
@@ -108,6 +113,9 @@ pub(crate) fn read(
     let mut pending: Option<Pending> = None;
     // An embedded configuration being gathered.
     let mut conf: Option<EmbeddedXml> = None;
+    // A `!!FILE=` line (its line, and the job its name gives) naming a configuration whose
+    // XML has not begun: it does if the next line that is not blank opens a tag.
+    let mut named: Option<(u64, Option<String>)> = None;
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
         if let Some(xml) = &mut conf {
@@ -129,6 +137,28 @@ pub(crate) fn read(
             }
             if let Some(xml) = conf.take() {
                 xml.finish(false, report);
+            }
+        }
+        if let Some((start, job)) = named.take() {
+            let text = (!line.too_long).then(|| String::from_utf8_lossy(line.text));
+            match text.as_deref().map(str::trim) {
+                Some("") => {
+                    named = Some((start, job));
+                    continue;
+                }
+                Some(text) if text.starts_with('<') => {
+                    let mut xml = EmbeddedXml::new(start, job, no);
+                    xml.push(&line);
+                    if xml.scan.closed() {
+                        xml.finish(false, report);
+                    } else {
+                        conf = Some(xml);
+                    }
+                    continue;
+                }
+                // No XML: the name was a history file's (its job's name ends so); this
+                // line is read as any is.
+                _ => {}
             }
         }
         if line.too_long {
@@ -171,8 +201,8 @@ pub(crate) fn read(
         if let Some(name) = trimmed.strip_prefix("!!FILE=") {
             report.parsed();
             let name = name.strip_suffix("!!").unwrap_or(name);
-            if name.contains("_conf.xml") {
-                conf = Some(EmbeddedXml::new(no, conf_job_id(Path::new(name)), no + 1));
+            if name.ends_with("_conf.xml") {
+                named = Some((no, conf_job_id(Path::new(name))));
             }
             continue;
         }
@@ -324,9 +354,14 @@ impl EmbeddedXml {
                 );
             }
             Err(error) => {
-                // An error past the text's last line (an element it leaves open is at its
-                // own line) is at the configuration's last line, or its `!!FILE=` line.
-                let line = error.line.min(self.last.max(self.start));
+                // XML without a root is at the line that opens the configuration; an error
+                // past the text's last line (an element it leaves open is at its own line)
+                // is at the configuration's last line.
+                let line = if error.no_root {
+                    self.start
+                } else {
+                    error.line.min(self.last)
+                };
                 report.skipped(line, Some(&error.field), "malformed job configuration");
             }
         }
