@@ -4656,6 +4656,44 @@ fn a_file_line_names_a_configuration_when_xml_follows_it() {
     assert_eq!(confs, [(1, "job_1_0001")]);
 }
 
+/// The input ending inside an embedded configuration's XML notes the input as cut there,
+/// whatever the configuration is skipped for: one that no `!!FILE=` line names, one over
+/// the cap.
+#[test]
+fn the_input_ending_inside_an_embedded_configuration_is_a_cut() {
+    use std::io::Read;
+    let log = concat!(
+        "Job JOBID=\"job_1_0001\" SUBMIT_TIME=\"1000\" FINISH_TIME=\"6000\" .\n",
+        "<?xml version=\"1.0\"?><configuration>\n",
+        "<property><name>a</name>\n",
+    );
+    let (_, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skipped_lines(&report),
+        [(2, "embedded job configuration without a job id")]
+    );
+    assert_eq!(report.truncated.as_ref().map(|cut| cut.line), Some(2));
+    // Closed before the end: no cut.
+    let closed = format!("{log}</configuration>\n");
+    let (_, report) = read_bytes(closed.as_bytes(), HADOOP1).expect("readable");
+    assert!(report.truncated.is_none());
+
+    let long = std::io::repeat(b'a').take(65 * 1024 * 1024);
+    let input = std::io::Cursor::new("!!FILE=host_1_job_1_0001_conf.xml!!\n<configuration>\n")
+        .chain(long)
+        .chain(&b"\n"[..]);
+    let (_, report) = read_stream(input, HADOOP1);
+    assert_eq!(skipped_lines(&report), [(1, "record too long")]);
+    let cut = report.truncated.as_ref().expect("cut");
+    assert_eq!(
+        (cut.line, cut.note.as_str()),
+        (
+            1,
+            "the input ends inside the job configuration that starts on line 1"
+        )
+    );
+}
+
 /// An embedded configuration ends on the line that closes its root: a stray line after
 /// `</configuration>` costs itself alone (`not a history record`), and a history record
 /// over the cap after it is `line too long` on its own line, the configuration read

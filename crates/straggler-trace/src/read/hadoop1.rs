@@ -38,9 +38,10 @@
 //!   naming as its field the element the fault is in (as the error on a malformed
 //!   `_conf.xml` does; `text` for bytes that are not UTF-8; XML without a `<configuration>`
 //!   on its `!!FILE=` line, field `document`); `"truncated record"` when the
-//!   input ends inside its XML (the input noted as cut there); `"record too long"` past
-//!   64 MiB; `"embedded job configuration without a job id"` when no `!!FILE=` name gives
-//!   its job (XML that no `!!FILE=` line names, or a name without `job_<id>`). A
+//!   input ends inside its XML; `"record too long"` past 64 MiB; `"embedded job
+//!   configuration without a job id"` when no `!!FILE=` name gives its job (XML that no
+//!   `!!FILE=` line names, or a name without `job_<id>`). When the input ends inside the
+//!   XML (its root not closed), the input is noted as cut there, whatever the reason. A
 //!   malformed `_conf.xml` file is an error that stops the reading, because the file is
 //!   read for its job's setting alone and nothing else is lost; here an error would lose
 //!   the whole log, every job's history, for a fault that costs one job its setting at
@@ -313,10 +314,19 @@ impl EmbeddedXml {
     /// configuration without a job id"`, on its first line), its XML malformed
     /// (`"malformed job configuration"`, on the fault's line, naming the element as the
     /// field, as [`read_job_conf`](crate::read_job_conf)'s error does), a line not UTF-8
-    /// (the same, field `text`), or too long (`"record too long"`). A configuration whose
-    /// XML the input ends inside (`at_end`, the XML left open) is `"truncated record"`, and
-    /// the input is noted as cut there.
+    /// (the same, field `text`), or too long (`"record too long"`). When the input ends
+    /// inside its XML (`at_end`, its root not closed), the input is noted as cut there,
+    /// whatever the configuration is skipped for; XML that can be read up to that end is
+    /// `"truncated record"`.
     fn finish(self, at_end: bool, report: &mut ReadReport) {
+        let start = self.start;
+        let cut = at_end && !self.scan.closed();
+        if cut {
+            report.cut(
+                start,
+                format!("the input ends inside the job configuration that starts on line {start}"),
+            );
+        }
         let Some(job) = self.job else {
             report.skipped(
                 self.start,
@@ -342,17 +352,7 @@ impl EmbeddedXml {
                 conf: JobConf { job, speculation },
                 file: None,
             }),
-            Err(error) if error.cut && at_end => {
-                let start = self.start;
-                report.skipped(start, None, "truncated record");
-                report.cut(
-                    start,
-                    format!(
-                        "the input ends inside the job configuration that starts on line \
-                         {start}"
-                    ),
-                );
-            }
+            Err(error) if error.cut && cut => report.skipped(start, None, "truncated record"),
             Err(error) => {
                 // XML without a root is at the line that opens the configuration; an error
                 // past the text's last line (an element it leaves open is at its own line)
