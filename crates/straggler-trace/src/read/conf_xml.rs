@@ -32,8 +32,9 @@
 //!   name (under Hadoop 2, of either name of a switch, one property) is skipped as
 //!   `"overrides a final property"`, the final value standing; a final
 //!   property without a value (itself skipped) makes its name final too, as Hadoop adds the
-//!   name to its finals whatever the value (since HADOOP-6227, 2009; before it, such a
-//!   property locked nothing).
+//!   name to its finals whatever the value (since HADOOP-6227, 2009: Hadoop 1, 0.21 and
+//!   later; 0.20's locks nothing so, but a log does not tell 0.20 from 1, and 1's rule is
+//!   applied to both, see [`HadoopVersion::Hadoop1`]).
 
 use std::collections::HashMap;
 use std::io::Read;
