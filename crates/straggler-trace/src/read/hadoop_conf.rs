@@ -246,7 +246,7 @@ pub enum HadoopVersion {
 
 /// The deprecated names of speculation properties Hadoop 2's `Configuration` loads into
 /// another (`ConfigUtil`'s `DeprecationDelta`s, as trunk has them), each `[new, old]`: the
-/// switches' Hadoop 1 names, and Hadoop 0.21's (and Hadoop 1's) cap and slow task
+/// switches' Hadoop 1 names, and Hadoop 0.21's cap and slow task
 /// threshold. An older `ConfigUtil` mapped the cap onto `mapreduce.job.speculative
 /// .speculativecap`, which Hadoop 2's speculator did not read, and Hadoop 0.21's
 /// `slowNodeThreshold` onto `mapreduce.job.speculative.slownodethreshold`, which trunk's
