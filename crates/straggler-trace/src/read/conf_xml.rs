@@ -14,13 +14,12 @@
 //!   compact form, `<property name="n" value="v" final="true"/>`) are read as the Hadoop
 //!   that loads the file reads them (`Property::read_as`: Hadoop 3 reads them, 0.20, 1
 //!   and 2 up to 2.8 at least do not), and other attributes are ignored (one written
-//!   twice in a tag is
-//!   malformed, as XML has it); comments, `<?...?>` instructions, the five predefined
-//!   entities, numeric character references and CDATA sections are read as XML reads
-//!   them, and an attribute's value has its line breaks and tabs read as spaces. Anything
-//!   else (another element, text between properties, an unknown entity, a tag left open,
-//!   a DOCTYPE) is [`TraceError::Malformed`] naming the line and what is wrong: the file
-//!   is not read.
+//!   twice in a tag is malformed, as XML has it); comments, `<?...?>` instructions, the
+//!   five predefined entities, numeric character references and CDATA sections are read
+//!   as XML reads them, and an attribute's value has its line breaks and tabs read as
+//!   spaces. Anything else (another element, text between properties, an unknown entity,
+//!   a tag left open, a DOCTYPE) is [`TraceError::Malformed`] naming the line and what is
+//!   wrong: the file is not read.
 //! - The records: one per `<property>`. A property's `<name>` is trimmed and its value kept
 //!   as written, as Hadoop's `Configuration` reads them; one without a name, or without a
 //!   value (Hadoop sets nothing then), is a skip (`"property without a name"`, `"property

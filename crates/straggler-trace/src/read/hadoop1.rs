@@ -22,12 +22,13 @@
 //!   very next line), that line and those after it up to the one that closes the XML's
 //!   root (`</configuration>`, or `<configuration/>`) are that job's configuration XML. A
 //!   name that ends so with no XML after it is a history file's (its name ends with its
-//!   job's name, which may end in `_conf.xml`): a `!!FILE=` line like any other. A
-//!   line after it is read as any line is (a history record, a `!!FILE=` line, `"not a
-//!   history record"`, `"line too long"`). A `!!FILE=` line or history record before the
-//!   root closes ends the XML there, left open. It is read as a `_conf.xml` file is,
-//!   by the same parser and accounting (`conf_xml`): each `<property>` a record on its line
-//!   of the log, parsed or skipped with the reason a `_conf.xml`'s would have; the setting
+//!   job's name, which may end in `_conf.xml`): a `!!FILE=` line like any other. A line
+//!   after the one that closes the root is read as any line is (a history record, a
+//!   `!!FILE=` line, `"not a history record"`, `"line too long"`); a `!!FILE=` line or
+//!   history record before the root closes ends the XML there, left open. The XML is
+//!   read as a `_conf.xml` file is, by the same parser and accounting (`conf_xml`): each
+//!   `<property>` a record on its line of the log, parsed or skipped with the reason a
+//!   `_conf.xml`'s would have; the setting
 //!   its properties give goes to [`ReadReport::confs`] with its job and the line of its
 //!   `!!FILE=` line, for the caller to give to the job of that id (`stragglers replay`
 //!   pairs it as it pairs a `_conf.xml` among its inputs). The reader gives it to no job:
