@@ -4613,3 +4613,142 @@ fn a_hadoop1_log_reads_its_embedded_configurations_as_conf_xml_files() {
     assert!(report.confs.is_empty());
     assert_eq!(jobs.len(), 1);
 }
+
+/// A `!!FILE=` line names a configuration when its name ends in `_conf.xml` and the next
+/// line that is not blank opens a tag: a history file whose job's name holds `_conf.xml`
+/// (`load_conf.xml_files`), or ends with it, is no configuration, and the log has no skip.
+/// XML without a `<configuration>` is malformed on its `!!FILE=` line.
+#[test]
+fn a_file_line_names_a_configuration_when_xml_follows_it() {
+    let history = concat!(
+        "Meta VERSION=\"1\" .\n",
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+    );
+    for name in [
+        "host_1_job_1_0001_u_load_conf.xml_files",
+        "host_1_job_1_0001_u_x_conf.xml",
+    ] {
+        let log = format!("!!FILE={name}!!\n{history}");
+        let (jobs, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+        assert_eq!(skips_with_fields(&report), [], "{name}");
+        assert_eq!(
+            (report.records_read, report.records_parsed),
+            (3, 3),
+            "{name}"
+        );
+        assert!(report.confs.is_empty(), "{name}");
+        assert_eq!(jobs.len(), 1, "{name}");
+    }
+    // Blank lines before the XML; then XML without a root.
+    let log = format!(
+        "!!FILE=host_1_job_1_0001_conf.xml!!\n\n\n<configuration/>\n\
+         !!FILE=host_1_job_1_0002_conf.xml!!\n\n<?xml version=\"1.0\"?>\n{history}"
+    );
+    let (_, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(5, "malformed job configuration", Some("document"))]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (5, 4));
+    let confs: Vec<(u64, &str)> = (report.confs.iter())
+        .map(|c| (c.line, c.conf.job.as_str()))
+        .collect();
+    assert_eq!(confs, [(1, "job_1_0001")]);
+}
+
+/// The input ending inside an embedded configuration's XML notes the input as cut there,
+/// whatever the configuration is skipped for: one that no `!!FILE=` line names, one over
+/// the cap.
+#[test]
+fn the_input_ending_inside_an_embedded_configuration_is_a_cut() {
+    use std::io::Read;
+    let log = concat!(
+        "Job JOBID=\"job_1_0001\" SUBMIT_TIME=\"1000\" FINISH_TIME=\"6000\" .\n",
+        "<?xml version=\"1.0\"?><configuration>\n",
+        "<property><name>a</name>\n",
+    );
+    let (_, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skipped_lines(&report),
+        [(2, "embedded job configuration without a job id")]
+    );
+    assert_eq!(report.truncated.as_ref().map(|cut| cut.line), Some(2));
+    // Closed before the end: no cut.
+    let closed = format!("{log}</configuration>\n");
+    let (_, report) = read_bytes(closed.as_bytes(), HADOOP1).expect("readable");
+    assert!(report.truncated.is_none());
+
+    let long = std::io::repeat(b'a').take(65 * 1024 * 1024);
+    let input = std::io::Cursor::new("!!FILE=host_1_job_1_0001_conf.xml!!\n<configuration>\n")
+        .chain(long)
+        .chain(&b"\n"[..]);
+    let (_, report) = read_stream(input, HADOOP1);
+    assert_eq!(skipped_lines(&report), [(1, "record too long")]);
+    let cut = report.truncated.as_ref().expect("cut");
+    assert_eq!(
+        (cut.line, cut.note.as_str()),
+        (
+            1,
+            "the input ends inside the job configuration that starts on line 1"
+        )
+    );
+}
+
+/// An embedded configuration ends on the line that closes its root: a stray line after
+/// `</configuration>` costs itself alone (`not a history record`), and a history record
+/// over the cap after it is `line too long` on its own line, the configuration read
+/// either way. A `</configuration>` in a comment or a CDATA section closes nothing, nor
+/// does a `/>` in an attribute value.
+#[test]
+fn an_embedded_configuration_ends_on_the_line_that_closes_its_root() {
+    use std::io::Read;
+    let conf = concat!(
+        "!!FILE=host_1_job_1_0001_conf.xml!!\n",
+        "<?xml version=\"1.0\"?><configuration>\n",
+        "<property><name>mapred.map.tasks.speculative.execution</name><value>false</value>",
+        "</property>\n",
+        "</configuration>\n",
+    );
+    let job = "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n";
+    let log = format!("{conf}garbage line\n{job}");
+    let (jobs, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(5, "not a history record", None)]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (4, 3));
+    assert_eq!(report.confs.len(), 1);
+    assert_eq!(report.confs[0].conf.speculation.map.enabled, Some(false));
+    assert_eq!(jobs.len(), 1);
+
+    // A record of 65 MiB on one line after the configuration.
+    let long = std::io::repeat(b'a').take(65 * 1024 * 1024);
+    let input = std::io::Cursor::new(conf)
+        .chain(&b"Job JOBID=\"job_1_0001\" JOBNAME=\""[..])
+        .chain(long)
+        .chain(&b"\" .\n"[..])
+        .chain(job.as_bytes());
+    let (jobs, report) = read_stream(input, HADOOP1);
+    assert_eq!(skipped_lines(&report), [(5, "line too long")]);
+    assert_eq!((report.records_read, report.records_parsed), (4, 3));
+    assert_eq!(report.confs.len(), 1);
+    assert_eq!(report.confs[0].conf.speculation.map.enabled, Some(false));
+    assert_eq!(jobs.len(), 1);
+
+    // What closes no root: the root goes on to its own end tag, on line 5.
+    let log = concat!(
+        "!!FILE=host_1_job_1_0001_conf.xml!!\n",
+        "<configuration y='/>'><!-- </configuration> -->\n",
+        "<property><name>a</name>\n",
+        "<value><![CDATA[</configuration>]]></value></property>\n",
+        "</configuration>\n",
+        "garbage line\n",
+    );
+    let (_, report) = read_bytes(log.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(6, "not a history record", None)]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (3, 2));
+    assert_eq!(report.confs.len(), 1);
+}

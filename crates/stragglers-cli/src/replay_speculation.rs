@@ -224,8 +224,10 @@ fn spark_detector_of(job: &TraceJob) -> Result<Option<String>, String> {
 /// Hadoop's key of the cap on the copies per running task.
 const RUNNING_CAP: &str = "mapreduce.job.speculative.speculative-cap-running-tasks";
 
-/// Hadoop 0.21's (and Hadoop 1's) name of its cap on speculative copies, a deprecated name
-/// Hadoop 2's `Configuration` loads into [`RUNNING_CAP`] (trunk's `ConfigUtil`).
+/// Hadoop 0.21's name of its cap on speculative copies, a deprecated name Hadoop 2's
+/// `Configuration` loads into [`RUNNING_CAP`] (trunk's `ConfigUtil`). Hadoop 1 reads no cap:
+/// its speculator (`TaskInProgress.hasSpeculativeTask`) copies a task whose progress trails
+/// the average by `SPECULATIVE_GAP` after `SPECULATIVE_LAG`, constants both.
 const OLD_CAP: &str = "mapred.speculative.execution.speculativeCap";
 
 /// The `hadoop-legacy` detector with the caps of Hadoop 2's `DefaultSpeculator` that
@@ -237,8 +239,8 @@ const OLD_CAP: &str = "mapred.speculative.execution.speculativeCap";
 /// `version` is the Hadoop that ran the job, where its log says: under Hadoop 2 (a
 /// `.jhist` job) Hadoop 0.21's [`OLD_CAP`] counts as the running-tasks cap where that is
 /// not set, as Hadoop 2 loads it; where the log does not say (Rumen) it does not, as
-/// Hadoop 0.21 and 1 read it as a cap of their own speculators; and a job of Hadoop 1,
-/// which reads none of `mapreduce.job.speculative.*`, gets no detector, with why.
+/// Hadoop 0.21 read it as its own speculator's cap; and a job of Hadoop 1, which reads
+/// none of `mapreduce.job.speculative.*` (nor any cap), gets no detector, with why.
 fn hadoop_detector_of(
     job: &TraceJob,
     version: Option<HadoopVersion>,
@@ -266,7 +268,7 @@ fn hadoop_detector_of(
     match (version, &tuned) {
         (Some(HadoopVersion::Hadoop1), Ok(Some(_)) | Err(_)) => Err(
             "Hadoop 1 ran the job, and reads none of mapreduce.job.speculative.* (its own \
-             speculator has no cap of Hadoop 2's)"
+             speculator has no cap)"
                 .to_owned(),
         ),
         _ => tuned,
@@ -275,7 +277,8 @@ fn hadoop_detector_of(
 
 /// What the note on parameters says of the first job's caps (see [`replays`]), and of
 /// Hadoop 0.21's [`OLD_CAP`] where the job sets it without [`RUNNING_CAP`]: taken for
-/// that cap under Hadoop 2, and for none where the log does not say which Hadoop ran it.
+/// that cap under Hadoop 2, and for none under Hadoop 1 (which reads no cap) or where the
+/// log does not say which Hadoop ran it, the note saying why.
 fn hadoop_replays(job: &TraceJob, version: Option<HadoopVersion>) -> String {
     let mut said = replays(hadoop_detector_of(job, version), "the first one's caps");
     let parameters = job.speculation.as_ref().map(|s| &s.parameters);
@@ -290,12 +293,19 @@ fn hadoop_replays(job: &TraceJob, version: Option<HadoopVersion>) -> String {
                  which Hadoop 2's speculator does not read)"
             );
         }
+        Some(HadoopVersion::Hadoop1) => {
+            said += &format!(
+                "; {OLD_CAP} is taken for no cap: Hadoop 1 ran the job, and its speculator \
+                 has no cap (this is Hadoop 0.21's name of its own speculator's cap, which \
+                 Hadoop 2 maps onto {RUNNING_CAP})"
+            );
+        }
         Some(_) => {}
         None => {
             said += &format!(
                 "; {OLD_CAP} is taken for no cap: Hadoop 2's deprecation table maps it onto \
-                 {RUNNING_CAP}, Hadoop 0.21 and 1 read it as their own speculators' cap, and \
-                 which Hadoop ran the job Rumen's JSON does not say"
+                 {RUNNING_CAP}, Hadoop 0.21 read it as its own speculator's cap (Hadoop 1 \
+                 reads no cap), and which Hadoop ran the job Rumen's JSON does not say"
             );
         }
     }
@@ -360,7 +370,8 @@ fn java_int(text: &str) -> Option<i32> {
 }
 
 /// The notes on the speculation setting of the Hadoop jobs read from Rumen (from their
-/// `jobProperties`) or given it by their `_conf.xml` (a `.jhist` or Hadoop 1 job; Hadoop
+/// `jobProperties`) or given it by their `_conf.xml` or the configuration their Hadoop 1
+/// log embeds (a `.jhist` or Hadoop 1 job; Hadoop
 /// has a switch for maps and one for reduces): those that ran with map or reduce
 /// speculation off, where the recorded speculation launched no copy of those
 /// tasks by configuration, not by missing a straggler; those whose setting of a kind is
@@ -401,7 +412,8 @@ fn rumen_notes(
         ("read from Rumen", "jobProperties")
     } else {
         (
-            "whose configuration was read (Rumen's jobProperties or a _conf.xml)",
+            "whose configuration was read (Rumen's jobProperties, a _conf.xml, or one a \
+             Hadoop 1 log embeds)",
             "the configuration",
         )
     };
@@ -628,7 +640,8 @@ mod tests {
     /// Hadoop 0.21's name of the running-tasks cap counts for it under Hadoop 2 (a `.jhist`
     /// job), as Hadoop 2 loads it, where the cap is not set under its own name; not where
     /// the log does not say which Hadoop ran the job (Rumen), which the note says; and a
-    /// Hadoop 1 job gets no `hadoop-legacy`, Hadoop 1 reading none of the caps.
+    /// Hadoop 1 job gets no `hadoop-legacy`, Hadoop 1 reading no cap, which the note says
+    /// of Hadoop 0.21's name too.
     #[test]
     fn hadoop_0_21s_cap_counts_only_where_hadoop_2_ran_the_job() {
         use HadoopVersion::{Hadoop1, Hadoop2};
@@ -652,8 +665,15 @@ mod tests {
             said.starts_with("; mapred.speculative.execution.speculativeCap is taken for no cap"),
             "{said}"
         );
+        // Hadoop 1 reads no cap, which the note says.
         assert_eq!(hadoop_detector_of(&old_cap, Some(Hadoop1)), Ok(None));
-        assert_eq!(hadoop_replays(&old_cap, Some(Hadoop1)), "");
+        assert_eq!(
+            hadoop_replays(&old_cap, Some(Hadoop1)),
+            "; mapred.speculative.execution.speculativeCap is taken for no cap: Hadoop 1 ran \
+             the job, and its speculator has no cap (this is Hadoop 0.21's name of its own \
+             speculator's cap, which Hadoop 2 maps onto \
+             mapreduce.job.speculative.speculative-cap-running-tasks)"
+        );
         // Both names: the cap's own name is the one read (a configuration file read as
         // Hadoop 2 loads it keeps both only where they read alike), and no remark.
         let both = hadoop_job(&[(OLD_CAP, "0.2"), (RUNNING, "0.3")]);

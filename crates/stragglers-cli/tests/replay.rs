@@ -1197,9 +1197,10 @@ fn replay_gives_a_jhist_job_the_setting_of_its_conf_xml() {
     let (stderr, value) = replay_json(&[dir.to_str().unwrap()]);
     assert!(
         stderr.contains(
-            "note: 1 of 1 Hadoop job whose configuration was read (Rumen's jobProperties or a \
-             _conf.xml) ran with speculation set off in the configuration, for maps in 1 (0 \
-             stragglers among the tasks whose speculation was off)"
+            "note: 1 of 1 Hadoop job whose configuration was read (Rumen's jobProperties, a \
+             _conf.xml, or one a Hadoop 1 log embeds) ran with speculation set off in the \
+             configuration, for maps in 1 (0 stragglers among the tasks whose speculation was \
+             off)"
         ),
         "{stderr}"
     );
@@ -1365,6 +1366,33 @@ fn replay_skips_a_malformed_embedded_configuration_and_reads_the_rest_of_its_log
     assert_eq!(value["per_job"][0]["job"], "job_200904211745_0002");
     assert_eq!(value["per_job"][0]["speculation"], serde_json::Value::Null);
     assert_eq!(value["stragglers"], 3);
+}
+
+/// A Hadoop 1 job whose embedded configuration sets Hadoop 0.21's name of the cap alone:
+/// the note on parameters says why no cap is taken (Hadoop 1 reads none), as it says for a
+/// Rumen job, and names all three places a configuration is read from.
+#[test]
+fn replay_says_why_a_hadoop_1_jobs_old_cap_is_taken_for_no_cap() {
+    let path = truncated_with("embedded-old-cap", |text| {
+        text.replacen(
+            "<name>mapred.child.java.opts</name><value>-server",
+            "<name>mapred.speculative.execution.speculativeCap</name><value>0.2</value>\
+             </property><property><name>a</name><value>-server",
+            1,
+        )
+    });
+    let (stderr, _) = replay_json(&[path.to_str().unwrap()]);
+    let note = "note: 1 Hadoop job whose configuration was read (Rumen's jobProperties, a \
+        _conf.xml, or one a Hadoop 1 log embeds) sets parameters of speculation in the \
+        configuration, which the hadoop-* detectors (hadoop1, hadoop-legacy, \
+        hadoop-exp-smoothed, hadoop-simple-exp) do not take: replayed, they run with their \
+        presets; first: job_200904211745_0002 \
+        (mapred.speculative.execution.speculativeCap=0.2); \
+        mapred.speculative.execution.speculativeCap is taken for no cap: Hadoop 1 ran the \
+        job, and its speculator has no cap (this is Hadoop 0.21's name of its own \
+        speculator's cap, which Hadoop 2 maps onto \
+        mapreduce.job.speculative.speculative-cap-running-tasks)\n";
+    assert!(stderr.contains(note), "{stderr}");
 }
 
 /// An embedded configuration whose job the inputs do not hold is said in a note naming the

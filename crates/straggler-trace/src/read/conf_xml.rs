@@ -7,14 +7,21 @@
 //! - The XML: Hadoop's `<configuration><property><name>N</name><value>V</value></property>
 //!   ...</configuration>`, read by a small reader: the elements `configuration`,
 //!   `property`, `name`, `value` and `final` (a second `<name>`, `<value>` or `<final>` in
-//!   one property is malformed); `source`, `tag` and `description` are read and ignored;
-//!   attributes are ignored; comments, `<?...?>` instructions, the five
-//!   predefined entities, numeric character references and CDATA sections are read as XML
-//!   reads them. Anything else (another element, text between properties, an unknown
-//!   entity, a tag left open, a DOCTYPE) is [`TraceError::Malformed`] naming the line and
-//!   what is wrong: the file is not read.
-//! - The records: one per `<property>`. A property's name is trimmed and its value kept as
-//!   written, as Hadoop's `Configuration` reads them; one without a name, or without a
+//!   one property is malformed); `source`, `tag` and `description` are read and ignored; a
+//!   `<configuration>` among the properties is loaded as one, its properties in their
+//!   place, as Hadoop loads it (0.20 to 2's `loadResource` recursively, 3's parser as if
+//!   it were not there); the attributes `name`, `value` and `final` of a `<property>` (the
+//!   compact form, `<property name="n" value="v" final="true"/>`) are read as the Hadoop
+//!   that loads the file reads them (`Property::read_as`: Hadoop 3 reads them, 0.20, 1
+//!   and 2 up to 2.8 at least do not), and other attributes are ignored (one written
+//!   twice in a tag is malformed, as XML has it); comments, `<?...?>` instructions, the
+//!   five predefined entities, numeric character references and CDATA sections are read
+//!   as XML reads them, and an attribute's value has its line breaks and tabs read as
+//!   spaces. Anything else (another element, text between properties, an unknown entity,
+//!   a tag left open, a DOCTYPE) is [`TraceError::Malformed`] naming the line and what is
+//!   wrong: the file is not read.
+//! - The records: one per `<property>`. A property's `<name>` is trimmed and its value kept
+//!   as written, as Hadoop's `Configuration` reads them; one without a name, or without a
 //!   value (Hadoop sets nothing then), is a skip (`"property without a name"`, `"property
 //!   without a value"`). The properties of speculation give the setting as the Hadoop
 //!   that loads the file reads them ([`HadoopVersion`], given by the caller: the version
@@ -32,8 +39,9 @@
 //!   name (under Hadoop 2, of either name of a switch, one property) is skipped as
 //!   `"overrides a final property"`, the final value standing; a final
 //!   property without a value (itself skipped) makes its name final too, as Hadoop adds the
-//!   name to its finals whatever the value (since HADOOP-6227, 2009; before it, such a
-//!   property locked nothing).
+//!   name to its finals whatever the value (since HADOOP-6227, 2009: Hadoop 1, 0.21 and
+//!   later; 0.20's locks nothing so, but a log does not tell 0.20 from 1, and 1's rule is
+//!   applied to both, see [`HadoopVersion::Hadoop1`]).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -175,14 +183,226 @@ pub(crate) fn read_embedded(
     Ok(account(properties, version, report))
 }
 
-/// A `<property>` as written: its line, its name and its value (`None` when absent), and
-/// whether it is final (`<final>true</final>`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where a configuration's XML, given line by line (as a log embeds it), closes its root:
+/// the `</configuration>` that closes the first `<configuration>`, or that first element
+/// written empty (`<configuration/>`). Comments, `<?...?>` instructions, CDATA sections
+/// and quoted attribute values are passed over, so that a `</configuration>` inside them
+/// closes nothing; a `<configuration>` inside the root (which Hadoop loads as one of its
+/// own) needs its own end tag first. Each construct opens on one line (XML allows no line
+/// break inside `<!--`, `<![CDATA[`, `<?` or a tag's name) and may close on a later one,
+/// which is what the scan keeps from line to line. It reads no more than that: whether
+/// the XML is well formed is for [`read_embedded`] to say.
+#[derive(Debug, Default)]
+pub(crate) struct RootScan {
+    /// What the last line ended inside.
+    inside: Inside,
+    /// How many `<configuration>` elements are open.
+    depth: u32,
+    /// Whether the root has closed.
+    closed: bool,
+}
+
+/// What a line of XML ends inside, for the next line to go on with.
+#[derive(Debug, Default)]
+enum Inside {
+    /// Text between tags (or nothing yet).
+    #[default]
+    Text,
+    Comment,
+    Cdata,
+    Instruction,
+    /// A tag, or a declaration (`<!DOCTYPE`), whose `>` has not come yet.
+    Tag {
+        /// Whether it is a `<configuration` tag, and whether an end tag.
+        configuration: bool,
+        closing: bool,
+        /// The quote of the attribute value open, if one is.
+        quote: Option<char>,
+        /// Whether the last character read in it is a `/` (`/>` ends an empty element).
+        slash: bool,
+    },
+}
+
+impl RootScan {
+    /// Whether the root has closed, on one of the lines scanned.
+    pub(crate) fn closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Scans `line`; true when the root closes on it (or closed before).
+    pub(crate) fn line(&mut self, line: &str) -> bool {
+        let mut rest = line;
+        while !self.closed {
+            match &mut self.inside {
+                Inside::Text => {
+                    let Some(at) = rest.find('<') else { break };
+                    rest = &rest[at..];
+                    let (skip, inside) = if rest.starts_with("<!--") {
+                        (4, Inside::Comment)
+                    } else if rest.starts_with("<![CDATA[") {
+                        (9, Inside::Cdata)
+                    } else if rest.starts_with("<?") {
+                        (2, Inside::Instruction)
+                    } else {
+                        let closing = rest.starts_with("</");
+                        let after = &rest[if closing { 2 } else { 1 }..];
+                        let end = after
+                            .find(|c: char| c.is_whitespace() || c == '/' || c == '>')
+                            .unwrap_or(after.len());
+                        if end == 0 && !closing {
+                            // A `<` that opens no tag (`a < b`, malformed): text.
+                            rest = &rest[1..];
+                            continue;
+                        }
+                        let tag = Inside::Tag {
+                            configuration: &after[..end] == "configuration",
+                            closing,
+                            quote: None,
+                            slash: false,
+                        };
+                        (rest.len() - after.len() + end, tag)
+                    };
+                    rest = &rest[skip..];
+                    self.inside = inside;
+                }
+                Inside::Comment | Inside::Cdata | Inside::Instruction => {
+                    let end = match self.inside {
+                        Inside::Comment => "-->",
+                        Inside::Cdata => "]]>",
+                        _ => "?>",
+                    };
+                    let Some(at) = rest.find(end) else { break };
+                    rest = &rest[at + end.len()..];
+                    self.inside = Inside::Text;
+                }
+                Inside::Tag {
+                    configuration,
+                    closing,
+                    quote,
+                    slash,
+                } => {
+                    let mut ended = None;
+                    for (at, c) in rest.char_indices() {
+                        match (*quote, c) {
+                            (Some(open), c) if c == open => *quote = None,
+                            (Some(_), _) => {}
+                            (None, '"' | '\'') => *quote = Some(c),
+                            (None, '>') => {
+                                ended = Some(at);
+                                break;
+                            }
+                            _ => {}
+                        }
+                        *slash = quote.is_none() && c == '/';
+                    }
+                    let Some(at) = ended else { break };
+                    let (configuration, closing, empty) = (*configuration, *closing, *slash);
+                    rest = &rest[at + 1..];
+                    self.inside = Inside::Text;
+                    if configuration {
+                        self.tag_done(closing, empty && !closing);
+                    }
+                }
+            }
+        }
+        self.closed
+    }
+
+    /// Goes on after a line that could not be scanned (one over the cap): as if it left
+    /// nothing open but what was open before it.
+    pub(crate) fn skip_line(&mut self) {
+        self.inside = Inside::Text;
+    }
+
+    /// A `<configuration>` tag ended: an end tag (`closing`), or a start tag (`empty` when
+    /// written `<configuration/>`).
+    fn tag_done(&mut self, closing: bool, empty: bool) {
+        if closing {
+            if self.depth > 0 {
+                self.depth -= 1;
+                self.closed = self.depth == 0;
+            }
+        } else if empty {
+            self.closed = self.depth == 0;
+        } else {
+            self.depth += 1;
+        }
+    }
+}
+
+/// A `<property>` as written: its line, and the name, value and finality its elements
+/// and its attributes give.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Property {
     line: u64,
+    /// What its `<name>`, `<value>` and `<final>` give.
+    elements: Fields,
+    /// What its attributes `name`, `value` and `final` give (the compact form,
+    /// `<property name="n" value="v" final="true"/>`).
+    attributes: Fields,
+}
+
+/// A property's name, value and finality, as its elements or its attributes write them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Fields {
+    /// Its name; an element's trimmed (as Hadoop trims it). `None` when absent, or an
+    /// element without text (Hadoop reads no name from it).
     name: Option<String>,
+    /// Its value, as written. `None` when absent, or an element without text (Hadoop reads
+    /// no value from it); an attribute's may be empty, a value Hadoop 3 sets.
     value: Option<String>,
-    is_final: bool,
+    /// Whether it is exactly `true` (`"true".equals`: no other case, no blank around it);
+    /// `None` when absent.
+    is_final: Option<bool>,
+}
+
+impl Fields {
+    /// What the attributes `name`, `value` and `final` among `attributes` give.
+    fn of_attributes(attributes: &[(String, String)]) -> Fields {
+        let get = |name: &str| {
+            (attributes.iter())
+                .find(|(attribute, _)| attribute == name)
+                .map(|(_, value)| value.clone())
+        };
+        Fields {
+            name: get("name"),
+            value: get("value"),
+            is_final: get("final").map(|text| text == "true"),
+        }
+    }
+}
+
+impl Property {
+    /// Its name (`None` when it has none, or an empty one), value (`None` when it has
+    /// none) and finality, as `version` reads them. Hadoop 0.20, 1 and 2 up to 2.8 at
+    /// least (checked in 0.20.2, 1.0 and 2.8.5: `loadResource` reads a property's child
+    /// elements alone; 2.9 took trunk's parser, HADOOP-14216, not checked) read its
+    /// elements, and a property written in the compact form has no name there; Hadoop 3
+    /// (HADOOP-6964; trunk's `Configuration.Parser.handleStartProperty`) reads its
+    /// attributes, and then its elements, each element with text in the place of the
+    /// attribute. [`HadoopVersion::Hadoop2`] reads as Hadoop 3 does: a `.jhist` does not
+    /// tell 2 from 3, and Hadoop's own `writeXml` never writes the compact form, so that
+    /// only a file written otherwise holds it.
+    fn read_as(&self, version: HadoopVersion) -> (Option<&str>, Option<&str>, bool) {
+        let (elements, attributes) = (&self.elements, &self.attributes);
+        let (name, value, is_final) = match version {
+            HadoopVersion::Hadoop1 => (
+                elements.name.as_deref(),
+                elements.value.as_deref(),
+                elements.is_final,
+            ),
+            HadoopVersion::Hadoop2 => (
+                (elements.name.as_deref()).or(attributes.name.as_deref()),
+                (elements.value.as_deref()).or(attributes.value.as_deref()),
+                elements.is_final.or(attributes.is_final),
+            ),
+        };
+        (
+            name.filter(|name| !name.is_empty()),
+            value,
+            is_final == Some(true),
+        )
+    }
 }
 
 /// Counts each of `properties` in `report` and returns the speculation setting they give,
@@ -194,13 +414,17 @@ fn account(
     version: HadoopVersion,
     report: &mut ReadReport,
 ) -> SpeculationSetting {
+    // Each property's name, value and finality as `version` reads them.
+    let read: Vec<(Option<&str>, Option<&str>, bool)> = (properties.iter())
+        .map(|property| property.read_as(version))
+        .collect();
     // The properties with a name, and where each is among `properties`.
-    let (at, named): (Vec<usize>, Vec<FileProperty<'_>>) = (properties.iter().enumerate())
-        .filter_map(|(at, property)| {
+    let (at, named): (Vec<usize>, Vec<FileProperty<'_>>) = (read.iter().enumerate())
+        .filter_map(|(at, &(name, value, is_final))| {
             let named = FileProperty {
-                name: property.name.as_deref()?,
-                value: property.value.as_deref(),
-                is_final: property.is_final,
+                name: name?,
+                value,
+                is_final,
             };
             Some((at, named))
         })
@@ -209,14 +433,14 @@ fn account(
     let faults: HashMap<usize, &str> = (faults.into_iter())
         .map(|(index, reason)| (at[index], reason))
         .collect();
-    for (at, property) in properties.iter().enumerate() {
-        let (Some(name), Some(_)) = (&property.name, &property.value) else {
-            let reason = if property.name.is_none() {
+    for (at, (property, &(name, value, _))) in properties.iter().zip(&read).enumerate() {
+        let (Some(name), Some(_)) = (name, value) else {
+            let reason = if name.is_none() {
                 "property without a name"
             } else {
                 "property without a value"
             };
-            report.skipped(property.line, property.name.as_deref(), reason);
+            report.skipped(property.line, name, reason);
             continue;
         };
         match faults.get(&at) {
@@ -237,12 +461,20 @@ pub(crate) struct XmlError {
     /// Whether the text ends before the XML does (an element, comment or section left
     /// open, no root at all): a text cut short, where the rest is not.
     pub cut: bool,
+    /// Whether the text ends before any `<configuration>` (at its last line then).
+    pub no_root: bool,
 }
 
 /// A piece of the XML: a tag, or text (its entities, references and CDATA decoded).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Token {
-    Start { name: String, empty: bool },
+    /// A start tag: its name, whether it is empty (`<a/>`), and its attributes, in order
+    /// (each name once), their values decoded.
+    Start {
+        name: String,
+        empty: bool,
+        attributes: Vec<(String, String)>,
+    },
     End(String),
     Text(String),
 }
@@ -271,9 +503,14 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
     // Before the root: blanks, comments, instructions.
     let (empty_root, root_line) = loop {
         match xml.next(document)? {
-            None => return Err(xml.ends_early(document, "no <configuration> element".into())),
+            None => {
+                return Err(XmlError {
+                    no_root: true,
+                    ..xml.ends_early(document, "no <configuration> element".into())
+                });
+            }
             Some(Token::Text(text)) if is_blank(&text) => {}
-            Some(Token::Start { name, empty }) if name == "configuration" => {
+            Some(Token::Start { name, empty, .. }) if name == "configuration" => {
                 break (empty, xml.token_line);
             }
             Some(token) => {
@@ -287,31 +524,48 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
     };
     let mut properties = Vec::new();
     let root = "<configuration>";
-    let mut open = !empty_root;
-    while open {
+    // The lines of the `<configuration>` elements open, the root first. One inside another
+    // is loaded as a configuration of its own, its properties in their place: Hadoop 0.20
+    // to 2's `loadResource` loads it so (checked in 0.20.2, 1.0 and 2.8.5), and Hadoop 3's
+    // parser reads its properties as if it were not there.
+    let mut open = if empty_root { vec![] } else { vec![root_line] };
+    while let Some(&opened) = open.last() {
         match xml.next(root)? {
-            None => return Err(left_open(root_line, root)),
+            None => return Err(left_open(opened, root)),
             Some(Token::Text(text)) if is_blank(&text) => {}
-            Some(Token::End(name)) if name == "configuration" => open = false,
-            Some(Token::Start { name, empty }) if name == "property" => {
+            Some(Token::End(name)) if name == "configuration" => {
+                open.pop();
+            }
+            Some(Token::Start { name, empty, .. }) if name == "configuration" => {
+                if !empty {
+                    open.push(xml.token_line);
+                }
+            }
+            Some(Token::Start {
+                name,
+                empty,
+                attributes,
+            }) if name == "property" => {
                 let line = xml.token_line;
-                let property = if empty {
+                let mut property = if empty {
                     Property {
                         line,
-                        name: None,
-                        value: None,
-                        is_final: false,
+                        ..Property::default()
                     }
                 } else {
                     property(&mut xml, line)?
                 };
+                property.attributes = Fields::of_attributes(&attributes);
                 properties.push(property);
             }
             Some(token) => {
                 return Err(xml.at_token(
                     &token,
                     root,
-                    format!("{} where only <property> is read", describe(&token)),
+                    format!(
+                        "{} where <property> and <configuration> are read",
+                        describe(&token)
+                    ),
                 ));
             }
         }
@@ -339,13 +593,14 @@ fn left_open(line: u64, element: &str) -> XmlError {
         field: element.to_owned(),
         what: "the file ends inside it".into(),
         cut: true,
+        no_root: false,
     }
 }
 
-/// The `<property>` just opened (at `line`), read up to its end tag: its name (trimmed,
-/// `None` if empty), its value (`None` if empty), and whether it is final: its `<final>`
-/// is `true`, as Hadoop's `Configuration` reads it (`"true".equals`: no other case, no
-/// blank around it).
+/// The `<property>` just opened (at `line`), read up to its end tag, with what its
+/// elements give ([`Fields`]): its `<name>` (trimmed), its `<value>`, each `None` without
+/// text, as Hadoop reads neither then (0.20 to 2: `field.hasChildNodes()`; 3: a token of
+/// no length), and whether its `<final>` is `true`.
 fn property(xml: &mut Xml<'_>, line: u64) -> Result<Property, XmlError> {
     let here = "<property>";
     let (mut name, mut value, mut is_final) = (None, None, None);
@@ -357,6 +612,7 @@ fn property(xml: &mut Xml<'_>, line: u64) -> Result<Property, XmlError> {
             Some(Token::Start {
                 name: element,
                 empty,
+                ..
             }) => {
                 let text = if empty {
                     String::new()
@@ -390,14 +646,15 @@ fn property(xml: &mut Xml<'_>, line: u64) -> Result<Property, XmlError> {
             }
         }
     }
-    let name = name
-        .map(|n| java_trim(&n).to_owned())
-        .filter(|n| !n.is_empty());
+    let with_text = |text: Option<String>| text.filter(|text| !text.is_empty());
     Ok(Property {
         line,
-        name,
-        value: value.filter(|v| !v.is_empty()),
-        is_final: is_final.as_deref() == Some("true"),
+        elements: Fields {
+            name: with_text(name).map(|name| java_trim(&name).to_owned()),
+            value: with_text(value),
+            is_final: is_final.map(|text| text == "true"),
+        },
+        attributes: Fields::default(),
     })
 }
 
@@ -451,6 +708,7 @@ impl Xml<'_> {
             field: field.to_owned(),
             what,
             cut: false,
+            no_root: false,
         }
     }
 
@@ -460,6 +718,7 @@ impl Xml<'_> {
             field: field.to_owned(),
             what,
             cut: false,
+            no_root: false,
         }
     }
 
@@ -541,45 +800,17 @@ impl Xml<'_> {
 
     /// The character of the entity or character reference at `&`.
     fn reference(&mut self, field: &str) -> Result<char, XmlError> {
-        let rest = self.rest();
-        let Some(end) = rest.find(';').filter(|&end| end <= 12) else {
-            return Err(self.error(
-                field,
-                "a `&` that opens no reference (write `&amp;`)".into(),
-            ));
-        };
-        let body = &rest[1..end];
-        // Digits only: `from_str_radix` would take a sign (`&#+65;`), which XML does not.
-        let number = |digits: &str, radix: u32| {
-            (!digits.is_empty() && digits.chars().all(|c| c.is_digit(radix)))
-                .then(|| u32::from_str_radix(digits, radix).ok())
-                .flatten()
-                .filter(|&n| n != 0)
-                .and_then(char::from_u32)
-        };
-        let found = match body {
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "amp" => Some('&'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => match body.strip_prefix("#x") {
-                Some(hex) => number(hex, 16),
-                None => body
-                    .strip_prefix('#')
-                    .and_then(|decimal| number(decimal, 10)),
-            },
-        };
-        match found {
-            Some(c) => {
-                self.advance(end + 1);
+        match decode_reference(self.rest()) {
+            Ok((c, passed)) => {
+                self.advance(passed);
                 Ok(c)
             }
-            None => Err(self.error(field, format!("unknown reference &{body};"))),
+            Err(what) => Err(self.error(field, what)),
         }
     }
 
-    /// The tag at `<`: its name, whether it closes or is empty; attributes read and ignored.
+    /// The tag at `<`: its name, whether it closes or is empty, and its attributes. An
+    /// attribute written twice in a tag is malformed, as XML has it.
     fn tag(&mut self, field: &str) -> Result<Token, XmlError> {
         let closing = self.rest().starts_with("</");
         self.advance(if closing { 2 } else { 1 });
@@ -592,6 +823,7 @@ impl Xml<'_> {
             return Err(self.error(field, "a `<` that opens no tag (write `&lt;`)".into()));
         }
         self.advance(end);
+        let mut attributes: Vec<(String, String)> = Vec::new();
         loop {
             let rest = self.rest();
             let blank = rest.len() - rest.trim_start().len();
@@ -602,43 +834,117 @@ impl Xml<'_> {
                 return Ok(if closing {
                     Token::End(name)
                 } else {
-                    Token::Start { name, empty: false }
+                    Token::Start {
+                        name,
+                        empty: false,
+                        attributes,
+                    }
                 });
             }
             if rest.starts_with("/>") && !closing {
                 self.advance(2);
-                return Ok(Token::Start { name, empty: true });
+                return Ok(Token::Start {
+                    name,
+                    empty: true,
+                    attributes,
+                });
             }
-            if closing || !self.attribute() {
+            let attribute = if closing {
+                None
+            } else {
+                self.attribute(field)?
+            };
+            let Some((attribute, value)) = attribute else {
                 return Err(self.error(field, format!("a malformed tag <{name}")));
+            };
+            if attributes.iter().any(|(seen, _)| *seen == attribute) {
+                let what = format!("a second attribute {attribute} in <{name}>");
+                return Err(self.error(field, what));
             }
+            attributes.push((attribute, value));
         }
     }
 
-    /// Passes an attribute (`name="value"` or `name='value'`); false if there is none.
-    fn attribute(&mut self) -> bool {
+    /// Reads an attribute (`name="value"` or `name='value'`): its name, and its value with
+    /// its references decoded and its line breaks and tabs read as spaces, as XML
+    /// normalizes an attribute's value; `None` when none is here (the tag is malformed).
+    fn attribute(&mut self, field: &str) -> Result<Option<(String, String)>, XmlError> {
         let rest = self.rest();
         let Some(equals) = rest.find('=') else {
-            return false;
+            return Ok(None);
         };
         let name = rest[..equals].trim_end();
         if name.is_empty() || name.contains(|c: char| c.is_whitespace() || "<>/\"'".contains(c)) {
-            return false;
+            return Ok(None);
         }
         let after = rest[equals + 1..].trim_start();
         let Some(quote) = after.chars().next().filter(|c| *c == '"' || *c == '\'') else {
-            return false;
+            return Ok(None);
         };
         let Some(close) = after[1..].find(quote) else {
-            return false;
+            return Ok(None);
         };
-        if after[1..1 + close].contains('<') {
-            return false;
+        let written = &after[1..1 + close];
+        if written.contains('<') {
+            return Ok(None);
         }
+        let mut value = String::with_capacity(written.len());
+        let mut chars = written.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            match c {
+                '&' => {
+                    let (decoded, passed) =
+                        decode_reference(&written[at..]).map_err(|what| self.error(field, what))?;
+                    value.push(decoded);
+                    while chars.next_if(|&(next, _)| next < at + passed).is_some() {}
+                }
+                // A line end (`\r\n` one) or a tab is a space.
+                '\r' => {
+                    chars.next_if(|&(_, next)| next == '\n');
+                    value.push(' ');
+                }
+                '\n' | '\t' => value.push(' '),
+                c => value.push(c),
+            }
+        }
+        let attribute = (name.to_owned(), value);
         let passed = rest.len() - after.len() + close + 2;
         self.advance(passed);
-        true
+        Ok(Some(attribute))
     }
+}
+
+/// The character of the entity or character reference that `text` starts with (at its
+/// `&`), and the bytes it takes; what is wrong with it otherwise.
+fn decode_reference(text: &str) -> Result<(char, usize), String> {
+    let Some(end) = text.find(';').filter(|&end| end <= 12) else {
+        return Err("a `&` that opens no reference (write `&amp;`)".into());
+    };
+    let body = &text[1..end];
+    // Digits only: `from_str_radix` would take a sign (`&#+65;`), which XML does not.
+    let number = |digits: &str, radix: u32| {
+        (!digits.is_empty() && digits.chars().all(|c| c.is_digit(radix)))
+            .then(|| u32::from_str_radix(digits, radix).ok())
+            .flatten()
+            .filter(|&n| n != 0)
+            .and_then(char::from_u32)
+    };
+    let found = match body {
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "amp" => Some('&'),
+        "quot" => Some('"'),
+        "apos" => Some('\''),
+        _ => match body.strip_prefix("#x") {
+            Some(hex) => number(hex, 16),
+            None => body
+                .strip_prefix('#')
+                .and_then(|decimal| number(decimal, 10)),
+        },
+    };
+    found
+        .map(|c| (c, end + 1))
+        .ok_or_else(|| format!("unknown reference &{body};"))
 }
 
 #[cfg(test)]
@@ -649,9 +955,12 @@ mod tests {
     fn property(line: u64, name: &str, value: &str) -> Property {
         Property {
             line,
-            name: Some(name.to_owned()),
-            value: Some(value.to_owned()),
-            is_final: false,
+            elements: Fields {
+                name: Some(name.to_owned()),
+                value: Some(value.to_owned()),
+                is_final: None,
+            },
+            attributes: Fields::default(),
         }
     }
 
@@ -661,10 +970,9 @@ mod tests {
             <configuration>\n<property><name>mapreduce.map.speculative</name>\
             <value>false</value><final>false</final><source>mapred-default.xml</source>\
             <source>job.xml</source></property>\n</configuration>\n";
-        assert_eq!(
-            parse(text).unwrap(),
-            [property(2, "mapreduce.map.speculative", "false")]
-        );
+        let mut expected = property(2, "mapreduce.map.speculative", "false");
+        expected.elements.is_final = Some(false);
+        assert_eq!(parse(text).unwrap(), [expected]);
     }
 
     #[test]
@@ -679,9 +987,7 @@ mod tests {
                 property(3, "a.b", "<>&\"'AB<x>&amp;"),
                 Property {
                     line: 5,
-                    name: None,
-                    value: None,
-                    is_final: false,
+                    ..Property::default()
                 }
             ]
         );
@@ -736,6 +1042,41 @@ mod tests {
         check("", 1, "no <configuration>");
     }
 
+    /// The line on which each of `texts` (lines joined by `\n`) closes its root.
+    #[test]
+    fn the_root_closes_on_the_line_of_its_end_tag() {
+        let closes_on = |text: &str| {
+            let mut scan = RootScan::default();
+            (text.lines().position(|line| scan.line(line))).map(|at| at + 1)
+        };
+        assert_eq!(closes_on("<configuration/>"), Some(1));
+        assert_eq!(
+            closes_on("<?xml version='1.0'?>\n<configuration\n/>"),
+            Some(3)
+        );
+        assert_eq!(
+            closes_on("<configuration>\n<property/>\n</configuration >\nx"),
+            Some(3)
+        );
+        // Passed over: comments, instructions, CDATA, quoted values, a `<` that opens no
+        // tag; a nested `<configuration>` needs its own end first.
+        let text = "<!-- <configuration/> -->\n<configuration a='/>' b=\"\n>\">\n\
+            <?x </configuration>?><!--\n</configuration>\n--><v><![CDATA[\n\
+            </configuration>]]>a < b</v>\n<configuration><configuration/>\n\
+            </configuration>\n</configuration>";
+        assert_eq!(closes_on(text), Some(10));
+        // Never closed: an end tag before any root, another element's end.
+        assert_eq!(
+            closes_on("</configuration>\n<conf/>\n<configurations/>"),
+            None
+        );
+        // A line over the cap leaves what it opened: the next line is text.
+        let mut scan = RootScan::default();
+        assert!(!scan.line("<configuration><!--"));
+        scan.skip_line();
+        assert!(scan.line("</configuration>"));
+    }
+
     #[test]
     fn job_id_from_the_name() {
         let id = |name: &str| conf_job_id(Path::new(name));
@@ -788,16 +1129,20 @@ mod tests {
         );
     }
 
-    /// The skips of reading `text`, as `(line, reason)`, and the setting it gives.
+    /// The skips of reading `text` as Hadoop 2 does, as `(line, reason)`, and the setting
+    /// it gives.
     fn read_text(text: &str) -> (Vec<(u64, String)>, SpeculationSetting) {
+        read_text_as(text, HadoopVersion::Hadoop2)
+    }
+
+    /// The skips of reading `text` as `version` does, as `(line, reason)`, and the setting
+    /// it gives.
+    fn read_text_as(
+        text: &str,
+        version: HadoopVersion,
+    ) -> (Vec<(u64, String)>, SpeculationSetting) {
         let mut report = ReadReport::new("c", TraceFormat::HadoopConf);
-        let setting = read(
-            text.as_bytes(),
-            Path::new("c"),
-            HadoopVersion::Hadoop2,
-            &mut report,
-        )
-        .unwrap();
+        let setting = read(text.as_bytes(), Path::new("c"), version, &mut report).unwrap();
         assert_eq!(
             report.records_read,
             report.records_parsed + report.records_skipped
@@ -865,5 +1210,73 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!((error.line, error.what.as_str()), (3, "a second <final>"));
+    }
+
+    /// The compact form, `<property name="n" value="v" final="true"/>`: Hadoop 3 reads its
+    /// attributes (as [`HadoopVersion::Hadoop2`] does), an element with text in the place of
+    /// an attribute; Hadoop 0.20 and 1 read the elements alone, so that a property written
+    /// so has no name there.
+    #[test]
+    fn the_compact_form_is_read_as_hadoop_3_reads_it() {
+        let map2 = "mapreduce.map.speculative";
+        let text = format!(
+            "<configuration>\n\
+             <property name=\"{map2}\" value='false' final=\"true\"/>\n\
+             <property><name>{map2}</name><value>true</value></property>\n\
+             <property name=\"x\" value=\"1\" final=\"true\"><name>{map2}.x</name>\
+             <value>a&amp;b&#10;c\td</value><final/></property>\n\
+             <property name='mapreduce.job.speculative.a' value=\"a&lt;&#10;b\tc\r\nd\"/>\n\
+             </configuration>"
+        );
+        let (skips, setting) = read_text(&text);
+        assert_eq!(skips, [(3, "overrides a final property".to_owned())]);
+        assert_eq!(
+            (setting.map.enabled, setting.map.value.as_deref()),
+            (Some(false), Some("false"))
+        );
+        // The elements in the place of the attributes (`<final/>` too), and an attribute's
+        // value with its line breaks and tabs as spaces, a reference's as written.
+        let parameters: Vec<(&str, &str)> = (setting.parameters.iter())
+            .map(|(key, value)| (key.as_str(), value.as_str()))
+            .collect();
+        assert_eq!(
+            parameters,
+            [
+                ("mapreduce.job.speculative.a", "a<\nb c d"),
+                ("mapreduce.map.speculative.x", "a&b\nc\td"),
+            ]
+        );
+        let (skips, setting) = read_text_as(&text, HadoopVersion::Hadoop1);
+        let no_name = "property without a name".to_owned();
+        assert_eq!(skips, [(2, no_name.clone()), (5, no_name)]);
+        assert_eq!(setting.map.enabled, Some(true));
+        // An attribute written twice is malformed, as XML has it.
+        let error =
+            parse("<configuration>\n<property name='a' name='b'/></configuration>").unwrap_err();
+        assert_eq!(
+            (error.line, error.what.as_str()),
+            (2, "a second attribute name in <property>")
+        );
+        let error = parse("<configuration><property value='&nbsp;'/>").unwrap_err();
+        assert_eq!(error.what, "unknown reference &nbsp;");
+    }
+
+    /// A `<configuration>` inside the root is loaded as one, its properties in their place,
+    /// as Hadoop loads it; left open, it is the element the file ends inside.
+    #[test]
+    fn a_nested_configuration_is_read_in_its_place() {
+        let text = "<configuration>\n<property><name>a</name><value>1</value></property>\n\
+            <configuration><configuration/>\n\
+            <property><name>b</name><value>2</value></property></configuration>\n\
+            <property><name>c</name><value>3</value></property>\n</configuration>";
+        let names: Vec<(u64, String)> = (parse(text).unwrap().into_iter())
+            .map(|p| (p.line, p.elements.name.unwrap_or_default()))
+            .collect();
+        assert_eq!(names, [(2, "a".into()), (4, "b".into()), (5, "c".into())]);
+        let error =
+            parse("<configuration>\n<configuration>\n<property/>\n</configuration>").unwrap_err();
+        assert_eq!((error.line, error.cut), (1, true));
+        let error = parse("<configuration>\n<configuration>\n<property/>\n").unwrap_err();
+        assert_eq!((error.line, error.cut), (2, true));
     }
 }

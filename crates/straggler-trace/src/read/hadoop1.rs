@@ -16,11 +16,19 @@
 //! - Input from the `COUNTERS` of the successful attempt or of the task:
 //!   `HDFS_BYTES_READ` (map) or `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or
 //!   `REDUCE_INPUT_RECORDS`.
-//! - Embedded configurations: after a `!!FILE=` line naming a job's configuration
-//!   (`<host>_<start>_job_<id>_conf.xml`), the lines up to the next `!!FILE=` line or
-//!   history record are that job's configuration XML. It is read as a `_conf.xml` file is,
-//!   by the same parser and accounting (`conf_xml`): each `<property>` a record on its line
-//!   of the log, parsed or skipped with the reason a `_conf.xml`'s would have; the setting
+//! - Embedded configurations: after a `!!FILE=` line naming a job's configuration (a name
+//!   that ends in `_conf.xml`: `<host>_<start>_job_<id>_conf.xml`) whose next line that is
+//!   not blank opens a tag (`<`), as Rumen's `HadoopLogsAnalyzer` tells one (it takes the
+//!   very next line), that line and those after it up to the one that closes the XML's
+//!   root (`</configuration>`, or `<configuration/>`) are that job's configuration XML. A
+//!   name that ends so with no XML after it is a history file's (its name ends with its
+//!   job's name, which may end in `_conf.xml`): a `!!FILE=` line like any other. A line
+//!   after the one that closes the root is read as any line is (a history record, a
+//!   `!!FILE=` line, `"not a history record"`, `"line too long"`); a `!!FILE=` line or
+//!   history record before the root closes ends the XML there, left open. The XML is
+//!   read as a `_conf.xml` file is, by the same parser and accounting (`conf_xml`): each
+//!   `<property>` a record on its line of the log, parsed or skipped with the reason a
+//!   `_conf.xml`'s would have; the setting
 //!   its properties give goes to [`ReadReport::confs`] with its job and the line of its
 //!   `!!FILE=` line, for the caller to give to the job of that id (`stragglers replay`
 //!   pairs it as it pairs a `_conf.xml` among its inputs). The reader gives it to no job:
@@ -29,10 +37,12 @@
 //! - An embedded configuration that cannot be read is one record skipped, and its job's
 //!   setting stays unknown: `"malformed job configuration"` on the line of the XML's fault,
 //!   naming as its field the element the fault is in (as the error on a malformed
-//!   `_conf.xml` does; `text` for bytes that are not UTF-8); `"truncated record"` when the
-//!   input ends inside its XML (the input noted as cut there); `"record too long"` past
-//!   64 MiB; `"embedded job configuration without a job id"` when no `!!FILE=` name gives
-//!   its job (XML that no `!!FILE=` line names, or a name without `job_<id>`). A
+//!   `_conf.xml` does; `text` for bytes that are not UTF-8; XML without a `<configuration>`
+//!   on its `!!FILE=` line, field `document`); `"truncated record"` when the
+//!   input ends inside its XML; `"record too long"` past 64 MiB; `"embedded job
+//!   configuration without a job id"` when no `!!FILE=` name gives its job (XML that no
+//!   `!!FILE=` line names, or a name without `job_<id>`). When the input ends inside the
+//!   XML (its root not closed), the input is noted as cut there, whatever the reason. A
 //!   malformed `_conf.xml` file is an error that stops the reading, because the file is
 //!   read for its job's setting alone and nothing else is lost; here an error would lose
 //!   the whole log, every job's history, for a fault that costs one job its setting at
@@ -65,7 +75,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::assemble::{Assembler, AttemptFields, Skip, plausible, reduce_phase_progress};
-use super::conf_xml::{self, conf_job_id};
+use super::conf_xml::{self, RootScan, conf_job_id};
 use super::hadoop_conf::HadoopVersion;
 use super::input::{Line, Lines, MAX_LINE_BYTES};
 use super::jhist::{job_of, kind_of};
@@ -105,21 +115,52 @@ pub(crate) fn read(
     let mut pending: Option<Pending> = None;
     // An embedded configuration being gathered.
     let mut conf: Option<EmbeddedXml> = None;
+    // A `!!FILE=` line (its line, and the job its name gives) naming a configuration whose
+    // XML has not begun: it does if the next line that is not blank opens a tag.
+    let mut named: Option<(u64, Option<String>)> = None;
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
         if let Some(xml) = &mut conf {
-            // A line of the configuration, up to the next file or history record.
-            let ends = !line.too_long && {
+            // A line of the configuration, up to the one that closes its root; a file or
+            // history record before that ends it, its XML left open.
+            let interrupts = !line.too_long && {
                 let trimmed = String::from_utf8_lossy(line.text);
                 let trimmed = trimmed.trim();
                 trimmed.starts_with("!!FILE=") || opens_record(trimmed)
             };
-            if !ends {
+            if !interrupts {
                 xml.push(&line);
+                if xml.scan.closed()
+                    && let Some(xml) = conf.take()
+                {
+                    xml.finish(false, report);
+                }
                 continue;
             }
             if let Some(xml) = conf.take() {
                 xml.finish(false, report);
+            }
+        }
+        if let Some((start, job)) = named.take() {
+            let text = (!line.too_long).then(|| String::from_utf8_lossy(line.text));
+            match text.as_deref().map(str::trim) {
+                Some("") => {
+                    named = Some((start, job));
+                    continue;
+                }
+                Some(text) if text.starts_with('<') => {
+                    let mut xml = EmbeddedXml::new(start, job, no);
+                    xml.push(&line);
+                    if xml.scan.closed() {
+                        xml.finish(false, report);
+                    } else {
+                        conf = Some(xml);
+                    }
+                    continue;
+                }
+                // No XML: the name was a history file's (its job's name ends so); this
+                // line is read as any is.
+                _ => {}
             }
         }
         if line.too_long {
@@ -162,8 +203,8 @@ pub(crate) fn read(
         if let Some(name) = trimmed.strip_prefix("!!FILE=") {
             report.parsed();
             let name = name.strip_suffix("!!").unwrap_or(name);
-            if name.contains("_conf.xml") {
-                conf = Some(EmbeddedXml::new(no, conf_job_id(Path::new(name)), no + 1));
+            if name.ends_with("_conf.xml") {
+                named = Some((no, conf_job_id(Path::new(name))));
             }
             continue;
         }
@@ -171,7 +212,11 @@ pub(crate) fn read(
             // A configuration that no `!!FILE=` line names: its job is not known.
             let mut xml = EmbeddedXml::new(no, None, no);
             xml.push(&line);
-            conf = Some(xml);
+            if xml.scan.closed() {
+                xml.finish(false, report);
+            } else {
+                conf = Some(xml);
+            }
             continue;
         }
         if record_type(trimmed).is_none() {
@@ -201,7 +246,8 @@ pub(crate) fn read(
 
 /// A job's configuration embedded in the log, being gathered: the lines after a `!!FILE=`
 /// line naming a `_conf.xml` (or from a line opening XML that no such line names), up to
-/// the next `!!FILE=` line or history record.
+/// the one that closes its root ([`RootScan`]), or to the next `!!FILE=` line or history
+/// record, which leaves its XML open.
 struct EmbeddedXml {
     /// The line that opens it: its `!!FILE=` line, or its first line of XML.
     start: u64,
@@ -216,6 +262,8 @@ struct EmbeddedXml {
     /// text growing past it (`"record too long"`, at `start`), or the line of the first
     /// bytes that are not UTF-8.
     unreadable: Option<Unreadable>,
+    /// Where its XML stands: whether a line closed its root, which ends it.
+    scan: RootScan,
 }
 
 /// Why an embedded configuration cannot be read (see [`EmbeddedXml::unreadable`]).
@@ -233,11 +281,17 @@ impl EmbeddedXml {
             last: first - 1,
             text: String::new(),
             unreadable: None,
+            scan: RootScan::default(),
         }
     }
 
     fn push(&mut self, line: &Line<'_>) {
         self.last = line.no;
+        if line.too_long {
+            self.scan.skip_line();
+        } else {
+            self.scan.line(&String::from_utf8_lossy(line.text));
+        }
         if self.unreadable.is_some() {
             return;
         }
@@ -261,10 +315,19 @@ impl EmbeddedXml {
     /// configuration without a job id"`, on its first line), its XML malformed
     /// (`"malformed job configuration"`, on the fault's line, naming the element as the
     /// field, as [`read_job_conf`](crate::read_job_conf)'s error does), a line not UTF-8
-    /// (the same, field `text`), or too long (`"record too long"`). A configuration whose
-    /// XML the input ends inside (`at_end`, the XML left open) is `"truncated record"`, and
-    /// the input is noted as cut there.
+    /// (the same, field `text`), or too long (`"record too long"`). When the input ends
+    /// inside its XML (`at_end`, its root not closed), the input is noted as cut there,
+    /// whatever the configuration is skipped for; XML that can be read up to that end is
+    /// `"truncated record"`.
     fn finish(self, at_end: bool, report: &mut ReadReport) {
+        let start = self.start;
+        let cut = at_end && !self.scan.closed();
+        if cut {
+            report.cut(
+                start,
+                format!("the input ends inside the job configuration that starts on line {start}"),
+            );
+        }
         let Some(job) = self.job else {
             report.skipped(
                 self.start,
@@ -290,21 +353,16 @@ impl EmbeddedXml {
                 conf: JobConf { job, speculation },
                 file: None,
             }),
-            Err(error) if error.cut && at_end => {
-                let start = self.start;
-                report.skipped(start, None, "truncated record");
-                report.cut(
-                    start,
-                    format!(
-                        "the input ends inside the job configuration that starts on line \
-                         {start}"
-                    ),
-                );
-            }
+            Err(error) if error.cut && cut => report.skipped(start, None, "truncated record"),
             Err(error) => {
-                // An error past the text's last line (an element it leaves open is at its
-                // own line) is at the configuration's last line, or its `!!FILE=` line.
-                let line = error.line.min(self.last.max(self.start));
+                // XML without a root is at the line that opens the configuration; an error
+                // past the text's last line (an element it leaves open is at its own line)
+                // is at the configuration's last line.
+                let line = if error.no_root {
+                    self.start
+                } else {
+                    error.line.min(self.last)
+                };
                 report.skipped(line, Some(&error.field), "malformed job configuration");
             }
         }

@@ -223,6 +223,17 @@ pub enum HadoopVersion {
     /// `mapred.reduce.tasks.speculative.execution`), and its `Configuration` knows no
     /// deprecated name, so a Hadoop 2 name is a property it does not read; a value is read
     /// as [`SpeculationSwitch::hadoop1`] reads it.
+    ///
+    /// 0.20's and 1's `Configuration.loadResource` differ on one point this reads: a
+    /// property whose `<final>` is `true` and that has no value makes its name final in 1
+    /// (HADOOP-6227), and locks nothing in 0.20 (0.20.2 adds a name to its finals only
+    /// where the property has a value). 1's rule is applied to 0.20 too, as a log does not
+    /// tell them apart: both write `Meta VERSION="1"` (`JobHistory.VERSION`), and the keys
+    /// later releases added (`JOB_QUEUE`, `MAP_COUNTERS`...) date a log to a later branch,
+    /// not to one with HADOOP-6227 (the 2010 logs of `counters-format-test-logs` carry
+    /// `MAP_COUNTERS`). It rarely matters: the `_conf.xml` a 0.20 or 1 JobTracker writes
+    /// (`JobHistory`, with `Configuration.writeXml`) holds each property's `<name>` and
+    /// `<value>` alone, never a `<final>`, so only a file written otherwise holds one.
     Hadoop1,
     /// Hadoop 0.21 and later, 2 and 3 (a `.jhist` log): the switches under their Hadoop 2
     /// names (`mapreduce.map.speculative`, `mapreduce.reduce.speculative`), each Hadoop 1
@@ -235,7 +246,7 @@ pub enum HadoopVersion {
 
 /// The deprecated names of speculation properties Hadoop 2's `Configuration` loads into
 /// another (`ConfigUtil`'s `DeprecationDelta`s, as trunk has them), each `[new, old]`: the
-/// switches' Hadoop 1 names, and Hadoop 0.21's (and Hadoop 1's) cap and slow task
+/// switches' Hadoop 1 names, and Hadoop 0.21's cap and slow task
 /// threshold. An older `ConfigUtil` mapped the cap onto `mapreduce.job.speculative
 /// .speculativecap`, which Hadoop 2's speculator did not read, and Hadoop 0.21's
 /// `slowNodeThreshold` onto `mapreduce.job.speculative.slownodethreshold`, which trunk's
@@ -300,7 +311,8 @@ pub(crate) struct FileProperty<'a> {
 ///
 /// - a property under a name already final (`"overrides a final property"`): Hadoop keeps
 ///   the final value and ignores it; a final property without a value makes its name
-///   final too (Hadoop 0.21 on, and Hadoop 1 since HADOOP-6227);
+///   final too (Hadoop 0.21 on, and Hadoop 1 since HADOOP-6227; Hadoop 0.20 read so too,
+///   see [`HadoopVersion::Hadoop1`]);
 /// - an earlier property of the same name (`"duplicate key"`) or, under Hadoop 2, of its
 ///   other name ([`HADOOP2_DEPRECATIONS`]) read otherwise (`"overridden by its other
 ///   name"`): the later one stands. Both names read alike both stand: a switch is the
@@ -621,6 +633,22 @@ mod tests {
         let (setting, faults) = in_file(&[set(MAP1, "${flag}")], Hadoop1);
         assert_eq!(setting.map.enabled, None);
         assert_eq!(faults, [(0, "unexpanded variable")]);
+    }
+
+    /// A final property without a value locks its name under Hadoop 1 as under Hadoop 2
+    /// (HADOOP-6227), 1's rule applied to 0.20 too: a log does not tell them apart.
+    #[test]
+    fn a_final_without_a_value_locks_its_name_under_either_version() {
+        let final_alone = FileProperty {
+            name: MAP1,
+            value: None,
+            is_final: true,
+        };
+        for version in [HadoopVersion::Hadoop1, HadoopVersion::Hadoop2] {
+            let (setting, faults) = in_file(&[final_alone, set(MAP1, "false")], version);
+            assert_eq!(faults, [(1, "overrides a final property")], "{version:?}");
+            assert_eq!(setting.map.enabled, Some(true), "{version:?}");
+        }
     }
 
     /// Under Hadoop 2, Hadoop 0.21's name of the cap loads into
