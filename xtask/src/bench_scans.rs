@@ -68,7 +68,8 @@ use stragglers::sim::DetectorSpec;
 use crate::bench;
 
 /// Sizes measured: running tasks and nodes.
-const SIZES: [(usize, u32); 5] = [
+const SIZES: [(usize, u32); 6] = [
+    (1_000, 10_000),
     (1_000, 100),
     (10_000, 100),
     (10_000, 10_000),

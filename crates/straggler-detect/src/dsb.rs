@@ -577,9 +577,11 @@ impl Detector for Dsb {
 /// legacy, estimator), and DSB's blacklist keeps new tasks and copies off the weakest
 /// nodes. The rows flagged are `inner`'s; the slow nodes are DSB's blacklist, then
 /// those `inner` reports that it does not hold, all under DSB's rule
-/// ([`SlowNodeRule::NoNewWork`]), which keeps from them what any other rule keeps and
-/// more. [`Dsb`] alone flags the running originals on the blacklisted nodes instead (see
-/// the module docs).
+/// ([`SlowNodeRule::NoNewWork`]), one rule per detector: an inner detector's own slow
+/// nodes are then kept from new regular tasks too, which its own rule
+/// ([`SlowNodeRule::Report`], [`SlowNodeRule::NoCopies`]) may not do. Hadoop's speculator,
+/// `dsb-yarn`'s, reports none. [`Dsb`] alone flags the running originals on the
+/// blacklisted nodes instead (see the module docs).
 #[derive(Debug, Clone)]
 pub struct DsbOver<D> {
     dsb: Dsb,
