@@ -514,7 +514,10 @@ fn an_attempt_that_stops_reporting_gets_hadoops_simulated_heartbeat() {
     //   36 s: attempt 0's est = 35 + 0.8 / (0.01 e^(-0.25)) = 35 + 80 e^0.25 = 137.722
     //         > replEnd 116: flagged (value 21.722); attempt 1's 100 <= 116.
     // Without the heartbeat (a wait longer than the run) attempt 0 keeps est 100, which
-    // `now` passes at 100 s: it is never flagged.
+    // `now` passes at 100 s: it is never flagged. The flag comes from this crate's weight
+    // exp(-dt / lambda): under Hadoop's exp(+dt / lambda) the reading at 35 s would raise
+    // the rate to 0.01 e^0.25 = 0.012840, est 35 + 0.8 / 0.012840 = 97.304 < 116, and
+    // after a reading at t the end t + 80 e^(-(t - 20) / 60) would never pass a copy's.
     let rows = [(0, 0, O, 0.0, 0.2), (1, 0, O, 0.0, 0.3)];
     let run = |heartbeat_wait_secs: f64| {
         let params = HadoopParams {

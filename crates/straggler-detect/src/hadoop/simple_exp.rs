@@ -62,14 +62,20 @@
 //!   Algorithm 1 ignores earlier or lower ones.
 //! - Stagnation: an attempt below progress 1 whose progress has not changed (since its
 //!   start while it is 0) for the window up to the scan's `now` is estimated to never
-//!   finish (`est = +inf`), whatever its number of readings. Hadoop's speculator instead
-//!   feeds a stagnated attempt a status of the same progress at each scan at which its
-//!   estimate and progress are unchanged (`hasStagnatedProgress`), which drives its
-//!   forecast towards 0 and its estimate towards infinity; the result here is the limit of
-//!   that, at once. With the speculator, a stagnated attempt outranks any attempt with a
-//!   finite estimate. The speculator's other simulated heartbeat, after 9 s without a
-//!   change, is reproduced ([`HadoopSpeculator`](super::HadoopSpeculator)): those readings
-//!   come to this estimator as reports do, and count among its readings.
+//!   finish (`est = +inf`), whatever its number of readings. With the speculator, a
+//!   stagnated attempt outranks any attempt with a finite estimate. This is this crate's
+//!   reading of `speculators.md`'s "stagnation window", not Hadoop's rule: Hadoop's
+//!   `estimatedRuntime` is never infinite (it divides by `max(1e-10, forecast)`), and its
+//!   window serves only `SimpleExponentialSmoothing.isDataStagnated(now)`, which is true
+//!   when the attempt has more than `skip_initials` readings and `timeStamp +
+//!   stagnatedWindow > now`, its last reading (any, of the same progress too) being
+//!   *younger* than the window: the opposite of its Javadoc ("the record timestamp has
+//!   expired"). `DefaultSpeculator` then feeds the attempt a reading of its progress at
+//!   each scan at which its estimate and progress are those remembered, about every other
+//!   scan between reports; that is not reproduced (the speculator's docs say why).
+//!   Hadoop's speculator also feeds a reading after 9 s without a change, which is
+//!   reproduced ([`HadoopSpeculator`](super::HadoopSpeculator)): those readings come to
+//!   this estimator as reports do, and count among its readings.
 
 use crate::id_table::IdTable;
 use crate::scan::IdMap;

@@ -89,22 +89,51 @@
 //!   Hadoop takes it; the reading changes the estimate from the next scan on.
 //! - The wait is strict: exactly 9 s unchanged is not enough (Hadoop's `now -
 //!   lastHeartBeatTime <= 9000` keeps waiting).
-//! - Hadoop also simulates the heartbeat when the estimator says the attempt's progress has
-//!   stagnated (`hasStagnatedProgress`, the simple exponential estimator only); here a
-//!   stagnated attempt is already estimated never to finish ([`SimpleExponential`]), and
-//!   only the wait feeds readings.
+//! - Only the wait feeds readings. Hadoop's condition is `data.notHeartbeatedInAWhile(now)
+//!   || estimator.hasStagnatedProgress(attempt, now)`: while the wait is not over it also
+//!   simulates the heartbeat when the estimator says the attempt has stagnated (without
+//!   restarting the wait). Only the simple exponential estimator says so:
+//!   `SimpleExponentialSmoothing.isDataStagnated(now)` is true when the attempt has more
+//!   than `skip_initials` (24) readings and `timeStamp + stagnatedWindow > now`, its last
+//!   reading (reported or simulated) being *younger* than the window (360 s): the opposite
+//!   of its Javadoc ("the record timestamp has expired"). So in Hadoop, from an attempt's
+//!   25th reading on, each scan at which its estimate and progress equal those remembered
+//!   feeds it a reading; the reading changes the estimate, which the next scan remembers,
+//!   so that is about every other scan while scans (1 s apart) come faster than reports
+//!   (3 s), a healthy attempt's included. This is not reproduced, for two reasons. It
+//!   contradicts the source's own documentation, a defect, as the `exp(+dt / lambda)`
+//!   weight of the exponentially smoothed estimator is, which this crate does not
+//!   reproduce either. And it changes little: a reading of unchanged progress multiplies
+//!   the forecast by `exp(-dt / tau)`, so a run of them decays it by `exp(-T / tau)` over
+//!   their span `T` however many there are (tau no longer changes after the 25th reading):
+//!   an attempt that stopped reporting gets here the decay Hadoop's extra readings give
+//!   it, its last reading at most the wait plus one scan interval older; for one that
+//!   reports, a sample of 0 followed by its next report's sample over the shorter interval
+//!   gives, to first order in `dt / tau`, the forecast the report alone gives.
+//!   [`SimpleExponential`]'s estimate of `+inf` for an attempt whose progress has not moved
+//!   for the window is this crate's own rule, not Hadoop's (its docs).
 //!
-//! With [`ExponentiallySmoothed`] each reading is a rate sample of 0, which multiplies the
-//! rate by `exp(-dt / lambda)` and pushes `start + est` ahead of `now`: a hung attempt is
-//! flagged once its estimated end passes a copy's. [`SimpleExponential`] takes them as
-//! readings too (they count towards its skip-initials). [`Legacy`] evaluates its estimate
+//! With [`ExponentiallySmoothed`] each reading is a rate sample of 0, which here multiplies
+//! the rate by `exp(-dt / lambda)` and pushes `start + est` ahead of `now`: a hung attempt
+//! is flagged once its estimated end passes a copy's. That follows from this crate's
+//! weight, a documented deviation ([`ExponentiallySmoothed`]), not from Hadoop: Hadoop's
+//! `incorporate` weighs the old rate by `exp(+dt / lambda)`, so its sample of 0 *raises*
+//! the rate, and the estimated end stays before a copy's (in the test
+//! `an_attempt_that_stops_reporting_gets_hadoops_simulated_heartbeat`, Hadoop would never
+//! flag the silent attempt). [`SimpleExponential`] takes the readings too (they count
+//! towards its skip-initials). [`Legacy`] evaluates its estimate
 //! at the scan's `now`, so the estimate changes at every scan and no reading is fed (it
 //! would ignore one). An attempt that reports every few seconds, as the simulator's
 //! attempts (every 3 s) and the replay's (at every scan) do, changes its estimate with
 //! each report while it has one (a report of the same progress is a sample of 0), and is
-//! given no reading; one whose progress stands still while it has no estimate (the simple
+//! given no reading. One whose progress stands still while it has no estimate (the simple
 //! exponential estimator's first 24 readings, a rate of 0) is given one every 9 s or so,
-//! as Hadoop gives it.
+//! reports or not. Hadoop gives one every 9 s or so to such an attempt that stopped
+//! reporting; to one that keeps reporting the same progress, only where its estimate
+//! stands still too: at a rate of 0 (the exponentially smoothed `estimatedRuntime` is then
+//! -1), not in the simple exponential estimator's first readings, where Hadoop's estimate
+//! is not absent but follows the last reading's time (`estimatedRuntime` divides the work
+//! left by `max(1e-10, getForecast())`, and `getForecast` is -1 until the 25th reading).
 //!
 //! What is left to the engine, whose policy it is: how often scans run (Hadoop waits 1 s,
 //! or 15 s after a launch) and where a copy runs. Skipping a stage with containers waiting
