@@ -83,8 +83,11 @@
 //!   not succeeded, in a stage neither skipped for its waiting tasks nor before the gate,
 //!   whether or not the cap leaves room, a task speculating included (Hadoop checks the
 //!   first running attempt of a task before it finds the second and returns
-//!   `ALREADY_SPECULATING`; here the original). An attempt whose start is after `now`
-//!   (Hadoop's `TOO_NEW`) is not.
+//!   `ALREADY_SPECULATING`; here the original). Hadoop's `TOO_NEW`, returned before the
+//!   heartbeat for an attempt whose start the estimator does not know
+//!   (`attemptEnrolledTime` is then `Long.MAX_VALUE`) or is after `now`, never applies
+//!   here: each row's start is passed to the estimator just before, and a snapshot's
+//!   starts are never after its `now` ([`Snapshot::push`]).
 //! - The attempt's value at that scan is taken from its estimate before the reading, as
 //!   Hadoop takes it; the reading changes the estimate from the next scan on.
 //! - The wait is strict: exactly 9 s unchanged is not enough (Hadoop's `now -
@@ -524,18 +527,17 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
                 now,
                 progress[row],
             );
-            // Hadoop's `TOO_NEW`: an attempt that starts after the scan is not checked.
-            if starts[row] <= now {
-                let reading = ProgressReport {
-                    attempt: attempts[row],
-                    task: tasks[row],
-                    stage: StageId(stages[row]),
-                    node: NodeId(nodes[row]),
-                    time_secs: now,
-                    progress: progress[row],
-                };
-                self.check_heartbeat(reading, est);
-            }
+            // No `TOO_NEW` (module docs): the start was just passed on, and is not after
+            // `now`.
+            let reading = ProgressReport {
+                attempt: attempts[row],
+                task: tasks[row],
+                stage: StageId(stages[row]),
+                node: NodeId(nodes[row]),
+                time_secs: now,
+                progress: progress[row],
+            };
+            self.check_heartbeat(reading, est);
             let Some(repl_end) = replacement_end[stage] else {
                 continue;
             };
