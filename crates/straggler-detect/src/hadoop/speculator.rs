@@ -155,7 +155,8 @@ use crate::spark::StageTaskSet;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{
-    AttemptRole, AttemptStatus, NodeId, Observation, ProgressReport, Snapshot, StageId, TaskId,
+    AttemptId, AttemptRole, AttemptStatus, NodeId, Observation, ProgressReport, Snapshot, StageId,
+    TaskId,
 };
 
 use super::{DataStatistics, ExponentiallySmoothed, Legacy, RuntimeEstimator, SimpleExponential};
@@ -321,6 +322,13 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
     /// the stage's end.
     pub fn finished(&self, stage: u32) -> DataStatistics {
         self.finished.get(&stage).copied().unwrap_or_default()
+    }
+
+    /// The scan since which an examined attempt's estimate and progress have stood
+    /// unchanged, or at which it was last given a reading (see the module docs), seconds:
+    /// `None` for an attempt no scan has examined, or that ended.
+    pub fn heartbeat_since_secs(&self, attempt: AttemptId) -> Option<f64> {
+        self.heartbeats.get(attempt.0).map(|seen| seen.since_secs)
     }
 
     /// Hadoop's simulated heartbeat for the attempt of `reading`, examined at the scan at
