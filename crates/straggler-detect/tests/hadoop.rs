@@ -744,6 +744,76 @@ fn only_the_originals_a_stage_examines_get_readings() {
     }
 }
 
+#[test]
+fn a_finished_stage_leaves_nothing_of_its_attempts() {
+    // A replay whose log leaves an attempt unfinished. Stage 0: attempt 0 (task 0) reports
+    // 0.1 at 10 s and 0.2 at 20 s (rate 0.01, est 100), a task finished in 80 s. Stage 1:
+    // attempt 1 the same. At 21 s both are examined (gate: 1 finished of 2; estEnd 100 <=
+    // replEnd 101: nothing) and remembered since 21 s. Task 0's copy, attempt 1002, runs
+    // from 5 to 27 s and succeeds; the log never ends attempt 0, and stage 0 finishes at
+    // 27 s. The speculator forgets what it remembered of attempt 0 and the estimator its
+    // rate; attempt 1, of stage 1, keeps both.
+    let mut detector = HadoopSpeculator::exp_smoothed();
+    for (time_secs, progress) in [(10.0, 0.1), (20.0, 0.2)] {
+        for stage in [0, 1] {
+            let r = report_in(stage, stage, time_secs, progress);
+            detector.observe(&Observation::Progress(r));
+        }
+    }
+    detector.observe(&succeeded(1000, 0, 0.0, 80.0));
+    detector.observe(&succeeded(1001, 1, 0.0, 80.0));
+    let rows = [(0, 0, O, 0.0, 0.2), (1, 1, O, 0.0, 0.2)];
+    assert_eq!(
+        scan(&mut detector, &snapshot(21.0, 2, &rows)),
+        [] as [u32; 0]
+    );
+    for attempt in [0, 1] {
+        let since = detector.heartbeat_since_secs(AttemptId(attempt));
+        assert_eq!(since, Some(21.0), "attempt {attempt}");
+    }
+    detector.observe(&Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(1002),
+        task: TaskId(0),
+        stage: StageId(0),
+        node: NodeId(0),
+        role: S,
+        start_secs: 5.0,
+        end_secs: 27.0,
+        status: AttemptStatus::Succeeded,
+        input_bytes: 64_000_000,
+    }));
+    detector.observe(&Observation::StageFinished {
+        stage: StageId(0),
+        time_secs: 27.0,
+    });
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(0)), None);
+    assert_eq!(detector.estimator().rate(AttemptId(0)), None);
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(1)), Some(21.0));
+    let rate = detector.estimator().rate(AttemptId(1)).expect("rate");
+    assert!((rate - 0.01).abs() < 1e-15, "{rate}");
+}
+
+#[test]
+fn simple_exp_forgets_a_finished_stages_attempts() {
+    // Attempt 0 of stage 0 has a record (started at 0 s, one reading: index 1); attempt 2
+    // of stage 0 reported 0.1 at 10 s but no scan listed it, so its start is not known
+    // and the reading waits; attempt 1 of stage 1 has a record. Stage 0 finishes: attempts
+    // 0 and 2 leave nothing (attempt 2's start, were it learnt after, would start a record
+    // without the waiting reading: index 0); attempt 1 keeps its record.
+    let mut estimator = SimpleExponential::default();
+    for (attempt, stage) in [(0, 0), (1, 1), (2, 0)] {
+        estimator.observe_progress(&report_in(attempt, stage, 10.0, 0.1));
+    }
+    estimator.observe_start(AttemptId(0), StageId(0), 0.0);
+    estimator.observe_start(AttemptId(1), StageId(1), 0.0);
+    assert_eq!(estimator.forecast(AttemptId(0)), Some((0.01, 1)));
+    estimator.forget_stage(StageId(0));
+    assert_eq!(estimator.forecast(AttemptId(0)), None);
+    assert_eq!(estimator.forecast(AttemptId(1)), Some((0.01, 1)));
+    estimator.observe_start(AttemptId(2), StageId(0), 0.0);
+    assert_eq!(estimator.forecast(AttemptId(2)), Some((0.0, 0)));
+}
+
 // ---------------------------------------------------------------------------------------
 // SimpleExponential: seed 003's Algorithms 1-2.
 
@@ -766,7 +836,7 @@ fn simple_exp_forecast_skip_initials_and_tau() {
     estimator.observe_progress(&report(0, 10.0, 0.1));
     // Start unknown: the readings wait, no record.
     assert_eq!(estimator.forecast(a), None);
-    estimator.observe_start(a, 0.0);
+    estimator.observe_start(a, StageId(0), 0.0);
     // The record starts at (0 s, 0). Reading (0, 0) is at the start itself (dt = 0):
     // ignored. Reading (10, 0.1): the rate since the start, 0.1 / 10 = 0.01, is the first
     // forecast; index 1.
@@ -806,7 +876,7 @@ fn simple_exp_forecast_skip_initials_and_tau() {
     // changes nothing.
     estimator.observe_progress(&report(0, 40.0, 0.9));
     estimator.observe_progress(&report(0, 50.0, 0.4));
-    estimator.observe_start(a, 5.0);
+    estimator.observe_start(a, StageId(0), 5.0);
     assert_eq!(estimator.forecast(a), Some((got, 4)));
 }
 
@@ -815,18 +885,18 @@ fn simple_exp_first_sample_is_the_rate_since_the_start() {
     // Started at 5 s, first report (10, 0.1): the first forecast is 0.1 / (10 - 5) = 0.02,
     // whether the start comes before the report (Hadoop's order) or after it.
     let mut before = simple_exp(10.0, 3);
-    before.observe_start(AttemptId(0), 5.0);
+    before.observe_start(AttemptId(0), StageId(0), 5.0);
     assert_eq!(before.forecast(AttemptId(0)), Some((0.0, 0)));
     before.observe_progress(&report(0, 10.0, 0.1));
     let mut after = simple_exp(10.0, 3);
     after.observe_progress(&report(0, 10.0, 0.1));
-    after.observe_start(AttemptId(0), 5.0);
+    after.observe_start(AttemptId(0), StageId(0), 5.0);
     assert_eq!(before.forecast(AttemptId(0)), Some((0.02, 1)));
     assert_eq!(after.forecast(AttemptId(0)), Some((0.02, 1)));
     // An attempt that ends before its start is known leaves nothing behind.
     after.observe_progress(&report(1, 10.0, 0.1));
     after.forget(AttemptId(1));
-    after.observe_start(AttemptId(1), 0.0);
+    after.observe_start(AttemptId(1), StageId(0), 0.0);
     assert_eq!(after.forecast(AttemptId(1)), Some((0.0, 0)));
 }
 
@@ -837,7 +907,7 @@ fn simple_exp_stagnation() {
     // changed at 30 s.
     let mut estimator = simple_exp(10.0, 3);
     let a = AttemptId(0);
-    estimator.observe_start(a, 0.0);
+    estimator.observe_start(a, StageId(0), 0.0);
     for (t, p) in [
         (0.0, 0.0),
         (10.0, 0.1),
@@ -856,14 +926,14 @@ fn simple_exp_stagnation() {
     assert_eq!(estimator.tau_secs(a), Some(60.0));
     // Progress 1 never stagnates; an unknown attempt neither, nor one whose start is not
     // known yet.
-    estimator.observe_start(AttemptId(1), 0.0);
+    estimator.observe_start(AttemptId(1), StageId(0), 0.0);
     estimator.observe_progress(&report(1, 10.0, 1.0));
     assert!(!estimator.is_stagnated(AttemptId(1), 1e6));
     assert!(!estimator.is_stagnated(AttemptId(9), 1e6));
     estimator.observe_progress(&report(2, 10.0, 0.0));
     assert!(!estimator.is_stagnated(AttemptId(2), 1e6));
     // Progress 0 since the start at 0 s: stagnated from 360 s.
-    estimator.observe_start(AttemptId(2), 0.0);
+    estimator.observe_start(AttemptId(2), StageId(0), 0.0);
     assert!(!estimator.is_stagnated(AttemptId(2), 359.0));
     assert!(estimator.is_stagnated(AttemptId(2), 360.0));
 }

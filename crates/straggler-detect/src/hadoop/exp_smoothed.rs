@@ -48,10 +48,10 @@
 //! from the reading, and so no estimate (Hadoop's `estimatedRuntime` returns -1 at a rate
 //! of 0).
 
-use crate::id_table::IdTable;
+use crate::staged_table::StagedTable;
 
 use serde::{Deserialize, Serialize};
-use straggler_model::{AttemptId, ProgressReport};
+use straggler_model::{AttemptId, ProgressReport, StageId};
 
 use super::{DataStatistics, RuntimeEstimator, rate_sample};
 use crate::DetectError;
@@ -99,7 +99,8 @@ struct Smoothed {
 #[derive(Debug, Clone, Default)]
 pub struct ExponentiallySmoothed {
     params: ExpSmoothedParams,
-    attempts: IdTable<Smoothed>,
+    /// Each attempt's rate, in the stage of its first report.
+    attempts: StagedTable<Smoothed>,
 }
 
 impl ExponentiallySmoothed {
@@ -107,7 +108,7 @@ impl ExponentiallySmoothed {
     pub fn new(params: CheckedExpSmoothedParams) -> Self {
         ExponentiallySmoothed {
             params: params.0,
-            attempts: IdTable::default(),
+            attempts: StagedTable::default(),
         }
     }
 
@@ -139,7 +140,8 @@ impl RuntimeEstimator for ExponentiallySmoothed {
                 progress: p1,
                 rate: None,
             };
-            self.attempts.insert(report.attempt.0, first);
+            self.attempts
+                .insert(report.attempt.0, report.stage.0, first);
             return;
         };
         let Some((dt, sample)) = rate_sample(s.at_secs, s.progress, t1, p1) else {
@@ -153,6 +155,10 @@ impl RuntimeEstimator for ExponentiallySmoothed {
 
     fn forget(&mut self, attempt: AttemptId) {
         self.attempts.remove(attempt.0);
+    }
+
+    fn forget_stage(&mut self, stage: StageId) {
+        self.attempts.forget_stage(stage.0);
     }
 
     fn reset(&mut self) {

@@ -92,6 +92,11 @@
 //!   Hadoop takes it; the reading changes the estimate from the next scan on.
 //! - The wait is strict: exactly 9 s unchanged is not enough (Hadoop's `now -
 //!   lastHeartBeatTime <= 9000` keeps waiting).
+//! - What is remembered of an attempt, here and by the estimator, is forgotten when the
+//!   attempt ends ([`Observation::AttemptEnded`], as Hadoop's `statusUpdate` drops it once
+//!   the attempt is neither running nor starting) or when its stage finishes
+//!   ([`Observation::StageFinished`]): an attempt an engine stops naming without an end
+//!   (the replay drops those its log leaves unfinished) leaves nothing behind then.
 //! - Only the wait feeds readings. Hadoop's condition is `data.notHeartbeatedInAWhile(now)
 //!   || estimator.hasStagnatedProgress(attempt, now)`: while the wait is not over it also
 //!   simulates the heartbeat when the estimator says the attempt has stagnated (without
@@ -149,9 +154,9 @@
 //! estimator's per-attempt lookups, which are not worth spreading over threads at the
 //! sizes of one job's snapshot.
 
-use crate::id_table::IdTable;
 use crate::scan::{IdMap, TaskRowCounts};
 use crate::spark::StageTaskSet;
+use crate::staged_table::StagedTable;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{
@@ -286,8 +291,9 @@ pub struct HadoopSpeculator<E> {
     rows_per_task: TaskRowCounts,
     shared_tasks: IdMap<TaskId, u32>,
     stages: Vec<StageScan>,
-    /// The last estimate and progress seen of each examined attempt, by id, until it ends.
-    heartbeats: IdTable<Heartbeat>,
+    /// The last estimate and progress seen of each examined attempt, by id, until it ends
+    /// or its stage finishes.
+    heartbeats: StagedTable<Heartbeat>,
 }
 
 impl<E: RuntimeEstimator> HadoopSpeculator<E> {
@@ -304,7 +310,7 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
             rows_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
             stages: Vec::new(),
-            heartbeats: IdTable::default(),
+            heartbeats: StagedTable::default(),
         }
     }
 
@@ -343,7 +349,7 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
             since_secs: now,
         };
         match self.heartbeats.get_mut(id) {
-            None => self.heartbeats.insert(id, seen),
+            None => self.heartbeats.insert(id, reading.stage.0, seen),
             Some(last) if last.est_secs == est_secs && last.progress == reading.progress => {
                 if now - last.since_secs > self.params.heartbeat_wait_secs {
                     last.since_secs = now;
@@ -391,7 +397,7 @@ impl<E: RuntimeEstimator + Default> Default for HadoopSpeculator<E> {
             rows_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
             stages: Vec::new(),
-            heartbeats: IdTable::default(),
+            heartbeats: StagedTable::default(),
         }
     }
 }
@@ -421,6 +427,9 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
                 self.finished.remove(&stage.0);
                 self.succeeded_count.remove(&stage.0);
                 self.succeeded.forget_stage(stage.0);
+                // Its attempts never reported ended too.
+                self.estimator.forget_stage(*stage);
+                self.heartbeats.forget_stage(stage.0);
             }
             _ => {}
         }
@@ -521,7 +530,8 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             // Every row's start, before its estimate: in this pass rather than the first,
             // so that the estimator's record of the attempt is read from memory once (at
             // 10^6 rows, the records do not stay in the caches between passes).
-            self.estimator.observe_start(attempts[row], starts[row]);
+            self.estimator
+                .observe_start(attempts[row], StageId(stages[row]), starts[row]);
             let stage = stages[row] as usize;
             if !self.stages[stage].examined
                 || roles[row] != AttemptRole::Original
