@@ -74,6 +74,7 @@ mod late;
 mod oracle;
 mod scan;
 mod spark;
+mod staged_table;
 mod zaharia;
 
 pub use default::{DefaultDetector, DefaultParams};

@@ -514,7 +514,10 @@ fn an_attempt_that_stops_reporting_gets_hadoops_simulated_heartbeat() {
     //   36 s: attempt 0's est = 35 + 0.8 / (0.01 e^(-0.25)) = 35 + 80 e^0.25 = 137.722
     //         > replEnd 116: flagged (value 21.722); attempt 1's 100 <= 116.
     // Without the heartbeat (a wait longer than the run) attempt 0 keeps est 100, which
-    // `now` passes at 100 s: it is never flagged.
+    // `now` passes at 100 s: it is never flagged. The flag comes from this crate's weight
+    // exp(-dt / lambda): under Hadoop's exp(+dt / lambda) the reading at 35 s would raise
+    // the rate to 0.01 e^0.25 = 0.012840, est 35 + 0.8 / 0.012840 = 97.304 < 116, and
+    // after a reading at t the end t + 80 e^(-(t - 20) / 60) would never pass a copy's.
     let rows = [(0, 0, O, 0.0, 0.2), (1, 0, O, 0.0, 0.3)];
     let run = |heartbeat_wait_secs: f64| {
         let params = HadoopParams {
@@ -572,6 +575,245 @@ fn an_attempt_that_stops_reporting_gets_hadoops_simulated_heartbeat() {
     }
 }
 
+/// A progress report of `attempt` (of task `attempt`) in `stage`.
+fn report_in(attempt: u32, stage: u32, time_secs: f64, progress: f64) -> ProgressReport {
+    ProgressReport {
+        stage: StageId(stage),
+        ..report(attempt, time_secs, progress)
+    }
+}
+
+/// Attempt 0 of stage 0 started at 0 s reports 0.1 at 10 s and 0.2 at 20 s, then stops (the
+/// exponentially smoothed rate 0.01, est = 20 + 0.8 / 0.01 = 100); one task of the stage
+/// finished in 80 s (replEnd = now + 80; gate: 1 finished of 2).
+fn stopped_at_20_secs(detector: &mut impl Detector) {
+    for r in [report(0, 10.0, 0.1), report(0, 20.0, 0.2)] {
+        detector.observe(&Observation::Progress(r));
+    }
+    detector.observe(&succeeded(1000, 0, 0.0, 80.0));
+}
+
+#[test]
+fn reset_forgets_what_the_heartbeat_remembered() {
+    // Attempt 0 stopped at 20 s (est 100). At 25 s it is remembered: est 100, progress 0.2,
+    // since 25 s (estEnd 100 <= replEnd 105: nothing). After a reset and the same
+    // observations again, at 35 s it is seen for the first time (remembered since 35 s, no
+    // reading) and at 36 s it has stood still 1 s: est 100 <= replEnd 116, nothing, as for a
+    // new detector. Had the reset kept the entry of 25 s, at 35 s the attempt would have
+    // stood still 10 s > 9 since it: a reading (35, 0.2), rate 0.01 e^(-15/60), and at 36 s
+    // est = 35 + 80 e^0.25 = 137.722 > 116: flagged.
+    let rows = [(0, 0, O, 0.0, 0.2)];
+    let nothing: Vec<u32> = Vec::new();
+    let mut detector = HadoopSpeculator::exp_smoothed();
+    stopped_at_20_secs(&mut detector);
+    assert_eq!(scan(&mut detector, &snapshot(25.0, 1, &rows)), nothing);
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(0)), Some(25.0));
+    detector.reset();
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(0)), None);
+    stopped_at_20_secs(&mut detector);
+    let mut fresh = HadoopSpeculator::exp_smoothed();
+    stopped_at_20_secs(&mut fresh);
+    for now in [35.0, 36.0] {
+        let expected = scan(&mut fresh, &snapshot(now, 1, &rows));
+        assert_eq!(expected, nothing, "a new detector at {now}");
+        assert_eq!(
+            scan(&mut detector, &snapshot(now, 1, &rows)),
+            expected,
+            "at {now}"
+        );
+    }
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(0)), Some(35.0));
+    let rate = detector.estimator().rate(AttemptId(0)).expect("rate");
+    assert!((rate - 0.01).abs() < 1e-15, "{rate}");
+}
+
+#[test]
+fn an_ended_attempt_leaves_nothing_in_the_heartbeat() {
+    // Attempt 0 stopped at 20 s; attempt 1 reports the same. At 25 s both are remembered
+    // (since 25 s). Attempt 0 is killed at 30 s: the speculator forgets what it remembered
+    // of it, and the estimator its rate; attempt 1 stays remembered.
+    let mut detector = HadoopSpeculator::exp_smoothed();
+    stopped_at_20_secs(&mut detector);
+    for r in [report(1, 10.0, 0.1), report(1, 20.0, 0.2)] {
+        detector.observe(&Observation::Progress(r));
+    }
+    let rows = [(0, 0, O, 0.0, 0.2), (1, 0, O, 0.0, 0.2)];
+    assert_eq!(
+        scan(&mut detector, &snapshot(25.0, 1, &rows)),
+        [] as [u32; 0]
+    );
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(0)), Some(25.0));
+    detector.observe(&ended(0, 0, 0.0, 30.0, AttemptStatus::Killed));
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(0)), None);
+    assert_eq!(detector.estimator().rate(AttemptId(0)), None);
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(1)), Some(25.0));
+}
+
+#[test]
+fn the_wait_starts_again_after_each_reading() {
+    // The simple exponential estimator (24 skipped readings). Attempt 0, started at 0 s,
+    // reports 0.1 at 10 s and nothing more; one task finished. Scans every second from 11 s
+    // to 60 s. At 11 s the start becomes known and the report is the first reading (index
+    // 1): no estimate (1 <= 24), and the attempt is remembered (no estimate, 0.1, since
+    // 11 s). Neither changes after. The wait is over (more than 9 s) at 21 s, which reads
+    // (21, 0.1) (index 2) and starts the wait again, then at 31, 41 and 51 s: index 5 at
+    // 60 s (60 - 51 = 9, not more), still no estimate. Were the wait not started again,
+    // every scan from 21 s on would read, up to the 25th reading at 44 s, the first
+    // estimate at 45 s and 26 readings at 60 s.
+    let mut detector = HadoopSpeculator::simple_exp();
+    detector.observe(&Observation::Progress(report(0, 10.0, 0.1)));
+    detector.observe(&succeeded(1000, 0, 0.0, 80.0));
+    let rows = [(0, 0, O, 0.0, 0.1)];
+    let index = |d: &HadoopSpeculator<SimpleExponential>| {
+        d.estimator().forecast(AttemptId(0)).expect("a record").1
+    };
+    assert_eq!(
+        scan(&mut detector, &snapshot(11.0, 1, &rows)),
+        [] as [u32; 0]
+    );
+    assert_eq!(index(&detector), 1);
+    let mut read_at = Vec::new();
+    for now in (12..=60).map(f64::from) {
+        let before = index(&detector);
+        assert_eq!(
+            scan(&mut detector, &snapshot(now, 1, &rows)),
+            [] as [u32; 0]
+        );
+        if index(&detector) != before {
+            read_at.push(now);
+        }
+    }
+    assert_eq!(read_at, [21.0, 31.0, 41.0, 51.0]);
+    assert_eq!(index(&detector), 5);
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(0)), Some(51.0));
+    let est = detector
+        .estimator()
+        .estimated_runtime_secs(AttemptId(0), 0.0, 60.0, 0.1);
+    assert_eq!(est, None);
+}
+
+#[test]
+fn only_the_originals_a_stage_examines_get_readings() {
+    // Every attempt starts at 0 s, reports 0.1 at 10 s and 0.2 at 20 s, then stops: rate
+    // 0.01 each. Stage 0, where task 2 finished (its copy, attempt 1002, from 0 to 22 s):
+    // row 0, task 0's original; row 1, task 0's copy; row 2, task 2's original, left over
+    // after its copy won. Stage 1, a task finished but one waiting for a container: row 3.
+    // Stage 2, no task finished (the gate is closed): row 4. Scans at 25 and 35 s.
+    // Only row 0 is examined (its task speculating, Hadoop checks it all the same): it is
+    // remembered at 25 s and read at 35 s (10 s > 9), rate 0.01 e^(-15/60). The others are
+    // not remembered and keep 0.01. Nothing is flagged: task 0 has a copy, task 2
+    // succeeded, stages 1 and 2 are not examined.
+    let rows = [
+        (0, 0, O, 0.0, 0.2),
+        (0, 0, S, 0.0, 0.2),
+        (2, 0, O, 0.0, 0.2),
+        (3, 1, O, 0.0, 0.2),
+        (4, 2, O, 0.0, 0.2),
+    ];
+    let mut detector = HadoopSpeculator::exp_smoothed();
+    for (time_secs, progress) in [(10.0, 0.1), (20.0, 0.2)] {
+        for (attempt, &(_, stage, ..)) in rows.iter().enumerate() {
+            let r = report_in(attempt as u32, stage, time_secs, progress);
+            detector.observe(&Observation::Progress(r));
+        }
+    }
+    detector.observe(&Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(1002),
+        task: TaskId(2),
+        stage: StageId(0),
+        node: NodeId(0),
+        role: S,
+        start_secs: 0.0,
+        end_secs: 22.0,
+        status: AttemptStatus::Succeeded,
+        input_bytes: 64_000_000,
+    }));
+    detector.observe(&succeeded(1003, 1, 0.0, 22.0));
+    for now in [25.0, 35.0] {
+        let mut snapshot = snapshot(now, 3, &rows);
+        snapshot.set_pending(StageId(1), 1).expect("stage 1");
+        assert_eq!(scan(&mut detector, &snapshot), [] as [u32; 0], "at {now}");
+    }
+    let rate = |attempt: u32| detector.estimator().rate(AttemptId(attempt)).expect("rate");
+    let read = 0.01 * (-15.0f64 / 60.0).exp();
+    assert!((rate(0) - read).abs() < 1e-15, "{} != {read}", rate(0));
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(0)), Some(35.0));
+    for attempt in 1..5 {
+        assert!((rate(attempt) - 0.01).abs() < 1e-15, "attempt {attempt}");
+        assert_eq!(detector.heartbeat_since_secs(AttemptId(attempt)), None);
+    }
+}
+
+#[test]
+fn a_finished_stage_leaves_nothing_of_its_attempts() {
+    // A replay whose log leaves an attempt unfinished. Stage 0: attempt 0 (task 0) reports
+    // 0.1 at 10 s and 0.2 at 20 s (rate 0.01, est 100), a task finished in 80 s. Stage 1:
+    // attempt 1 the same. At 21 s both are examined (gate: 1 finished of 2; estEnd 100 <=
+    // replEnd 101: nothing) and remembered since 21 s. Task 0's copy, attempt 1002, runs
+    // from 5 to 27 s and succeeds; the log never ends attempt 0, and stage 0 finishes at
+    // 27 s. The speculator forgets what it remembered of attempt 0 and the estimator its
+    // rate; attempt 1, of stage 1, keeps both.
+    let mut detector = HadoopSpeculator::exp_smoothed();
+    for (time_secs, progress) in [(10.0, 0.1), (20.0, 0.2)] {
+        for stage in [0, 1] {
+            let r = report_in(stage, stage, time_secs, progress);
+            detector.observe(&Observation::Progress(r));
+        }
+    }
+    detector.observe(&succeeded(1000, 0, 0.0, 80.0));
+    detector.observe(&succeeded(1001, 1, 0.0, 80.0));
+    let rows = [(0, 0, O, 0.0, 0.2), (1, 1, O, 0.0, 0.2)];
+    assert_eq!(
+        scan(&mut detector, &snapshot(21.0, 2, &rows)),
+        [] as [u32; 0]
+    );
+    for attempt in [0, 1] {
+        let since = detector.heartbeat_since_secs(AttemptId(attempt));
+        assert_eq!(since, Some(21.0), "attempt {attempt}");
+    }
+    detector.observe(&Observation::AttemptEnded(AttemptEnd {
+        attempt: AttemptId(1002),
+        task: TaskId(0),
+        stage: StageId(0),
+        node: NodeId(0),
+        role: S,
+        start_secs: 5.0,
+        end_secs: 27.0,
+        status: AttemptStatus::Succeeded,
+        input_bytes: 64_000_000,
+    }));
+    detector.observe(&Observation::StageFinished {
+        stage: StageId(0),
+        time_secs: 27.0,
+    });
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(0)), None);
+    assert_eq!(detector.estimator().rate(AttemptId(0)), None);
+    assert_eq!(detector.heartbeat_since_secs(AttemptId(1)), Some(21.0));
+    let rate = detector.estimator().rate(AttemptId(1)).expect("rate");
+    assert!((rate - 0.01).abs() < 1e-15, "{rate}");
+}
+
+#[test]
+fn simple_exp_forgets_a_finished_stages_attempts() {
+    // Attempt 0 of stage 0 has a record (started at 0 s, one reading: index 1); attempt 2
+    // of stage 0 reported 0.1 at 10 s but no scan listed it, so its start is not known
+    // and the reading waits; attempt 1 of stage 1 has a record. Stage 0 finishes: attempts
+    // 0 and 2 leave nothing (attempt 2's start, were it learnt after, would start a record
+    // without the waiting reading: index 0); attempt 1 keeps its record.
+    let mut estimator = SimpleExponential::default();
+    for (attempt, stage) in [(0, 0), (1, 1), (2, 0)] {
+        estimator.observe_progress(&report_in(attempt, stage, 10.0, 0.1));
+    }
+    estimator.observe_start(AttemptId(0), StageId(0), 0.0);
+    estimator.observe_start(AttemptId(1), StageId(1), 0.0);
+    assert_eq!(estimator.forecast(AttemptId(0)), Some((0.01, 1)));
+    estimator.forget_stage(StageId(0));
+    assert_eq!(estimator.forecast(AttemptId(0)), None);
+    assert_eq!(estimator.forecast(AttemptId(1)), Some((0.01, 1)));
+    estimator.observe_start(AttemptId(2), StageId(0), 0.0);
+    assert_eq!(estimator.forecast(AttemptId(2)), Some((0.0, 0)));
+}
+
 // ---------------------------------------------------------------------------------------
 // SimpleExponential: seed 003's Algorithms 1-2.
 
@@ -594,7 +836,7 @@ fn simple_exp_forecast_skip_initials_and_tau() {
     estimator.observe_progress(&report(0, 10.0, 0.1));
     // Start unknown: the readings wait, no record.
     assert_eq!(estimator.forecast(a), None);
-    estimator.observe_start(a, 0.0);
+    estimator.observe_start(a, StageId(0), 0.0);
     // The record starts at (0 s, 0). Reading (0, 0) is at the start itself (dt = 0):
     // ignored. Reading (10, 0.1): the rate since the start, 0.1 / 10 = 0.01, is the first
     // forecast; index 1.
@@ -634,7 +876,7 @@ fn simple_exp_forecast_skip_initials_and_tau() {
     // changes nothing.
     estimator.observe_progress(&report(0, 40.0, 0.9));
     estimator.observe_progress(&report(0, 50.0, 0.4));
-    estimator.observe_start(a, 5.0);
+    estimator.observe_start(a, StageId(0), 5.0);
     assert_eq!(estimator.forecast(a), Some((got, 4)));
 }
 
@@ -643,18 +885,18 @@ fn simple_exp_first_sample_is_the_rate_since_the_start() {
     // Started at 5 s, first report (10, 0.1): the first forecast is 0.1 / (10 - 5) = 0.02,
     // whether the start comes before the report (Hadoop's order) or after it.
     let mut before = simple_exp(10.0, 3);
-    before.observe_start(AttemptId(0), 5.0);
+    before.observe_start(AttemptId(0), StageId(0), 5.0);
     assert_eq!(before.forecast(AttemptId(0)), Some((0.0, 0)));
     before.observe_progress(&report(0, 10.0, 0.1));
     let mut after = simple_exp(10.0, 3);
     after.observe_progress(&report(0, 10.0, 0.1));
-    after.observe_start(AttemptId(0), 5.0);
+    after.observe_start(AttemptId(0), StageId(0), 5.0);
     assert_eq!(before.forecast(AttemptId(0)), Some((0.02, 1)));
     assert_eq!(after.forecast(AttemptId(0)), Some((0.02, 1)));
     // An attempt that ends before its start is known leaves nothing behind.
     after.observe_progress(&report(1, 10.0, 0.1));
     after.forget(AttemptId(1));
-    after.observe_start(AttemptId(1), 0.0);
+    after.observe_start(AttemptId(1), StageId(0), 0.0);
     assert_eq!(after.forecast(AttemptId(1)), Some((0.0, 0)));
 }
 
@@ -665,7 +907,7 @@ fn simple_exp_stagnation() {
     // changed at 30 s.
     let mut estimator = simple_exp(10.0, 3);
     let a = AttemptId(0);
-    estimator.observe_start(a, 0.0);
+    estimator.observe_start(a, StageId(0), 0.0);
     for (t, p) in [
         (0.0, 0.0),
         (10.0, 0.1),
@@ -684,14 +926,14 @@ fn simple_exp_stagnation() {
     assert_eq!(estimator.tau_secs(a), Some(60.0));
     // Progress 1 never stagnates; an unknown attempt neither, nor one whose start is not
     // known yet.
-    estimator.observe_start(AttemptId(1), 0.0);
+    estimator.observe_start(AttemptId(1), StageId(0), 0.0);
     estimator.observe_progress(&report(1, 10.0, 1.0));
     assert!(!estimator.is_stagnated(AttemptId(1), 1e6));
     assert!(!estimator.is_stagnated(AttemptId(9), 1e6));
     estimator.observe_progress(&report(2, 10.0, 0.0));
     assert!(!estimator.is_stagnated(AttemptId(2), 1e6));
     // Progress 0 since the start at 0 s: stagnated from 360 s.
-    estimator.observe_start(AttemptId(2), 0.0);
+    estimator.observe_start(AttemptId(2), StageId(0), 0.0);
     assert!(!estimator.is_stagnated(AttemptId(2), 359.0));
     assert!(estimator.is_stagnated(AttemptId(2), 360.0));
 }

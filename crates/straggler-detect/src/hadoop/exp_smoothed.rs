@@ -30,17 +30,28 @@
 //!   no estimate, and the speculator skips it.
 //!
 //! An attempt that stops reporting keeps its estimate here, and `now` would overtake its
-//! `start + est`. As in Hadoop, the speculator does not let it: when an attempt's estimate
-//! and progress have not changed for more than 9 s at its scans, it gives the estimator a
-//! reading of the same progress at the scan ([`HadoopSpeculator`](super::HadoopSpeculator),
-//! "An attempt that stops reporting"), a sample of 0 that multiplies the rate by
-//! `exp(-dt / lambda)`. An attempt that reported once and stopped gets a rate of 0 from
-//! it, and so no estimate (Hadoop's `estimatedRuntime` returns -1 at a rate of 0).
+//! `start + est`. As Hadoop's does, the speculator then gives the estimator a reading of
+//! the same progress at the scan when the attempt's estimate and progress have not
+//! changed for more than 9 s at its scans ([`HadoopSpeculator`](super::HadoopSpeculator),
+//! "An attempt that stops reporting"): a sample of 0. With this crate's weight it
+//! multiplies the rate by `exp(-dt / lambda)`, which pushes `start + est` further ahead of
+//! `now`, and a hung attempt is flagged once its estimated end passes a copy's. That
+//! follows from the deviation above, not from Hadoop: under Hadoop's weight the sample of
+//! 0 multiplies the rate by `exp(+dt / lambda)`, *raising* it, and the estimated end stays
+//! before a copy's. In the speculator's test
+//! (`an_attempt_that_stops_reporting_gets_hadoops_simulated_heartbeat`: rate 0.01 and
+//! progress 0.2 at 20 s, a copy expected to take 80 s), Hadoop's rate after a reading at
+//! `t` would be `0.01 e^((t - 20) / 60)` and the estimated end `t + 80 e^(-(t - 20) / 60)`,
+//! before a copy's `t + 80` for any `t > 20`: at 35 s the rate 0.012840 and the end
+//! 97.304, where a copy launched at 36 s ends at 116. Here the end is 137.722 and the
+//! attempt is flagged at 36 s. An attempt that reported once and stopped gets a rate of 0
+//! from the reading, and so no estimate (Hadoop's `estimatedRuntime` returns -1 at a rate
+//! of 0).
 
-use crate::id_table::IdTable;
+use crate::staged_table::StagedTable;
 
 use serde::{Deserialize, Serialize};
-use straggler_model::{AttemptId, ProgressReport};
+use straggler_model::{AttemptId, ProgressReport, StageId};
 
 use super::{DataStatistics, RuntimeEstimator, rate_sample};
 use crate::DetectError;
@@ -88,7 +99,8 @@ struct Smoothed {
 #[derive(Debug, Clone, Default)]
 pub struct ExponentiallySmoothed {
     params: ExpSmoothedParams,
-    attempts: IdTable<Smoothed>,
+    /// Each attempt's rate, in the stage of its first report.
+    attempts: StagedTable<Smoothed>,
 }
 
 impl ExponentiallySmoothed {
@@ -96,7 +108,7 @@ impl ExponentiallySmoothed {
     pub fn new(params: CheckedExpSmoothedParams) -> Self {
         ExponentiallySmoothed {
             params: params.0,
-            attempts: IdTable::default(),
+            attempts: StagedTable::default(),
         }
     }
 
@@ -128,7 +140,8 @@ impl RuntimeEstimator for ExponentiallySmoothed {
                 progress: p1,
                 rate: None,
             };
-            self.attempts.insert(report.attempt.0, first);
+            self.attempts
+                .insert(report.attempt.0, report.stage.0, first);
             return;
         };
         let Some((dt, sample)) = rate_sample(s.at_secs, s.progress, t1, p1) else {
@@ -142,6 +155,10 @@ impl RuntimeEstimator for ExponentiallySmoothed {
 
     fn forget(&mut self, attempt: AttemptId) {
         self.attempts.remove(attempt.0);
+    }
+
+    fn forget_stage(&mut self, stage: StageId) {
+        self.attempts.forget_stage(stage.0);
     }
 
     fn reset(&mut self) {

@@ -14,7 +14,7 @@
 //! would ignore the reading: an attempt that stops reporting is judged on an estimate that
 //! grows with its age, as Hadoop's would be after its simulated heartbeats.
 
-use straggler_model::{AttemptId, ProgressReport};
+use straggler_model::{AttemptId, ProgressReport, StageId};
 
 use super::{DataStatistics, RuntimeEstimator};
 
@@ -33,6 +33,8 @@ impl RuntimeEstimator for Legacy {
     fn observe_progress(&mut self, _report: &ProgressReport) {}
 
     fn forget(&mut self, _attempt: AttemptId) {}
+
+    fn forget_stage(&mut self, _stage: StageId) {}
 
     fn reset(&mut self) {}
 

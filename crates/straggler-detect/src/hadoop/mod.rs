@@ -32,7 +32,7 @@ pub use simple_exp::{CheckedSimpleExpParams, SimpleExpParams, SimpleExponential}
 pub use speculator::{CheckedHadoopParams, HadoopParams, HadoopSpeculator};
 pub use stats::DataStatistics;
 
-use straggler_model::{AttemptId, ProgressReport};
+use straggler_model::{AttemptId, ProgressReport, StageId};
 
 /// A task runtime estimator of Hadoop's speculator (`TaskRuntimeEstimator`).
 ///
@@ -48,18 +48,24 @@ pub trait RuntimeEstimator: Send {
     /// scan's time).
     fn observe_progress(&mut self, report: &ProgressReport);
 
-    /// Learns when a running attempt started (Hadoop's `enrollAttempt`, which records the
-    /// start before the attempt's first status update). A progress report does not carry
-    /// the start, so [`HadoopSpeculator`] passes the snapshot's start of every row at every
-    /// scan, just before the row's estimate (after the stages' new-attempt runtimes); the
-    /// calls after the first for an attempt change nothing. An estimator that does not need
-    /// starts ignores them (the default).
-    fn observe_start(&mut self, attempt: AttemptId, start_secs: f64) {
-        let _ = (attempt, start_secs);
+    /// Learns when a running attempt of `stage` started (Hadoop's `enrollAttempt`, which
+    /// records the start before the attempt's first status update). A progress report does
+    /// not carry the start, so [`HadoopSpeculator`] passes the snapshot's start of every row
+    /// at every scan, just before the row's estimate (after the stages' new-attempt
+    /// runtimes); the calls after the first for an attempt change nothing. An estimator that
+    /// does not need starts ignores them (the default).
+    fn observe_start(&mut self, attempt: AttemptId, stage: StageId, start_secs: f64) {
+        let _ = (attempt, stage, start_secs);
     }
 
     /// Forgets an attempt that ended.
     fn forget(&mut self, attempt: AttemptId);
+
+    /// Forgets the attempts of a stage that finished
+    /// ([`Observation::StageFinished`](straggler_model::Observation::StageFinished)), those
+    /// never reported ended included (the replay drops the attempts its log leaves
+    /// unfinished): an attempt is of the stage of its first report or start observed.
+    fn forget_stage(&mut self, stage: StageId);
 
     /// Forgets everything.
     fn reset(&mut self);

@@ -62,20 +62,26 @@
 //!   Algorithm 1 ignores earlier or lower ones.
 //! - Stagnation: an attempt below progress 1 whose progress has not changed (since its
 //!   start while it is 0) for the window up to the scan's `now` is estimated to never
-//!   finish (`est = +inf`), whatever its number of readings. Hadoop's speculator instead
-//!   feeds a stagnated attempt a status of the same progress at each scan at which its
-//!   estimate and progress are unchanged (`hasStagnatedProgress`), which drives its
-//!   forecast towards 0 and its estimate towards infinity; the result here is the limit of
-//!   that, at once. With the speculator, a stagnated attempt outranks any attempt with a
-//!   finite estimate. The speculator's other simulated heartbeat, after 9 s without a
-//!   change, is reproduced ([`HadoopSpeculator`](super::HadoopSpeculator)): those readings
-//!   come to this estimator as reports do, and count among its readings.
+//!   finish (`est = +inf`), whatever its number of readings. With the speculator, a
+//!   stagnated attempt outranks any attempt with a finite estimate. This is this crate's
+//!   reading of `speculators.md`'s "stagnation window", not Hadoop's rule: Hadoop's
+//!   `estimatedRuntime` is never infinite (it divides by `max(1e-10, forecast)`), and its
+//!   window serves only `SimpleExponentialSmoothing.isDataStagnated(now)`, which is true
+//!   when the attempt has more than `skip_initials` readings and `timeStamp +
+//!   stagnatedWindow > now`, its last reading (any, of the same progress too) being
+//!   *younger* than the window: the opposite of its Javadoc ("the record timestamp has
+//!   expired"). `DefaultSpeculator` then feeds the attempt a reading of its progress at
+//!   each scan at which its estimate and progress are those remembered, about every other
+//!   scan between reports; that is not reproduced (the speculator's docs say why).
+//!   Hadoop's speculator also feeds a reading after 9 s without a change, which is
+//!   reproduced ([`HadoopSpeculator`](super::HadoopSpeculator)): those readings come to
+//!   this estimator as reports do, and count among its readings.
 
-use crate::id_table::IdTable;
 use crate::scan::IdMap;
+use crate::staged_table::StagedTable;
 
 use serde::{Deserialize, Serialize};
-use straggler_model::{AttemptId, ProgressReport};
+use straggler_model::{AttemptId, ProgressReport, StageId};
 
 use super::{DataStatistics, RuntimeEstimator, rate_sample};
 use crate::DetectError;
@@ -191,9 +197,18 @@ impl Record {
 #[derive(Debug, Clone, Default)]
 pub struct SimpleExponential {
     params: SimpleExpParams,
-    records: IdTable<Record>,
-    /// Readings `(time, progress)` of attempts whose start is not known yet, in order.
-    unstarted: IdMap<u32, Vec<(f64, f64)>>,
+    /// Each attempt's record, in the stage of its start.
+    records: StagedTable<Record>,
+    /// Readings `(time, progress)` of attempts whose start is not known yet, in order,
+    /// with the stage of the first.
+    unstarted: IdMap<u32, Unstarted>,
+}
+
+/// The readings of an attempt whose start is not known yet.
+#[derive(Debug, Clone, Default)]
+struct Unstarted {
+    stage: u32,
+    readings: Vec<(f64, f64)>,
 }
 
 impl SimpleExponential {
@@ -201,7 +216,7 @@ impl SimpleExponential {
     pub fn new(params: CheckedSimpleExpParams) -> Self {
         SimpleExponential {
             params: params.0,
-            records: IdTable::default(),
+            records: StagedTable::default(),
             unstarted: IdMap::default(),
         }
     }
@@ -256,27 +271,40 @@ impl RuntimeEstimator for SimpleExponential {
             None => self
                 .unstarted
                 .entry(report.attempt.0)
-                .or_default()
+                .or_insert_with(|| Unstarted {
+                    stage: report.stage.0,
+                    readings: Vec::new(),
+                })
+                .readings
                 .push((new_t, new_p)),
         }
     }
 
-    fn observe_start(&mut self, attempt: AttemptId, start_secs: f64) {
+    fn observe_start(&mut self, attempt: AttemptId, stage: StageId, start_secs: f64) {
         if !start_secs.is_finite() || self.records.get(attempt.0).is_some() {
             return;
         }
         let mut record = Record::started(start_secs, self.params.tau_secs);
         if !self.unstarted.is_empty() {
-            for (new_t, new_p) in self.unstarted.remove(&attempt.0).unwrap_or_default() {
+            let waiting = self.unstarted.remove(&attempt.0).unwrap_or_default();
+            for (new_t, new_p) in waiting.readings {
                 record.incorporate(self.params.skip_initials, new_t, new_p);
             }
         }
-        self.records.insert(attempt.0, record);
+        self.records.insert(attempt.0, stage.0, record);
     }
 
     fn forget(&mut self, attempt: AttemptId) {
         self.records.remove(attempt.0);
         self.unstarted.remove(&attempt.0);
+    }
+
+    fn forget_stage(&mut self, stage: StageId) {
+        self.records.forget_stage(stage.0);
+        if !self.unstarted.is_empty() {
+            // Few: the attempts reported since the last scan that did not list them.
+            self.unstarted.retain(|_, waiting| waiting.stage != stage.0);
+        }
     }
 
     fn reset(&mut self) {

@@ -83,28 +83,65 @@
 //!   not succeeded, in a stage neither skipped for its waiting tasks nor before the gate,
 //!   whether or not the cap leaves room, a task speculating included (Hadoop checks the
 //!   first running attempt of a task before it finds the second and returns
-//!   `ALREADY_SPECULATING`; here the original). An attempt whose start is after `now`
-//!   (Hadoop's `TOO_NEW`) is not.
+//!   `ALREADY_SPECULATING`; here the original). Hadoop's `TOO_NEW`, returned before the
+//!   heartbeat for an attempt whose start the estimator does not know
+//!   (`attemptEnrolledTime` is then `Long.MAX_VALUE`) or is after `now`, never applies
+//!   here: each row's start is passed to the estimator just before, and a snapshot's
+//!   starts are never after its `now` ([`Snapshot::push`]).
 //! - The attempt's value at that scan is taken from its estimate before the reading, as
 //!   Hadoop takes it; the reading changes the estimate from the next scan on.
 //! - The wait is strict: exactly 9 s unchanged is not enough (Hadoop's `now -
 //!   lastHeartBeatTime <= 9000` keeps waiting).
-//! - Hadoop also simulates the heartbeat when the estimator says the attempt's progress has
-//!   stagnated (`hasStagnatedProgress`, the simple exponential estimator only); here a
-//!   stagnated attempt is already estimated never to finish ([`SimpleExponential`]), and
-//!   only the wait feeds readings.
+//! - What is remembered of an attempt, here and by the estimator, is forgotten when the
+//!   attempt ends ([`Observation::AttemptEnded`], as Hadoop's `statusUpdate` drops it once
+//!   the attempt is neither running nor starting) or when its stage finishes
+//!   ([`Observation::StageFinished`]): an attempt an engine stops naming without an end
+//!   (the replay drops those its log leaves unfinished) leaves nothing behind then.
+//! - Only the wait feeds readings. Hadoop's condition is `data.notHeartbeatedInAWhile(now)
+//!   || estimator.hasStagnatedProgress(attempt, now)`: while the wait is not over it also
+//!   simulates the heartbeat when the estimator says the attempt has stagnated (without
+//!   restarting the wait). Only the simple exponential estimator says so:
+//!   `SimpleExponentialSmoothing.isDataStagnated(now)` is true when the attempt has more
+//!   than `skip_initials` (24) readings and `timeStamp + stagnatedWindow > now`, its last
+//!   reading (reported or simulated) being *younger* than the window (360 s): the opposite
+//!   of its Javadoc ("the record timestamp has expired"). So in Hadoop, from an attempt's
+//!   25th reading on, each scan at which its estimate and progress equal those remembered
+//!   feeds it a reading; the reading changes the estimate, which the next scan remembers,
+//!   so that is about every other scan while scans (1 s apart) come faster than reports
+//!   (3 s), a healthy attempt's included. This is not reproduced, for two reasons. It
+//!   contradicts the source's own documentation, a defect, as the `exp(+dt / lambda)`
+//!   weight of the exponentially smoothed estimator is, which this crate does not
+//!   reproduce either. And it changes little: a reading of unchanged progress multiplies
+//!   the forecast by `exp(-dt / tau)`, so a run of them decays it by `exp(-T / tau)` over
+//!   their span `T` however many there are (tau no longer changes after the 25th reading):
+//!   an attempt that stopped reporting gets here the decay Hadoop's extra readings give
+//!   it, its last reading at most the wait plus one scan interval older; for one that
+//!   reports, a sample of 0 followed by its next report's sample over the shorter interval
+//!   gives, to first order in `dt / tau`, the forecast the report alone gives.
+//!   [`SimpleExponential`]'s estimate of `+inf` for an attempt whose progress has not moved
+//!   for the window is this crate's own rule, not Hadoop's (its docs).
 //!
-//! With [`ExponentiallySmoothed`] each reading is a rate sample of 0, which multiplies the
-//! rate by `exp(-dt / lambda)` and pushes `start + est` ahead of `now`: a hung attempt is
-//! flagged once its estimated end passes a copy's. [`SimpleExponential`] takes them as
-//! readings too (they count towards its skip-initials). [`Legacy`] evaluates its estimate
+//! With [`ExponentiallySmoothed`] each reading is a rate sample of 0, which here multiplies
+//! the rate by `exp(-dt / lambda)` and pushes `start + est` ahead of `now`: a hung attempt
+//! is flagged once its estimated end passes a copy's. That follows from this crate's
+//! weight, a documented deviation ([`ExponentiallySmoothed`]), not from Hadoop: Hadoop's
+//! `incorporate` weighs the old rate by `exp(+dt / lambda)`, so its sample of 0 *raises*
+//! the rate, and the estimated end stays before a copy's (in the test
+//! `an_attempt_that_stops_reporting_gets_hadoops_simulated_heartbeat`, Hadoop would never
+//! flag the silent attempt). [`SimpleExponential`] takes the readings too (they count
+//! towards its skip-initials). [`Legacy`] evaluates its estimate
 //! at the scan's `now`, so the estimate changes at every scan and no reading is fed (it
 //! would ignore one). An attempt that reports every few seconds, as the simulator's
 //! attempts (every 3 s) and the replay's (at every scan) do, changes its estimate with
 //! each report while it has one (a report of the same progress is a sample of 0), and is
-//! given no reading; one whose progress stands still while it has no estimate (the simple
+//! given no reading. One whose progress stands still while it has no estimate (the simple
 //! exponential estimator's first 24 readings, a rate of 0) is given one every 9 s or so,
-//! as Hadoop gives it.
+//! reports or not. Hadoop gives one every 9 s or so to such an attempt that stopped
+//! reporting; to one that keeps reporting the same progress, only where its estimate
+//! stands still too: at a rate of 0 (the exponentially smoothed `estimatedRuntime` is then
+//! -1), not in the simple exponential estimator's first readings, where Hadoop's estimate
+//! is not absent but follows the last reading's time (`estimatedRuntime` divides the work
+//! left by `max(1e-10, getForecast())`, and `getForecast` is -1 until the 25th reading).
 //!
 //! What is left to the engine, whose policy it is: how often scans run (Hadoop waits 1 s,
 //! or 15 s after a launch) and where a copy runs. Skipping a stage with containers waiting
@@ -117,13 +154,14 @@
 //! estimator's per-attempt lookups, which are not worth spreading over threads at the
 //! sizes of one job's snapshot.
 
-use crate::id_table::IdTable;
 use crate::scan::{IdMap, TaskRowCounts};
 use crate::spark::StageTaskSet;
+use crate::staged_table::StagedTable;
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{
-    AttemptRole, AttemptStatus, NodeId, Observation, ProgressReport, Snapshot, StageId, TaskId,
+    AttemptId, AttemptRole, AttemptStatus, NodeId, Observation, ProgressReport, Snapshot, StageId,
+    TaskId,
 };
 
 use super::{DataStatistics, ExponentiallySmoothed, Legacy, RuntimeEstimator, SimpleExponential};
@@ -253,8 +291,9 @@ pub struct HadoopSpeculator<E> {
     rows_per_task: TaskRowCounts,
     shared_tasks: IdMap<TaskId, u32>,
     stages: Vec<StageScan>,
-    /// The last estimate and progress seen of each examined attempt, by id, until it ends.
-    heartbeats: IdTable<Heartbeat>,
+    /// The last estimate and progress seen of each examined attempt, by id, until it ends
+    /// or its stage finishes.
+    heartbeats: StagedTable<Heartbeat>,
 }
 
 impl<E: RuntimeEstimator> HadoopSpeculator<E> {
@@ -271,7 +310,7 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
             rows_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
             stages: Vec::new(),
-            heartbeats: IdTable::default(),
+            heartbeats: StagedTable::default(),
         }
     }
 
@@ -291,6 +330,13 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
         self.finished.get(&stage).copied().unwrap_or_default()
     }
 
+    /// The scan since which an examined attempt's estimate and progress have stood
+    /// unchanged, or at which it was last given a reading (see the module docs), seconds:
+    /// `None` for an attempt no scan has examined, or that ended.
+    pub fn heartbeat_since_secs(&self, attempt: AttemptId) -> Option<f64> {
+        self.heartbeats.get(attempt.0).map(|seen| seen.since_secs)
+    }
+
     /// Hadoop's simulated heartbeat for the attempt of `reading`, examined at the scan at
     /// `reading.time_secs` with the estimate `est_secs` (see the module docs): the
     /// estimator is given `reading` when the estimate and the progress have not changed
@@ -303,7 +349,7 @@ impl<E: RuntimeEstimator> HadoopSpeculator<E> {
             since_secs: now,
         };
         match self.heartbeats.get_mut(id) {
-            None => self.heartbeats.insert(id, seen),
+            None => self.heartbeats.insert(id, reading.stage.0, seen),
             Some(last) if last.est_secs == est_secs && last.progress == reading.progress => {
                 if now - last.since_secs > self.params.heartbeat_wait_secs {
                     last.since_secs = now;
@@ -351,7 +397,7 @@ impl<E: RuntimeEstimator + Default> Default for HadoopSpeculator<E> {
             rows_per_task: TaskRowCounts::default(),
             shared_tasks: IdMap::default(),
             stages: Vec::new(),
-            heartbeats: IdTable::default(),
+            heartbeats: StagedTable::default(),
         }
     }
 }
@@ -381,6 +427,9 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
                 self.finished.remove(&stage.0);
                 self.succeeded_count.remove(&stage.0);
                 self.succeeded.forget_stage(stage.0);
+                // Its attempts never reported ended too.
+                self.estimator.forget_stage(*stage);
+                self.heartbeats.forget_stage(stage.0);
             }
             _ => {}
         }
@@ -481,7 +530,8 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             // Every row's start, before its estimate: in this pass rather than the first,
             // so that the estimator's record of the attempt is read from memory once (at
             // 10^6 rows, the records do not stay in the caches between passes).
-            self.estimator.observe_start(attempts[row], starts[row]);
+            self.estimator
+                .observe_start(attempts[row], StageId(stages[row]), starts[row]);
             let stage = stages[row] as usize;
             if !self.stages[stage].examined
                 || roles[row] != AttemptRole::Original
@@ -495,18 +545,17 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
                 now,
                 progress[row],
             );
-            // Hadoop's `TOO_NEW`: an attempt that starts after the scan is not checked.
-            if starts[row] <= now {
-                let reading = ProgressReport {
-                    attempt: attempts[row],
-                    task: tasks[row],
-                    stage: StageId(stages[row]),
-                    node: NodeId(nodes[row]),
-                    time_secs: now,
-                    progress: progress[row],
-                };
-                self.check_heartbeat(reading, est);
-            }
+            // No `TOO_NEW` (module docs): the start was just passed on, and is not after
+            // `now`.
+            let reading = ProgressReport {
+                attempt: attempts[row],
+                task: tasks[row],
+                stage: StageId(stages[row]),
+                node: NodeId(nodes[row]),
+                time_secs: now,
+                progress: progress[row],
+            };
+            self.check_heartbeat(reading, est);
             let Some(repl_end) = replacement_end[stage] else {
                 continue;
             };
