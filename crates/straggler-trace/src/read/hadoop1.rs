@@ -149,13 +149,7 @@ pub(crate) fn read(
                     continue;
                 }
                 Some(text) if text.starts_with('<') => {
-                    let mut xml = EmbeddedXml::new(start, job, no);
-                    xml.push(&line);
-                    if xml.scan.closed() {
-                        xml.finish(false, report);
-                    } else {
-                        conf = Some(xml);
-                    }
+                    conf = EmbeddedXml::open(start, job, &line, report);
                     continue;
                 }
                 // No XML: the name was a history file's (its job's name ends so); this
@@ -210,13 +204,7 @@ pub(crate) fn read(
         }
         if trimmed.starts_with("<?xml") || trimmed.starts_with("<configuration") {
             // A configuration that no `!!FILE=` line names: its job is not known.
-            let mut xml = EmbeddedXml::new(no, None, no);
-            xml.push(&line);
-            if xml.scan.closed() {
-                xml.finish(false, report);
-            } else {
-                conf = Some(xml);
-            }
+            conf = EmbeddedXml::open(no, None, &line, report);
             continue;
         }
         if record_type(trimmed).is_none() {
@@ -283,6 +271,24 @@ impl EmbeddedXml {
             unreadable: None,
             scan: RootScan::default(),
         }
+    }
+
+    /// The configuration that opens at `start` and whose XML starts on `line`: still open
+    /// after it, or `None` when that line closes its root and it is counted already
+    /// ([`EmbeddedXml::finish`]).
+    fn open(
+        start: u64,
+        job: Option<String>,
+        line: &Line<'_>,
+        report: &mut ReadReport,
+    ) -> Option<EmbeddedXml> {
+        let mut xml = EmbeddedXml::new(start, job, line.no);
+        xml.push(line);
+        if xml.scan.closed() {
+            xml.finish(false, report);
+            return None;
+        }
+        Some(xml)
     }
 
     fn push(&mut self, line: &Line<'_>) {
