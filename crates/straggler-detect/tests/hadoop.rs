@@ -594,6 +594,24 @@ fn stopped_at_20_secs(detector: &mut impl Detector) {
 }
 
 #[test]
+fn the_legacy_estimator_keeps_no_heartbeat() {
+    // Legacy's estimate is the snapshot's progress over the elapsed time, which no reading
+    // changes: the speculator remembers nothing of the attempt that stopped at 20 s, where
+    // over the exponentially smoothed estimator it does.
+    let rows = [(0, 0, O, 0.0, 0.2)];
+    let mut legacy = HadoopSpeculator::legacy();
+    let mut smoothed = HadoopSpeculator::exp_smoothed();
+    stopped_at_20_secs(&mut legacy);
+    stopped_at_20_secs(&mut smoothed);
+    for now in [25.0, 35.0] {
+        scan(&mut legacy, &snapshot(now, 1, &rows));
+        scan(&mut smoothed, &snapshot(now, 1, &rows));
+    }
+    assert_eq!(legacy.heartbeat_since_secs(AttemptId(0)), None);
+    assert_eq!(smoothed.heartbeat_since_secs(AttemptId(0)), Some(35.0));
+}
+
+#[test]
 fn reset_forgets_what_the_heartbeat_remembered() {
     // Attempt 0 stopped at 20 s (est 100). At 25 s it is remembered: est 100, progress 0.2,
     // since 25 s (estEnd 100 <= replEnd 105: nothing). After a reset and the same

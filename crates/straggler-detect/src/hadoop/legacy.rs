@@ -32,6 +32,11 @@ impl RuntimeEstimator for Legacy {
 
     fn observe_progress(&mut self, _report: &ProgressReport) {}
 
+    /// `false`: the estimate is the snapshot's progress over the elapsed time.
+    fn reads_progress(&self) -> bool {
+        false
+    }
+
     fn forget(&mut self, _attempt: AttemptId) {}
 
     fn forget_stage(&mut self, _stage: StageId) {}

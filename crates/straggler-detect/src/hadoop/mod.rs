@@ -48,6 +48,14 @@ pub trait RuntimeEstimator: Send {
     /// scan's time).
     fn observe_progress(&mut self, report: &ProgressReport);
 
+    /// Whether the estimates depend on the progress reports observed: `false` for an
+    /// estimator that ignores them ([`Legacy`], whose estimate is the snapshot's progress
+    /// over the elapsed time), for which [`HadoopSpeculator`] keeps no simulated heartbeat,
+    /// which would change nothing. `true` by default.
+    fn reads_progress(&self) -> bool {
+        true
+    }
+
     /// Learns when a running attempt of `stage` started (Hadoop's `enrollAttempt`, which
     /// records the start before the attempt's first status update). A progress report does
     /// not carry the start, so [`HadoopSpeculator`] passes the snapshot's start of every row

@@ -16,7 +16,8 @@
 //! flag the attempt with the largest value (ties: the lowest row)
 //!
 //! heartbeat, in a stage not skipped and past the gate, for the original of every task
-//! that has not succeeded (after its `est` is taken):
+//! that has not succeeded (after its `est` is taken), with an estimator that reads
+//! progress reports (not Legacy, whose estimate no reading changes):
 //!   if (est, progress) equal those remembered, remembered (or last read) more than
 //!      heartbeat_wait (9 s) before now:
 //!        the estimator reads (now, progress), and the wait starts again at now
@@ -547,15 +548,17 @@ impl<E: RuntimeEstimator> Detector for HadoopSpeculator<E> {
             );
             // No `TOO_NEW` (module docs): the start was just passed on, and is not after
             // `now`.
-            let reading = ProgressReport {
-                attempt: attempts[row],
-                task: tasks[row],
-                stage: StageId(stages[row]),
-                node: NodeId(nodes[row]),
-                time_secs: now,
-                progress: progress[row],
-            };
-            self.check_heartbeat(reading, est);
+            if self.estimator.reads_progress() {
+                let reading = ProgressReport {
+                    attempt: attempts[row],
+                    task: tasks[row],
+                    stage: StageId(stages[row]),
+                    node: NodeId(nodes[row]),
+                    time_secs: now,
+                    progress: progress[row],
+                };
+                self.check_heartbeat(reading, est);
+            }
             let Some(repl_end) = replacement_end[stage] else {
                 continue;
             };
