@@ -49,6 +49,20 @@
 //! naming its fields; read as `atTime = MIN_VALUE` its first rate would be about 0, which
 //! Hadoop's code does not do.
 //!
+//! Where Hadoop's source departs from the paper: before its 25th reading an attempt has
+//! no estimate here, as seed 003 means ("discarding estimates before we sample enough
+//! number of records", Section 3.2, after Algorithm 2, lest early readings cause
+//! "inaccurate speculative decisions") and `speculators.md` says ("no estimate before
+//! that"), so the speculator skips it. Hadoop's `estimatedRuntime` (checked in trunk's
+//! `SimpleExponentialTaskRuntimeEstimator`) returns an estimate all the same:
+//! `getForecast` is -1 until then, `max(1e-10, getForecast())` makes it `1e-10` progress
+//! per millisecond, and the estimate is `(long) ((1 - p) / 1e-10)` ms plus the reading's
+//! age: `5 x 10^9` ms (58 days) at progress 0.5. `DefaultSpeculator.speculationValue`
+//! gives such an attempt a value above any settled attempt's, so once its stage's gate is
+//! open Hadoop copies the attempts with fewer than 25 readings first (the least progress
+//! among them first), one a scan within the cap. That is not reproduced: it defeats the
+//! skip-initials the paper introduced the index for.
+//!
 //! Choices where the sources leave room:
 //! - The start: a progress report does not carry it. The estimator learns it from
 //!   [`RuntimeEstimator::observe_start`], which the speculator calls with the snapshot's
