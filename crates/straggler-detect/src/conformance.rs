@@ -4,6 +4,9 @@
 //! A third-party detector (a scheduler's own rule, an estimator learnt from history) is
 //! handed to [`Conformance::new`] as a constructor taking the [`Parallelism`] to use, and
 //! [`Conformance::run`] returns the first broken property as a [`ConformanceFailure`].
+//! [`scenario`] gives the scenario a failure names, to run the detector through it again
+//! in a test of one's own ([`KitScenario::run`]), where a debugger or a print can follow
+//! it.
 //!
 //! # Scenarios
 //!
@@ -308,7 +311,7 @@ where
         })
     }
 
-    fn run_scenario(&self, scenario: &Scenario) -> Result<(), ConformanceFailure> {
+    fn run_scenario(&self, scenario: &KitScenario) -> Result<(), ConformanceFailure> {
         let (snapshot, history) = (&scenario.snapshot, &scenario.history[..]);
         let fail = |check: &'static str, detail: String| ConformanceFailure {
             detector: sequential_name(&self.make),
@@ -660,9 +663,22 @@ fn reused_stage() -> (Vec<Observed>, Vec<Observed>, Snapshot) {
     )
 }
 
-/// A snapshot, the observations before it ([`history`]), and whether every attempt in it
-/// is identical to all its peers.
-struct Scenario {
+/// One of the kit's scenarios (see the [module docs](self)): a snapshot, the observations
+/// before it, and the scans amid them. [`scenario`] finds the one a [`ConformanceFailure`]
+/// names, so that a test of one's own can run the detector through it again:
+///
+/// ```
+/// use straggler_detect::DefaultDetector;
+/// use straggler_detect::conformance::scenario;
+///
+/// let generated = scenario("generated").expect("a scenario of the kit");
+/// let scans = generated.run(&mut DefaultDetector::default());
+/// // Three scans amid the history, then the scenario's snapshot.
+/// assert_eq!(scans.len(), 4);
+/// let (last, snapshot) = (&scans[3], generated.snapshot());
+/// println!("flagged {} of {} rows", last.rows().len(), snapshot.len());
+/// ```
+pub struct KitScenario {
     name: &'static str,
     snapshot: Snapshot,
     history: Vec<Observed>,
@@ -671,16 +687,76 @@ struct Scenario {
     peers_identical: bool,
 }
 
-impl Scenario {
-    /// The scans of a run through the history, in order, each with how many observations
-    /// come before it: those amid it, then the scenario's snapshot after every one.
-    fn scans(&self) -> impl Iterator<Item = (usize, &Snapshot)> {
+impl fmt::Debug for KitScenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KitScenario")
+            .field("name", &self.name)
+            .field("rows", &self.snapshot.len())
+            .field("now_secs", &self.snapshot.now_secs())
+            .field("observations", &self.history.len())
+            .field("scans", &(self.interim.len() + 1))
+            .finish_non_exhaustive()
+    }
+}
+
+/// The kit's scenario named `name`, as a [`ConformanceFailure`]'s `scenario` names it;
+/// `None` for another name (such as the checks made once rather than per scenario: `"name"`
+/// and the finished stage of [`Conformance::forgets_finished_stages`]).
+pub fn scenario(name: &str) -> Option<&'static KitScenario> {
+    scenarios().iter().find(|scenario| scenario.name == name)
+}
+
+/// Every scenario of the kit, in the order [`Conformance::run`] runs them.
+pub fn all_scenarios() -> &'static [KitScenario] {
+    scenarios()
+}
+
+impl KitScenario {
+    /// The scenario's name, as failures give it.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The scenario's snapshot, scanned last.
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
+    }
+
+    /// The observations before the snapshot, in the order the kit feeds them (empty for
+    /// the snapshot without stages or nodes).
+    pub fn history(&self) -> impl ExactSizeIterator<Item = &Observation> {
+        self.history.iter().map(|observed| &observed.observation)
+    }
+
+    /// The scans of a run through the history, in order: each snapshot with how many
+    /// observations of [`KitScenario::history`] come before it, those amid the history,
+    /// then the scenario's snapshot after all of them.
+    pub fn scans(&self) -> impl Iterator<Item = (usize, &Snapshot)> {
         (self.interim.iter())
             .map(|interim| (interim.observed, &interim.snapshot))
             .chain([(self.history.len(), &self.snapshot)])
     }
 
-    /// The `index`th scan of [`Scenario::scans`], named for a failure.
+    /// Runs `detector` through the history as the kit does: the observations, with the
+    /// scans amid them, then a scan of the snapshot; the findings of every scan, in the
+    /// order of [`KitScenario::scans`]. Unlike the kit, it lets a panic of the detector
+    /// unwind, and checks nothing.
+    pub fn run<D: Detector + ?Sized>(&self, detector: &mut D) -> Vec<Findings> {
+        let mut observed = 0;
+        let mut scans = Vec::with_capacity(self.interim.len() + 1);
+        for (until, snapshot) in self.scans() {
+            for observation in &self.history[observed..until] {
+                detector.observe(&observation.observation);
+            }
+            observed = until;
+            let mut findings = Findings::default();
+            detector.scan(snapshot, &mut findings);
+            scans.push(findings);
+        }
+        scans
+    }
+
+    /// The `index`th scan of [`KitScenario::scans`], named for a failure.
     fn scan_name(&self, index: usize) -> String {
         let of = self.snapshot.now_secs();
         match self.interim.get(index) {
@@ -800,12 +876,12 @@ fn identical(now: f64, node_count: u32, count: u32, row: (f64, f64, f64)) -> Sna
 /// The kit's scenarios with their histories, built at the first run and shared by every
 /// run after it in the process: building them takes longer than scanning them with most
 /// detectors.
-fn scenarios() -> &'static [Scenario] {
-    static SCENARIOS: OnceLock<Vec<Scenario>> = OnceLock::new();
+fn scenarios() -> &'static [KitScenario] {
+    static SCENARIOS: OnceLock<Vec<KitScenario>> = OnceLock::new();
     SCENARIOS.get_or_init(build_scenarios)
 }
 
-fn build_scenarios() -> Vec<Scenario> {
+fn build_scenarios() -> Vec<KitScenario> {
     const MB: f64 = 1e6;
     // The histories draw from a stream of their own, so that the snapshots do not depend
     // on them.
@@ -815,7 +891,7 @@ fn build_scenarios() -> Vec<Scenario> {
     let mut scenario = |name, snapshot: Snapshot, peers_identical| {
         let snapshot = jobs_in_submission_order(snapshot);
         let (history, interim) = history(&snapshot, &mut history_rng);
-        Scenario {
+        KitScenario {
             name,
             history,
             interim,
@@ -858,7 +934,7 @@ fn build_scenarios() -> Vec<Scenario> {
             build(0.0, 0, 0, []),
             true,
         ),
-        scenario("empty snapshot", build(100.0, 8, 2, []), true),
+        scenario("stages and nodes, no rows", build(100.0, 8, 2, []), true),
         scenario(
             "one task",
             build(100.0, 4, 2, [(1, 3, 40.0, 0.25, 64.0 * MB)]),
@@ -1917,7 +1993,8 @@ mod tests {
                 .run()
                 .expect_err("the kit must reject a broken detector")
         };
-        // The first history is the empty snapshot's, whose stages had an earlier job.
+        // The first history is that of the scenario with stages and nodes but no rows, whose
+        // stages had an earlier job.
         let cases: [(Make, &str, &str); 3] = [
             (
                 |_| Observer::PanicsOnKilled,
@@ -1939,7 +2016,7 @@ mod tests {
             let failure = reject(make);
             assert_eq!(
                 (failure.check, failure.scenario),
-                (NO_OBSERVE_PANIC, "empty snapshot"),
+                (NO_OBSERVE_PANIC, "stages and nodes, no rows"),
                 "{failure}"
             );
             // The run, then the panic, then the observation.
@@ -1960,10 +2037,10 @@ mod tests {
         );
         static BUILT: AtomicU32 = AtomicU32::new(0);
         let failure = reject(|_| Observer::Counted(BUILT.fetch_add(1, Ordering::Relaxed), false));
-        // The empty snapshot's history has scans of the earlier job's tasks amid it.
+        // The history of the scenario without rows has scans of the earlier job's tasks amid it.
         assert_eq!(
             (failure.check, failure.scenario),
-            (DETERMINISM, "empty snapshot"),
+            (DETERMINISM, "stages and nodes, no rows"),
             "{failure}"
         );
         let failure = reject(|parallelism| Observer::LearnsWhenParallel(parallelism, false));
@@ -1972,13 +2049,13 @@ mod tests {
             (
                 "after the same observations, a parallel scan gives the findings of a \
                  sequential one",
-                "empty snapshot"
+                "stages and nodes, no rows"
             )
         );
         let failure = reject(|_| Observer::PanicsOnReset);
         assert_eq!(
             (failure.check, failure.scenario),
-            ("reset does not panic", "empty snapshot")
+            ("reset does not panic", "stages and nodes, no rows")
         );
     }
 
@@ -2101,7 +2178,7 @@ mod tests {
             .expect_err("a reset that keeps what the scans taught");
         assert_eq!(
             (failure.check, failure.scenario),
-            (RELEARN, "empty snapshot"),
+            (RELEARN, "stages and nodes, no rows"),
             "{failure}"
         );
         Conformance::new(|_| RemembersScans {
@@ -2112,6 +2189,31 @@ mod tests {
         .unwrap_or_else(|failure| panic!("{failure}"));
     }
 
+    /// The scenario a failure names runs again alone, with the findings the kit compared.
+    #[test]
+    fn a_failures_scenario_runs_again_alone() {
+        for kit in all_scenarios() {
+            assert!(std::ptr::eq(scenario(kit.name()).expect("found"), kit));
+            assert_eq!(kit.scans().count(), kit.interim.len() + 1);
+            assert_eq!(kit.history().len(), kit.history.len());
+        }
+        assert!(scenario("name").is_none());
+        let make = |parallelism| Observer::LearnsWhenParallel(parallelism, false);
+        let failure = Conformance::new(make)
+            .run()
+            .expect_err("a detector that learns when parallel only");
+        let again = scenario(failure.scenario).expect("the failure's scenario");
+        let sequential = again.run(&mut make(Parallelism::Sequential));
+        let parallel = again.run(&mut make(Parallelism::Parallel));
+        let differ = (sequential.iter().zip(&parallel)).position(|(s, p)| s != p);
+        assert_eq!(differ, Some(0), "{failure}");
+        assert!(
+            failure
+                .detail
+                .starts_with(&format!("at {}:", again.scan_name(0)))
+        );
+    }
+
     #[test]
     fn the_kit_catches_a_reset_that_forgets_part_of_what_was_learnt() {
         let failure = Conformance::new(|_| ForgetsHalf::default())
@@ -2119,7 +2221,7 @@ mod tests {
             .expect_err("a reset that keeps the tasks seen");
         assert_eq!(
             (failure.check, failure.scenario),
-            (RELEARN, "empty snapshot"),
+            (RELEARN, "stages and nodes, no rows"),
             "{failure}"
         );
     }
@@ -2241,7 +2343,7 @@ mod tests {
     /// once and at its last report; at each stage index, the scenario's stage once its job
     /// is submitted, an earlier job's before; no row in a stage that finished after its
     /// job's submission.
-    fn interim_consistent(scenario: &Scenario, interim: &Interim) {
+    fn interim_consistent(scenario: &KitScenario, interim: &Interim) {
         let (name, at) = (scenario.name, &interim.snapshot);
         let instant = at.now_secs();
         let (before, after) = scenario.history.split_at(interim.observed);

@@ -96,7 +96,8 @@ use straggler_model::{NodeId, Observation, Snapshot};
 /// What one scan found: the snapshot rows flagged as stragglers and, for node-level
 /// detectors, the nodes judged slow.
 ///
-/// Rows are indices into the scanned [`Snapshot`], in increasing order.
+/// Rows are indices into the scanned [`Snapshot`], in strictly increasing order (each row
+/// once).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Findings {
     rows: Vec<u32>,
@@ -109,8 +110,9 @@ impl Findings {
         self.rows.clear();
         self.slow_nodes.clear();
     }
-    /// Flags a row. Rows must be pushed in increasing order, each below the snapshot's
-    /// length; an engine checks this after each scan ([`Findings::check`]).
+    /// Flags a row. Rows must be pushed in strictly increasing order (no row twice), each
+    /// below the snapshot's length; an engine checks this after each scan
+    /// ([`Findings::check`]).
     pub fn push_row(&mut self, row: u32) {
         self.rows.push(row);
     }
@@ -119,7 +121,7 @@ impl Findings {
     pub fn push_slow_node(&mut self, node: NodeId) {
         self.slow_nodes.push(node);
     }
-    /// The flagged rows, in increasing order.
+    /// The flagged rows, in strictly increasing order.
     pub fn rows(&self) -> &[u32] {
         &self.rows
     }

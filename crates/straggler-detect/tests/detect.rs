@@ -731,8 +731,13 @@ fn conformance_catches_broken_detectors() {
     let range = "rows strictly increasing and in range, slow nodes in range";
     let cases: [BrokenCase; 7] = [
         // One row cannot be out of order: the first scans with two are amid the history of
-        // the empty snapshot (the second scenario).
-        (|_| Broken::Unordered, false, range, "empty snapshot"),
+        // the second scenario, whose own snapshot has no rows.
+        (
+            |_| Broken::Unordered,
+            false,
+            range,
+            "stages and nodes, no rows",
+        ),
         (
             |_| Broken::PastTheEnd,
             false,
@@ -745,13 +750,13 @@ fn conformance_catches_broken_detectors() {
             "a second scan gives the same findings",
             "one task",
         ),
-        // The scans amid the empty snapshot's history are the first with rows.
+        // The scans amid the second scenario's history are the first with rows.
         (
             Broken::ThreadDependent,
             false,
             "after the same observations, a parallel scan gives the findings of a sequential \
              one",
-            "empty snapshot",
+            "stages and nodes, no rows",
         ),
         (
             |_| Broken::Everything,

@@ -952,10 +952,8 @@ fn the_reviewed_rumen_repro_names_line_19_and_start_time() {
         env!("CARGO_MANIFEST_DIR"),
         "/../../../shared/traces/hadoop-sls-gridmix-rumen/2jobs2min-rumen-jh.json"
     ));
-    let Ok(text) = std::fs::read_to_string(path) else {
-        eprintln!("SKIPPED: {} is absent", path.display());
-        return;
-    };
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e} (the shared logs, README, Set-up)", path.display()));
     let (plain_jobs, plain) = read_rumen(&text);
     // The review's `sed '19s/"startTime" : 1371222061163/"startTime" : 1.5e12/'`.
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();

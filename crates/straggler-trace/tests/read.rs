@@ -29,20 +29,19 @@ use straggler_trace::{
     TraceJob, read_bytes, read_job_conf, read_path, read_reader,
 };
 
-fn shared_traces() -> Option<PathBuf> {
+/// `../shared/traces`, the real logs beside the repository (README, "Set-up"); the tests
+/// that read them fail without it rather than pass unseen.
+fn shared_traces() -> PathBuf {
     let dir = Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../../shared/traces"
     ));
-    if dir.is_dir() {
-        Some(dir.to_owned())
-    } else {
-        eprintln!(
-            "SKIPPED: {} is absent; the real-log tests need ../shared/traces beside the repo",
-            dir.display()
-        );
-        None
-    }
+    assert!(
+        dir.is_dir(),
+        "{} is absent: the real-log tests read the shared logs there (README, Set-up)",
+        dir.display()
+    );
+    dir.to_owned()
 }
 
 fn fixtures() -> PathBuf {
@@ -530,7 +529,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_shared_trace_is_read_or_refused_as_counted_by_hand() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let mut covered = BTreeSet::new();
     for &(rel, format, expected, read_n, skipped) in REAL {
         check(&base.join(rel), format, expected, read_n, skipped);
@@ -567,7 +566,7 @@ fn every_shared_trace_is_read_or_refused_as_counted_by_hand() {
 
 #[test]
 fn the_yahoo_sample_matches_the_reference_note() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let path = base.join("hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz");
     let (jobs, _) = read(&path, HADOOP1);
     let kind_count = |kind| {
@@ -607,7 +606,7 @@ fn the_yahoo_sample_matches_the_reference_note() {
 
 #[test]
 fn the_cut_job_tracker_log_yields_what_it_holds_and_says_where_it_stops() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let path = base.join("hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log");
     let (jobs, report) = read(&path, HADOOP1);
     // Line 58 is `Task TASKID="task_200904211745_0002_m_000010" TASK_TY .`
@@ -630,7 +629,7 @@ fn the_cut_job_tracker_log_yields_what_it_holds_and_says_where_it_stops() {
 /// swallowed by the cut record.
 #[test]
 fn a_record_cut_inside_a_value_does_not_swallow_the_next_ones() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let path = base.join("hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log");
     let text = std::fs::read_to_string(&path).expect("readable");
     let (_, whole) = read(&path, HADOOP1);
@@ -660,7 +659,7 @@ fn a_record_cut_inside_a_value_does_not_swallow_the_next_ones() {
 
 #[test]
 fn the_spark_speculative_copy_is_read_as_killed_and_speculative() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let path = base.join("spark-core-test-events/application_1628109047826_1317105");
     let (jobs, _) = read(&path, SPARK);
     // Task index 3 of stage 0: attempt Task ID 3 (launched 1628638073.904 on host-12413,
@@ -694,7 +693,7 @@ fn the_spark_speculative_copy_is_read_as_killed_and_speculative() {
 /// and none of them.
 #[test]
 fn the_spark_speculation_setting_is_read_from_the_environment_update() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let (jobs, report) = read(
         &base.join("spark-core-test-events/application_1628109047826_1317105"),
         SPARK,
@@ -943,7 +942,7 @@ fn a_speculation_interval_is_judged_where_the_interval_is_chosen_not_read_as_a_s
 /// `jobProperties`: the log does not say.
 #[test]
 fn the_rumen_speculation_setting_is_read_from_job_properties() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let (jobs, report) = read(
         &base.join("hadoop-sls-gridmix-rumen/2jobs2min-rumen-jh.json"),
         RUMEN,
@@ -1278,7 +1277,7 @@ fn the_rumen_reader_reads_the_speculation_switches_of_job_properties() {
 
 #[test]
 fn jhist_progress_splits_are_rebuilt_as_hadoop_defines_them() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let path = base.join("hadoop-jhist/job_1329348432655_0001-10.jhist");
     let (jobs, _) = read(&path, JHIST);
     // attempt_1329348432655_0001_m_000005_0: started 1329348450580, finished 1329348461951
@@ -1752,7 +1751,7 @@ fn a_cut_compressed_log_yields_what_it_holds() {
 #[test]
 fn a_cut_gzip_log_counts_the_line_it_cuts() {
     use std::io::Read;
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let path = base.join("hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz");
     let bytes = std::fs::read(path).expect("readable");
     let cut = &bytes[..2000];
@@ -2829,9 +2828,7 @@ fn a_rumen_line_over_the_cap_is_counted_and_its_object_passed_over() {
 /// in, not the object's first line; the real 2-job trace with one character changed.
 #[test]
 fn rumen_malformed_json_names_its_line_and_field_in_a_real_trace() {
-    let Some(base) = shared_traces() else {
-        return;
-    };
+    let base = shared_traces();
     let path = base.join("hadoop-sls-gridmix-rumen/2jobs2min-rumen-jh.json");
     let text = std::fs::read_to_string(&path).expect("readable");
     let changed = |line: usize, from: &str, to: &str| -> String {
@@ -3039,7 +3036,7 @@ fn a_byte_order_mark_at_the_start_is_dropped() {
 /// the Hadoop 1 sample read as 2 records and 0 jobs before.
 #[test]
 fn cr_only_line_ends_are_read_as_line_ends() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let path = base.join("hadoop-rumen-testdata/small-trace-test/truncated-job-tracker-log");
     let text = std::fs::read(&path).expect("readable");
     assert!(!text.contains(&b'\r'));
@@ -3728,7 +3725,7 @@ fn a_bad_spark_submission_time_costs_that_field_not_the_job() {
     }
 
     // The real log of one job of 16 tasks: it reads as whole, but for the submission time.
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let path = base.join("spark-core-test-events/app-20161115172038-0000");
     let (whole_jobs, whole) = read(&path, SPARK);
     let text = std::fs::read_to_string(&path).expect("readable");
@@ -3943,7 +3940,7 @@ fn a_hadoop1_record_missing_a_quote_mid_file_is_malformed_not_truncated() {
 /// the job ran); the whole logs have no such note, nor do the formats without a job end.
 #[test]
 fn a_log_without_its_jobs_end_is_noted() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let head = |path: &str, lines: usize| -> String {
         let text = std::fs::read_to_string(base.join(path)).expect("readable");
         text.lines()
@@ -4005,7 +4002,7 @@ fn a_log_without_its_jobs_end_is_noted() {
 /// word (line 19 of `application_1538416563558_0014`, the end of `Task ID` 1).
 #[test]
 fn a_spark_task_end_s_launch_time_is_checked_against_its_start() {
-    let Some(dir) = shared_traces() else { return };
+    let dir = shared_traces();
     let path = dir.join("spark-core-test-events/removed-in-2019/application_1538416563558_0014");
     let text = std::fs::read_to_string(&path).expect("readable");
     let (clean_jobs, clean) = read_bytes(text.as_bytes(), SPARK).expect("readable");
@@ -4131,7 +4128,7 @@ fn spark_task_info_that_contradicts_the_start_is_skipped() {
 /// schema line deleted read without a word, its `AM_STARTED` event taken for the schema.
 #[test]
 fn a_jhist_without_its_schema_line_is_malformed() {
-    let Some(dir) = shared_traces() else { return };
+    let dir = shared_traces();
     let path = dir.join(
         "hadoop-jhist/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-\
          SUCCEEDED-default.jhist",
@@ -4191,7 +4188,7 @@ fn a_jhist_without_its_schema_line_is_malformed() {
 /// attempt's recorded end is skipped, naming the field.
 #[test]
 fn a_jhist_attempt_without_its_end_is_ended_by_its_task_s_end() {
-    let Some(dir) = shared_traces() else { return };
+    let dir = shared_traces();
     let sleep = dir.join(
         "hadoop-jhist/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-\
          SUCCEEDED-default.jhist",
@@ -4484,9 +4481,7 @@ fn hadoop1_defaults() -> SpeculationSetting {
 /// reads; its property is a record parsed.
 #[test]
 fn a_hadoop_1_conf_xml_names_its_historys_job_and_gives_the_defaults() {
-    let Some(traces) = shared_traces() else {
-        return;
-    };
+    let traces = shared_traces();
     let dir = traces.join("hadoop-rumen-testdata/small-trace-test/counters-format-test-logs");
     let prefix = "megacluster.megacorp.com_1265616107882_job_201002080801_";
     for (serial, date) in [("40864", "20100210"), ("50510", "20100208")] {
@@ -4517,7 +4512,7 @@ fn a_hadoop_1_conf_xml_names_its_historys_job_and_gives_the_defaults() {
 /// setting itself (job 0002's configuration follows its history).
 #[test]
 fn the_yahoo_sample_gives_each_embedded_configuration_with_its_job_and_line() {
-    let Some(base) = shared_traces() else { return };
+    let base = shared_traces();
     let path = base.join("hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz");
     let (jobs, report) = read_path(&path).expect("readable");
     let confs: Vec<(u64, &str)> = (report.confs.iter())

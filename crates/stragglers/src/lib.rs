@@ -6,8 +6,11 @@
 //!
 //! - [`model`]: tasks, attempts, nodes, runs, and the columnar [`Snapshot`](model::Snapshot)
 //!   detectors scan;
-//! - [`detect`]: the [`Detector`](detect::Detector) trait and the Default, LATE and
-//!   Hierarchical detectors;
+//! - [`detect`]: the [`Detector`](detect::Detector) trait, the detectors of the seed
+//!   papers (Default, LATE and Hierarchical; eSplash, DSB, Garraghan et al., the
+//!   DoS-index) and of the engines (Hadoop 1 and 2, Spark, LATE as Zaharia published it),
+//!   an oracle, and the [conformance kit](detect::conformance) a detector of one's own
+//!   runs through (`docs/writing-a-detector.md` says how to write one);
 //! - [`truth`]: ground truth, the usual execution time as a quantile of homogeneous runs;
 //! - [`metrics`]: Precision, Recall, Detection Latency, Undetected Time, Fake Positive and
 //!   the efficiency metrics, with confidence intervals over repetitions;
@@ -47,10 +50,11 @@ pub use straggler_truth as truth;
 pub mod prelude {
     pub use straggler_detect::{
         DefaultDetector, Detector, Findings, GroupSums, Hierarchical, HierarchicalParams,
-        LateDetector, Parallelism,
+        LateDetector, Parallelism, SlowNodeRule,
     };
     pub use straggler_model::{
-        AttemptRole, AttemptStatus, Observation, Run, Snapshot, SnapshotRow,
+        AttemptId, AttemptRole, AttemptStatus, NodeId, Observation, Run, Snapshot, SnapshotRow,
+        StageId, TaskId,
     };
     pub use straggler_sim::{DetectorSpec, EvalConfig, Evaluation, Scenario, SimConfig, simulate};
 }
