@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use clap::builder::RangedU64ValueParser;
+use clap::builder::RangedI64ValueParser;
 use stragglers::sim::{
     ConfigText, CopyCaps, DETECTORS_KEY, DetectorSpec, EvalConfig, Evaluation, KilledOriginalTime,
     Policy, SimError, limits, report, split_list,
@@ -28,14 +28,15 @@ pub struct EvalArgs {
     #[arg(long, conflicts_with_all = ["json", "markdown"])]
     print_config: bool,
     /// Repetitions of every cell (1 to 1000; default 10).
-    #[arg(long, value_parser = count_parser(1, limits::MAX_REPETITIONS))]
+    #[arg(long, value_parser = count_parser(1, limits::MAX_REPETITIONS), allow_negative_numbers = true)]
     repetitions: Option<u32>,
     /// Homogeneous baseline runs that give the usual execution times (1 to 1000; default
     /// 10).
-    #[arg(long, value_parser = count_parser(1, limits::MAX_BASELINE_RUNS))]
+    #[arg(long, value_parser = count_parser(1, limits::MAX_BASELINE_RUNS), allow_negative_numbers = true)]
     baseline_runs: Option<u32>,
-    /// Master seed (any integer from 0 to 2^64 - 1; default 2019).
-    #[arg(long)]
+    /// Master seed (any integer from 0 to 2^63 - 1, the largest an evaluation file holds,
+    /// so that `--print-config` can write it; default 2019).
+    #[arg(long, value_parser = seed_parser(EVAL_SEED_MAX, EVAL_SEED_NOTE), allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Write the results (schema stragglers.eval/1) to this file; `-` writes them to
     /// standard output in place of the tables.
@@ -46,7 +47,11 @@ pub struct EvalArgs {
     #[arg(long, value_name = "PATH")]
     markdown: Option<PathBuf>,
     /// Worker threads (default: one per core; 1 to 1024). Results do not depend on it.
-    #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_THREADS))]
+    #[arg(
+        long,
+        value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_THREADS),
+        allow_negative_numbers = true
+    )]
     threads: Option<usize>,
     /// Which detectors to evaluate, comma-separated, each once in the order first
     /// named: names of `stragglers detectors` and `oracle`; `paper` (Default,
@@ -62,7 +67,36 @@ pub struct EvalArgs {
 }
 
 /// The most worker threads `eval --threads` starts.
-const MAX_THREADS: u64 = 1024;
+const MAX_THREADS: i64 = 1024;
+
+/// The largest `eval --seed`: 2^63 - 1, TOML's largest integer, so that `--print-config`
+/// writes any seed the flag takes as an evaluation file that reads back the same.
+const EVAL_SEED_MAX: u64 = i64::MAX as u64;
+/// Why `eval --seed` stops at [`EVAL_SEED_MAX`], for its error.
+const EVAL_SEED_NOTE: &str = "2^63 - 1, the largest integer an evaluation file holds";
+
+/// A seed flag's parser: an integer in `0..=most`, or an error naming the range and
+/// `note`, which says where its end comes from (clap's error names the flag and the
+/// value). A negative value is refused so too, where the flag allows negative numbers.
+pub(crate) fn seed_parser(
+    most: u64,
+    note: &'static str,
+) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
+    move |text| match text.parse::<i128>() {
+        Ok(seed) if (0..=i128::from(most)).contains(&seed) => {
+            u64::try_from(seed).map_err(|e| e.to_string())
+        }
+        Err(e)
+            if !matches!(
+                e.kind(),
+                std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow
+            ) =>
+        {
+            Err(format!("{e}"))
+        }
+        _ => Err(format!("{text} is not in 0..={most} ({note})")),
+    }
+}
 
 /// A count flag's parser: an integer in `least..=most`, or clap's error naming the flag,
 /// the value and the range (the limits are `stragglers::sim::limits`'s).
@@ -148,10 +182,10 @@ struct Overrides {
     #[arg(long)]
     per_attempt_reports: bool,
     /// Map tasks of the job, 1 to 1000000 (default 320, the paper's: two waves).
-    #[arg(long, value_parser = count_parser(1, limits::MAX_TASKS_PER_STAGE))]
+    #[arg(long, value_parser = count_parser(1, limits::MAX_TASKS_PER_STAGE), allow_negative_numbers = true)]
     maps: Option<u32>,
     /// Reduce tasks of the job, 0 to 1000000 (default 160, the paper's).
-    #[arg(long, value_parser = count_parser(0, limits::MAX_TASKS_PER_STAGE))]
+    #[arg(long, value_parser = count_parser(0, limits::MAX_TASKS_PER_STAGE), allow_negative_numbers = true)]
     reduces: Option<u32>,
     /// Standard deviation of the log of the per-attempt work factor, in [0, 1] (default
     /// 0.08).
@@ -169,10 +203,10 @@ struct Overrides {
     #[arg(long, value_enum)]
     killed_original_time: Option<KilledTime>,
     /// At most this many copies of a task, >= 1 (default 1).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     max_copies_per_task: Option<u32>,
     /// At most this many copies launched per scan, >= 1 (default: unlimited).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     launches_per_scan: Option<u32>,
     /// Apply Hadoop's caps on running copies (0.1 of running tasks, 0.01 of all, at least 10).
     #[arg(long)]
@@ -182,11 +216,11 @@ struct Overrides {
     copy_beside_original: bool,
     /// Copies only on nodes with at least this many active cores, 0 to the workers' cores
     /// (the paper's 4) (default 0: any node).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     copy_min_active_cores: Option<u32>,
     /// Never place copies on these nodes (indices, comma-separated, each below the number
     /// of workers, the paper's 20; default: none; replaces an evaluation file's list).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     blacklist: Vec<u32>,
     /// Never place copies on the nodes the detector reports slow, whatever its rule says.
     /// Of the built-in detectors, dsb, esplash and late-zaharia report nodes, and their

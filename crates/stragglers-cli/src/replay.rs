@@ -75,7 +75,8 @@ pub struct ReplayArgs {
         long,
         default_value_t = MAX_SCANS_PER_JOB,
         value_name = "N",
-        value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..)
+        value_parser = clap::builder::RangedI64ValueParser::<u64>::new().range(1..=i64::MAX),
+        allow_negative_numbers = true
     )]
     max_scans_per_job: u64,
     /// A task is a straggler if it takes more than this factor times its siblings'

@@ -34,7 +34,12 @@ pub struct SimulateArgs {
     #[arg(long, visible_alias = "detectors", default_value = "default")]
     detector: String,
     /// Seed of the run (any integer from 0 to 2^64 - 1).
-    #[arg(long, default_value_t = 2019)]
+    #[arg(
+        long,
+        default_value_t = 2019,
+        value_parser = crate::eval::seed_parser(u64::MAX, "2^64 - 1"),
+        allow_negative_numbers = true
+    )]
     seed: u64,
     /// The summary's straggler rule: slower than this many times the median of the task's
     /// stage, at least 1 (default: the scenario's `straggler_factor`, 1.2, the paper's;

@@ -1033,3 +1033,81 @@ fn simulate_labels_stragglers_at_the_factor_given() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_negative_number_reaches_its_flags_parser_which_names_the_flag_and_its_range() {
+    let seed_range = "0..=9223372036854775807 (2^63 - 1, the largest integer an evaluation \
+                      file holds)";
+    for (args, said) in [
+        (
+            &["eval", "--repetitions", "-3"][..],
+            "invalid value '-3' for '--repetitions <REPETITIONS>': -3 is not in 1..=1000"
+                .to_owned(),
+        ),
+        (
+            &["eval", "--baseline-runs", "-1"],
+            "'--baseline-runs <BASELINE_RUNS>': -1 is not in 1..=1000".to_owned(),
+        ),
+        (
+            &["eval", "--maps", "-5"],
+            "'--maps <MAPS>': -5 is not in 1..=1000000".to_owned(),
+        ),
+        (
+            &["eval", "--threads", "-1"],
+            "'--threads <THREADS>': -1 is not in 1..=1024".to_owned(),
+        ),
+        (
+            &["eval", "--max-copies-per-task", "-1"],
+            "'--max-copies-per-task <MAX_COPIES_PER_TASK>': -1 is not in 0..=4294967295".to_owned(),
+        ),
+        (
+            &["eval", "--blacklist", "-1"],
+            "'--blacklist <BLACKLIST>': -1 is not in 0..=4294967295".to_owned(),
+        ),
+        (
+            &["eval", "--seed", "-1"],
+            format!("'--seed <SEED>': -1 is not in {seed_range}"),
+        ),
+        // A seed the flag took and `--print-config` could not write is refused at once.
+        (
+            &["eval", "--seed", "9223372036854775808", "--print-config"],
+            format!("'--seed <SEED>': 9223372036854775808 is not in {seed_range}"),
+        ),
+        (
+            &["simulate", "--preset", "paper", "--seed", "-1"],
+            "'--seed <SEED>': -1 is not in 0..=18446744073709551615 (2^64 - 1)".to_owned(),
+        ),
+        (
+            &["replay", "x.jhist", "--max-scans-per-job", "-1"],
+            "'--max-scans-per-job <N>': -1 is not in 1..=9223372036854775807".to_owned(),
+        ),
+    ] {
+        let output = stragglers(args);
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.starts_with("error: invalid value '") && stderr.contains(&said),
+            "{args:?}: {stderr}"
+        );
+    }
+    // The largest seed the flag takes is written as an evaluation file and read back.
+    let printed = stragglers_ok(&["eval", "--seed", "9223372036854775807", "--print-config"]);
+    assert!(
+        printed.starts_with("seed = 9223372036854775807\n"),
+        "{printed}"
+    );
+    // Simulate's seed (an evaluation's run's seed may be any) takes every u64.
+    let summary = stragglers_ok(&[
+        "simulate",
+        "--preset",
+        "paper",
+        "--detector",
+        "none",
+        "--seed",
+        "18446744073709551615",
+    ]);
+    assert!(summary.contains("(seed 18446744073709551615,"), "{summary}");
+    // A list flag takes its items as before.
+    let listed = stragglers_ok(&["eval", "--blacklist", "1,2", "--print-config"]);
+    assert!(listed.contains("blacklist = [1, 2]"), "{listed}");
+}
