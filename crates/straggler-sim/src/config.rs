@@ -117,7 +117,7 @@ impl Scenario {
             check(&field, p, "in [0, 100]", |p| (0.0..=100.0).contains(&p))?;
         }
         let total: f64 = self.group_percent.iter().sum();
-        check(&field, total, "summing to 100", |t| {
+        check(&format!("{field} (sum)"), total, "100", |t| {
             (t - 100.0).abs() < 1e-9
         })?;
         let workers = f64::from(platform.workers);

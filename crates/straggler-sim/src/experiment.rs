@@ -530,7 +530,7 @@ impl ConfigText {
     /// [`SimError::ConfigFile`]: a value of the wrong type, an unknown key, a list where a
     /// table belongs.
     pub fn parse(&self) -> Result<EvalConfig, SimError> {
-        toml_file::parse_known(&self.text, &self.origin, &[DETECTORS_KEY])
+        toml_file::parse_known(&self.text, &self.origin, &[DETECTORS_KEY]).map_err(in_count_range)
     }
 
     /// The detectors the text names under the top-level key `detectors` (a list of
@@ -564,6 +564,35 @@ impl ConfigText {
     /// the key at its default); any other error comes back as it is.
     pub fn locate(&self, error: SimError) -> SimError {
         toml_file::at_key(error, &self.text, &self.origin)
+    }
+}
+
+/// A count of [`limits::EVAL_COUNTS`] that serde refuses as out of `u32`'s range
+/// (`repetitions = -3`: "invalid value: integer `-3`, expected u32"), refused with the
+/// count's range, in the words of the flag that sets it (`-3 is not in 1..=1000`); any
+/// other error comes back as it is.
+fn in_count_range(error: SimError) -> SimError {
+    let SimError::ConfigFile {
+        file,
+        line,
+        key,
+        message,
+    } = error
+    else {
+        return error;
+    };
+    let range = limits::EVAL_COUNTS.iter().find(|(count, ..)| *count == key);
+    let value = (message.strip_prefix("invalid value: integer `"))
+        .and_then(|rest| rest.strip_suffix("`, expected u32"));
+    let message = match (range, value) {
+        (Some((_, least, most)), Some(value)) => format!("{value} is not in {least}..={most}"),
+        _ => message,
+    };
+    SimError::ConfigFile {
+        file,
+        line,
+        key,
+        message,
     }
 }
 
@@ -1683,7 +1712,7 @@ mod file_tests {
             ),
             (
                 "[[scenarios]]\nname = \"a\"\ngroup_percent = [10, 0, 0, 80]\n",
-                "eval.toml: line 3: key `scenarios[0].group_percent`: 90: must be summing to 100",
+                "eval.toml: line 3: key `scenarios[0].group_percent (sum)`: 90: must be 100",
             ),
             (
                 "[[scenarios]]\nname = \"a\"\ngroup_percent = [0, 0, 100]\n",
@@ -1712,6 +1741,22 @@ mod file_tests {
             (
                 "repetitions = 0\n",
                 "eval.toml: line 1: key `repetitions`: 0: must be >= 1",
+            ),
+            (
+                "seed = 1\nrepetitions = -3\n",
+                "eval.toml: line 2: key `repetitions`: -3 is not in 1..=1000",
+            ),
+            (
+                "[sim.workload]\nreduces = 4294967296\n",
+                "eval.toml: line 2: key `sim.workload.reduces`: 4294967296 is not in 0..=1000000",
+            ),
+            (
+                "sim = [1]\n",
+                "eval.toml: line 1: key `sim`: invalid type: integer `1`, expected a table",
+            ),
+            (
+                "[sim]\nplatform = 4\n",
+                "eval.toml: line 2: key `sim.platform`: invalid type: integer `4`, expected a table",
             ),
             (
                 "[[scenarios]]\nname = \"baseline\"\ngroup_percent = [0, 0, 0, 100]\n",

@@ -14,6 +14,15 @@ pub const MAX_TASKS_PER_STAGE: u32 = 1_000_000;
 pub const MAX_REPETITIONS: u32 = 1_000;
 /// Homogeneous baseline runs of an evaluation (`--baseline-runs`; the paper: 10).
 pub const MAX_BASELINE_RUNS: u32 = 1_000;
+/// The counts of an evaluation file that a count flag of `stragglers eval` sets too, each
+/// with the least and the most it may be, the flag's range: a value out of `u32`'s range
+/// in the file (`repetitions = -3`) is refused with this range, as the flag refuses it.
+pub const EVAL_COUNTS: [(&str, u32, u32); 4] = [
+    ("repetitions", 1, MAX_REPETITIONS),
+    ("baseline_runs", 1, MAX_BASELINE_RUNS),
+    ("sim.workload.maps", 1, MAX_TASKS_PER_STAGE),
+    ("sim.workload.reduces", 0, MAX_TASKS_PER_STAGE),
+];
 /// Tasks of all the baseline runs, `baseline_runs * (sim.workload.maps + sim.workload.reduces)`:
 /// the baseline runs are held in memory together (the paper: 10 x 480).
 pub const MAX_BASELINE_TASKS: u64 = 20_000_000;

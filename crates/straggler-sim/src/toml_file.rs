@@ -26,9 +26,25 @@ pub(crate) fn parse<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T, 
             file: origin.to_owned(),
             line,
             key: key_named(e.message(), key),
-            message: e.message().trim().to_owned(),
+            message: in_files_words(e.message().trim()),
         }
     })
+}
+
+/// serde's message in the words of the file: a struct is a table (`expected struct
+/// Platform`: `expected a table`), and a struct read from a list too short for it (serde
+/// reads a struct from a list by position), `a list where a table belongs`, as
+/// [`parse_known`] says when the list reads.
+fn in_files_words(message: &str) -> String {
+    const STRUCT: &str = "expected struct ";
+    let Some((before, after)) = message.split_once(STRUCT) else {
+        return message.to_owned();
+    };
+    if before.starts_with("invalid length ") {
+        return "a list where a table belongs".to_owned();
+    }
+    let rest = after.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+    format!("{before}expected a table{}", in_files_words(rest))
 }
 
 /// [`parse`], and a key of `text` that `T` does not read is an error naming it, even where
@@ -370,6 +386,23 @@ fn key_named(message: &str, at: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn serdes_structs_are_tables_in_the_messages() {
+        for (message, said) in [
+            (
+                "invalid type: integer `1`, expected struct Platform",
+                "invalid type: integer `1`, expected a table",
+            ),
+            (
+                "invalid length 0, expected struct ClusterSpec with 2 elements",
+                "a list where a table belongs",
+            ),
+            ("missing field `nodes`", "missing field `nodes`"),
+        ] {
+            assert_eq!(in_files_words(message), said);
+        }
+    }
 
     #[test]
     fn the_brackets_left_open_count_outside_strings_and_comments() {

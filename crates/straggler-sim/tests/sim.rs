@@ -204,7 +204,10 @@ fn bad_configuration_names_the_key() {
     )
     .unwrap_err();
     assert!(
-        matches!(err, SimError::InvalidConfig { .. }) && err.to_string().contains("summing to 100"),
+        matches!(err, SimError::InvalidConfig { .. })
+            && err
+                .to_string()
+                .contains("group_percent (sum) = 110: must be 100"),
         "{err}"
     );
 }

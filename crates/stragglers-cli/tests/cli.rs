@@ -1111,3 +1111,43 @@ fn a_negative_number_reaches_its_flags_parser_which_names_the_flag_and_its_range
     let listed = stragglers_ok(&["eval", "--blacklist", "1,2", "--print-config"]);
     assert!(listed.contains("blacklist = [1, 2]"), "{listed}");
 }
+
+#[test]
+fn an_evaluation_files_wrong_value_names_a_table_or_the_counts_range() {
+    let dir = std::env::temp_dir().join(format!("stragglers-file-words-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("eval.toml");
+    for (text, said) in [
+        (
+            "sim = [1]\n",
+            "line 1: key `sim`: invalid type: integer `1`, expected a table",
+        ),
+        (
+            "sim = []\n",
+            "line 1: key `sim`: a list where a table belongs",
+        ),
+        (
+            "seed = 3\nrepetitions = -3\n",
+            "line 2: key `repetitions`: -3 is not in 1..=1000",
+        ),
+        (
+            "baseline_runs = 99999999999\n",
+            "line 1: key `baseline_runs`: 99999999999 is not in 1..=1000",
+        ),
+        (
+            "[[scenarios]]\nname = \"a\"\ngroup_percent = [50, 40, 0, 0]\n",
+            "line 3: key `scenarios[0].group_percent (sum)`: 90: must be 100",
+        ),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let output = stragglers(&["eval", "--config", file.to_str().unwrap(), "--print-config"]);
+        assert!(!output.status.success(), "{text}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("{}: {said}", file.display())),
+            "{text}: {stderr}"
+        );
+        assert!(!stderr.contains("struct"), "{text}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
