@@ -2,7 +2,7 @@
 //! given, on rayon's pool (as many at a time as there are threads), a progress bar each on
 //! standard error while they run, and their summaries in the order given.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -10,7 +10,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use stragglers::detect::Detector;
 use stragglers::sim::{
-    DetectorSpec, PRESETS, Progress, RunOptions, ScenarioSpec, Summary, report, simulate_scenario,
+    DetectorSpec, PRESETS, Progress, RunOptions, ScenarioSpec, SimError, Summary, report,
+    simulate_scenario,
 };
 
 use crate::detectors::{self, Group};
@@ -31,6 +32,9 @@ pub struct SimulateArgs {
     /// several, comma-separated (`default,late,hierarchical`), run side by side; `all` for
     /// every one (`none,all` adds the run without a detector). A name may set parameters in
     /// parentheses, `late(alpha = 0.5)` (docs/detectors.md). `--detectors` is the same.
+    /// A run that fails (one past the scenario's `time_limit_secs`) fails the command once
+    /// every run has ended: no summary is printed, and the error names the first detector,
+    /// in the order given, whose run failed.
     #[arg(long, visible_alias = "detectors", default_value = "default")]
     detector: String,
     /// Seed of the run (any integer from 0 to 2^64 - 1).
@@ -93,7 +97,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let style = ProgressStyle::with_template("{prefix:>14} {bar:40} {pos}/{len} tasks  {msg}")
         .context("the progress bar's template")?;
     let started = Instant::now();
-    let summaries = detectors
+    let outcomes: Vec<anyhow::Result<Summary>> = detectors
         .par_iter()
         .map(|detector| {
             let bar = bars.add(ProgressBar::new(spec.task_count()));
@@ -112,16 +116,22 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             };
             let mut made = detector.as_ref().map(DetectorSpec::make);
             let made = made.as_deref_mut().map(|d| d as &mut dyn Detector);
-            let outcome = simulate_scenario(&spec, args.seed, made, options)
-                .with_context(|| format!("simulating {}", spec.name));
+            let outcome = simulate_scenario(&spec, args.seed, made, options);
             bar.finish_and_clear();
             // The name the run was asked by (`dsb(window_secs=120.0)`), not the detector's
             // own, which a tuned detector shares with its preset.
-            outcome.map(|o| Summary {
-                detector: name_of(detector.as_ref()).to_owned(),
-                ..o.summary
-            })
+            let name = name_of(detector.as_ref());
+            outcome
+                .map(|o| Summary {
+                    detector: name.to_owned(),
+                    ..o.summary
+                })
+                .map_err(|error| failed_run(error, &spec.name, name, args.scenario_file.as_deref()))
         })
+        .collect();
+    // The first failed run in the order given, whichever ended first.
+    let summaries = outcomes
+        .into_iter()
         .collect::<anyhow::Result<Vec<Summary>>>()?;
     let wall = started.elapsed().as_secs_f64();
     if !output::any_stdout([&args.json]) {
@@ -148,6 +158,31 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         output::write(&path, &(text + "\n"))?;
     }
     Ok(())
+}
+
+/// The error of the run of `scenario` with the detector named `detector` (`none`), which
+/// names both; a run past the time limit says which key raises it: the top-level
+/// `time_limit_secs` of the scenario file, `file`, where there is one.
+fn failed_run(
+    error: SimError,
+    scenario: &str,
+    detector: &str,
+    file: Option<&Path>,
+) -> anyhow::Error {
+    let run = format!("simulating {scenario} with detector {detector}");
+    let context = match (&error, file) {
+        (SimError::DidNotFinish { .. }, Some(file)) => format!(
+            "{run}: raise `time_limit_secs` in {} (a top-level key, before any table) to let \
+             its runs go on longer",
+            file.display()
+        ),
+        (SimError::DidNotFinish { .. }, None) => format!(
+            "{run}: the preset's `time_limit_secs` stopped it (a scenario file's top-level key \
+             sets the limit)"
+        ),
+        _ => run,
+    };
+    anyhow::Error::new(error).context(context)
 }
 
 /// The name of a run's detector: `none` for the run without one.

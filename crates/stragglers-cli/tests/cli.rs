@@ -1151,3 +1151,41 @@ fn an_evaluation_files_wrong_value_names_a_table_or_the_counts_range() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_failed_simulation_names_its_detector_and_the_key_that_raises_the_limit() {
+    let dir = std::env::temp_dir().join(format!("stragglers-sim-limit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tl.toml");
+    std::fs::write(
+        &file,
+        "name = \"tl\"\ntime_limit_secs = 10\n[cluster]\nnodes = 4\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    // Every run fails; the error names the first detector given, and no summary is printed.
+    let output = stragglers(&[
+        "simulate",
+        "--scenario-file",
+        file,
+        "--detector",
+        "late,default",
+    ]);
+    assert!(!output.status.success());
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            format!(
+                "error: simulating tl with detector late: raise `time_limit_secs` in {file} (a \
+                 top-level key, before any table) to let its runs go on longer"
+            ),
+            "  caused by: the job did not finish within 10 simulated seconds (0 of 480 tasks \
+             done)"
+                .to_owned(),
+        ],
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
