@@ -22,7 +22,9 @@ pub struct Group<'a, T> {
 /// them; a bracket or quote left open is an error). Each choice is kept
 /// once, by its name (a tuned one's names what was set), where it is first named, so
 /// `a,all` runs `a` first and then the others. An unknown name, parameters that cannot be
-/// set, or a list that names no choice, is an error naming `flag` and what it takes.
+/// set, or a list that names no choice, is an error naming `flag` and what it takes; so is
+/// the oracle where it is no choice, and `none` and `recorded`, each saying where it is
+/// taken.
 pub fn parse<T: Clone>(
     flag: &str,
     list: &str,
@@ -61,6 +63,8 @@ pub fn parse<T: Clone>(
                  simulated run (the stragglers of an undisturbed run of the same seed), which \
                  this command has not"
             );
+        } else if let Some(only) = ONE_COMMAND_WORDS.iter().find(|(w, _)| *w == word) {
+            bail!("{flag}: `{word}` is no detector: {}", only.1);
         } else {
             let words: Vec<&str> = groups.iter().map(|g| g.word).collect();
             let names: Vec<&str> = choices.iter().map(&name).collect();
@@ -92,6 +96,22 @@ pub fn tune_some(
 
 /// The oracle's name: a detector of `eval` only.
 pub const ORACLE: &str = "oracle";
+
+/// The words one command takes beside the detectors' names, each with where it is taken
+/// and what it means, for the error of a list given elsewhere (`stragglers detectors
+/// none`, `eval --detectors recorded`), where [`parse`]'s choices do not hold it.
+const ONE_COMMAND_WORDS: [(&str, &str); 2] = [
+    (
+        "none",
+        "`stragglers simulate --detector none` runs the scenario without one (no task is \
+         detected or copied); no other command takes it",
+    ),
+    (
+        "recorded",
+        "`stragglers replay --detectors recorded` judges the speculation the log records (a \
+         task is detected when the engine launched its first copy); no other command takes it",
+    ),
+];
 
 /// The commands that run `detector`, for `stragglers detectors`.
 pub fn commands_of(detector: &DetectorSpec) -> &'static str {
@@ -141,6 +161,13 @@ mod tests {
             "--detector: unknown detector \"d\": expected all or names among none, a, b, c (a \
              name may take parameters in parentheses, `late(alpha = 0.5)`; `stragglers \
              detectors NAME` lists them)"
+        );
+        let recorded = parsed("a,recorded").unwrap_err().to_string();
+        assert!(
+            recorded.starts_with(
+                "--detector: `recorded` is no detector: `stragglers replay --detectors recorded`"
+            ),
+            "{recorded}"
         );
         let oracle = parsed("oracle").unwrap_err().to_string();
         assert!(

@@ -44,7 +44,8 @@ enum Command {
     /// List the detectors `eval --detectors all` runs, the paper's three first, the oracle
     /// last: each with the commands that run it and its rule. With names, those detectors
     /// and each one's parameters, which a command's `--detectors` sets in parentheses
-    /// (`late(alpha = 0.5)`).
+    /// (`late(alpha = 0.5)`). `simulate --detector none` and `replay --detectors recorded`
+    /// are no detectors: neither is listed, and naming one here says so.
     Detectors {
         /// Detectors to show with their parameters: a list as `eval --detectors` takes
         /// (`late`, `paper`, `all`, `late(alpha = 0.5),spark`); several arguments are one

@@ -1189,3 +1189,40 @@ fn a_failed_simulation_names_its_detector_and_the_key_that_raises_the_limit() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn none_and_recorded_are_refused_where_they_are_not_taken_saying_where_they_are() {
+    let none = "`none` is no detector: `stragglers simulate --detector none` runs the \
+                scenario without one (no task is detected or copied); no other command takes \
+                it";
+    let recorded = "`recorded` is no detector: `stragglers replay --detectors recorded` \
+                    judges the speculation the log records (a task is detected when the engine \
+                    launched its first copy); no other command takes it";
+    for (args, said) in [
+        (
+            &["detectors", "none"][..],
+            format!("stragglers detectors: {none}"),
+        ),
+        (
+            &["detectors", "late", "recorded"],
+            format!("stragglers detectors: {recorded}"),
+        ),
+        (
+            &["eval", "--detectors", "paper,none"],
+            format!("--detectors: {none}"),
+        ),
+        (
+            &["simulate", "--preset", "paper", "--detector", "recorded"],
+            format!("--detector: {recorded}"),
+        ),
+        (
+            &["replay", "x.jhist", "--detectors", "none"],
+            format!("--detectors: {none}"),
+        ),
+    ] {
+        let output = stragglers(args);
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.trim_end(), format!("error: {said}"), "{args:?}");
+    }
+}
