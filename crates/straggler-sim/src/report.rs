@@ -388,6 +388,23 @@ fn noting_partial(title: String, rows: &[Vec<String>]) -> String {
     }
 }
 
+/// `n` and `noun`, plural but for one (`1 repetition`, `10 repetitions`).
+fn plural(n: impl Into<u64>, noun: &str) -> String {
+    match n.into() {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
+/// What a table's values are, for its title: the mean and 95% confidence half-width of
+/// each cell's runs, or, with one repetition, the one run's value, which has no interval.
+fn values_of(results: &EvalResults) -> &'static str {
+    match results.config.repetitions {
+        1 => "one run per cell, no 95% CI",
+        _ => "mean ± 95% CI",
+    }
+}
+
 /// `mean ± ci95` with `digits` decimals; `n/a` when undefined.
 pub fn format_summary(summary: Option<&Summary>, digits: usize) -> String {
     match summary {
@@ -439,8 +456,8 @@ pub fn table5(results: &EvalResults) -> Table {
     }
     Table {
         title: format!(
-            "Table 5. Ratio of stragglers among map executions on the homogeneous platform ({} runs), by the quantile X taken as usual time",
-            results.baseline.runs
+            "Table 5. Ratio of stragglers among map executions on the homogeneous platform ({}), by the quantile X taken as usual time",
+            plural(results.baseline.runs, "run")
         ),
         headers,
         rows,
@@ -449,9 +466,10 @@ pub fn table5(results: &EvalResults) -> Table {
 
 /// Table 6 under `policy`: the detection metrics of every scenario and detector, mean ±
 /// 95% confidence half-width, with the paper's value in brackets where it has one (it
-/// measured x100 only).
+/// measured x100 only; the title says so where a row shows one).
 pub fn table6(results: &EvalResults, policy: &str) -> Table {
     let with_paper = shows_paper(results) && policy == "x100";
+    let mut bracketed = false;
     let mut headers = vec!["Scenario".to_owned(), "Mechanism".to_owned()];
     headers.extend(TABLE6_METRICS.iter().map(|(_, h)| (*h).to_owned()));
     let rows: Vec<Vec<String>> = results
@@ -467,6 +485,7 @@ pub fn table6(results: &EvalResults, policy: &str) -> Table {
                 let value = format_summary_over(cell.metrics.get(*name), 2, cell.repetitions);
                 match paper {
                     Some((_, _, published)) if value != "n/a" => {
+                        bracketed = true;
                         format!("{value} ({:.2})", published[i])
                     }
                     _ => value,
@@ -478,13 +497,10 @@ pub fn table6(results: &EvalResults, policy: &str) -> Table {
     Table {
         title: noting_partial(
             format!(
-                "Table 6. Characteristics of the detectors, policy {policy}, {} repetitions (mean ± 95% CI{})",
-                results.config.repetitions,
-                if with_paper {
-                    "; paper in brackets"
-                } else {
-                    ""
-                }
+                "Table 6. Characteristics of the detectors, policy {policy}, {} ({}{})",
+                plural(results.config.repetitions, "repetition"),
+                values_of(results),
+                if bracketed { "; paper in brackets" } else { "" }
             ),
             &rows,
         ),
@@ -528,8 +544,10 @@ pub fn efficiency(results: &EvalResults) -> Table {
         .collect();
     Table {
         title: noting_partial(
-            "Efficiency. Job execution time, energy and speculative copies (mean ± 95% CI)"
-                .to_owned(),
+            format!(
+                "Efficiency. Job execution time, energy and speculative copies ({})",
+                values_of(results)
+            ),
             &rows,
         ),
         headers,
@@ -538,10 +556,12 @@ pub fn efficiency(results: &EvalResults) -> Table {
 }
 
 /// Table 7: the detection metrics of every policy and detector of the Section 7
-/// experiment, with the paper's values in brackets, the Fake Positive ratio, and how far
-/// the estimated times of killed originals are from their exact ones.
+/// experiment, with the paper's values in brackets (the title says so where a row shows
+/// one), the Fake Positive ratio, and how far the estimated times of killed originals are
+/// from their exact ones.
 pub fn table7(results: &EvalResults) -> Table {
     let with_paper = shows_paper(results);
+    let mut bracketed = false;
     let mut headers = vec![
         "Scenario".to_owned(),
         "Policy".to_owned(),
@@ -566,6 +586,7 @@ pub fn table7(results: &EvalResults) -> Table {
                 let value = format_summary_over(cell.metrics.get(*name), 2, cell.repetitions);
                 match paper {
                     Some((_, _, published)) if value != "n/a" => {
+                        bracketed = true;
                         format!("{value} ({:.2})", published[i])
                     }
                     _ => value,
@@ -592,13 +613,10 @@ pub fn table7(results: &EvalResults) -> Table {
     Table {
         title: noting_partial(
             format!(
-                "Table 7. Characteristics of the detectors under each reservation policy, {} repetitions (mean ± 95% CI{}; killed originals' time: {}; gap = mean |exact - estimated| / usual time)",
-                results.config.repetitions,
-                if with_paper {
-                    "; paper in brackets"
-                } else {
-                    ""
-                },
+                "Table 7. Characteristics of the detectors under each reservation policy, {} ({}{}; killed originals' time: {}; gap = mean |exact - estimated| / usual time)",
+                plural(results.config.repetitions, "repetition"),
+                values_of(results),
+                if bracketed { "; paper in brackets" } else { "" },
                 results.config.killed_original_time.name().replace('_', " "),
             ),
             &rows,
@@ -613,6 +631,7 @@ pub fn table7(results: &EvalResults) -> Table {
 pub fn figures4to6(results: &EvalResults) -> Table {
     let with_paper = shows_paper(results);
     let with_energies = shows_paper_energies(results);
+    let mut bracketed = false;
     let headers = [
         "Scenario",
         "Policy",
@@ -642,8 +661,11 @@ pub fn figures4to6(results: &EvalResults) -> Table {
             let metric = |name: &str, digits: usize| {
                 format_summary_over(cell.metrics.get(name), digits, cell.repetitions)
             };
-            let with_paper = |value: String, published: Option<f64>| match published {
-                Some(p) if value != "n/a" => format!("{value} ({p:.2})"),
+            let mut with_paper = |value: String, published: Option<f64>| match published {
+                Some(p) if value != "n/a" => {
+                    bracketed = true;
+                    format!("{value} ({p:.2})")
+                }
                 _ => value,
             };
             vec![
@@ -679,14 +701,15 @@ pub fn figures4to6(results: &EvalResults) -> Table {
     Table {
         title: noting_partial(
             format!(
-                "Figures 4-6. Execution time and energy relative to Default under x100{}, speculative copies, and the Section 4.2 predictor's overheads next to the simulated ones (mean ± 95% CI){without_reference}",
-                match (with_paper, with_energies) {
+                "Figures 4-6. Execution time and energy relative to Default under x100{}, speculative copies, and the Section 4.2 predictor's overheads next to the simulated ones ({}){without_reference}",
+                match (bracketed, with_energies) {
                     (true, true) => " (paper in brackets where its text gives a value)",
                     (true, false) => {
                         " (paper in brackets where its text gives a value, but for energies: this run's power model is not the paper's)"
                     }
                     _ => "",
-                }
+                },
+                values_of(results),
             ),
             &rows,
         ),
@@ -746,8 +769,9 @@ pub fn fig3(results: &EvalResults) -> Table {
     Table {
         title: noting_partial(
             format!(
-                "Figure 3. Fake Positive ratio of {detector} against the speculative lag, policy x100, {} repetitions (mean ± 95% CI)",
-                results.config.repetitions
+                "Figure 3. Fake Positive ratio of {detector} against the speculative lag, policy x100, {} ({})",
+                plural(results.config.repetitions, "repetition"),
+                values_of(results)
             ),
             &rows,
         ),
@@ -801,11 +825,11 @@ pub fn text(results: &EvalResults) -> String {
 /// Every table of the results, as a Markdown report.
 pub fn markdown(results: &EvalResults) -> String {
     let mut out = format!(
-        "# Evaluation report\n\nSchema `{}`, seed {}, {} repetitions per cell, {} baseline runs, usual time = {}-quantile, straggler factor {}.\n\n",
+        "# Evaluation report\n\nSchema `{}`, seed {}, {} per cell, {}, usual time = {}-quantile, straggler factor {}.\n\n",
         results.schema,
         results.config.seed,
-        results.config.repetitions,
-        results.baseline.runs,
+        plural(results.config.repetitions, "repetition"),
+        plural(results.baseline.runs, "baseline run"),
         results.config.usual_quantile,
         results.config.straggler_factor,
     );

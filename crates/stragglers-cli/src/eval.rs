@@ -13,6 +13,7 @@ use stragglers::sim::{
 
 use crate::detectors::{self, Group};
 use crate::output;
+use crate::replay::plural;
 
 /// The arguments of `stragglers eval`.
 #[derive(Debug, clap::Args)]
@@ -608,9 +609,9 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         output::write(&path, &report::markdown(&results))?;
     }
     eprintln!(
-        "{} cells x {} repetitions in {:.2} s",
-        results.cells.len(),
-        results.config.repetitions,
+        "{} x {} in {:.2} s",
+        plural(results.cells.len(), "cell"),
+        plural(results.config.repetitions as usize, "repetition"),
         elapsed.as_secs_f64()
     );
     Ok(())

@@ -1226,3 +1226,41 @@ fn none_and_recorded_are_refused_where_they_are_not_taken_saying_where_they_are(
         assert_eq!(stderr.trim_end(), format!("error: {said}"), "{args:?}");
     }
 }
+
+#[test]
+fn the_titles_say_what_one_repetition_and_detectors_without_a_paper_value_show() {
+    let dir = std::env::temp_dir().join(format!("stragglers-titles-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let markdown = dir.join("report.md");
+    let stdout = stragglers_ok(&[
+        "eval",
+        "--repetitions",
+        "1",
+        "--baseline-runs",
+        "1",
+        "--policies",
+        "x100",
+        "--no-fig3",
+        "--no-table7",
+        "--detectors",
+        "late(alpha = 0.5)",
+        "--markdown",
+        markdown.to_str().unwrap(),
+    ]);
+    for title in [
+        "Table 5. Ratio of stragglers among map executions on the homogeneous platform (1 run), ",
+        "Table 6. Characteristics of the detectors, policy x100, 1 repetition (one run per cell, \
+         no 95% CI)\n",
+        "Efficiency. Job execution time, energy and speculative copies (one run per cell, no 95% \
+         CI)\n",
+    ] {
+        assert!(stdout.contains(title), "{title}: {stdout}");
+    }
+    assert!(!stdout.contains("paper in brackets"), "{stdout}");
+    let report = std::fs::read_to_string(&markdown).unwrap();
+    assert!(
+        report.contains(", seed 2019, 1 repetition per cell, 1 baseline run, usual time"),
+        "{report}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
