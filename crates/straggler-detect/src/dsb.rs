@@ -84,7 +84,8 @@
 //!   the static blacklist the paper sets out to replace; the weakest nodes may then come
 //!   and go from the list every other window.
 //! - Student's `t` quantile is `statrs`'s below 1000 degrees of freedom and Abramowitz &
-//!   Stegun's expansion 26.7.5 from there ([`t_quantile`]): `statrs`'s drifts at millions.
+//!   Stegun's expansion 26.7.5 from there ([`student_t_quantile`], shared with the
+//!   metrics' confidence intervals): `statrs`'s drifts at millions.
 //! - Algorithm 3 draws an edge when `H_1 <= L_2`, the text when `L_2 > H_1`; touching
 //!   intervals overlap, so the strict test is used.
 //! - When no edge exists at all (every interval overlaps every other, the paper's
@@ -112,7 +113,7 @@
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+use straggler_metrics::student_t_quantile;
 use straggler_model::{AttemptRole, AttemptStatus, NodeId, Observation, Snapshot};
 
 use crate::conformance::SplitMix64;
@@ -288,14 +289,14 @@ impl Dsb {
         &self.intervals
     }
 
-    /// `t_{(1 + confidence) / 2, dof}` ([`t_quantile`]), cached by degrees of freedom:
-    /// only those asked for.
+    /// `t_{(1 + confidence) / 2, dof}` ([`student_t_quantile`]), cached by degrees of
+    /// freedom: only those asked for.
     fn t_quantile(&mut self, dof: u64) -> Option<f64> {
         let p = (1.0 + self.params.confidence) / 2.0;
         let t = *self
             .t_quantiles
             .entry(dof)
-            .or_insert_with(|| t_quantile(p, dof));
+            .or_insert_with(|| student_t_quantile(p, dof));
         t.is_finite().then_some(t)
     }
 
@@ -438,41 +439,6 @@ struct NodeRounding {
     moved: f64,
     /// The sum of the squares of those.
     moved_squares: f64,
-}
-
-/// Degrees of freedom from which [`t_quantile`] takes the expansion of A&S 26.7.5.
-const T_EXPANSION_FROM: u64 = 1000;
-
-/// `t_{p, dof}`, the `p` quantile of Student's t with `dof` degrees of freedom (NaN for 0
-/// degrees). Below [`T_EXPANSION_FROM`] degrees, `statrs`'s inverse CDF; from there, the
-/// normal quantile `x = z_p` corrected by the first four terms of the expansion in
-/// Abramowitz & Stegun, *Handbook of Mathematical Functions*, 26.7.5:
-///
-/// ```text
-/// t = x + g1/v + g2/v^2 + g3/v^3 + g4/v^4      (v = dof)
-/// g1 = (x^3 + x) / 4
-/// g2 = (5x^5 + 16x^3 + 3x) / 96
-/// g3 = (3x^7 + 19x^5 + 17x^3 - 15x) / 384
-/// g4 = (79x^9 + 776x^7 + 1482x^5 - 1920x^3 - 945x) / 92160
-/// ```
-///
-/// whose next term at `v = 1000` and `p = 0.975` is below `10^-13`. `statrs`'s inverse
-/// CDF (a search on the CDF) drifts at large `dof`: 1.95985 at `10^6` degrees where the
-/// quantile is 1.95996, and 1.8266 at `10^7`.
-fn t_quantile(p: f64, dof: u64) -> f64 {
-    if dof < T_EXPANSION_FROM {
-        return StudentsT::new(0.0, 1.0, dof as f64)
-            .ok()
-            .map_or(f64::NAN, |t| t.inverse_cdf(p));
-    }
-    let x = Normal::standard().inverse_cdf(p);
-    let v = dof as f64;
-    let x2 = x * x;
-    let g1 = (x2 + 1.0) * x / 4.0;
-    let g2 = ((5.0 * x2 + 16.0) * x2 + 3.0) * x / 96.0;
-    let g3 = (((3.0 * x2 + 19.0) * x2 + 17.0) * x2 - 15.0) * x / 384.0;
-    let g4 = ((((79.0 * x2 + 776.0) * x2 + 1482.0) * x2 - 1920.0) * x2 - 945.0) * x / 92160.0;
-    x + (g1 + (g2 + (g3 + g4 / v) / v) / v) / v
 }
 
 /// P-Cores with number: the top `k` of `level_zero` (more than `k` nodes) by standard
@@ -672,21 +638,6 @@ mod tests {
             high: mean + 1.0,
             rounding: 0.0,
         }
-    }
-
-    #[test]
-    fn t_quantiles_by_hand() {
-        // Tables: t_{0.975, 1} = 12.7062047, t_{0.975, 9} = 2.2621572, t_{0.975, 1000} =
-        // 1.9623391; at 10^7 degrees, z_{0.975} + g1 / 10^7 = 1.9599640 + 2.37e-7.
-        approx::assert_relative_eq!(t_quantile(0.975, 1), 12.706_204_7, epsilon = 1e-6);
-        approx::assert_relative_eq!(t_quantile(0.975, 9), 2.262_157_2, epsilon = 1e-6);
-        approx::assert_relative_eq!(t_quantile(0.975, 1000), 1.962_339_08, epsilon = 1e-8);
-        approx::assert_relative_eq!(t_quantile(0.975, 10_000_000), 1.959_964_22, epsilon = 1e-8);
-        // The expansion takes over from statrs without a jump: one degree fewer is about
-        // g1 / v^2 = 2.4e-6 above.
-        let step = t_quantile(0.975, T_EXPANSION_FROM - 1) - t_quantile(0.975, T_EXPANSION_FROM);
-        assert!((2.3e-6..2.5e-6).contains(&step), "{step}");
-        assert!(t_quantile(0.975, 0).is_nan());
     }
 
     #[test]

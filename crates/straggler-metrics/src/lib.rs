@@ -47,9 +47,11 @@ mod detection;
 mod efficiency;
 mod error;
 mod mean;
+mod student_t;
 mod summary;
 
 pub use detection::{DetectionMetrics, TaskRecord, detection_metrics, is_fake};
 pub use efficiency::{EfficiencyMetrics, efficiency_metrics};
 pub use error::MetricsError;
+pub use student_t::student_t_quantile;
 pub use summary::{Summary, summarize};

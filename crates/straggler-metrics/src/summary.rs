@@ -1,10 +1,9 @@
 //! Mean and 95% confidence interval over repetitions (Student t).
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::MetricsError;
 use crate::mean::{finite_mean, largest_magnitude};
+use crate::{MetricsError, student_t_quantile};
 
 /// The mean of a metric over repetitions and the half-width of its 95% confidence
 /// interval. Serialises as `{"mean": .., "ci95": .., "n": ..}`.
@@ -84,9 +83,7 @@ pub fn summarize(values: &[Option<f64>]) -> Result<Summary, MetricsError> {
 /// `mean`; `None` if it is above `f64::MAX`.
 fn half_width(values: &[f64], mean: f64) -> Option<f64> {
     let count = values.len() as f64;
-    let t = StudentsT::new(0.0, 1.0, count - 1.0)
-        .ok()?
-        .inverse_cdf(0.975);
+    let t = student_t_quantile(0.975, values.len() as u64 - 1);
     let squares: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
     let ci95 = if squares.is_normal() {
         let sd = (squares / (count - 1.0)).sqrt();

@@ -657,6 +657,22 @@ fn summary_by_hand() {
     assert!(mean + ci > 1.0);
 }
 
+/// A million repetitions: `t_{0.975, 999 999} = z + g1 / v + g2 / v^2 = 1.95996636`, where
+/// `statrs`'s inverse CDF gave 1.959848 (and did not return at `3 x 10^7`).
+#[test]
+fn summary_of_a_million_values_takes_t_from_the_expansion() {
+    let n = 1_000_000usize;
+    let values: Vec<Option<f64>> = (0..n).map(|i| Some((i % 2) as f64)).collect();
+    let summary = summarize(&values).expect("finite values");
+    assert_eq!((summary.mean, summary.n), (Some(0.5), n));
+    // s = sqrt((n / 4) / (n - 1)); ci95 = t s / sqrt(n) = 0.000979983668.
+    assert_relative_eq!(
+        summary.ci95.expect("n >= 2"),
+        0.000_979_983_668_4,
+        max_relative = 1e-9
+    );
+}
+
 #[test]
 fn summary_of_finite_values_whose_sums_overflow() {
     let max = f64::MAX;
