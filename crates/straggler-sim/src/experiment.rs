@@ -1234,7 +1234,10 @@ impl RunMetrics {
                 exec_secs,
                 usual_secs,
                 straggler: rule.is_straggler(exec_secs, usual_secs),
-                first_detection_secs,
+                // The timed original is the last that did not fail: a detection of a failed
+                // one before the re-run's start counts at that start, as the replay counts
+                // it (`straggler_trace::task_records`).
+                first_detection_secs: first_detection_secs.map(|d| d.max(original.start_secs)),
             });
         }
         let detection = detection_metrics(&records)?;

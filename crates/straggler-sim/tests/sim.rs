@@ -7,7 +7,7 @@ use approx::assert_relative_eq;
 use straggler_detect::{DefaultDetector, Detector, Dsb, Findings, LateDetector, SlowNodeRule};
 use straggler_energy::SlowdownModel;
 use straggler_model::{
-    AttemptRole, AttemptStatus, JobId, NodeId, Observation, Run, Snapshot, TaskKind,
+    AttemptRole, AttemptStatus, Detection, JobId, NodeId, Observation, Run, Snapshot, TaskKind,
 };
 use straggler_sim::{
     DetectorSpec, EvalConfig, Evaluation, Fig3Config, Noise, Platform, Policy, Scenario, SimConfig,
@@ -95,6 +95,30 @@ fn one_task_alone_takes_its_work() {
     assert_eq!(run.attempts.len(), 1);
     assert_relative_eq!(run.makespan_secs(), 10.0, max_relative = 1e-12);
     assert_eq!(run.attempts[0].status, AttemptStatus::Succeeded);
+}
+
+/// A detection before the timed original's start (of an original that failed, then ran
+/// again) counts at that start, as the replay counts it, rather than failing the run's
+/// metrics: here the second map (one container), started at 10 s, detected at 5 s.
+#[test]
+fn a_detection_before_the_timed_originals_start_counts_at_that_start() {
+    let config = exact(1, 1, 2, 2);
+    let mut run = simulate(&config, &one_core(), 1, None).unwrap();
+    let second = run.attempts.iter().find(|a| a.start_secs > 0.0).unwrap();
+    assert_relative_eq!(second.start_secs, 10.0, max_relative = 1e-12);
+    run.detections.push(Detection {
+        task: second.task,
+        attempt: second.id,
+        time_secs: 5.0,
+    });
+    let usual = straggler_truth::UsualTimes::from_runs(std::slice::from_ref(&run), 0.5).unwrap();
+    let rule = straggler_truth::StragglerRule { factor: 1.2 }
+        .check()
+        .unwrap();
+    let metrics = straggler_sim::RunMetrics::of(&run, &usual, rule, &config).unwrap();
+    // No straggler: the detection is a false positive, counted.
+    assert_eq!(metrics.0["precision_raw"], Some(0.0));
+    assert_eq!(metrics.0["detected"], Some(1.0));
 }
 
 #[test]
