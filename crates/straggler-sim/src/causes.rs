@@ -87,7 +87,8 @@ pub struct Levels {
 }
 
 /// Some nodes are weak and their speed drifts: every `step_secs` it moves by a uniform
-/// draw in `[-drift, +drift]`, kept in `[min_speed, max_speed]` (seed 002, Section II:
+/// draw in `[-drift, +drift]`, kept in `[min_speed, max_speed]`; the `k`-th step comes at
+/// `k * step_secs` since the start of the run (seed 002, Section II:
 /// "the ability of nodes to effectively execute tasks changes over time"; its experiments
 /// inject CPU and memory contention on 5 of 30 VMs).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -97,7 +98,8 @@ pub struct WeakNodes {
     pub count: u32,
     /// A weak node's speed at the start, as a factor of a normal node's (assumption: 0.5).
     pub initial_speed: f64,
-    /// Time between two drift steps (assumption: 60 s).
+    /// Time between two drift steps (assumption: 60 s; at least 0.001 s, as the
+    /// speculation's intervals: finer, a run would take drift steps without end).
     pub step_secs: f64,
     /// Largest change of speed in one step (assumption: 0.1).
     pub drift: f64,
@@ -400,7 +402,14 @@ impl Causes {
                 "at most the number of nodes",
                 |c| c <= f64::from(nodes),
             )?;
-            positive("causes.weak_nodes.step_secs", w.step_secs)?;
+            // At least a millisecond, as the speculation's intervals: finer, a run would take
+            // drift steps without end (at 1e-300 s, `now + step` is `now`).
+            check(
+                "causes.weak_nodes.step_secs",
+                w.step_secs,
+                ">= 0.001",
+                |v| v >= 1e-3,
+            )?;
             non_negative("causes.weak_nodes.drift", w.drift)?;
             check(
                 "causes.weak_nodes.min_speed",
@@ -604,6 +613,10 @@ pub struct NodeConditions {
     /// way every run.
     queue: BinaryHeap<Reverse<(u64, u32, u8, u32)>>,
     weak: Option<WeakNodes>,
+    /// Drift steps each node has taken (empty without weak nodes): the next comes at
+    /// `(steps + 1) * step_secs`, a product rather than a sum of steps, so that rounding
+    /// neither accumulates nor leaves a step at the instant of the last.
+    drift_steps: Vec<u64>,
     drift_stream: Stream,
 }
 
@@ -618,6 +631,11 @@ impl NodeConditions {
             failures: vec![0; n],
             queue: BinaryHeap::new(),
             weak: causes.weak_nodes,
+            drift_steps: if causes.weak_nodes.is_some() {
+                vec![0; n]
+            } else {
+                Vec::new()
+            },
             drift_stream: Stream::new(seed, &[label("drift")]),
         };
         for e in &causes.episodes {
@@ -684,7 +702,8 @@ impl NodeConditions {
         Some((node, change))
     }
 
-    /// Applies `change` to `node` at time `now` (a drift step also schedules the next).
+    /// Applies `change` to `node` at time `now` (a drift step also schedules the next, the
+    /// `k`-th at `k * step_secs`, or the first such instant after `now`).
     /// A node is down while at least one failure covers it: an `Up` ends one failure, and
     /// the node comes back only when it ends the last.
     pub fn apply(&mut self, node: u32, change: Change, now: f64) {
@@ -709,10 +728,18 @@ impl NodeConditions {
                 *down = *failures > 0;
             }
             Change::Drift => {
-                if let Some(w) = self.weak {
+                if let (Some(w), Some(steps)) = (self.weak, self.drift_steps.get_mut(n)) {
                     let step = w.drift * (2.0 * self.drift_stream.uniform() - 1.0);
                     *speed = (*speed + step).clamp(w.min_speed, w.max_speed);
-                    self.schedule(now + w.step_secs, node, Change::Drift);
+                    *steps += 1;
+                    let mut next = (*steps + 1) as f64 * w.step_secs;
+                    if next <= now {
+                        // Applied late, more than a step after it was due: the steps
+                        // missed are skipped, the next is the first after `now`.
+                        *steps = (now / w.step_secs).floor() as u64;
+                        next = (*steps + 1) as f64 * w.step_secs;
+                    }
+                    self.schedule(next, node, Change::Drift);
                 }
             }
         }
@@ -827,6 +854,66 @@ mod tests {
                 (110.0, false, false),
             ]
         );
+    }
+
+    /// The `k`-th drift step comes at `k * step_secs`, not at a sum of `k` steps: ten
+    /// steps of 0.1 s added up make 0.9999999999999999 s, the tenth step is at 1 s.
+    #[test]
+    fn drift_steps_come_at_multiples_of_the_step_not_at_sums() {
+        let causes = Causes {
+            weak_nodes: Some(WeakNodes {
+                count: 1,
+                step_secs: 0.1,
+                ..WeakNodes::default()
+            }),
+            ..Causes::default()
+        };
+        let mut c = NodeConditions::new(&causes, 1, 1);
+        let mut times = Vec::new();
+        while let Some(now) = c.next_secs().filter(|&t| t < 1.5) {
+            times.push(now);
+            while let Some((node, change)) = c.pop_due(now) {
+                c.apply(node, change, now);
+            }
+        }
+        let expected: Vec<f64> = (1..=14).map(|k| f64::from(k) * 0.1).collect();
+        assert_eq!(times, expected);
+        assert_eq!(times[9], 1.0);
+    }
+
+    /// A step below a millisecond is refused, naming the key: at 1e-300 s, `now + step`
+    /// is `now` and a run would take drift steps at one instant without end.
+    #[test]
+    fn a_drift_step_below_a_millisecond_is_refused_naming_the_key() {
+        for step_secs in [1e-300, 0.0009, 0.0, -1.0] {
+            let causes = Causes {
+                weak_nodes: Some(WeakNodes {
+                    count: 1,
+                    step_secs,
+                    ..WeakNodes::default()
+                }),
+                ..Causes::default()
+            };
+            let err = causes.check(4).expect_err("a step below 1 ms");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "invalid configuration: causes.weak_nodes.step_secs = {step_secs}: must be \
+                     >= 0.001"
+                )
+            );
+        }
+        let mut causes = Causes {
+            weak_nodes: Some(WeakNodes {
+                count: 1,
+                step_secs: 0.001,
+                ..WeakNodes::default()
+            }),
+            ..Causes::default()
+        };
+        assert!(causes.check(4).is_ok());
+        causes.weak_nodes = Some(WeakNodes::default());
+        assert!(causes.check(5).is_ok());
     }
 
     #[test]

@@ -628,6 +628,24 @@ fn an_element_of_an_array_is_named_at_the_line_of_its_key() {
     );
 }
 
+/// A weak node's drift step below a millisecond is refused at its line: the audit's file
+/// (`step_secs = 1e-300`) ran for hours, each step rescheduled at the instant it ran.
+#[test]
+fn a_drift_step_below_a_millisecond_is_refused_at_its_line() {
+    check_table_error(
+        "[jobs]\nmaps = 8\nreduces = 0\n[causes.weak_nodes]\ncount = 1\nstep_secs = 0.0001",
+        "test.toml: line 9: key `causes.weak_nodes.step_secs`: 0.0001: must be >= 0.001",
+    );
+    let text = "name = \"x\"\n[cluster]\nnodes = 4\n[jobs]\nmaps = 8\nreduces = 0\n\
+                [causes.weak_nodes]\ncount = 1\nstep_secs = 1e-300\n";
+    let err = ScenarioSpec::from_toml_str(text, "test.toml").expect_err("a step of 1e-300 s");
+    assert!(
+        matches!(&err, SimError::ConfigFile { line: 9, key, message, .. }
+            if key == "causes.weak_nodes.step_secs" && message.ends_with("must be >= 0.001")),
+        "{err}"
+    );
+}
+
 #[test]
 fn levels_and_causes_are_checked() {
     let mut spec = exact(4, 1, 4);
