@@ -664,6 +664,19 @@ impl SimConfig {
         }
         self.copies.check(p)?;
         check("time_limit_secs", self.time_limit_secs, "> 0", |v| v > 0.0)?;
+        // A run whose tasks cannot finish ticks up to its time limit: a bound on the ticks,
+        // named by the shorter interval.
+        let (interval, interval_secs) = if s.scan_interval_secs < s.heartbeat_secs {
+            ("speculation.scan_interval_secs", s.scan_interval_secs)
+        } else {
+            ("speculation.heartbeat_secs", s.heartbeat_secs)
+        };
+        limits::ticks_at_most(
+            &format!("time_limit_secs / {interval}"),
+            1.0,
+            self.time_limit_secs,
+            interval_secs,
+        )?;
         self.slowdown.check().map_err(|e| in_table("slowdown", e))?;
         self.power.check().map_err(|e| in_table("power", e))?;
         Ok(())

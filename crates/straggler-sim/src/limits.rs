@@ -47,6 +47,21 @@ pub const MAX_TASKS: u64 = 100_000_000;
 /// Background tasks of one slowdown episode: `causes.episodes[i].background_tasks` (seed
 /// 001: 8).
 pub const MAX_BACKGROUND_TASKS: u32 = 1_000;
+/// Ticks of a run's clock: `time_limit_secs` over the shorter of
+/// `speculation.heartbeat_secs` and `speculation.scan_interval_secs` (the paper's
+/// configuration: 10^6 s / 1 s; a scenario file's default: 10^7 s / 1 s; the `datacenter`
+/// preset: 10^7 s / 10 s), and, in a scenario with weak nodes, `causes.weak_nodes.count`
+/// times `time_limit_secs` over `causes.weak_nodes.step_secs` (the `dsb` preset: 5 x 10^7 s
+/// / 60 s). A run whose tasks cannot finish (every node down) takes every tick up to its
+/// time limit before it fails, about 2 million a second: 10^9 take about 8 minutes, where
+/// intervals of 1 ms under the default limit of 10^7 s took 1.4 hours.
+pub const MAX_TICKS: u64 = 1_000_000_000;
+/// Simulated seconds of a scenario's `time_limit_secs` (its default: 10^7). The scale
+/// engine keeps a task's execution time as an `f32` (16 bytes a task): every such time is
+/// at most 10^4 times the time limit (a killed or lost original's time estimated from a
+/// progress of at least 10^-4), so that under 10^30 s it stays far below `f32::MAX`
+/// (about 3.4 x 10^38) rather than becoming infinite and miscounting the stragglers.
+pub const MAX_SCENARIO_TIME_LIMIT_SECS: f64 = 1e30;
 /// Bytes of a scenario file or an evaluation file (16 MiB; the example
 /// `fixtures/scenarios/esplash-failure.toml` has about 1 KiB): `ScenarioSpec::from_toml_file`
 /// and `EvalConfig::from_toml_file` read no further.
@@ -67,6 +82,26 @@ pub(crate) fn at_most(
         field: field.to_owned(),
         value: value.to_string(),
         expected: format!("at most {limit} (see docs/simulation.md, Limits)").into(),
+    })
+}
+
+/// Checks that a run's clock ticks at most [`MAX_TICKS`] times: `span_secs` (a time
+/// limit) over `step_secs` (an interval), times `count` (the clocks ticking at that
+/// interval); the error names `field`, the expression of the keys, and the limit.
+pub(crate) fn ticks_at_most(
+    field: &str,
+    count: f64,
+    span_secs: f64,
+    step_secs: f64,
+) -> Result<(), SimError> {
+    let ticks = count * (span_secs / step_secs);
+    if ticks <= MAX_TICKS as f64 {
+        return Ok(());
+    }
+    Err(SimError::InvalidConfig {
+        field: field.to_owned(),
+        value: format!("{ticks:e}"),
+        expected: format!("at most {MAX_TICKS:.0e} ticks (see docs/simulation.md, Limits)").into(),
     })
 }
 

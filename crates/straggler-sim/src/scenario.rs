@@ -415,6 +415,14 @@ impl ScenarioSpec {
             "in [0, 1]",
             |v| (0.0..=1.0).contains(&v),
         )?;
+        // A task's time is an f32 in the scale engine, at most 10^4 times the time limit.
+        check(
+            "time_limit_secs",
+            self.time_limit_secs,
+            "in (0, 1e30] (the scale engine keeps a task's time as an f32; see \
+             docs/simulation.md, Limits)",
+            |v| v > 0.0 && v <= limits::MAX_SCENARIO_TIME_LIMIT_SECS,
+        )?;
         // The noise's, speculation's and time limit's keys are checked by the paper
         // configuration's rules, under the same names.
         let mut sim = crate::SimConfig {
@@ -430,6 +438,15 @@ impl ScenarioSpec {
         self.power.check().map_err(|e| in_table("power", e))?;
         self.active_cores()?;
         self.causes.check(c.nodes)?;
+        if let Some(w) = &self.causes.weak_nodes {
+            // Each weak node takes a drift step every `step_secs` up to the time limit.
+            limits::ticks_at_most(
+                "causes.weak_nodes.count * time_limit_secs / causes.weak_nodes.step_secs",
+                f64::from(w.count),
+                self.time_limit_secs,
+                w.step_secs,
+            )?;
+        }
         Ok(())
     }
 

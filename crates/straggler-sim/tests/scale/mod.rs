@@ -646,6 +646,77 @@ fn a_drift_step_below_a_millisecond_is_refused_at_its_line() {
     );
 }
 
+/// A run whose tasks cannot finish ticks up to its time limit, heartbeats and scans, and a
+/// weak node's drift steps: more than 10^9 ticks are refused, at the line of the first key
+/// the file writes (the audit's 1 ms intervals under the default limit of 10^7 s took 1.4
+/// hours of ticks before the time limit's error).
+#[test]
+fn more_than_a_billion_ticks_up_to_the_time_limit_are_refused() {
+    check_table_error(
+        "[speculation]\nheartbeat_secs = 0.001\nscan_interval_secs = 0.001",
+        "test.toml: line 5: key `time_limit_secs / speculation.heartbeat_secs`: 1e10: must be \
+         at most 1e9 ticks (see docs/simulation.md, Limits)",
+    );
+    check_table_error(
+        "[speculation]\nscan_interval_secs = 0.005",
+        "test.toml: line 5: key `time_limit_secs / speculation.scan_interval_secs`: 2e9: must \
+         be at most 1e9 ticks (see docs/simulation.md, Limits)",
+    );
+    check_table_error(
+        "[causes.weak_nodes]\ncount = 2\nstep_secs = 0.01",
+        "test.toml: line 5: key `causes.weak_nodes.count * time_limit_secs / \
+         causes.weak_nodes.step_secs`: 2e9: must be at most 1e9 ticks (see \
+         docs/simulation.md, Limits)",
+    );
+    // At the bound, and every preset (`datacenter`: 10^7 s / 10 s), are accepted.
+    let text = "name = \"x\"\ntime_limit_secs = 1e6\n[cluster]\nnodes = 4\n\
+                [speculation]\nheartbeat_secs = 0.001\nscan_interval_secs = 0.001\n";
+    ScenarioSpec::from_toml_str(text, "test.toml").expect("10^9 ticks");
+    for name in PRESETS {
+        ScenarioSpec::preset(name).unwrap().check().expect(name);
+    }
+}
+
+/// The scale engine keeps a task's time as an f32: the audit's scenario (maps of 2e38 s,
+/// three times as long when skewed) counted 17 stragglers where 14 tasks were slowed, their
+/// times infinite. Its time limit is refused: at most 1e30 s, every task's time stays
+/// within f32's range.
+#[test]
+fn a_time_limit_beyond_what_an_f32_task_time_holds_is_refused() {
+    let text = "name = \"x\"\ntime_limit_secs = 1e39\n[cluster]\nnodes = 4\n[jobs]\n\
+                maps = 20\nreduces = 0\nmap_work_secs = 2e38\n[speculation]\n\
+                heartbeat_secs = 1e37\nscan_interval_secs = 1e37\n[causes.skew]\n\
+                probability = 0.3\nfactor = 3\n";
+    let err = ScenarioSpec::from_toml_str(text, "test.toml").expect_err("a limit of 1e39 s");
+    assert!(
+        matches!(&err, SimError::ConfigFile { line: 2, key, message, .. }
+            if key == "time_limit_secs"
+                && message.ends_with("must be in (0, 1e30] (the scale engine keeps a task's \
+                                      time as an f32; see docs/simulation.md, Limits)")),
+        "{err}"
+    );
+    // At the bound, the skewed tasks are the stragglers the summary counts.
+    let mut spec = exact(20, 1, 20);
+    spec.time_limit_secs = 1e30;
+    spec.jobs.map_work_secs = 1e29;
+    spec.speculation = SpeculationSpec {
+        lag_secs: 0.0,
+        scan_interval_secs: 1e27,
+        heartbeat_secs: 1e27,
+    };
+    spec.causes.skew = Some(Skew {
+        probability: 0.3,
+        factor: 3.0,
+    });
+    let outcome = simulate_scenario(&spec, 1, None, RunOptions::default()).expect("runs");
+    let summary = &outcome.summary;
+    assert!(summary.injected_stragglers > 0, "{summary:?}");
+    assert_eq!(
+        summary.stragglers, summary.injected_stragglers,
+        "{summary:?}"
+    );
+}
+
 #[test]
 fn levels_and_causes_are_checked() {
     let mut spec = exact(4, 1, 4);
