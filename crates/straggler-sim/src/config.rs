@@ -59,12 +59,17 @@ impl Scenario {
         Scenario::new("homogeneous", &[0.0, 0.0, 0.0, 100.0])
     }
     /// Every worker of `platform` with all its cores: the platform of the baseline runs.
-    pub fn homogeneous_on(platform: &Platform) -> Self {
+    ///
+    /// It holds one group per core: more cores than
+    /// [`MAX_CORES_PER_NODE`](limits::MAX_CORES_PER_NODE) are an error naming
+    /// `platform.cores`, as [`SimConfig::check`] gives, rather than an allocation that aborts.
+    pub fn homogeneous_on(platform: &Platform) -> Result<Self, SimError> {
+        at_most("platform.cores", platform.cores, limits::MAX_CORES_PER_NODE)?;
         let mut groups = vec![0.0; platform.cores as usize];
         if let Some(all) = groups.last_mut() {
             *all = 100.0;
         }
-        Scenario::new("homogeneous", &groups)
+        Ok(Scenario::new("homogeneous", &groups))
     }
     /// C1 = (35, 35, 5, 25).
     pub fn c1() -> Self {
@@ -94,6 +99,10 @@ impl Scenario {
 
     /// The number of active cores of each worker, group by group (G1 first), with group
     /// sizes rounded by largest remainder so that they sum to `platform.workers`.
+    ///
+    /// One entry per worker: more workers than [`MAX_NODES`](limits::MAX_NODES) are an
+    /// error naming `platform.workers`, as [`SimConfig::check`] gives, rather than an
+    /// allocation that aborts; so is a group list whose length is not `platform.cores`.
     pub fn active_cores(&self, platform: &Platform) -> Result<Vec<u32>, SimError> {
         self.active_cores_as(platform, &format!("scenario {}.group_percent", self.name))
     }
@@ -105,6 +114,7 @@ impl Scenario {
         platform: &Platform,
         field: &str,
     ) -> Result<Vec<u32>, SimError> {
+        at_most("platform.workers", platform.workers, limits::MAX_NODES)?;
         let field = field.to_owned();
         if self.group_percent.len() != platform.cores as usize {
             return Err(SimError::InvalidConfig {
@@ -132,7 +142,7 @@ impl Scenario {
             let (ra, rb) = (exact[a] - exact[a].floor(), exact[b] - exact[b].floor());
             rb.total_cmp(&ra).then(a.cmp(&b))
         });
-        let missing = platform.workers - counts.iter().sum::<u32>();
+        let missing = platform.workers.saturating_sub(counts.iter().sum::<u32>());
         for &group in by_remainder.iter().take(missing as usize) {
             counts[group] += 1;
         }
@@ -295,16 +305,25 @@ impl Policy {
     /// and one more on the first `reserved % workers` nodes of `order` (the per-run node
     /// order). Per-node rounding would make x95 and x90 identical on 8-container nodes
     /// (both 7 regular containers); see `docs/simulation.md`.
+    ///
+    /// Total for any platform and policy, as [`SimConfig::check`] has not checked them: no
+    /// worker gives no limit, a share above 100% reserves nothing (as 100%), and indices of
+    /// `order` past the last node are skipped. It allocates one `u32` per worker: a checked
+    /// platform has at most [`MAX_NODES`](limits::MAX_NODES).
     pub fn regular_limits(&self, platform: &Platform, order: &[usize]) -> Vec<u32> {
         let containers = platform.containers;
         let workers = platform.workers as usize;
         let mut limits = vec![containers; workers];
-        if let Policy::Reserved { regular_percent } = self {
-            let total = u64::from(containers) * workers as u64;
-            let regular = total * u64::from(*regular_percent) / 100;
+        if let Policy::Reserved { regular_percent } = self
+            && workers > 0
+        {
+            // In u128: containers times workers times a percent may exceed u64.
+            let total = u128::from(containers) * workers as u128;
+            let regular = total * u128::from((*regular_percent).min(100)) / 100;
             let reserved = total - regular;
-            let each = (reserved / workers as u64) as u32;
-            let extra = (reserved % workers as u64) as usize;
+            // At most `containers` each, and fewer extra than workers.
+            let each = (reserved / workers as u128) as u32;
+            let extra = (reserved % workers as u128) as usize;
             for limit in &mut limits {
                 *limit = limit.saturating_sub(each);
             }

@@ -724,7 +724,7 @@ impl Evaluation {
         }
         .check()?;
 
-        let homogeneous = Scenario::homogeneous_on(&config.sim.platform);
+        let homogeneous = Scenario::homogeneous_on(&config.sim.platform)?;
         let cells = self.plan()?;
         debug_assert_eq!(cells.len() as u64, self.cell_count());
         let mut detectors: Vec<DetectorRecord> = Vec::new();

@@ -882,6 +882,74 @@ fn reservation_is_applied_to_the_cluster_not_per_node() {
     );
 }
 
+/// `Policy::regular_limits` is total: no worker, a share above 100% or of 0%, an order
+/// past the last node, a platform of the largest counts give limits, no panic.
+#[test]
+fn regular_limits_are_total_for_any_platform() {
+    let reserved = |regular_percent| Policy::Reserved { regular_percent };
+    let no_worker = Platform {
+        workers: 0,
+        ..Platform::default()
+    };
+    for policy in [Policy::X100, reserved(50), reserved(0), Policy::Shared] {
+        assert_eq!(
+            policy.regular_limits(&no_worker, &[0, 1]),
+            Vec::<u32>::new()
+        );
+    }
+    let two = Platform {
+        workers: 2,
+        containers: 7,
+        ..Platform::default()
+    };
+    // 14 containers, 7 regular: 3 reserved on each node and the 7th on the first of the
+    // order, here past the last node: skipped.
+    assert_eq!(reserved(50).regular_limits(&two, &[5, 0]), [4, 4]);
+    assert_eq!(reserved(50).regular_limits(&two, &[1, 0]), [4, 3]);
+    assert_eq!(reserved(0).regular_limits(&two, &[]), [0, 0]);
+    for percent in [101, u32::MAX] {
+        assert_eq!(reserved(percent).regular_limits(&two, &[0, 1]), [7, 7]);
+    }
+    let widest = Platform {
+        workers: 2,
+        containers: u32::MAX,
+        ..Platform::default()
+    };
+    assert_eq!(
+        reserved(u32::MAX).regular_limits(&widest, &[0]),
+        [u32::MAX, u32::MAX]
+    );
+    assert_eq!(
+        reserved(50).regular_limits(&widest, &[1]),
+        [u32::MAX / 2 + 1, u32::MAX / 2]
+    );
+}
+
+/// `Scenario::homogeneous_on` and `Scenario::active_cores` allocate per core and per
+/// worker: counts above the limits are errors naming the key, not allocations that abort.
+#[test]
+fn scenarios_refuse_counts_above_the_limits_before_allocating() {
+    let cores = Platform {
+        cores: u32::MAX,
+        ..Platform::default()
+    };
+    let err = Scenario::homogeneous_on(&cores).expect_err("u32::MAX cores");
+    assert_above_limit(&err, "platform.cores", 1024);
+    let workers = Platform {
+        workers: u32::MAX,
+        ..Platform::default()
+    };
+    let err = Scenario::c1()
+        .active_cores(&workers)
+        .expect_err("u32::MAX workers");
+    assert_above_limit(&err, "platform.workers", 1_000_000);
+    let most = Platform {
+        workers: 1_000_000,
+        ..Platform::default()
+    };
+    assert_eq!(Scenario::c1().active_cores(&most).unwrap().len(), 1_000_000);
+}
+
 /// The most attempts running at once over a run, of those `counted` (an attempt's end
 /// frees its container before a start at the same instant takes it).
 fn most_running(run: &Run, counted: impl Fn(&straggler_model::Attempt) -> bool) -> usize {
@@ -1621,7 +1689,9 @@ fn an_evaluation_runs_on_workers_of_any_number_of_cores() {
     config.sim.workload.maps = 80;
     config.sim.workload.reduces = 20;
     assert_eq!(
-        Scenario::homogeneous_on(&config.sim.platform).group_percent,
+        Scenario::homogeneous_on(&config.sim.platform)
+            .unwrap()
+            .group_percent,
         [0.0, 100.0]
     );
     let results = Evaluation::paper().with_config(config).run().unwrap();
