@@ -46,6 +46,27 @@ pub enum ModelError {
         /// How many valid identifiers there are.
         len: u64,
     },
+    /// A detection of a run cannot be scored: its time is NaN or infinite
+    /// ([`Run::first_detection_secs`](crate::Run::first_detection_secs)).
+    #[error("detections[{index}].time_secs must be a finite number, got {value}")]
+    DetectionTime {
+        /// The detection's index in `Run::detections`.
+        index: usize,
+        /// Its time.
+        value: f64,
+    },
+    /// A detection of a run names a task or an attempt the run does not have.
+    #[error("detections[{index}].{field} = {value} refers to nothing (there are {len})")]
+    UnknownDetectionTarget {
+        /// The detection's index in `Run::detections`.
+        index: usize,
+        /// `"task"` or `"attempt"`.
+        field: &'static str,
+        /// The identifier.
+        value: u64,
+        /// How many tasks, or attempts, the run has.
+        len: u64,
+    },
 }
 
 /// Checks that `value` is finite and within `[min, max]`.

@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Attempt, AttemptId, AttemptRole, AttemptStatus, Node, NodeId, Stage, Task, TaskId};
+use crate::{
+    Attempt, AttemptId, AttemptRole, AttemptStatus, ModelError, Node, NodeId, Stage, Task, TaskId,
+};
 
 /// The first time a detector flagged a task's original attempt as a straggler.
 ///
@@ -150,17 +152,44 @@ impl Run {
     }
 
     /// For each task, the time of its first detection, if any.
-    pub fn first_detection_secs(&self) -> Vec<Option<f64>> {
+    ///
+    /// # Errors
+    ///
+    /// A detection that cannot be scored, named by its index in [`Run::detections`]:
+    /// [`ModelError::DetectionTime`] for a time that is NaN or infinite (a NaN would
+    /// otherwise pass for no detection, or hide a later one),
+    /// [`ModelError::UnknownDetectionTarget`] for a task or an attempt the run does not
+    /// have.
+    pub fn first_detection_secs(&self) -> Result<Vec<Option<f64>>, ModelError> {
         let mut first = vec![None; self.tasks.len()];
-        for detection in &self.detections {
-            if let Some(slot) = first.get_mut(detection.task.index()) {
-                let earlier = slot.is_none_or(|t: f64| detection.time_secs < t);
-                if earlier {
-                    *slot = Some(detection.time_secs);
-                }
+        for (index, detection) in self.detections.iter().enumerate() {
+            if !detection.time_secs.is_finite() {
+                return Err(ModelError::DetectionTime {
+                    index,
+                    value: detection.time_secs,
+                });
+            }
+            let unknown = |field, value: usize, len: usize| ModelError::UnknownDetectionTarget {
+                index,
+                field,
+                value: value as u64,
+                len: len as u64,
+            };
+            if detection.attempt.index() >= self.attempts.len() {
+                return Err(unknown(
+                    "attempt",
+                    detection.attempt.index(),
+                    self.attempts.len(),
+                ));
+            }
+            let Some(slot) = first.get_mut(detection.task.index()) else {
+                return Err(unknown("task", detection.task.index(), self.tasks.len()));
+            };
+            if slot.is_none_or(|t: f64| detection.time_secs < t) {
+                *slot = Some(detection.time_secs);
             }
         }
-        first
+        Ok(first)
     }
 
     /// The speculative attempts of the run.

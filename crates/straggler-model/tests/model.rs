@@ -278,16 +278,67 @@ fn original_times_and_first_detections_of_a_run() {
         (t2.attempt, t2.start_secs, t2.exec_secs),
         (AttemptId(4), 10.0, 25.0)
     );
-    assert_eq!(run.first_detection_secs(), vec![None, Some(12.0), None]);
+    assert_eq!(run.first_detection_secs(), Ok(vec![None, Some(12.0), None]));
     assert_eq!(run.speculative_attempts().count(), 1);
     assert_eq!(run.makespan_secs(), 40.0);
+
+    // A detection that cannot be scored is an error naming it: a NaN time would pass for
+    // no detection, or, coming first, hide the real one after it.
+    let with = |detection: Detection| {
+        let mut run = run.clone();
+        run.detections.insert(0, detection);
+        run.first_detection_secs()
+    };
+    let nan = Detection {
+        task: TaskId(2),
+        attempt: AttemptId(4),
+        time_secs: f64::NAN,
+    };
+    for value in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let err = with(Detection {
+            time_secs: value,
+            ..nan
+        })
+        .unwrap_err();
+        assert!(
+            matches!(err, ModelError::DetectionTime { index: 0, value: v } if v.to_bits() == value.to_bits()),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        with(nan).unwrap_err().to_string(),
+        "detections[0].time_secs must be a finite number, got NaN"
+    );
+    let unknown_task = with(Detection {
+        task: TaskId(3),
+        time_secs: 5.0,
+        ..nan
+    });
+    assert_eq!(
+        unknown_task.unwrap_err().to_string(),
+        "detections[0].task = 3 refers to nothing (there are 3)"
+    );
+    let unknown_attempt = with(Detection {
+        attempt: AttemptId(5),
+        time_secs: 5.0,
+        ..nan
+    });
+    assert_eq!(
+        unknown_attempt,
+        Err(ModelError::UnknownDetectionTarget {
+            index: 0,
+            field: "attempt",
+            value: 5,
+            len: 5,
+        })
+    );
 }
 
 #[test]
 fn an_empty_run_has_nothing() {
     let run = Run::default();
     assert!(run.original_times().is_empty());
-    assert!(run.first_detection_secs().is_empty());
+    assert_eq!(run.first_detection_secs(), Ok(Vec::new()));
     assert_eq!(run.node(NodeId(0)), None);
 }
 

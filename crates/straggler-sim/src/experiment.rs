@@ -1178,7 +1178,7 @@ impl RunMetrics {
     ) -> Result<Self, SimError> {
         let run = &outcome.run;
         let rule = labels.rule;
-        let detections = run.first_detection_secs();
+        let detections = run.first_detection_secs()?;
         let mut records = Vec::with_capacity(run.tasks.len());
         let mut estimated = 0usize;
         let (mut gap_sum, mut killed, mut disagreements) = (0.0, 0usize, 0usize);

@@ -1963,7 +1963,9 @@ mod tests {
             .collect();
         let mut labels = DefaultLabels::default();
         let mut stragglers = 0;
-        let first_detections = run.first_detection_secs();
+        let first_detections = run
+            .first_detection_secs()
+            .expect("detections of the engine");
         for ((task, time), first) in run.tasks.iter().zip(&times).zip(first_detections) {
             let bar = bars[&task.stage];
             let is_straggler = f64::from(time.exec_secs as f32) > bar;

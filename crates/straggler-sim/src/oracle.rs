@@ -77,6 +77,7 @@ mod tests {
         let run = simulate(&config, &scenario, 11, Some(&mut oracle)).expect("runs");
         let detected: Vec<TaskId> = run
             .first_detection_secs()
+            .expect("detections of the engine")
             .iter()
             .enumerate()
             .filter(|(_, d)| d.is_some())

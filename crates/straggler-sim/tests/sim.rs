@@ -121,6 +121,46 @@ fn a_detection_before_the_timed_originals_start_counts_at_that_start() {
     assert_eq!(metrics.0["detected"], Some(1.0));
 }
 
+/// A detection whose time is NaN (which `max` with the original's start turned into a
+/// detection at that start, a perfect one) or whose task is not the run's fails the run's
+/// metrics, naming the detection.
+#[test]
+fn a_detection_that_cannot_be_scored_fails_the_runs_metrics_naming_it() {
+    let config = exact(1, 1, 2, 2);
+    let run = simulate(&config, &one_core(), 1, None).unwrap();
+    let usual = straggler_truth::UsualTimes::from_runs(std::slice::from_ref(&run), 0.5).unwrap();
+    let rule = straggler_truth::StragglerRule { factor: 1.2 }
+        .check()
+        .unwrap();
+    let first = &run.attempts[0];
+    let nan = Detection {
+        task: first.task,
+        attempt: first.id,
+        time_secs: f64::NAN,
+    };
+    let unknown = Detection {
+        task: straggler_model::TaskId(99),
+        time_secs: 5.0,
+        ..nan
+    };
+    for (detection, expected) in [
+        (
+            nan,
+            "detections[0].time_secs must be a finite number, got NaN",
+        ),
+        (
+            unknown,
+            "detections[0].task = 99 refers to nothing (there are 4)",
+        ),
+    ] {
+        let mut bad = run.clone();
+        bad.detections.insert(0, detection);
+        let err = straggler_sim::RunMetrics::of(&bad, &usual, rule, &config).unwrap_err();
+        assert!(matches!(err, SimError::Model(_)), "{err:?}");
+        assert_eq!(err.to_string(), expected);
+    }
+}
+
 #[test]
 fn two_tasks_sharing_a_core_take_twice_as_long_then_reduces_follow() {
     // Two maps share one core: each runs at rate 1/2, both end at 20 s. Then the two

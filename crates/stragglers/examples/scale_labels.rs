@@ -70,7 +70,12 @@ fn split(spec: &ScenarioSpec) -> Result<Split, Box<dyn std::error::Error>> {
         .collect();
     let mut s = Split::default();
     let (mut stragglers, mut true_detections) = (0, 0);
-    for ((task, time), first) in run.tasks.iter().zip(&times).zip(run.first_detection_secs()) {
+    for ((task, time), first) in run
+        .tasks
+        .iter()
+        .zip(&times)
+        .zip(run.first_detection_secs()?)
+    {
         let time = time.ok_or("an original that never ended")?;
         let bar = bars[&task.stage];
         let is_straggler = f64::from(time.exec_secs as f32) > bar;
