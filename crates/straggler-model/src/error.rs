@@ -55,10 +55,14 @@ pub enum ModelError {
         /// Its time.
         value: f64,
     },
-    /// A detection of a run names a task or an attempt the run does not have.
-    #[error("detections[{index}].{field} = {value} refers to nothing (there are {len})")]
-    UnknownDetectionTarget {
-        /// The detection's index in `Run::detections`.
+    /// An attempt or a detection of a run names a task or an attempt the run does not
+    /// have ([`Run::original_times`](crate::Run::original_times),
+    /// [`Run::first_detection_secs`](crate::Run::first_detection_secs)).
+    #[error("{list}[{index}].{field} = {value} refers to nothing (there are {len})")]
+    UnknownRunReference {
+        /// `"attempts"` or `"detections"`.
+        list: &'static str,
+        /// The index in that list.
         index: usize,
         /// `"task"` or `"attempt"`.
         field: &'static str,
@@ -66,6 +70,37 @@ pub enum ModelError {
         value: u64,
         /// How many tasks, or attempts, the run has.
         len: u64,
+    },
+    /// Two original attempts of one task that did not fail: a task's original runs once,
+    /// and again only after it failed ([`Run::original_times`](crate::Run::original_times)).
+    #[error(
+        "attempts[{first}] and attempts[{second}] are both original attempts of task {task} \
+         that did not fail; a task's original runs again only after it failed"
+    )]
+    TwoLiveOriginals {
+        /// The task.
+        task: u64,
+        /// The index of the first of the two in `Run::attempts`.
+        first: usize,
+        /// The index of the second.
+        second: usize,
+    },
+    /// A detection flags an attempt that is not an original attempt of the detection's
+    /// task ([`Run::first_detection_secs`](crate::Run::first_detection_secs)): a
+    /// detection is of a task's original.
+    #[error(
+        "detections[{index}].attempt = {attempt} is {what}, not an original attempt of \
+         detections[{index}].task = {task}"
+    )]
+    DetectionOfAnotherAttempt {
+        /// The detection's index in `Run::detections`.
+        index: usize,
+        /// The attempt it flags.
+        attempt: u64,
+        /// Its task.
+        task: u64,
+        /// What the attempt is instead: `"an attempt of task N"` or `"a speculative copy"`.
+        what: String,
     },
 }
 

@@ -125,11 +125,37 @@ impl Run {
     /// For each task, the execution time of its original attempt: the last original
     /// attempt that did not fail (a failed original is re-run as a new original). `None`
     /// for a task whose original never ended.
-    pub fn original_times(&self) -> Vec<Option<OriginalTime>> {
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::UnknownRunReference`] for an attempt of a task the run does not have,
+    /// [`ModelError::TwoLiveOriginals`] for a task with two original attempts that did not
+    /// fail (which of them labels the task would be a guess), each naming the attempts by
+    /// their index in [`Run::attempts`].
+    pub fn original_times(&self) -> Result<Vec<Option<OriginalTime>>, ModelError> {
         let mut times = vec![None; self.tasks.len()];
-        for attempt in &self.attempts {
+        // The index of each task's original that did not fail, once seen.
+        let mut live: Vec<Option<usize>> = vec![None; self.tasks.len()];
+        for (index, attempt) in self.attempts.iter().enumerate() {
+            let task = attempt.task.index();
+            if task >= self.tasks.len() {
+                return Err(ModelError::UnknownRunReference {
+                    list: "attempts",
+                    index,
+                    field: "task",
+                    value: task as u64,
+                    len: self.tasks.len() as u64,
+                });
+            }
             if attempt.role != AttemptRole::Original || attempt.status == AttemptStatus::Failed {
                 continue;
+            }
+            if let Some(first) = live[task].replace(index) {
+                return Err(ModelError::TwoLiveOriginals {
+                    task: task as u64,
+                    first,
+                    second: index,
+                });
             }
             let Some(exec_secs) = attempt.estimated_exec_secs() else {
                 continue;
@@ -139,16 +165,14 @@ impl Run {
             } else {
                 TimeSource::EstimatedFromProgress
             };
-            if let Some(slot) = times.get_mut(attempt.task.index()) {
-                *slot = Some(OriginalTime {
-                    attempt: attempt.id,
-                    start_secs: attempt.start_secs,
-                    exec_secs,
-                    source,
-                });
-            }
+            times[task] = Some(OriginalTime {
+                attempt: attempt.id,
+                start_secs: attempt.start_secs,
+                exec_secs,
+                source,
+            });
         }
-        times
+        Ok(times)
     }
 
     /// For each task, the time of its first detection, if any.
@@ -158,8 +182,9 @@ impl Run {
     /// A detection that cannot be scored, named by its index in [`Run::detections`]:
     /// [`ModelError::DetectionTime`] for a time that is NaN or infinite (a NaN would
     /// otherwise pass for no detection, or hide a later one),
-    /// [`ModelError::UnknownDetectionTarget`] for a task or an attempt the run does not
-    /// have.
+    /// [`ModelError::UnknownRunReference`] for a task or an attempt the run does not
+    /// have, [`ModelError::DetectionOfAnotherAttempt`] for an attempt that is not an
+    /// original of the detection's task.
     pub fn first_detection_secs(&self) -> Result<Vec<Option<f64>>, ModelError> {
         let mut first = vec![None; self.tasks.len()];
         for (index, detection) in self.detections.iter().enumerate() {
@@ -169,22 +194,38 @@ impl Run {
                     value: detection.time_secs,
                 });
             }
-            let unknown = |field, value: usize, len: usize| ModelError::UnknownDetectionTarget {
+            let unknown = |field, value: usize, len: usize| ModelError::UnknownRunReference {
+                list: "detections",
                 index,
                 field,
                 value: value as u64,
                 len: len as u64,
             };
-            if detection.attempt.index() >= self.attempts.len() {
+            let Some(attempt) = self.attempts.get(detection.attempt.index()) else {
                 return Err(unknown(
                     "attempt",
                     detection.attempt.index(),
                     self.attempts.len(),
                 ));
-            }
+            };
             let Some(slot) = first.get_mut(detection.task.index()) else {
                 return Err(unknown("task", detection.task.index(), self.tasks.len()));
             };
+            let what = if attempt.task != detection.task {
+                Some(format!("an attempt of task {}", attempt.task))
+            } else if attempt.role != AttemptRole::Original {
+                Some("a speculative copy".to_owned())
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                return Err(ModelError::DetectionOfAnotherAttempt {
+                    index,
+                    attempt: detection.attempt.index() as u64,
+                    task: detection.task.index() as u64,
+                    what,
+                });
+            }
             if slot.is_none_or(|t: f64| detection.time_secs < t) {
                 *slot = Some(detection.time_secs);
             }

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::check_range;
-use crate::{AttemptId, AttemptRole, JobId, ModelError, NodeId, StageId, TaskId, TaskKind};
+use crate::{
+    AttemptId, AttemptRole, JobId, ModelError, NodeId, StageId, TaskId, TaskKind, ValueError,
+};
 
 /// A stage: the tasks of one kind of one job. Detectors compare an attempt with the other
 /// running tasks of its stage (Default's "tasks within the same category", Eq. 6).
@@ -40,7 +42,8 @@ pub struct SnapshotRow {
 /// attempts reads only the columns it needs.
 ///
 /// Invariants, checked by [`Snapshot::push`]: every progress is finite and in `[0, 1]`,
-/// every start time is finite and not after `now_secs`, every input size is finite and
+/// every start time is finite, not after `now_secs` and within `f64::MAX` seconds of it
+/// (so every elapsed time `now_secs - start_secs` is finite), every input size is finite and
 /// non-negative, every stage and node index is in range. A detector can rely on them.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Snapshot {
@@ -123,6 +126,16 @@ impl Snapshot {
             self.now_secs,
             "<= now_secs",
         )?;
+        if !(self.now_secs - row.start_secs).is_finite() {
+            // Both finite, yet so far apart that the elapsed time, which every detector
+            // divides by, would be infinite.
+            return Err(ValueError::OutOfRange {
+                field: "start_secs",
+                value: row.start_secs,
+                range: "within f64::MAX seconds of now_secs",
+            }
+            .into());
+        }
         check_range("input_bytes", row.input_bytes, 0.0, f64::MAX, ">= 0")?;
         if row.stage.index() >= self.stages.len() {
             return Err(ModelError::UnknownId {

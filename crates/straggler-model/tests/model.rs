@@ -127,6 +127,21 @@ fn snapshot_rejects_bad_rows_naming_the_field() {
         field(snapshot.push(row(0.5, f64::NEG_INFINITY)).unwrap_err()),
         "start_secs"
     );
+    // Both finite, but the elapsed time would be infinite: 10 - (-f64::MAX) rounds to
+    // f64::MAX (10 is far below half an ulp of it), -f64::MAX from a later instant does not.
+    let mut early = Snapshot::new(10.0, 2, stages()).unwrap();
+    assert!(early.push(row(0.5, -f64::MAX)).is_ok());
+    let mut late = Snapshot::new(f64::MAX, 2, stages()).unwrap();
+    let err = late.push(row(0.5, -f64::MAX)).unwrap_err();
+    assert_eq!(field(err.clone()), "start_secs");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "start_secs must be within f64::MAX seconds of now_secs, got {}",
+            -f64::MAX
+        )
+    );
+    assert!(late.push(row(0.5, 0.0)).is_ok());
     assert_eq!(
         field(
             snapshot
@@ -265,7 +280,7 @@ fn original_times_and_first_detections_of_a_run() {
         end_secs: 40.0,
         ..Run::default()
     };
-    let times = run.original_times();
+    let times = run.original_times().unwrap();
     let t0 = times[0].unwrap();
     assert_eq!((t0.exec_secs, t0.source), (30.0, TimeSource::Measured));
     let t1 = times[1].unwrap();
@@ -325,19 +340,73 @@ fn original_times_and_first_detections_of_a_run() {
     });
     assert_eq!(
         unknown_attempt,
-        Err(ModelError::UnknownDetectionTarget {
+        Err(ModelError::UnknownRunReference {
+            list: "detections",
             index: 0,
             field: "attempt",
             value: 5,
             len: 5,
         })
     );
+    // A detection flags an original of its own task: not another task's attempt, not a
+    // copy (the engines record the originals' detections only).
+    let other_task = with(Detection {
+        attempt: AttemptId(0),
+        time_secs: 5.0,
+        ..nan
+    });
+    assert_eq!(
+        other_task.unwrap_err().to_string(),
+        "detections[0].attempt = 0 is an attempt of task 0, not an original attempt of \
+         detections[0].task = 2"
+    );
+    let copy = with(Detection {
+        task: TaskId(1),
+        attempt: AttemptId(2),
+        time_secs: 5.0,
+    });
+    assert_eq!(
+        copy.unwrap_err().to_string(),
+        "detections[0].attempt = 2 is a speculative copy, not an original attempt of \
+         detections[0].task = 1"
+    );
+
+    // Which original labels a task must not be a guess: an attempt of a task the run does
+    // not have, or a second original that did not fail, is an error naming the attempts.
+    let mut orphan = run.clone();
+    orphan.attempts[2].task = TaskId(7);
+    assert_eq!(
+        orphan.original_times().unwrap_err().to_string(),
+        "attempts[2].task = 7 refers to nothing (there are 3)"
+    );
+    let mut two = run.clone();
+    two.attempts[3].status = Killed; // task 2's first original, now not failed
+    assert_eq!(
+        two.original_times(),
+        Err(ModelError::TwoLiveOriginals {
+            task: 2,
+            first: 3,
+            second: 4,
+        })
+    );
+    assert_eq!(
+        two.original_times().unwrap_err().to_string(),
+        "attempts[3] and attempts[4] are both original attempts of task 2 that did not fail; \
+         a task's original runs again only after it failed"
+    );
+    // A running original is live too: one still running beside a finished one is an error.
+    let mut running = run.clone();
+    running.attempts[3] = attempt(3, 2, Original, 0.0, None, Running, 0.0);
+    assert!(matches!(
+        running.original_times(),
+        Err(ModelError::TwoLiveOriginals { task: 2, .. })
+    ));
 }
 
 #[test]
 fn an_empty_run_has_nothing() {
     let run = Run::default();
-    assert!(run.original_times().is_empty());
+    assert_eq!(run.original_times(), Ok(Vec::new()));
     assert_eq!(run.first_detection_secs(), Ok(Vec::new()));
     assert_eq!(run.node(NodeId(0)), None);
 }

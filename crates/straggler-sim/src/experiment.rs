@@ -1188,7 +1188,7 @@ impl RunMetrics {
         for (((task, original), first_detection_secs), end_secs) in run
             .tasks
             .iter()
-            .zip(run.original_times())
+            .zip(run.original_times()?)
             .zip(detections)
             .zip(ends)
         {

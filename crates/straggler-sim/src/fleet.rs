@@ -1941,9 +1941,10 @@ mod tests {
         };
         let outcome = simulate_scenario(spec, 2019, Some(&mut detector), options).expect("runs");
         let run = outcome.run.expect("recorded");
-        let times: Vec<straggler_model::OriginalTime> = (run.original_times().into_iter())
-            .map(|time| time.expect("every original ended"))
-            .collect();
+        let times: Vec<straggler_model::OriginalTime> =
+            (run.original_times().expect("a consistent run").into_iter())
+                .map(|time| time.expect("every original ended"))
+                .collect();
         let mut by_stage: std::collections::HashMap<StageId, Vec<f32>> = Default::default();
         let mut first_start: std::collections::HashMap<StageId, f64> = Default::default();
         for (task, time) in run.tasks.iter().zip(&times) {

@@ -11,14 +11,15 @@ use crate::{Scenario, SimConfig, SimError, simulate};
 /// The straggler tasks of `run` with the execution times of their original attempts,
 /// labelled as the evaluation labels them (`rule` against `usual`). A task that cannot be
 /// labelled (its original never ended, or it has no usual time) is an error, as in the
-/// evaluation's metrics.
+/// evaluation's metrics, and so is a run whose original times cannot be read
+/// ([`Run::original_times`]).
 pub fn straggler_times(
     run: &Run,
     usual: &UsualTimes,
     rule: StragglerRule,
 ) -> Result<Vec<(TaskId, f64)>, SimError> {
     let mut stragglers = Vec::new();
-    for (task, original) in run.tasks.iter().zip(run.original_times()) {
+    for (task, original) in run.tasks.iter().zip(run.original_times()?) {
         let original = original.ok_or(SimError::Unlabelled {
             key: task.key,
             reason: "its original attempt never ended",

@@ -1438,7 +1438,7 @@ fn a_killed_originals_exact_time_differs_from_its_estimate() {
     assert_eq!(original.status, AttemptStatus::Killed);
     assert_relative_eq!(original.end_secs.unwrap(), 13.0, max_relative = 1e-12);
     assert_relative_eq!(original.progress_at_end, 0.9, max_relative = 1e-12);
-    let estimated = run.original_times()[0].unwrap().exec_secs;
+    let estimated = run.original_times().unwrap()[0].unwrap().exec_secs;
     assert_relative_eq!(estimated, 13.0 / 0.9, max_relative = 1e-12);
     let exact_secs = outcome.killed_original_exact_secs[0].unwrap();
     assert_relative_eq!(exact_secs, 14.0, max_relative = 1e-12);

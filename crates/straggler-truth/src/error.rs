@@ -1,6 +1,6 @@
 //! The error type of the ground-truth crate.
 
-use straggler_model::{TaskKey, ValueError};
+use straggler_model::{ModelError, TaskKey, ValueError};
 
 /// An invalid input of the ground-truth computations, with the field or task that holds it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -36,6 +36,15 @@ pub enum TruthError {
         run: usize,
         /// The task.
         key: TaskKey,
+    },
+    /// A baseline run is inconsistent (an attempt of a task it does not have, two
+    /// originals of one task that did not fail).
+    #[error("run {run}: {error}")]
+    BadRun {
+        /// Index of the run in the slice given.
+        run: usize,
+        /// What is wrong with it.
+        error: ModelError,
     },
     /// A result is beyond binary64's range (inputs near its limits), for the element at
     /// `index` of the input.

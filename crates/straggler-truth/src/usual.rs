@@ -86,11 +86,17 @@ impl UsualTimes {
 ///
 /// # Errors
 ///
-/// [`TruthError::OriginalNotEnded`] for a task whose original attempt never ended.
+/// [`TruthError::OriginalNotEnded`] for a task whose original attempt never ended,
+/// [`TruthError::BadRun`] for a run whose original times cannot be read
+/// ([`Run::original_times`]).
 pub fn baseline_samples(runs: &[Run]) -> Result<Vec<(TaskKey, f64)>, TruthError> {
     let mut samples = Vec::new();
     for (run_index, run) in runs.iter().enumerate() {
-        for (task, original) in run.tasks.iter().zip(run.original_times()) {
+        let times = run.original_times().map_err(|error| TruthError::BadRun {
+            run: run_index,
+            error,
+        })?;
+        for (task, original) in run.tasks.iter().zip(times) {
             let original = original.ok_or(TruthError::OriginalNotEnded {
                 run: run_index,
                 key: task.key,

@@ -211,6 +211,31 @@ fn usual_times_from_runs_reject_unfinished_originals() {
     );
 }
 
+#[test]
+fn usual_times_from_runs_reject_two_live_originals_of_a_task() {
+    use AttemptRole::Original;
+    use AttemptStatus::{Failed, Killed, Succeeded};
+    // Map 1 ran twice as an original: after a failure that is a re-run (the second time
+    // counts), but after a kill which time labels it would be a guess.
+    let rerun = two_task_run(vec![
+        attempt(0, 0, Original, 0.0, Some(10.0), Succeeded, 1.0),
+        attempt(1, 1, Original, 0.0, Some(3.0), Failed, 0.2),
+        attempt(2, 1, Original, 3.0, Some(11.0), Succeeded, 1.0),
+    ]);
+    assert_eq!(
+        baseline_samples(std::slice::from_ref(&rerun)),
+        Ok(vec![(key(0), 10.0), (key(1), 8.0)])
+    );
+    let mut twice = rerun.clone();
+    twice.attempts[1].status = Killed;
+    let err = UsualTimes::from_runs(&[rerun, twice], 0.5).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "run 1: attempts[1] and attempts[2] are both original attempts of task 1 that did \
+         not fail; a task's original runs again only after it failed"
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Straggler rule and Table 5
 // ---------------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ fn split(spec: &ScenarioSpec) -> Result<Split, Box<dyn std::error::Error>> {
     let mut detector = DefaultDetector::default();
     let outcome = simulate_scenario(spec, 2019, Some(&mut detector), options)?;
     let run = outcome.run.ok_or("not recorded")?;
-    let times = run.original_times();
+    let times = run.original_times()?;
     let mut by_stage: HashMap<StageId, Vec<f32>> = HashMap::new();
     let mut first_start: HashMap<StageId, f64> = HashMap::new();
     for (task, time) in run.tasks.iter().zip(&times) {
