@@ -373,8 +373,8 @@ impl EvalConfig {
         check("usual_quantile", self.usual_quantile, "in [0, 1]", |q| {
             (0.0..=1.0).contains(&q)
         })?;
-        for &q in &self.table5_quantiles {
-            check("table5_quantiles", q, "in [0, 1]", |q| {
+        for (i, &q) in self.table5_quantiles.iter().enumerate() {
+            check(&format!("table5_quantiles[{i}]"), q, "in [0, 1]", |q| {
                 (0.0..=1.0).contains(&q)
             })?;
         }
@@ -384,8 +384,10 @@ impl EvalConfig {
             bits,
             f64::to_string,
         )?;
-        for &lag_secs in &self.fig3.lags_secs {
-            check("fig3.lags_secs", lag_secs, ">= 0", |v| v >= 0.0)?;
+        for (i, &lag_secs) in self.fig3.lags_secs.iter().enumerate() {
+            check(&format!("fig3.lags_secs[{i}]"), lag_secs, ">= 0", |v| {
+                v >= 0.0
+            })?;
         }
         distinct("fig3.lags_secs", &self.fig3.lags_secs, bits, f64::to_string)?;
         // Each experiment's lists, those of one that does not run (no lag, no policy) left
@@ -1776,6 +1778,14 @@ mod file_tests {
             (
                 "[fig3]\nlags_secs = [20, 20]\n",
                 "eval.toml: line 2: key `fig3.lags_secs[1]`: 20: must be one no other item of the list is",
+            ),
+            (
+                "[fig3]\nlags_secs = [20, -20]\n",
+                "eval.toml: line 2: key `fig3.lags_secs[1]`: -20: must be >= 0",
+            ),
+            (
+                "table5_quantiles = [0.5, 1.5]\n",
+                "eval.toml: line 1: key `table5_quantiles[1]`: 1.5: must be in [0, 1]",
             ),
             (
                 "[sim.platform]\nworkers = 1\ncontainers = 1\n",

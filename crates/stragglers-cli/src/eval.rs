@@ -221,7 +221,9 @@ struct Overrides {
     copy_min_active_cores: Option<u32>,
     /// Never place copies on these nodes (indices, comma-separated, each below the number
     /// of workers, the paper's 20; default: none; replaces an evaluation file's list).
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    // A list's first item may be negative too (`-1,2` is no number, so clap's
+    // allow_negative_numbers would take it for a flag): the item's parser names it.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     blacklist: Vec<u32>,
     /// Never place copies on the nodes the detector reports slow, whatever its rule says.
     /// Of the built-in detectors, dsb, esplash and late-zaharia report nodes, and their
@@ -232,7 +234,7 @@ struct Overrides {
     avoid_slow_nodes: bool,
     /// Speculative lags of Figure 3 in seconds, comma-separated, each >= 0 (default
     /// 0,20,40,60,80,100,120).
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     fig3_lags: Option<Vec<f64>>,
     /// Skip Figure 3.
     #[arg(long)]

@@ -743,6 +743,11 @@ fn eval_reads_an_evaluation_file_and_the_flags_change_it() {
             &["--fig3-lags", "0,0"][..],
             "error: --fig3-lags: invalid configuration: fig3.lags_secs[1]",
         ),
+        // A negative first item is the list's, not a flag.
+        (
+            &["--fig3-lags", "-20,40"][..],
+            "error: --fig3-lags: invalid configuration: fig3.lags_secs[0]",
+        ),
         (
             &["--policies", "x90,x90"][..],
             "error: --policies: invalid configuration: policies[1]",
@@ -1062,6 +1067,15 @@ fn a_negative_number_reaches_its_flags_parser_which_names_the_flag_and_its_range
         ),
         (
             &["eval", "--blacklist", "-1"],
+            "'--blacklist <BLACKLIST>': -1 is not in 0..=4294967295".to_owned(),
+        ),
+        // A list's negative first item reaches the item's parser too.
+        (
+            &["eval", "--blacklist", "-1,2"],
+            "'--blacklist <BLACKLIST>': -1 is not in 0..=4294967295".to_owned(),
+        ),
+        (
+            &["eval", "--blacklist", "2,-1"],
             "'--blacklist <BLACKLIST>': -1 is not in 0..=4294967295".to_owned(),
         ),
         (
