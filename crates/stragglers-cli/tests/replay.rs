@@ -1492,3 +1492,52 @@ fn replay_takes_hadoop_0_21s_cap_for_hadoop_2s_in_a_jhist_jobs_conf_xml() {
         "{stderr}"
     );
 }
+
+/// `stragglers replay ARGS` with standard output and standard error into one file, as a
+/// terminal shows them (`2>&1`): its exit status and what it printed, in order.
+fn replay_as_a_terminal_shows_it(test: &str, args: &[&str]) -> (bool, String) {
+    let path = std::env::temp_dir().join(format!(
+        "stragglers-replay-{test}-{}.txt",
+        std::process::id()
+    ));
+    let file = std::fs::File::create(&path).expect("a file for the output");
+    let status = Command::new(env!("CARGO_BIN_EXE_stragglers"))
+        .arg("replay")
+        .args(args)
+        .stdout(file.try_clone().expect("a second handle of the file"))
+        .stderr(file)
+        .status()
+        .expect("the binary runs");
+    let text = std::fs::read_to_string(&path).expect("the output, UTF-8");
+    std::fs::remove_file(&path).ok();
+    (status.success(), text)
+}
+
+/// The notes come under the tables whose figures they explain, as docs/replay.md shows
+/// them (they came before the `Inputs` table, scrolled away by the tables of a large log);
+/// with `--strict`, the error comes last, after them.
+#[test]
+fn replay_prints_its_notes_after_the_tables() {
+    let (ok, text) =
+        replay_as_a_terminal_shows_it("notes-order", &[&trace(YAHOO), "--detectors", "default"]);
+    assert!(ok, "{text}");
+    let table3 = text.find("\nTable 3 (Phan et al.)").expect("Table 3");
+    let first_note = text.find("note: ").expect("a note");
+    assert!(table3 < first_note, "{text}");
+    assert!(
+        text.ends_with(
+            "note: 1 of 203 labelled tasks ran shorter than the scan interval (3 s): a replayed \
+             detector sees each at most once, or not at all; a shorter --scan-interval shows \
+             them\n"
+        ),
+        "{text}"
+    );
+
+    let (ok, text) =
+        replay_as_a_terminal_shows_it("notes-order-strict", &[&trace(TRUNCATED), "--strict"]);
+    assert!(!ok, "{text}");
+    let table3 = text.find("\nTable 3 (Phan et al.)").expect("Table 3");
+    let skipped = text.find("note: ").expect("the skip's note");
+    let error = text.find("error: --strict").expect("the error");
+    assert!(table3 < skipped && skipped < error, "{text}");
+}
