@@ -1679,3 +1679,41 @@ fn event_files_from_index_0_are_read_and_noted_as_not_spark_s() {
         assert_eq!(report.records_read, lines, "{files:?}");
     }
 }
+
+/// A zstd stream cut inside a frame says where the input ends in words, as a cut gzip
+/// stream does, not in the decoder's error types (`BlockContentReadError(Error { kind:
+/// UnexpectedEof, .. })` before): inside the second frame, after the lines of the first;
+/// inside the first frame's header or data, where nothing of it can be decoded, in the
+/// error that stops the command.
+#[test]
+fn a_zstd_stream_cut_inside_a_frame_says_where_in_words() {
+    let (_, head, tail) = spark_log_split(6);
+    let mut bytes = zstd_frame(&head);
+    let second = zstd_frame(&tail);
+    bytes.extend_from_slice(&second[..second.len() / 2]);
+    let (_, _, report) = read_as_file("zstd-cut-second-frame", &bytes);
+    assert_eq!(report.records_read, 6);
+    let truncation = report.truncated.expect("the input is cut");
+    assert_eq!(truncation.line, 7);
+    assert_eq!(
+        truncation.note,
+        "the input cannot be read past line 6: the input ends inside zstd frame 2"
+    );
+
+    let first = zstd_frame(&head);
+    for (cut, place) in [
+        (4, "the header of zstd frame 1"),
+        (first.len() - 1, "zstd frame 1"),
+    ] {
+        let dir = scratch_dir("zstd-cut-first-frame");
+        let path = dir.join("events.zst");
+        std::fs::write(&path, &first[..cut]).expect("the file is written");
+        let error = detect_format(&path).expect_err("nothing to decode");
+        std::fs::remove_dir_all(&dir).expect("the scratch directory goes");
+        let text = error.to_string();
+        assert!(
+            text.contains(&format!("cut or damaged before anything of it can be decoded (the input ends inside {place});")),
+            "{text}"
+        );
+    }
+}
