@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use straggler_trace::{
-    ReadReport, TraceError, TraceFormat, TraceJob, detect_format, read_bytes, read_path,
+    LogLine, ReadReport, TraceError, TraceFormat, TraceJob, detect_format, read_bytes, read_path,
     read_reader,
 };
 
@@ -1716,4 +1716,42 @@ fn a_zstd_stream_cut_inside_a_frame_says_where_in_words() {
             "{text}"
         );
     }
+}
+
+/// A Spark job carries the line of the environment update whose properties give its
+/// speculation setting (and that line's file, in a rolling directory), which a note on a
+/// `spark.speculation.interval` Spark cannot read names; none before an update, or where
+/// the log has none.
+#[test]
+fn a_spark_job_carries_the_line_of_its_environment_update() {
+    let update = r#"{"Event":"SparkListenerEnvironmentUpdate","Spark Properties":{"spark.speculation.interval":"soon"}}"#;
+    let (log, head, tail) = spark_log_split(2);
+    let (plain, _) = read_bytes(&log, TraceFormat::SparkEventLog).expect("the fixture reads");
+    assert_eq!(plain[0].speculation_line, None);
+    let with_update = [head, format!("{update}\n").into_bytes(), tail].concat();
+    let (jobs, _) = read_bytes(&with_update, TraceFormat::SparkEventLog).expect("it reads");
+    let at = |line, file: Option<&str>| {
+        Some(LogLine {
+            line,
+            file: file.map(str::to_owned),
+        })
+    };
+    assert_eq!(jobs[0].speculation_line, at(3, None));
+
+    let fixture_dir = fixtures().join("spark-rolling/eventlog_v2_app-20260101000000-0001");
+    let dir = scratch_dir("rolling-update").join("eventlog_v2_app-20260101000000-0001");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let first = "events_1_app-20260101000000-0001";
+    for entry in std::fs::read_dir(&fixture_dir).expect("the fixture") {
+        let path = entry.expect("an entry").path();
+        let name = path.file_name().expect("a name").to_owned();
+        std::fs::copy(&path, dir.join(&name)).expect("copied");
+    }
+    let text = std::fs::read_to_string(dir.join(first)).expect("the first event file");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(2, update);
+    std::fs::write(dir.join(first), lines.join("\n") + "\n").expect("writable");
+    let (jobs, _) = read_path(&dir).expect("the directory reads");
+    std::fs::remove_dir_all(dir.parent().expect("the scratch directory")).ok();
+    assert_eq!(jobs[0].speculation_line, at(3, Some(first)));
 }

@@ -295,7 +295,7 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
 
 /// `/file` for a line of one file of an input of several (a rolling directory), so that
 /// `path/file:line` names it; nothing for an input of one file.
-fn in_file(file: Option<&str>) -> String {
+pub(crate) fn in_file(file: Option<&str>) -> String {
     file.map(|f| format!("/{f}")).unwrap_or_default()
 }
 
@@ -1454,6 +1454,7 @@ mod tests {
             name: None,
             submit_secs,
             speculation: None,
+            speculation_line: None,
             tasks: vec![TraceTask {
                 id: format!("{id}-t"),
                 stage: "map".to_owned(),
@@ -1497,6 +1498,7 @@ mod tests {
             submit_secs: None,
             tasks: (0..tasks).map(|t| crate_task(&format!("t{t}"))).collect(),
             speculation: None,
+            speculation_line: None,
         };
         fn crate_task(id: &str) -> stragglers::trace::TraceTask {
             stragglers::trace::TraceTask {

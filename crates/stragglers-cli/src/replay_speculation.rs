@@ -560,6 +560,7 @@ mod tests {
             submit_secs: None,
             tasks: Vec::new(),
             speculation: Some(setting),
+            speculation_line: None,
         }
     }
 

@@ -1079,7 +1079,7 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
         format!(
             "note: 1 Spark application (1 job) sets spark.speculation.interval to what Spark \
              cannot read as a positive time: scanned at Spark's default 0.1 s instead; first: \
-             app-20260101000000-0003 in {} (`0.5s`: not a time)\n",
+             app-20260101000000-0003 in {}:2 (`0.5s`: not a time)\n",
             dir.join("b.json").display()
         ),
         "--strict: the results rest on part of the inputs: 1 job scanned at Spark's default \
