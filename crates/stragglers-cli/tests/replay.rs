@@ -1541,3 +1541,21 @@ fn replay_prints_its_notes_after_the_tables() {
     let error = text.find("error: --strict").expect("the error");
     assert!(table3 < skipped && skipped < error, "{text}");
 }
+
+/// Rumen jobs without `jobProperties` read beside a log whose jobs get their configuration
+/// otherwise (the Yahoo! log embeds its jobs'): the note says they are read from Rumen and
+/// give none, not that they are jobs "whose configuration was read (Rumen's
+/// jobProperties, a _conf.xml, ...)" that give none, as it did.
+#[test]
+fn replay_notes_rumen_jobs_without_job_properties_beside_other_configurations() {
+    let folded = "hadoop-rumen-testdata/small-trace-test/folder-input-trace.json.gz";
+    let (stderr, _) = replay_json(&[&trace(YAHOO), &trace(folded)]);
+    assert!(
+        stderr.contains(
+            "note: 59 Hadoop jobs read from Rumen give no jobProperties: whether `recorded` \
+             could launch copies there is not known; first: job_200910281128_10000\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("log embeds) give"), "{stderr}");
+}
