@@ -724,6 +724,27 @@ fn reruns_note(jobs: &[TraceJob], labels: &Labels) -> Option<String> {
     Some(note)
 }
 
+/// The note on the logs among `paths` that hold no job (`no_jobs`, indexes into `paths`;
+/// `is_conf` tells the configuration files, which are no logs): their records are read and
+/// counted in the `Inputs` table, but no job of theirs is in the tables after it (a Spark
+/// log of an application that ran none, a log cut before its first job). `None` when
+/// every log holds a job.
+fn no_jobs_note(no_jobs: &[usize], paths: &[PathBuf], is_conf: &[bool]) -> Option<String> {
+    let &first = no_jobs.first()?;
+    let logs = is_conf.iter().filter(|&&conf| !conf).count();
+    let (hold, its) = match no_jobs.len() {
+        1 => ("holds", "its"),
+        _ => ("hold", "their"),
+    };
+    Some(format!(
+        "{} of {} {hold} no job: {its} records are counted in the Inputs table, and none of \
+         them is a task to label or replay; first: {}",
+        no_jobs.len(),
+        plural(logs, "log"),
+        paths[first].display()
+    ))
+}
+
 /// `n` and `noun`, plural but for one (`1 straggler`, `23 stragglers`).
 pub(crate) fn plural(n: usize, noun: &str) -> String {
     match n {
@@ -874,6 +895,8 @@ fn replay(args: ReplayArgs, notes: &mut Vec<String>) -> anyhow::Result<()> {
     // are read.
     let mut reports: Vec<Option<ReadReport>> = Vec::new();
     let mut confs: Vec<GivenConf> = Vec::new();
+    // The logs that hold no job, which the tables after the `Inputs` table do not show.
+    let mut no_jobs: Vec<usize> = Vec::new();
     for (input, path) in paths.iter().enumerate() {
         let reading = || format!("reading {}", path.display());
         if is_conf[input] {
@@ -889,6 +912,9 @@ fn replay(args: ReplayArgs, notes: &mut Vec<String>) -> anyhow::Result<()> {
             let line = Some(embedded.line);
             let conf = embedded.conf;
             confs.push(GivenConf { input, line, conf });
+        }
+        if read.is_empty() {
+            no_jobs.push(input);
         }
         job_input.extend(std::iter::repeat_n(input, read.len()));
         jobs.extend(read);
@@ -917,6 +943,9 @@ fn replay(args: ReplayArgs, notes: &mut Vec<String>) -> anyhow::Result<()> {
     confs.sort_by_key(|given| (given.input, given.line));
     let reports: Vec<ReadReport> = reports.into_iter().flatten().collect();
     for note in apply_confs(&mut jobs, confs, &paths) {
+        notes.push(note);
+    }
+    if let Some(note) = no_jobs_note(&no_jobs, &paths, &is_conf) {
         notes.push(note);
     }
     if let Some(note) = repeated_jobs_note(&repeated, &paths) {

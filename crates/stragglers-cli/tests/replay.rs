@@ -1559,3 +1559,29 @@ fn replay_notes_rumen_jobs_without_job_properties_beside_other_configurations() 
     );
     assert!(!stderr.contains("log embeds) give"), "{stderr}");
 }
+
+/// Logs that hold no job (Spark applications that ran none) are counted in the `Inputs`
+/// table and appear in no table after it: a note says so, naming the first (nothing did;
+/// docs/replay.md quoted "3 hold no job" from no output).
+#[test]
+fn replay_notes_the_logs_that_hold_no_job() {
+    let (stderr, value) = replay_json(&[&trace("spark-core-test-events")]);
+    assert!(
+        stderr.contains(&format!(
+            "note: 3 of 21 logs hold no job: their records are counted in the Inputs table, \
+             and none of them is a task to label or replay; first: {}\n",
+            trace("spark-core-test-events/application_1555004656427_0144")
+        )),
+        "{stderr}"
+    );
+    // The three, by the JSON: the inputs no job comes from but the one whose only job
+    // repeats another input's.
+    let inputs = value["inputs"].as_array().unwrap().len();
+    let with_jobs: std::collections::BTreeSet<u64> = (value["per_job"].as_array().unwrap())
+        .iter()
+        .map(|job| job["input"].as_u64().unwrap())
+        .collect();
+    assert_eq!(inputs - with_jobs.len(), 3 + 1);
+    let (stderr, _) = replay_json(&[&trace(YAHOO), &trace(SPARK)]);
+    assert!(!stderr.contains("no job"), "{stderr}");
+}
