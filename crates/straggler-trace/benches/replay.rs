@@ -111,6 +111,7 @@ fn generated_job(maps: usize) -> TraceJob {
         submit_secs: Some(0.0),
         tasks,
         speculation: None,
+        speculation_line: None,
     }
 }
 

@@ -275,6 +275,7 @@ mod tests {
             submit_secs: None,
             tasks: Vec::<TraceTask>::new(),
             speculation,
+            speculation_line: None,
         }
     }
 

@@ -32,8 +32,8 @@ pub use report::{
     EmbeddedConf, ReadReport, RecoveredEnd, Skip, Truncation, UnknownKey, Unread, UnusableSplits,
 };
 pub use trace::{
-    AttemptOutcome, SettingSource, SpeculationSetting, SpeculationSwitch, StageKind, TraceAttempt,
-    TraceFormat, TraceJob, TraceTask, java_trim, spark_boolean,
+    AttemptOutcome, LogLine, SettingSource, SpeculationSetting, SpeculationSwitch, StageKind,
+    TraceAttempt, TraceFormat, TraceJob, TraceTask, java_trim, spark_boolean,
 };
 
 pub use judge::{ReplayMetrics, judge, task_records};

@@ -148,6 +148,23 @@ pub struct TraceJob {
     /// speculation's misses there are not misses of its rule.
     #[serde(default)]
     pub speculation: Option<SpeculationSetting>,
+    /// Where the log gives [`TraceJob::speculation`]: the line of the Spark
+    /// `SparkListenerEnvironmentUpdate` whose `Spark Properties` the job carries (and its
+    /// file, in a rolling event-log directory), so that a note on a value Spark cannot read
+    /// there (a `spark.speculation.interval`) names its line. `None` for the other formats,
+    /// and for a Spark job without such an update before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speculation_line: Option<LogLine>,
+}
+
+/// A line of an input: its 1-based number, and in an input of several files (a Spark
+/// rolling event-log directory) the name of its file there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLine {
+    /// 1-based line number, in its file.
+    pub line: u64,
+    /// Its file's name in the input's directory; `None` for an input of one file.
+    pub file: Option<String>,
 }
 
 /// The engine's speculation setting for a job, as its log's configuration gives it: a switch

@@ -460,6 +460,7 @@ pub(crate) mod tests {
             submit_secs: None,
             tasks,
             speculation: None,
+            speculation_line: None,
         }
     }
 

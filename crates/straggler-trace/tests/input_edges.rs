@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use straggler_trace::{
-    ReadReport, TraceError, TraceFormat, TraceJob, detect_format, read_bytes, read_path,
+    LogLine, ReadReport, TraceError, TraceFormat, TraceJob, detect_format, read_bytes, read_path,
     read_reader,
 };
 
@@ -1678,4 +1678,80 @@ fn event_files_from_index_0_are_read_and_noted_as_not_spark_s() {
         let lines: u64 = files.iter().map(|(_, source)| records(source)).sum();
         assert_eq!(report.records_read, lines, "{files:?}");
     }
+}
+
+/// A zstd stream cut inside a frame says where the input ends in words, as a cut gzip
+/// stream does, not in the decoder's error types (`BlockContentReadError(Error { kind:
+/// UnexpectedEof, .. })` before): inside the second frame, after the lines of the first;
+/// inside the first frame's header or data, where nothing of it can be decoded, in the
+/// error that stops the command.
+#[test]
+fn a_zstd_stream_cut_inside_a_frame_says_where_in_words() {
+    let (_, head, tail) = spark_log_split(6);
+    let mut bytes = zstd_frame(&head);
+    let second = zstd_frame(&tail);
+    bytes.extend_from_slice(&second[..second.len() / 2]);
+    let (_, _, report) = read_as_file("zstd-cut-second-frame", &bytes);
+    assert_eq!(report.records_read, 6);
+    let truncation = report.truncated.expect("the input is cut");
+    assert_eq!(truncation.line, 7);
+    assert_eq!(
+        truncation.note,
+        "the input cannot be read past line 6: the input ends inside zstd frame 2"
+    );
+
+    let first = zstd_frame(&head);
+    for (cut, place) in [
+        (4, "the header of zstd frame 1"),
+        (first.len() - 1, "zstd frame 1"),
+    ] {
+        let dir = scratch_dir("zstd-cut-first-frame");
+        let path = dir.join("events.zst");
+        std::fs::write(&path, &first[..cut]).expect("the file is written");
+        let error = detect_format(&path).expect_err("nothing to decode");
+        std::fs::remove_dir_all(&dir).expect("the scratch directory goes");
+        let text = error.to_string();
+        assert!(
+            text.contains(&format!("cut or damaged before anything of it can be decoded (the input ends inside {place});")),
+            "{text}"
+        );
+    }
+}
+
+/// A Spark job carries the line of the environment update whose properties give its
+/// speculation setting (and that line's file, in a rolling directory), which a note on a
+/// `spark.speculation.interval` Spark cannot read names; none before an update, or where
+/// the log has none.
+#[test]
+fn a_spark_job_carries_the_line_of_its_environment_update() {
+    let update = r#"{"Event":"SparkListenerEnvironmentUpdate","Spark Properties":{"spark.speculation.interval":"soon"}}"#;
+    let (log, head, tail) = spark_log_split(2);
+    let (plain, _) = read_bytes(&log, TraceFormat::SparkEventLog).expect("the fixture reads");
+    assert_eq!(plain[0].speculation_line, None);
+    let with_update = [head, format!("{update}\n").into_bytes(), tail].concat();
+    let (jobs, _) = read_bytes(&with_update, TraceFormat::SparkEventLog).expect("it reads");
+    let at = |line, file: Option<&str>| {
+        Some(LogLine {
+            line,
+            file: file.map(str::to_owned),
+        })
+    };
+    assert_eq!(jobs[0].speculation_line, at(3, None));
+
+    let fixture_dir = fixtures().join("spark-rolling/eventlog_v2_app-20260101000000-0001");
+    let dir = scratch_dir("rolling-update").join("eventlog_v2_app-20260101000000-0001");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let first = "events_1_app-20260101000000-0001";
+    for entry in std::fs::read_dir(&fixture_dir).expect("the fixture") {
+        let path = entry.expect("an entry").path();
+        let name = path.file_name().expect("a name").to_owned();
+        std::fs::copy(&path, dir.join(&name)).expect("copied");
+    }
+    let text = std::fs::read_to_string(dir.join(first)).expect("the first event file");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(2, update);
+    std::fs::write(dir.join(first), lines.join("\n") + "\n").expect("writable");
+    let (jobs, _) = read_path(&dir).expect("the directory reads");
+    std::fs::remove_dir_all(dir.parent().expect("the scratch directory")).ok();
+    assert_eq!(jobs[0].speculation_line, at(3, Some(first)));
 }

@@ -295,7 +295,7 @@ fn input_notes(report: &ReadReport) -> Vec<String> {
 
 /// `/file` for a line of one file of an input of several (a rolling directory), so that
 /// `path/file:line` names it; nothing for an input of one file.
-fn in_file(file: Option<&str>) -> String {
+pub(crate) fn in_file(file: Option<&str>) -> String {
     file.map(|f| format!("/{f}")).unwrap_or_default()
 }
 
@@ -724,6 +724,27 @@ fn reruns_note(jobs: &[TraceJob], labels: &Labels) -> Option<String> {
     Some(note)
 }
 
+/// The note on the logs among `paths` that hold no job (`no_jobs`, indexes into `paths`;
+/// `is_conf` tells the configuration files, which are no logs): their records are read and
+/// counted in the `Inputs` table, but no job of theirs is in the tables after it (a Spark
+/// log of an application that ran none, a log cut before its first job). `None` when
+/// every log holds a job.
+fn no_jobs_note(no_jobs: &[usize], paths: &[PathBuf], is_conf: &[bool]) -> Option<String> {
+    let &first = no_jobs.first()?;
+    let logs = is_conf.iter().filter(|&&conf| !conf).count();
+    let (hold, its) = match no_jobs.len() {
+        1 => ("holds", "its"),
+        _ => ("hold", "their"),
+    };
+    Some(format!(
+        "{} of {} {hold} no job: {its} records are counted in the Inputs table, and none of \
+         them is a task to label or replay; first: {}",
+        no_jobs.len(),
+        plural(logs, "log"),
+        paths[first].display()
+    ))
+}
+
 /// `n` and `noun`, plural but for one (`1 straggler`, `23 stragglers`).
 pub(crate) fn plural(n: usize, noun: &str) -> String {
     match n {
@@ -740,8 +761,20 @@ fn correlation(r: Option<f64>) -> String {
     )
 }
 
-/// Runs `stragglers replay`.
+/// Runs `stragglers replay`: its notes go to standard error once the tables (and the
+/// JSON) are written, where a reader of the terminal sees them under the figures they
+/// explain, or once it stops on an error, before the error.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    let mut notes = Vec::new();
+    let result = replay(args, &mut notes);
+    for note in &notes {
+        eprintln!("note: {note}");
+    }
+    result
+}
+
+/// Runs `stragglers replay`, adding its notes to `notes` (without their `note: `).
+fn replay(args: ReplayArgs, notes: &mut Vec<String>) -> anyhow::Result<()> {
     // The recorded speculation comes first in the results, wherever it is named.
     let chosen = parse_detectors(&args.detectors)?;
     let with_recorded = chosen.iter().any(Option::is_none);
@@ -832,18 +865,18 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         );
     }
     for (path, why) in left_out.iter().take(LEFT_OUT_SHOWN) {
-        eprintln!("note: left out {}: {why}", path.display());
+        notes.push(format!("left out {}: {why}", path.display()));
     }
     if left_out.len() > LEFT_OUT_SHOWN {
-        eprintln!(
-            "note: {} more inputs left out{}",
+        notes.push(format!(
+            "{} more inputs left out{}",
             left_out.len() - LEFT_OUT_SHOWN,
             if args.json.is_some() {
                 " (the JSON's left_out lists every one)"
             } else {
                 " (--json lists every one)"
             }
-        );
+        ));
     }
     if paths.is_empty() {
         match (inputs.len(), args.paths.len()) {
@@ -862,6 +895,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     // are read.
     let mut reports: Vec<Option<ReadReport>> = Vec::new();
     let mut confs: Vec<GivenConf> = Vec::new();
+    // The logs that hold no job, which the tables after the `Inputs` table do not show.
+    let mut no_jobs: Vec<usize> = Vec::new();
     for (input, path) in paths.iter().enumerate() {
         let reading = || format!("reading {}", path.display());
         if is_conf[input] {
@@ -870,13 +905,16 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         }
         let (read, mut report) = read_path(path).with_context(reading)?;
         for note in input_notes(&report) {
-            eprintln!("note: {note}");
+            notes.push(note);
         }
         // The configurations a Hadoop 1 log embeds, paired as a `_conf.xml` is.
         for embedded in std::mem::take(&mut report.confs) {
             let line = Some(embedded.line);
             let conf = embedded.conf;
             confs.push(GivenConf { input, line, conf });
+        }
+        if read.is_empty() {
+            no_jobs.push(input);
         }
         job_input.extend(std::iter::repeat_n(input, read.len()));
         jobs.extend(read);
@@ -892,7 +930,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         let reading = || format!("reading {}", path.display());
         let (conf, report) = read_job_conf(path, version).with_context(reading)?;
         for note in input_notes(&report) {
-            eprintln!("note: {note}");
+            notes.push(note);
         }
         confs.push(GivenConf {
             input,
@@ -905,22 +943,25 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     confs.sort_by_key(|given| (given.input, given.line));
     let reports: Vec<ReadReport> = reports.into_iter().flatten().collect();
     for note in apply_confs(&mut jobs, confs, &paths) {
-        eprintln!("note: {note}");
+        notes.push(note);
+    }
+    if let Some(note) = no_jobs_note(&no_jobs, &paths, &is_conf) {
+        notes.push(note);
     }
     if let Some(note) = repeated_jobs_note(&repeated, &paths) {
-        eprintln!("note: {note}");
+        notes.push(note);
     }
     if let Some(note) = early_launches(&jobs) {
-        eprintln!("note: {note}");
+        notes.push(note);
     }
 
     let labels = label(&jobs, truth)?;
     for (reason, n) in &labels.unlabelled {
         let tasks = if *n == 1 { "task" } else { "tasks" };
-        eprintln!("note: {n} {tasks} not labelled: {reason}");
+        notes.push(format!("{n} {tasks} not labelled: {reason}"));
     }
     if let Some(note) = reruns_note(&jobs, &labels) {
-        eprintln!("note: {note}");
+        notes.push(note);
     }
     let formats: Vec<TraceFormat> = reports.iter().map(|r| r.format).collect();
     let intervals = scan_intervals(&jobs, &job_input, &formats, given_interval);
@@ -933,17 +974,17 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
                 .any(|((own, used), &input)| {
                     formats[input] == TraceFormat::SparkEventLog && own.secs < used.secs
                 });
-        let notes = [
+        let scanning = [
             intervals_note(&intervals, &job_input, &formats),
             unreadable_intervals_note(&jobs, &intervals, &job_input, &paths),
             brief_tasks_note(&labels, &intervals, spark_scans_faster),
         ];
-        for note in notes.into_iter().flatten() {
-            eprintln!("note: {note}");
+        for note in scanning.into_iter().flatten() {
+            notes.push(note);
         }
     }
     for note in speculation_notes(&jobs, &job_input, &formats, &labels) {
-        eprintln!("note: {note}");
+        notes.push(note);
     }
     let recorded = recorded(&jobs, &labels);
     let table = table3(&jobs, &recorded);
@@ -979,7 +1020,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         skipped_jobs = skipped;
     }
     for job in &skipped_jobs {
-        eprintln!("note: {job}; its labelled tasks count as undetected by every replayed detector");
+        notes.push(format!(
+            "{job}; its labelled tasks count as undetected by every replayed detector"
+        ));
     }
 
     if !output::any_stdout([&args.json]) {
@@ -1440,6 +1483,7 @@ mod tests {
             name: None,
             submit_secs,
             speculation: None,
+            speculation_line: None,
             tasks: vec![TraceTask {
                 id: format!("{id}-t"),
                 stage: "map".to_owned(),
@@ -1483,6 +1527,7 @@ mod tests {
             submit_secs: None,
             tasks: (0..tasks).map(|t| crate_task(&format!("t{t}"))).collect(),
             speculation: None,
+            speculation_line: None,
         };
         fn crate_task(id: &str) -> stragglers::trace::TraceTask {
             stragglers::trace::TraceTask {

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use stragglers::sim::report;
 use stragglers::trace::{IntervalSource, Labels, ScanInterval, TraceFormat, TraceJob};
 
+use crate::replay::in_file;
+
 /// Each job's scan interval: `given` for every job, else its engine's
 /// ([`ScanInterval::engine`], from its input's format: `job_input` gives each job's input,
 /// `formats` each input's format).
@@ -91,7 +93,8 @@ pub fn unreadable_intervals_used(intervals: &[ScanInterval], replayed: bool) -> 
 
 /// The note on the Spark applications whose `spark.speculation.interval` Spark cannot read
 /// as a positive time, scanned at Spark's default instead, naming the first, its input
-/// (`job_input` gives each job's, `paths` each input's path), its value and why; `None`
+/// (`job_input` gives each job's, `paths` each input's path) and the line of the update
+/// that sets the value, its value and why; `None`
 /// when there is none, or when `--scan-interval` gives the interval.
 pub fn unreadable_intervals_note(
     jobs: &[TraceJob],
@@ -104,9 +107,14 @@ pub fn unreadable_intervals_note(
         .collect();
     let &(first_job, interval) = unreadable.first()?;
     let first = &jobs[first_job];
+    // The input, and the line of the update that sets the value (in its file, in a rolling
+    // directory).
+    let line = (first.speculation_line.as_ref()).map_or_else(String::new, |at| {
+        format!("{}:{}", in_file(at.file.as_deref()), at.line)
+    });
     let path = (job_input.get(first_job))
         .and_then(|&input| paths.get(input))
-        .map_or_else(String::new, |p| format!(" in {}", p.display()));
+        .map_or_else(String::new, |p| format!(" in {}{line}", p.display()));
     let apps: std::collections::BTreeSet<String> = unreadable
         .iter()
         .map(|&(j, _)| app_name(&jobs[j]))
@@ -189,7 +197,7 @@ pub fn brief_tasks_note(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stragglers::trace::{SpeculationSetting, TruthConfig, label};
+    use stragglers::trace::{LogLine, SpeculationSetting, TruthConfig, label};
 
     /// A job of one map run `exec_secs`, with `interval` as its Spark application's
     /// `spark.speculation.interval` where given.
@@ -201,6 +209,11 @@ mod tests {
             submit_secs: None,
             speculation: interval.map(|text| {
                 SpeculationSetting::spark(None).with_parameter("spark.speculation.interval", text)
+            }),
+            // The update of the properties on line 2 of its log.
+            speculation_line: interval.map(|_| LogLine {
+                line: 2,
+                file: None,
             }),
             tasks: vec![TraceTask {
                 id: format!("{id}-t"),
@@ -271,7 +284,7 @@ mod tests {
             Some(
                 "1 Spark application (1 job) sets spark.speculation.interval to what Spark \
                  cannot read as a positive time: scanned at Spark's default 0.1 s instead; \
-                 first: app-3 in spark.json (`0.5s`: not a time)"
+                 first: app-3 in spark.json:2 (`0.5s`: not a time)"
             )
         );
         // Used only where a detector is scanned at the engine's interval.

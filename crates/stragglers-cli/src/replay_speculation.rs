@@ -500,11 +500,15 @@ fn rumen_notes(
         .filter(|job| job.speculation.is_none())
         .collect();
     if let Some(first) = silent.first() {
+        // Rumen jobs all (a job given a configuration has a setting): said so, not as jobs
+        // "whose configuration was read", which among other inputs they would read as.
+        let (jobs, gives) = match silent.len() {
+            1 => ("1 Hadoop job".to_owned(), "gives"),
+            n => (format!("{n} Hadoop jobs"), "give"),
+        };
         notes.push(format!(
-            "{} {} no jobProperties: whether `recorded` could launch copies there is not \
-             known; first: {}",
-            hadoop_jobs(silent.len()),
-            if silent.len() == 1 { "gives" } else { "give" },
+            "{jobs} read from Rumen {gives} no jobProperties: whether `recorded` could launch \
+             copies there is not known; first: {}",
             first.id
         ));
     }
@@ -560,6 +564,7 @@ mod tests {
             submit_secs: None,
             tasks: Vec::new(),
             speculation: Some(setting),
+            speculation_line: None,
         }
     }
 

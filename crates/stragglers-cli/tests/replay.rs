@@ -1079,7 +1079,7 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
         format!(
             "note: 1 Spark application (1 job) sets spark.speculation.interval to what Spark \
              cannot read as a positive time: scanned at Spark's default 0.1 s instead; first: \
-             app-20260101000000-0003 in {} (`0.5s`: not a time)\n",
+             app-20260101000000-0003 in {}:2 (`0.5s`: not a time)\n",
             dir.join("b.json").display()
         ),
         "--strict: the results rest on part of the inputs: 1 job scanned at Spark's default \
@@ -1491,4 +1491,97 @@ fn replay_takes_hadoop_0_21s_cap_for_hadoop_2s_in_a_jhist_jobs_conf_xml() {
         ),
         "{stderr}"
     );
+}
+
+/// `stragglers replay ARGS` with standard output and standard error into one file, as a
+/// terminal shows them (`2>&1`): its exit status and what it printed, in order.
+fn replay_as_a_terminal_shows_it(test: &str, args: &[&str]) -> (bool, String) {
+    let path = std::env::temp_dir().join(format!(
+        "stragglers-replay-{test}-{}.txt",
+        std::process::id()
+    ));
+    let file = std::fs::File::create(&path).expect("a file for the output");
+    let status = Command::new(env!("CARGO_BIN_EXE_stragglers"))
+        .arg("replay")
+        .args(args)
+        .stdout(file.try_clone().expect("a second handle of the file"))
+        .stderr(file)
+        .status()
+        .expect("the binary runs");
+    let text = std::fs::read_to_string(&path).expect("the output, UTF-8");
+    std::fs::remove_file(&path).ok();
+    (status.success(), text)
+}
+
+/// The notes come under the tables whose figures they explain, as docs/replay.md shows
+/// them (they came before the `Inputs` table, scrolled away by the tables of a large log);
+/// with `--strict`, the error comes last, after them.
+#[test]
+fn replay_prints_its_notes_after_the_tables() {
+    let (ok, text) =
+        replay_as_a_terminal_shows_it("notes-order", &[&trace(YAHOO), "--detectors", "default"]);
+    assert!(ok, "{text}");
+    let table3 = text.find("\nTable 3 (Phan et al.)").expect("Table 3");
+    let first_note = text.find("note: ").expect("a note");
+    assert!(table3 < first_note, "{text}");
+    assert!(
+        text.ends_with(
+            "note: 1 of 203 labelled tasks ran shorter than the scan interval (3 s): a replayed \
+             detector sees each at most once, or not at all; a shorter --scan-interval shows \
+             them\n"
+        ),
+        "{text}"
+    );
+
+    let (ok, text) =
+        replay_as_a_terminal_shows_it("notes-order-strict", &[&trace(TRUNCATED), "--strict"]);
+    assert!(!ok, "{text}");
+    let table3 = text.find("\nTable 3 (Phan et al.)").expect("Table 3");
+    let skipped = text.find("note: ").expect("the skip's note");
+    let error = text.find("error: --strict").expect("the error");
+    assert!(table3 < skipped && skipped < error, "{text}");
+}
+
+/// Rumen jobs without `jobProperties` read beside a log whose jobs get their configuration
+/// otherwise (the Yahoo! log embeds its jobs'): the note says they are read from Rumen and
+/// give none, not that they are jobs "whose configuration was read (Rumen's
+/// jobProperties, a _conf.xml, ...)" that give none, as it did.
+#[test]
+fn replay_notes_rumen_jobs_without_job_properties_beside_other_configurations() {
+    let folded = "hadoop-rumen-testdata/small-trace-test/folder-input-trace.json.gz";
+    let (stderr, _) = replay_json(&[&trace(YAHOO), &trace(folded)]);
+    assert!(
+        stderr.contains(
+            "note: 59 Hadoop jobs read from Rumen give no jobProperties: whether `recorded` \
+             could launch copies there is not known; first: job_200910281128_10000\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("log embeds) give"), "{stderr}");
+}
+
+/// Logs that hold no job (Spark applications that ran none) are counted in the `Inputs`
+/// table and appear in no table after it: a note says so, naming the first (nothing did;
+/// docs/replay.md quoted "3 hold no job" from no output).
+#[test]
+fn replay_notes_the_logs_that_hold_no_job() {
+    let (stderr, value) = replay_json(&[&trace("spark-core-test-events")]);
+    assert!(
+        stderr.contains(&format!(
+            "note: 3 of 21 logs hold no job: their records are counted in the Inputs table, \
+             and none of them is a task to label or replay; first: {}\n",
+            trace("spark-core-test-events/application_1555004656427_0144")
+        )),
+        "{stderr}"
+    );
+    // The three, by the JSON: the inputs no job comes from but the one whose only job
+    // repeats another input's.
+    let inputs = value["inputs"].as_array().unwrap().len();
+    let with_jobs: std::collections::BTreeSet<u64> = (value["per_job"].as_array().unwrap())
+        .iter()
+        .map(|job| job["input"].as_u64().unwrap())
+        .collect();
+    assert_eq!(inputs - with_jobs.len(), 3 + 1);
+    let (stderr, _) = replay_json(&[&trace(YAHOO), &trace(SPARK)]);
+    assert!(!stderr.contains("no job"), "{stderr}");
 }

@@ -340,6 +340,7 @@ impl Assembler {
                         submit_secs: None,
                         tasks: Vec::new(),
                         speculation: None,
+                        speculation_line: None,
                     },
                     seq,
                     tasks: HashMap::new(),

@@ -13,8 +13,10 @@
 //!   it were not there); the attributes `name`, `value` and `final` of a `<property>` (the
 //!   compact form, `<property name="n" value="v" final="true"/>`) are read as the Hadoop
 //!   that loads the file reads them (`Property::read_as`: Hadoop 3 reads them, 0.20, 1
-//!   and 2 up to 2.8 at least do not), and other attributes are ignored (one written
-//!   twice in a tag is malformed, as XML has it); comments, `<?...?>` instructions, the
+//!   and 2 up to 2.8 at least do not), each by its local name as Hadoop 3 reads them
+//!   (`h:name` is a `name`), and other attributes are ignored (one written twice in a tag
+//!   is malformed, as XML has it; so is a prefix no `xmlns:` declares, as every Hadoop's
+//!   namespace-aware parser has it); comments, `<?...?>` instructions, the
 //!   five predefined entities, numeric character references and CDATA sections are read
 //!   as XML reads them, and an attribute's value has its line breaks and tabs read as
 //!   spaces. Anything else (another element, text between properties, an unknown entity,
@@ -357,11 +359,14 @@ struct Fields {
 }
 
 impl Fields {
-    /// What the attributes `name`, `value` and `final` among `attributes` give.
+    /// What the attributes `name`, `value` and `final` among `attributes` give, each read
+    /// by its local name as Hadoop 3's parser reads them (`getAttributeLocalName`: `x:name`
+    /// is a `name`), the later of two of one local name standing (its loop over them sets
+    /// each in turn); a namespace declaration (`xmlns`, `xmlns:name`) is no attribute.
     fn of_attributes(attributes: &[(String, String)]) -> Fields {
         let get = |name: &str| {
-            (attributes.iter())
-                .find(|(attribute, _)| attribute == name)
+            (attributes.iter().rev())
+                .find(|(attribute, _)| local_name(attribute) == Some(name))
                 .map(|(_, value)| value.clone())
         };
         Fields {
@@ -486,6 +491,9 @@ struct Xml<'a> {
     line: u64,
     /// The line the last token [`Xml::next`] gave starts on (a tag's `<`).
     token_line: u64,
+    /// The namespace prefixes each open element declares (`xmlns:x="uri"`), as `(x, uri)`,
+    /// the innermost last.
+    namespaces: Vec<Vec<(String, String)>>,
 }
 
 /// The elements read inside `<property>` and ignored.
@@ -498,6 +506,7 @@ fn parse(text: &str) -> Result<Vec<Property>, XmlError> {
         at: 0,
         line: 1,
         token_line: 1,
+        namespaces: Vec::new(),
     };
     let document = "document";
     // Before the root: blanks, comments, instructions.
@@ -771,9 +780,85 @@ impl Xml<'_> {
                     "a declaration (<!DOCTYPE ...>), which this reader does not read".into(),
                 ));
             } else {
-                return self.tag(field).map(Some);
+                let token = self.tag(field)?;
+                self.scope(&token, field)?;
+                return Ok(Some(token));
             }
         }
+    }
+
+    /// Keeps the namespace prefixes in scope as `token` (a tag just read) opens or closes
+    /// an element, and checks its prefixes as the namespace-aware parsers of every Hadoop
+    /// do (0.20 to 2's DOM parser, `setNamespaceAware(true)`; 3's StAX one), which refuse
+    /// the file otherwise: each prefix of its name and attributes declared by an
+    /// `xmlns:prefix` of it or of an element around it (`xml` is declared by XML), no
+    /// prefix declared to the empty namespace, no attribute twice under one namespace and
+    /// local name (`x:name` and `y:name`, `x` and `y` one namespace).
+    fn scope(&mut self, token: &Token, field: &str) -> Result<(), XmlError> {
+        let (name, empty, attributes) = match token {
+            Token::Start {
+                name,
+                empty,
+                attributes,
+            } => (name, *empty, attributes),
+            Token::End(_) => {
+                self.namespaces.pop();
+                return Ok(());
+            }
+            Token::Text(_) => return Ok(()),
+        };
+        let mut own: Vec<(String, String)> = Vec::new();
+        for (attribute, uri) in attributes {
+            if let Some(("xmlns", prefix)) = attribute.split_once(':') {
+                if uri.is_empty() {
+                    let what =
+                        format!("{attribute}=\"\" in <{name}> binds a prefix to no namespace");
+                    return Err(self.at_token(token, field, what));
+                }
+                own.push((prefix.to_owned(), uri.clone()));
+            }
+        }
+        let scope = &self.namespaces;
+        let names =
+            std::iter::once(name.as_str()).chain(attributes.iter().map(|(a, _)| a.as_str()));
+        for qualified in names {
+            let Some((prefix, _)) = qualified.split_once(':') else {
+                continue;
+            };
+            if prefix != "xmlns" && namespace_of(prefix, &own, scope).is_none() {
+                let what = format!(
+                    "the prefix {prefix} of {qualified} in <{name}> is declared by no \
+                     xmlns:{prefix}"
+                );
+                return Err(self.at_token(token, field, what));
+            }
+        }
+        // Each attribute's namespace and local name (unprefixed ones are in none).
+        let expanded: Vec<(Option<&str>, &str, &str)> = (attributes.iter())
+            .filter_map(|(qualified, _)| match qualified.split_once(':') {
+                Some(("xmlns", _)) => None,
+                Some((prefix, local)) => {
+                    Some((namespace_of(prefix, &own, scope), local, qualified.as_str()))
+                }
+                None => Some((None, qualified.as_str(), qualified.as_str())),
+            })
+            .collect();
+        for (at, (uri, local, qualified)) in expanded.iter().enumerate() {
+            let twice = expanded[..at]
+                .iter()
+                .find(|(seen_uri, seen_local, _)| seen_uri == uri && seen_local == local);
+            if let Some((_, _, first)) = twice {
+                let what = format!(
+                    "{first} and {qualified} in <{name}>, one attribute under two prefixes of \
+                     one namespace"
+                );
+                return Err(self.at_token(token, field, what));
+            }
+        }
+        if !empty {
+            self.namespaces.push(own);
+        }
+        Ok(())
     }
 
     /// Text and CDATA sections up to the next tag, comment or instruction, decoded.
@@ -912,6 +997,40 @@ impl Xml<'_> {
         self.advance(passed);
         Ok(Some(attribute))
     }
+}
+
+/// The local name of the attribute `qualified` (`name` of `x:name`, `name` of `name`);
+/// `None` for a namespace declaration (`xmlns`, `xmlns:x`), which XML's namespaces do not
+/// count among an element's attributes.
+fn local_name(qualified: &str) -> Option<&str> {
+    match qualified.split_once(':') {
+        _ if qualified == "xmlns" => None,
+        Some(("xmlns", _)) => None,
+        Some((_, local)) => Some(local),
+        None => Some(qualified),
+    }
+}
+
+/// The namespace bound to `prefix` in `scope` (the declarations of the elements open, the
+/// innermost last) and `own` (those of the tag read): the innermost declaration; `xml`'s
+/// own, bound by XML itself.
+fn namespace_of<'a>(
+    prefix: &str,
+    own: &'a [(String, String)],
+    scope: &'a [Vec<(String, String)>],
+) -> Option<&'a str> {
+    if prefix == "xml" {
+        return Some("http://www.w3.org/XML/1998/namespace");
+    }
+    (own.iter().rev())
+        .chain(
+            scope
+                .iter()
+                .rev()
+                .flat_map(|declared| declared.iter().rev()),
+        )
+        .find(|(declared, _)| declared == prefix)
+        .map(|(_, uri)| uri.as_str())
 }
 
 /// The character of the entity or character reference that `text` starts with (at its
@@ -1259,6 +1378,85 @@ mod tests {
         );
         let error = parse("<configuration><property value='&nbsp;'/>").unwrap_err();
         assert_eq!(error.what, "unknown reference &nbsp;");
+    }
+
+    /// Namespaced attributes of a `<property>`: Hadoop 3 reads them by their local name
+    /// (`h:name` is its `name`, the later of two of one local name standing), and a
+    /// namespace declaration is no attribute; Hadoop 1 reads no attribute. Every Hadoop's
+    /// parser is namespace-aware and refuses a prefix no `xmlns:` declares, a prefix
+    /// declared to no namespace and one attribute under two prefixes of one namespace. (The
+    /// attributes were matched by their qualified names: `h:value` was ignored, an
+    /// undeclared `h:final` read without a word.)
+    #[test]
+    fn namespaced_attributes_are_read_by_their_local_name() {
+        let map2 = "mapreduce.map.speculative";
+        let text = format!(
+            "<configuration xmlns:h='urn:h'>\n\
+             <property h:name=\"{map2}\" h:value='false' h:final='true'/>\n\
+             <property xmlns:g='urn:g' name='{map2}' g:name='mapreduce.job.speculative.a' \
+             value='1'/>\n\
+             <property xmlns:name='urn:n' xmlns:value='urn:v' name='{map2}' value='true'/>\n\
+             </configuration>"
+        );
+        let (skips, setting) = read_text(&text);
+        // The third is read, and overrides the first, final: a namespace declaration
+        // (`xmlns:name`) is no `name`; the second is named by its later `g:name`.
+        assert_eq!(skips, [(4, "overrides a final property".to_owned())]);
+        assert_eq!(
+            (setting.map.enabled, setting.map.value.as_deref()),
+            (Some(false), Some("false"))
+        );
+        let parameters: Vec<(&str, &str)> = (setting.parameters.iter())
+            .map(|(key, value)| (key.as_str(), value.as_str()))
+            .collect();
+        assert_eq!(parameters, [("mapreduce.job.speculative.a", "1")]);
+        let (skips, _) = read_text_as(&text, HadoopVersion::Hadoop1);
+        let no_name = "property without a name".to_owned();
+        assert_eq!(
+            skips,
+            [(2, no_name.clone()), (3, no_name.clone()), (4, no_name)]
+        );
+
+        let check = |text: &str, line: u64, what: &str| {
+            let error = parse(text).unwrap_err();
+            assert_eq!((error.line, error.what.as_str()), (line, what), "{error:?}");
+        };
+        check(
+            "<configuration>\n<property h:final='true' name='a' value='b'/>\n</configuration>",
+            2,
+            "the prefix h of h:final in <property> is declared by no xmlns:h",
+        );
+        // A declaration holds in its element and those inside it, not after it.
+        check(
+            "<configuration>\n<configuration xmlns:h='urn:h'><property h:name='a'/>\
+             </configuration>\n<property h:name='b'/>\n</configuration>",
+            3,
+            "the prefix h of h:name in <property> is declared by no xmlns:h",
+        );
+        check(
+            "<configuration xmlns:h=''>\n</configuration>",
+            1,
+            "xmlns:h=\"\" in <configuration> binds a prefix to no namespace",
+        );
+        check(
+            "<configuration xmlns:h='urn:x' xmlns:g='urn:x'>\n<property h:name='a' \
+             g:name='b'/>\n</configuration>",
+            2,
+            "h:name and g:name in <property>, one attribute under two prefixes of one \
+             namespace",
+        );
+        check(
+            "<configuration>\n<property><h:name>a</h:name></property>\n</configuration>",
+            2,
+            "the prefix h of h:name in <h:name> is declared by no xmlns:h",
+        );
+        // `xml` is declared by XML itself.
+        assert!(
+            parse(
+                "<configuration xml:lang='en'>\n<property xml:space='default'/>\n</configuration>"
+            )
+            .is_ok()
+        );
     }
 
     /// A `<configuration>` inside the root is loaded as one, its properties in their place,

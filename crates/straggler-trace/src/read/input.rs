@@ -847,7 +847,7 @@ impl Read for ZstdFrames<'_> {
                     let wanted = buf.len() - self.decoder.can_collect();
                     self.decoder
                         .decode_blocks(&mut self.source, BlockDecodingStrategy::UptoBytes(wanted))
-                        .map_err(io::Error::other)?;
+                        .map_err(|error| zstd_error(&error, self.frame, "zstd frame"))?;
                 }
                 let n = self.decoder.read(buf)?;
                 if n > 0 {
@@ -877,10 +877,40 @@ impl Read for ZstdFrames<'_> {
                     length,
                     ..
                 })) => self.skip(length)?,
-                Err(error) => return Err(io::Error::other(error)),
+                Err(error) => {
+                    let header = "the header of zstd frame";
+                    return Err(zstd_error(&error, self.frame + 1, header));
+                }
             }
         }
     }
+}
+
+/// The read error of the zstd decoder's `error` in frame `frame` (`what`: the frame, or its
+/// header), in words: the input ends inside it (an `UnexpectedEof` somewhere in the error's
+/// sources: the file is cut), or it is damaged, with the decoder's deepest reason. (ruzstd's
+/// own text names its error types, `BlockContentReadError(Error { kind: UnexpectedEof,
+/// .. })`, and some of them wrongly.)
+fn zstd_error(error: &(dyn std::error::Error + 'static), frame: u64, what: &str) -> io::Error {
+    let mut deepest = error;
+    let mut cut = false;
+    let mut next = Some(error);
+    while let Some(source) = next {
+        deepest = source;
+        cut |= (source.downcast_ref::<io::Error>())
+            .is_some_and(|e| e.kind() == io::ErrorKind::UnexpectedEof);
+        next = source.source();
+    }
+    if cut {
+        return io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("the input ends inside {what} {frame}"),
+        );
+    }
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{what} {frame} is damaged: {deepest}"),
+    )
 }
 
 /// The longest line, or record over several lines (a Hadoop 1 record, a Rumen object), a

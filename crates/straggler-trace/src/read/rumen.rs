@@ -593,6 +593,7 @@ fn object_done(
         submit_secs,
         tasks: Vec::new(),
         speculation,
+        speculation_line: None,
     };
     // The task of each attempt id read, so that an id read again is skipped, the first
     // standing, as in the other readers.

@@ -57,7 +57,7 @@ use serde::Deserialize;
 
 use super::assemble::{Assembler, AttemptFields, Change, Skip, plausible};
 use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
-use crate::{AttemptOutcome, ReadReport, SpeculationSetting, StageKind, TraceJob};
+use crate::{AttemptOutcome, LogLine, ReadReport, SpeculationSetting, StageKind, TraceJob};
 
 /// The events `JsonProtocol` writes under a short name (Spark 1.0 to 4.0), those this
 /// reader does not use included. Every other event it writes under its class's full name.
@@ -320,6 +320,8 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     /// The speculation setting of the last `SparkListenerEnvironmentUpdate` with `Spark
     /// Properties`, which the jobs started after it carry; `None` before one.
     speculation: Option<SpeculationSetting>,
+    /// The line (and file) of that update.
+    speculation_line: Option<LogLine>,
 }
 
 /// Where a task start filed its attempt.
@@ -417,6 +419,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             last_line: 0,
             last_file: None,
             speculation: None,
+            speculation_line: None,
         }
     }
 
@@ -601,6 +604,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         }
         let unreadable = setting.map.enabled.is_none();
         self.speculation = Some(setting);
+        self.speculation_line = Some(LogLine {
+            line: self.last_line,
+            file: self.last_file.clone(),
+        });
         match (wrong_type, unreadable) {
             (true, _) => Err(("field of the wrong type", Some(SPECULATION))),
             (false, true) => Err(("not a boolean", Some(SPECULATION))),
@@ -636,6 +643,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         job.name = name;
         job.submit_secs = submit.unwrap_or(None);
         job.speculation = self.speculation.clone();
+        job.speculation_line = self.speculation_line.clone();
         // A stage that a running job runs stays that job's (Spark runs a stage that jobs
         // share for the earliest, `DAGScheduler.activeJobForStage`); it passes to this one
         // when that one ends (`pass_stages`).
