@@ -275,9 +275,10 @@ impl Default for Table7Config {
 pub struct EvalConfig {
     /// Master seed; every run's randomness derives from it.
     pub seed: u64,
-    /// Repetitions of every cell (paper: 10).
+    /// Repetitions of every cell (10; the paper does not say how many runs each cell of
+    /// its Tables 6 and 7 averages).
     pub repetitions: u32,
-    /// Homogeneous baseline runs (paper: 10).
+    /// Homogeneous baseline runs (paper: 10, Section 6.1).
     pub baseline_runs: u32,
     /// The quantile X of the baseline times taken as usual time (paper: 0.5).
     pub usual_quantile: f64,

@@ -10,9 +10,11 @@ use crate::SimError;
 /// eval --maps`, `--reduces`; the paper: 320 and 160), and the mean per job of a scenario,
 /// `jobs.maps` and `jobs.reduces`.
 pub const MAX_TASKS_PER_STAGE: u32 = 1_000_000;
-/// Repetitions of every cell of an evaluation (`--repetitions`; the paper: 10).
+/// Repetitions of every cell of an evaluation (`--repetitions`; 10 by default: the paper
+/// does not say how many runs each cell of its Tables 6 and 7 averages).
 pub const MAX_REPETITIONS: u32 = 1_000;
-/// Homogeneous baseline runs of an evaluation (`--baseline-runs`; the paper: 10).
+/// Homogeneous baseline runs of an evaluation (`--baseline-runs`; the paper: 10, Section
+/// 6.1).
 pub const MAX_BASELINE_RUNS: u32 = 1_000;
 /// The counts of an evaluation file that a count flag of `stragglers eval` sets too, each
 /// with the least and the most it may be, the flag's range: a value out of `u32`'s range

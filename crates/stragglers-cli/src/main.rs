@@ -36,10 +36,10 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run the paper's evaluation (Tables 5 and 6: C1..C4 x Default, Hierarchical, LATE,
-    /// policies x100 and Shared; Figure 3: Default's Fake Positive against the lag; Table 7
-    /// and Figures 4-6: six reservation policies in C2) on the simulator and print its
-    /// tables.
+    /// Run the paper's evaluation (Tables 5 and 6: C1..C4 x Default, Hierarchical, LATE and
+    /// the oracle, policies x100 and Shared; Figure 3: Default's Fake Positive against the
+    /// lag; Table 7, Figures 4-6 and Section 7.3's comparisons: six reservation policies in
+    /// C2) on the simulator and print its tables.
     Eval(eval::EvalArgs),
     /// List the detectors `eval --detectors all` runs, the paper's three first, the oracle
     /// last: each with the commands that run it and its rule. With names, those detectors
