@@ -185,3 +185,112 @@ fn detectors_replay_over_a_real_log_deterministically() {
     assert_eq!(metrics.tasks, 203);
     assert!(metrics.true_positives + metrics.false_positives > 0);
 }
+
+/// The figures docs/replay.md's walkthrough of the Yahoo! sample gives beyond the tables
+/// the command prints, computed from the log as the walkthrough describes them.
+#[test]
+fn the_yahoo_walkthroughs_figures() {
+    use straggler_model::AttemptRole;
+    use straggler_trace::{AttemptOutcome, StageKind};
+    let jobs = read(
+        "hadoop-rumen-testdata/small-trace-test/sample-job-tracker-logs.gz",
+        YAHOO_SKIPS,
+    );
+    let labels = label(&jobs, TruthConfig::default()).unwrap();
+    let recorded = recorded(&jobs, &labels);
+    // "The other 32 [copies] ... were launched 0.008 to 50.1 s after it [their task's
+    // successful attempt] ended."
+    let mut late_gaps = Vec::new();
+    // Each labelled task's first success's end, seconds since its job's first launch.
+    let mut success_end = vec![None; labels.tasks.len()];
+    for (j, job) in jobs.iter().enumerate() {
+        for (t, task) in job.tasks.iter().enumerate() {
+            if task.kind == StageKind::Other {
+                continue;
+            }
+            let Some(first_success) = task
+                .attempts
+                .iter()
+                .filter(|a| a.outcome == AttemptOutcome::Succeeded)
+                .filter_map(|a| a.end_secs)
+                .min_by(f64::total_cmp)
+            else {
+                continue;
+            };
+            if let Some(i) = labels.index[j][t] {
+                success_end[i] = Some(first_success - labels.job_origin_secs[j]);
+            }
+            for (attempt, role) in task.attempts.iter().zip(&labels.roles[j][t]) {
+                if *role == AttemptRole::Speculative && attempt.start_secs > first_success {
+                    late_gaps.push(attempt.start_secs - first_success);
+                }
+            }
+        }
+    }
+    late_gaps.sort_by(f64::total_cmp);
+    assert_eq!(late_gaps.len(), 32);
+    assert_eq!(format!("{:.3}", late_gaps[0]), "0.008");
+    assert_eq!(format!("{:.1}", late_gaps[31]), "50.1");
+    // "31 of the 51 got only a copy launched after they had ended, and so did one
+    // straggler, task_200904211745_0004_m_000080, 3.2 s after its success."
+    let mut fp_after_end = 0;
+    let mut stragglers_after_end = Vec::new();
+    for (i, task) in labels.tasks.iter().enumerate() {
+        if let (Some(detected), Some(end)) = (recorded.detections[i], success_end[i])
+            && detected > end
+        {
+            if task.straggler {
+                let id = &jobs[task.job].tasks[task.task].id;
+                stragglers_after_end.push(format!("{id} {:.1}", detected - end));
+            } else {
+                fp_after_end += 1;
+            }
+        }
+    }
+    assert_eq!(fp_after_end, 31);
+    assert_eq!(
+        stragglers_after_end,
+        ["task_200904211745_0004_m_000080 3.2"]
+    );
+    // "The 49 successful reduces spent 0.78 to 0.90 of their run in the shuffle (median
+    // 0.87)": up to the report of progress 1/3, Hadoop 1's SHUFFLE_FINISHED (progress
+    // times are since the attempt's launch).
+    let mut shares: Vec<f64> = jobs
+        .iter()
+        .flat_map(|job| &job.tasks)
+        .filter(|task| task.kind == StageKind::Reduce)
+        .flat_map(|task| &task.attempts)
+        .filter(|a| a.outcome == AttemptOutcome::Succeeded)
+        .map(|a| {
+            let (shuffled, _) = a.progress.iter().find(|(_, p)| *p == 1.0 / 3.0).unwrap();
+            shuffled / (a.end_secs.unwrap() - a.start_secs)
+        })
+        .collect();
+    shares.sort_by(f64::total_cmp);
+    let two = |v: f64| format!("{v:.2}");
+    assert_eq!(
+        (
+            shares.len(),
+            two(shares[0]),
+            two(shares[48]),
+            two(shares[24])
+        ),
+        (49, "0.78".into(), "0.90".into(), "0.87".into())
+    );
+    // "The engine's first copy is dated 56.0 s after the submission" (job 0004's).
+    let job = &jobs[3];
+    let first_copy = job
+        .tasks
+        .iter()
+        .zip(&labels.roles[3])
+        .flat_map(|(task, roles)| task.attempts.iter().zip(roles))
+        .filter(|(_, role)| **role == AttemptRole::Speculative)
+        .map(|(a, _)| a.start_secs)
+        .min_by(f64::total_cmp)
+        .unwrap();
+    assert_eq!(job.id, "job_200904211745_0004");
+    assert_eq!(
+        format!("{:.1}", first_copy - job.submit_secs.unwrap()),
+        "56.0"
+    );
+}
