@@ -122,17 +122,46 @@ impl Run {
         self.end_secs
     }
 
+    /// Checks that every task's and every attempt's id is its index in its list
+    /// (`run.tasks[i].id == TaskId(i)`, `run.attempts[i].id == AttemptId(i)`), as the
+    /// lists are indexed by id. [`Run::original_times`] and [`Run::first_detection_secs`]
+    /// check it first.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::IdNotIndex`] naming the first task, then attempt, at fault.
+    pub fn check_ids(&self) -> Result<(), ModelError> {
+        let misplaced = |list, ids: &mut dyn Iterator<Item = usize>| match ids
+            .enumerate()
+            .find(|(index, id)| index != id)
+        {
+            Some((index, id)) => Err(ModelError::IdNotIndex {
+                list,
+                index,
+                id: id as u64,
+            }),
+            None => Ok(()),
+        };
+        misplaced("tasks", &mut self.tasks.iter().map(|t| t.id.index()))?;
+        misplaced("attempts", &mut self.attempts.iter().map(|a| a.id.index()))
+    }
+
     /// For each task, the execution time of its original attempt: the last original
     /// attempt that did not fail (a failed original is re-run as a new original). `None`
     /// for a task whose original never ended.
     ///
     /// # Errors
     ///
-    /// [`ModelError::UnknownRunReference`] for an attempt of a task the run does not have,
-    /// [`ModelError::TwoLiveOriginals`] for a task with two original attempts that did not
-    /// fail (which of them labels the task would be a guess), each naming the attempts by
-    /// their index in [`Run::attempts`].
+    /// [`ModelError::IdNotIndex`] for a task or an attempt whose id is not its index
+    /// ([`Run::check_ids`]); [`ModelError::UnknownRunReference`] for an attempt of a task
+    /// the run does not have, [`ModelError::TwoLiveOriginals`] for a task with two
+    /// original attempts that did not fail (which of them labels the task would be a
+    /// guess), [`ModelError::BadAttemptValue`] for an original that ended without
+    /// succeeding (killed) at a `progress_at_end` outside `[0, 1]` (NaN included), from
+    /// which no time can be estimated; each names the attempts by their index in
+    /// [`Run::attempts`].
     pub fn original_times(&self) -> Result<Vec<Option<OriginalTime>>, ModelError> {
+        self.check_ids()?;
         let mut times = vec![None; self.tasks.len()];
         // The index of each task's original that did not fail, once seen.
         let mut live: Vec<Option<usize>> = vec![None; self.tasks.len()];
@@ -165,6 +194,16 @@ impl Run {
             } else {
                 TimeSource::EstimatedFromProgress
             };
+            if source == TimeSource::EstimatedFromProgress
+                && !(0.0..=1.0).contains(&attempt.progress_at_end)
+            {
+                return Err(ModelError::BadAttemptValue {
+                    index,
+                    field: "progress_at_end",
+                    value: attempt.progress_at_end,
+                    range: "in [0, 1]",
+                });
+            }
             times[task] = Some(OriginalTime {
                 attempt: attempt.id,
                 start_secs: attempt.start_secs,
@@ -179,13 +218,16 @@ impl Run {
     ///
     /// # Errors
     ///
-    /// A detection that cannot be scored, named by its index in [`Run::detections`]:
+    /// [`ModelError::IdNotIndex`] for a task or an attempt whose id is not its index
+    /// ([`Run::check_ids`]). A detection that cannot be scored, named by its index in
+    /// [`Run::detections`]:
     /// [`ModelError::DetectionTime`] for a time that is NaN or infinite (a NaN would
     /// otherwise pass for no detection, or hide a later one),
     /// [`ModelError::UnknownRunReference`] for a task or an attempt the run does not
     /// have, [`ModelError::DetectionOfAnotherAttempt`] for an attempt that is not an
     /// original of the detection's task.
     pub fn first_detection_secs(&self) -> Result<Vec<Option<f64>>, ModelError> {
+        self.check_ids()?;
         let mut first = vec![None; self.tasks.len()];
         for (index, detection) in self.detections.iter().enumerate() {
             if !detection.time_secs.is_finite() {

@@ -404,6 +404,99 @@ fn original_times_and_first_detections_of_a_run() {
 }
 
 #[test]
+fn a_run_whose_ids_are_not_their_indices_is_refused() {
+    use AttemptRole::*;
+    use AttemptStatus::*;
+    let task = |id: u32| Task {
+        id: TaskId(id),
+        key: TaskKey {
+            job: JobId(0),
+            kind: TaskKind::Map,
+            index: id,
+        },
+        stage: StageId(0),
+        input_bytes: 64,
+    };
+    let run = Run {
+        tasks: vec![task(0), task(1)],
+        attempts: vec![
+            attempt(0, 0, Original, 0.0, Some(10.0), Succeeded, 1.0),
+            attempt(1, 1, Original, 0.0, Some(30.0), Succeeded, 1.0),
+        ],
+        end_secs: 30.0,
+        ..Run::default()
+    };
+    assert_eq!(run.check_ids(), Ok(()));
+    // Tasks listed out of id order: task 0's 10 s went to the task at index 0, task 1.
+    let mut swapped = run.clone();
+    swapped.tasks.swap(0, 1);
+    let err = swapped.original_times().unwrap_err();
+    assert_eq!(
+        err,
+        ModelError::IdNotIndex {
+            list: "tasks",
+            index: 0,
+            id: 1,
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "tasks[0].id = 1, but a run's tasks[i].id must be i (its index in the list)"
+    );
+    assert_eq!(swapped.first_detection_secs(), Err(err));
+    // An attempt id of the scheduler's own numbering, not its index.
+    let mut renumbered = run.clone();
+    renumbered.attempts[1].id = AttemptId(7);
+    assert_eq!(
+        renumbered.original_times().unwrap_err().to_string(),
+        "attempts[1].id = 7, but a run's attempts[i].id must be i (its index in the list)"
+    );
+}
+
+#[test]
+fn a_killed_original_with_a_progress_out_of_range_is_refused() {
+    use AttemptRole::*;
+    use AttemptStatus::*;
+    let run = |progress: f64| Run {
+        tasks: vec![Task {
+            id: TaskId(0),
+            key: TaskKey {
+                job: JobId(0),
+                kind: TaskKind::Map,
+                index: 0,
+            },
+            stage: StageId(0),
+            input_bytes: 64,
+        }],
+        attempts: vec![
+            attempt(0, 0, Original, 0.0, Some(30.0), Killed, progress),
+            attempt(1, 0, Speculative, 10.0, Some(30.0), Succeeded, 1.0),
+        ],
+        end_secs: 30.0,
+        ..Run::default()
+    };
+    // In range: 30 / 0.5 = 60 s estimated.
+    let times = run(0.5).original_times().unwrap();
+    assert_eq!(times[0].map(|t| t.exec_secs), Some(60.0));
+    // Out of range, the estimate was NaN, refused later as an execution time of NaN.
+    let err = run(1.5).original_times().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "attempts[0].progress_at_end must be in [0, 1], got 1.5"
+    );
+    for progress in [-0.1, f64::NAN] {
+        assert!(matches!(
+            run(progress).original_times(),
+            Err(ModelError::BadAttemptValue {
+                index: 0,
+                field: "progress_at_end",
+                ..
+            })
+        ));
+    }
+}
+
+#[test]
 fn an_empty_run_has_nothing() {
     let run = Run::default();
     assert_eq!(run.original_times(), Ok(Vec::new()));

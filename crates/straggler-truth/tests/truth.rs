@@ -3,8 +3,8 @@
 use approx::{assert_abs_diff_eq, assert_relative_eq};
 use proptest::prelude::*;
 use straggler_model::{
-    Attempt, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Run, StageId, Task, TaskId,
-    TaskKey, TaskKind, ValueError,
+    Attempt, AttemptId, AttemptRole, AttemptStatus, JobId, ModelError, NodeId, Run, StageId, Task,
+    TaskId, TaskKey, TaskKind, ValueError,
 };
 use straggler_truth::{
     QuantileRatio, SiblingReference, StragglerRule, TruthError, UsualTimes, baseline_samples,
@@ -170,9 +170,10 @@ fn usual_times_from_runs_use_original_attempts() {
     assert!(UsualTimes::from_runs(&[], 0.5).expect("no runs").is_empty());
 }
 
-/// A killed original's progress outside `[0, 1]` gives no estimate, and the task is named
-/// (before, NaN became the floor 1e-4, an estimate 10^4 times the time run, and 3.0 an
-/// estimate shorter than it).
+/// A killed original's progress outside `[0, 1]` gives no estimate, and the run, the
+/// attempt and its field are named (before, NaN became the floor 1e-4, an estimate 10^4
+/// times the time run, and 3.0 an estimate shorter than it; then an execution time of NaN
+/// named the task but not the progress that made it).
 #[test]
 fn usual_times_from_runs_reject_a_progress_outside_its_range() {
     use AttemptRole::Original;
@@ -184,9 +185,25 @@ fn usual_times_from_runs_reject_a_progress_outside_its_range() {
         ]);
         let result = UsualTimes::from_runs(&[run], 0.5);
         assert!(
-            matches!(result, Err(TruthError::BadExecTime { key: k, .. }) if k == key(1)),
+            matches!(
+                &result,
+                Err(TruthError::BadRun {
+                    run: 0,
+                    error: ModelError::BadAttemptValue {
+                        index: 1,
+                        field: "progress_at_end",
+                        ..
+                    }
+                })
+            ),
             "{progress}: {result:?}"
         );
+        if progress == 3.0 {
+            assert_eq!(
+                result.unwrap_err().to_string(),
+                "run 0: attempts[1].progress_at_end must be in [0, 1], got 3"
+            );
+        }
     }
 }
 
