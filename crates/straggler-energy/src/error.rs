@@ -53,6 +53,21 @@ pub enum EnergyError {
         /// The end of the integral, in seconds.
         end_secs: f64,
     },
+    /// An attempt of a run ran on a node that has no load timeline: its energy would be
+    /// left out (the node counted idle), as it was for every attempt of a run built by hand
+    /// with an empty `run.load`.
+    #[error(
+        "attempts[{attempt}] ran on node {node}, which has no load timeline (run.load has \
+         {timelines}); fill run.load from the attempts with Run::load_from_attempts"
+    )]
+    AttemptWithoutLoad {
+        /// The attempt's index in `Run::attempts`.
+        attempt: usize,
+        /// The node it ran on.
+        node: NodeId,
+        /// Number of timelines in `run.load`.
+        timelines: usize,
+    },
     /// A run has more load timelines than nodes.
     #[error("load has {timelines} timelines but the run has {nodes} nodes")]
     LoadWithoutNode {

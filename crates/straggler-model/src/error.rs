@@ -88,7 +88,8 @@ pub enum ModelError {
     },
     /// A field of an attempt of a run is out of its range
     /// ([`Run::original_times`](crate::Run::original_times): the progress a killed
-    /// original reached, from which its time is estimated).
+    /// original reached, from which its time is estimated;
+    /// [`Run::load_from_attempts`](crate::Run::load_from_attempts): its start and end).
     #[error("attempts[{index}].{field} must be {range}, got {value}")]
     BadAttemptValue {
         /// The attempt's index in `Run::attempts`.

@@ -110,7 +110,9 @@ pub struct Run {
     pub attempts: Vec<Attempt>,
     /// First detection of each detected task, in time order, at most one per task.
     pub detections: Vec<Detection>,
-    /// Load of each node over time, indexed by [`NodeId`].
+    /// Load of each node over time, indexed by [`NodeId`]: what the energy of the run is
+    /// computed from. An engine records it as it runs; a run built from records fills it
+    /// with [`Run::load_from_attempts`].
     pub load: Vec<LoadTimeline>,
     /// When the last task finished (the job's execution time; the run starts at 0).
     pub end_secs: f64,
@@ -273,6 +275,86 @@ impl Run {
             }
         }
         Ok(first)
+    }
+
+    /// The load of each node of [`Run::nodes`], derived from the attempts: an attempt
+    /// counts on its node from its `start_secs` to its `end_secs` (to the end of the
+    /// timeline while it runs), an attempt ending at the instant another starts leaving
+    /// the count at what runs after that instant. It is what an engine records as
+    /// [`Run::load`], for a run built from another scheduler's records:
+    ///
+    /// ```
+    /// use straggler_model::*;
+    ///
+    /// let attempt = |id, node, start, end| {
+    ///     Attempt::started(AttemptId(id), TaskId(id), NodeId(node), AttemptRole::Original, start)
+    ///         .ended(end, AttemptStatus::Succeeded, 1.0)
+    /// };
+    /// let mut run = Run {
+    ///     nodes: vec![Node::new(NodeId(0), 4, 2, 8), Node::new(NodeId(1), 4, 2, 8)],
+    ///     attempts: vec![attempt(0, 0, 0.0, 10.0), attempt(1, 0, 5.0, 15.0), attempt(2, 1, 10.0, 12.0)],
+    ///     end_secs: 15.0,
+    ///     ..Run::default()
+    /// };
+    /// run.load = run.load_from_attempts()?;
+    /// // Node 0: one attempt on [0, 5), two on [5, 10), one on [10, 15), then none.
+    /// let segments: Vec<_> = run.load[0].segments(run.end_secs).collect();
+    /// assert_eq!(segments, [(0.0, 5.0, 1), (5.0, 10.0, 2), (10.0, 15.0, 1)]);
+    /// assert_eq!(run.load[1].segments(15.0).collect::<Vec<_>>(), [(10.0, 12.0, 1), (12.0, 15.0, 0)]);
+    /// # Ok::<(), ModelError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::UnknownRunReference`] for an attempt on a node the run does not have,
+    /// [`ModelError::BadAttemptValue`] for a `start_secs` or `end_secs` that is NaN or
+    /// infinite, or an end before the start; each names the attempt by its index in
+    /// [`Run::attempts`].
+    pub fn load_from_attempts(&self) -> Result<Vec<LoadTimeline>, ModelError> {
+        // (time, +1 for a start or -1 for an end) on each node.
+        let mut events: Vec<Vec<(f64, i8)>> = vec![Vec::new(); self.nodes.len()];
+        for (index, attempt) in self.attempts.iter().enumerate() {
+            let bad = |field, value, range| ModelError::BadAttemptValue {
+                index,
+                field,
+                value,
+                range,
+            };
+            let Some(node) = events.get_mut(attempt.node.index()) else {
+                return Err(ModelError::UnknownRunReference {
+                    list: "attempts",
+                    index,
+                    field: "node",
+                    value: attempt.node.index() as u64,
+                    len: self.nodes.len() as u64,
+                });
+            };
+            if !attempt.start_secs.is_finite() {
+                return Err(bad("start_secs", attempt.start_secs, "finite"));
+            }
+            node.push((attempt.start_secs, 1));
+            if let Some(end) = attempt.end_secs {
+                if !(end.is_finite() && end >= attempt.start_secs) {
+                    return Err(bad("end_secs", end, "finite and >= start_secs"));
+                }
+                node.push((end, -1));
+            }
+        }
+        Ok(events
+            .into_iter()
+            .map(|mut node| {
+                // Starts before ends at one instant, so that the count never goes below
+                // zero; the timeline keeps the last count recorded at each instant.
+                node.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+                let mut timeline = LoadTimeline::default();
+                let mut running: u32 = 0;
+                for (time_secs, step) in node {
+                    running = if step > 0 { running + 1 } else { running - 1 };
+                    timeline.record(time_secs, running);
+                }
+                timeline
+            })
+            .collect())
     }
 
     /// The speculative attempts of the run.

@@ -497,6 +497,65 @@ fn a_killed_original_with_a_progress_out_of_range_is_refused() {
 }
 
 #[test]
+fn load_timelines_from_attempts() {
+    use AttemptRole::*;
+    use AttemptStatus::*;
+    let on = |node: u32, a: Attempt| Attempt {
+        node: NodeId(node),
+        ..a
+    };
+    let mut run = Run {
+        nodes: vec![Node::new(NodeId(0), 4, 2, 8), Node::new(NodeId(1), 4, 2, 8)],
+        attempts: vec![
+            // Node 0: [0, 10) and [10, 20) back to back, [5, 10) beside them, one still
+            // running from 12; node 1: a zero-length attempt at 3.
+            attempt(0, 0, Original, 0.0, Some(10.0), Succeeded, 1.0),
+            attempt(1, 1, Original, 10.0, Some(20.0), Succeeded, 1.0),
+            attempt(2, 2, Original, 5.0, Some(10.0), Failed, 0.3),
+            attempt(3, 3, Speculative, 12.0, None, Running, 0.0),
+            on(1, attempt(4, 4, Original, 3.0, Some(3.0), Succeeded, 1.0)),
+        ],
+        end_secs: 30.0,
+        ..Run::default()
+    };
+    let load = run.load_from_attempts().unwrap();
+    let changes = |i: usize| -> Vec<(f64, u32)> {
+        load[i]
+            .changes
+            .iter()
+            .map(|c| (c.time_secs, c.running))
+            .collect()
+    };
+    // At 10 one ends, one ends and one starts: 1 runs from then on.
+    assert_eq!(
+        changes(0),
+        [(0.0, 1), (5.0, 2), (10.0, 1), (12.0, 2), (20.0, 1)]
+    );
+    assert_eq!(changes(1), []);
+    // Errors name the attempt.
+    let mut elsewhere = run.clone();
+    elsewhere.attempts[4].node = NodeId(2);
+    assert_eq!(
+        elsewhere.load_from_attempts().unwrap_err().to_string(),
+        "attempts[4].node = 2 refers to nothing (there are 2)"
+    );
+    run.attempts[1].end_secs = Some(9.0);
+    assert_eq!(
+        run.load_from_attempts().unwrap_err().to_string(),
+        "attempts[1].end_secs must be finite and >= start_secs, got 9"
+    );
+    run.attempts[1].start_secs = f64::NAN;
+    assert!(matches!(
+        run.load_from_attempts(),
+        Err(ModelError::BadAttemptValue {
+            index: 1,
+            field: "start_secs",
+            ..
+        })
+    ));
+}
+
+#[test]
 fn an_empty_run_has_nothing() {
     let run = Run::default();
     assert_eq!(run.original_times(), Ok(Vec::new()));

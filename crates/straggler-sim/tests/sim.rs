@@ -310,6 +310,19 @@ fn same_seed_same_run_other_seed_other_run() {
     assert_ne!(run(5), run(6));
 }
 
+/// The load the simulator records is the one `Run::load_from_attempts` derives from the
+/// attempts, so that a run built from another scheduler's records has its energy computed
+/// as a simulated one's.
+#[test]
+fn recorded_load_is_the_load_of_the_attempts() {
+    for seed in [1, 2, 3] {
+        let mut d = DefaultDetector::default();
+        let run = simulate(&SimConfig::default(), &Scenario::c2(), seed, Some(&mut d)).unwrap();
+        assert!(run.speculative_attempts().count() > 0, "seed {seed}");
+        assert_eq!(run.load_from_attempts().unwrap(), run.load, "seed {seed}");
+    }
+}
+
 /// Checks the invariants of a run with speculation: at most one copy per task, every
 /// finished task has exactly one succeeded attempt, a killed sibling ends when the winner
 /// does, and detections are first detections in time order.
