@@ -167,6 +167,16 @@ fn usual_times_from_runs_use_original_attempts() {
     let usual = UsualTimes::from_runs(&runs, 0.5).expect("valid runs");
     assert_eq!(usual.get(&key(0)), Some(12.0));
     assert_eq!(usual.get(&key(1)), Some(10.0));
+    // Per task of a run, in its order; a task whose key no baseline had is named.
+    assert_eq!(usual.of_run(&runs[0]), Ok(vec![12.0, 10.0]));
+    let mut other = runs[0].clone();
+    other.tasks[1].key = key(5);
+    let err = usual.of_run(&other).unwrap_err();
+    assert_eq!(err, TruthError::NoUsualTime { key: key(5) });
+    assert_eq!(
+        err.to_string(),
+        "job 0 map #5 has no usual time: no baseline run had a task with its key"
+    );
     assert!(UsualTimes::from_runs(&[], 0.5).expect("no runs").is_empty());
 }
 
