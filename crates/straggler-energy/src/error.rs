@@ -19,6 +19,13 @@ pub enum EnergyError {
         /// Why, for the message.
         reason: &'static str,
     },
+    /// An input of the first-order predictor that it needs is undefined (`None`: a metric
+    /// whose denominator was empty) ([`FirstOrderInputs::from_metrics`](crate::FirstOrderInputs::from_metrics)).
+    #[error("{field} is undefined, but the prediction needs it")]
+    Undefined {
+        /// The input.
+        field: &'static str,
+    },
     /// A load change of a node's timeline at a time that is not finite, negative, or
     /// before the previous change.
     #[error(

@@ -57,7 +57,8 @@
 //! !stg & !det   1 - alpha * (1 + r (1 - p) / p) 1         1
 //! ```
 //!
-//! See [`FirstOrderInputs::predict`].
+//! See [`FirstOrderInputs::predict`]; `p` is `straggler-metrics`' `precision_raw`, and
+//! [`FirstOrderInputs::from_metrics`] takes one run's metrics, undefined where unused.
 #![deny(missing_docs)]
 
 mod energy;

@@ -367,6 +367,51 @@ fn first_order_worked_example() {
     check_prediction(inputs(0.1, 0.5, 0.5, 0.4, 2.0), 1.07, 1.145);
 }
 
+/// The inputs from one run's metrics, undefined where their denominator was empty: the
+/// four-map run of `docs/formulas.md` (detection metrics), alpha = 2/4, p = 2/3 (raw:
+/// the fake counted true), r = 1, DL = 1.05, no false negative so no Undetected Time.
+/// P1 = 0.5, P2 = 0, P3 = 0.5 x (1/3) / (2/3) = 0.25, P4 = 0.25:
+/// time = 0.5 x 2.05 + 0.25 + 0.25 = 1.525, energy = 0.5 x 3.05 + 0.375 + 0.25 = 2.15.
+#[test]
+fn first_order_inputs_from_a_runs_metrics() {
+    let from = FirstOrderInputs::from_metrics;
+    let four_maps = from(0.5, Some(2.0 / 3.0), Some(1.0), Some(1.05), None).unwrap();
+    assert_eq!(four_maps, inputs(0.5, 2.0 / 3.0, 1.0, 1.05, 0.0));
+    check_prediction(four_maps, 1.525, 2.15);
+    // No straggler: recall undefined, and nothing else is needed.
+    assert_eq!(
+        from(0.0, Some(0.0), None, None, None),
+        Ok(inputs(0.0, 0.0, 0.0, 0.0, 0.0))
+    );
+    // No detection at all: precision and Detection Latency undefined, unused.
+    assert_eq!(
+        from(0.25, None, Some(0.0), None, Some(2.0)),
+        Ok(inputs(0.25, 1.0, 0.0, 0.0, 2.0))
+    );
+    // A needed input undefined is named.
+    let err = from(0.5, Some(1.0), Some(0.5), Some(0.2), None).unwrap_err();
+    assert_eq!(
+        err,
+        EnergyError::Undefined {
+            field: "undetected_time"
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "undetected_time is undefined, but the prediction needs it"
+    );
+    assert_eq!(
+        from(0.5, None, Some(0.5), Some(0.2), Some(2.0)),
+        Err(EnergyError::Undefined {
+            field: "precision_raw"
+        })
+    );
+    assert_eq!(
+        from(0.5, Some(1.0), None, Some(0.2), Some(2.0)),
+        Err(EnergyError::Undefined { field: "recall" })
+    );
+}
+
 #[test]
 fn first_order_degenerate_cases() {
     // No stragglers: every task takes its usual time, whatever p (even 0).
