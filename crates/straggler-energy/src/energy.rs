@@ -38,14 +38,37 @@ pub fn node_energy_joules(
 
 /// The energy, in joules, of every node of `run` over `[0, run.end_secs]`: the sum of
 /// [`node_energy_joules`] over `run.nodes`, each with its timeline `run.load[i]`. A node
-/// without a timeline (`run.load` shorter than `run.nodes`) is idle the whole run.
+/// without a timeline (`run.load` shorter than `run.nodes`) and without attempts is idle
+/// the whole run. A run built from records, not by an engine, has its timelines from its
+/// attempts ([`Run::load_from_attempts`]):
+///
+/// ```
+/// use straggler_energy::{PowerModel, run_energy_joules};
+/// use straggler_model::*;
+///
+/// // One attempt on [0, 10) on a node of 4 cores: (65 + 17) W x 10 s = 820 J.
+/// let mut run = Run {
+///     nodes: vec![Node::new(NodeId(0), 4, 2, 8)],
+///     attempts: vec![
+///         Attempt::started(AttemptId(0), TaskId(0), NodeId(0), AttemptRole::Original, 0.0)
+///             .ended(10.0, AttemptStatus::Succeeded, 1.0),
+///     ],
+///     end_secs: 10.0,
+///     ..Run::default()
+/// };
+/// assert!(run_energy_joules(&run, &PowerModel::default()).is_err()); // no timeline
+/// run.load = run.load_from_attempts()?;
+/// assert_eq!(run_energy_joules(&run, &PowerModel::default())?, 820.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// # Errors
 ///
 /// As [`node_energy_joules`] for each node (every node is checked, with or without a
 /// timeline), plus [`EnergyError::LoadWithoutNode`] if `run.load` has more timelines than
-/// `run.nodes` has nodes, and [`EnergyError::EnergyOverflow`] naming the node whose energy
-/// takes the total beyond a finite `f64`.
+/// `run.nodes` has nodes, [`EnergyError::AttemptWithoutLoad`] for an attempt on a node
+/// without a timeline (its energy would be left out), and [`EnergyError::EnergyOverflow`]
+/// naming the node whose energy takes the total beyond a finite `f64`.
 pub fn run_energy_joules(run: &Run, power: &PowerModel) -> Result<f64, EnergyError> {
     let power = power.check()?;
     check_range("end_secs", run.end_secs, 0.0, f64::MAX, ">= 0")?;
@@ -53,6 +76,18 @@ pub fn run_energy_joules(run: &Run, power: &PowerModel) -> Result<f64, EnergyErr
         return Err(EnergyError::LoadWithoutNode {
             timelines: run.load.len(),
             nodes: run.nodes.len(),
+        });
+    }
+    if let Some((attempt, on)) = run
+        .attempts
+        .iter()
+        .enumerate()
+        .find(|(_, a)| a.node.index() >= run.load.len())
+    {
+        return Err(EnergyError::AttemptWithoutLoad {
+            attempt,
+            node: on.node,
+            timelines: run.load.len(),
         });
     }
     let idle = LoadTimeline::default();

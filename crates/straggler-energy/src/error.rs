@@ -19,6 +19,13 @@ pub enum EnergyError {
         /// Why, for the message.
         reason: &'static str,
     },
+    /// An input of the first-order predictor that it needs is undefined (`None`: a metric
+    /// whose denominator was empty) ([`FirstOrderInputs::from_metrics`](crate::FirstOrderInputs::from_metrics)).
+    #[error("{field} is undefined, but the prediction needs it")]
+    Undefined {
+        /// The input.
+        field: &'static str,
+    },
     /// A load change of a node's timeline at a time that is not finite, negative, or
     /// before the previous change.
     #[error(
@@ -52,6 +59,21 @@ pub enum EnergyError {
         node: NodeId,
         /// The end of the integral, in seconds.
         end_secs: f64,
+    },
+    /// An attempt of a run ran on a node that has no load timeline: its energy would be
+    /// left out (the node counted idle), as it was for every attempt of a run built by hand
+    /// with an empty `run.load`.
+    #[error(
+        "attempts[{attempt}] ran on node {node}, which has no load timeline (run.load has \
+         {timelines}); fill run.load from the attempts with Run::load_from_attempts"
+    )]
+    AttemptWithoutLoad {
+        /// The attempt's index in `Run::attempts`.
+        attempt: usize,
+        /// The node it ran on.
+        node: NodeId,
+        /// Number of timelines in `run.load`.
+        timelines: usize,
     },
     /// A run has more load timelines than nodes.
     #[error("load has {timelines} timelines but the run has {nodes} nodes")]

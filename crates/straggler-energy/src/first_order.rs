@@ -19,7 +19,9 @@ const PROBABILITY_SLACK: f64 = 1e-12;
 pub struct FirstOrderInputs {
     /// `alpha`: the ratio of stragglers among the tasks, in `[0, 1]`.
     pub straggler_ratio: f64,
-    /// `p`: precision of the detector, in `[0, 1]` (Eq. 1).
+    /// `p`: precision of the detector, in `[0, 1]` (Eq. 1): `TP / (TP + FP)`, fake
+    /// positives counted as true, which is `precision_raw` in `straggler-metrics` (not its
+    /// `precision`, which counts them as false).
     pub precision: f64,
     /// `r`: recall of the detector, in `[0, 1]` (Eq. 2).
     pub recall: f64,
@@ -43,6 +45,57 @@ pub struct Prediction {
 }
 
 impl FirstOrderInputs {
+    /// The inputs from one run's detection metrics, as `straggler-metrics` gives them
+    /// (`None` where a metric is undefined): `straggler_ratio` is `(TP + FN) / tasks`, and
+    /// `precision_raw`, `recall`, `detection_latency` and `undetected_time` are the
+    /// metrics of those names. An input the prediction does not use may be undefined: the
+    /// recall without stragglers (`alpha = 0`, taken as 0), precision and Detection
+    /// Latency without a detected straggler (`r alpha = 0`, taken as 1 and 0), Undetected
+    /// Time without an undetected one (`(1 - r) alpha = 0`, taken as 0). A run's own
+    /// metrics always define the inputs that are used.
+    ///
+    /// ```
+    /// use straggler_energy::FirstOrderInputs;
+    ///
+    /// // 4 tasks, 2 stragglers both detected (no Undetected Time), one false positive.
+    /// let inputs = FirstOrderInputs::from_metrics(0.5, Some(2.0 / 3.0), Some(1.0), Some(1.05), None)?;
+    /// assert_eq!(inputs.undetected_time, 0.0);
+    /// let prediction = inputs.predict()?;
+    /// // P1 = 0.5, P3 = 0.5 (1/3) / (2/3) = 0.25, P4 = 0.25:
+    /// // time 0.5 x 2.05 + 0.25 + 0.25 = 1.525, energy 0.5 x 3.05 + 1.5 x 0.25 + 0.25 = 2.15.
+    /// assert!((prediction.time_per_task - 1.525).abs() < 1e-12);
+    /// assert!((prediction.energy_per_task - 2.15).abs() < 1e-12);
+    /// # Ok::<(), straggler_energy::EnergyError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`EnergyError::Undefined`] naming an input the prediction needs that is `None`.
+    /// The inputs are checked only by [`FirstOrderInputs::predict`].
+    pub fn from_metrics(
+        straggler_ratio: f64,
+        precision_raw: Option<f64>,
+        recall: Option<f64>,
+        detection_latency: Option<f64>,
+        undetected_time: Option<f64>,
+    ) -> Result<Self, EnergyError> {
+        let needed = |value: Option<f64>, field, used: bool, otherwise| match value {
+            Some(value) => Ok(value),
+            None if !used => Ok(otherwise),
+            None => Err(EnergyError::Undefined { field }),
+        };
+        let recall = needed(recall, "recall", straggler_ratio != 0.0, 0.0)?;
+        let detects = recall * straggler_ratio != 0.0;
+        let misses = (1.0 - recall) * straggler_ratio != 0.0;
+        Ok(FirstOrderInputs {
+            straggler_ratio,
+            precision: needed(precision_raw, "precision_raw", detects, 1.0)?,
+            recall,
+            detection_latency: needed(detection_latency, "detection_latency", detects, 0.0)?,
+            undetected_time: needed(undetected_time, "undetected_time", misses, 0.0)?,
+        })
+    }
+
     /// Checks the ratios in `[0, 1]` and the two times finite and `>= 0`; returns the
     /// checked inputs.
     pub fn check(self) -> Result<Self, EnergyError> {

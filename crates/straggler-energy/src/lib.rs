@@ -39,7 +39,9 @@
 //! # Energy
 //!
 //! The energy of a node is the exact integral of `P(n(t))` over `[0, end]` for its
-//! piecewise-constant load `n(t)` ([`node_energy_joules`], [`run_energy_joules`]).
+//! piecewise-constant load `n(t)` ([`node_energy_joules`], [`run_energy_joules`]). A run
+//! built from a scheduler's own records takes that load from its attempts
+//! (`Run::load_from_attempts` of `straggler-model`).
 //!
 //! # First-order predictor (Section 4.2)
 //!
@@ -55,7 +57,8 @@
 //! !stg & !det   1 - alpha * (1 + r (1 - p) / p) 1         1
 //! ```
 //!
-//! See [`FirstOrderInputs::predict`].
+//! See [`FirstOrderInputs::predict`]; `p` is `straggler-metrics`' `precision_raw`, and
+//! [`FirstOrderInputs::from_metrics`] takes one run's metrics, undefined where unused.
 #![deny(missing_docs)]
 
 mod energy;

@@ -6,7 +6,10 @@ use proptest::prelude::*;
 use straggler_energy::{
     EnergyError, FirstOrderInputs, PowerModel, SlowdownModel, node_energy_joules, run_energy_joules,
 };
-use straggler_model::{LoadTimeline, ModelError, Node, NodeId, Run, ValueError};
+use straggler_model::{
+    Attempt, AttemptId, AttemptRole, AttemptStatus, LoadTimeline, ModelError, Node, NodeId, Run,
+    TaskId, ValueError,
+};
 
 fn node(id: u32) -> Node {
     Node::new(NodeId(id), 4, 2, 8)
@@ -91,6 +94,82 @@ fn run_energy_sums_nodes_and_idles_nodes_without_timeline() {
         run_energy_joules(&Run::default(), &PowerModel::default()),
         Ok(0.0)
     );
+}
+
+/// A run built from a scheduler's records, timelines derived from its attempts: on node
+/// 0, task 0 on [0, 10), task 1's original on [0, 15) (killed), task 2's original on
+/// [0, 3) (failed); on node 1, task 3 on [0, 11), task 2's re-run on [4, 24), task 1's
+/// copy on [5, 15). Power 65 + 17 n W (4 active cores), 0 W idle:
+///
+/// ```text
+/// node 0: 3 on [0, 3): 116 x 3 = 348; 2 on [3, 10): 99 x 7 = 693; 1 on [10, 15): 82 x 5 = 410
+///         0 on [15, 24]: 0                                               total 1451
+/// node 1: 1 on [0, 4): 82 x 4 = 328; 2 on [4, 5): 99; 3 on [5, 11): 116 x 6 = 696;
+///         2 on [11, 15): 99 x 4 = 396; 1 on [15, 24): 82 x 9 = 738       total 2257
+/// run: 3708 J
+/// ```
+///
+/// Without the timelines, every attempt's energy was left out: `Ok(0.0)`.
+#[test]
+fn energy_of_a_run_built_from_records() {
+    use AttemptRole::{Original, Speculative};
+    use AttemptStatus::{Failed, Killed, Succeeded};
+    let attempts = [
+        (0, 0, Original, 0.0, 10.0, Succeeded, 1.0),
+        (1, 0, Original, 0.0, 15.0, Killed, 0.5),
+        (2, 0, Original, 0.0, 3.0, Failed, 0.2),
+        (3, 1, Original, 0.0, 11.0, Succeeded, 1.0),
+        (2, 1, Original, 4.0, 24.0, Succeeded, 1.0),
+        (1, 1, Speculative, 5.0, 15.0, Succeeded, 1.0),
+    ];
+    let mut run = Run {
+        nodes: vec![node(0), node(1)],
+        attempts: attempts
+            .iter()
+            .enumerate()
+            .map(|(i, &(task, on, role, start, end, status, progress))| {
+                Attempt::started(AttemptId(i as u32), TaskId(task), NodeId(on), role, start)
+                    .ended(end, status, progress)
+            })
+            .collect(),
+        end_secs: 24.0,
+        ..Run::default()
+    };
+    let power = PowerModel::default();
+    let err = run_energy_joules(&run, &power).unwrap_err();
+    assert_eq!(
+        err,
+        EnergyError::AttemptWithoutLoad {
+            attempt: 0,
+            node: NodeId(0),
+            timelines: 0
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "attempts[0] ran on node 0, which has no load timeline (run.load has 0); fill \
+         run.load from the attempts with Run::load_from_attempts"
+    );
+    run.load = run.load_from_attempts().expect("valid attempts");
+    assert_eq!(
+        node_energy_joules(&run.nodes[0], &run.load[0], 24.0, &power),
+        Ok(1451.0)
+    );
+    assert_eq!(
+        node_energy_joules(&run.nodes[1], &run.load[1], 24.0, &power),
+        Ok(2257.0)
+    );
+    assert_eq!(run_energy_joules(&run, &power), Ok(3708.0));
+    // One timeline for two nodes: node 1's attempts are named.
+    run.load.truncate(1);
+    assert!(matches!(
+        run_energy_joules(&run, &power),
+        Err(EnergyError::AttemptWithoutLoad {
+            attempt: 3,
+            node: NodeId(1),
+            timelines: 1
+        })
+    ));
 }
 
 #[test]
@@ -286,6 +365,51 @@ fn first_order_worked_example() {
     // time   = 0.05 * 1.4 + 0.05 * 2 + 0.05 + 0.85 = 0.07 + 0.1 + 0.05 + 0.85 = 1.07.
     // energy = 0.05 * 2.4 + 0.05 * 2 + 0.05 * 1.5 + 0.85 = 0.12 + 0.1 + 0.075 + 0.85 = 1.145.
     check_prediction(inputs(0.1, 0.5, 0.5, 0.4, 2.0), 1.07, 1.145);
+}
+
+/// The inputs from one run's metrics, undefined where their denominator was empty: the
+/// four-map run of `docs/formulas.md` (detection metrics), alpha = 2/4, p = 2/3 (raw:
+/// the fake counted true), r = 1, DL = 1.05, no false negative so no Undetected Time.
+/// P1 = 0.5, P2 = 0, P3 = 0.5 x (1/3) / (2/3) = 0.25, P4 = 0.25:
+/// time = 0.5 x 2.05 + 0.25 + 0.25 = 1.525, energy = 0.5 x 3.05 + 0.375 + 0.25 = 2.15.
+#[test]
+fn first_order_inputs_from_a_runs_metrics() {
+    let from = FirstOrderInputs::from_metrics;
+    let four_maps = from(0.5, Some(2.0 / 3.0), Some(1.0), Some(1.05), None).unwrap();
+    assert_eq!(four_maps, inputs(0.5, 2.0 / 3.0, 1.0, 1.05, 0.0));
+    check_prediction(four_maps, 1.525, 2.15);
+    // No straggler: recall undefined, and nothing else is needed.
+    assert_eq!(
+        from(0.0, Some(0.0), None, None, None),
+        Ok(inputs(0.0, 0.0, 0.0, 0.0, 0.0))
+    );
+    // No detection at all: precision and Detection Latency undefined, unused.
+    assert_eq!(
+        from(0.25, None, Some(0.0), None, Some(2.0)),
+        Ok(inputs(0.25, 1.0, 0.0, 0.0, 2.0))
+    );
+    // A needed input undefined is named.
+    let err = from(0.5, Some(1.0), Some(0.5), Some(0.2), None).unwrap_err();
+    assert_eq!(
+        err,
+        EnergyError::Undefined {
+            field: "undetected_time"
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "undetected_time is undefined, but the prediction needs it"
+    );
+    assert_eq!(
+        from(0.5, None, Some(0.5), Some(0.2), Some(2.0)),
+        Err(EnergyError::Undefined {
+            field: "precision_raw"
+        })
+    );
+    assert_eq!(
+        from(0.5, Some(1.0), None, Some(0.2), Some(2.0)),
+        Err(EnergyError::Undefined { field: "recall" })
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The error type of the metrics crate.
 
-use straggler_model::{AttemptId, AttemptStatus, TaskId};
+use straggler_model::{AttemptId, AttemptStatus, ModelError, TaskId};
 
 /// An invalid input of a metric, with the record, attempt or value and the field that hold
 /// it.
@@ -68,6 +68,28 @@ pub enum MetricsError {
         value: f64,
         /// What the field must be, for the message.
         range: &'static str,
+    },
+    /// A run whose original times or detections cannot be read
+    /// ([`task_records_of_run`](crate::task_records_of_run)).
+    #[error("run: {0}")]
+    Run(#[from] ModelError),
+    /// A task of a run whose original attempt never ended has no execution time to be
+    /// labelled with ([`task_records_of_run`](crate::task_records_of_run)).
+    #[error("task {task}: its original attempt never ended, so it has no execution time")]
+    OriginalNotEnded {
+        /// The task.
+        task: TaskId,
+    },
+    /// A slice that must have one element per task of a run does not
+    /// ([`task_records_of_run`](crate::task_records_of_run)).
+    #[error("{field} has {len} elements, expected {expected} (one per task of the run)")]
+    LengthMismatch {
+        /// The slice.
+        field: &'static str,
+        /// Its length.
+        len: usize,
+        /// The run's number of tasks.
+        expected: usize,
     },
     /// A value given to [`summarize`](crate::summarize) is NaN or infinite (an
     /// undefined value is `None`).

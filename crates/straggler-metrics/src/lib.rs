@@ -20,6 +20,9 @@
 //! precision         = (TP - |fake|) / (TP + FP) = precision_raw - fake_positive
 //! ```
 //!
+//! The records of a finished [`Run`](straggler_model::Run)'s tasks, labelled against
+//! usual times (from `straggler-truth`), come from [`task_records_of_run`].
+//!
 //! A fake is a TP whose remaining time `t_start + exec - t_detection` is below its usual
 //! time, compared as two sums so that a remaining time equal to the usual time is not fake
 //! ([`is_fake`]). The paper counts fake positives as false positives, which lowers the
@@ -47,11 +50,13 @@ mod detection;
 mod efficiency;
 mod error;
 mod mean;
+mod records;
 mod student_t;
 mod summary;
 
 pub use detection::{DetectionMetrics, TaskRecord, detection_metrics, is_fake};
 pub use efficiency::{EfficiencyMetrics, efficiency_metrics};
 pub use error::MetricsError;
+pub use records::task_records_of_run;
 pub use student_t::student_t_quantile;
 pub use summary::{Summary, summarize};

@@ -4,16 +4,176 @@ use approx::{assert_abs_diff_eq, assert_relative_eq};
 use proptest::prelude::*;
 use straggler_metrics::{
     DetectionMetrics, EfficiencyMetrics, MetricsError, Summary, TaskRecord, detection_metrics,
-    efficiency_metrics, is_fake, summarize,
+    efficiency_metrics, is_fake, summarize, task_records_of_run,
 };
 use straggler_model::{
-    Attempt, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Run, StageId, Task, TaskId,
-    TaskKey, TaskKind,
+    Attempt, AttemptId, AttemptRole, AttemptStatus, Detection, JobId, ModelError, NodeId, Run,
+    StageId, Task, TaskId, TaskKey, TaskKind,
 };
 
 // ---------------------------------------------------------------------------------------
 // Detection metrics
 // ---------------------------------------------------------------------------------------
+
+/// A run as a scheduler records it, four maps of usual time 10 s (factor 1.2):
+///
+/// ```text
+/// task 0: [0, 10) succeeded, detected at 4            exec 10: not a straggler, FP
+/// task 1: [0, 15) killed at progress 0.5, its copy
+///         [5, 15) won; detected at 5                  exec 15 / 0.5 = 30: TP, latency 0.5,
+///                                                     remaining 25 >= 10: not fake
+/// task 2: [0, 3) failed, re-run [4, 24); detected
+///         (the re-run) at 20                          exec 20: TP, latency 16 / 10 = 1.6,
+///                                                     remaining 4 < 10: fake
+/// task 3: [0, 11) succeeded                           exec 11: TN
+/// ```
+///
+/// `precision_raw = 2/3`, `fake_positive = 1/3`, `precision = 1/3`, `recall = 1`,
+/// `detection_latency = (0.5 + 1.6) / 2 = 1.05`, no false negative.
+fn scheduler_run() -> Run {
+    use AttemptRole::{Original, Speculative};
+    use AttemptStatus::{Failed, Killed, Succeeded};
+    let attempts = [
+        (0, Original, 0.0, 10.0, Succeeded, 1.0),
+        (1, Original, 0.0, 15.0, Killed, 0.5),
+        (2, Original, 0.0, 3.0, Failed, 0.2),
+        (3, Original, 0.0, 11.0, Succeeded, 1.0),
+        (2, Original, 4.0, 24.0, Succeeded, 1.0),
+        (1, Speculative, 5.0, 15.0, Succeeded, 1.0),
+    ];
+    let detection = |task, attempt, time_secs| Detection {
+        task: TaskId(task),
+        attempt: AttemptId(attempt),
+        time_secs,
+    };
+    Run {
+        tasks: (0..4).map(map_task).collect(),
+        attempts: attempts
+            .iter()
+            .enumerate()
+            .map(|(i, &(task, role, start, end, status, progress))| {
+                Attempt::started(AttemptId(i as u32), TaskId(task), NodeId(0), role, start)
+                    .ended(end, status, progress)
+            })
+            .collect(),
+        detections: vec![
+            detection(0, 0, 4.0),
+            detection(1, 1, 5.0),
+            detection(2, 4, 20.0),
+        ],
+        end_secs: 24.0,
+        ..Run::default()
+    }
+}
+
+fn map_task(index: u32) -> Task {
+    Task {
+        id: TaskId(index),
+        key: TaskKey {
+            job: JobId(0),
+            kind: TaskKind::Map,
+            index,
+        },
+        stage: StageId(0),
+        input_bytes: 64,
+    }
+}
+
+#[test]
+fn records_of_a_scheduler_run_by_hand() {
+    let run = scheduler_run();
+    let rule = |exec: f64, usual: f64| exec > 1.2 * usual;
+    let records = task_records_of_run(&run, &[10.0; 4], rule).unwrap();
+    assert_eq!(
+        records,
+        [
+            record(0.0, 10.0, 10.0, false, Some(4.0)),
+            record(0.0, 30.0, 10.0, true, Some(5.0)),
+            record(4.0, 20.0, 10.0, true, Some(20.0)),
+            record(0.0, 11.0, 10.0, false, None),
+        ]
+    );
+    let m = detection_metrics(&records).unwrap();
+    assert_eq!(
+        (
+            m.true_positives,
+            m.false_positives,
+            m.false_negatives,
+            m.fake_positives
+        ),
+        (2, 1, 0, 1)
+    );
+    assert_relative_eq!(m.precision_raw.unwrap(), 2.0 / 3.0);
+    assert_relative_eq!(m.precision.unwrap(), 1.0 / 3.0);
+    assert_relative_eq!(m.fake_positive.unwrap(), 1.0 / 3.0);
+    assert_eq!(m.recall, Some(1.0));
+    assert_relative_eq!(m.detection_latency.unwrap(), 1.05, max_relative = 1e-15);
+    assert_eq!(m.undetected_time, None);
+
+    // A detection of task 2's failed original at 2, before its re-run started at 4, is
+    // its first detection and counts at 4: latency 0, remaining 20 >= 10, not fake. Built
+    // by hand without moving it, the record was refused (detected before its start).
+    let mut early = run.clone();
+    early.detections.insert(
+        0,
+        Detection {
+            task: TaskId(2),
+            attempt: AttemptId(2),
+            time_secs: 2.0,
+        },
+    );
+    let records = task_records_of_run(&early, &[10.0; 4], rule).unwrap();
+    assert_eq!(records[2].first_detection_secs, Some(4.0));
+    let m = detection_metrics(&records).unwrap();
+    assert_eq!(m.fake_positives, 0);
+    assert_relative_eq!(m.detection_latency.unwrap(), 0.25);
+    let unmoved = TaskRecord {
+        first_detection_secs: Some(2.0),
+        ..records[2]
+    };
+    assert!(matches!(
+        detection_metrics(&[unmoved]),
+        Err(MetricsError::BadRecord {
+            index: 0,
+            field: "first_detection_secs",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn records_of_a_run_refuse_what_cannot_be_labelled() {
+    let run = scheduler_run();
+    let rule = |exec: f64, usual: f64| exec > 1.2 * usual;
+    let err = task_records_of_run(&run, &[10.0; 3], rule).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "usual_secs has 3 elements, expected 4 (one per task of the run)"
+    );
+    let mut running = run.clone();
+    running.attempts[3] = Attempt::started(
+        AttemptId(3),
+        TaskId(3),
+        NodeId(0),
+        AttemptRole::Original,
+        0.0,
+    );
+    assert_eq!(
+        task_records_of_run(&running, &[10.0; 4], rule),
+        Err(MetricsError::OriginalNotEnded { task: TaskId(3) })
+    );
+    let mut swapped = run.clone();
+    swapped.tasks.swap(0, 1);
+    let err = task_records_of_run(&swapped, &[10.0; 4], rule).unwrap_err();
+    assert!(matches!(
+        err,
+        MetricsError::Run(ModelError::IdNotIndex { list: "tasks", .. })
+    ));
+    assert_eq!(
+        err.to_string(),
+        "run: tasks[0].id = 1, but a run's tasks[i].id must be i (its index in the list)"
+    );
+}
 
 fn record(start: f64, exec: f64, usual: f64, straggler: bool, detected: Option<f64>) -> TaskRecord {
     TaskRecord {

@@ -71,6 +71,36 @@ pub enum ModelError {
         /// How many tasks, or attempts, the run has.
         len: u64,
     },
+    /// A task or an attempt of a run whose id is not its index in its list: the run's
+    /// lists are indexed by id ([`Run::tasks`](crate::Run::tasks) by [`TaskId`](crate::TaskId),
+    /// [`Run::attempts`](crate::Run::attempts) by [`AttemptId`](crate::AttemptId)), so an
+    /// id elsewhere would silently label one task with another's times.
+    #[error(
+        "{list}[{index}].id = {id}, but a run's {list}[i].id must be i (its index in the list)"
+    )]
+    IdNotIndex {
+        /// `"tasks"` or `"attempts"`.
+        list: &'static str,
+        /// The index in that list.
+        index: usize,
+        /// The id found there.
+        id: u64,
+    },
+    /// A field of an attempt of a run is out of its range
+    /// ([`Run::original_times`](crate::Run::original_times): the progress a killed
+    /// original reached, from which its time is estimated;
+    /// [`Run::load_from_attempts`](crate::Run::load_from_attempts): its start and end).
+    #[error("attempts[{index}].{field} must be {range}, got {value}")]
+    BadAttemptValue {
+        /// The attempt's index in `Run::attempts`.
+        index: usize,
+        /// The field.
+        field: &'static str,
+        /// The offending value.
+        value: f64,
+        /// What the field must be, for the message.
+        range: &'static str,
+    },
     /// Two original attempts of one task that did not fail: a task's original runs once,
     /// and again only after it failed ([`Run::original_times`](crate::Run::original_times)).
     #[error(

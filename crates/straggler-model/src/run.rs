@@ -110,7 +110,9 @@ pub struct Run {
     pub attempts: Vec<Attempt>,
     /// First detection of each detected task, in time order, at most one per task.
     pub detections: Vec<Detection>,
-    /// Load of each node over time, indexed by [`NodeId`].
+    /// Load of each node over time, indexed by [`NodeId`]: what the energy of the run is
+    /// computed from. An engine records it as it runs; a run built from records fills it
+    /// with [`Run::load_from_attempts`].
     pub load: Vec<LoadTimeline>,
     /// When the last task finished (the job's execution time; the run starts at 0).
     pub end_secs: f64,
@@ -122,17 +124,46 @@ impl Run {
         self.end_secs
     }
 
+    /// Checks that every task's and every attempt's id is its index in its list
+    /// (`run.tasks[i].id == TaskId(i)`, `run.attempts[i].id == AttemptId(i)`), as the
+    /// lists are indexed by id. [`Run::original_times`] and [`Run::first_detection_secs`]
+    /// check it first.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::IdNotIndex`] naming the first task, then attempt, at fault.
+    pub fn check_ids(&self) -> Result<(), ModelError> {
+        let misplaced = |list, ids: &mut dyn Iterator<Item = usize>| match ids
+            .enumerate()
+            .find(|(index, id)| index != id)
+        {
+            Some((index, id)) => Err(ModelError::IdNotIndex {
+                list,
+                index,
+                id: id as u64,
+            }),
+            None => Ok(()),
+        };
+        misplaced("tasks", &mut self.tasks.iter().map(|t| t.id.index()))?;
+        misplaced("attempts", &mut self.attempts.iter().map(|a| a.id.index()))
+    }
+
     /// For each task, the execution time of its original attempt: the last original
     /// attempt that did not fail (a failed original is re-run as a new original). `None`
     /// for a task whose original never ended.
     ///
     /// # Errors
     ///
-    /// [`ModelError::UnknownRunReference`] for an attempt of a task the run does not have,
-    /// [`ModelError::TwoLiveOriginals`] for a task with two original attempts that did not
-    /// fail (which of them labels the task would be a guess), each naming the attempts by
-    /// their index in [`Run::attempts`].
+    /// [`ModelError::IdNotIndex`] for a task or an attempt whose id is not its index
+    /// ([`Run::check_ids`]); [`ModelError::UnknownRunReference`] for an attempt of a task
+    /// the run does not have, [`ModelError::TwoLiveOriginals`] for a task with two
+    /// original attempts that did not fail (which of them labels the task would be a
+    /// guess), [`ModelError::BadAttemptValue`] for an original that ended without
+    /// succeeding (killed) at a `progress_at_end` outside `[0, 1]` (NaN included), from
+    /// which no time can be estimated; each names the attempts by their index in
+    /// [`Run::attempts`].
     pub fn original_times(&self) -> Result<Vec<Option<OriginalTime>>, ModelError> {
+        self.check_ids()?;
         let mut times = vec![None; self.tasks.len()];
         // The index of each task's original that did not fail, once seen.
         let mut live: Vec<Option<usize>> = vec![None; self.tasks.len()];
@@ -165,6 +196,16 @@ impl Run {
             } else {
                 TimeSource::EstimatedFromProgress
             };
+            if source == TimeSource::EstimatedFromProgress
+                && !(0.0..=1.0).contains(&attempt.progress_at_end)
+            {
+                return Err(ModelError::BadAttemptValue {
+                    index,
+                    field: "progress_at_end",
+                    value: attempt.progress_at_end,
+                    range: "in [0, 1]",
+                });
+            }
             times[task] = Some(OriginalTime {
                 attempt: attempt.id,
                 start_secs: attempt.start_secs,
@@ -179,13 +220,16 @@ impl Run {
     ///
     /// # Errors
     ///
-    /// A detection that cannot be scored, named by its index in [`Run::detections`]:
+    /// [`ModelError::IdNotIndex`] for a task or an attempt whose id is not its index
+    /// ([`Run::check_ids`]). A detection that cannot be scored, named by its index in
+    /// [`Run::detections`]:
     /// [`ModelError::DetectionTime`] for a time that is NaN or infinite (a NaN would
     /// otherwise pass for no detection, or hide a later one),
     /// [`ModelError::UnknownRunReference`] for a task or an attempt the run does not
     /// have, [`ModelError::DetectionOfAnotherAttempt`] for an attempt that is not an
     /// original of the detection's task.
     pub fn first_detection_secs(&self) -> Result<Vec<Option<f64>>, ModelError> {
+        self.check_ids()?;
         let mut first = vec![None; self.tasks.len()];
         for (index, detection) in self.detections.iter().enumerate() {
             if !detection.time_secs.is_finite() {
@@ -231,6 +275,86 @@ impl Run {
             }
         }
         Ok(first)
+    }
+
+    /// The load of each node of [`Run::nodes`], derived from the attempts: an attempt
+    /// counts on its node from its `start_secs` to its `end_secs` (to the end of the
+    /// timeline while it runs), an attempt ending at the instant another starts leaving
+    /// the count at what runs after that instant. It is what an engine records as
+    /// [`Run::load`], for a run built from another scheduler's records:
+    ///
+    /// ```
+    /// use straggler_model::*;
+    ///
+    /// let attempt = |id, node, start, end| {
+    ///     Attempt::started(AttemptId(id), TaskId(id), NodeId(node), AttemptRole::Original, start)
+    ///         .ended(end, AttemptStatus::Succeeded, 1.0)
+    /// };
+    /// let mut run = Run {
+    ///     nodes: vec![Node::new(NodeId(0), 4, 2, 8), Node::new(NodeId(1), 4, 2, 8)],
+    ///     attempts: vec![attempt(0, 0, 0.0, 10.0), attempt(1, 0, 5.0, 15.0), attempt(2, 1, 10.0, 12.0)],
+    ///     end_secs: 15.0,
+    ///     ..Run::default()
+    /// };
+    /// run.load = run.load_from_attempts()?;
+    /// // Node 0: one attempt on [0, 5), two on [5, 10), one on [10, 15), then none.
+    /// let segments: Vec<_> = run.load[0].segments(run.end_secs).collect();
+    /// assert_eq!(segments, [(0.0, 5.0, 1), (5.0, 10.0, 2), (10.0, 15.0, 1)]);
+    /// assert_eq!(run.load[1].segments(15.0).collect::<Vec<_>>(), [(10.0, 12.0, 1), (12.0, 15.0, 0)]);
+    /// # Ok::<(), ModelError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::UnknownRunReference`] for an attempt on a node the run does not have,
+    /// [`ModelError::BadAttemptValue`] for a `start_secs` or `end_secs` that is NaN or
+    /// infinite, or an end before the start; each names the attempt by its index in
+    /// [`Run::attempts`].
+    pub fn load_from_attempts(&self) -> Result<Vec<LoadTimeline>, ModelError> {
+        // (time, +1 for a start or -1 for an end) on each node.
+        let mut events: Vec<Vec<(f64, i8)>> = vec![Vec::new(); self.nodes.len()];
+        for (index, attempt) in self.attempts.iter().enumerate() {
+            let bad = |field, value, range| ModelError::BadAttemptValue {
+                index,
+                field,
+                value,
+                range,
+            };
+            let Some(node) = events.get_mut(attempt.node.index()) else {
+                return Err(ModelError::UnknownRunReference {
+                    list: "attempts",
+                    index,
+                    field: "node",
+                    value: attempt.node.index() as u64,
+                    len: self.nodes.len() as u64,
+                });
+            };
+            if !attempt.start_secs.is_finite() {
+                return Err(bad("start_secs", attempt.start_secs, "finite"));
+            }
+            node.push((attempt.start_secs, 1));
+            if let Some(end) = attempt.end_secs {
+                if !(end.is_finite() && end >= attempt.start_secs) {
+                    return Err(bad("end_secs", end, "finite and >= start_secs"));
+                }
+                node.push((end, -1));
+            }
+        }
+        Ok(events
+            .into_iter()
+            .map(|mut node| {
+                // Starts before ends at one instant, so that the count never goes below
+                // zero; the timeline keeps the last count recorded at each instant.
+                node.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+                let mut timeline = LoadTimeline::default();
+                let mut running: u32 = 0;
+                for (time_secs, step) in node {
+                    running = if step > 0 { running + 1 } else { running - 1 };
+                    timeline.record(time_secs, running);
+                }
+                timeline
+            })
+            .collect())
     }
 
     /// The speculative attempts of the run.

@@ -145,7 +145,8 @@ impl Attempt {
     /// of killed original tasks are estimated based on the moment they get killed and the
     /// progress they reach"); the floor is Hadoop's. For a succeeded attempt it is the
     /// measured time. `None` while running; NaN for a progress outside `[0, 1]` (NaN
-    /// included), which `straggler-truth` refuses with the task's key.
+    /// included), which [`Run::original_times`](crate::Run::original_times) refuses, naming
+    /// the attempt and its `progress_at_end`.
     pub fn estimated_exec_secs(&self) -> Option<f64> {
         let elapsed = self.elapsed_secs()?;
         let progress = self.progress_at_end;

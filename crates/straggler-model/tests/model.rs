@@ -404,6 +404,158 @@ fn original_times_and_first_detections_of_a_run() {
 }
 
 #[test]
+fn a_run_whose_ids_are_not_their_indices_is_refused() {
+    use AttemptRole::*;
+    use AttemptStatus::*;
+    let task = |id: u32| Task {
+        id: TaskId(id),
+        key: TaskKey {
+            job: JobId(0),
+            kind: TaskKind::Map,
+            index: id,
+        },
+        stage: StageId(0),
+        input_bytes: 64,
+    };
+    let run = Run {
+        tasks: vec![task(0), task(1)],
+        attempts: vec![
+            attempt(0, 0, Original, 0.0, Some(10.0), Succeeded, 1.0),
+            attempt(1, 1, Original, 0.0, Some(30.0), Succeeded, 1.0),
+        ],
+        end_secs: 30.0,
+        ..Run::default()
+    };
+    assert_eq!(run.check_ids(), Ok(()));
+    // Tasks listed out of id order: task 0's 10 s went to the task at index 0, task 1.
+    let mut swapped = run.clone();
+    swapped.tasks.swap(0, 1);
+    let err = swapped.original_times().unwrap_err();
+    assert_eq!(
+        err,
+        ModelError::IdNotIndex {
+            list: "tasks",
+            index: 0,
+            id: 1,
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "tasks[0].id = 1, but a run's tasks[i].id must be i (its index in the list)"
+    );
+    assert_eq!(swapped.first_detection_secs(), Err(err));
+    // An attempt id of the scheduler's own numbering, not its index.
+    let mut renumbered = run.clone();
+    renumbered.attempts[1].id = AttemptId(7);
+    assert_eq!(
+        renumbered.original_times().unwrap_err().to_string(),
+        "attempts[1].id = 7, but a run's attempts[i].id must be i (its index in the list)"
+    );
+}
+
+#[test]
+fn a_killed_original_with_a_progress_out_of_range_is_refused() {
+    use AttemptRole::*;
+    use AttemptStatus::*;
+    let run = |progress: f64| Run {
+        tasks: vec![Task {
+            id: TaskId(0),
+            key: TaskKey {
+                job: JobId(0),
+                kind: TaskKind::Map,
+                index: 0,
+            },
+            stage: StageId(0),
+            input_bytes: 64,
+        }],
+        attempts: vec![
+            attempt(0, 0, Original, 0.0, Some(30.0), Killed, progress),
+            attempt(1, 0, Speculative, 10.0, Some(30.0), Succeeded, 1.0),
+        ],
+        end_secs: 30.0,
+        ..Run::default()
+    };
+    // In range: 30 / 0.5 = 60 s estimated.
+    let times = run(0.5).original_times().unwrap();
+    assert_eq!(times[0].map(|t| t.exec_secs), Some(60.0));
+    // Out of range, the estimate was NaN, refused later as an execution time of NaN.
+    let err = run(1.5).original_times().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "attempts[0].progress_at_end must be in [0, 1], got 1.5"
+    );
+    for progress in [-0.1, f64::NAN] {
+        assert!(matches!(
+            run(progress).original_times(),
+            Err(ModelError::BadAttemptValue {
+                index: 0,
+                field: "progress_at_end",
+                ..
+            })
+        ));
+    }
+}
+
+#[test]
+fn load_timelines_from_attempts() {
+    use AttemptRole::*;
+    use AttemptStatus::*;
+    let on = |node: u32, a: Attempt| Attempt {
+        node: NodeId(node),
+        ..a
+    };
+    let mut run = Run {
+        nodes: vec![Node::new(NodeId(0), 4, 2, 8), Node::new(NodeId(1), 4, 2, 8)],
+        attempts: vec![
+            // Node 0: [0, 10) and [10, 20) back to back, [5, 10) beside them, one still
+            // running from 12; node 1: a zero-length attempt at 3.
+            attempt(0, 0, Original, 0.0, Some(10.0), Succeeded, 1.0),
+            attempt(1, 1, Original, 10.0, Some(20.0), Succeeded, 1.0),
+            attempt(2, 2, Original, 5.0, Some(10.0), Failed, 0.3),
+            attempt(3, 3, Speculative, 12.0, None, Running, 0.0),
+            on(1, attempt(4, 4, Original, 3.0, Some(3.0), Succeeded, 1.0)),
+        ],
+        end_secs: 30.0,
+        ..Run::default()
+    };
+    let load = run.load_from_attempts().unwrap();
+    let changes = |i: usize| -> Vec<(f64, u32)> {
+        load[i]
+            .changes
+            .iter()
+            .map(|c| (c.time_secs, c.running))
+            .collect()
+    };
+    // At 10 one ends, one ends and one starts: 1 runs from then on.
+    assert_eq!(
+        changes(0),
+        [(0.0, 1), (5.0, 2), (10.0, 1), (12.0, 2), (20.0, 1)]
+    );
+    assert_eq!(changes(1), []);
+    // Errors name the attempt.
+    let mut elsewhere = run.clone();
+    elsewhere.attempts[4].node = NodeId(2);
+    assert_eq!(
+        elsewhere.load_from_attempts().unwrap_err().to_string(),
+        "attempts[4].node = 2 refers to nothing (there are 2)"
+    );
+    run.attempts[1].end_secs = Some(9.0);
+    assert_eq!(
+        run.load_from_attempts().unwrap_err().to_string(),
+        "attempts[1].end_secs must be finite and >= start_secs, got 9"
+    );
+    run.attempts[1].start_secs = f64::NAN;
+    assert!(matches!(
+        run.load_from_attempts(),
+        Err(ModelError::BadAttemptValue {
+            index: 1,
+            field: "start_secs",
+            ..
+        })
+    ));
+}
+
+#[test]
 fn an_empty_run_has_nothing() {
     let run = Run::default();
     assert_eq!(run.original_times(), Ok(Vec::new()));

@@ -121,6 +121,45 @@ fn a_detection_before_the_timed_originals_start_counts_at_that_start() {
     assert_eq!(metrics.0["detected"], Some(1.0));
 }
 
+/// A run's detection metrics from the library path a scheduler of one's own takes
+/// (`straggler_metrics::task_records_of_run`, then `detection_metrics`) are the
+/// evaluation's (`RunMetrics::of`), on runs with copies, killed originals and detections.
+#[test]
+fn records_of_a_run_give_the_evaluations_detection_metrics() {
+    let config = SimConfig::default();
+    let baselines: Vec<Run> = (0..3)
+        .map(|seed| simulate(&config, &Scenario::homogeneous(), seed, None).unwrap())
+        .collect();
+    let usual = straggler_truth::UsualTimes::from_runs(&baselines, 0.5).unwrap();
+    let rule = straggler_truth::StragglerRule::default().check().unwrap();
+    for seed in [1, 2] {
+        let mut detector = LateDetector::default();
+        let run = simulate(&config, &Scenario::c2(), seed, Some(&mut detector)).unwrap();
+        assert!(!run.detections.is_empty(), "seed {seed}");
+        let evaluation = straggler_sim::RunMetrics::of(&run, &usual, rule, &config).unwrap();
+        let usual_secs: Vec<f64> = run
+            .tasks
+            .iter()
+            .map(|task| usual.get(&task.key).unwrap())
+            .collect();
+        let records = straggler_metrics::task_records_of_run(&run, &usual_secs, |exec, usual| {
+            rule.is_straggler(exec, usual)
+        })
+        .unwrap();
+        let m = straggler_metrics::detection_metrics(&records).unwrap();
+        for (name, value) in [
+            ("precision", m.precision),
+            ("precision_raw", m.precision_raw),
+            ("recall", m.recall),
+            ("detection_latency", m.detection_latency),
+            ("undetected_time", m.undetected_time),
+            ("fake_positive", m.fake_positive),
+        ] {
+            assert_eq!(evaluation.0[name], value, "seed {seed}: {name}");
+        }
+    }
+}
+
 /// A detection whose time is NaN (which `max` with the original's start turned into a
 /// detection at that start, a perfect one) or whose task is not the run's fails the run's
 /// metrics, naming the detection.
@@ -308,6 +347,19 @@ fn same_seed_same_run_other_seed_other_run() {
     };
     assert_eq!(run(5), run(5));
     assert_ne!(run(5), run(6));
+}
+
+/// The load the simulator records is the one `Run::load_from_attempts` derives from the
+/// attempts, so that a run built from another scheduler's records has its energy computed
+/// as a simulated one's.
+#[test]
+fn recorded_load_is_the_load_of_the_attempts() {
+    for seed in [1, 2, 3] {
+        let mut d = DefaultDetector::default();
+        let run = simulate(&SimConfig::default(), &Scenario::c2(), seed, Some(&mut d)).unwrap();
+        assert!(run.speculative_attempts().count() > 0, "seed {seed}");
+        assert_eq!(run.load_from_attempts().unwrap(), run.load, "seed {seed}");
+    }
 }
 
 /// Checks the invariants of a run with speculation: at most one copy per task, every

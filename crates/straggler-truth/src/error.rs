@@ -37,6 +37,13 @@ pub enum TruthError {
         /// The task.
         key: TaskKey,
     },
+    /// A task has no usual time: no baseline sample had its key
+    /// ([`UsualTimes::of_run`](crate::UsualTimes::of_run)).
+    #[error("{key} has no usual time: no baseline run had a task with its key")]
+    NoUsualTime {
+        /// The task's key.
+        key: TaskKey,
+    },
     /// A baseline run is inconsistent (an attempt of a task it does not have, two
     /// originals of one task that did not fail).
     #[error("run {run}: {error}")]

@@ -21,7 +21,8 @@
 //! straggler  <=> exec > factor * usual(key)                             (factor = 1.2)
 //! ```
 //!
-//! [`UsualTimes`], [`StragglerRule`]; Table 5's straggler ratios for several X:
+//! [`UsualTimes`] (each task of a run's: [`UsualTimes::of_run`]), [`StragglerRule`];
+//! Table 5's straggler ratios for several X:
 //! [`straggler_ratios`].
 //!
 //! # Error allowed in the guessed usual time (Section 6.1, Eq. 11-12)

@@ -75,6 +75,34 @@ impl UsualTimes {
         self.times.is_empty()
     }
 
+    /// The usual time of each task of `run`, in [`Run::tasks`] order: what the detection
+    /// metrics label the run's tasks against (`straggler_metrics::task_records_of_run`).
+    ///
+    /// ```
+    /// use straggler_model::*;
+    /// use straggler_truth::UsualTimes;
+    ///
+    /// let key = |index| TaskKey { job: JobId(0), kind: TaskKind::Map, index };
+    /// let usual = UsualTimes::from_samples([(key(0), 9.0), (key(0), 11.0), (key(1), 4.0)], 0.5)?;
+    /// let task = |i| Task { id: TaskId(i), key: key(i), stage: StageId(0), input_bytes: 0 };
+    /// let run = Run { tasks: vec![task(0), task(1)], ..Run::default() };
+    /// assert_eq!(usual.of_run(&run)?, [10.0, 4.0]); // (9 + 11) / 2 and 4
+    /// # Ok::<(), straggler_truth::TruthError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`TruthError::NoUsualTime`] naming the first task whose key no sample had.
+    pub fn of_run(&self, run: &Run) -> Result<Vec<f64>, TruthError> {
+        run.tasks
+            .iter()
+            .map(|task| {
+                self.get(&task.key)
+                    .ok_or(TruthError::NoUsualTime { key: task.key })
+            })
+            .collect()
+    }
+
     /// The keys and their usual times in seconds, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (TaskKey, f64)> + '_ {
         self.times.iter().map(|(key, time)| (*key, *time))

@@ -3,8 +3,8 @@
 use approx::{assert_abs_diff_eq, assert_relative_eq};
 use proptest::prelude::*;
 use straggler_model::{
-    Attempt, AttemptId, AttemptRole, AttemptStatus, JobId, NodeId, Run, StageId, Task, TaskId,
-    TaskKey, TaskKind, ValueError,
+    Attempt, AttemptId, AttemptRole, AttemptStatus, JobId, ModelError, NodeId, Run, StageId, Task,
+    TaskId, TaskKey, TaskKind, ValueError,
 };
 use straggler_truth::{
     QuantileRatio, SiblingReference, StragglerRule, TruthError, UsualTimes, baseline_samples,
@@ -167,12 +167,23 @@ fn usual_times_from_runs_use_original_attempts() {
     let usual = UsualTimes::from_runs(&runs, 0.5).expect("valid runs");
     assert_eq!(usual.get(&key(0)), Some(12.0));
     assert_eq!(usual.get(&key(1)), Some(10.0));
+    // Per task of a run, in its order; a task whose key no baseline had is named.
+    assert_eq!(usual.of_run(&runs[0]), Ok(vec![12.0, 10.0]));
+    let mut other = runs[0].clone();
+    other.tasks[1].key = key(5);
+    let err = usual.of_run(&other).unwrap_err();
+    assert_eq!(err, TruthError::NoUsualTime { key: key(5) });
+    assert_eq!(
+        err.to_string(),
+        "job 0 map #5 has no usual time: no baseline run had a task with its key"
+    );
     assert!(UsualTimes::from_runs(&[], 0.5).expect("no runs").is_empty());
 }
 
-/// A killed original's progress outside `[0, 1]` gives no estimate, and the task is named
-/// (before, NaN became the floor 1e-4, an estimate 10^4 times the time run, and 3.0 an
-/// estimate shorter than it).
+/// A killed original's progress outside `[0, 1]` gives no estimate, and the run, the
+/// attempt and its field are named (before, NaN became the floor 1e-4, an estimate 10^4
+/// times the time run, and 3.0 an estimate shorter than it; then an execution time of NaN
+/// named the task but not the progress that made it).
 #[test]
 fn usual_times_from_runs_reject_a_progress_outside_its_range() {
     use AttemptRole::Original;
@@ -184,9 +195,25 @@ fn usual_times_from_runs_reject_a_progress_outside_its_range() {
         ]);
         let result = UsualTimes::from_runs(&[run], 0.5);
         assert!(
-            matches!(result, Err(TruthError::BadExecTime { key: k, .. }) if k == key(1)),
+            matches!(
+                &result,
+                Err(TruthError::BadRun {
+                    run: 0,
+                    error: ModelError::BadAttemptValue {
+                        index: 1,
+                        field: "progress_at_end",
+                        ..
+                    }
+                })
+            ),
             "{progress}: {result:?}"
         );
+        if progress == 3.0 {
+            assert_eq!(
+                result.unwrap_err().to_string(),
+                "run 0: attempts[1].progress_at_end must be in [0, 1], got 3"
+            );
+        }
     }
 }
 
