@@ -1335,10 +1335,9 @@ fn task_end_secs(run: &Run) -> Vec<Option<f64>> {
     ends
 }
 
-/// The Section 4.2 first-order prediction from a run's metrics. Inputs that do not matter
-/// may be undefined: without detected stragglers (`recall x ratio = 0`) precision and
-/// Detection Latency are not used, and with every straggler detected Undetected Time is
-/// not. `None` if a needed input is undefined or the predictor rejects them.
+/// The Section 4.2 first-order prediction from a run's metrics, whose inputs that do not
+/// matter may be undefined ([`FirstOrderInputs::from_metrics`]). `None` if a needed input
+/// is undefined or the predictor rejects them.
 fn predict(
     straggler_ratio: f64,
     precision_raw: Option<f64>,
@@ -1346,20 +1345,14 @@ fn predict(
     detection_latency: Option<f64>,
     undetected_time: Option<f64>,
 ) -> Option<straggler_energy::Prediction> {
-    let recall = match recall {
-        Some(r) => r,
-        None if straggler_ratio == 0.0 => 0.0,
-        None => return None,
-    };
-    let detects = recall * straggler_ratio > 0.0;
-    let misses = (1.0 - recall) * straggler_ratio > 0.0;
-    FirstOrderInputs {
+    FirstOrderInputs::from_metrics(
         straggler_ratio,
-        precision: if detects { precision_raw? } else { 1.0 },
+        precision_raw,
         recall,
-        detection_latency: if detects { detection_latency? } else { 0.0 },
-        undetected_time: if misses { undetected_time? } else { 0.0 },
-    }
+        detection_latency,
+        undetected_time,
+    )
+    .ok()?
     .predict()
     .ok()
 }
