@@ -53,5 +53,7 @@ pub use error::TruthError;
 pub use guess_error::{factor_exists, max_guess_error};
 pub use quantile::{quantile, quantile_of};
 pub use rule::{QuantileRatio, StragglerRule, straggler_ratios};
-pub use sibling::{SiblingReference, sibling_usual_times, sibling_usual_times_among};
+pub use sibling::{
+    SiblingReference, sibling_usual_times, sibling_usual_times_among, sibling_usual_times_of_run,
+};
 pub use usual::{UsualTimes, baseline_samples};

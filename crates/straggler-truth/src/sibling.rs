@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use straggler_model::{AttemptRole, AttemptStatus, Run};
 
 use crate::TruthError;
 use crate::quantile::interpolate;
@@ -77,6 +78,97 @@ pub fn sibling_usual_times_among(
         reference,
         normalise_by,
         Some(in_reference),
+    )
+}
+
+/// The usual time of each task of a finished `run`, in [`Run::tasks`] order, from its
+/// siblings: [`sibling_usual_times_among`] with the tasks of one stage as a group, each
+/// timed by its original attempt ([`Run::original_times`]: the last that did not fail, a
+/// killed one's time estimated from its progress), and with `normalise_by_input` per byte
+/// of [`Task::input_bytes`](straggler_model::Task::input_bytes). A task an original of
+/// which failed is timed by its re-run, which may redo the work or find part of it done:
+/// it is labelled against its siblings but left out of their reference, as the trace
+/// replay leaves it (unless every task of its stage was re-run).
+///
+/// ```
+/// use straggler_model::*;
+/// use straggler_truth::{SiblingReference, sibling_usual_times_of_run};
+/// use AttemptStatus::{Failed, Succeeded};
+///
+/// let task = |i| Task {
+///     id: TaskId(i),
+///     key: TaskKey { job: JobId(0), kind: TaskKind::Map, index: i },
+///     stage: StageId(0),
+///     input_bytes: 64,
+/// };
+/// let original = |i, task, start, end, status| {
+///     Attempt::started(AttemptId(i), TaskId(task), NodeId(0), AttemptRole::Original, start)
+///         .ended(end, status, if status == Succeeded { 1.0 } else { 0.2 })
+/// };
+/// let run = Run {
+///     tasks: (0..4).map(task).collect(),
+///     attempts: vec![
+///         original(0, 0, 0.0, 10.0, Succeeded),
+///         original(1, 1, 0.0, 30.0, Succeeded),
+///         original(2, 2, 0.0, 3.0, Failed), // lost: task 2 runs again
+///         original(3, 2, 4.0, 6.0, Succeeded),
+///         original(4, 3, 0.0, 11.0, Succeeded),
+///     ],
+///     end_secs: 30.0,
+///     ..Run::default()
+/// };
+/// // The median of 10, 30 and 11 (the re-run's 2 s left out) for every task.
+/// let usual = sibling_usual_times_of_run(&run, SiblingReference::Median, false)?;
+/// assert_eq!(usual, [11.0; 4]);
+/// # Ok::<(), straggler_truth::TruthError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`TruthError::BadRun`] (as run 0) for a run whose original times cannot be read
+/// ([`Run::original_times`]), [`TruthError::OriginalNotEnded`] (as run 0) for a task whose
+/// original never ended, and those of [`sibling_usual_times_among`] (`normalise_by[i]`
+/// is task `i`'s input size, which must be above 0).
+pub fn sibling_usual_times_of_run(
+    run: &Run,
+    reference: SiblingReference,
+    normalise_by_input: bool,
+) -> Result<Vec<f64>, TruthError> {
+    let times = run
+        .original_times()
+        .map_err(|error| TruthError::BadRun { run: 0, error })?;
+    let exec_secs = run
+        .tasks
+        .iter()
+        .zip(&times)
+        .map(|(task, time)| {
+            time.map(|t| t.exec_secs)
+                .ok_or(TruthError::OriginalNotEnded {
+                    run: 0,
+                    key: task.key,
+                })
+        })
+        .collect::<Result<Vec<f64>, _>>()?;
+    let mut in_reference = vec![true; run.tasks.len()];
+    for attempt in &run.attempts {
+        if attempt.role == AttemptRole::Original && attempt.status == AttemptStatus::Failed {
+            // original_times checked every attempt's task.
+            in_reference[attempt.task.index()] = false;
+        }
+    }
+    let groups: Vec<u32> = run.tasks.iter().map(|task| task.stage.0).collect();
+    let sizes: Option<Vec<f64>> = normalise_by_input.then(|| {
+        run.tasks
+            .iter()
+            .map(|task| task.input_bytes as f64)
+            .collect()
+    });
+    sibling_usual_times_among(
+        &groups,
+        &exec_secs,
+        reference,
+        sizes.as_deref(),
+        &in_reference,
     )
 }
 

@@ -9,7 +9,7 @@ use straggler_model::{
 use straggler_truth::{
     QuantileRatio, SiblingReference, StragglerRule, TruthError, UsualTimes, baseline_samples,
     factor_exists, max_guess_error, quantile_of, sibling_usual_times, sibling_usual_times_among,
-    straggler_ratios,
+    sibling_usual_times_of_run, straggler_ratios,
 };
 
 fn key(index: u32) -> TaskKey {
@@ -662,4 +662,79 @@ fn sibling_reference_near_the_limits_of_binary64() {
             index: 1,
         })
     );
+}
+
+#[test]
+fn sibling_usual_times_of_a_run_group_by_stage_and_leave_re_runs_out() {
+    use AttemptRole::{Original, Speculative};
+    use AttemptStatus::{Failed, Killed, Running, Succeeded};
+    let task = |i: u32, stage: u32, input_bytes: u64| Task {
+        id: TaskId(i),
+        key: key(i),
+        stage: StageId(stage),
+        input_bytes,
+    };
+    // Stage 0: maps of 10 s (100 B), 40 s (200 B; killed at 20 s at 0.5 when its copy
+    // won), and a re-run of 6 s (100 B) after a failure. Stage 1: reduces of 8 and 4 s.
+    let run = Run {
+        tasks: vec![
+            task(0, 0, 100),
+            task(1, 0, 200),
+            task(2, 0, 100),
+            task(3, 1, 50),
+            task(4, 1, 50),
+        ],
+        attempts: vec![
+            attempt(0, 0, Original, 0.0, Some(10.0), Succeeded, 1.0),
+            attempt(1, 1, Original, 0.0, Some(20.0), Killed, 0.5),
+            attempt(2, 1, Speculative, 5.0, Some(20.0), Succeeded, 1.0),
+            attempt(3, 2, Original, 0.0, Some(2.0), Failed, 0.1),
+            attempt(4, 2, Original, 2.0, Some(8.0), Succeeded, 1.0),
+            attempt(5, 3, Original, 20.0, Some(28.0), Succeeded, 1.0),
+            attempt(6, 4, Original, 20.0, Some(24.0), Succeeded, 1.0),
+        ],
+        end_secs: 28.0,
+        ..Run::default()
+    };
+    let of_run = |reference, per_byte| sibling_usual_times_of_run(&run, reference, per_byte);
+    // Medians: stage 0 over 10 and 40 (the re-run left out): 25; stage 1: 6.
+    assert_eq!(
+        of_run(SiblingReference::Median, false),
+        Ok(vec![25.0, 25.0, 25.0, 6.0, 6.0])
+    );
+    // Means per byte: stage 0 (10 + 40) / (100 + 200) = 1/6 s per byte, so 100 B usually
+    // take 16.67 s and 200 B 33.33 s; stage 1 (8 + 4) / 100 = 0.12, 6 s for 50 B.
+    let per_byte = of_run(SiblingReference::Mean, true).unwrap();
+    for (got, expected) in per_byte
+        .iter()
+        .zip([100.0 / 6.0, 200.0 / 6.0, 100.0 / 6.0, 6.0, 6.0])
+    {
+        assert_relative_eq!(*got, expected, max_relative = 1e-15);
+    }
+    // A task whose original never ended has no time; a zero input cannot be divided by.
+    let mut unended = run.clone();
+    unended.attempts[6] = attempt(6, 4, Original, 20.0, None, Running, 0.5);
+    assert_eq!(
+        sibling_usual_times_of_run(&unended, SiblingReference::Median, false),
+        Err(TruthError::OriginalNotEnded {
+            run: 0,
+            key: key(4)
+        })
+    );
+    let mut empty_input = run.clone();
+    empty_input.tasks[3].input_bytes = 0;
+    assert!(matches!(
+        sibling_usual_times_of_run(&empty_input, SiblingReference::Mean, true),
+        Err(TruthError::BadElement {
+            field: "normalise_by",
+            index: 3,
+            ..
+        })
+    ));
+    let mut orphan = run.clone();
+    orphan.attempts[0].task = TaskId(9);
+    assert!(matches!(
+        sibling_usual_times_of_run(&orphan, SiblingReference::Median, false),
+        Err(TruthError::BadRun { run: 0, .. })
+    ));
 }

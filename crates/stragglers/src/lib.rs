@@ -51,7 +51,7 @@
 //! use stragglers::energy::{FirstOrderInputs, PowerModel, run_energy_joules};
 //! use stragglers::metrics::{detection_metrics, efficiency_metrics, task_records_of_run};
 //! use stragglers::model::*;
-//! use stragglers::truth::{SiblingReference, StragglerRule, UsualTimes, sibling_usual_times_among};
+//! use stragglers::truth::{SiblingReference, StragglerRule, UsualTimes, sibling_usual_times_of_run};
 //! use AttemptStatus::{Failed, Killed, Succeeded};
 //!
 //! // The scheduler's records: (task, node, copy?, start, end, status, progress at the end).
@@ -116,19 +116,7 @@
 //!
 //! // Ground truth without baselines: the median of the stage, leaving the re-run map out
 //! // of the reference (its time is the re-run's); 1.5 times it, as seeds 002 and 004.
-//! let exec = run
-//!     .original_times()?
-//!     .iter()
-//!     .map(|time| time.map(|t| t.exec_secs).ok_or("an original never ended"))
-//!     .collect::<Result<Vec<f64>, _>>()?;
-//! assert_eq!(exec, [10.0, 30.0, 20.0, 11.0]);
-//! let groups: Vec<u32> = run.tasks.iter().map(|t| t.stage.0).collect();
-//! let rerun = |task: &Task| {
-//!     let failed = |a: &&Attempt| a.role == AttemptRole::Original && a.status == Failed;
-//!     run.attempts.iter().filter(failed).any(|a| a.task == task.id)
-//! };
-//! let in_reference: Vec<bool> = run.tasks.iter().map(|t| !rerun(t)).collect();
-//! let siblings = sibling_usual_times_among(&groups, &exec, SiblingReference::Median, None, &in_reference)?;
+//! let siblings = sibling_usual_times_of_run(&run, SiblingReference::Median, false)?;
 //! assert_eq!(siblings, [11.0; 4]); // the median of 10, 11 and 30
 //! let rule = StragglerRule { factor: 1.5 }.check()?;
 //! let records = task_records_of_run(&run, &siblings, |exec, usual| rule.is_straggler(exec, usual))?;
