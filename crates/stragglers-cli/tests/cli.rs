@@ -1,13 +1,9 @@
 //! Runs the `stragglers` binary as a user would.
 
-use std::process::Command;
+mod common;
 
-fn stragglers(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_stragglers"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use common::{TempDir, stragglers};
+use std::process::Command;
 
 /// The standard output of a run that must succeed (its standard error in the failure).
 fn stragglers_ok(args: &[&str]) -> String {
@@ -22,8 +18,7 @@ fn stragglers_ok(args: &[&str]) -> String {
 
 #[test]
 fn eval_prints_the_tables_and_writes_the_results() {
-    let dir = std::env::temp_dir().join(format!("stragglers-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("cli-test");
     let json_path = dir.join("results.json");
     let markdown_path = dir.join("report.md");
     let stdout = stragglers_ok(&[
@@ -70,13 +65,11 @@ fn eval_prints_the_tables_and_writes_the_results() {
     );
     let markdown = std::fs::read_to_string(&markdown_path).unwrap();
     assert!(markdown.starts_with("# Evaluation report"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn eval_runs_figure_3_and_table_7_with_the_copy_controls() {
-    let dir = std::env::temp_dir().join(format!("stragglers-cli-s7-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("cli-s7");
     let json_path = dir.join("results.json");
     let stdout = stragglers_ok(&[
         "eval",
@@ -130,7 +123,6 @@ fn eval_runs_figure_3_and_table_7_with_the_copy_controls() {
     assert_eq!(cell["params"]["killed_original_time"], "exact");
     assert_eq!(cell["params"]["copies"]["launches_per_scan"], 1);
     assert_eq!(cell["params"]["copies"]["caps"]["minimum_allowed"], 10);
-    std::fs::remove_dir_all(&dir).unwrap();
 
     let output = stragglers(&["eval", "--blacklist", "20", "--repetitions", "1"]);
     assert!(!output.status.success());
@@ -291,8 +283,7 @@ fn detectors_are_listed_one_per_line() {
 
 #[test]
 fn simulate_runs_a_preset_and_writes_its_summary() {
-    let dir = std::env::temp_dir().join(format!("stragglers-sim-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("sim-test");
     let json_path = dir.join("summary.json");
     let stdout = stragglers_ok(&[
         "simulate",
@@ -315,13 +306,11 @@ fn simulate_runs_a_preset_and_writes_its_summary() {
     assert_eq!(summary["tasks"], 480);
     assert_eq!(summary["detector"], "late");
     assert_eq!(summary["seed"], 3);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn simulate_runs_several_detectors_side_by_side() {
-    let dir = std::env::temp_dir().join(format!("stragglers-sim-many-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("sim-many");
     let json_path = dir.join("summaries.json");
     let run = |detectors: &str, json: Option<&str>| {
         let mut args = vec!["simulate", "--preset", "paper", "--seed", "3"];
@@ -382,13 +371,11 @@ fn simulate_runs_several_detectors_side_by_side() {
         .map(|rest| rest.trim_end_matches(')'))
         .collect();
     assert_eq!(ran, expected);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn simulate_names_the_bad_key_of_a_scenario_file() {
-    let dir = std::env::temp_dir().join(format!("stragglers-sim-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("sim-bad");
     let path = dir.join("bad.toml");
     std::fs::write(&path, "name = \"bad\"\n[cluster]\nnodes = 4\nnodez = 5\n").unwrap();
     let output = stragglers(&["simulate", "--scenario-file", path.to_str().unwrap()]);
@@ -423,7 +410,6 @@ fn simulate_names_the_bad_key_of_a_scenario_file() {
             .unwrap()
             .starts_with("name = \"kept\"")
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -609,8 +595,7 @@ fn the_docs_minimal_scenario_is_the_fixture_and_it_parses_and_runs() {
     assert!(stdout.starts_with("scenario      minimal (seed 2019, detector none)\n"));
 
     // Without the [cluster] table: the error the docs quote.
-    let dir = std::env::temp_dir().join(format!("stragglers-min-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("min");
     let bare = dir.join("min.toml");
     std::fs::write(&bare, "name = \"min\"\n").unwrap();
     let output = stragglers(&["simulate", "--scenario-file", bare.to_str().unwrap()]);
@@ -619,7 +604,6 @@ fn the_docs_minimal_scenario_is_the_fixture_and_it_parses_and_runs() {
         stderr.contains("key `cluster`: missing field `cluster`"),
         "{stderr}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A reader that closes its end at once (`| head` done) is no failure: the command stops
@@ -699,8 +683,7 @@ fn eval_reads_an_evaluation_file_and_the_flags_change_it() {
     assert_eq!(results["detectors"][4]["params"]["alpha"], 0.5);
 
     // A file the evaluation refuses: the file, line and key.
-    let dir = std::env::temp_dir().join(format!("stragglers-eval-file-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("eval-file");
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "[sim.platform]\nworkers = 0\n").unwrap();
     let output = stragglers(&["eval", "--config", bad.to_str().unwrap()]);
@@ -784,7 +767,6 @@ fn eval_reads_an_evaluation_file_and_the_flags_change_it() {
     // The results never overwrite the file they come from.
     let output = stragglers(&["eval", "--config", file, "--json", file]);
     assert!(!output.status.success());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -802,8 +784,7 @@ fn print_config_writes_an_evaluation_file_that_reads_back_the_same() {
         printed.contains("policies = [\"x90\", \"shared\"]"),
         "{printed}"
     );
-    let dir = std::env::temp_dir().join(format!("stragglers-print-config-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("print-config");
     let file = dir.join("printed.toml");
     std::fs::write(&file, &printed).unwrap();
     let again = stragglers_ok(&["eval", "--config", file.to_str().unwrap(), "--print-config"]);
@@ -834,7 +815,6 @@ fn print_config_writes_an_evaluation_file_that_reads_back_the_same() {
     );
     assert!(by_name.contains("\n[table7]\npolicies = []\n"), "{by_name}");
     assert!(!by_name.contains("regular_percent"), "{by_name}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -881,9 +861,7 @@ fn print_config_writes_the_policies_by_name() {
 
 #[test]
 fn an_evaluation_file_names_its_detectors() {
-    let dir =
-        std::env::temp_dir().join(format!("stragglers-file-detectors-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("file-detectors");
     let write = |name: &str, text: &str| {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
@@ -1014,7 +992,6 @@ fn an_evaluation_file_names_its_detectors() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.starts_with(&says), "{stderr}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -1128,8 +1105,7 @@ fn a_negative_number_reaches_its_flags_parser_which_names_the_flag_and_its_range
 
 #[test]
 fn an_evaluation_files_wrong_value_names_a_table_or_the_counts_range() {
-    let dir = std::env::temp_dir().join(format!("stragglers-file-words-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("file-words");
     let file = dir.join("eval.toml");
     for (text, said) in [
         (
@@ -1163,13 +1139,11 @@ fn an_evaluation_files_wrong_value_names_a_table_or_the_counts_range() {
         );
         assert!(!stderr.contains("struct"), "{text}: {stderr}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_failed_simulation_names_its_detector_and_the_key_that_raises_the_limit() {
-    let dir = std::env::temp_dir().join(format!("stragglers-sim-limit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("sim-limit");
     let file = dir.join("tl.toml");
     std::fs::write(
         &file,
@@ -1201,7 +1175,6 @@ fn a_failed_simulation_names_its_detector_and_the_key_that_raises_the_limit() {
         ],
         "{stderr}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -1243,8 +1216,7 @@ fn none_and_recorded_are_refused_where_they_are_not_taken_saying_where_they_are(
 
 #[test]
 fn the_titles_say_what_one_repetition_and_detectors_without_a_paper_value_show() {
-    let dir = std::env::temp_dir().join(format!("stragglers-titles-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("titles");
     let markdown = dir.join("report.md");
     let stdout = stragglers_ok(&[
         "eval",
@@ -1276,5 +1248,4 @@ fn the_titles_say_what_one_repetition_and_detectors_without_a_paper_value_show()
         report.contains(", seed 2019, 1 repetition per cell, 1 baseline run, usual time"),
         "{report}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

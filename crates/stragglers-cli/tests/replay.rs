@@ -1,14 +1,10 @@
 //! Runs `stragglers replay` on real logs of `../shared/traces` as a user would.
 
+mod common;
+
+use common::{TempDir, stragglers};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn stragglers(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_stragglers"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 fn trace(relative: &str) -> String {
     let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -38,8 +34,7 @@ const SPARK: &str = "spark-core-test-events/application_1628109047826_1317105";
 
 #[test]
 fn replay_prints_the_tables_and_writes_the_schema() {
-    let dir = std::env::temp_dir().join(format!("stragglers-replay-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("replay-test");
     let json_path = dir.join("replay.json");
     let output = stragglers(&[
         "replay",
@@ -141,7 +136,6 @@ fn replay_prints_the_tables_and_writes_the_schema() {
             assert!(metrics.contains_key(name), "{name} missing");
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -150,8 +144,7 @@ fn replay_writes_counts_as_integers_and_rates_as_floats() {
     // the engine sent 69 copies (7 successful, 62 not) to 18 of them and 51 other tasks,
     // 16 of the 18 fakes (4 of them won by a copy); Default detected 63 tasks, 19 of them
     // stragglers, no fake.
-    let dir = std::env::temp_dir().join(format!("stragglers-counts-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("counts-test");
     let json_path = dir.join("replay.json");
     let output = stragglers(&[
         "replay",
@@ -217,7 +210,6 @@ fn replay_writes_counts_as_integers_and_rates_as_floats() {
     );
     assert_eq!(value["table3"]["per_task"]["n"].as_u64(), Some(3));
     assert_eq!(value["labelled_tasks"].as_u64(), Some(203));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -404,8 +396,7 @@ fn replay_default(log: &std::path::Path, args: &[&str]) -> (String, serde_json::
 fn replay_notes_a_job_it_does_not_replay_and_lists_it_in_the_json() {
     // Two Google jobs of three tasks, scheduled at 1 s: job 22's end by 7 s, job 11's
     // last at 10^6 s, 10^9 scans every 1 ms, more than the bound: 11 is not replayed, 22 is.
-    let dir = std::env::temp_dir().join(format!("stragglers-skip-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("skip-test");
     let mut rows = Vec::new();
     for (job, ends) in [
         (11, [1_000_000_000_000u64, 5_000_000, 6_000_000]),
@@ -455,15 +446,13 @@ fn replay_notes_a_job_it_does_not_replay_and_lists_it_in_the_json() {
         "{stderr}"
     );
     assert_eq!(value["skipped_jobs"][0]["max_scans"], 1000);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn replay_notes_attempts_with_unusable_splits_and_lists_them_in_the_json() {
     // One Rumen job of three maps, one attempt each; the second attempt's `clockSplits` (on
     // line 7) holds a float: the attempt is replayed without progress from its splits.
-    let dir = std::env::temp_dir().join(format!("stragglers-splits-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("splits-test");
     let attempt = |task: u32, splits: &str| {
         format!(
             "{{\"taskID\": \"task_1_0001_m_00000{task}\", \"taskType\": \"MAP\", \"attempts\": [\n\
@@ -495,7 +484,6 @@ fn replay_notes_attempts_with_unusable_splits_and_lists_them_in_the_json() {
     assert_eq!(unusable[0]["line"], 7);
     assert_eq!(unusable[0]["attempt"], "attempt_1_0001_m_000001_0");
     assert_eq!(unusable[0]["reason"], "clockSplits not integers");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -508,8 +496,7 @@ fn replay_leaves_out_files_that_are_no_log_only_when_asked() {
     assert!(stderr.contains("1 of 2 inputs cannot be read"), "{stderr}");
     assert!(stderr.contains("--skip-other-files"), "{stderr}");
 
-    let dir = std::env::temp_dir().join(format!("stragglers-left-out-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("left-out");
     let json_path = dir.join("replay.json");
     let output = stragglers(&[
         "replay",
@@ -557,7 +544,6 @@ fn replay_leaves_out_files_that_are_no_log_only_when_asked() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     let named = format!("{}: no log this command reads", trace(conf));
     assert!(stderr.contains(&named), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -565,8 +551,7 @@ fn replay_reads_the_files_under_a_directory_and_leaves_out_those_that_are_no_log
     // A history directory: a log and its job's configuration XML, a log in a
     // subdirectory, a Spark rolling event log directory (one input), and a link to a
     // directory, which is not followed.
-    let dir = std::env::temp_dir().join(format!("stragglers-dir-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = TempDir::new("dir");
     let history = dir.join("history");
     std::fs::create_dir_all(history.join("2009/04")).unwrap();
     let conf = "hadoop-rumen-testdata/small-trace-test/sample-conf.file.xml";
@@ -701,7 +686,6 @@ fn replay_reads_the_files_under_a_directory_and_leaves_out_those_that_are_no_log
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("the only file in"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -721,8 +705,7 @@ fn replay_takes_detector_as_detectors_and_refuses_no_scans() {
 #[test]
 fn replay_names_the_file_of_a_rolling_log_that_ends_before_its_job() {
     // A rolling event log whose second file lacks the job's and the application's end.
-    let dir = std::env::temp_dir().join(format!("stragglers-roll-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = TempDir::new("roll");
     let rolling = dir.join("eventlog_v2_app-1");
     std::fs::create_dir_all(&rolling).unwrap();
     let text = std::fs::read_to_string(trace(SPARK)).unwrap();
@@ -747,7 +730,6 @@ fn replay_names_the_file_of_a_rolling_log_that_ends_before_its_job() {
         kept.len()
     );
     assert!(stderr.contains(&expected), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The shared Spark logs: one application (application_1628109047826_1317105) of the 17
@@ -876,8 +858,7 @@ fn rumen_job(n: u32, properties: &str) -> String {
 /// too; one whose reduce switch alone is off is counted for reduces only.
 #[test]
 fn replay_notes_rumen_jobs_whose_speculation_setting_is_not_known() {
-    let dir = std::env::temp_dir().join(format!("stragglers-rumen-unknown-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("rumen-unknown");
     // Three jobs of one map each; job 2's property on line 5 of the file.
     let text = rumen_job(1, "")
         + &rumen_job(
@@ -928,7 +909,6 @@ fn replay_notes_rumen_jobs_whose_speculation_setting_is_not_known() {
             "key": "mapreduce.reduce.speculative", "value": null})
     );
     assert_eq!(per_job[2]["speculation"]["reduce"]["enabled"], false);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A Rumen job that sets Hadoop 2's caps of speculation in its `jobProperties`
@@ -973,8 +953,7 @@ fn replay_notes_spark_applications_whose_speculation_setting_is_not_known() {
     let fixture =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/traces/spark-small.json");
     let text = std::fs::read_to_string(fixture).unwrap();
-    let dir = std::env::temp_dir().join(format!("stragglers-unknown-spec-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("unknown-spec");
     std::fs::write(dir.join("a-no-update.json"), &text).unwrap();
     // The same application under another id, its properties (line 2) setting `yes`.
     let mut lines: Vec<String> = text
@@ -1009,7 +988,6 @@ fn replay_notes_spark_applications_whose_speculation_setting_is_not_known() {
         assert!(stderr.contains(&note), "{note}\n{stderr}");
     }
     assert!(!stderr.contains("speculation off"), "{stderr}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A Spark application that sets `spark.speculation.interval` is scanned at it; one that
@@ -1022,8 +1000,7 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
     let fixture =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/traces/spark-small.json");
     let text = std::fs::read_to_string(fixture).unwrap();
-    let dir = std::env::temp_dir().join(format!("stragglers-interval-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("interval");
     // The fixture's application under ids 2 and 3, its properties (line 2) setting an
     // interval of 250 ms, and one Spark cannot read.
     for (name, app, interval) in [("a.json", "2", "250ms"), ("b.json", "3", "0.5s")] {
@@ -1109,7 +1086,6 @@ fn a_spark_application_is_scanned_at_its_own_speculation_interval() {
             "{args:?}: {stderr}"
         );
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 const HADOOP1_PAIR: &str = "hadoop-rumen-testdata/small-trace-test/counters-format-test-logs";
@@ -1168,10 +1144,8 @@ fn replay_gives_a_hadoop_1_job_the_setting_of_its_conf_xml() {
 
 /// A temporary directory holding the TeraGen `.jhist` (job_1416424547277_0002, 2 maps)
 /// and the files `files` (name, text).
-fn jhist_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stragglers-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+fn jhist_with(test: &str, files: &[(&str, &str)]) -> TempDir {
+    let dir = TempDir::new(test);
     let jhist = "job_1416424547277_0002-1416424775281-root-TeraGen-1416424785433-2-0-SUCCEEDED-\
                  default-1416424779349.jhist";
     std::fs::copy(trace(&format!("hadoop-jhist/{jhist}")), dir.join(jhist))
@@ -1337,15 +1311,14 @@ fn replay_gives_each_yahoo_job_the_configuration_its_log_embeds() {
     assert_eq!(value["inputs"][0]["records_skipped"], 0);
 }
 
-/// The cut Yahoo! log (`TRUNCATED`) written to a temporary file with `edit` applied.
-fn truncated_with(test: &str, edit: impl Fn(&str) -> String) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stragglers-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+/// The cut Yahoo! log (`TRUNCATED`) written to a temporary file with `edit` applied: its
+/// directory, and its path.
+fn truncated_with(test: &str, edit: impl Fn(&str) -> String) -> (TempDir, PathBuf) {
+    let dir = TempDir::new(test);
     let text = std::fs::read_to_string(trace(TRUNCATED)).expect("the log");
     let path = dir.join("job-tracker-log");
     std::fs::write(&path, edit(&text)).expect("the log written");
-    path
+    (dir, path)
 }
 
 /// An embedded configuration whose XML is malformed (an unknown reference on line 109) is
@@ -1353,7 +1326,7 @@ fn truncated_with(test: &str, edit: impl Fn(&str) -> String) -> PathBuf {
 /// is read: the job keeps its setting unknown.
 #[test]
 fn replay_skips_a_malformed_embedded_configuration_and_reads_the_rest_of_its_log() {
-    let path = truncated_with("embedded-malformed", |text| {
+    let (_dir, path) = truncated_with("embedded-malformed", |text| {
         text.replacen("<value>-server", "<value>&nbsp;-server", 1)
     });
     let (stderr, value) = replay_json(&[path.to_str().unwrap()]);
@@ -1373,7 +1346,7 @@ fn replay_skips_a_malformed_embedded_configuration_and_reads_the_rest_of_its_log
 /// Rumen job, and names all three places a configuration is read from.
 #[test]
 fn replay_says_why_a_hadoop_1_jobs_old_cap_is_taken_for_no_cap() {
-    let path = truncated_with("embedded-old-cap", |text| {
+    let (_dir, path) = truncated_with("embedded-old-cap", |text| {
         text.replacen(
             "<name>mapred.child.java.opts</name><value>-server",
             "<name>mapred.speculative.execution.speculativeCap</name><value>0.2</value>\
@@ -1399,7 +1372,7 @@ fn replay_says_why_a_hadoop_1_jobs_old_cap_is_taken_for_no_cap() {
 /// log, its line and the job, as a `_conf.xml` would be.
 #[test]
 fn replay_notes_an_embedded_configuration_whose_job_is_not_read() {
-    let path = truncated_with("embedded-alone", |text| {
+    let (_dir, path) = truncated_with("embedded-alone", |text| {
         text.replacen(
             "job_200904211745_0002_conf.xml",
             "job_200904211745_0009_conf.xml",
@@ -1421,9 +1394,7 @@ fn replay_notes_an_embedded_configuration_whose_job_is_not_read() {
 /// name the switch, and `FALSE` Hadoop 1's default, true (skipped as `not a boolean`).
 #[test]
 fn replay_reads_a_hadoop_1_jobs_conf_xml_as_hadoop_1_does() {
-    let dir = std::env::temp_dir().join(format!("stragglers-h1-conf-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let dir = TempDir::new("h1-conf");
     let source = Path::new(&trace(HADOOP1_PAIR)).to_owned();
     let history = "megacluster.megacorp.com_1265616107882_job_201002080801_40864_job_name-\
                    DAILY%2F20100210%5D.gz";
@@ -1446,7 +1417,6 @@ fn replay_reads_a_hadoop_1_jobs_conf_xml_as_hadoop_1_does() {
     );
     let skip = format!("{}:3: skipped: not a boolean", dir.join(name).display());
     assert!(stderr.contains(&skip), "{stderr}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A `.jhist` job's `_conf.xml` that sets both names of the map switch otherwise is read as
