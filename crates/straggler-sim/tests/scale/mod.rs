@@ -973,3 +973,101 @@ fn counts_above_their_limits_are_errors_naming_the_key_and_the_limit() {
         "{message}"
     );
 }
+
+/// Flags the original of one task from a time on.
+struct FlagTaskFrom {
+    task: u32,
+    from_secs: f64,
+}
+
+impl Detector for FlagTaskFrom {
+    fn name(&self) -> &str {
+        "flag-task-from"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        if snapshot.now_secs() >= self.from_secs {
+            (0..snapshot.len())
+                .filter(|&row| snapshot.tasks()[row].0 == self.task)
+                .for_each(|row| findings.push_row(row as u32));
+        }
+    }
+}
+
+#[test]
+fn a_tie_between_an_original_and_its_copy_goes_to_the_original_on_either_node() {
+    // Two compute-bound nodes of 2 containers: S has 1 active core, F 2. Two jobs of 4
+    // maps of 10 s, the second arriving at 15 s. S runs two maps of job 0 at rate 1/2 (to
+    // 20 s), F the other two at rate 1 (to 10 s). Map `a` of S is flagged from 10 s: its
+    // copy runs alone on F from 10 s at rate 1 and ends at 20 s, with its original. At 15 s
+    // a map `m` of job 1 starts on F's other container (2 attempts on 2 cores: rate 1), to
+    // 25 s. At 20 s the original wins (the older attempt, as in the paper's engine) and the
+    // copy is killed at progress 1; `m` goes on to 25 s. Job 1's other maps start at 20 s:
+    // two on S (rate 1/2, to 40 s), one on F (rate 1, to 30 s).
+    // Energy (65 W + 17 W per busy core): S runs 1 core for 40 s, 82 x 40 = 3280 J; F
+    // draws 99 W (2 busy cores) on [0, 10) and [15, 25), 82 W on [10, 15) and [25, 30):
+    // 99 x 20 + 82 x 10 = 2800 J; 6080 J in all.
+    // Seeds 0 and 1 put S at node index 0, then 1: the node order settled the tie, and the
+    // node of the killed copy, read after the kill, ended `m` at 20 s with half its work.
+    let mut spec = exact(2, 2, 4);
+    spec.cluster.cores = 2;
+    spec.cluster.core_groups_percent = vec![50.0, 50.0];
+    spec.jobs.count = 2;
+    spec.jobs.arrival_window_secs = 30.0;
+    spec.speculation = EVERY_SECOND;
+    let mut slow_nodes = Vec::new();
+    for seed in [0, 1] {
+        let options = || RunOptions {
+            record: true,
+            ..RunOptions::default()
+        };
+        let plain = simulate_scenario(&spec, seed, None, options()).unwrap();
+        let plain = plain.run.unwrap();
+        let slow = plain
+            .nodes
+            .iter()
+            .position(|n| n.active_cores == 1)
+            .unwrap();
+        slow_nodes.push(slow);
+        let a = plain
+            .attempts
+            .iter()
+            .find(|x| x.node.index() == slow)
+            .unwrap()
+            .task;
+        let mut flag = FlagTaskFrom {
+            task: a.0,
+            from_secs: 10.0,
+        };
+        let outcome = simulate_scenario(&spec, seed, Some(&mut flag), options()).unwrap();
+        let run = outcome.run.unwrap();
+        let of_a: Vec<_> = run.attempts.iter().filter(|x| x.task == a).collect();
+        assert_eq!(of_a.len(), 2, "seed {seed}: {of_a:?}");
+        let (original, copy) = (of_a[0], of_a[1]);
+        assert_eq!(
+            (original.role, original.status, original.end_secs),
+            (AttemptRole::Original, AttemptStatus::Succeeded, Some(20.0)),
+            "seed {seed}"
+        );
+        assert_eq!(
+            (copy.role, copy.status, copy.start_secs, copy.end_secs),
+            (
+                AttemptRole::Speculative,
+                AttemptStatus::Killed,
+                10.0,
+                Some(20.0)
+            ),
+            "seed {seed}"
+        );
+        assert!((copy.progress_at_end - 1.0).abs() < 1e-12);
+        let m = run.attempts.iter().find(|x| x.start_secs == 15.0).unwrap();
+        assert_eq!((m.node, m.end_secs), (copy.node, Some(25.0)), "seed {seed}");
+        assert_eq!(outcome.summary.successful_copies, 0);
+        assert_eq!(outcome.summary.makespan_secs, 40.0);
+        assert!(
+            (outcome.summary.energy_joules - 6080.0).abs() < 1e-9,
+            "{}",
+            outcome.summary.energy_joules
+        );
+    }
+    assert_eq!(slow_nodes, [0, 1]);
+}
