@@ -821,6 +821,77 @@ fn a_task_whose_original_and_copy_are_both_lost_runs_again() {
 }
 
 #[test]
+fn a_lost_original_whose_copy_runs_is_not_run_again_and_the_copy_ends_the_task() {
+    // 3 one-core nodes of one container, 2 maps of 10 s, every attempt flagged at every
+    // scan. Map 0 starts on node X, map 1 on Y at 0 s; at 1 s both are flagged (progress
+    // 0.1, 9 s left each: the older attempt, map 0's, first) and map 0's copy takes Z's
+    // container, from 1 s to 11 s; map 1's finds none. X fails at 5 s: map 0's original
+    // ends Failed at progress 0.5 and is not run again, its copy runs. Map 1 ends at 10 s
+    // on Y, map 0's copy at 11 s: a successful copy. Map 0's time is its lost original's,
+    // estimated from its progress (5 / 0.5 = 10 s, as a killed original's): no straggler.
+    // Energy at 82 W per busy one-core node: X 5 s, Y 10 s, Z 10 s, 82 x 25 = 2050 J.
+    let mut spec = exact(3, 1, 2);
+    spec.speculation = EVERY_SECOND;
+    let (_, healthy) = recorded(&spec, None);
+    let x = healthy
+        .attempts
+        .iter()
+        .find(|a| a.task.0 == 0)
+        .map(|a| a.node)
+        .expect("map 0 runs");
+    spec.causes.failures = vec![Failure {
+        node: x.0,
+        at_secs: 5.0,
+        down_secs: 100.0,
+    }];
+    let (outcome, run) = recorded(&spec, Some(&mut FlagAll));
+    let of_map_0: Vec<_> = run
+        .attempts
+        .iter()
+        .filter(|a| a.task.0 == 0)
+        .map(|a| {
+            (
+                a.role,
+                a.status,
+                a.start_secs,
+                a.end_secs,
+                a.progress_at_end,
+            )
+        })
+        .collect();
+    assert_eq!(
+        of_map_0,
+        [
+            (
+                AttemptRole::Original,
+                AttemptStatus::Failed,
+                0.0,
+                Some(5.0),
+                0.5
+            ),
+            (
+                AttemptRole::Speculative,
+                AttemptStatus::Succeeded,
+                1.0,
+                Some(11.0),
+                1.0
+            ),
+        ]
+    );
+    let s = &outcome.summary;
+    assert_eq!(
+        (s.attempts, s.failed_attempts, s.copies, s.successful_copies),
+        (3, 1, 1, 1)
+    );
+    assert_eq!((s.makespan_secs, s.stragglers), (11.0, 0));
+    assert!(
+        (s.energy_joules - 2050.0).abs() < 1e-9,
+        "{}",
+        s.energy_joules
+    );
+}
+
+#[test]
 fn a_node_is_up_again_only_once_every_failure_covering_it_has_ended() {
     // One node, one container, one map of 10 s (rate 1 alone on its core). The map starts
     // at 0 s and is lost at 2 s; the node is down from 2 s to 22 s whatever shorter
