@@ -585,13 +585,7 @@ impl<'a> Fleet<'a> {
                 });
             }
             self.now = next.max(self.now);
-            while let Some((time, n)) = self.completions.peek() {
-                if time > self.now {
-                    break;
-                }
-                self.completions.set(n, None);
-                self.complete_on(n as usize);
-            }
+            self.complete_due();
             while let Some((n, change)) = self.conditions.pop_due(self.now) {
                 self.change_node(n as usize, change);
             }
@@ -747,9 +741,40 @@ impl<'a> Fleet<'a> {
         self.completions.set(n as u32, time);
     }
 
-    /// Completes the attempts of node `n` that are done at `now`: at least the one whose
-    /// completion defined the event, and any other within rounding.
-    fn complete_on(&mut self, n: usize) {
+    /// Completes the attempts that are done at `now`, on every node whose completion is due,
+    /// in attempt order: on a tie between an original and its copy, on whichever nodes, the
+    /// original (the older attempt) wins, as in the paper's engine.
+    ///
+    /// Every due node is read before any attempt ends: an end kills its siblings, and a
+    /// killed sibling's node keeps its queue entry until the next update, so reading that
+    /// node after the kill would take the entry for the completion of another of its
+    /// attempts, not done yet.
+    fn complete_due(&mut self) {
+        let mut finished = std::mem::take(&mut self.finishing);
+        finished.clear();
+        while let Some((time, n)) = self.completions.peek() {
+            if time > self.now {
+                break;
+            }
+            self.completions.set(n, None);
+            self.finished_on(n as usize, &mut finished);
+        }
+        finished.sort_unstable_by_key(|&s| self.live[self.slots[s as usize].live as usize].id);
+        // Entries move as attempts end: each is found again through its slot, which an
+        // earlier success in this loop may have emptied (a killed sibling). No attempt
+        // starts meanwhile, so a slot is not taken again.
+        for &s in &finished {
+            let l = self.slots[s as usize].live;
+            if l != EMPTY {
+                self.succeed(l);
+            }
+        }
+        self.finishing = finished;
+    }
+
+    /// Adds to `finished` the slots of node `n` whose attempts are done at `now`: at least
+    /// the one whose completion defined the event, and any other within rounding.
+    fn finished_on(&mut self, n: usize, finished: &mut Vec<u32>) {
         self.touch(n);
         let node = &self.nodes[n];
         let first = node.first_slot as usize;
@@ -757,8 +782,7 @@ impl<'a> Fleet<'a> {
         let clock = node.clock;
         let slack = 1e-9 * clock.abs().max(1.0);
         let mut due: Option<(f64, usize)> = None;
-        let mut finished = std::mem::take(&mut self.finishing);
-        finished.clear();
+        let before = finished.len();
         for s in first..end {
             let finish = self.slots[s].finish;
             if finish == f64::INFINITY {
@@ -771,21 +795,11 @@ impl<'a> Fleet<'a> {
                 due = Some((finish, s));
             }
         }
-        if finished.is_empty()
+        if finished.len() == before
             && let Some((_, s)) = due
         {
             finished.push(s as u32);
         }
-        finished.sort_unstable_by_key(|&s| self.live[self.slots[s as usize].live as usize].id);
-        // Entries move as attempts end: each is found again through its slot, which an
-        // earlier success in this loop may have emptied (a killed sibling).
-        for &s in &finished {
-            let l = self.slots[s as usize].live;
-            if l != EMPTY {
-                self.succeed(l);
-            }
-        }
-        self.finishing = finished;
         self.refresh(n);
     }
 

@@ -1,6 +1,7 @@
 //! Tests of the simulator and of the evaluation built on it: hand-worked runs, policies,
 //! determinism, and configuration errors.
 
+mod engines;
 mod scale;
 
 use approx::assert_relative_eq;

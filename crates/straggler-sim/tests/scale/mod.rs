@@ -821,6 +821,77 @@ fn a_task_whose_original_and_copy_are_both_lost_runs_again() {
 }
 
 #[test]
+fn a_lost_original_whose_copy_runs_is_not_run_again_and_the_copy_ends_the_task() {
+    // 3 one-core nodes of one container, 2 maps of 10 s, every attempt flagged at every
+    // scan. Map 0 starts on node X, map 1 on Y at 0 s; at 1 s both are flagged (progress
+    // 0.1, 9 s left each: the older attempt, map 0's, first) and map 0's copy takes Z's
+    // container, from 1 s to 11 s; map 1's finds none. X fails at 5 s: map 0's original
+    // ends Failed at progress 0.5 and is not run again, its copy runs. Map 1 ends at 10 s
+    // on Y, map 0's copy at 11 s: a successful copy. Map 0's time is its lost original's,
+    // estimated from its progress (5 / 0.5 = 10 s, as a killed original's): no straggler.
+    // Energy at 82 W per busy one-core node: X 5 s, Y 10 s, Z 10 s, 82 x 25 = 2050 J.
+    let mut spec = exact(3, 1, 2);
+    spec.speculation = EVERY_SECOND;
+    let (_, healthy) = recorded(&spec, None);
+    let x = healthy
+        .attempts
+        .iter()
+        .find(|a| a.task.0 == 0)
+        .map(|a| a.node)
+        .expect("map 0 runs");
+    spec.causes.failures = vec![Failure {
+        node: x.0,
+        at_secs: 5.0,
+        down_secs: 100.0,
+    }];
+    let (outcome, run) = recorded(&spec, Some(&mut FlagAll));
+    let of_map_0: Vec<_> = run
+        .attempts
+        .iter()
+        .filter(|a| a.task.0 == 0)
+        .map(|a| {
+            (
+                a.role,
+                a.status,
+                a.start_secs,
+                a.end_secs,
+                a.progress_at_end,
+            )
+        })
+        .collect();
+    assert_eq!(
+        of_map_0,
+        [
+            (
+                AttemptRole::Original,
+                AttemptStatus::Failed,
+                0.0,
+                Some(5.0),
+                0.5
+            ),
+            (
+                AttemptRole::Speculative,
+                AttemptStatus::Succeeded,
+                1.0,
+                Some(11.0),
+                1.0
+            ),
+        ]
+    );
+    let s = &outcome.summary;
+    assert_eq!(
+        (s.attempts, s.failed_attempts, s.copies, s.successful_copies),
+        (3, 1, 1, 1)
+    );
+    assert_eq!((s.makespan_secs, s.stragglers), (11.0, 0));
+    assert!(
+        (s.energy_joules - 2050.0).abs() < 1e-9,
+        "{}",
+        s.energy_joules
+    );
+}
+
+#[test]
 fn a_node_is_up_again_only_once_every_failure_covering_it_has_ended() {
     // One node, one container, one map of 10 s (rate 1 alone on its core). The map starts
     // at 0 s and is lost at 2 s; the node is down from 2 s to 22 s whatever shorter
@@ -972,4 +1043,102 @@ fn counts_above_their_limits_are_errors_naming_the_key_and_the_limit() {
         message.starts_with("4294967295: must be at most 1000000"),
         "{message}"
     );
+}
+
+/// Flags the original of one task from a time on.
+struct FlagTaskFrom {
+    task: u32,
+    from_secs: f64,
+}
+
+impl Detector for FlagTaskFrom {
+    fn name(&self) -> &str {
+        "flag-task-from"
+    }
+    fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
+        if snapshot.now_secs() >= self.from_secs {
+            (0..snapshot.len())
+                .filter(|&row| snapshot.tasks()[row].0 == self.task)
+                .for_each(|row| findings.push_row(row as u32));
+        }
+    }
+}
+
+#[test]
+fn a_tie_between_an_original_and_its_copy_goes_to_the_original_on_either_node() {
+    // Two compute-bound nodes of 2 containers: S has 1 active core, F 2. Two jobs of 4
+    // maps of 10 s, the second arriving at 15 s. S runs two maps of job 0 at rate 1/2 (to
+    // 20 s), F the other two at rate 1 (to 10 s). Map `a` of S is flagged from 10 s: its
+    // copy runs alone on F from 10 s at rate 1 and ends at 20 s, with its original. At 15 s
+    // a map `m` of job 1 starts on F's other container (2 attempts on 2 cores: rate 1), to
+    // 25 s. At 20 s the original wins (the older attempt, as in the paper's engine) and the
+    // copy is killed at progress 1; `m` goes on to 25 s. Job 1's other maps start at 20 s:
+    // two on S (rate 1/2, to 40 s), one on F (rate 1, to 30 s).
+    // Energy (65 W + 17 W per busy core): S runs 1 core for 40 s, 82 x 40 = 3280 J; F
+    // draws 99 W (2 busy cores) on [0, 10) and [15, 25), 82 W on [10, 15) and [25, 30):
+    // 99 x 20 + 82 x 10 = 2800 J; 6080 J in all.
+    // Seeds 0 and 1 put S at node index 0, then 1: the node order settled the tie, and the
+    // node of the killed copy, read after the kill, ended `m` at 20 s with half its work.
+    let mut spec = exact(2, 2, 4);
+    spec.cluster.cores = 2;
+    spec.cluster.core_groups_percent = vec![50.0, 50.0];
+    spec.jobs.count = 2;
+    spec.jobs.arrival_window_secs = 30.0;
+    spec.speculation = EVERY_SECOND;
+    let mut slow_nodes = Vec::new();
+    for seed in [0, 1] {
+        let options = || RunOptions {
+            record: true,
+            ..RunOptions::default()
+        };
+        let plain = simulate_scenario(&spec, seed, None, options()).unwrap();
+        let plain = plain.run.unwrap();
+        let slow = plain
+            .nodes
+            .iter()
+            .position(|n| n.active_cores == 1)
+            .unwrap();
+        slow_nodes.push(slow);
+        let a = plain
+            .attempts
+            .iter()
+            .find(|x| x.node.index() == slow)
+            .unwrap()
+            .task;
+        let mut flag = FlagTaskFrom {
+            task: a.0,
+            from_secs: 10.0,
+        };
+        let outcome = simulate_scenario(&spec, seed, Some(&mut flag), options()).unwrap();
+        let run = outcome.run.unwrap();
+        let of_a: Vec<_> = run.attempts.iter().filter(|x| x.task == a).collect();
+        assert_eq!(of_a.len(), 2, "seed {seed}: {of_a:?}");
+        let (original, copy) = (of_a[0], of_a[1]);
+        assert_eq!(
+            (original.role, original.status, original.end_secs),
+            (AttemptRole::Original, AttemptStatus::Succeeded, Some(20.0)),
+            "seed {seed}"
+        );
+        assert_eq!(
+            (copy.role, copy.status, copy.start_secs, copy.end_secs),
+            (
+                AttemptRole::Speculative,
+                AttemptStatus::Killed,
+                10.0,
+                Some(20.0)
+            ),
+            "seed {seed}"
+        );
+        assert!((copy.progress_at_end - 1.0).abs() < 1e-12);
+        let m = run.attempts.iter().find(|x| x.start_secs == 15.0).unwrap();
+        assert_eq!((m.node, m.end_secs), (copy.node, Some(25.0)), "seed {seed}");
+        assert_eq!(outcome.summary.successful_copies, 0);
+        assert_eq!(outcome.summary.makespan_secs, 40.0);
+        assert!(
+            (outcome.summary.energy_joules - 6080.0).abs() < 1e-9,
+            "{}",
+            outcome.summary.energy_joules
+        );
+    }
+    assert_eq!(slow_nodes, [0, 1]);
 }
