@@ -232,7 +232,15 @@ impl Moments {
         let (a, b) = (self.count as f64, other.count as f64);
         let n = a + b;
         let delta = other.mean - self.mean;
-        self.mean += delta * b / n;
+        // `delta * b` overflows for means near f64::MAX (a mean of 1e308 merged with two
+        // values of 0 gave -inf, not 3.33e307); `b / n <= 1` does not. Kept in that order
+        // otherwise, for the same bits as before.
+        let shift = delta * b / n;
+        self.mean += if shift.is_finite() {
+            shift
+        } else {
+            delta * (b / n)
+        };
         self.m2 += other.m2 + delta * delta * a * b / n;
         self.count += other.count;
     }

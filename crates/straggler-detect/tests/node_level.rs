@@ -499,6 +499,34 @@ fn esplash_an_overflowing_estimate_or_term_is_infinite_not_dropped() {
 }
 
 #[test]
+fn esplash_level_statistics_of_huge_durations_do_not_overflow() {
+    // One level (k = 1): node 0 finished a map of 1e308 s, node 1 two of 0 s. The level's
+    // mean is (1e308 + 0 + 0) / 3 = 3.333e307 s (merged in node order: 1e308, then node
+    // 1's mean 0 weighted 2 / 3); its sum of squares overflows, sigma = +inf: no z-term.
+    // Merged as `delta * 2 / 3`, -1e308 x 2 overflowed and the mean was -inf: every task
+    // at zero progress was past its usual time, and the z-term (EstT + inf) x 0 was NaN.
+    // At 0 s:
+    //   r0 node 1, start -1e307, p 0:   elapsed 1e307 < 3.333e307: no term
+    //   r1 node 0, start -5e307, p 0:   elapsed 5e307 > 3.333e307: c = +inf
+    //   r2 node 1, start -10, p 0.5:    EstT 20, PR 0.05 = PR(0): c = 1
+    // SV(0) = +inf: a straggler; SV(1) = 1: not. Hosts C(0) = 1 (node 1): minL 0, bar
+    // 3.333e307; r1's time left is unbounded: flagged.
+    let mut detector = esplash(ESplashParams {
+        levels: 1,
+        ..ESplashParams::default()
+    });
+    detector.observe(&success(0, 0, 1e308, 1e308));
+    detector.observe(&success(1, 0, 10.0, 0.0));
+    detector.observe(&success(1, 0, 20.0, 0.0));
+    let rows = [(1, O, -1e307, 0.0), (0, O, -5e307, 0.0), (1, O, -10.0, 0.5)];
+    let findings = scan(&mut detector, &snapshot(0.0, 2, &rows));
+    assert_eq!(detector.level_count(), 1);
+    assert_eq!(findings.slow_nodes(), nodes(&[0]).as_slice());
+    assert_eq!(findings.rows(), &[1]);
+    assert_eq!(detector.min_levels(), &[(1, 0)]);
+}
+
+#[test]
 fn esplash_an_attempt_that_stops_reporting_keeps_its_last_report() {
     // The history of `esplash_with_history` (level 1 = nodes 0 and 1, mu 11, sigma sqrt 2).
     // One row on node 0, started at 90 s, at progress 0.5.
