@@ -45,10 +45,14 @@
 //! ```text
 //! EstT_j = t_j / p_j          PR_j = p_j / t_j
 //! c_j    = max(0, (EstT_j - mu(i, d_j)) / sigma(i, d_j)) + PR(i, d_j) / PR_j
-//! SV     = mean of c_j over the node's running tasks
+//! SV     = mean of c_j over the node's running tasks that have a term (0 without one)
 //! ```
 //!
-//! and the node is a straggler iff `SV > tau`. A task with `p_j = 0` has `PR_j = 0` and
+//! and the node is a straggler iff `SV > tau`. A task that adds no term (below: no
+//! elapsed time yet, or no progress yet within its level's usual time) is not counted in
+//! the mean either: it says nothing of the node yet, and counted as 0 it would dilute the
+//! terms of the node's other tasks (the paper's `SV <- SV + ...` adds nothing for it). A
+//! task with `p_j = 0` has `PR_j = 0` and
 //! `EstT_j` unbounded: the paper's term `PR(i, d_j) / PR_j` is infinite. Such a task counts
 //! as `c_j = +infinity` (its node is a straggler whatever its other tasks) once it has run
 //! longer than its level's usual time, `t_j > mu(i, d_j)`, the mean of the finished tasks

@@ -464,6 +464,30 @@ fn esplash_a_task_stuck_at_zero_progress_past_its_usual_time_makes_a_straggler()
 }
 
 #[test]
+fn esplash_straggler_value_averages_the_tasks_with_a_term() {
+    // The history of `esplash_with_history`: level 1 = nodes 0, 1 (mu 11 s). At 100 s:
+    //   r0, r1, r2 node 0, start 99, p 0.5: elapsed 1, PR 0.5, EstT 2
+    //   r3 node 1, start 95, p 0.5:  elapsed 5, PR 0.1, EstT 10 (< 11: no z-term)
+    //   r4 node 1, start 97, p 0:    elapsed 3 < 11: no term
+    // PR(1) = (3 x 0.5 + 0.1) / 4 = 0.4. c = 0.8 for r0 to r2: SV(0) = 0.8. c(r3) = 4;
+    // SV(1) = 4 / 1 = 4 > 3: a straggler (counting r4 as 0 would give 4 / 2 = 2, not).
+    // Hosts C(1) = 1 (node 0): minL 1, bar ExpT_1 = 11. r3's time left 95 + 10 - 100 = 5 <
+    // 11: not flagged; r4's, at zero progress, is unbounded: flagged.
+    let rows = [
+        (0, O, 99.0, 0.5),
+        (0, O, 99.0, 0.5),
+        (0, O, 99.0, 0.5),
+        (1, O, 95.0, 0.5),
+        (1, O, 97.0, 0.0),
+    ];
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
+    assert_eq!(findings.rows(), &[4]);
+    assert_eq!(detector.min_levels(), &[(4, 1)]);
+}
+
+#[test]
 fn esplash_an_overflowing_estimate_or_term_is_infinite_not_dropped() {
     // The rows of `esplash_a_task_stuck_at_zero_progress_past_its_usual_time_makes_a_straggler`
     // with r1 at progress 1e-320: EstT = 20 / 1e-320 overflows to +inf, so r1 is judged as at
