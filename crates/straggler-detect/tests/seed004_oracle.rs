@@ -109,6 +109,42 @@ fn garraghan_piecewise_model_follows_the_phases() {
     approx::assert_relative_eq!(overall.intercept, 0.18174, max_relative = 1e-4);
 }
 
+#[test]
+fn garraghan_judges_an_attempt_on_the_band_of_its_progress() {
+    // A history that reaches 0.5 at 10 s, pauses, reaches 0.51 at 20 s and 1 at 59.2 s:
+    // levels q <= 0.5 at 20 q s (band 0's line 0.05 t), levels 0.51..1 at 20 + 80 (q -
+    // 0.51) s (band 1's line 0.26 + 0.0125 t). K = 2, Diff 0.5, at 18 s (t / 1.5 = 12 s):
+    //   progress 0.45 (band 0): T_S = 0.05 x 12 = 0.6: flagged (typical time to 0.45 is
+    //     9 s, and 18 > 1.5 x 9). Band 1's line, which the time 12 s > 10 s would pick,
+    //     gives 0.26 + 0.15 = 0.41 < 0.45: not flagged.
+    //   progress 0.62 (band 1): T_S = 0.41: not flagged (typical time 28.8 s > 18 s).
+    let mut history = ProgressHistory::new();
+    history.add_trajectory(
+        StageId(0),
+        [(0.0, 0.0), (10.0, 0.5), (20.0, 0.51), (59.2, 1.0)],
+    );
+    let model = history.model(StageId(0), 2).expect("fitted");
+    let band0 = model.band(0).expect("band 0 fitted");
+    approx::assert_relative_eq!(band0.slope, 0.05, max_relative = 1e-9);
+    approx::assert_relative_eq!(band0.intercept, 0.0, epsilon = 1e-12);
+    let band1 = model.band(1).expect("band 1 fitted");
+    approx::assert_relative_eq!(band1.slope, 0.0125, max_relative = 1e-9);
+    approx::assert_relative_eq!(band1.intercept, 0.26, max_relative = 1e-9);
+    approx::assert_relative_eq!(
+        model.threshold(0.45, 18.0, 0.5).expect("usable"),
+        0.6,
+        max_relative = 1e-9
+    );
+    approx::assert_relative_eq!(
+        model.threshold(0.62, 18.0, 0.5).expect("usable"),
+        0.41,
+        max_relative = 1e-9
+    );
+    let snapshot = build_snapshot(18.0, 1, 1, rows(0.0, &[0.45, 0.62])).expect("valid");
+    let mut detector = garraghan(GarraghanMode::Offline, 2, 0.0).with_history(history);
+    check(&mut detector, &snapshot, &[0]);
+}
+
 /// Progress reports every 2 s of an attempt that runs at `1 / duration` per second.
 fn linear_trajectory(duration: f64) -> Vec<(f64, f64)> {
     (1..=5)
