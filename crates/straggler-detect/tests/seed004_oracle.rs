@@ -836,6 +836,44 @@ fn dos_index_counts_a_task_whose_copy_won_once() {
 }
 
 #[test]
+fn dos_index_flags_a_row_whose_bar_would_overflow() {
+    // At 1 s, three tasks started at 0 on 1e-308, 1e-308 and 5e-324 B (valid: a snapshot's
+    // input is any finite size >= 0): 3 s / 2e-308 B = 1.5e308 s/B, finite. The indices:
+    // 1e308 / 1.5e308 = 0.667 twice, and (1 / 5e-324) / 1.5e308 = +inf for the third,
+    // flagged at 2.5 and at 10. The bar 2.5 x 1.5e308 overflows: compared with it, the
+    // stage flagged nothing.
+    let snapshot = build_snapshot(
+        1.0,
+        1,
+        1,
+        [
+            (0, 0, 0.0, 0.5, 1e-308),
+            (0, 0, 0.0, 0.5, 1e-308),
+            (0, 0, 0.0, 0.5, 5e-324),
+        ],
+    )
+    .expect("valid");
+    assert!((3.0f64 / (2e-308 + 5e-324)).is_finite() && (2.5 * (3.0f64 / 2e-308)).is_infinite());
+    check(&mut dos(2.5), &snapshot, &[2]);
+    check(&mut dos(10.0), &snapshot, &[2]);
+    // At a threshold of 0.5 every index reaches it (0.667 >= 0.5), through the quotient.
+    check(&mut dos(0.5), &snapshot, &[0, 1, 2]);
+    // The same rows on inputs a thousand times larger: a finite bar, nothing changed.
+    let snapshot = build_snapshot(
+        1.0,
+        1,
+        1,
+        [
+            (0, 0, 0.0, 0.5, 1e-305),
+            (0, 0, 0.0, 0.5, 1e-305),
+            (0, 0, 0.0, 0.5, 5e-321),
+        ],
+    )
+    .expect("valid");
+    check(&mut dos(2.5), &snapshot, &[2]);
+}
+
+#[test]
 fn dos_index_names_and_parameters() {
     assert_eq!(dos(2.5).name(), "dos-index");
     assert_eq!(
