@@ -316,8 +316,16 @@ fn min_level(level: usize, hosts: &[u32], mean: impl Fn(usize) -> Option<f64>) -
                 count += c;
             }
         }
-        if count > 0 && weighted / f64::from(count) < best.0 {
-            best = (weighted / f64::from(count), l as u32);
+        let mut exp_t = weighted / f64::from(count);
+        if weighted.is_infinite() {
+            // `C(m) mu` overflowed (means near f64::MAX): Algorithm 3's own form,
+            // `sum Pr(m) mu(m)` with `Pr(m) = C(m) / sum C <= 1`, does not.
+            exp_t = (l..hosts.len())
+                .filter_map(|m| Some(f64::from(hosts[m]) / f64::from(count) * mean(m)?))
+                .sum();
+        }
+        if count > 0 && exp_t < best.0 {
+            best = (exp_t, l as u32);
         }
     }
     match best.1 {
@@ -1400,6 +1408,17 @@ mod tests {
         assert_eq!(min_level(1, &[2, 5, 3], partial), (12.0, 1));
         let none = min_level(1, &[2, 0, 0], mean);
         assert!(none.0.is_nan() && none.1 == NO_LEVEL);
+        // Means near f64::MAX: 2 x 1e308 overflows, but ExpT is their weighted mean,
+        // (2 x 1e308 + 1 x 1.5e308) / 3 = 1.1667e308 from level 0, 1.5e308 from level 1:
+        // minL 0 (the overflowing sum gave no minL at all).
+        let huge = [1e308, 1.5e308];
+        let (bar, level) = min_level(0, &[2, 1], |m| Some(huge[m]));
+        assert_eq!(level, 0);
+        approx::assert_relative_eq!(
+            bar,
+            1e308 * (2.0 / 3.0) + 1.5e308 / 3.0,
+            max_relative = 1e-12
+        );
     }
 
     #[test]
