@@ -572,43 +572,81 @@ fn garraghan_history_skips_and_counts_bad_points() {
 #[test]
 fn garraghan_parameters_are_checked() {
     let bad = [
-        GarraghanParams {
-            diff: -0.1,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            diff: f64::NAN,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            online_margin: 1.5,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            segments: 0,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            segments: 51,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            segments: u32::MAX,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            min_elapsed_secs: f64::INFINITY,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            min_successes: 0,
-            ..GarraghanParams::default()
-        },
+        (
+            "diff",
+            GarraghanParams {
+                diff: -0.1,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "diff",
+            GarraghanParams {
+                diff: f64::NAN,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "online_margin",
+            GarraghanParams {
+                online_margin: 1.5,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "online_margin",
+            GarraghanParams {
+                online_margin: -0.1,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "min_elapsed_secs",
+            GarraghanParams {
+                min_elapsed_secs: -1.0,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "segments",
+            GarraghanParams {
+                segments: 0,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "segments",
+            GarraghanParams {
+                segments: 51,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "segments",
+            GarraghanParams {
+                segments: u32::MAX,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "min_elapsed_secs",
+            GarraghanParams {
+                min_elapsed_secs: f64::INFINITY,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "min_successes",
+            GarraghanParams {
+                min_successes: 0,
+                ..GarraghanParams::default()
+            },
+        ),
     ];
-    for params in bad {
+    for (name, params) in bad {
         assert!(
-            matches!(params.check(), Err(DetectError::InvalidParam { .. })),
-            "{params:?}"
+            matches!(params.check(), Err(DetectError::InvalidParam { param, .. }) if param == name),
+            "{params:?} should be refused naming {name}"
         );
     }
     assert!(GarraghanParams::default().check().is_ok());
@@ -886,7 +924,16 @@ fn dos_index_names_and_parameters() {
             threshold,
             ..DosIndexParams::default()
         };
-        assert!(params.check().is_err(), "{threshold}");
+        assert!(
+            matches!(
+                params.check(),
+                Err(DetectError::InvalidParam {
+                    param: "threshold",
+                    ..
+                })
+            ),
+            "{threshold}"
+        );
     }
 }
 
