@@ -44,6 +44,11 @@
 //! - A running attempt with no input (`Inp = 0`) has no index: it is left out of the sums
 //!   and never flagged; so is a success with no input or a negative or non-finite
 //!   duration. A stage whose sums give no finite positive time per byte flags nothing.
+//!   A row is flagged iff its time per byte is at least `threshold` times its stage's,
+//!   or, where that product overflows (inputs of a fraction of a byte), iff the quotient
+//!   of Eq. 1 is at least `threshold`: durations of 1 s on inputs of 1e-308, 1e-308 and
+//!   5e-324 B give the stage 1.5e308 s/B, and the third index `(1 / 5e-324) / 1.5e308 =
+//!   +inf` is flagged, where a bar of `2.5 x 1.5e308 = +inf` flagged nothing.
 //!
 //! Sums are taken by the chunked [`GroupSums`], so the parallel scan flags exactly the
 //! rows the sequential one flags.
@@ -188,25 +193,38 @@ impl Detector for DosIndex {
         };
         let durations = sum_by_stage(&self.elapsed);
         let inputs = sum_by_stage(&self.inputs);
-        // Seconds per byte of each stage, times the threshold; NaN fails every comparison
-        // and so flags nothing.
-        let bars: Vec<f64> = (0..stage_count)
+        // Per stage, its seconds per byte and that times the threshold, the bar of a row's
+        // seconds per byte; NaN for a stage without a finite positive rate, which fails
+        // every comparison and so flags nothing. Where the bar overflows (a rate near
+        // f64::MAX, on inputs of a fraction of a byte), a row's index is taken as the
+        // division of Eq. 1 instead.
+        let threshold = self.params.threshold;
+        let bars: Vec<(f64, f64)> = (0..stage_count)
             .map(|s| {
                 let done = self.finished.get(&(s as u32)).copied().unwrap_or_default();
                 let secs = durations[s] + done.duration_secs;
                 let bytes = inputs[s] + done.input_bytes;
-                let bar = self.params.threshold * (secs / bytes);
-                if bar.is_finite() && bar > 0.0 {
-                    bar
+                let rate = secs / bytes;
+                if rate.is_finite() && rate > 0.0 {
+                    (threshold * rate, rate)
                 } else {
-                    f64::NAN
+                    (f64::NAN, f64::NAN)
                 }
             })
             .collect();
         filter_rows(
             start.len(),
             parallelism,
-            |row| counted(row) && (now - start[row]) / input[row] >= bars[stages[row] as usize],
+            |row| {
+                let (bar, rate) = bars[stages[row] as usize];
+                let per_byte = (now - start[row]) / input[row];
+                counted(row)
+                    && if bar.is_finite() {
+                        per_byte >= bar
+                    } else {
+                        per_byte / rate >= threshold
+                    }
+            },
             findings.rows_mut(),
         );
     }

@@ -45,10 +45,14 @@
 //! ```text
 //! EstT_j = t_j / p_j          PR_j = p_j / t_j
 //! c_j    = max(0, (EstT_j - mu(i, d_j)) / sigma(i, d_j)) + PR(i, d_j) / PR_j
-//! SV     = mean of c_j over the node's running tasks
+//! SV     = mean of c_j over the node's running tasks that have a term (0 without one)
 //! ```
 //!
-//! and the node is a straggler iff `SV > tau`. A task with `p_j = 0` has `PR_j = 0` and
+//! and the node is a straggler iff `SV > tau`. A task that adds no term (below: no
+//! elapsed time yet, or no progress yet within its level's usual time) is not counted in
+//! the mean either: it says nothing of the node yet, and counted as 0 it would dilute the
+//! terms of the node's other tasks (the paper's `SV <- SV + ...` adds nothing for it). A
+//! task with `p_j = 0` has `PR_j = 0` and
 //! `EstT_j` unbounded: the paper's term `PR(i, d_j) / PR_j` is infinite. Such a task counts
 //! as `c_j = +infinity` (its node is a straggler whatever its other tasks) once it has run
 //! longer than its level's usual time, `t_j > mu(i, d_j)`, the mean of the finished tasks
@@ -232,7 +236,15 @@ impl Moments {
         let (a, b) = (self.count as f64, other.count as f64);
         let n = a + b;
         let delta = other.mean - self.mean;
-        self.mean += delta * b / n;
+        // `delta * b` overflows for means near f64::MAX (a mean of 1e308 merged with two
+        // values of 0 gave -inf, not 3.33e307); `b / n <= 1` does not. Kept in that order
+        // otherwise, for the same bits as before.
+        let shift = delta * b / n;
+        self.mean += if shift.is_finite() {
+            shift
+        } else {
+            delta * (b / n)
+        };
         self.m2 += other.m2 + delta * delta * a * b / n;
         self.count += other.count;
     }
@@ -304,8 +316,16 @@ fn min_level(level: usize, hosts: &[u32], mean: impl Fn(usize) -> Option<f64>) -
                 count += c;
             }
         }
-        if count > 0 && weighted / f64::from(count) < best.0 {
-            best = (weighted / f64::from(count), l as u32);
+        let mut exp_t = weighted / f64::from(count);
+        if weighted.is_infinite() {
+            // `C(m) mu` overflowed (means near f64::MAX): Algorithm 3's own form,
+            // `sum Pr(m) mu(m)` with `Pr(m) = C(m) / sum C <= 1`, does not.
+            exp_t = (l..hosts.len())
+                .filter_map(|m| Some(f64::from(hosts[m]) / f64::from(count) * mean(m)?))
+                .sum();
+        }
+        if count > 0 && exp_t < best.0 {
+            best = (exp_t, l as u32);
         }
     }
     match best.1 {
@@ -1388,6 +1408,17 @@ mod tests {
         assert_eq!(min_level(1, &[2, 5, 3], partial), (12.0, 1));
         let none = min_level(1, &[2, 0, 0], mean);
         assert!(none.0.is_nan() && none.1 == NO_LEVEL);
+        // Means near f64::MAX: 2 x 1e308 overflows, but ExpT is their weighted mean,
+        // (2 x 1e308 + 1 x 1.5e308) / 3 = 1.1667e308 from level 0, 1.5e308 from level 1:
+        // minL 0 (the overflowing sum gave no minL at all).
+        let huge = [1e308, 1.5e308];
+        let (bar, level) = min_level(0, &[2, 1], |m| Some(huge[m]));
+        assert_eq!(level, 0);
+        approx::assert_relative_eq!(
+            bar,
+            1e308 * (2.0 / 3.0) + 1.5e308 / 3.0,
+            max_relative = 1e-12
+        );
     }
 
     #[test]

@@ -464,6 +464,30 @@ fn esplash_a_task_stuck_at_zero_progress_past_its_usual_time_makes_a_straggler()
 }
 
 #[test]
+fn esplash_straggler_value_averages_the_tasks_with_a_term() {
+    // The history of `esplash_with_history`: level 1 = nodes 0, 1 (mu 11 s). At 100 s:
+    //   r0, r1, r2 node 0, start 99, p 0.5: elapsed 1, PR 0.5, EstT 2
+    //   r3 node 1, start 95, p 0.5:  elapsed 5, PR 0.1, EstT 10 (< 11: no z-term)
+    //   r4 node 1, start 97, p 0:    elapsed 3 < 11: no term
+    // PR(1) = (3 x 0.5 + 0.1) / 4 = 0.4. c = 0.8 for r0 to r2: SV(0) = 0.8. c(r3) = 4;
+    // SV(1) = 4 / 1 = 4 > 3: a straggler (counting r4 as 0 would give 4 / 2 = 2, not).
+    // Hosts C(1) = 1 (node 0): minL 1, bar ExpT_1 = 11. r3's time left 95 + 10 - 100 = 5 <
+    // 11: not flagged; r4's, at zero progress, is unbounded: flagged.
+    let rows = [
+        (0, O, 99.0, 0.5),
+        (0, O, 99.0, 0.5),
+        (0, O, 99.0, 0.5),
+        (1, O, 95.0, 0.5),
+        (1, O, 97.0, 0.0),
+    ];
+    let mut detector = esplash_with_history();
+    let findings = scan(&mut detector, &snapshot(100.0, 4, &rows));
+    assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
+    assert_eq!(findings.rows(), &[4]);
+    assert_eq!(detector.min_levels(), &[(4, 1)]);
+}
+
+#[test]
 fn esplash_an_overflowing_estimate_or_term_is_infinite_not_dropped() {
     // The rows of `esplash_a_task_stuck_at_zero_progress_past_its_usual_time_makes_a_straggler`
     // with r1 at progress 1e-320: EstT = 20 / 1e-320 overflows to +inf, so r1 is judged as at
@@ -496,6 +520,34 @@ fn esplash_an_overflowing_estimate_or_term_is_infinite_not_dropped() {
     assert_eq!(findings.slow_nodes(), nodes(&[1]).as_slice());
     assert_eq!(findings.rows(), &[1]);
     assert_eq!(detector.min_levels(), &[(1, 1)]);
+}
+
+#[test]
+fn esplash_level_statistics_of_huge_durations_do_not_overflow() {
+    // One level (k = 1): node 0 finished a map of 1e308 s, node 1 two of 0 s. The level's
+    // mean is (1e308 + 0 + 0) / 3 = 3.333e307 s (merged in node order: 1e308, then node
+    // 1's mean 0 weighted 2 / 3); its sum of squares overflows, sigma = +inf: no z-term.
+    // Merged as `delta * 2 / 3`, -1e308 x 2 overflowed and the mean was -inf: every task
+    // at zero progress was past its usual time, and the z-term (EstT + inf) x 0 was NaN.
+    // At 0 s:
+    //   r0 node 1, start -1e307, p 0:   elapsed 1e307 < 3.333e307: no term
+    //   r1 node 0, start -5e307, p 0:   elapsed 5e307 > 3.333e307: c = +inf
+    //   r2 node 1, start -10, p 0.5:    EstT 20, PR 0.05 = PR(0): c = 1
+    // SV(0) = +inf: a straggler; SV(1) = 1: not. Hosts C(0) = 1 (node 1): minL 0, bar
+    // 3.333e307; r1's time left is unbounded: flagged.
+    let mut detector = esplash(ESplashParams {
+        levels: 1,
+        ..ESplashParams::default()
+    });
+    detector.observe(&success(0, 0, 1e308, 1e308));
+    detector.observe(&success(1, 0, 10.0, 0.0));
+    detector.observe(&success(1, 0, 20.0, 0.0));
+    let rows = [(1, O, -1e307, 0.0), (0, O, -5e307, 0.0), (1, O, -10.0, 0.5)];
+    let findings = scan(&mut detector, &snapshot(0.0, 2, &rows));
+    assert_eq!(detector.level_count(), 1);
+    assert_eq!(findings.slow_nodes(), nodes(&[0]).as_slice());
+    assert_eq!(findings.rows(), &[1]);
+    assert_eq!(detector.min_levels(), &[(1, 0)]);
 }
 
 #[test]

@@ -109,6 +109,42 @@ fn garraghan_piecewise_model_follows_the_phases() {
     approx::assert_relative_eq!(overall.intercept, 0.18174, max_relative = 1e-4);
 }
 
+#[test]
+fn garraghan_judges_an_attempt_on_the_band_of_its_progress() {
+    // A history that reaches 0.5 at 10 s, pauses, reaches 0.51 at 20 s and 1 at 59.2 s:
+    // levels q <= 0.5 at 20 q s (band 0's line 0.05 t), levels 0.51..1 at 20 + 80 (q -
+    // 0.51) s (band 1's line 0.26 + 0.0125 t). K = 2, Diff 0.5, at 18 s (t / 1.5 = 12 s):
+    //   progress 0.45 (band 0): T_S = 0.05 x 12 = 0.6: flagged (typical time to 0.45 is
+    //     9 s, and 18 > 1.5 x 9). Band 1's line, which the time 12 s > 10 s would pick,
+    //     gives 0.26 + 0.15 = 0.41 < 0.45: not flagged.
+    //   progress 0.62 (band 1): T_S = 0.41: not flagged (typical time 28.8 s > 18 s).
+    let mut history = ProgressHistory::new();
+    history.add_trajectory(
+        StageId(0),
+        [(0.0, 0.0), (10.0, 0.5), (20.0, 0.51), (59.2, 1.0)],
+    );
+    let model = history.model(StageId(0), 2).expect("fitted");
+    let band0 = model.band(0).expect("band 0 fitted");
+    approx::assert_relative_eq!(band0.slope, 0.05, max_relative = 1e-9);
+    approx::assert_relative_eq!(band0.intercept, 0.0, epsilon = 1e-12);
+    let band1 = model.band(1).expect("band 1 fitted");
+    approx::assert_relative_eq!(band1.slope, 0.0125, max_relative = 1e-9);
+    approx::assert_relative_eq!(band1.intercept, 0.26, max_relative = 1e-9);
+    approx::assert_relative_eq!(
+        model.threshold(0.45, 18.0, 0.5).expect("usable"),
+        0.6,
+        max_relative = 1e-9
+    );
+    approx::assert_relative_eq!(
+        model.threshold(0.62, 18.0, 0.5).expect("usable"),
+        0.41,
+        max_relative = 1e-9
+    );
+    let snapshot = build_snapshot(18.0, 1, 1, rows(0.0, &[0.45, 0.62])).expect("valid");
+    let mut detector = garraghan(GarraghanMode::Offline, 2, 0.0).with_history(history);
+    check(&mut detector, &snapshot, &[0]);
+}
+
 /// Progress reports every 2 s of an attempt that runs at `1 / duration` per second.
 fn linear_trajectory(duration: f64) -> Vec<(f64, f64)> {
     (1..=5)
@@ -536,43 +572,81 @@ fn garraghan_history_skips_and_counts_bad_points() {
 #[test]
 fn garraghan_parameters_are_checked() {
     let bad = [
-        GarraghanParams {
-            diff: -0.1,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            diff: f64::NAN,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            online_margin: 1.5,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            segments: 0,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            segments: 51,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            segments: u32::MAX,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            min_elapsed_secs: f64::INFINITY,
-            ..GarraghanParams::default()
-        },
-        GarraghanParams {
-            min_successes: 0,
-            ..GarraghanParams::default()
-        },
+        (
+            "diff",
+            GarraghanParams {
+                diff: -0.1,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "diff",
+            GarraghanParams {
+                diff: f64::NAN,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "online_margin",
+            GarraghanParams {
+                online_margin: 1.5,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "online_margin",
+            GarraghanParams {
+                online_margin: -0.1,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "min_elapsed_secs",
+            GarraghanParams {
+                min_elapsed_secs: -1.0,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "segments",
+            GarraghanParams {
+                segments: 0,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "segments",
+            GarraghanParams {
+                segments: 51,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "segments",
+            GarraghanParams {
+                segments: u32::MAX,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "min_elapsed_secs",
+            GarraghanParams {
+                min_elapsed_secs: f64::INFINITY,
+                ..GarraghanParams::default()
+            },
+        ),
+        (
+            "min_successes",
+            GarraghanParams {
+                min_successes: 0,
+                ..GarraghanParams::default()
+            },
+        ),
     ];
-    for params in bad {
+    for (name, params) in bad {
         assert!(
-            matches!(params.check(), Err(DetectError::InvalidParam { .. })),
-            "{params:?}"
+            matches!(params.check(), Err(DetectError::InvalidParam { param, .. }) if param == name),
+            "{params:?} should be refused naming {name}"
         );
     }
     assert!(GarraghanParams::default().check().is_ok());
@@ -800,6 +874,44 @@ fn dos_index_counts_a_task_whose_copy_won_once() {
 }
 
 #[test]
+fn dos_index_flags_a_row_whose_bar_would_overflow() {
+    // At 1 s, three tasks started at 0 on 1e-308, 1e-308 and 5e-324 B (valid: a snapshot's
+    // input is any finite size >= 0): 3 s / 2e-308 B = 1.5e308 s/B, finite. The indices:
+    // 1e308 / 1.5e308 = 0.667 twice, and (1 / 5e-324) / 1.5e308 = +inf for the third,
+    // flagged at 2.5 and at 10. The bar 2.5 x 1.5e308 overflows: compared with it, the
+    // stage flagged nothing.
+    let snapshot = build_snapshot(
+        1.0,
+        1,
+        1,
+        [
+            (0, 0, 0.0, 0.5, 1e-308),
+            (0, 0, 0.0, 0.5, 1e-308),
+            (0, 0, 0.0, 0.5, 5e-324),
+        ],
+    )
+    .expect("valid");
+    assert!((3.0f64 / (2e-308 + 5e-324)).is_finite() && (2.5 * (3.0f64 / 2e-308)).is_infinite());
+    check(&mut dos(2.5), &snapshot, &[2]);
+    check(&mut dos(10.0), &snapshot, &[2]);
+    // At a threshold of 0.5 every index reaches it (0.667 >= 0.5), through the quotient.
+    check(&mut dos(0.5), &snapshot, &[0, 1, 2]);
+    // The same rows on inputs a thousand times larger: a finite bar, nothing changed.
+    let snapshot = build_snapshot(
+        1.0,
+        1,
+        1,
+        [
+            (0, 0, 0.0, 0.5, 1e-305),
+            (0, 0, 0.0, 0.5, 1e-305),
+            (0, 0, 0.0, 0.5, 5e-321),
+        ],
+    )
+    .expect("valid");
+    check(&mut dos(2.5), &snapshot, &[2]);
+}
+
+#[test]
 fn dos_index_names_and_parameters() {
     assert_eq!(dos(2.5).name(), "dos-index");
     assert_eq!(
@@ -812,7 +924,16 @@ fn dos_index_names_and_parameters() {
             threshold,
             ..DosIndexParams::default()
         };
-        assert!(params.check().is_err(), "{threshold}");
+        assert!(
+            matches!(
+                params.check(),
+                Err(DetectError::InvalidParam {
+                    param: "threshold",
+                    ..
+                })
+            ),
+            "{threshold}"
+        );
     }
 }
 

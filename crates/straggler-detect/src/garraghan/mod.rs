@@ -16,7 +16,13 @@
 //! ```
 //!
 //! For a piecewise model, `Prog` is the line of the band of progress the attempt is in
-//! (the overall line when that band has no fit with a positive slope).
+//! (the overall line when that band has no fit with a positive slope). *Decision*: the
+//! band is chosen by the attempt's progress `p`, not by the time `t / (1 + Diff)`, because
+//! with a line of positive slope `p < Prog(t / (1 + Diff))` iff `t > (1 + Diff)
+//! Prog^-1(p)`: the attempt has taken more than `1 + Diff` times the typical time to reach
+//! its progress, Section 6.1's definition ("the time taken to reach a specific progress
+//! score at time t is greater than 50% in comparison to typical task execution"). A line
+//! chosen by time would judge the attempt on a phase it has not reached.
 //!
 //! **Online** (Section 6.2): an attempt is behind its job iff its progress is more than
 //! `online_margin` (50%) below the median progress of the running attempts of its stage:
