@@ -9,8 +9,8 @@ use straggler_energy::{SlowdownModel, run_energy_joules};
 use straggler_model::{Attempt, AttemptRole, AttemptStatus, Run, Snapshot, TaskKind};
 use straggler_sim::causes::Failure;
 use straggler_sim::{
-    ClusterSpec, JobsSpec, Noise, Platform, Policy, RunOptions, Scenario, ScenarioSpec, SimConfig,
-    SpeculationSpec, Workload, simulate, simulate_scenario,
+    ClusterSpec, JobsSpec, Noise, Policy, RunOptions, Scenario, ScenarioSpec, SimConfig,
+    SpeculationSpec, simulate, simulate_scenario,
 };
 
 const MAP_SECS: f64 = 10.0;
@@ -54,28 +54,9 @@ fn check_work_by_the_model(run: &Run, model: &SlowdownModel, what: &str) {
 /// `containers` slots, `maps` maps of 10 s: the paper's engine, x100, detection from the
 /// start, a heartbeat every second, a scan every `scan_secs`.
 fn event(workers: u32, cores: u32, containers: u32, maps: u32, scan_secs: f64) -> SimConfig {
-    let mut config = SimConfig {
-        platform: Platform {
-            workers,
-            cores,
-            threads_per_core: 1,
-            containers,
-        },
-        workload: Workload {
-            maps,
-            reduces: 0,
-            map_work_secs: MAP_SECS,
-            reduce_work_secs: REDUCE_SECS,
-            ..Workload::default()
-        },
-        noise: Noise {
-            sigma: 0.0,
-            outlier_probability: 0.0,
-            ..Noise::default()
-        },
-        slowdown: SlowdownModel::compute_bound(),
-        ..SimConfig::default()
-    };
+    // `exact`'s times are MAP_SECS and REDUCE_SECS.
+    let mut config = super::exact(workers, containers, maps, 0);
+    config.platform.cores = cores;
     config.speculation.policy = Policy::Reserved {
         regular_percent: 100,
     };
