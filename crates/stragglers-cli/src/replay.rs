@@ -724,6 +724,49 @@ fn reruns_note(jobs: &[TraceJob], labels: &Labels) -> Option<String> {
     Some(note)
 }
 
+/// Per byte of input, the usual time of a task is its input times its stage's time per
+/// byte, so a task with a small input, which still pays its launch and set-up, gets a
+/// small usual time and a large ratio: the note counts the labelled tasks that took more
+/// than [`PER_BYTE_OUTLIER`] times their usual time and names the largest, where the
+/// ratios in usual times (Detection Latency, Undetected Time) may puzzle. `None` without
+/// `--normalise-by-input` or such a task.
+fn per_byte_note(jobs: &[TraceJob], labels: &Labels) -> Option<String> {
+    if !labels.config.normalise_by_input {
+        return None;
+    }
+    let ratio = |t: &&stragglers::trace::LabelledTask| t.exec_secs / t.usual_secs;
+    let outliers: Vec<_> = (labels.tasks.iter())
+        .filter(|t| ratio(t) > PER_BYTE_OUTLIER)
+        .collect();
+    let largest = outliers
+        .iter()
+        .copied()
+        .max_by(|a, b| ratio(a).total_cmp(&ratio(b)))?;
+    let task = &jobs[largest.job].tasks[largest.task];
+    let input = task
+        .input_bytes
+        .map_or_else(|| "no".to_owned(), |bytes| bytes.to_string());
+    let (tasks, their) = if outliers.len() == 1 {
+        ("task", "its")
+    } else {
+        ("tasks", "their")
+    };
+    Some(format!(
+        "per byte of input, {} labelled {tasks} took more than {PER_BYTE_OUTLIER} times \
+         {their} usual time, up to {:.1} times ({} of {}, {input} bytes of input): a task's usual \
+         time is its input times its stage's time per byte, so a small input, which still \
+         pays its launch, gives a small usual time and a large ratio, in latency and \
+         undetected time too",
+        outliers.len(),
+        ratio(&largest),
+        task.id,
+        jobs[largest.job].id,
+    ))
+}
+
+/// How many times its usual time per byte a task takes before [`per_byte_note`] counts it.
+const PER_BYTE_OUTLIER: f64 = 10.0;
+
 /// The note on the logs among `paths` that hold no job (`no_jobs`, indexes into `paths`;
 /// `is_conf` tells the configuration files, which are no logs): their records are read and
 /// counted in the `Inputs` table, but no job of theirs is in the tables after it (a Spark
@@ -961,6 +1004,9 @@ fn replay(args: ReplayArgs, notes: &mut Vec<String>) -> anyhow::Result<()> {
         notes.push(format!("{n} {tasks} not labelled: {reason}"));
     }
     if let Some(note) = reruns_note(&jobs, &labels) {
+        notes.push(note);
+    }
+    if let Some(note) = per_byte_note(&jobs, &labels) {
         notes.push(note);
     }
     let formats: Vec<TraceFormat> = reports.iter().map(|r| r.format).collect();

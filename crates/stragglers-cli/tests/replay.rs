@@ -1555,3 +1555,37 @@ fn replay_notes_the_logs_that_hold_no_job() {
     let (stderr, _) = replay_json(&[&trace(YAHOO), &trace(SPARK)]);
     assert!(!stderr.contains("no job"), "{stderr}");
 }
+
+/// Per byte of input, a task with a small input has a small usual time: a note counts the
+/// tasks over ten times theirs and names the largest, where Undetected Time reaches
+/// thousands of usual times (1.763 by duration on the same log).
+#[test]
+fn replay_per_byte_names_the_tasks_whose_small_input_makes_their_ratio_large() {
+    let log = trace("hadoop-rumen-testdata/small-trace-test/folder-input-trace.json.gz");
+    let per_byte = stragglers(&[
+        "replay",
+        &log,
+        "--detectors",
+        "default",
+        "--normalise-by-input",
+    ]);
+    let stderr = String::from_utf8_lossy(&per_byte.stderr);
+    assert!(per_byte.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: per byte of input, 5 labelled tasks took more than 10 times their usual \
+             time, up to 237049.9 times (task_200910281128_10014_m_000003 of \
+             job_200910281128_10014, 302 bytes of input): a task's usual time is its input \
+             times its stage's time per byte, so a small input, which still pays its launch, \
+             gives a small usual time and a large ratio, in latency and undetected time too\n"
+        ),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&per_byte.stdout);
+    assert!(stdout.contains("9121.55"), "{stdout}");
+    let by_duration = stragglers(&["replay", &log, "--detectors", "default"]);
+    let stderr = String::from_utf8_lossy(&by_duration.stderr);
+    assert!(by_duration.status.success(), "{stderr}");
+    assert!(!stderr.contains("per byte of input"), "{stderr}");
+    assert!(String::from_utf8_lossy(&by_duration.stdout).contains("1.763"));
+}
