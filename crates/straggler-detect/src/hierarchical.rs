@@ -50,6 +50,17 @@
 //! a second pass that keeps the largest speeds. Speeds spread, so that is rare: the
 //! snapshots of `cargo xtask bench scans` never need it, and nodes of identical speeds at
 //! `node_threshold` 1 do. The tests compare the rows kept both ways.
+//!
+//! # Many nodes, few rows
+//!
+//! The sums and counts are kept per node, but where the rows are fewer than half the nodes
+//! (and the scan runs on one thread), most nodes run nothing, and a pass over every node
+//! (dividing, marking) costs more than the pass over the rows. The scan then reads only
+//! the nodes that the rows name ([`RateTotals::touched_means`]): the same `m_N`, summed
+//! into the average in another order, which the bounds above allow (Higham's bound holds
+//! for any order), so the same nodes are settled and the same rows kept; the tests
+//! compare the three ways. The slow nodes are marked with a tag of the scan instead of 1,
+//! so that the marks of the nodes no row names need no clearing.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{Observation, Snapshot};
@@ -103,14 +114,22 @@ pub struct Hierarchical<D> {
     params: HierarchicalParams,
     name: String,
     /// Buffers kept between scans: the wrapped detector's findings, each node's
-    /// performance, the slow nodes (1 for each, 0 for another; padded with 0s to a power of
-    /// two, which [`keep_marked`] looks up fastest), the kept rows.
+    /// performance (or each of `touched`'s), the slow nodes (`slow_tag` for each, another
+    /// byte for another; padded with 0s to a power of two, which [`keep_marked`] looks up
+    /// fastest), the kept rows.
     flagged: Findings,
     perf: Vec<f64>,
     slow: Vec<u8>,
     node_totals: RateTotals,
     node_sums: GroupSums,
     kept: RowBlocks,
+    /// The nodes whose `m_N` a scan reading the rows' nodes only computed, in the order of
+    /// `perf`'s.
+    touched: Vec<u32>,
+    /// The mark of a slow node in `slow`: 1, or, after a scan reading the rows' nodes
+    /// only, the tag of that scan, which no mark of an earlier scan is (see
+    /// [`Hierarchical::mark_settled`]).
+    slow_tag: u8,
     /// Scans since construction whose nodes the exact rule judged (see the module docs;
     /// `reset` leaves it: it counts work, not what a scan finds).
     exact_passes: u64,
@@ -134,6 +153,8 @@ impl<D: Detector> Hierarchical<D> {
             node_totals: RateTotals::default(),
             node_sums: GroupSums::mixed(),
             kept: RowBlocks::default(),
+            touched: Vec::new(),
+            slow_tag: 1,
             exact_passes: 0,
         }
     }
@@ -143,21 +164,59 @@ impl<D: Detector> Hierarchical<D> {
         &self.inner
     }
 
-    /// Marks the slow nodes in `self.slow` from sums and counts alone, each node's `m_N` in
-    /// `self.perf` (see the module docs); `false` when the exact rule must decide.
-    fn mark_settled(&mut self, snapshot: &Snapshot) -> bool {
-        self.fast_bounds(snapshot)
-            .is_some_and(|(low, high)| mark_below(&self.perf, low, high, &mut self.slow) == 0)
+    /// Marks the slow nodes in `self.slow` from sums and counts alone (see the module
+    /// docs), with `self.slow_tag`; `false` when the exact rule must decide. With
+    /// `touched`, only the nodes that the rows name are read
+    /// ([`RateTotals::touched_means`]) and written, each slow one with a tag that no
+    /// earlier scan wrote: the tags run from 2 to 255, and the marks are cleared before
+    /// they start again. A node that no row names keeps an earlier scan's mark, 0, 1 (of a
+    /// scan of every node) or an earlier tag, none of them this scan's.
+    fn mark_settled(&mut self, snapshot: &Snapshot, touched: bool) -> bool {
+        let nodes = snapshot.node_indices();
+        let node_count = snapshot.node_count() as usize;
+        if !touched {
+            self.slow_tag = 1;
+            let average = self.node_totals.means(
+                nodes,
+                &speeds(snapshot),
+                node_count,
+                self.params.parallelism,
+                &mut self.perf,
+            );
+            return self
+                .bounds(average, nodes.len())
+                .is_some_and(|(low, high)| mark_below(&self.perf, low, high, &mut self.slow) == 0);
+        }
+        let average = self.node_totals.touched_means(
+            nodes,
+            &speeds(snapshot),
+            node_count,
+            &mut self.touched,
+            &mut self.perf,
+        );
+        let Some((low, high)) = self.bounds(average, nodes.len()) else {
+            return false;
+        };
+        self.slow_tag = match self.slow_tag {
+            u8::MAX => {
+                self.slow.fill(0);
+                2
+            }
+            tag => 2.max(tag + 1),
+        };
+        self.slow.resize(self.slow.len().max(node_count), 0);
+        let (slow, tag, mut between) = (&mut self.slow[..], self.slow_tag, false);
+        for (&node, &m) in self.touched.iter().zip(&self.perf) {
+            slow[node as usize] = tag * u8::from(m < low);
+            between |= (low <= m) & (m < high);
+        }
+        !between
     }
 
     /// Each node's `m_N` into `self.perf` (NaN for a node without a speed) and the bounds
-    /// `(low, high)` of the exact bar from them (see the module docs): a node below `low`
-    /// is slow, one at or above `high` is not. `(NaN, NaN)` when no node has a speed (no
-    /// node is slow); `None` when the average or the bar is outside `[2^-900, 2^900]`, or
-    /// `K u` reaches `10^-3` (rows by the trillion, where `gamma_K` grows apart from `K u`).
+    /// of the exact bar from them (see [`Hierarchical::bounds`]).
+    #[cfg(test)]
     fn fast_bounds(&mut self, snapshot: &Snapshot) -> Option<(f64, f64)> {
-        /// Where the bound holds and no sum overflows: from `2^-900` (this) to `2^900`.
-        const LEAST: f64 = f64::from_bits((1023 - 900) << 52);
         let nodes = snapshot.node_indices();
         let average = self.node_totals.means(
             nodes,
@@ -166,12 +225,23 @@ impl<D: Detector> Hierarchical<D> {
             self.params.parallelism,
             &mut self.perf,
         );
+        self.bounds(average, nodes.len())
+    }
+
+    /// The bounds `(low, high)` of the exact bar from the sums of the nodes' `m_N` over
+    /// `rows` rows (see the module docs): a node below `low` is slow, one at or above
+    /// `high` is not. `(NaN, NaN)` when no node has a speed (no node is slow); `None` when
+    /// the average or the bar is outside `[2^-900, 2^900]`, or `K u` reaches `10^-3` (rows
+    /// by the trillion, where `gamma_K` grows apart from `K u`).
+    fn bounds(&self, average: GroupSum, rows: usize) -> Option<(f64, f64)> {
+        /// Where the bound holds and no sum overflows: from `2^-900` (this) to `2^900`.
+        const LEAST: f64 = f64::from_bits((1023 - 900) << 52);
         let Some(mean) = average.mean() else {
             return Some((f64::NAN, f64::NAN));
         };
         let bar = self.params.node_threshold * mean;
         // `K = 4 n_max + 2M + 3`, a node having at most every row.
-        let k = 4.0 * nodes.len() as f64 + 2.0 * average.count as f64 + 3.0;
+        let k = 4.0 * rows as f64 + 2.0 * average.count as f64 + 3.0;
         let ku = k * (f64::EPSILON / 2.0);
         let within = |v: f64| (LEAST..=1.0 / LEAST).contains(&v);
         if !(within(mean) && within(bar) && ku < 1e-3) {
@@ -205,9 +275,9 @@ impl<D: Detector> Hierarchical<D> {
         bar
     }
 
-    /// [`Detector::scan`]; without `use_bounds`, the nodes always judged by the exact rule
-    /// (which the tests compare the scan with).
-    fn scan_with(&mut self, snapshot: &Snapshot, findings: &mut Findings, use_bounds: bool) {
+    /// [`Detector::scan`], the nodes judged as `judging` says (the tests compare the
+    /// ways).
+    fn scan_with(&mut self, snapshot: &Snapshot, findings: &mut Findings, judging: Judging) {
         self.flagged.clear();
         self.inner.scan(snapshot, &mut self.flagged);
         for &node in self.flagged.slow_nodes() {
@@ -216,20 +286,55 @@ impl<D: Detector> Hierarchical<D> {
         if self.flagged.rows().is_empty() {
             return;
         }
-        if !(use_bounds && self.mark_settled(snapshot)) {
+        let judging = match judging {
+            Judging::Auto => {
+                let rows = snapshot.len();
+                let node_count = snapshot.node_count() as usize;
+                if !self.params.parallelism.is_parallel(rows) && rows.saturating_mul(5) < node_count
+                {
+                    Judging::TouchedNodes
+                } else {
+                    Judging::AllNodes
+                }
+            }
+            judging => judging,
+        };
+        let settled = match judging {
+            Judging::AllNodes => self.mark_settled(snapshot, false),
+            Judging::TouchedNodes => self.mark_settled(snapshot, true),
+            _ => false,
+        };
+        if !settled {
             self.exact_passes += 1;
+            self.slow_tag = 1;
             self.mark_exact(snapshot);
         }
+        // Padded with 0s to a power of two, which `keep_marked` looks up fastest.
         self.slow.resize(self.slow.len().next_power_of_two(), 0);
-        let (nodes, slow) = (snapshot.node_indices(), &self.slow[..]);
+        let (nodes, slow, tag) = (snapshot.node_indices(), &self.slow[..], self.slow_tag);
         let flagged = self.flagged.rows();
         self.kept.append(
             flagged.len(),
             self.params.parallelism,
-            |rows, slots| keep_marked(&flagged[rows], nodes, slow, slots),
+            |rows, slots| keep_marked(&flagged[rows], nodes, slow, tag, slots),
             findings.rows_mut(),
         );
     }
+}
+
+/// How [`Hierarchical`]'s scan judges the nodes (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Judging {
+    /// From sums and counts, reading only the nodes that the rows name where the rows are
+    /// fewer than half the nodes and the scan runs on one thread, every node's otherwise.
+    Auto,
+    /// From sums and counts, every node's.
+    AllNodes,
+    /// From sums and counts, the nodes that the rows name only.
+    TouchedNodes,
+    /// By the exact rule.
+    #[cfg(test)]
+    Exact,
 }
 
 /// `Speed_i` of each row, NaN for a row without one.
@@ -250,7 +355,7 @@ impl<D: Detector> Detector for Hierarchical<D> {
     fn scan(&mut self, snapshot: &Snapshot, findings: &mut Findings) {
         let parallelism = self.params.parallelism;
         parallelism.on_pool(snapshot.len(), || {
-            self.scan_with(snapshot, findings, true);
+            self.scan_with(snapshot, findings, Judging::Auto);
         });
     }
 
@@ -315,11 +420,25 @@ mod tests {
                 }
             }
         }
-        let mut ways = [Findings::default(), Findings::default()];
-        for (findings, use_bounds) in ways.iter_mut().zip([true, false]) {
-            detector.scan_with(snapshot, findings, use_bounds);
+        // Reading the rows' nodes only, before and after scans that leave marks on every
+        // node, and again after one that leaves none.
+        let judgings = [
+            Judging::TouchedNodes,
+            Judging::AllNodes,
+            Judging::TouchedNodes,
+            Judging::Exact,
+            Judging::TouchedNodes,
+            Judging::TouchedNodes,
+        ];
+        let ways = judgings.map(|judging| {
+            let mut findings = Findings::default();
+            detector.scan_with(snapshot, &mut findings, judging);
+            findings.rows().to_vec()
+        });
+        for (way, judging) in ways.iter().zip(judgings) {
+            assert_eq!(way, &ways[3], "{judging:?}");
         }
-        let [bounded, exact] = ways.map(|f| f.rows().to_vec());
+        let [_, bounded, .., exact, _, _] = ways;
         (bounded, exact)
     }
 
@@ -348,14 +467,16 @@ mod tests {
     #[test]
     fn the_bounds_keep_what_the_exact_rule_keeps() {
         let snapshots = [
-            // The benchmark's stage, and as many nodes as rows.
+            // The benchmark's stage, as many nodes as rows, and ten nodes per row.
             straggling_stage(10_000, 100, 1).expect("valid rows"),
             straggling_stage(3000, 3000, 2).expect("valid rows"),
+            straggling_stage(1000, 10_000, 3).expect("valid rows"),
             // Speeds spread over five orders of magnitude, a few nodes to many, some
             // rows with no speed.
             speeds_rows(2000, 1, Some(7), |r| 10f64.powf(5.0 * r.unit())),
             speeds_rows(2000, 3, Some(50), |r| 10f64.powf(5.0 * r.unit())),
             speeds_rows(5000, 700, None, |r| 10f64.powf(5.0 * r.unit())),
+            speeds_rows(300, 5000, Some(7), |r| 10f64.powf(5.0 * r.unit())),
             // Nearly equal speeds, and equal ones (0.1: a mean of three rounds above it).
             speeds_rows(3000, 40, None, |r| 1.0 + 1e-14 * r.unit()),
             speeds_rows(300, 40, Some(3), |_| 0.1),
@@ -400,6 +521,7 @@ mod tests {
         };
         // The snapshots of `cargo xtask bench scans`, sizes and seeds: never.
         for (tasks, nodes) in [
+            (1000, 10_000),
             (1000, 100),
             (10_000, 100),
             (10_000, 10_000),
@@ -431,6 +553,49 @@ mod tests {
     }
 
     #[test]
+    fn a_scan_reading_the_rows_nodes_only_keeps_no_mark_of_an_earlier_scan() {
+        // Node 0 at speed 1 and three at 10: node 0 is slow (0.9 x 3.25).
+        let first = build_snapshot(
+            1.0,
+            4,
+            1,
+            [
+                (0, 0.5, 2.0),
+                (1, 0.5, 20.0),
+                (2, 0.5, 20.0),
+                (3, 0.5, 20.0),
+            ]
+            .map(|(node, p, input)| (0, node, 0.0, p, input)),
+        )
+        .expect("valid rows");
+        // Then node 0 runs an attempt started now (no speed, so node 0 is not slow, and no
+        // mark of it is written), and node 3 is the slow one.
+        let second = build_snapshot(
+            1.0,
+            4,
+            1,
+            [(0, 1.0, 0.0, 2.0), (1, 0.0, 0.5, 20.0), (2, 0.0, 0.5, 20.0)]
+                .into_iter()
+                .chain([(3, 0.0, 0.5, 2.0)])
+                .map(|(node, start, p, input)| (0, node, start, p, input)),
+        )
+        .expect("valid rows");
+        for first_judging in [Judging::AllNodes, Judging::TouchedNodes, Judging::Exact] {
+            let mut detector = hierarchical(FlagAll, 0.9, Parallelism::Sequential);
+            let mut findings = Findings::default();
+            detector.scan_with(&first, &mut findings, first_judging);
+            assert_eq!(findings.rows(), [0], "{first_judging:?}");
+            // As many scans as there are tags and more: node 0's mark of the first scan
+            // stays as the tags start again.
+            for scan in 0..300 {
+                let mut findings = Findings::default();
+                detector.scan_with(&second, &mut findings, Judging::TouchedNodes);
+                assert_eq!(findings.rows(), [3], "scan {scan} after {first_judging:?}");
+            }
+        }
+    }
+
+    #[test]
     fn a_wrapped_detectors_row_past_the_snapshot_is_dropped() {
         // The filter of the flagged rows by node is `kernels::keep_marked`, tested there.
         /// Flags every row and one past the snapshot.
@@ -447,10 +612,10 @@ mod tests {
         // Node 0 at speed 1, node 1 at 3: node 0 slow at 0.9 x 2.
         let rows = [(0, 0, 0.0, 0.5, 2.0), (0, 1, 0.0, 0.5, 6.0)];
         let snapshot = build_snapshot(1.0, 2, 1, rows).expect("valid rows");
-        for use_bounds in [true, false] {
+        for judging in [Judging::AllNodes, Judging::TouchedNodes, Judging::Exact] {
             let mut detector = hierarchical(PastTheEnd, 0.9, Parallelism::Sequential);
             let mut findings = Findings::default();
-            detector.scan_with(&snapshot, &mut findings, use_bounds);
+            detector.scan_with(&snapshot, &mut findings, judging);
             assert_eq!(findings.rows(), [0]);
         }
     }

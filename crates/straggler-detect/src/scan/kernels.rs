@@ -416,8 +416,8 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
     }
 }
 
-/// Writes the rows of `rows` whose group is marked (the low bit of `marks[groups[row]]`
-/// set; Hierarchical's marks are 1 or 0), in order, at the start of `slots` (as long at
+/// Writes the rows of `rows` whose group is marked (`marks[groups[row]] == tag`;
+/// Hierarchical's marks are 1 or 0, or the tag of the scan that wrote them), in order, at the start of `slots` (as long at
 /// least), and returns how many. A row past `groups` is not kept, nor is a row of a group
 /// past `marks`. Hierarchical keeps its wrapped detector's rows on slow nodes with it.
 ///
@@ -431,11 +431,17 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
 /// the rows are filtered again by [`plain_keep_marked`]. With each lookup clamped, the
 /// filter took a quarter of Hierarchical's scan of the bench's 10^4 tasks on 100 nodes,
 /// and a sixth like this (`perf record`; `docs/scan-measurements.md`).
-pub(crate) fn keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mut [u32]) -> usize {
+pub(crate) fn keep_marked(
+    rows: &[u32],
+    groups: &[u32],
+    marks: &[u8],
+    tag: u8,
+    slots: &mut [u32],
+) -> usize {
     let largest = with_widest_vectors(|| rows.iter().copied().max());
     let rows_inside = largest.is_none_or(|row| (row as usize) < groups.len());
     if !(rows_inside && marks.len().is_power_of_two()) {
-        return plain_keep_marked(rows, groups, marks, slots);
+        return plain_keep_marked(rows, groups, marks, tag, slots);
     }
     let low_bits = marks.len() - 1;
     let (mut kept, mut seen) = (0, 0u32);
@@ -448,8 +454,8 @@ pub(crate) fn keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mu
             seen |= group;
             // SAFETY: `marks.len()` is a power of two, so not zero, and `low_bits` keeps
             // an index below it.
-            let mark = unsafe { *marks.get_unchecked(group as usize & low_bits) } & 1;
-            word |= u64::from(mark) << i;
+            let mark = unsafe { *marks.get_unchecked(group as usize & low_bits) };
+            word |= u64::from(mark == tag) << i;
         }
         for i in super::set_bits(word) {
             slots[kept] = rows[i];
@@ -457,7 +463,7 @@ pub(crate) fn keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mu
         }
     }
     if seen as usize > low_bits {
-        return plain_keep_marked(rows, groups, marks, slots);
+        return plain_keep_marked(rows, groups, marks, tag, slots);
     }
     kept
 }
@@ -468,7 +474,13 @@ const _: () = assert!(usize::BITS >= u32::BITS);
 
 /// [`keep_marked`] with each lookup checked: indices are clamped and answers masked rather
 /// than checked, so that the loop has no branch.
-fn plain_keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mut [u32]) -> usize {
+fn plain_keep_marked(
+    rows: &[u32],
+    groups: &[u32],
+    marks: &[u8],
+    tag: u8,
+    slots: &mut [u32],
+) -> usize {
     let (Some(last_row), Some(last_group)) =
         (groups.len().checked_sub(1), marks.len().checked_sub(1))
     else {
@@ -481,8 +493,8 @@ fn plain_keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mut [u3
             let row = row as usize;
             let group = groups[row.min(last_row)] as usize;
             let inside = (row <= last_row) & (group <= last_group);
-            let mark = marks[group.min(last_group)] & u8::from(inside);
-            word |= u64::from(mark) << i;
+            let marked = marks[group.min(last_group)] == tag;
+            word |= u64::from(marked & inside) << i;
         }
         for i in super::set_bits(word) {
             slots[kept] = rows[i];
@@ -2061,17 +2073,18 @@ mod tests {
     fn rows_of_marked_groups_agree_with_a_plain_filter() {
         // Flagged lists over several words of 64, against the rule and the checked body:
         // marks as long as a power of two (each lookup unchecked) and not (each checked),
-        // of any byte (the low bit counts); rows past the groups, and groups past the
+        // of bytes 0 to 3, the tag 1 or 2; rows past the groups, and groups past the
         // marks, which send the rows to the checked body.
         let mut rng = crate::conformance::SplitMix64(17);
         let groups: Vec<u32> = (0..500).map(|_| rng.below(40)).collect();
         for marked in [0usize, 1, 2, 3, 32, 37, 64] {
-            let mut marks: Vec<u8> = (0..marked).map(|_| rng.below(256) as u8).collect();
+            let tag = 1 + (marked % 2) as u8;
+            let mut marks: Vec<u8> = (0..marked).map(|_| rng.below(4) as u8).collect();
             // The first and last groups marked: the groups past the marks, masked or
             // clamped to them, would be kept.
             for at in [0, marked.saturating_sub(1)] {
                 if let Some(mark) = marks.get_mut(at) {
-                    *mark |= 1;
+                    *mark = tag;
                 }
             }
             for (len, rows) in [0, 1, 63, 64, 65, 300]
@@ -2087,30 +2100,34 @@ mod tests {
                         groups
                             .get(row as usize)
                             .and_then(|&g| marks.get(g as usize))
-                            .is_some_and(|&mark| mark & 1 == 1)
+                            .is_some_and(|&mark| mark == tag)
                     })
                     .collect();
                 let (mut slots, mut plain) = (vec![u32::MAX; len + 1], vec![u32::MAX; len + 1]);
-                let kept = keep_marked(&flagged, &groups, &marks, &mut slots);
-                let plain_kept = plain_keep_marked(&flagged, &groups, &marks, &mut plain);
+                let kept = keep_marked(&flagged, &groups, &marks, tag, &mut slots);
+                let plain_kept = plain_keep_marked(&flagged, &groups, &marks, tag, &mut plain);
                 let case = format!("{len} flagged of {rows}, {marked} marks");
                 assert_eq!(slots[..kept], expected[..], "{case}");
                 assert_eq!(plain[..plain_kept], expected[..], "{case}");
             }
         }
-        assert_eq!(keep_marked(&[0, 1], &[], &[1], &mut [0; 2]), 0);
-        assert_eq!(keep_marked(&[0, 1], &[0, 0], &[], &mut [0; 2]), 0);
-        assert_eq!(keep_marked(&[0, 1], &[0, 1], &[0, 1], &mut [0; 2]), 1);
+        assert_eq!(keep_marked(&[0, 1], &[], &[1], 1, &mut [0; 2]), 0);
+        assert_eq!(keep_marked(&[0, 1], &[0, 0], &[], 1, &mut [0; 2]), 0);
+        assert_eq!(keep_marked(&[0, 1], &[0, 1], &[0, 1], 1, &mut [0; 2]), 1);
+        assert_eq!(keep_marked(&[0, 1], &[0, 1], &[3, 1], 3, &mut [0; 2]), 1);
         // A row past the groups, whose group would be read past their end and found
         // marked: not kept.
         let groups = [0u32; 4];
         let mut slots = [u32::MAX; 3];
-        assert_eq!(keep_marked(&[0, 2], &groups[..2], &[1], &mut slots), 1);
+        assert_eq!(keep_marked(&[0, 2], &groups[..2], &[1], 1, &mut slots), 1);
         assert_eq!(slots[0], 0);
         // A group past the marks after one inside, marks as long as a power of two: the
         // group read unchecked is masked to a marked one, and the rows filtered again.
         let mut slots = [u32::MAX; 3];
-        assert_eq!(keep_marked(&[0, 1, 2], &[1, 3, 5], &[0, 1], &mut slots), 1);
+        assert_eq!(
+            keep_marked(&[0, 1, 2], &[1, 3, 5], &[0, 1], 1, &mut slots),
+            1
+        );
         assert_eq!(slots[0], 0);
     }
 
