@@ -8,7 +8,9 @@
 //! successes >= max(floor(quantile * numTasks), 1)
 //! ```
 //!
-//! tasks have succeeded, with `median` the median duration of the successful tasks:
+//! (`successes`: the stage's tasks that succeeded with a duration, as Spark 3.0 on compares
+//! `successfulTaskDurations.size()`, SPARK-27590), with `median` the median duration of
+//! the successful tasks:
 //!
 //! ```text
 //! threshold = max(multiplier * median, min_task_runtime)          (min_task_runtime = 0.1 s)
@@ -80,9 +82,12 @@
 //!   policy). Spark has no cap on copies, and neither has this detector.
 //!
 //! Durations are learnt from [`Observation::AttemptEnded`] with status `Succeeded`, each
-//! task once (its first success); an end with a negative or non-finite duration (a broken
-//! trace) counts towards the gate but adds neither a duration nor its input to the median
-//! and the totals, and a stage whose successes have no valid duration has no threshold. The per-row
+//! task once (its first success). The gate counts the successes with a duration, as Spark
+//! (3.0 on) counts `successfulTaskDurations.size()`, not `tasksSuccessful` (SPARK-27590: a
+//! task completed without a duration known to the stage's manager does not count). So an
+//! end with a negative or non-finite duration (a broken trace) adds neither to the gate nor
+//! a duration or its input to the median and the totals; the task is still succeeded, and
+//! its rows are never flagged. The per-row
 //! decision reads per-stage values fixed before the filter and sums nothing over rows, so
 //! the parallel filter flags exactly the rows the sequential one flags.
 
@@ -241,9 +246,9 @@ impl StageHistory {
 
     /// The stage's bar, `pending` of its tasks still waiting for a container.
     fn bar(&self, params: &SparkParams, pending: u32) -> Option<StageBar> {
-        // Every success counts (Spark's `tasksSuccessful`), one without a valid duration
-        // too; the median is over those with one.
-        let successes = self.succeeded.len();
+        // The successes with a duration, the median's (Spark 3.0+ counts
+        // `successfulTaskDurations.size()`, not `tasksSuccessful`: SPARK-27590).
+        let successes = self.durations_secs.len();
         let num_tasks = self.seen + pending as usize;
         let gate = ((params.quantile * num_tasks as f64).floor() as usize).max(1);
         if successes < gate {
@@ -584,6 +589,11 @@ struct MedianHeap {
 }
 
 impl MedianHeap {
+    /// How many values were pushed.
+    fn len(&self) -> usize {
+        self.lower.len() + self.upper.len()
+    }
+
     fn push(&mut self, value: f64) {
         match self.lower.peek() {
             Some(top) if value > top.0 => self.upper.push(Reverse(Secs(value))),

@@ -311,16 +311,22 @@ fn spark_degenerate_successes() {
         &[(1, 0, 0, O, 0.0, 1.0, 640.0 * MB)],
         &[0],
     );
-    // A success with a NaN or negative duration counts towards the gate (Spark's
-    // `tasksSuccessful`) but adds no duration. Two such and one of 10 s, four tasks seen:
-    // max(floor(0.9 * 4), 1) = 3 successes open the gate, the median is 10 s, and the
-    // task, running far past 2 x 30 s, is speculated. Without the 10 s success the gate
-    // (2 of 3 tasks) is open but no duration gives a median: nothing.
-    let mut broken = spark(SparkParams::spark4());
+    // A success with a NaN or negative duration adds no duration and does not count
+    // towards the gate: Spark counts `successfulTaskDurations.size()` (SPARK-27590), the
+    // successes with a duration. Quantile 0.5; two such and one of 10 s, four tasks seen:
+    // the gate max(floor(0.5 * 4), 1) = 2 is not reached by one duration (counting every
+    // success, 3 >= 2 would flag the task, running far past 2 x 30 s). A second success
+    // of 10 s, five tasks seen: gate floor(2.5) = 2 reached, median 10 s: flagged.
+    let mut broken = spark(SparkParams {
+        quantile: 0.5,
+        ..SparkParams::spark4()
+    });
     broken.observe(&success(0, 0, 5.0, f64::NAN));
     broken.observe(&success(2, 0, 5.0, 4.0));
     check(&mut broken, 1e6, &row, &[]);
     broken.observe(&success(3, 0, 0.0, 10.0));
+    check(&mut broken, 1e6, &row, &[]);
+    broken.observe(&success(4, 0, 0.0, 10.0));
     check(&mut broken, 1e6, &row, &[0]);
     // Zero input everywhere: total input 0, stage rate f64::MAX; threshold 30 s, long run
     // 60 s. The running rate 0.5 * 0 / 31 = 0 < 0.75 * f64::MAX: speculated at 31 s.
