@@ -167,6 +167,14 @@ fn spark_threshold_and_efficiency_check() {
         &[(9, 0, 0, O, 0.0, 0.5, 640.0 * MB)],
         &[],
     );
+    // runtime 40 on 384 MB: rate 0.5 * 384e6 / 40 = 4.8e6, exactly the bar, so not below
+    // it (`<`), and 40 <= 60: efficient.
+    check(
+        &mut detector,
+        40.0,
+        &[(9, 0, 0, O, 0.0, 0.5, 384.0 * MB)],
+        &[],
+    );
     // runtime 60: rate 320e6 / 60 = 5.3e6 >= 4.8e6, and 60 is not > 60.
     check(
         &mut detector,
