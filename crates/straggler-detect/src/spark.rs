@@ -69,11 +69,15 @@
 //!   `f64::MAX`, so the bar is never NaN.
 //! - **Number of tasks.** A snapshot has no stage totals, so `numTasks` is the number of
 //!   distinct tasks of the stage seen so far, running (in a snapshot or a progress report)
-//!   or ended, plus the snapshot's count of the stage's tasks still waiting for a container
-//!   ([`Snapshot::pending`]). This assumes `pending` counts tasks never launched, as the
-//!   engines do (`straggler-sim`'s queues of unlaunched tasks, `straggler-trace`'s replay
-//!   `tasks - launched`): an engine that also counted a failed task waiting for a re-run
-//!   would count that task twice.
+//!   or ended, plus the snapshot's count of the stage's tasks waiting to be scheduled
+//!   ([`Snapshot::pending`]), less the tasks seen that wait to run again: those whose last
+//!   attempt ended without success and that have had no row since. `pending` counts those
+//!   too (the scale engine, `straggler-sim`'s `Fleet`, adds the tasks a node failure lost
+//!   to its waiting count), and counted twice they would raise the gate. The subtraction
+//!   stops at `pending`, so `numTasks` is never below the tasks seen; an engine whose
+//!   `pending` counts only tasks never launched (`straggler-trace`'s replay, `tasks -
+//!   launched`) has such a task once in the tasks seen and once less in the subtraction,
+//!   so there `numTasks` misses it until it runs again.
 //! - **Marking.** Spark marks a task speculatable once and never checks it again; this
 //!   detector flags it at every scan while the rule holds (the engine counts the first
 //!   detection only).
@@ -287,6 +291,11 @@ pub struct SparkDetector {
     seen: StageTaskSet,
     /// Running attempts per task in the current snapshot.
     running: TaskRowCounts,
+    /// The (stage, task) pairs seen whose last attempt ended without success and that have
+    /// had no row since: tasks waiting to run again, which `Snapshot::pending` counts too.
+    waiting_again: IdSet<(u32, TaskId)>,
+    /// Per stage index, how many of `waiting_again` have no row in the current snapshot.
+    waiting_again_by_stage: Vec<u32>,
 }
 
 impl SparkDetector {
@@ -297,6 +306,8 @@ impl SparkDetector {
             stages: IdMap::default(),
             seen: StageTaskSet::default(),
             running: TaskRowCounts::default(),
+            waiting_again: IdSet::default(),
+            waiting_again_by_stage: Vec::new(),
         }
     }
 
@@ -326,11 +337,29 @@ impl Detector for SparkDetector {
                 self.stages.entry(stage).or_default().seen += 1;
             }
         }
+        // A task waiting to run again was seen and is in `pending` too: count it once. A
+        // row of it means it runs again (rare: only after a failure or a lost copy).
+        self.waiting_again_by_stage.clear();
+        self.waiting_again_by_stage
+            .resize(snapshot.stages().len(), 0);
+        if !self.waiting_again.is_empty() {
+            for (&task, &stage) in tasks.iter().zip(stages) {
+                self.waiting_again.remove(&(stage, task));
+            }
+            for &(stage, _) in &self.waiting_again {
+                if let Some(count) = self.waiting_again_by_stage.get_mut(stage as usize) {
+                    *count += 1;
+                }
+            }
+        }
         let params = self.params;
+        let waiting_again = &self.waiting_again_by_stage;
         let bars: Vec<Option<(StageBar, &StageHistory)>> = (0..snapshot.stages().len() as u32)
             .map(|stage| {
                 let history = self.stages.get(&stage)?;
-                let pending = snapshot.pending(straggler_model::StageId(stage));
+                let pending = snapshot
+                    .pending(straggler_model::StageId(stage))
+                    .saturating_sub(waiting_again[stage as usize]);
                 Some((history.bar(&params, pending)?, history))
             })
             .collect();
@@ -381,11 +410,15 @@ impl Detector for SparkDetector {
                         end.end_secs - end.start_secs,
                         end.input_bytes as f64,
                     );
+                    self.waiting_again.remove(&(end.stage.0, end.task));
+                } else if !history.succeeded.contains(&end.task) {
+                    self.waiting_again.insert((end.stage.0, end.task));
                 }
             }
             Observation::StageFinished { stage, .. } => {
                 self.stages.remove(&stage.0);
                 self.seen.forget_stage(stage.0);
+                self.waiting_again.retain(|&(s, _)| s != stage.0);
             }
             _ => {}
         }
@@ -394,6 +427,7 @@ impl Detector for SparkDetector {
     fn reset(&mut self) {
         self.stages.clear();
         self.seen.clear();
+        self.waiting_again.clear();
     }
 }
 

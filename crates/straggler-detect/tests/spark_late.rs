@@ -942,3 +942,33 @@ fn spark_counts_tasks_waiting_for_a_container() {
         &[0],
     );
 }
+
+#[test]
+fn spark_counts_a_task_waiting_to_run_again_once() {
+    // Nine successes of 10 s (tasks 0..8), task 9 running at 31 s, and task 10 whose
+    // attempt failed: it waits to run again, and the snapshot counts it as pending. Tasks
+    // seen 0..10 = 11, plus 1 pending, less the 1 of them waiting again: numTasks 11, gate
+    // max(floor(0.9 * 11), 1) = 9 successes, reached; threshold 30 s, task 9 slow and
+    // inefficient (0.5 * 64e6 / 31 = 1.03e6 < 4.8e6). Counted twice, numTasks 12 and the
+    // gate floor(10.8) = 10 would not be reached.
+    let mut detector = spark_after(SparkParams::spark4(), 9);
+    detector.observe(&ended(10, 0, AttemptStatus::Failed, 0.0, 5.0, 64_000_000));
+    let row = [(9, 0, 0, O, 0.0, 0.5, 64.0 * MB)];
+    let mut waiting = snapshot(31.0, 1, 8, &row);
+    waiting.set_pending(StageId(0), 1).unwrap();
+    assert_eq!(scan(&mut detector, &waiting).rows(), &[0]);
+    // One more task never launched waits too: numTasks 12, gate 10: nothing.
+    waiting.set_pending(StageId(0), 2).unwrap();
+    assert_eq!(scan(&mut detector, &waiting).rows(), &[] as &[u32]);
+    // Task 10 runs again (a row), one task pending: it is no longer waiting again, so
+    // numTasks = 11 + 1 = 12 and the gate 10 is not reached.
+    let rows = [row[0], (10, 0, 1, O, 30.0, 0.1, 64.0 * MB)];
+    let mut again = snapshot(31.0, 1, 8, &rows);
+    again.set_pending(StageId(0), 1).unwrap();
+    assert_eq!(scan(&mut detector, &again).rows(), &[] as &[u32]);
+    // No pending count (an engine counting only tasks never launched): the subtraction
+    // stops at 0, numTasks 11 = the tasks seen.
+    let mut alone = spark_after(SparkParams::spark4(), 9);
+    alone.observe(&ended(10, 0, AttemptStatus::Failed, 0.0, 5.0, 64_000_000));
+    check(&mut alone, 31.0, &row, &[0]);
+}
