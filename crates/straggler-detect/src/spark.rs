@@ -78,9 +78,18 @@
 //!   `pending` counts only tasks never launched (`straggler-trace`'s replay, `tasks -
 //!   launched`) has such a task once in the tasks seen and once less in the subtraction,
 //!   so there `numTasks` misses it until it runs again.
-//! - **Marking.** Spark marks a task speculatable once and never checks it again; this
-//!   detector flags it at every scan while the rule holds (the engine counts the first
-//!   detection only).
+//! - **Marking.** Spark skips a task it has marked speculatable (`speculatableTasks`) until
+//!   its copy launches, which takes it off the set (`dequeueTaskHelper`); the copy then
+//!   keeps it out (two running), and should one of the two end without success the task
+//!   may be marked again. This detector flags it at every scan while the rule holds (the
+//!   engine counts the first detection only).
+//! - **Originals only.** Spark judges any lone running attempt of an unfinished task,
+//!   `copiesRunning(index) == 1`, a copy whose original failed included; here only an
+//!   original, since the engines ignore detections of copies (`docs/writing-a-detector.md`)
+//!   and re-run a failed original as a new original.
+//! - **One task.** Spark skips a stage of one task (without `task.duration.threshold`);
+//!   here its gate of one success is met only once that task succeeded, and then it is no
+//!   candidate: the same outcome.
 //! - Left out: the absolute `task.duration.threshold` for small stages, the check interval
 //!   (the engine's scan period plays that role), and where a copy may run (the engine's
 //!   policy). Spark has no cap on copies, and neither has this detector.
