@@ -8,7 +8,9 @@
 //! successes >= max(floor(quantile * numTasks), 1)
 //! ```
 //!
-//! tasks have succeeded, with `median` the median duration of the successful tasks:
+//! (`successes`: the stage's tasks that succeeded with a duration, as Spark 3.0 on compares
+//! `successfulTaskDurations.size()`, SPARK-27590), with `median` the median duration of
+//! the successful tasks:
 //!
 //! ```text
 //! threshold = max(multiplier * median, min_task_runtime)          (min_task_runtime = 0.1 s)
@@ -67,22 +69,38 @@
 //!   `f64::MAX`, so the bar is never NaN.
 //! - **Number of tasks.** A snapshot has no stage totals, so `numTasks` is the number of
 //!   distinct tasks of the stage seen so far, running (in a snapshot or a progress report)
-//!   or ended, plus the snapshot's count of the stage's tasks still waiting for a container
-//!   ([`Snapshot::pending`]). This assumes `pending` counts tasks never launched, as the
-//!   engines do (`straggler-sim`'s queues of unlaunched tasks, `straggler-trace`'s replay
-//!   `tasks - launched`): an engine that also counted a failed task waiting for a re-run
-//!   would count that task twice.
-//! - **Marking.** Spark marks a task speculatable once and never checks it again; this
-//!   detector flags it at every scan while the rule holds (the engine counts the first
-//!   detection only).
+//!   or ended, plus the snapshot's count of the stage's tasks waiting to be scheduled
+//!   ([`Snapshot::pending`]), less the tasks seen that wait to run again: those whose last
+//!   attempt ended without success and that have had no row since. `pending` counts those
+//!   too (the scale engine, `straggler-sim`'s `Fleet`, adds the tasks a node failure lost
+//!   to its waiting count), and counted twice they would raise the gate. The subtraction
+//!   stops at `pending`, so `numTasks` is never below the tasks seen; an engine whose
+//!   `pending` counts only tasks never launched (`straggler-trace`'s replay, `tasks -
+//!   launched`) has such a task once in the tasks seen and once less in the subtraction,
+//!   so there `numTasks` misses it until it runs again.
+//! - **Marking.** Spark skips a task it has marked speculatable (`speculatableTasks`) until
+//!   its copy launches, which takes it off the set (`dequeueTaskHelper`); the copy then
+//!   keeps it out (two running), and should one of the two end without success the task
+//!   may be marked again. This detector flags it at every scan while the rule holds (the
+//!   engine counts the first detection only).
+//! - **Originals only.** Spark judges any lone running attempt of an unfinished task,
+//!   `copiesRunning(index) == 1`, a copy whose original failed included; here only an
+//!   original, since the engines ignore detections of copies (`docs/writing-a-detector.md`)
+//!   and re-run a failed original as a new original.
+//! - **One task.** Spark skips a stage of one task (without `task.duration.threshold`);
+//!   here its gate of one success is met only once that task succeeded, and then it is no
+//!   candidate: the same outcome.
 //! - Left out: the absolute `task.duration.threshold` for small stages, the check interval
 //!   (the engine's scan period plays that role), and where a copy may run (the engine's
 //!   policy). Spark has no cap on copies, and neither has this detector.
 //!
 //! Durations are learnt from [`Observation::AttemptEnded`] with status `Succeeded`, each
-//! task once (its first success); an end with a negative or non-finite duration (a broken
-//! trace) counts towards the gate but adds neither a duration nor its input to the median
-//! and the totals, and a stage whose successes have no valid duration has no threshold. The per-row
+//! task once (its first success). The gate counts the successes with a duration, as Spark
+//! (3.0 on) counts `successfulTaskDurations.size()`, not `tasksSuccessful` (SPARK-27590: a
+//! task completed without a duration known to the stage's manager does not count). So an
+//! end with a negative or non-finite duration (a broken trace) adds neither to the gate nor
+//! a duration or its input to the median and the totals; the task is still succeeded, and
+//! its rows are never flagged. The per-row
 //! decision reads per-stage values fixed before the filter and sums nothing over rows, so
 //! the parallel filter flags exactly the rows the sequential one flags.
 
@@ -241,9 +259,9 @@ impl StageHistory {
 
     /// The stage's bar, `pending` of its tasks still waiting for a container.
     fn bar(&self, params: &SparkParams, pending: u32) -> Option<StageBar> {
-        // Every success counts (Spark's `tasksSuccessful`), one without a valid duration
-        // too; the median is over those with one.
-        let successes = self.succeeded.len();
+        // The successes with a duration, the median's (Spark 3.0+ counts
+        // `successfulTaskDurations.size()`, not `tasksSuccessful`: SPARK-27590).
+        let successes = self.durations_secs.len();
         let num_tasks = self.seen + pending as usize;
         let gate = ((params.quantile * num_tasks as f64).floor() as usize).max(1);
         if successes < gate {
@@ -282,6 +300,11 @@ pub struct SparkDetector {
     seen: StageTaskSet,
     /// Running attempts per task in the current snapshot.
     running: TaskRowCounts,
+    /// The (stage, task) pairs seen whose last attempt ended without success and that have
+    /// had no row since: tasks waiting to run again, which `Snapshot::pending` counts too.
+    waiting_again: IdSet<(u32, TaskId)>,
+    /// Per stage index, how many of `waiting_again` have no row in the current snapshot.
+    waiting_again_by_stage: Vec<u32>,
 }
 
 impl SparkDetector {
@@ -292,6 +315,8 @@ impl SparkDetector {
             stages: IdMap::default(),
             seen: StageTaskSet::default(),
             running: TaskRowCounts::default(),
+            waiting_again: IdSet::default(),
+            waiting_again_by_stage: Vec::new(),
         }
     }
 
@@ -321,11 +346,29 @@ impl Detector for SparkDetector {
                 self.stages.entry(stage).or_default().seen += 1;
             }
         }
+        // A task waiting to run again was seen and is in `pending` too: count it once. A
+        // row of it means it runs again (rare: only after a failure or a lost copy).
+        self.waiting_again_by_stage.clear();
+        self.waiting_again_by_stage
+            .resize(snapshot.stages().len(), 0);
+        if !self.waiting_again.is_empty() {
+            for (&task, &stage) in tasks.iter().zip(stages) {
+                self.waiting_again.remove(&(stage, task));
+            }
+            for &(stage, _) in &self.waiting_again {
+                if let Some(count) = self.waiting_again_by_stage.get_mut(stage as usize) {
+                    *count += 1;
+                }
+            }
+        }
         let params = self.params;
+        let waiting_again = &self.waiting_again_by_stage;
         let bars: Vec<Option<(StageBar, &StageHistory)>> = (0..snapshot.stages().len() as u32)
             .map(|stage| {
                 let history = self.stages.get(&stage)?;
-                let pending = snapshot.pending(straggler_model::StageId(stage));
+                let pending = snapshot
+                    .pending(straggler_model::StageId(stage))
+                    .saturating_sub(waiting_again[stage as usize]);
                 Some((history.bar(&params, pending)?, history))
             })
             .collect();
@@ -376,11 +419,15 @@ impl Detector for SparkDetector {
                         end.end_secs - end.start_secs,
                         end.input_bytes as f64,
                     );
+                    self.waiting_again.remove(&(end.stage.0, end.task));
+                } else if !history.succeeded.contains(&end.task) {
+                    self.waiting_again.insert((end.stage.0, end.task));
                 }
             }
             Observation::StageFinished { stage, .. } => {
                 self.stages.remove(&stage.0);
                 self.seen.forget_stage(stage.0);
+                self.waiting_again.retain(|&(s, _)| s != stage.0);
             }
             _ => {}
         }
@@ -389,6 +436,7 @@ impl Detector for SparkDetector {
     fn reset(&mut self) {
         self.stages.clear();
         self.seen.clear();
+        self.waiting_again.clear();
     }
 }
 
@@ -584,6 +632,11 @@ struct MedianHeap {
 }
 
 impl MedianHeap {
+    /// How many values were pushed.
+    fn len(&self) -> usize {
+        self.lower.len() + self.upper.len()
+    }
+
     fn push(&mut self, value: f64) {
         match self.lower.peek() {
             Some(top) if value > top.0 => self.upper.push(Reverse(Secs(value))),

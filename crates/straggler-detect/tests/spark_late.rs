@@ -167,6 +167,14 @@ fn spark_threshold_and_efficiency_check() {
         &[(9, 0, 0, O, 0.0, 0.5, 640.0 * MB)],
         &[],
     );
+    // runtime 40 on 384 MB: rate 0.5 * 384e6 / 40 = 4.8e6, exactly the bar, so not below
+    // it (`<`), and 40 <= 60: efficient.
+    check(
+        &mut detector,
+        40.0,
+        &[(9, 0, 0, O, 0.0, 0.5, 384.0 * MB)],
+        &[],
+    );
     // runtime 60: rate 320e6 / 60 = 5.3e6 >= 4.8e6, and 60 is not > 60.
     check(
         &mut detector,
@@ -311,16 +319,22 @@ fn spark_degenerate_successes() {
         &[(1, 0, 0, O, 0.0, 1.0, 640.0 * MB)],
         &[0],
     );
-    // A success with a NaN or negative duration counts towards the gate (Spark's
-    // `tasksSuccessful`) but adds no duration. Two such and one of 10 s, four tasks seen:
-    // max(floor(0.9 * 4), 1) = 3 successes open the gate, the median is 10 s, and the
-    // task, running far past 2 x 30 s, is speculated. Without the 10 s success the gate
-    // (2 of 3 tasks) is open but no duration gives a median: nothing.
-    let mut broken = spark(SparkParams::spark4());
+    // A success with a NaN or negative duration adds no duration and does not count
+    // towards the gate: Spark counts `successfulTaskDurations.size()` (SPARK-27590), the
+    // successes with a duration. Quantile 0.5; two such and one of 10 s, four tasks seen:
+    // the gate max(floor(0.5 * 4), 1) = 2 is not reached by one duration (counting every
+    // success, 3 >= 2 would flag the task, running far past 2 x 30 s). A second success
+    // of 10 s, five tasks seen: gate floor(2.5) = 2 reached, median 10 s: flagged.
+    let mut broken = spark(SparkParams {
+        quantile: 0.5,
+        ..SparkParams::spark4()
+    });
     broken.observe(&success(0, 0, 5.0, f64::NAN));
     broken.observe(&success(2, 0, 5.0, 4.0));
     check(&mut broken, 1e6, &row, &[]);
     broken.observe(&success(3, 0, 0.0, 10.0));
+    check(&mut broken, 1e6, &row, &[]);
+    broken.observe(&success(4, 0, 0.0, 10.0));
     check(&mut broken, 1e6, &row, &[0]);
     // Zero input everywhere: total input 0, stage rate f64::MAX; threshold 30 s, long run
     // 60 s. The running rate 0.5 * 0 / 31 = 0 < 0.75 * f64::MAX: speculated at 31 s.
@@ -927,4 +941,34 @@ fn spark_counts_tasks_waiting_for_a_container() {
         &[(9, 0, 0, O, 0.0, 0.5, 64.0 * MB)],
         &[0],
     );
+}
+
+#[test]
+fn spark_counts_a_task_waiting_to_run_again_once() {
+    // Nine successes of 10 s (tasks 0..8), task 9 running at 31 s, and task 10 whose
+    // attempt failed: it waits to run again, and the snapshot counts it as pending. Tasks
+    // seen 0..10 = 11, plus 1 pending, less the 1 of them waiting again: numTasks 11, gate
+    // max(floor(0.9 * 11), 1) = 9 successes, reached; threshold 30 s, task 9 slow and
+    // inefficient (0.5 * 64e6 / 31 = 1.03e6 < 4.8e6). Counted twice, numTasks 12 and the
+    // gate floor(10.8) = 10 would not be reached.
+    let mut detector = spark_after(SparkParams::spark4(), 9);
+    detector.observe(&ended(10, 0, AttemptStatus::Failed, 0.0, 5.0, 64_000_000));
+    let row = [(9, 0, 0, O, 0.0, 0.5, 64.0 * MB)];
+    let mut waiting = snapshot(31.0, 1, 8, &row);
+    waiting.set_pending(StageId(0), 1).unwrap();
+    assert_eq!(scan(&mut detector, &waiting).rows(), &[0]);
+    // One more task never launched waits too: numTasks 12, gate 10: nothing.
+    waiting.set_pending(StageId(0), 2).unwrap();
+    assert_eq!(scan(&mut detector, &waiting).rows(), &[] as &[u32]);
+    // Task 10 runs again (a row), one task pending: it is no longer waiting again, so
+    // numTasks = 11 + 1 = 12 and the gate 10 is not reached.
+    let rows = [row[0], (10, 0, 1, O, 30.0, 0.1, 64.0 * MB)];
+    let mut again = snapshot(31.0, 1, 8, &rows);
+    again.set_pending(StageId(0), 1).unwrap();
+    assert_eq!(scan(&mut detector, &again).rows(), &[] as &[u32]);
+    // No pending count (an engine counting only tasks never launched): the subtraction
+    // stops at 0, numTasks 11 = the tasks seen.
+    let mut alone = spark_after(SparkParams::spark4(), 9);
+    alone.observe(&ended(10, 0, AttemptStatus::Failed, 0.0, 5.0, 64_000_000));
+    check(&mut alone, 31.0, &row, &[0]);
 }

@@ -71,12 +71,14 @@
 //!
 //! # Which Hadoop
 //!
-//! This is the rule of the JobTracker up to Hadoop 0.20, which the LATE paper describes
-//! as Hadoop's and `speculators.md` and the issue that asked for it call Hadoop 1's.
-//! Hadoop 0.21 replaced it by HADOOP-2141's rule on progress rates against their mean and
-//! standard deviation (the seed paper's LATE reading, [`LateDetector`](crate::LateDetector),
-//! without its lag per dispatch). Which rule the 1.x releases, of the 0.20.20x line, carry
-//! is not checked here.
+//! This is the rule of the JobTracker of Hadoop 0.20 and of the 1.x releases that grew
+//! from it (read in Hadoop 1.2.1's `TaskInProgress.hasSpeculativeTask`: the same gap,
+//! lag, `startTime` set in `init` and `activeTasks.size() <= MAX_TASK_EXECS = 1`, called
+//! by `JobInProgress.findSpeculativeTask` with `status.mapProgress()`), which the LATE
+//! paper describes as Hadoop's and `speculators.md` calls Hadoop 1's. Hadoop 0.21 replaced
+//! it by HADOOP-2141's rule on progress rates against their mean and standard deviation
+//! (the seed paper's LATE reading, [`LateDetector`](crate::LateDetector), without its lag
+//! per dispatch); the 1.x line did not take that change.
 //!
 //! The comparison `mean - PS >= gap` is made in binary64 and decided by rounding where it
 //! is a tie in the reals: with tasks at 0.9 and 0.5, `mean - 0.5 = 0.19999999999999996`,
