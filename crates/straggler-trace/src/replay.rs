@@ -31,7 +31,9 @@
 //! so an attempt without splits reaches 1 at its end, whatever its outcome (the log does not
 //! say how far a killed attempt got). An attempt the log leaves unfinished runs until the
 //! job's last event and is then dropped without an `AttemptEnded`. A stage's pending count
-//! is the number of its tasks not launched yet. Each host the log names is a node, and the
+//! is the number of its tasks waiting to be scheduled, as the engines count them: not
+//! launched yet, or launched, not succeeded and running no attempt (a failed or killed
+//! attempt's task before its next attempt, or to the job's end if none comes). Each host the log names is a node, and the
 //! attempts that name none share one. Setup and cleanup tasks are not replayed.
 //!
 //! A task is detected at the first scan whose findings hold a row of its original (the
@@ -395,6 +397,11 @@ fn replay_job(
     // The attempts of the snapshot's rows, in row order.
     let mut listed: Vec<u32> = Vec::new();
     let mut stage_launched = vec![0u32; stages.len()];
+    // Each task's running attempts, and per stage the tasks launched, not succeeded and
+    // running none: a failed attempt's task waiting to run again, pending as the engines
+    // count it (`Snapshot::pending`: waiting to be scheduled).
+    let mut task_running = vec![0u32; task_stage.len()];
+    let mut stage_waiting_again = vec![0u32; stages.len()];
     let mut next_start = 0usize;
     let mut next_end = 0usize;
     let mut findings = Findings::default();
@@ -436,7 +443,10 @@ fn replay_job(
             if !task_launched[task] {
                 task_launched[task] = true;
                 stage_launched[attempt.stage as usize] += 1;
+            } else if task_running[task] == 0 && !task_succeeded[task] {
+                stage_waiting_again[attempt.stage as usize] -= 1;
             }
+            task_running[task] += 1;
             next_start += 1;
         }
         while let Some(&a) = by_end.get(next_end) {
@@ -450,8 +460,12 @@ fn replay_job(
                 slot[moved as usize] = at as u32;
             }
             slot[a as usize] = NOT_ACTIVE;
+            let task = attempt.task as usize;
+            task_running[task] -= 1;
             if attempt.status == Some(AttemptStatus::Succeeded) {
-                task_succeeded[attempt.task as usize] = true;
+                task_succeeded[task] = true;
+            } else if task_running[task] == 0 && !task_succeeded[task] {
+                stage_waiting_again[attempt.stage as usize] += 1;
             }
             if let Some(status) = attempt.status {
                 submit_by(attempt.end, detector);
@@ -480,9 +494,10 @@ fn replay_job(
             continue;
         }
         snapshot.clear(now).map_err(|e| bad_row(now, e))?;
-        for (s, (&total, &launched)) in stage_tasks.iter().zip(&stage_launched).enumerate() {
+        let counts = stage_launched.iter().zip(&stage_waiting_again);
+        for (s, (&total, (&launched, &again))) in stage_tasks.iter().zip(counts).enumerate() {
             snapshot
-                .set_pending(StageId(s as u32), total.saturating_sub(launched))
+                .set_pending(StageId(s as u32), total.saturating_sub(launched) + again)
                 .map_err(|e| bad_row(now, e))?;
         }
         listed.clear();
@@ -540,7 +555,7 @@ mod tests {
     use super::*;
     use crate::truth::tests::{attempt, job, plain_task};
     use crate::{TruthConfig, label};
-    use AttemptOutcome::{Killed, Succeeded};
+    use AttemptOutcome::{Failed, Killed, Succeeded};
 
     /// Flags every row whose progress is below `threshold`, and records what it saw.
     #[derive(Debug, Default)]
@@ -715,6 +730,40 @@ mod tests {
         let jobs = vec![job("j", vec![task])];
         let labels = label(&jobs, TruthConfig::default()).unwrap();
         (jobs, labels)
+    }
+
+    #[test]
+    fn a_task_waiting_to_run_again_is_pending() {
+        // Task a 0..12 succeeds; task b's first attempt fails at 5, its second is killed at
+        // 9 (the task waits again), its third runs 14..20. Scans every 3 s: b is pending
+        // from 6 to 9 and from 9 to 12, not at 3 or 15.
+        let mut b = plain_task("b", "map", 0.0, 0.0);
+        b.attempts = vec![
+            attempt("b1", 0.0, Some(5.0), Failed, None),
+            attempt("b2", 7.0, Some(9.0), Killed, None),
+            attempt("b3", 14.0, Some(20.0), Succeeded, None),
+        ];
+        let jobs = vec![job("j", vec![plain_task("a", "map", 0.0, 12.0), b])];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let mut slow = Slow::default();
+        replay(&jobs, &labels, &mut slow, ReplayConfig::default()).unwrap();
+        let scans: Vec<&str> = slow
+            .seen
+            .iter()
+            .filter(|seen| seen.starts_with("scan"))
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            scans,
+            [
+                "scan 0 [0:0.00 1:0.00] pending [0]",
+                "scan 3 [0:0.25 1:0.60] pending [0]",
+                "scan 6 [0:0.50] pending [1]",
+                "scan 9 [0:0.75] pending [1]",
+                "scan 15 [3:0.17] pending [0]",
+                "scan 18 [3:0.67] pending [0]",
+            ]
+        );
     }
 
     #[test]
