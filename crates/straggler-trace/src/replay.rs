@@ -767,6 +767,53 @@ mod tests {
     }
 
     #[test]
+    fn a_task_with_an_attempt_running_or_succeeded_is_not_waiting_again() {
+        // a 0..15 succeeds. b's original 0..10 succeeds while its copy fails at 5 (the
+        // original still runs), and an attempt after its success, 13..13, fails. c's first
+        // attempt fails at 3, as its second starts. d's first fails at 4, its second runs
+        // from 7, unfinished. Scans every 3 s: only d waits, at 6.
+        let mut b = plain_task("b", "map", 0.0, 0.0);
+        b.attempts = vec![
+            attempt("b0", 0.0, Some(10.0), Succeeded, None),
+            attempt("bc", 2.0, Some(5.0), Failed, Some(true)),
+            attempt("bl", 13.0, Some(13.0), Failed, None),
+        ];
+        let mut c = plain_task("c", "map", 0.0, 0.0);
+        c.attempts = vec![
+            attempt("c1", 0.0, Some(3.0), Failed, None),
+            attempt("c2", 3.0, Some(8.0), Succeeded, None),
+        ];
+        let mut d = plain_task("d", "map", 0.0, 0.0);
+        d.attempts = vec![
+            attempt("d1", 0.0, Some(4.0), Failed, None),
+            attempt("d2", 7.0, None, AttemptOutcome::Unfinished, None),
+        ];
+        let jobs = vec![job("j", vec![plain_task("a", "map", 0.0, 15.0), b, c, d])];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let mut slow = Slow::default();
+        replay(&jobs, &labels, &mut slow, ReplayConfig::default()).unwrap();
+        let pending: Vec<(&str, &str)> = slow
+            .seen
+            .iter()
+            .filter(|seen| seen.starts_with("scan"))
+            .filter_map(|seen| seen.split_once(" ["))
+            .map(|(scan, rest)| (scan, rest.rsplit_once(' ').map_or("", |(_, p)| p)))
+            .collect();
+        assert_eq!(
+            pending,
+            [
+                ("scan 0", "[0]"),
+                ("scan 3", "[0]"),
+                ("scan 6", "[1]"),
+                ("scan 9", "[0]"),
+                ("scan 12", "[0]"),
+            ],
+            "{:?}",
+            slow.seen
+        );
+    }
+
+    #[test]
     fn only_the_timed_original_is_detected_and_copies_are_ignored() {
         // Original 0..30 killed, copy 10..30 succeeded: the detector flags everything
         // below 0.5. At 10 the original is at 1/3 (linear to its kill at 30), the copy at 0.
