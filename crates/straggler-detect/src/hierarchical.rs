@@ -596,6 +596,44 @@ mod tests {
     }
 
     #[test]
+    fn a_scan_after_another_snapshots_keeps_the_exact_rows() {
+        // Each snapshot scanned after each other by a detector reading the rows' nodes
+        // only: the marks and tag of the first scan must not decide the second, where the
+        // bounds settle it, where they do not apply (speeds too small or too large: the
+        // exact rule decides), and where a node lies between them (equal speeds at 1.0).
+        let snapshots = [
+            (speeds_rows(40, 400, None, |r| 10f64.powf(3.0 * r.unit())), 0.9),
+            (speeds_rows(41, 400, None, |r| 1e-290 * 10f64.powf(3.0 * r.unit())), 0.9),
+            (speeds_rows(42, 400, None, |r| 1e287 * 10f64.powf(3.0 * r.unit())), 0.9),
+            (speeds_rows(30, 200, Some(3), |r| 10f64.powf(3.0 * r.unit())), 0.9),
+            (speeds_rows(43, 400, None, |_| 0.1), 1.0),
+        ];
+        let scan = |detector: &mut Hierarchical<FlagAll>, at: usize, judging| {
+            let (snapshot, threshold) = &snapshots[at];
+            detector.params.node_threshold = *threshold;
+            let mut findings = Findings::default();
+            detector.scan_with(snapshot, &mut findings, judging);
+            findings.rows().to_vec()
+        };
+        let exact: Vec<Vec<u32>> = (0..snapshots.len())
+            .map(|at| {
+                let mut detector = hierarchical(FlagAll, 0.9, Parallelism::Sequential);
+                scan(&mut detector, at, Judging::Exact)
+            })
+            .collect();
+        // Slow nodes in all but the last (equal speeds: none).
+        assert!(exact[..4].iter().all(|rows| !rows.is_empty()), "{exact:?}");
+        for first in 0..snapshots.len() {
+            for second in 0..snapshots.len() {
+                let mut detector = hierarchical(FlagAll, 0.9, Parallelism::Sequential);
+                assert_eq!(scan(&mut detector, first, Judging::TouchedNodes), exact[first]);
+                let rows = scan(&mut detector, second, Judging::TouchedNodes);
+                assert_eq!(rows, exact[second], "{second} after {first}");
+            }
+        }
+    }
+
+    #[test]
     fn a_wrapped_detectors_row_past_the_snapshot_is_dropped() {
         // The filter of the flagged rows by node is `kernels::keep_marked`, tested there.
         /// Flags every row and one past the snapshot.
