@@ -53,9 +53,9 @@
 //!
 //! # Many nodes, few rows
 //!
-//! The sums and counts are kept per node, but where the rows are fewer than half the nodes
-//! (and the scan runs on one thread), most nodes run nothing, and a pass over every node
-//! (dividing, marking) costs more than the pass over the rows. The scan then reads only
+//! The sums and counts are kept per node, but where the rows are fewer than a fifth of the
+//! nodes (and the scan runs on one thread), most nodes run nothing, and a pass over every
+//! node (dividing, marking) costs more than the pass over the rows. The scan then reads only
 //! the nodes that the rows name ([`RateTotals::touched_means`]): the same `m_N`, summed
 //! into the average in another order, which the bounds above allow (Higham's bound holds
 //! for any order), so the same nodes are settled and the same rows kept; the tests
@@ -326,7 +326,8 @@ impl<D: Detector> Hierarchical<D> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Judging {
     /// From sums and counts, reading only the nodes that the rows name where the rows are
-    /// fewer than half the nodes and the scan runs on one thread, every node's otherwise.
+    /// fewer than a fifth of the nodes and the scan runs on one thread, every node's
+    /// otherwise.
     Auto,
     /// From sums and counts, every node's.
     AllNodes,
