@@ -603,10 +603,22 @@ mod tests {
         // bounds settle it, where they do not apply (speeds too small or too large: the
         // exact rule decides), and where a node lies between them (equal speeds at 1.0).
         let snapshots = [
-            (speeds_rows(40, 400, None, |r| 10f64.powf(3.0 * r.unit())), 0.9),
-            (speeds_rows(41, 400, None, |r| 1e-290 * 10f64.powf(3.0 * r.unit())), 0.9),
-            (speeds_rows(42, 400, None, |r| 1e287 * 10f64.powf(3.0 * r.unit())), 0.9),
-            (speeds_rows(30, 200, Some(3), |r| 10f64.powf(3.0 * r.unit())), 0.9),
+            (
+                speeds_rows(40, 400, None, |r| 10f64.powf(3.0 * r.unit())),
+                0.9,
+            ),
+            (
+                speeds_rows(41, 400, None, |r| 1e-290 * 10f64.powf(3.0 * r.unit())),
+                0.9,
+            ),
+            (
+                speeds_rows(42, 400, None, |r| 1e287 * 10f64.powf(3.0 * r.unit())),
+                0.9,
+            ),
+            (
+                speeds_rows(30, 200, Some(3), |r| 10f64.powf(3.0 * r.unit())),
+                0.9,
+            ),
             (speeds_rows(43, 400, None, |_| 0.1), 1.0),
         ];
         let scan = |detector: &mut Hierarchical<FlagAll>, at: usize, judging| {
@@ -627,7 +639,10 @@ mod tests {
         for first in 0..snapshots.len() {
             for second in 0..snapshots.len() {
                 let mut detector = hierarchical(FlagAll, 0.9, Parallelism::Sequential);
-                assert_eq!(scan(&mut detector, first, Judging::TouchedNodes), exact[first]);
+                assert_eq!(
+                    scan(&mut detector, first, Judging::TouchedNodes),
+                    exact[first]
+                );
                 let rows = scan(&mut detector, second, Judging::TouchedNodes);
                 assert_eq!(rows, exact[second], "{second} after {first}");
             }

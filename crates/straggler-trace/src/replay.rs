@@ -877,7 +877,9 @@ mod tests {
         // (same-instant starts and ends, copies, attempts after a success, unfinished ones).
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut below = |n: u64| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
             (state >> 33) % n
         };
         let mut replayed = 0;
@@ -921,7 +923,11 @@ mod tests {
                 ..ReplayConfig::default()
             };
             replay(&jobs, &labels, &mut accounting, config).unwrap();
-            assert!(accounting.wrong.is_empty(), "job {j}: {:?}", accounting.wrong);
+            assert!(
+                accounting.wrong.is_empty(),
+                "job {j}: {:?}",
+                accounting.wrong
+            );
             replayed += accounting.scans;
         }
         assert!(replayed > 1000, "{replayed} scans");
