@@ -53,9 +53,9 @@
 //!
 //! # Many nodes, few rows
 //!
-//! The sums and counts are kept per node, but where the rows are fewer than half the nodes
-//! (and the scan runs on one thread), most nodes run nothing, and a pass over every node
-//! (dividing, marking) costs more than the pass over the rows. The scan then reads only
+//! The sums and counts are kept per node, but where the rows are fewer than a fifth of the
+//! nodes (and the scan runs on one thread), most nodes run nothing, and a pass over every
+//! node (dividing, marking) costs more than the pass over the rows. The scan then reads only
 //! the nodes that the rows name ([`RateTotals::touched_means`]): the same `m_N`, summed
 //! into the average in another order, which the bounds above allow (Higham's bound holds
 //! for any order), so the same nodes are settled and the same rows kept; the tests
@@ -326,7 +326,8 @@ impl<D: Detector> Hierarchical<D> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Judging {
     /// From sums and counts, reading only the nodes that the rows name where the rows are
-    /// fewer than half the nodes and the scan runs on one thread, every node's otherwise.
+    /// fewer than a fifth of the nodes and the scan runs on one thread, every node's
+    /// otherwise.
     Auto,
     /// From sums and counts, every node's.
     AllNodes,
@@ -591,6 +592,59 @@ mod tests {
                 let mut findings = Findings::default();
                 detector.scan_with(&second, &mut findings, Judging::TouchedNodes);
                 assert_eq!(findings.rows(), [3], "scan {scan} after {first_judging:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_scan_after_another_snapshots_keeps_the_exact_rows() {
+        // Each snapshot scanned after each other by a detector reading the rows' nodes
+        // only: the marks and tag of the first scan must not decide the second, where the
+        // bounds settle it, where they do not apply (speeds too small or too large: the
+        // exact rule decides), and where a node lies between them (equal speeds at 1.0).
+        let snapshots = [
+            (
+                speeds_rows(40, 400, None, |r| 10f64.powf(3.0 * r.unit())),
+                0.9,
+            ),
+            (
+                speeds_rows(41, 400, None, |r| 1e-290 * 10f64.powf(3.0 * r.unit())),
+                0.9,
+            ),
+            (
+                speeds_rows(42, 400, None, |r| 1e287 * 10f64.powf(3.0 * r.unit())),
+                0.9,
+            ),
+            (
+                speeds_rows(30, 200, Some(3), |r| 10f64.powf(3.0 * r.unit())),
+                0.9,
+            ),
+            (speeds_rows(43, 400, None, |_| 0.1), 1.0),
+        ];
+        let scan = |detector: &mut Hierarchical<FlagAll>, at: usize, judging| {
+            let (snapshot, threshold) = &snapshots[at];
+            detector.params.node_threshold = *threshold;
+            let mut findings = Findings::default();
+            detector.scan_with(snapshot, &mut findings, judging);
+            findings.rows().to_vec()
+        };
+        let exact: Vec<Vec<u32>> = (0..snapshots.len())
+            .map(|at| {
+                let mut detector = hierarchical(FlagAll, 0.9, Parallelism::Sequential);
+                scan(&mut detector, at, Judging::Exact)
+            })
+            .collect();
+        // Slow nodes in all but the last (equal speeds: none).
+        assert!(exact[..4].iter().all(|rows| !rows.is_empty()), "{exact:?}");
+        for first in 0..snapshots.len() {
+            for second in 0..snapshots.len() {
+                let mut detector = hierarchical(FlagAll, 0.9, Parallelism::Sequential);
+                assert_eq!(
+                    scan(&mut detector, first, Judging::TouchedNodes),
+                    exact[first]
+                );
+                let rows = scan(&mut detector, second, Judging::TouchedNodes);
+                assert_eq!(rows, exact[second], "{second} after {first}");
             }
         }
     }

@@ -75,9 +75,10 @@
 //!   too (the scale engine, `straggler-sim`'s `Fleet`, adds the tasks a node failure lost
 //!   to its waiting count), and counted twice they would raise the gate. The subtraction
 //!   stops at `pending`, so `numTasks` is never below the tasks seen; an engine whose
-//!   `pending` counts only tasks never launched (`straggler-trace`'s replay, `tasks -
-//!   launched`) has such a task once in the tasks seen and once less in the subtraction,
-//!   so there `numTasks` misses it until it runs again.
+//!   `pending` counted only tasks never launched would have such a task once in the tasks
+//!   seen and once less in the subtraction, and `numTasks` would miss it until it ran
+//!   again (`straggler-trace`'s replay counts them in `pending`, as the scale engine
+//!   does).
 //! - **Marking.** Spark skips a task it has marked speculatable (`speculatableTasks`) until
 //!   its copy launches, which takes it off the set (`dequeueTaskHelper`); the copy then
 //!   keeps it out (two running), and should one of the two end without success the task

@@ -767,6 +767,173 @@ mod tests {
     }
 
     #[test]
+    fn a_task_with_an_attempt_running_or_succeeded_is_not_waiting_again() {
+        // a 0..15 succeeds. b's original 0..10 succeeds while its copy fails at 5 (the
+        // original still runs), and an attempt after its success, 13..13, fails. c's first
+        // attempt fails at 3, as its second starts. d's first fails at 4, its second runs
+        // from 7, unfinished. Scans every 3 s: only d waits, at 6.
+        let mut b = plain_task("b", "map", 0.0, 0.0);
+        b.attempts = vec![
+            attempt("b0", 0.0, Some(10.0), Succeeded, None),
+            attempt("bc", 2.0, Some(5.0), Failed, Some(true)),
+            attempt("bl", 13.0, Some(13.0), Failed, None),
+        ];
+        let mut c = plain_task("c", "map", 0.0, 0.0);
+        c.attempts = vec![
+            attempt("c1", 0.0, Some(3.0), Failed, None),
+            attempt("c2", 3.0, Some(8.0), Succeeded, None),
+        ];
+        let mut d = plain_task("d", "map", 0.0, 0.0);
+        d.attempts = vec![
+            attempt("d1", 0.0, Some(4.0), Failed, None),
+            attempt("d2", 7.0, None, AttemptOutcome::Unfinished, None),
+        ];
+        let jobs = vec![job("j", vec![plain_task("a", "map", 0.0, 15.0), b, c, d])];
+        let labels = label(&jobs, TruthConfig::default()).unwrap();
+        let mut slow = Slow::default();
+        replay(&jobs, &labels, &mut slow, ReplayConfig::default()).unwrap();
+        let pending: Vec<(&str, &str)> = slow
+            .seen
+            .iter()
+            .filter(|seen| seen.starts_with("scan"))
+            .filter_map(|seen| seen.split_once(" ["))
+            .map(|(scan, rest)| (scan, rest.rsplit_once(' ').map_or("", |(_, p)| p)))
+            .collect();
+        assert_eq!(
+            pending,
+            [
+                ("scan 0", "[0]"),
+                ("scan 3", "[0]"),
+                ("scan 6", "[1]"),
+                ("scan 9", "[0]"),
+                ("scan 12", "[0]"),
+            ],
+            "{:?}",
+            slow.seen
+        );
+    }
+
+    /// Checks at each scan that every launched task of a stage is counted once: succeeded
+    /// (an end observed), running (a row) or pending, and that Spark's `numTasks` (tasks
+    /// seen, plus pending, less the seen ones whose last end failed and that have no row
+    /// since) is the stage's tasks.
+    #[derive(Debug, Default)]
+    struct Accounting {
+        /// Per stage, the tasks with a launched attempt.
+        tasks: Vec<u32>,
+        seen: std::collections::HashSet<(u32, u32)>,
+        succeeded: std::collections::HashSet<(u32, u32)>,
+        waiting: std::collections::HashSet<(u32, u32)>,
+        scans: usize,
+        wrong: Vec<String>,
+    }
+
+    impl Detector for Accounting {
+        fn name(&self) -> &str {
+            "accounting"
+        }
+        fn scan(&mut self, snapshot: &Snapshot, _: &mut Findings) {
+            self.scans += 1;
+            let rows: std::collections::HashSet<(u32, u32)> = snapshot
+                .stage_indices()
+                .iter()
+                .zip(snapshot.tasks())
+                .map(|(&stage, task)| (stage, task.0))
+                .collect();
+            self.seen.extend(&rows);
+            self.waiting.retain(|pair| !rows.contains(pair));
+            for (stage, &tasks) in self.tasks.iter().enumerate() {
+                let count = |set: &std::collections::HashSet<(u32, u32)>| {
+                    set.iter().filter(|&&(s, _)| s as usize == stage).count() as u32
+                };
+                let pending = snapshot.pending(StageId(stage as u32));
+                let (running, done) = (count(&rows), count(&self.succeeded));
+                let spark = count(&self.seen) + pending - count(&self.waiting);
+                if done + running + pending != tasks || spark != tasks {
+                    self.wrong.push(format!(
+                        "{} stage {stage}: {done} + {running} + {pending}, spark {spark}, of {tasks}",
+                        snapshot.now_secs()
+                    ));
+                }
+            }
+        }
+        fn observe(&mut self, observation: &Observation) {
+            if let Observation::AttemptEnded(end) = observation {
+                let pair = (end.stage.0, end.task.0);
+                self.seen.insert(pair);
+                if end.status == AttemptStatus::Succeeded {
+                    self.succeeded.insert(pair);
+                    self.waiting.remove(&pair);
+                } else if !self.succeeded.contains(&pair) {
+                    self.waiting.insert(pair);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_launched_task_is_counted_once_whatever_the_order_of_its_attempts() {
+        // Random jobs of two stages, each task with one to three attempts at whole seconds
+        // (same-instant starts and ends, copies, attempts after a success, unfinished ones).
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut below = |n: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) % n
+        };
+        let mut replayed = 0;
+        for j in 0..300 {
+            let mut tasks = Vec::new();
+            for t in 0..1 + below(6) {
+                let stage = if t % 2 == 0 { "map" } else { "reduce" };
+                let mut task = plain_task(&format!("t{t}"), stage, 0.0, 0.0);
+                task.attempts = (0..1 + below(3))
+                    .map(|a| {
+                        let start = below(12) as f64;
+                        let end = start + below(6) as f64;
+                        let (outcome, end) = match below(4) {
+                            0 => (Succeeded, Some(end)),
+                            1 => (Killed, Some(end)),
+                            2 => (Failed, Some(end)),
+                            _ => (AttemptOutcome::Unfinished, None),
+                        };
+                        attempt(&format!("t{t}a{a}"), start, end, outcome, None)
+                    })
+                    .collect();
+                tasks.push(task);
+            }
+            let jobs = vec![job(&format!("j{j}"), tasks)];
+            let Ok(labels) = label(&jobs, TruthConfig::default()) else {
+                continue;
+            };
+            let mut stages: Vec<&str> = Vec::new();
+            for task in &jobs[0].tasks {
+                if !stages.contains(&task.stage.as_str()) {
+                    stages.push(&task.stage);
+                }
+            }
+            let mut accounting = Accounting::default();
+            accounting.tasks = stages
+                .iter()
+                .map(|&s| jobs[0].tasks.iter().filter(|t| t.stage == s).count() as u32)
+                .collect();
+            let config = ReplayConfig {
+                scan_interval_secs: [1.0, 2.0, 3.0][j % 3],
+                ..ReplayConfig::default()
+            };
+            replay(&jobs, &labels, &mut accounting, config).unwrap();
+            assert!(
+                accounting.wrong.is_empty(),
+                "job {j}: {:?}",
+                accounting.wrong
+            );
+            replayed += accounting.scans;
+        }
+        assert!(replayed > 1000, "{replayed} scans");
+    }
+
+    #[test]
     fn only_the_timed_original_is_detected_and_copies_are_ignored() {
         // Original 0..30 killed, copy 10..30 succeeded: the detector flags everything
         // below 0.5. At 10 the original is at 1/3 (linear to its kill at 30), the copy at 0.

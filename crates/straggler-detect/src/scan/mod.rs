@@ -532,8 +532,8 @@ pub(crate) struct RateTotals {
     /// The totals of the groups with a rate, taken from `total` ([`RateTotals::touched_means`]).
     gathered: Vec<[f64; 2]>,
     /// Whether every total, in `total` and in `chunks`, is `[+0.0, +0.0]`: after
-    /// [`RateTotals::means`], not after [`RateTotals::compute`] (nor after a call
-    /// interrupted by a panic).
+    /// [`RateTotals::means`] or [`RateTotals::touched_means`], not after
+    /// [`RateTotals::compute`] (nor after a call interrupted by a panic).
     cleared: bool,
 }
 
