@@ -913,11 +913,13 @@ mod tests {
                     stages.push(&task.stage);
                 }
             }
-            let mut accounting = Accounting::default();
-            accounting.tasks = stages
-                .iter()
-                .map(|&s| jobs[0].tasks.iter().filter(|t| t.stage == s).count() as u32)
-                .collect();
+            let mut accounting = Accounting {
+                tasks: stages
+                    .iter()
+                    .map(|&s| jobs[0].tasks.iter().filter(|t| t.stage == s).count() as u32)
+                    .collect(),
+                ..Accounting::default()
+            };
             let config = ReplayConfig {
                 scan_interval_secs: [1.0, 2.0, 3.0][j % 3],
                 ..ReplayConfig::default()
