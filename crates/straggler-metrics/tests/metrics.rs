@@ -593,6 +593,43 @@ fn efficiency_metrics_of_degenerate_runs() {
 }
 
 #[test]
+fn task_time_ends_at_the_first_success_and_the_ratio_holds_below_a_second() {
+    use AttemptRole::{Original, Speculative};
+    use AttemptStatus::Succeeded;
+    // Task 0: its original 0-20 and its copy 5-12 both report success (a trace where the
+    // original's kill came too late): the task ended at the first success, 12, so its
+    // time is 12 - 0 = 12, not 20. Task 1: original 0-4. Heavy tail 12 / ((12 + 4) / 2)
+    // = 1.5.
+    let both = efficiency_metrics(&run(
+        2,
+        vec![
+            attempt(0, 0, Original, 0.0, Some(20.0), Succeeded),
+            attempt(1, 0, Speculative, 5.0, Some(12.0), Succeeded),
+            attempt(2, 1, Original, 0.0, Some(4.0), Succeeded),
+        ],
+        20.0,
+    ))
+    .expect("valid");
+    assert_relative_eq!(both.heavy_tail_ratio.expect("defined"), 1.5);
+    // Tasks of 0.2 s and 0.6 s: mean 0.4 s, heavy tail 0.6 / 0.4 = 1.5 (a ratio of times,
+    // the same in any unit).
+    let short = efficiency_metrics(&run(
+        2,
+        vec![
+            attempt(0, 0, Original, 0.0, Some(0.2), Succeeded),
+            attempt(1, 1, Original, 0.0, Some(0.6), Succeeded),
+        ],
+        0.6,
+    ))
+    .expect("valid");
+    assert_relative_eq!(
+        short.heavy_tail_ratio.expect("defined"),
+        1.5,
+        max_relative = 1e-12
+    );
+}
+
+#[test]
 fn efficiency_metrics_reject_bad_runs() {
     use AttemptRole::Original;
     use AttemptStatus::Succeeded;
