@@ -810,6 +810,29 @@ fn efficiency_metrics_reject_attempts_outside_the_run() {
 // Summary over repetitions
 // ---------------------------------------------------------------------------------------
 
+/// A metric over repetitions is the mean of each run's value (the framework spec: "every
+/// figure is a mean over seeds"), not the ratio of the counts pooled over the runs.
+#[test]
+fn repetitions_average_each_runs_ratio_not_pooled_counts() {
+    // Run A: one TP, no FP: precision 1, DL 5 / 10 = 0.5.
+    // Run B: one TP, three FP: precision 1/4, DL 30 / 10 = 3.
+    let run_a = detection_metrics(&[record(0.0, 30.0, 10.0, true, Some(5.0))]).unwrap();
+    let mut records_b = vec![record(0.0, 60.0, 10.0, true, Some(30.0))];
+    records_b.extend([record(0.0, 10.0, 10.0, false, Some(4.0)); 3]);
+    let run_b = detection_metrics(&records_b).unwrap();
+    // Mean of the precisions (1 + 0.25) / 2 = 0.625, not pooled 2 / 5 = 0.4.
+    let precision = summarize(&[run_a.precision, run_b.precision]).unwrap();
+    assert_relative_eq!(precision.mean.expect("defined"), 0.625);
+    // DL: (0.5 + 3) / 2 = 1.75 (here one TP a run, as pooled).
+    let latency = summarize(&[run_a.detection_latency, run_b.detection_latency]).unwrap();
+    assert_relative_eq!(latency.mean.expect("defined"), 1.75);
+    // A run where the metric is undefined is left out: run C has no detection.
+    let run_c = detection_metrics(&[record(0.0, 30.0, 10.0, true, None)]).unwrap();
+    let precision = summarize(&[run_a.precision, run_b.precision, run_c.precision]).unwrap();
+    assert_eq!(precision.n, 2);
+    assert_relative_eq!(precision.mean.expect("defined"), 0.625);
+}
+
 #[test]
 fn summary_by_hand() {
     // [1, 2, 3]: mean 2, s = sqrt((1 + 0 + 1) / 2) = 1, t_{0.975, 2} = 4.30265272974946
