@@ -142,6 +142,33 @@ fn records_of_a_scheduler_run_by_hand() {
 }
 
 #[test]
+fn a_task_detected_twice_counts_once_at_its_earliest_detection() {
+    // Task 1 detected again at 12 and task 0 again at 8, both listed before their first
+    // detections (5 and 4): each task counts once (TP 2, FP 1), at its earliest
+    // detection, so the latencies stay (5 - 0) / 10 and (20 - 4) / 10: DL 1.05, and task
+    // 1's remaining time is 30 - 5 = 25, not fake (30 - 12 = 18 would not be either, but
+    // its latency would be 1.2 and DL 1.4).
+    let mut twice = scheduler_run();
+    let again = |task, attempt, time_secs| Detection {
+        task: TaskId(task),
+        attempt: AttemptId(attempt),
+        time_secs,
+    };
+    twice.detections.insert(0, again(1, 1, 12.0));
+    twice.detections.insert(0, again(0, 0, 8.0));
+    let rule = |exec: f64, usual: f64| exec > 1.2 * usual;
+    let records = task_records_of_run(&twice, &[10.0; 4], rule).unwrap();
+    assert_eq!(records[0].first_detection_secs, Some(4.0));
+    assert_eq!(records[1].first_detection_secs, Some(5.0));
+    let m = detection_metrics(&records).unwrap();
+    assert_eq!(
+        (m.true_positives, m.false_positives, m.fake_positives),
+        (2, 1, 1)
+    );
+    assert_relative_eq!(m.detection_latency.unwrap(), 1.05, max_relative = 1e-15);
+}
+
+#[test]
 fn records_of_a_run_refuse_what_cannot_be_labelled() {
     let run = scheduler_run();
     let rule = |exec: f64, usual: f64| exec > 1.2 * usual;
