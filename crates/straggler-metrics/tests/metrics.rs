@@ -340,6 +340,41 @@ fn remaining_time_equal_to_usual_is_not_fake() {
 }
 
 #[test]
+fn detections_at_the_start_and_after_the_end_are_taken_as_they_are() {
+    let metrics = detection_metrics(&[
+        // Straggler 0-30 (usual 10) detected at 40, after its end: TP, latency 40 / 10 = 4
+        // (above exec / usual = 3, not clamped to the end), remaining -10 < 10: fake.
+        record(0.0, 30.0, 10.0, true, Some(40.0)),
+        // Straggler 10-40 detected at its start: latency 0, remaining 30: not fake.
+        record(10.0, 30.0, 10.0, true, Some(10.0)),
+        // Non-straggler 0-10 detected at 12, after its end: a false positive, not a fake
+        // (fakes are true positives).
+        record(0.0, 10.0, 10.0, false, Some(12.0)),
+    ])
+    .expect("valid records");
+    assert_eq!(
+        (
+            metrics.true_positives,
+            metrics.false_positives,
+            metrics.fake_positives
+        ),
+        (2, 1, 1)
+    );
+    // precision (2 - 1) / 3, raw 2 / 3, recall 1, DL (4 + 0) / 2 = 2, no FN, fake 1 / 3.
+    check_ratios(
+        &metrics,
+        [
+            Some(1.0 / 3.0),
+            Some(2.0 / 3.0),
+            Some(1.0),
+            Some(2.0),
+            None,
+            Some(1.0 / 3.0),
+        ],
+    );
+}
+
+#[test]
 fn fake_test_of_times_whose_sums_overflow() {
     let max = f64::MAX;
     // End 0.6 MAX + 0.5 MAX = 1.1 MAX, detected at 0.6 MAX: remaining 0.5 MAX < usual
