@@ -142,6 +142,33 @@ fn records_of_a_scheduler_run_by_hand() {
 }
 
 #[test]
+fn a_task_detected_twice_counts_once_at_its_earliest_detection() {
+    // Task 1 detected again at 12 and task 0 again at 8, both listed before their first
+    // detections (5 and 4): each task counts once (TP 2, FP 1), at its earliest
+    // detection, so the latencies stay (5 - 0) / 10 and (20 - 4) / 10: DL 1.05, and task
+    // 1's remaining time is 30 - 5 = 25, not fake (30 - 12 = 18 would not be either, but
+    // its latency would be 1.2 and DL 1.4).
+    let mut twice = scheduler_run();
+    let again = |task, attempt, time_secs| Detection {
+        task: TaskId(task),
+        attempt: AttemptId(attempt),
+        time_secs,
+    };
+    twice.detections.insert(0, again(1, 1, 12.0));
+    twice.detections.insert(0, again(0, 0, 8.0));
+    let rule = |exec: f64, usual: f64| exec > 1.2 * usual;
+    let records = task_records_of_run(&twice, &[10.0; 4], rule).unwrap();
+    assert_eq!(records[0].first_detection_secs, Some(4.0));
+    assert_eq!(records[1].first_detection_secs, Some(5.0));
+    let m = detection_metrics(&records).unwrap();
+    assert_eq!(
+        (m.true_positives, m.false_positives, m.fake_positives),
+        (2, 1, 1)
+    );
+    assert_relative_eq!(m.detection_latency.unwrap(), 1.05, max_relative = 1e-15);
+}
+
+#[test]
 fn records_of_a_run_refuse_what_cannot_be_labelled() {
     let run = scheduler_run();
     let rule = |exec: f64, usual: f64| exec > 1.2 * usual;
@@ -309,6 +336,41 @@ fn remaining_time_equal_to_usual_is_not_fake() {
     check_ratios(
         &metrics,
         [Some(1.0), Some(1.0), Some(1.0), Some(2.0), None, Some(0.0)],
+    );
+}
+
+#[test]
+fn detections_at_the_start_and_after_the_end_are_taken_as_they_are() {
+    let metrics = detection_metrics(&[
+        // Straggler 0-30 (usual 10) detected at 40, after its end: TP, latency 40 / 10 = 4
+        // (above exec / usual = 3, not clamped to the end), remaining -10 < 10: fake.
+        record(0.0, 30.0, 10.0, true, Some(40.0)),
+        // Straggler 10-40 detected at its start: latency 0, remaining 30: not fake.
+        record(10.0, 30.0, 10.0, true, Some(10.0)),
+        // Non-straggler 0-10 detected at 12, after its end: a false positive, not a fake
+        // (fakes are true positives).
+        record(0.0, 10.0, 10.0, false, Some(12.0)),
+    ])
+    .expect("valid records");
+    assert_eq!(
+        (
+            metrics.true_positives,
+            metrics.false_positives,
+            metrics.fake_positives
+        ),
+        (2, 1, 1)
+    );
+    // precision (2 - 1) / 3, raw 2 / 3, recall 1, DL (4 + 0) / 2 = 2, no FN, fake 1 / 3.
+    check_ratios(
+        &metrics,
+        [
+            Some(1.0 / 3.0),
+            Some(2.0 / 3.0),
+            Some(1.0),
+            Some(2.0),
+            None,
+            Some(1.0 / 3.0),
+        ],
     );
 }
 
@@ -593,6 +655,43 @@ fn efficiency_metrics_of_degenerate_runs() {
 }
 
 #[test]
+fn task_time_ends_at_the_first_success_and_the_ratio_holds_below_a_second() {
+    use AttemptRole::{Original, Speculative};
+    use AttemptStatus::Succeeded;
+    // Task 0: its original 0-20 and its copy 5-12 both report success (a trace where the
+    // original's kill came too late): the task ended at the first success, 12, so its
+    // time is 12 - 0 = 12, not 20. Task 1: original 0-4. Heavy tail 12 / ((12 + 4) / 2)
+    // = 1.5.
+    let both = efficiency_metrics(&run(
+        2,
+        vec![
+            attempt(0, 0, Original, 0.0, Some(20.0), Succeeded),
+            attempt(1, 0, Speculative, 5.0, Some(12.0), Succeeded),
+            attempt(2, 1, Original, 0.0, Some(4.0), Succeeded),
+        ],
+        20.0,
+    ))
+    .expect("valid");
+    assert_relative_eq!(both.heavy_tail_ratio.expect("defined"), 1.5);
+    // Tasks of 0.2 s and 0.6 s: mean 0.4 s, heavy tail 0.6 / 0.4 = 1.5 (a ratio of times,
+    // the same in any unit).
+    let short = efficiency_metrics(&run(
+        2,
+        vec![
+            attempt(0, 0, Original, 0.0, Some(0.2), Succeeded),
+            attempt(1, 1, Original, 0.0, Some(0.6), Succeeded),
+        ],
+        0.6,
+    ))
+    .expect("valid");
+    assert_relative_eq!(
+        short.heavy_tail_ratio.expect("defined"),
+        1.5,
+        max_relative = 1e-12
+    );
+}
+
+#[test]
 fn efficiency_metrics_reject_bad_runs() {
     use AttemptRole::Original;
     use AttemptStatus::Succeeded;
@@ -772,6 +871,29 @@ fn efficiency_metrics_reject_attempts_outside_the_run() {
 // ---------------------------------------------------------------------------------------
 // Summary over repetitions
 // ---------------------------------------------------------------------------------------
+
+/// A metric over repetitions is the mean of each run's value (the framework spec: "every
+/// figure is a mean over seeds"), not the ratio of the counts pooled over the runs.
+#[test]
+fn repetitions_average_each_runs_ratio_not_pooled_counts() {
+    // Run A: one TP, no FP: precision 1, DL 5 / 10 = 0.5.
+    // Run B: one TP, three FP: precision 1/4, DL 30 / 10 = 3.
+    let run_a = detection_metrics(&[record(0.0, 30.0, 10.0, true, Some(5.0))]).unwrap();
+    let mut records_b = vec![record(0.0, 60.0, 10.0, true, Some(30.0))];
+    records_b.extend([record(0.0, 10.0, 10.0, false, Some(4.0)); 3]);
+    let run_b = detection_metrics(&records_b).unwrap();
+    // Mean of the precisions (1 + 0.25) / 2 = 0.625, not pooled 2 / 5 = 0.4.
+    let precision = summarize(&[run_a.precision, run_b.precision]).unwrap();
+    assert_relative_eq!(precision.mean.expect("defined"), 0.625);
+    // DL: (0.5 + 3) / 2 = 1.75 (here one TP a run, as pooled).
+    let latency = summarize(&[run_a.detection_latency, run_b.detection_latency]).unwrap();
+    assert_relative_eq!(latency.mean.expect("defined"), 1.75);
+    // A run where the metric is undefined is left out: run C has no detection.
+    let run_c = detection_metrics(&[record(0.0, 30.0, 10.0, true, None)]).unwrap();
+    let precision = summarize(&[run_a.precision, run_b.precision, run_c.precision]).unwrap();
+    assert_eq!(precision.n, 2);
+    assert_relative_eq!(precision.mean.expect("defined"), 0.625);
+}
 
 #[test]
 fn summary_by_hand() {
