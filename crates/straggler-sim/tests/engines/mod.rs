@@ -9,8 +9,8 @@ use straggler_energy::{SlowdownModel, run_energy_joules};
 use straggler_model::{Attempt, AttemptRole, AttemptStatus, Run, Snapshot, TaskKind};
 use straggler_sim::causes::Failure;
 use straggler_sim::{
-    ClusterSpec, JobsSpec, Noise, Policy, RunOptions, Scenario, ScenarioSpec, SimConfig,
-    SpeculationSpec, simulate, simulate_scenario,
+    Policy, RunOptions, Scenario, ScenarioSpec, SimConfig, SpeculationSpec, simulate,
+    simulate_scenario,
 };
 
 const MAP_SECS: f64 = 10.0;
@@ -80,37 +80,21 @@ fn scenario(cores: u32) -> Scenario {
     }
 }
 
-/// The same platform and job on the scale engine.
+/// The same platform and job on the scale engine: the scale tests' `exact` with the
+/// event engine's cores, work and scans.
 fn fleet(nodes: u32, cores: u32, containers: u32, maps: u32, scan_secs: f64) -> ScenarioSpec {
-    ScenarioSpec {
-        name: "engines".to_owned(),
-        cluster: ClusterSpec {
-            nodes,
-            cores,
-            threads_per_core: 1,
-            containers,
-            core_groups_percent: groups(cores),
-        },
-        jobs: JobsSpec {
-            maps,
-            reduces: 0,
-            map_work_secs: MAP_SECS,
-            reduce_work_secs: REDUCE_SECS,
-            ..JobsSpec::default()
-        },
-        noise: Noise {
-            sigma: 0.0,
-            outlier_probability: 0.0,
-            ..Noise::default()
-        },
-        slowdown: SlowdownModel::compute_bound(),
-        speculation: SpeculationSpec {
-            lag_secs: 0.0,
-            scan_interval_secs: scan_secs,
-            heartbeat_secs: 1.0,
-        },
-        ..ScenarioSpec::paper()
-    }
+    let mut spec = super::scale::exact(nodes, containers, maps);
+    spec.name = "engines".to_owned();
+    spec.cluster.cores = cores;
+    spec.cluster.core_groups_percent = groups(cores);
+    spec.jobs.map_work_secs = MAP_SECS;
+    spec.jobs.reduce_work_secs = REDUCE_SECS;
+    spec.speculation = SpeculationSpec {
+        lag_secs: 0.0,
+        scan_interval_secs: scan_secs,
+        heartbeat_secs: 1.0,
+    };
+    spec
 }
 
 /// Flags nothing.

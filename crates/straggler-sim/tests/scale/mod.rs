@@ -6,7 +6,7 @@ use std::path::Path;
 use straggler_detect::conformance::FlagAll;
 use straggler_detect::{Detector, Findings, LateDetector};
 use straggler_energy::SlowdownModel;
-use straggler_model::{AttemptRole, AttemptStatus, Run, Snapshot, TaskKind};
+use straggler_model::{AttemptRole, AttemptStatus, NodeId, Run, Snapshot, TaskKind};
 use straggler_sim::causes::{Causes, Episode, Failure, Levels, RootCauseMix, Skew, WeakNodes};
 use straggler_sim::{
     ClusterSpec, DetectorSpec, JobsSpec, Noise, PRESETS, RunOptions, ScenarioOutcome, ScenarioSpec,
@@ -22,7 +22,7 @@ const EVERY_SECOND: SpeculationSpec = SpeculationSpec {
 
 /// `nodes` one-core nodes with `containers` slots, one job of `maps` maps of 10 s and no
 /// reduce, no noise, compute-bound: times can be worked out by hand.
-fn exact(nodes: u32, containers: u32, maps: u32) -> ScenarioSpec {
+pub(super) fn exact(nodes: u32, containers: u32, maps: u32) -> ScenarioSpec {
     ScenarioSpec {
         name: "exact".to_owned(),
         cluster: ClusterSpec {
@@ -56,6 +56,24 @@ fn recorded(spec: &ScenarioSpec, detector: Option<&mut dyn Detector>) -> (Scenar
     let outcome = simulate_scenario(spec, 1, detector, options).expect("the run finishes");
     let run = outcome.run.clone().expect("a recorded run");
     (outcome, run)
+}
+
+/// Makes the node that runs map 0 in `spec` without failures fail at `at_secs` for
+/// `down_secs`, and returns it.
+fn fail_map_0s_node(spec: &mut ScenarioSpec, at_secs: f64, down_secs: f64) -> NodeId {
+    let (_, healthy) = recorded(spec, None);
+    let node = healthy
+        .attempts
+        .iter()
+        .find(|a| a.task.0 == 0)
+        .map(|a| a.node)
+        .expect("map 0 runs");
+    spec.causes.failures = vec![Failure {
+        node: node.0,
+        at_secs,
+        down_secs,
+    }];
+    node
 }
 
 #[test]
@@ -379,18 +397,7 @@ fn a_copy_keeps_off_the_node_of_an_original_lost_to_a_failure() {
     // waits for a container of a node that never ran it (Y's, at 10 s).
     let mut spec = exact(3, 1, 2);
     spec.speculation = EVERY_SECOND;
-    let (_, healthy) = recorded(&spec, None);
-    let lost_node = healthy
-        .attempts
-        .iter()
-        .find(|a| a.task.0 == 0)
-        .map(|a| a.node)
-        .expect("map 0 runs");
-    spec.causes.failures = vec![Failure {
-        node: lost_node.0,
-        at_secs: 0.5,
-        down_secs: 1.0,
-    }];
+    let lost_node = fail_map_0s_node(&mut spec, 0.5, 1.0);
     let (outcome, run) = recorded(&spec, Some(&mut FlagAll));
     assert_eq!(outcome.summary.failed_attempts, 1);
     assert!(copies_avoid_every_earlier_attempts_node(&run));
@@ -832,18 +839,7 @@ fn a_lost_original_whose_copy_runs_is_not_run_again_and_the_copy_ends_the_task()
     // Energy at 82 W per busy one-core node: X 5 s, Y 10 s, Z 10 s, 82 x 25 = 2050 J.
     let mut spec = exact(3, 1, 2);
     spec.speculation = EVERY_SECOND;
-    let (_, healthy) = recorded(&spec, None);
-    let x = healthy
-        .attempts
-        .iter()
-        .find(|a| a.task.0 == 0)
-        .map(|a| a.node)
-        .expect("map 0 runs");
-    spec.causes.failures = vec![Failure {
-        node: x.0,
-        at_secs: 5.0,
-        down_secs: 100.0,
-    }];
+    fail_map_0s_node(&mut spec, 5.0, 100.0);
     let (outcome, run) = recorded(&spec, Some(&mut FlagAll));
     let of_map_0: Vec<_> = run
         .attempts

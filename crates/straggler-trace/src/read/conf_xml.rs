@@ -1254,6 +1254,13 @@ mod tests {
         read_text_as(text, HadoopVersion::Hadoop2)
     }
 
+    /// The speculation parameters of `setting`, as `(key, value)`.
+    fn parameters_of(setting: &SpeculationSetting) -> Vec<(&str, &str)> {
+        (setting.parameters.iter())
+            .map(|(key, value)| (key.as_str(), value.as_str()))
+            .collect()
+    }
+
     /// The skips of reading `text` as `version` does, as `(line, reason)`, and the setting
     /// it gives.
     fn read_text_as(
@@ -1355,9 +1362,7 @@ mod tests {
         );
         // The elements in the place of the attributes (`<final/>` too), and an attribute's
         // value with its line breaks and tabs as spaces, a reference's as written.
-        let parameters: Vec<(&str, &str)> = (setting.parameters.iter())
-            .map(|(key, value)| (key.as_str(), value.as_str()))
-            .collect();
+        let parameters = parameters_of(&setting);
         assert_eq!(
             parameters,
             [
@@ -1406,9 +1411,7 @@ mod tests {
             (setting.map.enabled, setting.map.value.as_deref()),
             (Some(false), Some("false"))
         );
-        let parameters: Vec<(&str, &str)> = (setting.parameters.iter())
-            .map(|(key, value)| (key.as_str(), value.as_str()))
-            .collect();
+        let parameters = parameters_of(&setting);
         assert_eq!(parameters, [("mapreduce.job.speculative.a", "1")]);
         let (skips, _) = read_text_as(&text, HadoopVersion::Hadoop1);
         let no_name = "property without a name".to_owned();
