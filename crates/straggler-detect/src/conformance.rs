@@ -2231,8 +2231,8 @@ mod tests {
     #[test]
     fn the_kit_catches_a_reset_that_forgets_nothing() {
         use crate::{
-            DosIndex, Dsb, DsbParams, ESplash, GarraghanDetector, Hadoop1, HadoopSpeculator,
-            SparkDetector, SparkParams,
+            DosIndex, ESplash, GarraghanDetector, Hadoop1, HadoopSpeculator, SparkDetector,
+            SparkParams,
         };
         fn rejects<D: Detector>(make: impl Fn() -> D) {
             let name = make().name().to_owned();
@@ -2253,8 +2253,12 @@ mod tests {
         rejects(DosIndex::default);
         rejects(GarraghanDetector::default);
         rejects(ESplash::default);
-        rejects(Dsb::default);
-        rejects(|| Dsb::new(DsbParams::top(3).check().expect("valid")));
+        #[cfg(feature = "dsb")]
+        {
+            use crate::{Dsb, DsbParams};
+            rejects(Dsb::default);
+            rejects(|| Dsb::new(DsbParams::top(3).check().expect("valid")));
+        }
     }
 
     /// Whether `observation` is of an attempt, and which.

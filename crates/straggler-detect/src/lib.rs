@@ -32,6 +32,14 @@
 //! taken chunk by chunk in a fixed order whatever the number of threads, so a parallel
 //! scan flags exactly the rows a sequential scan flags.
 //!
+//! # Features
+//!
+//! `dsb` (on by default) builds [`Dsb`], whose intervals take Student t quantiles from
+//! `straggler-metrics` (and through it `statrs`). A scheduler author who only implements
+//! [`Detector`], or compares with the other detectors, can turn it off
+//! (`default-features = false`): the crate then depends on no other crate of the workspace
+//! than `straggler-model`.
+//!
 //! ```
 //! use straggler_detect::{DefaultDetector, DefaultParams, Detector, Findings};
 //! use straggler_model::*;
@@ -58,10 +66,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
+// The links to `Dsb` above have no target without the `dsb` feature.
+#![cfg_attr(not(feature = "dsb"), allow(rustdoc::broken_intra_doc_links))]
 
 pub mod conformance;
 mod default;
 mod dos_index;
+#[cfg(feature = "dsb")]
 mod dsb;
 mod error;
 mod esplash;
@@ -79,6 +90,7 @@ mod zaharia;
 
 pub use default::{DefaultDetector, DefaultParams};
 pub use dos_index::{DosIndex, DosIndexParams};
+#[cfg(feature = "dsb")]
 pub use dsb::{CheckedDsbParams, Dsb, DsbOver, DsbParams, NodeInterval};
 pub use error::DetectError;
 pub use esplash::{CheckedESplashParams, ESplash, ESplashParams};
