@@ -77,14 +77,42 @@
 //! uses the same thresholds, so the rows flagged are still those of the two-pass rule; the
 //! tests check that rates scaled up by a power of two until they overflow flag the rows
 //! their unscaled values flag.
+//!
+//! # Close rates
+//!
+//! A scan of rates waits on its divisions: on Intel's cores a division of `f64` takes
+//! longer than reading its two operands (`docs/scan-measurements.md`). Where the CPU has
+//! AVX-512, the first pass of a stage of one group takes its rates from a reciprocal
+//! estimate refined by Newton-Raphson steps instead, each within `d = 2^-50` of Eq. 7's
+//! rate relatively, plus `e = 2^-1060` (the bound is worked in the kernel's docs,
+//! `scan/kernels.rs`, `fill_close_rates_adding`). The bounds then allow for it:
+//! - The mean. The stage's sums of exact and of close rates differ by at most
+//!   `d sum |PR| + N e` before rounding, and each rounds within `gamma_N sum |PR|`; so the
+//!   two means are within `(2N + 20) u M1 + e`, to first order, with
+//!   `M1 = (1/N) sum |PR| <= sqrt(M2)`. The bounds take the thresholds at the mean less and
+//!   plus `E = (4N + 32) u sqrt(M2) + 2^-1000`, over one and a half times that.
+//! - The variance. Moving each rate by at most `d |PR_i| + e` moves the exact variance by
+//!   at most `(d sqrt(M2) + e) 2 sqrt(M2)`, `16 u M2` to first order, which with the
+//!   `(5N + 10) u M2` of the rounding stays within a third of the margin.
+//! - The rows. A close rate below `low - 2 d |low| - 2 e` is an exact rate below `low`, and
+//!   one at or above `high + 2 d |high| + 2 e` an exact rate at or above `high`.
+//!
+//! If every row is settled so, the rows flagged are the two-pass rule's. If not, the
+//! first pass is made again with exact rates, and the scan goes on as above: only the
+//! rows' answers come from the close rates, never a rate or a sum that a later pass uses.
+//! That happens where a rate lies within the bounds' width of its stage's threshold, as
+//! where the rates are all equal; the tests plant rates within a few units in the last
+//! place of the threshold, with `alpha = 0` among them (where the bounds are the mean, and
+//! only the widening settles rows right), and check that the rows flagged are the two-pass
+//! rule's.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
 
 use crate::error::check_param;
 use crate::scan::{
-    GroupSum, GroupSums, Rates, RowBlocks, Summands, map_rows, means, originals_progress,
-    rows_below, rows_below_settling,
+    CLOSE_ABSOLUTE, CLOSE_RELATIVE, CloseRates, GroupSum, GroupSums, Rates, RowBlocks, Summands,
+    Values, map_rows, means, originals_progress, rows_below, rows_below_settling,
 };
 use crate::{DetectError, Detector, Findings, Parallelism};
 
@@ -136,6 +164,9 @@ pub struct LateDetector {
     /// Scans since construction that needed the second pass (see the module docs; `reset`
     /// leaves it: it counts work, not what a scan finds).
     second_passes: u64,
+    /// Scans since construction whose close rates left a row unsettled, so that their
+    /// first pass was made again with exact rates (see the module docs, "Close rates").
+    redone_exactly: u64,
     /// The third pass, for stages whose sums overflow.
     rescaled: Rescaled,
     /// The progress of originals, copies NaN, when the snapshot has copies.
@@ -242,17 +273,47 @@ fn threshold_bounds(mean: f64, count: u64, square_sum: f64, alpha: f64) -> (f64,
     if count == 0 {
         return (f64::NEG_INFINITY, f64::NEG_INFINITY);
     }
-    let n = count as i64 as f64;
+    bounds_around(mean, count as i64 as f64, square_sum, alpha, 0.0)
+}
+
+/// [`threshold_bounds`] of `n > 0` rates whose mean is within `mean_error` of `mean`: the
+/// thresholds at `mean - mean_error` and the largest variance, and at `mean + mean_error`
+/// and the least.
+fn bounds_around(mean: f64, n: f64, square_sum: f64, alpha: f64, mean_error: f64) -> (f64, f64) {
     let mean_square = square_sum / n;
     let variance = mean_square - mean * mean;
     // The relative errors, and the absolute ones of results too small to be normal.
     let margin = 16.0 * (n + 4.0) * (f64::EPSILON / 2.0) * mean_square + f64::MIN_POSITIVE;
     let (least, most) = ((variance - margin).max(0.0), variance + margin);
-    if !(mean.is_finite() && most.is_finite()) {
+    if !(mean.is_finite() && most.is_finite() && mean_error.is_finite()) {
         return (f64::NEG_INFINITY, f64::INFINITY);
     }
-    let threshold = |variance: f64| mean - alpha * variance.sqrt();
-    (threshold(most), threshold(least))
+    let threshold = |mean: f64, variance: f64| mean - alpha * variance.sqrt();
+    (
+        threshold(mean - mean_error, most),
+        threshold(mean + mean_error, least),
+    )
+}
+
+/// [`threshold_bounds`] for rates close to Eq. 7's: each within `d = CLOSE_RELATIVE` of
+/// the exact rate relatively, plus `e = CLOSE_ABSOLUTE` (see the module docs, "Close
+/// rates"). The stage's mean of exact rates is within `E = (4N + 32) u sqrt(M2) + 2^-1000`
+/// of `mean`, and the bounds are those of the thresholds at `mean - E` and `mean + E`;
+/// then the low bound is lowered and the high one raised by `2 d |bound| + 2 e`, so that a
+/// close rate below the first is an exact rate below the low bound, and one at or above
+/// the second an exact rate at or above the high bound.
+fn close_bars(mean: f64, count: u64, square_sum: f64, alpha: f64) -> (f64, f64) {
+    /// `2^-1000`.
+    const MEAN_ABSOLUTE: f64 = f64::from_bits((1023 - 1000) << 52);
+    if count == 0 {
+        return (f64::NEG_INFINITY, f64::NEG_INFINITY);
+    }
+    let n = count as i64 as f64;
+    let mean_error =
+        (4.0 * n + 32.0) * (f64::EPSILON / 2.0) * (square_sum / n).sqrt() + MEAN_ABSOLUTE;
+    let (low, high) = bounds_around(mean, n, square_sum, alpha, mean_error);
+    let widen = |bound: f64| 2.0 * CLOSE_RELATIVE * bound.abs() + 2.0 * CLOSE_ABSOLUTE;
+    (low - widen(low), high + widen(high))
 }
 
 impl LateDetector {
@@ -284,13 +345,74 @@ impl Detector for LateDetector {
 }
 
 impl LateDetector {
+    /// The first pass: the rates (`rates`, Eq. 7) into `self.rates` with their stages'
+    /// sums and sums of squares, the stages' means (Eq. 8), the bars of the candidates and
+    /// of the settled rows into `self.high` and `self.low`, and the candidates appended to
+    /// `out`; returns how many of them are unsettled. The bars are the bounds of each
+    /// stage's threshold ([`threshold_bounds`]), widened where a rate may be close to Eq.
+    /// 7's rather than equal to it ([`close_bars`]).
+    fn first_pass(
+        &mut self,
+        stages: &[u32],
+        rates: &(impl Values + ?Sized),
+        group_count: usize,
+        out: &mut Vec<u32>,
+    ) -> usize {
+        let parallelism = self.params.parallelism;
+        self.sums.compute_storing(
+            stages,
+            rates,
+            group_count,
+            parallelism,
+            Summands::Values,
+            &mut self.rates,
+            true,
+        );
+        let bars = match rates.approximated() {
+            false => threshold_bounds,
+            true => close_bars,
+        };
+        let (sums, squares) = self.sums.sums_and_squares();
+        means(sums, &mut self.means);
+        let alpha = self.params.alpha;
+        self.low.clear();
+        self.high.clear();
+        for ((s, sq), &mean) in sums.iter().zip(squares).zip(&self.means) {
+            let (low, high) = bars(mean, s.count, sq.sum, alpha);
+            self.low.push(low);
+            self.high.push(high);
+        }
+        rows_below_settling::<true>(
+            &self.rates,
+            stages,
+            &self.high,
+            &self.low,
+            parallelism,
+            &mut self.blocks,
+            out,
+        )
+    }
+
     /// [`Detector::scan`]; without `use_bounds`, the rule as Eq. 9 reads: the second pass
     /// always made and every row compared with its stage's threshold (which the tests
     /// compare the scan with).
     fn scan_with(&mut self, snapshot: &Snapshot, findings: &mut Findings, use_bounds: bool) {
-        let now = snapshot.now_secs();
         // Each task once, at its original: a copy's progress NaN, so its rate is too.
-        let progress = originals_progress(snapshot, &mut self.originals);
+        let mut originals = std::mem::take(&mut self.originals);
+        let progress = originals_progress(snapshot, &mut originals);
+        self.scan_progress(snapshot, progress, findings, use_bounds);
+        self.originals = originals;
+    }
+
+    /// [`LateDetector::scan_with`] with the progress of each row's task (`progress`).
+    fn scan_progress(
+        &mut self,
+        snapshot: &Snapshot,
+        progress: &[f64],
+        findings: &mut Findings,
+        use_bounds: bool,
+    ) {
+        let now = snapshot.now_secs();
         let start = snapshot.start_secs();
         let stages = snapshot.stage_indices();
         let parallelism = self.params.parallelism;
@@ -303,40 +425,33 @@ impl LateDetector {
             start_secs: start,
         };
         let group_count = snapshot.stages().len();
-        self.sums.compute_storing(
-            stages,
-            &rates,
-            group_count,
-            parallelism,
-            Summands::Values,
-            &mut self.rates,
-            true,
-        );
-        let (sums, squares) = self.sums.sums_and_squares();
-        let rates = &self.rates[..];
-        means(sums, &mut self.means);
-        let alpha = self.params.alpha;
-        self.low.clear();
-        self.high.clear();
-        for ((s, sq), &mean) in sums.iter().zip(squares).zip(&self.means) {
-            let (low, high) = threshold_bounds(mean, s.count, sq.sum, alpha);
-            self.low.push(low);
-            self.high.push(high);
-        }
-        // The candidates, and how many are between their stage's bounds.
         let first = findings.rows().len();
-        let unsettled = rows_below_settling::<true>(
-            rates,
-            stages,
-            &self.high,
-            &self.low,
-            parallelism,
-            &mut self.blocks,
-            findings.rows_mut(),
-        );
+        let rows = findings.rows_mut();
+        // With the bounds, first with rates close to Eq. 7's where the CPU computes those
+        // faster (see the module docs, "Close rates"); again with exact ones if that
+        // leaves a row unsettled.
+        let unsettled = if use_bounds {
+            let close = CloseRates::new(rates);
+            let unsettled = self.first_pass(stages, &close, group_count, rows);
+            if unsettled == 0 {
+                return;
+            }
+            if close.approximated() {
+                self.redone_exactly += 1;
+                rows.truncate(first);
+                self.first_pass(stages, &rates, group_count, rows)
+            } else {
+                unsettled
+            }
+        } else {
+            self.first_pass(stages, &rates, group_count, rows)
+        };
         if use_bounds && unsettled == 0 {
             return;
         }
+        let (sums, _) = self.sums.sums_and_squares();
+        let rates = &self.rates[..];
+        let alpha = self.params.alpha;
         // The second pass: Eq. 9's squared distances to the mean, and the thresholds.
         self.second_passes += 1;
         let squares = self.square_sums.compute(
@@ -438,6 +553,46 @@ mod tests {
         let snapshot = build_snapshot(10.0, 3, 1, rows).expect("valid rows");
         let (bounded, two_pass) = both_ways(&mut detector, &snapshot);
         assert_eq!((&bounded[..], &two_pass[..]), (&[0][..], &[0][..]));
+    }
+
+    /// Rows whose rate lies within a few units in the last place of their stage's
+    /// threshold, which close rates cannot settle: the first pass is made again with exact
+    /// rates, and the rows flagged are the two-pass rule's.
+    #[test]
+    fn rates_at_the_threshold_are_settled_with_exact_rates() {
+        let mut rng = SplitMix64(13);
+        let (now, mut redone) = (1000.0, 0);
+        for case in 0..40 {
+            let n = 64 + 7 * case;
+            let start: Vec<f64> = (0..n).map(|_| now - 50.0 - 100.0 * rng.unit()).collect();
+            let mut progress: Vec<f64> = (0..n).map(|_| 0.2 + 0.7 * rng.unit()).collect();
+            let alpha = [0.0, 0.5, 1.0][case % 3];
+            let make = |progress: &[f64]| {
+                let rows = progress
+                    .iter()
+                    .zip(&start)
+                    .map(|(&p, &s)| (0, 0, s, p, 1.0));
+                build_snapshot(now, 4, 1, rows).expect("valid rows")
+            };
+            let mut detector = late(alpha, Parallelism::Sequential);
+            // Row 3's rate moved onto the threshold, again as the threshold moves with it.
+            for _ in 0..6 {
+                detector.scan_with(&make(&progress), &mut Findings::default(), false);
+                progress[3] = detector.thresholds[0] * (now - start[3]);
+            }
+            assert!((0.0..1.0).contains(&progress[3]), "case {case}");
+            // Then a few units in the last place either way.
+            let at = progress[3].to_bits();
+            for step in 0..7 {
+                progress[3] = f64::from_bits(at + step - 3);
+                let before = detector.redone_exactly;
+                let (bounded, two_pass) = both_ways(&mut detector, &make(&progress));
+                assert_eq!(bounded, two_pass, "case {case}, step {step}");
+                redone += detector.redone_exactly - before;
+            }
+        }
+        // Where the rates are close, some of those rows were left unsettled.
+        assert_eq!(redone > 0, crate::scan::close_rates_differ(), "{redone}");
     }
 
     #[test]

@@ -23,7 +23,10 @@
 //! added as they are computed (LATE's) have a plain body and an AVX2 one, which first
 //! divides without checking each rate, keeping the least elapsed time, and keeps the
 //! quotients only if that is positive and their sum finite (otherwise it divides again
-//! with the checks): the checks cost a fifth of the loop. Rates added to
+//! with the checks): the checks cost a fifth of the loop. Rates that may be close to the
+//! exact ones rather than equal (LATE's first pass, [`fill_close_rates_adding`]) have an
+//! AVX-512 body, which multiplies by a refined reciprocal estimate instead of dividing,
+//! and otherwise are the exact ones. Rates added to
 //! their groups' totals have a plain body and an AVX2 one, which divides four rates at
 //! once and adds each row's sum and count to its group's as one 16-byte pair; it checks
 //! that the rates are finite once, by their sum, and where one is not the plain body adds
@@ -41,7 +44,8 @@
 //! everywhere (checked by `cfg(target_feature = "sse2")`), and for AVX2 and AVX-512 once
 //! the CPU is known to have them; the AVX-512 filter stores a vector of sixteen rows
 //! through a pointer into sixteen slots of a checked slice (the intrinsic takes a raw
-//! pointer), and the AVX-512 division of totals stores its eight quotients into eight
+//! pointer), the AVX-512 close rates store eight rates into eight slots of a checked
+//! slice the same way, and the AVX-512 division of totals stores its eight quotients into eight
 //! slots of a checked slice, and its lanes' sums, largest values and counts into their
 //! arrays of eight, the same way; and the filter of rows by their group's mark ([`keep_marked`]) reads a row's
 //! group unchecked, the rows checked once per call (by the largest), and the group's mark
@@ -312,6 +316,86 @@ pub(crate) fn fill_rates_adding(
     if let Some(squares) = squares {
         add_run(slots, Summand::SquaredDeviation { centre: 0.0 }, squares);
     }
+}
+
+/// The relative distance, at most, of a rate [`fill_close_rates_adding`] writes to the rate
+/// [`rate_or_nan`] gives: `2^-50`, eight units of rounding (`u = 2^-53`).
+pub(crate) const CLOSE_RELATIVE: f64 = f64::EPSILON / 2.0 * 8.0;
+
+/// The absolute distance added to [`CLOSE_RELATIVE`]'s, for rates too small to be normal:
+/// `2^-1060`.
+pub(crate) const CLOSE_ABSOLUTE: f64 = f64::from_bits(1 << (1074 - 1060));
+
+/// Whether [`fill_close_rates_adding`] may write rates that differ from the exact ones on
+/// this CPU.
+#[cfg(test)]
+pub(crate) fn close_rates_differ() -> bool {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if avx512::detected() {
+        return true;
+    }
+    false
+}
+
+/// [`fill_rates_adding`], but each rate may be close to [`rate_or_nan`]'s rather than equal
+/// to it: within `CLOSE_RELATIVE` of it relatively, plus `CLOSE_ABSOLUTE` (`|close - exact|
+/// <= CLOSE_RELATIVE |exact| + CLOSE_ABSOLUTE`), NaN where it is NaN. Returns whether a
+/// rate written may differ from the exact one; where not, the slots and lanes are
+/// `fill_rates_adding`'s, bit for bit. The lanes are those of the rates written, added as
+/// `fill_rates_adding` adds.
+///
+/// The rates differ where the CPU has AVX-512, whose rates come from the reciprocal
+/// estimate `VRCP14PD` (relative error below `2^-14`, Intel's manual), refined by two
+/// Newton-Raphson steps of fused multiply-adds and multiplied by the amount: eight rates
+/// at a time in less time than `VDIVPD` takes, whose throughput bounds a scan of rates on
+/// Intel's cores (`docs/scan-measurements.md`). The bound, for `b` the elapsed time and `a`
+/// the amount: `y0 = rcp14(b)` has `|1 - b y0| < 2^-14`; a step `y' = y + y (1 - b y)`, its
+/// inner term rounded once and its result once, squares that error and adds at most
+/// `1.01 u`: `|1 - b y1| <= 2^-28 + 1.01 u` and `|1 - b y2| <= 2^-56 + 1.01 u <= 1.14 u`.
+/// Then `q = a y2`, rounded, is within `2.15 u` of `a / b` relatively, and the exact rate,
+/// `a / b` rounded, within `u`: the two are within `3.2 u`, `CLOSE_RELATIVE / 2.5`. That
+/// holds where no value along the way is too small to be normal or too large to be
+/// finite. The elapsed times are checked to lie in `[2^-300, 2^300]` (so the reciprocals
+/// are normal); a rate too small to be normal adds at most `2^-1075` by its rounding, far
+/// below `CLOSE_ABSOLUTE`; a rate that overflows, or a NaN, leaves its lane's sum infinite
+/// or NaN, and the rows are then done again exactly. Elsewhere (an elapsed time out of that
+/// range, a lane not finite, a CPU without AVX-512) the rates are `fill_rates_adding`'s.
+pub(crate) fn fill_close_rates_adding(
+    now_secs: f64,
+    progress: &[f64],
+    weights: Option<&[f64]>,
+    start_secs: &[f64],
+    slots: &mut [f64],
+    lanes: &mut Lanes,
+    mut squares: Option<&mut Lanes>,
+) -> bool {
+    let len = slots
+        .len()
+        .min(progress.len())
+        .min(start_secs.len())
+        .min(weights.map_or(usize::MAX, <[f64]>::len));
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if avx512::detected() {
+        // SAFETY: the CPU has AVX-512F and POPCNT (just detected), the features it enables.
+        let close = unsafe {
+            avx512::fill_close_rates_adding(
+                now_secs,
+                progress,
+                weights,
+                start_secs,
+                &mut slots[..len],
+                lanes,
+                squares.as_deref_mut(),
+            )
+        };
+        if close {
+            return true;
+        }
+    }
+    fill_rates_adding(
+        now_secs, progress, weights, start_secs, slots, lanes, squares,
+    );
+    false
 }
 
 /// Adds onto each group's total, `totals[g]`, a `[sum, count]` pair that must be
@@ -1364,11 +1448,12 @@ mod avx2 {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx512 {
     use std::arch::x86_64::{
-        _CMP_LT_OQ, _CMP_ORD_Q, _mm512_add_epi32, _mm512_add_pd, _mm512_cmp_pd_mask, _mm512_div_pd,
-        _mm512_mask_add_epi64, _mm512_mask_blend_pd, _mm512_maskz_compress_epi32, _mm512_max_pd,
-        _mm512_permutex2var_pd, _mm512_set1_epi32, _mm512_set1_epi64, _mm512_set1_pd,
-        _mm512_setr_epi32, _mm512_setr_epi64, _mm512_setr_pd, _mm512_storeu_pd,
-        _mm512_storeu_si512,
+        __m512d, _CMP_LT_OQ, _CMP_ORD_Q, _mm512_add_epi32, _mm512_add_pd, _mm512_cmp_pd_mask,
+        _mm512_div_pd, _mm512_fmadd_pd, _mm512_fnmadd_pd, _mm512_mask_add_epi64,
+        _mm512_mask_blend_pd, _mm512_maskz_compress_epi32, _mm512_max_pd, _mm512_min_pd,
+        _mm512_mul_pd, _mm512_permutex2var_pd, _mm512_rcp14_pd, _mm512_set1_epi32,
+        _mm512_set1_epi64, _mm512_set1_pd, _mm512_setr_epi32, _mm512_setr_epi64, _mm512_setr_pd,
+        _mm512_storeu_pd, _mm512_storeu_si512, _mm512_sub_pd,
     };
 
     use super::{LANES, Lanes};
@@ -1445,6 +1530,145 @@ mod avx512 {
             _mm512_storeu_si512(counts.as_mut_ptr().cast(), count);
         }
         done
+    }
+
+    /// [`super::fill_close_rates_adding`] over `slots.len()` rows (the columns at least as
+    /// long): each block of `LANES` rates by [`close_quotients`], stored and added to the
+    /// lanes, the elapsed times' least and largest kept; then, if those lie in `[2^-300,
+    /// 2^300]` and the rates' lanes came out finite, the last rows (fewer than `LANES`)
+    /// exactly, and `true`. If not, `false`, and the lanes are as they came (the slots are
+    /// written over).
+    #[target_feature(enable = "avx512f,popcnt")]
+    pub(super) fn fill_close_rates_adding(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        slots: &mut [f64],
+        lanes: &mut Lanes,
+        squares: Option<&mut Lanes>,
+    ) -> bool {
+        match squares {
+            None => close_adding(now, progress, weights, start, slots, &mut [lanes]),
+            Some(squares) => {
+                close_adding(now, progress, weights, start, slots, &mut [lanes, squares])
+            }
+        }
+    }
+
+    /// [`fill_close_rates_adding`] with `N` sets of lanes: the rates into the first, their
+    /// squares into the second.
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    fn close_adding<const N: usize>(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        slots: &mut [f64],
+        lanes: &mut [&mut Lanes; N],
+    ) -> bool {
+        /// The least and largest elapsed times where the bound holds: `2^-300`, `2^300`.
+        const LEAST: f64 = f64::from_bits((1023 - 300) << 52);
+        const MOST: f64 = f64::from_bits((1023 + 300) << 52);
+        let whole = slots.len() / LANES * LANES;
+        let (blocks, rest) = slots.split_at_mut(whole);
+        let eight = |v: &[f64]| _mm512_setr_pd(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+        let mut sum: [__m512d; N] = std::array::from_fn(|i| eight(&lanes[i].sum));
+        let mut max: [__m512d; N] = std::array::from_fn(|i| eight(&lanes[i].max));
+        let now_secs = now;
+        let now = _mm512_set1_pd(now);
+        let (mut least, mut most) = (_mm512_set1_pd(f64::INFINITY), _mm512_set1_pd(0.0));
+        let firsts = (0..blocks.len()).step_by(LANES);
+        let mut add = |amount: __m512d, first: usize, out: &mut [f64]| {
+            let elapsed = _mm512_sub_pd(now, eight(&start[first..first + LANES]));
+            // A NaN elapsed time leaves both as they are; its quotient is NaN and leaves
+            // its lane NaN.
+            least = _mm512_min_pd(elapsed, least);
+            most = _mm512_max_pd(elapsed, most);
+            let rates = close_quotients(amount, elapsed);
+            let out: &mut [f64; LANES] = out.try_into().expect("a block");
+            // SAFETY: `out` is eight writable `f64`, the 64 bytes the store writes (it
+            // needs no alignment).
+            unsafe { _mm512_storeu_pd(out.as_mut_ptr(), rates) };
+            for i in 0..N {
+                // The rate, then its square, as the AVX2 body adds them.
+                let v = if i == 0 {
+                    rates
+                } else {
+                    _mm512_mul_pd(rates, rates)
+                };
+                sum[i] = _mm512_add_pd(sum[i], v);
+                max[i] = _mm512_max_pd(v, max[i]);
+            }
+        };
+        // One loop with weights and one without, so that neither has a choice in it.
+        match weights {
+            None => {
+                for (first, out) in firsts.zip(blocks.chunks_exact_mut(LANES)) {
+                    add(eight(&progress[first..first + LANES]), first, out);
+                }
+            }
+            Some(weights) => {
+                for (first, out) in firsts.zip(blocks.chunks_exact_mut(LANES)) {
+                    let amount = _mm512_mul_pd(
+                        eight(&progress[first..first + LANES]),
+                        eight(&weights[first..first + LANES]),
+                    );
+                    add(amount, first, out);
+                }
+            }
+        }
+        let mut sums = [[0.0; LANES]; N];
+        let mut maxes = [[0.0; LANES]; N];
+        let (mut leasts, mut mosts) = ([0.0; LANES], [0.0; LANES]);
+        // SAFETY: each array is eight writable `f64`, the 64 bytes a store writes.
+        unsafe {
+            for i in 0..N {
+                _mm512_storeu_pd(sums[i].as_mut_ptr(), sum[i]);
+                _mm512_storeu_pd(maxes[i].as_mut_ptr(), max[i]);
+            }
+            _mm512_storeu_pd(leasts.as_mut_ptr(), least);
+            _mm512_storeu_pd(mosts.as_mut_ptr(), most);
+        }
+        let within = leasts.iter().all(|&e| e >= LEAST) && mosts.iter().all(|&e| e <= MOST);
+        if !(within && sums[0].iter().all(|s| s.is_finite())) {
+            return false;
+        }
+        for i in 0..N {
+            lanes[i].sum = sums[i];
+            lanes[i].max = maxes[i];
+        }
+        let tail = whole..whole + rest.len();
+        let weights = weights.map(|w| &w[tail.clone()]);
+        super::plain_fill_rates(
+            now_secs,
+            &progress[tail.clone()],
+            weights,
+            &start[tail],
+            rest,
+        );
+        for (lane, &v) in rest.iter().enumerate() {
+            super::add_one(lanes[0], lane, v);
+            if N > 1 {
+                super::add_one(lanes[1], lane, v * v);
+            }
+        }
+        true
+    }
+
+    /// `a / b`, lane by lane, within `2.15 u` of the quotient (`u = 2^-53`) where `b` is in
+    /// `[2^-300, 2^300]` and nothing is too small to be normal: the reciprocal estimate
+    /// refined twice, times `a` (the bound is worked in
+    /// [`super::fill_close_rates_adding`]).
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    fn close_quotients(a: __m512d, b: __m512d) -> __m512d {
+        let one = _mm512_set1_pd(1.0);
+        let y0 = _mm512_rcp14_pd(b);
+        let y1 = _mm512_fmadd_pd(y0, _mm512_fnmadd_pd(b, y0, one), y0);
+        let y2 = _mm512_fmadd_pd(y1, _mm512_fnmadd_pd(b, y1, one), y1);
+        _mm512_mul_pd(a, y2)
     }
 
     /// [`super::write_below_settling`].
@@ -1937,6 +2161,132 @@ mod tests {
                         Lanes::EMPTY,
                     );
                 }
+            }
+        }
+    }
+
+    /// Checks [`fill_close_rates_adding`] against the plain rates: each rate within the
+    /// bound (NaN where the plain one is), and the lanes those of its rates added one after
+    /// the other; where it says no rate differs, the bits of the plain rates and sums.
+    /// Returns whether it said some may differ.
+    fn assert_close_rates(
+        now: f64,
+        progress: &[f64],
+        weights: Option<&[f64]>,
+        start: &[f64],
+        case: &str,
+    ) -> bool {
+        let len = progress.len();
+        let (mut slots, mut lanes, mut squares) = (vec![7.0; len], Lanes::EMPTY, Lanes::EMPTY);
+        let close = fill_close_rates_adding(
+            now,
+            progress,
+            weights,
+            start,
+            &mut slots,
+            &mut lanes,
+            Some(&mut squares),
+        );
+        let mut plain = vec![7.0; len];
+        plain_fill_rates(now, progress, weights, start, &mut plain);
+        for (row, (&c, &p)) in slots.iter().zip(&plain).enumerate() {
+            let within = (c - p).abs() <= CLOSE_RELATIVE * p.abs() + CLOSE_ABSOLUTE;
+            assert!(
+                (c.is_nan() && p.is_nan()) || (close && within) || c.to_bits() == p.to_bits(),
+                "{case}: row {row}: {c:e} for {p:e}"
+            );
+        }
+        // The lanes are those of the rates written, added in order.
+        let (mut expected, mut expected_squares) = (Lanes::EMPTY, Lanes::EMPTY);
+        add_run(&slots, Summand::Value, &mut expected);
+        let square = Summand::SquaredDeviation { centre: 0.0 };
+        add_run(&slots, square, &mut expected_squares);
+        assert!(same_bits(&lanes, &expected), "{case}");
+        assert!(same_bits(&squares, &expected_squares), "{case}");
+        // Without the squares, the same rates and sums.
+        let (mut alone_slots, mut alone) = (vec![7.0; len], Lanes::EMPTY);
+        fill_close_rates_adding(
+            now,
+            progress,
+            weights,
+            start,
+            &mut alone_slots,
+            &mut alone,
+            None,
+        );
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&alone_slots), bits(&slots), "{case}");
+        assert!(same_bits(&alone, &expected), "{case}");
+        close
+    }
+
+    /// Close rates from AVX-512's reciprocal estimates: within their bound over amounts and
+    /// elapsed times of every size where the bound is claimed, on the edges of that range,
+    /// and exact (the plain bits) outside it or where a rate is not finite.
+    #[test]
+    fn close_rates_are_within_their_bound() {
+        let mut rng = crate::conformance::SplitMix64(5);
+        let mut power = |low: i32, high: i32| {
+            let exponent = low + rng.below((high - low) as u32) as i32;
+            (1.0 + rng.unit()) * 2f64.powi(exponent)
+        };
+        let now = 1e6;
+        let len = 1027;
+        let mut close_cases = 0;
+        for case in 0..60 {
+            // Amounts from sub-normal to 2^600, and 0; elapsed times over the whole range
+            // the bound is claimed on, or over one of its edges.
+            let (least, most) = match case % 3 {
+                0 => (-300, 300),
+                1 => (-300, -299),
+                _ => (299, 300),
+            };
+            let amounts: Vec<f64> = (0..len)
+                .map(|i| match i % 11 {
+                    0 => 0.0,
+                    1 => power(-1074, -1000),
+                    _ => power(-1000, 600),
+                })
+                .collect();
+            let elapsed: Vec<f64> = (0..len).map(|_| power(least, most)).collect();
+            // `now - start` gives back each elapsed time exactly where `now` is 0.
+            let start: Vec<f64> = elapsed.iter().map(|e| -e).collect();
+            let weights: Vec<f64> = (0..len).map(|_| power(-10, 10)).collect();
+            for weights in [None, Some(&weights[..])] {
+                let name = format!("case {case}, weights {}", weights.is_some());
+                close_cases +=
+                    usize::from(assert_close_rates(0.0, &amounts, weights, &start, &name));
+            }
+        }
+        // Where the CPU has AVX-512, the rates were close (amounts up to 2^600 over 2^-300
+        // overflow: those blocks' lanes are infinite, and they are done exactly).
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if avx512::detected() {
+            assert!(close_cases > 0, "{close_cases}");
+        }
+        // Rates of a stage as the scans see them: all close.
+        let progress: Vec<f64> = (0..len).map(|i| (i % 1000) as f64 / 1000.0).collect();
+        let start: Vec<f64> = (0..len).map(|i| now - 1.0 - (i * 7) as f64).collect();
+        let close = assert_close_rates(now, &progress, None, &start, "a stage");
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        assert_eq!(close, avx512::detected());
+        // One elapsed time out of the range, one row started now, one NaN progress, one
+        // rate that overflows, in a block (the last rows are exact anyway): the plain bits.
+        for (kind, p, s) in [
+            ("elapsed 2^-301", 0.5, now - 2f64.powi(-301)),
+            ("elapsed 2^301", 0.5, now - 2f64.powi(301)),
+            ("started now", 0.5, now),
+            ("progress NaN", f64::NAN, 1.0),
+            ("rate that overflows", 1e300, now - 1e-10),
+        ] {
+            for row in [0, 9, 1023] {
+                let (mut progress, mut start) = (progress.clone(), start.clone());
+                (progress[row], start[row]) = (p, s);
+                let case = format!("{kind} at row {row}");
+                assert!(
+                    !assert_close_rates(now, &progress, None, &start, &case),
+                    "{case}"
+                );
             }
         }
     }

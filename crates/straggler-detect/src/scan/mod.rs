@@ -14,6 +14,7 @@
 #[allow(unsafe_code)]
 mod kernels;
 
+pub(crate) use kernels::{CLOSE_ABSOLUTE, CLOSE_RELATIVE};
 use kernels::{LANES, Lanes, Summand};
 pub(crate) use kernels::{count_below, keep_marked};
 use rayon::prelude::*;
@@ -347,7 +348,7 @@ impl GroupSums {
     pub(crate) fn compute_storing(
         &mut self,
         groups: &[u32],
-        rates: &Rates<'_>,
+        rates: &(impl Values + ?Sized),
         group_count: usize,
         parallelism: Parallelism,
         summands: Summands<'_>,
@@ -884,6 +885,10 @@ pub(crate) trait Values: Sync {
             kernels::add_run(slots, Summands::Squares.of_group(0), squares);
         }
     }
+    /// Whether a value written so far may differ from the exact one ([`CloseRates`]).
+    fn approximated(&self) -> bool {
+        false
+    }
 }
 
 impl Values for [f64] {
@@ -1265,6 +1270,71 @@ impl Values for Rates<'_> {
             lanes,
             squares,
         );
+    }
+}
+
+/// Whether this CPU's close rates ([`CloseRates`]) may differ from the exact ones.
+#[cfg(test)]
+pub(crate) fn close_rates_differ() -> bool {
+    kernels::close_rates_differ()
+}
+
+/// [`Rates`] whose sums over one group may take each rate close to the exact one rather
+/// than equal to it ([`kernels::fill_close_rates_adding`]: within [`CLOSE_RELATIVE`] of it
+/// relatively, plus [`CLOSE_ABSOLUTE`]), where the CPU computes those faster;
+/// [`CloseRates::approximated`] tells whether any was. Rates written without sums, and
+/// sums by several groups, are exact.
+#[derive(Debug)]
+pub(crate) struct CloseRates<'a> {
+    rates: Rates<'a>,
+    approximated: std::sync::atomic::AtomicBool,
+}
+
+impl<'a> CloseRates<'a> {
+    pub(crate) fn new(rates: Rates<'a>) -> Self {
+        CloseRates {
+            rates,
+            approximated: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+impl Values for CloseRates<'_> {
+    fn len(&self) -> usize {
+        self.rates.len()
+    }
+    fn stored(&self, _rows: std::ops::Range<usize>) -> Option<&[f64]> {
+        None
+    }
+    fn approximated(&self) -> bool {
+        self.approximated.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn write(&self, rows: std::ops::Range<usize>, slots: &mut [f64]) {
+        self.rates.fill(rows, slots);
+    }
+    #[inline(always)]
+    fn write_adding(
+        &self,
+        rows: std::ops::Range<usize>,
+        slots: &mut [f64],
+        lanes: &mut Lanes,
+        squares: Option<&mut Lanes>,
+    ) {
+        let rates = &self.rates;
+        let approximated = kernels::fill_close_rates_adding(
+            rates.now_secs,
+            &rates.progress[rows.clone()],
+            rates.weights.map(|w| &w[rows.clone()]),
+            &rates.start_secs[rows],
+            slots,
+            lanes,
+            squares,
+        );
+        if approximated {
+            self.approximated
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
