@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use straggler_trace::{
-    LogLine, ReadReport, TraceError, TraceFormat, TraceJob, detect_format, read_bytes, read_path,
-    read_reader,
+    AttemptOutcome, LogLine, ReadReport, TraceError, TraceFormat, TraceJob, detect_format,
+    read_bytes, read_path, read_reader,
 };
 
 fn fixtures() -> PathBuf {
@@ -927,6 +927,30 @@ fn a_rumen_attempt_skip_names_its_line_and_field() {
     let text = rumen_job("1500", "3000").replace("      \"finishTime\" : 3000,\n", "");
     let (_, report) = read_rumen(&text);
     assert_eq!(skips(&report), [(17, Some("finishTime"), "missing field")]);
+}
+
+/// An attempt that gives its `finishTime` but not its `result` ended, and the log does
+/// not say how: it is no unfinished attempt (which replay runs past its end for ever, its
+/// finish time unused), but a record missing a field, as one with a `result` and no
+/// `finishTime` is. None of the shared Rumen traces holds such an attempt.
+#[test]
+fn a_rumen_attempt_that_ends_without_a_result_is_missing_a_field() {
+    let text = rumen_job("1500", "3000").replace("      \"result\" : \"KILLED\"\n", "");
+    let text = text.replace("\"finishTime\" : 3000,", "\"finishTime\" : 3000");
+    let (jobs, report) = read_rumen(&text);
+    assert_eq!(skips(&report), [(17, Some("result"), "missing field")]);
+    assert_eq!((report.records_parsed, report.records_skipped), (1, 1));
+    let attempts: Vec<_> = jobs[0].tasks[0].attempts.iter().map(|a| &a.id).collect();
+    assert_eq!(attempts, ["attempt_1_0001_m_000000_0"]);
+    // Without a finish time either (`-1`, unknown), the attempt is unfinished, and read.
+    let text = text.replace("\"finishTime\" : 3000", "\"finishTime\" : -1");
+    let (jobs, report) = read_rumen(&text);
+    assert_eq!(report.records_skipped, 0, "{:?}", skips(&report));
+    let attempt = &jobs[0].tasks[0].attempts[1];
+    assert_eq!(
+        (attempt.end_secs, attempt.outcome),
+        (None, AttemptOutcome::Unfinished)
+    );
 }
 
 #[test]

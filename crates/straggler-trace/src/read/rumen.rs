@@ -4,7 +4,9 @@
 //! - A job: `jobID`, `jobName`, `submitTime`; its tasks from `mapTasks`, `reduceTasks`,
 //!   `otherTasks` (`taskID`, `taskType`, `startTime`, `inputBytes`, `inputRecords`).
 //! - An attempt: `attemptID`, `hostName` (the last part of `/rack/host`), `startTime`,
-//!   `finishTime`, `result` (`SUCCESS`, `KILLED`, `FAILED`; none: unfinished),
+//!   `finishTime`, `result` (`SUCCESS`, `KILLED`, `FAILED`; none, with no `finishTime`:
+//!   unfinished; a `finishTime` without a `result`, or a `result` without a `finishTime`,
+//!   is skipped as `"missing field"` naming the one absent),
 //!   `clockSplits` (progress, as in `.jhist`). Rumen writes `-1` for unknown numbers: a
 //!   time of `-1` is no time; any other negative time (`submitTime` too) is skipped as
 //!   `"negative time"`, as a time past 10^10 s is as `"implausible time"` (see
@@ -665,6 +667,12 @@ fn object_done(
             match end_secs {
                 None if outcome != AttemptOutcome::Unfinished => {
                     report.skipped(line_of("finishTime"), Some("finishTime"), "missing field");
+                    continue;
+                }
+                // It ended, and the log does not say how: not an attempt the log leaves
+                // running (whose end is unknown), but one missing its `result`.
+                Some(_) if outcome == AttemptOutcome::Unfinished => {
+                    report.skipped(line_of("result"), Some("result"), "missing field");
                     continue;
                 }
                 Some(end) if end < start_secs => {
