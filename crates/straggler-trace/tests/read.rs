@@ -3137,6 +3137,69 @@ fn nan_and_infinity_in_json_lines_are_skipped_naming_their_field() {
     );
 }
 
+/// A key the reader reads written twice in one object of a Spark or `.jhist` line, or of a
+/// Rumen job (serde_json refuses it: which value to take cannot be told), is skipped as
+/// `duplicate key` naming that key, as a Hadoop 1 record's is; before, it was `field of the
+/// wrong type` naming whatever key came before the second one (`Host`, `finishTime`).
+#[test]
+fn a_json_key_written_twice_is_a_duplicate_key_naming_it() {
+    let log = spark_job(&[
+        spark_start(1, 0, 1000).replace("\"Host\":\"h\"", "\"Host\":\"h\",\"Launch Time\":1500"),
+        spark_start(2, 1, 1000),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(3, "duplicate key", Some("Launch Time"))]
+    );
+    assert_eq!(attempts(&jobs).count(), 1);
+
+    let jhist = concat!(
+        "Avro-Json\n",
+        "{\"type\":\"record\"}\n",
+        "{\"type\":\"TASK_STARTED\",\"event\":{\"x\":{\"taskid\":\"task_1_2_m_3\",",
+        "\"taskType\":\"MAP\",\"startTime\":5}},\"type\":\"TASK_FINISHED\"}\n",
+    );
+    let (_, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(3, "duplicate key", Some("type"))]
+    );
+
+    // In a Rumen attempt, the attempt is lost; in the job's own fields, the job.
+    let rumen = concat!(
+        "{\n",
+        "  \"jobID\" : \"job_1_0001\",\n",
+        "  \"mapTasks\" : [ {\n",
+        "    \"taskID\" : \"task_1_0001_m_000000\",\n",
+        "    \"taskType\" : \"MAP\",\n",
+        "    \"attempts\" : [ {\n",
+        "      \"attemptID\" : \"attempt_1_0001_m_000000_0\",\n",
+        "      \"startTime\" : 1500,\n",
+        "      \"finishTime\" : 5000,\n",
+        "      \"startTime\" : 1600,\n",
+        "      \"result\" : \"SUCCESS\"\n",
+        "    } ]\n",
+        "  } ]\n",
+        "}\n",
+        "{\n",
+        "  \"jobID\" : \"job_1_0002\",\n",
+        "  \"submitTime\" : 1000,\n",
+        "  \"jobID\" : \"job_1_0003\"\n",
+        "}\n",
+    );
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (10, "duplicate key", Some("startTime")),
+            (18, "duplicate key", Some("jobID")),
+        ]
+    );
+    assert_eq!(job_ids(&jobs), ["job_1_0001"]);
+    assert_eq!(attempts(&jobs).count(), 0);
+}
+
 /// A Hadoop 1 key outside `JobHistory.Keys` (a misspelt `TASK_STATUX`, a fork's own key)
 /// is counted with the first line it is on, and the record read as without it; the keys of
 /// the enum the reader does not use (`LOCALITY`, `WORKFLOW_ID`, 0.19's `RESTART_COUNT`...)

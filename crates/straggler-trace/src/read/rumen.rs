@@ -78,7 +78,7 @@ use super::assemble::{ClockSplits, plausible, reduce_phase_progress};
 use super::hadoop_conf::{self, PropertyValue};
 use super::hadoop1::host_of;
 use super::input::{
-    Lines, MAX_LINE_BYTES, error_offset, json_field_at, non_number_at, out_of_range,
+    Lines, MAX_LINE_BYTES, duplicate_key, error_offset, json_field_at, non_number_at, out_of_range,
     syntax_field_at,
 };
 use super::jhist::kind_of;
@@ -865,6 +865,10 @@ fn read_in_parts(
     report: &mut ReadReport,
 ) -> Option<LoggedJob> {
     let skip_job = |report: &mut ReadReport, error: &serde_json::Error| {
+        if let Some(key) = duplicate_key(error) {
+            report.skipped(error_line(start, error), Some(&key), "duplicate key");
+            return;
+        }
         let field = json_field_at(bytes, error);
         let reason = non_numbers.wrong_type_reason(0, bytes, error);
         report.skipped(error_line(start, error), field.as_deref(), reason);
@@ -1004,6 +1008,10 @@ fn part_skipped(
 ) {
     let part = &lines.bytes[at..];
     let line = error_line(lines.line_at(at), error);
+    if let Some(key) = duplicate_key(error) {
+        report.skipped(line, Some(&key), "duplicate key");
+        return;
+    }
     let field = json_field_at(part, error);
     let reason = non_numbers.wrong_type_reason(at, part, error);
     report.skipped(line, field.as_deref(), reason);
