@@ -14,7 +14,8 @@
 //!   `speculative` is `None`: Rumen does not keep it.
 //! - Input: the task's `inputBytes` / `inputRecords` when known, else the successful
 //!   attempt's `hdfsBytesRead` / `mapInputRecords` (map) or `reduceShuffleBytes` /
-//!   `reduceInputRecords` (reduce).
+//!   `reduceInputRecords` (reduce). `-1` is unknown; any other negative one of these is
+//!   skipped as `"negative size"`, costing the task (its own) or the attempt (a counter).
 //! - Speculation ([`TraceJob::speculation`]): the job's `jobProperties` (its configuration)
 //!   give Hadoop's switches, `mapreduce.map.speculative` and `mapreduce.reduce.speculative`
 //!   or their Hadoop 1 names, and its parameters of speculation, read as Hadoop reads them
@@ -617,6 +618,15 @@ fn object_done(
                 continue;
             }
         };
+        let sizes = [
+            ("inputBytes", logged_task.input_bytes),
+            ("inputRecords", logged_task.input_records),
+        ];
+        if let Some(&(field, _)) = sizes.iter().find(|(_, size)| negative_size(*size)) {
+            let line = places.task_line(logged_task.at, task_place, field);
+            report.skipped(line, Some(field), NEGATIVE_SIZE);
+            continue;
+        }
         let task_start = known_time(logged_task.start_time);
         let mut task = TraceTask {
             id: logged_task.task_id.unwrap_or_default(),
@@ -681,6 +691,22 @@ fn object_done(
                     continue;
                 }
                 _ => {}
+            }
+            // The counters the task's input is read from, for a successful attempt.
+            let sizes = match (outcome, kind) {
+                (AttemptOutcome::Succeeded, StageKind::Map) => [
+                    ("hdfsBytesRead", logged_attempt.hdfs_bytes_read),
+                    ("mapInputRecords", logged_attempt.map_input_records),
+                ],
+                (AttemptOutcome::Succeeded, StageKind::Reduce) => [
+                    ("reduceShuffleBytes", logged_attempt.reduce_shuffle_bytes),
+                    ("reduceInputRecords", logged_attempt.reduce_input_records),
+                ],
+                _ => [("", None); 2],
+            };
+            if let Some(&(field, _)) = sizes.iter().find(|(_, size)| negative_size(*size)) {
+                report.skipped(line_of(field), Some(field), NEGATIVE_SIZE);
+                continue;
             }
             let id = logged_attempt.attempt_id.unwrap_or_default();
             if !id.is_empty() {
@@ -1433,6 +1459,15 @@ fn known_time(value: Option<i64>) -> Option<i64> {
 
 /// A count Rumen knows (`inputBytes`, `hdfsBytesRead`...): Rumen writes `-1` (or any
 /// negative number) for unknown.
+/// The reason of a part skipped for a size (`inputBytes`, a counter) below zero other than
+/// Rumen's `-1` for unknown: damage, not an unknown size.
+const NEGATIVE_SIZE: &str = "negative size";
+
+/// Whether `value`, a size as Rumen writes it, is negative other than `-1` (unknown).
+fn negative_size(value: Option<i64>) -> bool {
+    value.is_some_and(|v| v < -1)
+}
+
 fn known_u64(value: Option<i64>) -> Option<u64> {
     value.and_then(|v| u64::try_from(v).ok())
 }
