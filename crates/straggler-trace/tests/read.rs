@@ -3200,6 +3200,75 @@ fn a_json_key_written_twice_is_a_duplicate_key_naming_it() {
     assert_eq!(attempts(&jobs).count(), 0);
 }
 
+/// A `.jhist` counter the task's input is read from (`HDFS_BYTES_READ` of a map) that is
+/// negative or no integer skips its event, named, as a Spark `Bytes Read` of the wrong type
+/// does; before, the size was taken for unknown without a word. The attempt's end skipped,
+/// its task's `TASK_FINISHED` ends it (`recovered_ends`).
+#[test]
+fn a_jhist_input_counter_that_is_no_size_skips_its_event() {
+    let counters = |value: &str| {
+        format!(
+            "\"counters\":{{\"name\":\"COUNTERS\",\"groups\":[{{\"name\":\"fs\",\"counts\":[\
+             {{\"name\":\"HDFS_BYTES_READ\",\"displayName\":\"x\",\"value\":{value}}}]}}]}}"
+        )
+    };
+    let event = |kind: &str, fields: &str| {
+        format!(
+            "{{\"type\":\"{kind}\",\"event\":{{\"e\":{{\"taskid\":\"task_1_0001_m_000000\",\
+             \"taskType\":\"MAP\",{fields}}}}}}}\n"
+        )
+    };
+    let jhist = |value: &str| {
+        [
+            "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n".to_owned(),
+            event(
+                "MAP_ATTEMPT_STARTED",
+                "\"attemptId\":\"attempt_1_0001_m_000000_0\",\"startTime\":2000",
+            ),
+            event(
+                "MAP_ATTEMPT_FINISHED",
+                &format!(
+                    "\"attemptId\":\"attempt_1_0001_m_000000_0\",\"finishTime\":5000,{}",
+                    counters(value)
+                ),
+            ),
+            event(
+                "TASK_FINISHED",
+                "\"successfulAttemptId\":\"attempt_1_0001_m_000000_0\",\"finishTime\":5000",
+            ),
+            "{\"type\":\"JOB_FINISHED\",\"event\":{\"e\":{\"jobid\":\"job_1_0001\"}}}\n".to_owned(),
+        ]
+        .concat()
+    };
+    let (jobs, report) = read_bytes(jhist("4096").as_bytes(), JHIST).expect("readable");
+    assert_eq!(report.records_skipped, 0);
+    assert_eq!(jobs[0].tasks[0].input_bytes, Some(4096));
+    for (value, reason) in [
+        ("-5", "negative size"),
+        ("\"lots\"", "field of the wrong type"),
+        ("1.5", "field of the wrong type"),
+    ] {
+        let (jobs, report) = read_bytes(jhist(value).as_bytes(), JHIST).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [(4, reason, Some("HDFS_BYTES_READ"))],
+            "{value}"
+        );
+        assert_eq!(jobs[0].tasks[0].input_bytes, None);
+        assert_eq!(report.recovered_ends.len(), 1, "{value}");
+        assert_eq!(
+            attempt_rows(&jobs),
+            [(
+                "task_1_0001_m_000000",
+                "attempt_1_0001_m_000000_0",
+                2.0,
+                Some(5.0),
+                AttemptOutcome::Succeeded
+            )]
+        );
+    }
+}
+
 /// A Hadoop 1 key outside `JobHistory.Keys` (a misspelt `TASK_STATUX`, a fork's own key)
 /// is counted with the first line it is on, and the record read as without it; the keys of
 /// the enum the reader does not use (`LOCALITY`, `WORKFLOW_ID`, 0.19's `RESTART_COUNT`...)
