@@ -3269,6 +3269,61 @@ fn a_jhist_input_counter_that_is_no_size_skips_its_event() {
     }
 }
 
+/// The same in a Hadoop 1 log: a `COUNTERS` count the task's input is read from whose
+/// value is no size skips its record (a successful attempt's end, or its task's), naming
+/// the count; before, the size was taken for unknown without a word.
+#[test]
+fn a_hadoop1_input_counter_that_is_no_size_skips_its_record() {
+    let log = |value: &str| {
+        let counters = format!(
+            "COUNTERS=\"{{(FileSystemCounters)(FileSystemCounters)\
+             [(HDFS_BYTES_READ)(HDFS_BYTES_READ)({value})]}}\""
+        );
+        [
+            "Job JOBID=\"job_1_0001\" JOBNAME=\"x\" SUBMIT_TIME=\"1000\" .\n".to_owned(),
+            "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" \
+             TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" START_TIME=\"2000\" .\n"
+                .to_owned(),
+            format!(
+                "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" \
+                 TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" TASK_STATUS=\"SUCCESS\" \
+                 FINISH_TIME=\"5000\" {counters} .\n"
+            ),
+            format!(
+                "Task TASKID=\"task_1_0001_m_000000\" TASK_TYPE=\"MAP\" TASK_STATUS=\"SUCCESS\" \
+                 FINISH_TIME=\"5000\" {counters} .\n"
+            ),
+            "Job JOBID=\"job_1_0001\" FINISH_TIME=\"9000\" JOB_STATUS=\"SUCCESS\" .\n".to_owned(),
+        ]
+        .concat()
+    };
+    let (jobs, report) = read_bytes(log("4096").as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(report.records_skipped, 0);
+    assert_eq!(jobs[0].tasks[0].input_bytes, Some(4096));
+    for (value, reason) in [("-5", "negative size"), ("4O96", "field of the wrong type")] {
+        let (jobs, report) = read_bytes(log(value).as_bytes(), HADOOP1).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [
+                (3, reason, Some("HDFS_BYTES_READ")),
+                (4, reason, Some("HDFS_BYTES_READ")),
+            ],
+            "{value}"
+        );
+        assert_eq!(jobs[0].tasks[0].input_bytes, None);
+        assert_eq!(
+            attempt_rows(&jobs),
+            [(
+                "task_1_0001_m_000000",
+                "attempt_1_0001_m_000000_0",
+                2.0,
+                None,
+                AttemptOutcome::Unfinished
+            )]
+        );
+    }
+}
+
 /// A Hadoop 1 key outside `JobHistory.Keys` (a misspelt `TASK_STATUX`, a fork's own key)
 /// is counted with the first line it is on, and the record read as without it; the keys of
 /// the enum the reader does not use (`LOCALITY`, `WORKFLOW_ID`, 0.19's `RESTART_COUNT`...)
