@@ -852,6 +852,51 @@ fn the_spark_reader_reports_a_speculation_setting_it_cannot_read() {
     assert_eq!(setting.and_then(|s| s.map.enabled), Some(false));
 }
 
+/// A speculation property written twice in one update's `Spark Properties` is counted as
+/// a `duplicate key` naming it, the last standing (as Spark's `JsonProtocol` reads the
+/// object into a map), as a Rumen job's `jobProperties` count one; before, the earlier
+/// value was dropped without a word. A fault of the value that stands is named first.
+#[test]
+fn a_spark_speculation_property_written_twice_is_a_duplicate_key() {
+    let log = |properties: &str| {
+        format!(
+            "{{\"Event\":\"SparkListenerEnvironmentUpdate\",\"Spark Properties\":{properties}}}\n\
+             {{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}}\n\
+             {{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":0}}\n"
+        )
+    };
+    let read = |properties: &str| {
+        let (jobs, report) = read_bytes(log(properties).as_bytes(), SPARK).expect("readable");
+        (jobs[0].speculation.clone().expect("a setting"), report)
+    };
+    let (setting, report) =
+        read(r#"{"spark.speculation":"false","spark.app.name":"x","spark.speculation":"true"}"#);
+    assert_eq!(setting.map.enabled, Some(true));
+    assert_eq!(
+        skips_with_fields(&report),
+        [(1, "duplicate key", Some("spark.speculation"))]
+    );
+    let (setting, report) =
+        read(r#"{"spark.speculation.quantile":"0.5","spark.speculation.quantile":"0.9"}"#);
+    assert_eq!(setting.parameters["spark.speculation.quantile"], "0.9");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(1, "duplicate key", Some("spark.speculation.quantile"))]
+    );
+    // The value that stands cannot be read: that fault is named.
+    let (setting, report) = read(r#"{"spark.speculation":"true","spark.speculation":"yes"}"#);
+    assert_eq!(setting.map.enabled, None);
+    assert_eq!(
+        skips_with_fields(&report),
+        [(1, "not a boolean", Some("spark.speculation"))]
+    );
+    // Once each: read, no skip.
+    let (setting, report) =
+        read(r#"{"spark.speculation":"true","spark.speculation.quantile":"0.9"}"#);
+    assert_eq!(setting.map.enabled, Some(true));
+    assert_eq!(report.records_skipped, 0);
+}
+
 /// A `spark.speculation.interval` is kept as written and its update parsed, whatever the
 /// value: it is judged where the interval is chosen. The engine's interval
 /// (`ScanInterval::engine`) reads it, or takes Spark's default saying why where Spark
