@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use straggler_trace::{
-    LogLine, ReadReport, TraceError, TraceFormat, TraceJob, detect_format, read_bytes, read_path,
-    read_reader,
+    AttemptOutcome, LogLine, ReadReport, TraceError, TraceFormat, TraceJob, detect_format,
+    read_bytes, read_path, read_reader,
 };
 
 fn fixtures() -> PathBuf {
@@ -927,6 +927,64 @@ fn a_rumen_attempt_skip_names_its_line_and_field() {
     let text = rumen_job("1500", "3000").replace("      \"finishTime\" : 3000,\n", "");
     let (_, report) = read_rumen(&text);
     assert_eq!(skips(&report), [(17, Some("finishTime"), "missing field")]);
+}
+
+/// Rumen writes `-1` for a size it does not know; any other negative size is damage, and
+/// costs the part whose field it is (the task for its `inputBytes`, the successful attempt
+/// for the counter its task's input is read from), named, as a negative time does; before,
+/// it was taken for unknown without a word.
+#[test]
+fn a_rumen_negative_size_other_than_unknown_costs_its_part() {
+    let (jobs, _) = read_rumen(&rumen_job("1500", "3000"));
+    assert_eq!(jobs[0].tasks[0].input_bytes, None, "-1 is unknown");
+
+    let text = rumen_job("1500", "3000").replace(r#""inputBytes" : -1"#, r#""inputBytes" : -5"#);
+    let (jobs, report) = read_rumen(&text);
+    assert_eq!(skips(&report), [(10, Some("inputBytes"), "negative size")]);
+    assert_eq!((report.records_parsed, report.records_skipped), (1, 1));
+    assert!(jobs[0].tasks.is_empty());
+
+    // The successful map attempt's `hdfsBytesRead`: the attempt, on its line.
+    let text = rumen_job("1500", "3000").replace(
+        "\"hostName\" : \"/rack1/host1\",",
+        "\"hostName\" : \"/rack1/host1\", \"hdfsBytesRead\" : -7,",
+    );
+    let (jobs, report) = read_rumen(&text);
+    assert_eq!(
+        skips(&report),
+        [(13, Some("hdfsBytesRead"), "negative size")]
+    );
+    let attempts: Vec<_> = jobs[0].tasks[0].attempts.iter().map(|a| &a.id).collect();
+    assert_eq!(attempts, ["attempt_1_0001_m_000000_1"]);
+    // A size a known one: read.
+    let text = text.replace("-7", "4096");
+    let (jobs, report) = read_rumen(&text);
+    assert_eq!(report.records_skipped, 0);
+    assert_eq!(jobs[0].tasks[0].input_bytes, Some(4096));
+}
+
+/// An attempt that gives its `finishTime` but not its `result` ended, and the log does
+/// not say how: it is no unfinished attempt (which replay runs past its end for ever, its
+/// finish time unused), but a record missing a field, as one with a `result` and no
+/// `finishTime` is. None of the shared Rumen traces holds such an attempt.
+#[test]
+fn a_rumen_attempt_that_ends_without_a_result_is_missing_a_field() {
+    let text = rumen_job("1500", "3000").replace("      \"result\" : \"KILLED\"\n", "");
+    let text = text.replace("\"finishTime\" : 3000,", "\"finishTime\" : 3000");
+    let (jobs, report) = read_rumen(&text);
+    assert_eq!(skips(&report), [(17, Some("result"), "missing field")]);
+    assert_eq!((report.records_parsed, report.records_skipped), (1, 1));
+    let attempts: Vec<_> = jobs[0].tasks[0].attempts.iter().map(|a| &a.id).collect();
+    assert_eq!(attempts, ["attempt_1_0001_m_000000_0"]);
+    // Without a finish time either (`-1`, unknown), the attempt is unfinished, and read.
+    let text = text.replace("\"finishTime\" : 3000", "\"finishTime\" : -1");
+    let (jobs, report) = read_rumen(&text);
+    assert_eq!(report.records_skipped, 0, "{:?}", skips(&report));
+    let attempt = &jobs[0].tasks[0].attempts[1];
+    assert_eq!(
+        (attempt.end_secs, attempt.outcome),
+        (None, AttemptOutcome::Unfinished)
+    );
 }
 
 #[test]

@@ -852,6 +852,51 @@ fn the_spark_reader_reports_a_speculation_setting_it_cannot_read() {
     assert_eq!(setting.and_then(|s| s.map.enabled), Some(false));
 }
 
+/// A speculation property written twice in one update's `Spark Properties` is counted as
+/// a `duplicate key` naming it, the last standing (as Spark's `JsonProtocol` reads the
+/// object into a map), as a Rumen job's `jobProperties` count one; before, the earlier
+/// value was dropped without a word. A fault of the value that stands is named first.
+#[test]
+fn a_spark_speculation_property_written_twice_is_a_duplicate_key() {
+    let log = |properties: &str| {
+        format!(
+            "{{\"Event\":\"SparkListenerEnvironmentUpdate\",\"Spark Properties\":{properties}}}\n\
+             {{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}}\n\
+             {{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":0}}\n"
+        )
+    };
+    let read = |properties: &str| {
+        let (jobs, report) = read_bytes(log(properties).as_bytes(), SPARK).expect("readable");
+        (jobs[0].speculation.clone().expect("a setting"), report)
+    };
+    let (setting, report) =
+        read(r#"{"spark.speculation":"false","spark.app.name":"x","spark.speculation":"true"}"#);
+    assert_eq!(setting.map.enabled, Some(true));
+    assert_eq!(
+        skips_with_fields(&report),
+        [(1, "duplicate key", Some("spark.speculation"))]
+    );
+    let (setting, report) =
+        read(r#"{"spark.speculation.quantile":"0.5","spark.speculation.quantile":"0.9"}"#);
+    assert_eq!(setting.parameters["spark.speculation.quantile"], "0.9");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(1, "duplicate key", Some("spark.speculation.quantile"))]
+    );
+    // The value that stands cannot be read: that fault is named.
+    let (setting, report) = read(r#"{"spark.speculation":"true","spark.speculation":"yes"}"#);
+    assert_eq!(setting.map.enabled, None);
+    assert_eq!(
+        skips_with_fields(&report),
+        [(1, "not a boolean", Some("spark.speculation"))]
+    );
+    // Once each: read, no skip.
+    let (setting, report) =
+        read(r#"{"spark.speculation":"true","spark.speculation.quantile":"0.9"}"#);
+    assert_eq!(setting.map.enabled, Some(true));
+    assert_eq!(report.records_skipped, 0);
+}
+
 /// A `spark.speculation.interval` is kept as written and its update parsed, whatever the
 /// value: it is judged where the interval is chosen. The engine's interval
 /// (`ScanInterval::engine`) reads it, or takes Spark's default saying why where Spark
@@ -3135,6 +3180,193 @@ fn nan_and_infinity_in_json_lines_are_skipped_naming_their_field() {
         skips_with_fields(&report),
         [(3, "Infinity is not a JSON number", Some("splitLocations"))]
     );
+}
+
+/// A key the reader reads written twice in one object of a Spark or `.jhist` line, or of a
+/// Rumen job (serde_json refuses it: which value to take cannot be told), is skipped as
+/// `duplicate key` naming that key, as a Hadoop 1 record's is; before, it was `field of the
+/// wrong type` naming whatever key came before the second one (`Host`, `finishTime`).
+#[test]
+fn a_json_key_written_twice_is_a_duplicate_key_naming_it() {
+    let log = spark_job(&[
+        spark_start(1, 0, 1000).replace("\"Host\":\"h\"", "\"Host\":\"h\",\"Launch Time\":1500"),
+        spark_start(2, 1, 1000),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(3, "duplicate key", Some("Launch Time"))]
+    );
+    assert_eq!(attempts(&jobs).count(), 1);
+
+    let jhist = concat!(
+        "Avro-Json\n",
+        "{\"type\":\"record\"}\n",
+        "{\"type\":\"TASK_STARTED\",\"event\":{\"x\":{\"taskid\":\"task_1_2_m_3\",",
+        "\"taskType\":\"MAP\",\"startTime\":5}},\"type\":\"TASK_FINISHED\"}\n",
+    );
+    let (_, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(3, "duplicate key", Some("type"))]
+    );
+
+    // In a Rumen attempt, the attempt is lost; in the job's own fields, the job.
+    let rumen = concat!(
+        "{\n",
+        "  \"jobID\" : \"job_1_0001\",\n",
+        "  \"mapTasks\" : [ {\n",
+        "    \"taskID\" : \"task_1_0001_m_000000\",\n",
+        "    \"taskType\" : \"MAP\",\n",
+        "    \"attempts\" : [ {\n",
+        "      \"attemptID\" : \"attempt_1_0001_m_000000_0\",\n",
+        "      \"startTime\" : 1500,\n",
+        "      \"finishTime\" : 5000,\n",
+        "      \"startTime\" : 1600,\n",
+        "      \"result\" : \"SUCCESS\"\n",
+        "    } ]\n",
+        "  } ]\n",
+        "}\n",
+        "{\n",
+        "  \"jobID\" : \"job_1_0002\",\n",
+        "  \"submitTime\" : 1000,\n",
+        "  \"jobID\" : \"job_1_0003\"\n",
+        "}\n",
+    );
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (10, "duplicate key", Some("startTime")),
+            (18, "duplicate key", Some("jobID")),
+        ]
+    );
+    assert_eq!(job_ids(&jobs), ["job_1_0001"]);
+    assert_eq!(attempts(&jobs).count(), 0);
+}
+
+/// A `.jhist` counter the task's input is read from (`HDFS_BYTES_READ` of a map) that is
+/// negative or no integer skips its event, named, as a Spark `Bytes Read` of the wrong type
+/// does; before, the size was taken for unknown without a word. The attempt's end skipped,
+/// its task's `TASK_FINISHED` ends it (`recovered_ends`).
+#[test]
+fn a_jhist_input_counter_that_is_no_size_skips_its_event() {
+    let counters = |value: &str| {
+        format!(
+            "\"counters\":{{\"name\":\"COUNTERS\",\"groups\":[{{\"name\":\"fs\",\"counts\":[\
+             {{\"name\":\"HDFS_BYTES_READ\",\"displayName\":\"x\",\"value\":{value}}}]}}]}}"
+        )
+    };
+    let event = |kind: &str, fields: &str| {
+        format!(
+            "{{\"type\":\"{kind}\",\"event\":{{\"e\":{{\"taskid\":\"task_1_0001_m_000000\",\
+             \"taskType\":\"MAP\",{fields}}}}}}}\n"
+        )
+    };
+    let jhist = |value: &str| {
+        [
+            "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n".to_owned(),
+            event(
+                "MAP_ATTEMPT_STARTED",
+                "\"attemptId\":\"attempt_1_0001_m_000000_0\",\"startTime\":2000",
+            ),
+            event(
+                "MAP_ATTEMPT_FINISHED",
+                &format!(
+                    "\"attemptId\":\"attempt_1_0001_m_000000_0\",\"finishTime\":5000,{}",
+                    counters(value)
+                ),
+            ),
+            event(
+                "TASK_FINISHED",
+                "\"successfulAttemptId\":\"attempt_1_0001_m_000000_0\",\"finishTime\":5000",
+            ),
+            "{\"type\":\"JOB_FINISHED\",\"event\":{\"e\":{\"jobid\":\"job_1_0001\"}}}\n".to_owned(),
+        ]
+        .concat()
+    };
+    let (jobs, report) = read_bytes(jhist("4096").as_bytes(), JHIST).expect("readable");
+    assert_eq!(report.records_skipped, 0);
+    assert_eq!(jobs[0].tasks[0].input_bytes, Some(4096));
+    for (value, reason) in [
+        ("-5", "negative size"),
+        ("\"lots\"", "field of the wrong type"),
+        ("1.5", "field of the wrong type"),
+    ] {
+        let (jobs, report) = read_bytes(jhist(value).as_bytes(), JHIST).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [(4, reason, Some("HDFS_BYTES_READ"))],
+            "{value}"
+        );
+        assert_eq!(jobs[0].tasks[0].input_bytes, None);
+        assert_eq!(report.recovered_ends.len(), 1, "{value}");
+        assert_eq!(
+            attempt_rows(&jobs),
+            [(
+                "task_1_0001_m_000000",
+                "attempt_1_0001_m_000000_0",
+                2.0,
+                Some(5.0),
+                AttemptOutcome::Succeeded
+            )]
+        );
+    }
+}
+
+/// The same in a Hadoop 1 log: a `COUNTERS` count the task's input is read from whose
+/// value is no size skips its record (a successful attempt's end, or its task's), naming
+/// the count; before, the size was taken for unknown without a word.
+#[test]
+fn a_hadoop1_input_counter_that_is_no_size_skips_its_record() {
+    let log = |value: &str| {
+        let counters = format!(
+            "COUNTERS=\"{{(FileSystemCounters)(FileSystemCounters)\
+             [(HDFS_BYTES_READ)(HDFS_BYTES_READ)({value})]}}\""
+        );
+        [
+            "Job JOBID=\"job_1_0001\" JOBNAME=\"x\" SUBMIT_TIME=\"1000\" .\n".to_owned(),
+            "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" \
+             TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" START_TIME=\"2000\" .\n"
+                .to_owned(),
+            format!(
+                "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" \
+                 TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" TASK_STATUS=\"SUCCESS\" \
+                 FINISH_TIME=\"5000\" {counters} .\n"
+            ),
+            format!(
+                "Task TASKID=\"task_1_0001_m_000000\" TASK_TYPE=\"MAP\" TASK_STATUS=\"SUCCESS\" \
+                 FINISH_TIME=\"5000\" {counters} .\n"
+            ),
+            "Job JOBID=\"job_1_0001\" FINISH_TIME=\"9000\" JOB_STATUS=\"SUCCESS\" .\n".to_owned(),
+        ]
+        .concat()
+    };
+    let (jobs, report) = read_bytes(log("4096").as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(report.records_skipped, 0);
+    assert_eq!(jobs[0].tasks[0].input_bytes, Some(4096));
+    for (value, reason) in [("-5", "negative size"), ("4O96", "field of the wrong type")] {
+        let (jobs, report) = read_bytes(log(value).as_bytes(), HADOOP1).expect("readable");
+        assert_eq!(
+            skips_with_fields(&report),
+            [
+                (3, reason, Some("HDFS_BYTES_READ")),
+                (4, reason, Some("HDFS_BYTES_READ")),
+            ],
+            "{value}"
+        );
+        assert_eq!(jobs[0].tasks[0].input_bytes, None);
+        assert_eq!(
+            attempt_rows(&jobs),
+            [(
+                "task_1_0001_m_000000",
+                "attempt_1_0001_m_000000_0",
+                2.0,
+                None,
+                AttemptOutcome::Unfinished
+            )]
+        );
+    }
 }
 
 /// A Hadoop 1 key outside `JobHistory.Keys` (a misspelt `TASK_STATUX`, a fork's own key)

@@ -149,6 +149,11 @@ impl OpenJob {
         index
     }
 
+    /// The kind of task `id`, if it has been seen.
+    pub(crate) fn task_kind(&self, id: &str) -> Option<StageKind> {
+        self.tasks.get(id).map(|&index| self.job.tasks[index].kind)
+    }
+
     /// The task at `index`.
     pub(crate) fn task_mut(&mut self, index: usize) -> &mut TraceTask {
         &mut self.job.tasks[index]

@@ -15,7 +15,8 @@
 //!   `speculative` is `None` (replay infers it from overlapping attempts).
 //! - Input from the `COUNTERS` of the successful attempt or of the task:
 //!   `HDFS_BYTES_READ` (map) or `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or
-//!   `REDUCE_INPUT_RECORDS`.
+//!   `REDUCE_INPUT_RECORDS`; such a count whose value is no size skips its record, naming
+//!   it (`"negative size"`, `"field of the wrong type"`).
 //! - Embedded configurations: after a `!!FILE=` line naming a job's configuration (a name
 //!   that ends in `_conf.xml`: `<host>_<start>_job_<id>_conf.xml`) whose next line that is
 //!   not blank opens a tag (`<`), as Rumen's `HadoopLogsAnalyzer` tells one (it takes the
@@ -721,10 +722,17 @@ fn apply(
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("TASKID")))?;
             let task_type = fields.get("TASK_TYPE").map_or("", String::as_str);
             let (stage, stage_kind) = kind_of(task_type, "TASK_TYPE")?;
+            // Read before anything changes: a count that is no size skips the record.
+            let succeeded = fields.get("TASK_STATUS").map(String::as_str) == Some("SUCCESS");
+            // The task's kind, as `task` below leaves it: a kind learnt replaces `Other`.
+            let kind = (jobs.get(&job_id))
+                .and_then(|job| job.task_kind(task_id))
+                .filter(|&kind| kind != StageKind::Other)
+                .unwrap_or(stage_kind);
+            let input = succeeded.then(|| input_of(fields, kind)).transpose()?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
-            if fields.get("TASK_STATUS").map(String::as_str) == Some("SUCCESS") {
-                let (bytes, records) = input_of(fields, job.task_mut(task).kind);
+            if let Some((bytes, records)) = input {
                 let task = job.task_mut(task);
                 task.input_bytes = task.input_bytes.or(bytes);
                 task.input_records = task.input_records.or(records);
@@ -755,6 +763,11 @@ fn apply(
                 millis(fields, "SORT_FINISHED")?,
             );
             let status = fields.get("TASK_STATUS");
+            // The input of a successful attempt, read before anything changes.
+            let input = match status.map(String::as_str) {
+                Some("SUCCESS") => Some(input_of(fields, stage_kind)?),
+                _ => None,
+            };
             // Hadoop 1 writes an attempt's start (`START_TIME`) in one record and its end
             // (`TASK_STATUS` with `FINISH_TIME`) in another: a record with neither changes
             // nothing, and an end without its status cannot say how the attempt ended (Hadoop's
@@ -807,8 +820,9 @@ fn apply(
                     attempt.progress =
                         reduce_phase_progress(attempt.start_secs, phases.0, phases.1, end);
                 }
-                if outcome == AttemptOutcome::Succeeded {
-                    let (bytes, records) = input_of(fields, stage_kind);
+                if let Some((bytes, records)) =
+                    input.filter(|_| outcome == AttemptOutcome::Succeeded)
+                {
                     let task = job.task_mut(task);
                     task.input_bytes = bytes.or(task.input_bytes);
                     task.input_records = records.or(task.input_records);
@@ -856,28 +870,47 @@ fn tracker_host(tracker: &str) -> String {
 
 /// Input bytes and records from a `COUNTERS` value:
 /// `{(group)(Group name)[(NAME)(Display name)(value)]...}...`.
-fn input_of(fields: &HashMap<&str, String>, kind: StageKind) -> (Option<u64>, Option<u64>) {
+/// Input bytes and records of a task of `kind` from a record's `COUNTERS`, `None` where no
+/// count gives them; the skip of the record when a count that would give one holds no size
+/// (see [`counter`]).
+fn input_of(
+    fields: &HashMap<&str, String>,
+    kind: StageKind,
+) -> Result<(Option<u64>, Option<u64>), Skip> {
     let (bytes_name, records_name) = match kind {
         StageKind::Map => ("HDFS_BYTES_READ", "MAP_INPUT_RECORDS"),
         StageKind::Reduce => ("REDUCE_SHUFFLE_BYTES", "REDUCE_INPUT_RECORDS"),
-        StageKind::Other => return (None, None),
+        StageKind::Other => return Ok((None, None)),
     };
     let Some(counters) = fields.get("COUNTERS") else {
-        return (None, None);
+        return Ok((None, None));
     };
-    (
-        counter(counters, bytes_name),
-        counter(counters, records_name),
-    )
+    Ok((
+        counter(counters, bytes_name)?,
+        counter(counters, records_name)?,
+    ))
 }
 
-fn counter(counters: &str, name: &str) -> Option<u64> {
-    let start = counters.find(&format!("[({name})("))?;
+/// The value of count `name` in `counters` (`[(NAME)(display name)(value)]`), `None` when
+/// no count has the name; a value that is no size (a negative number, `"negative size"`,
+/// or one that is no number, `"field of the wrong type"`, or no value to read) is the skip
+/// of its record, naming the count: damage, not an unknown size.
+fn counter(counters: &str, name: &'static str) -> Result<Option<u64>, Skip> {
+    let Some(start) = counters.find(&format!("[({name})(")) else {
+        return Ok(None);
+    };
     let rest = &counters[start + name.len() + 3..];
     // Skip the display name, then read the value.
-    let (_, rest) = rest.split_once(")(")?;
-    let (value, _) = rest.split_once(")]")?;
-    value.parse().ok()
+    let value = (rest.split_once(")("))
+        .and_then(|(_, rest)| rest.split_once(")]"))
+        .map(|(value, _)| value);
+    match value.map(|value| (value, value.parse::<u64>())) {
+        Some((_, Ok(size))) => Ok(Some(size)),
+        Some((value, Err(_))) if value.parse::<i64>().is_ok_and(|v| v < 0) => {
+            Err(("negative size", Some(name)))
+        }
+        _ => Err(("field of the wrong type", Some(name))),
+    }
 }
 
 #[cfg(test)]
@@ -922,9 +955,9 @@ mod tests {
     fn counters_give_input() {
         let c = "{(FileSystemCounters)(FileSystemCounters)[(HDFS_BYTES_READ)(HDFS_BYTES_READ)(53639)]}\
                  {(Task$Counter)(Map-Reduce Framework)[(MAP_INPUT_RECORDS)(Map input records)(3601)]}";
-        assert_eq!(counter(c, "HDFS_BYTES_READ"), Some(53639));
-        assert_eq!(counter(c, "MAP_INPUT_RECORDS"), Some(3601));
-        assert_eq!(counter(c, "REDUCE_SHUFFLE_BYTES"), None);
+        assert_eq!(counter(c, "HDFS_BYTES_READ"), Ok(Some(53639)));
+        assert_eq!(counter(c, "MAP_INPUT_RECORDS"), Ok(Some(3601)));
+        assert_eq!(counter(c, "REDUCE_SHUFFLE_BYTES"), Ok(None));
         assert_eq!(
             tracker_host("tracker_h2.example.com:localhost/127.0.0.1:1"),
             "h2.example.com"

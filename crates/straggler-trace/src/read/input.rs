@@ -1184,8 +1184,8 @@ pub(crate) fn integer_read_as_float(value: f64) -> bool {
 }
 
 /// Counts line `no` of a JSON Lines log, `text`, that did not parse: cut by the end of the
-/// input (an unterminated last line ending inside a value), a value of the wrong type (its
-/// field named), a `NaN` or `Infinity` where a value should be (its field named, see
+/// input (an unterminated last line ending inside a value), a key read written twice
+/// (`"duplicate key"`, see [`duplicate_key`]), a value of the wrong type (its field named), a `NaN` or `Infinity` where a value should be (its field named, see
 /// [`non_number_at`]), a number too large for a double (`"number out of range"`, its field
 /// named, see [`out_of_range`]), or not JSON.
 pub(crate) fn json_line_skipped(
@@ -1201,6 +1201,8 @@ pub(crate) fn json_line_skipped(
             no,
             format!("the input ends in the middle of the event on line {no}"),
         );
+    } else if let Some(key) = duplicate_key(error) {
+        report.skipped(no, Some(&key), "duplicate key");
     } else if error.is_data() {
         let field = json_field_at(text, error);
         report.skipped(no, field.as_deref(), "field of the wrong type");
@@ -1212,6 +1214,20 @@ pub(crate) fn json_line_skipped(
     } else {
         report.skipped(no, None, "malformed JSON");
     }
+}
+
+/// The key that a data `error` of serde_json says one object writes twice, if it says so
+/// (`duplicate field `Launch Time``): a key the reader reads, written again, which a record
+/// is skipped for as `"duplicate key"` naming it (which value to take cannot be told), not
+/// as a value of the wrong type named by the key before it. serde_json tells it only in
+/// its message.
+pub(crate) fn duplicate_key(error: &serde_json::Error) -> Option<String> {
+    if !error.is_data() {
+        return None;
+    }
+    let message = error.to_string();
+    let key = message.strip_prefix("duplicate field `")?;
+    key.split_once('`').map(|(key, _)| key.to_owned())
 }
 
 /// The skip reason of a JSON text whose syntax `error` points at `NaN`, `Infinity` or

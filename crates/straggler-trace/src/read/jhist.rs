@@ -23,7 +23,10 @@
 //!   Each is noted in [`ReadReport::recovered_ends`]; a `TASK_FINISHED` that contradicts the
 //!   attempt's recorded end is skipped (see `successful_attempt`).
 //! - Input from the counters of the successful attempt: `HDFS_BYTES_READ` (map) or
-//!   `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or `REDUCE_INPUT_RECORDS`.
+//!   `REDUCE_SHUFFLE_BYTES` (reduce), `MAP_INPUT_RECORDS` or `REDUCE_INPUT_RECORDS`. Such a
+//!   count of a successful attempt's end or a `TASK_FINISHED` that is no size skips the
+//!   event, naming it: `"negative size"`, `"missing field"` for a count without its value,
+//!   or `"field of the wrong type"` for a value that is no integer.
 //! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
 //!   attempts runs, or at the end of the file; a job without any of them is noted in
 //!   [`ReadReport::truncated`] (the file may be cut at a line end, or written while the
@@ -434,6 +437,7 @@ fn event(
             let task_id = string(body, "taskid")?;
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
             let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
+            let (bytes, records) = input_of(body, stage_kind)?;
             let recover = successful_attempt(body, jobs, implied, &job_id, task_id)?;
             let job = jobs.job(&job_id);
             let task = job.task(task_id, &stage, stage_kind);
@@ -455,7 +459,6 @@ fn event(
                 }),
                 None => {}
             }
-            let (bytes, records) = input_of(body, stage_kind);
             let task = job.task_mut(task);
             task.input_bytes = task.input_bytes.or(bytes);
             task.input_records = task.input_records.or(records);
@@ -521,6 +524,11 @@ fn attempt_ended(
     let attempt_id = string(body, "attemptId")?;
     let finish = plausible(millis(body, "finishTime")?, "finishTime")?;
     let hostname = optional_string(body, "hostname")?;
+    // The input of a successful attempt, read before anything changes.
+    let input = match outcome {
+        AttemptOutcome::Succeeded => Some(input_of(body, stage_kind)?),
+        _ => None,
+    };
     // An attempt killed before it had a container: Hadoop (2.7.2 on, MAPREDUCE-5982)
     // logs its kill with no start, a finish time of 0 (set only once launched) and
     // no host. Not damage: a copy or a pending attempt given up on.
@@ -557,8 +565,7 @@ fn attempt_ended(
             Vec::new()
         });
     }
-    if outcome == AttemptOutcome::Succeeded {
-        let (bytes, records) = input_of(body, stage_kind);
+    if let Some((bytes, records)) = input {
         let task = job.task_mut(task);
         task.input_bytes = bytes.or(task.input_bytes);
         task.input_records = records.or(task.input_records);
@@ -651,15 +658,22 @@ const KILLED_BEFORE_LAUNCH: &str = "attempt killed before launch";
 /// The reason of a `TASK_FINISHED` that contradicts its successful attempt's end.
 const CONTRADICTS_END: &str = "contradicts the attempt's end";
 
-/// Input bytes and records from an event's `counters`.
-fn input_of(body: &Body, kind: StageKind) -> (Option<u64>, Option<u64>) {
+/// Input bytes and records from an event's `counters`, `None` where no count gives them;
+/// the skip of the event when a count that would give one holds no size (`"negative
+/// size"`, or `"field of the wrong type"` for a value that is no integer), naming it.
+fn input_of(body: &Body, kind: StageKind) -> Result<(Option<u64>, Option<u64>), Skip> {
     let counts = body.counters.unwrap_or_default();
-    let (bytes, records) = match kind {
-        StageKind::Map => (counts[0], counts[1]),
-        StageKind::Reduce => (counts[2], counts[3]),
-        StageKind::Other => return (None, None),
+    let (first, second) = match kind {
+        StageKind::Map => (0, 1),
+        StageKind::Reduce => (2, 3),
+        StageKind::Other => return Ok((None, None)),
     };
-    (bytes.flatten(), records.flatten())
+    let size = |index: usize| {
+        counts[index]
+            .map(|value| value.map_err(|reason| (reason, Some(COUNTER_NAMES[index]))))
+            .transpose()
+    };
+    Ok((size(first)?, size(second)?))
 }
 
 /// The counters [`input_of`] reads, in the order of [`CounterValues`].
@@ -671,9 +685,9 @@ const COUNTER_NAMES: [&str; 4] = [
 ];
 
 /// For each of [`COUNTER_NAMES`], the value of the last count of that name in the
-/// counters' groups (`None` inside when that value is no unsigned integer), or `None`
-/// when no count has the name.
-type CounterValues = [Option<Option<u64>>; 4];
+/// counters' groups (the skip reason inside when that value is no unsigned integer, see
+/// [`count_value`]), or `None` when no count has the name.
+type CounterValues = [Option<Result<u64, &'static str>>; 4];
 
 /// The scalar fields of an event body the reader uses, in the order of [`Body::scalars`].
 const SCALAR_FIELDS: [&str; 12] = [
@@ -1051,12 +1065,28 @@ impl<'de> Visitor<'de> for CountsSeed {
     }
 }
 
-/// Reads a count: the index of its `name` in [`COUNTER_NAMES`] and its `value` if an
-/// unsigned integer; `None` for another name or no object.
+/// Reads a count: the index of its `name` in [`COUNTER_NAMES`] and its `value` (see
+/// [`count_value`]); `None` for another name or no object.
 struct CountSeed;
 
 /// A count of one of [`COUNTER_NAMES`] (its index) and its value.
-type Count = Option<(usize, Option<u64>)>;
+type Count = Option<(usize, Result<u64, &'static str>)>;
+
+/// A count's `value` as a size: an unsigned integer (`-0` is 0, as in [`millis`]); a
+/// negative integer is `"negative size"`, an absent value `"missing field"`, any other (a
+/// string, a float, `null`) `"field of the wrong type"`.
+fn count_value(value: Option<&Plain>) -> Result<u64, &'static str> {
+    let value = value.ok_or("missing field")?;
+    if let Some(size) = value.as_u64() {
+        return Ok(size);
+    }
+    match *value {
+        Plain::Wide(0.0) => Ok(0),
+        Plain::Int(_) => Err("negative size"),
+        Plain::Wide(wide) if wide < 0.0 => Err("negative size"),
+        _ => Err("field of the wrong type"),
+    }
+}
 
 seed_of_any!(CountSeed, Count);
 
@@ -1078,7 +1108,7 @@ impl<'de> Visitor<'de> for CountSeed {
             .as_ref()
             .and_then(Plain::as_str)
             .and_then(|name| COUNTER_NAMES.iter().position(|known| *known == name));
-        Ok(index.map(|index| (index, value.as_ref().and_then(Plain::as_u64))))
+        Ok(index.map(|index| (index, count_value(value.as_ref()))))
     }
 }
 

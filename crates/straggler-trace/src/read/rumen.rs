@@ -4,7 +4,9 @@
 //! - A job: `jobID`, `jobName`, `submitTime`; its tasks from `mapTasks`, `reduceTasks`,
 //!   `otherTasks` (`taskID`, `taskType`, `startTime`, `inputBytes`, `inputRecords`).
 //! - An attempt: `attemptID`, `hostName` (the last part of `/rack/host`), `startTime`,
-//!   `finishTime`, `result` (`SUCCESS`, `KILLED`, `FAILED`; none: unfinished),
+//!   `finishTime`, `result` (`SUCCESS`, `KILLED`, `FAILED`; none, with no `finishTime`:
+//!   unfinished; a `finishTime` without a `result`, or a `result` without a `finishTime`,
+//!   is skipped as `"missing field"` naming the one absent),
 //!   `clockSplits` (progress, as in `.jhist`). Rumen writes `-1` for unknown numbers: a
 //!   time of `-1` is no time; any other negative time (`submitTime` too) is skipped as
 //!   `"negative time"`, as a time past 10^10 s is as `"implausible time"` (see
@@ -12,7 +14,8 @@
 //!   `speculative` is `None`: Rumen does not keep it.
 //! - Input: the task's `inputBytes` / `inputRecords` when known, else the successful
 //!   attempt's `hdfsBytesRead` / `mapInputRecords` (map) or `reduceShuffleBytes` /
-//!   `reduceInputRecords` (reduce).
+//!   `reduceInputRecords` (reduce). `-1` is unknown; any other negative one of these is
+//!   skipped as `"negative size"`, costing the task (its own) or the attempt (a counter).
 //! - Speculation ([`TraceJob::speculation`]): the job's `jobProperties` (its configuration)
 //!   give Hadoop's switches, `mapreduce.map.speculative` and `mapreduce.reduce.speculative`
 //!   or their Hadoop 1 names, and its parameters of speculation, read as Hadoop reads them
@@ -76,7 +79,7 @@ use super::assemble::{ClockSplits, plausible, reduce_phase_progress};
 use super::hadoop_conf::{self, PropertyValue};
 use super::hadoop1::host_of;
 use super::input::{
-    Lines, MAX_LINE_BYTES, error_offset, json_field_at, non_number_at, out_of_range,
+    Lines, MAX_LINE_BYTES, duplicate_key, error_offset, json_field_at, non_number_at, out_of_range,
     syntax_field_at,
 };
 use super::jhist::kind_of;
@@ -615,6 +618,15 @@ fn object_done(
                 continue;
             }
         };
+        let sizes = [
+            ("inputBytes", logged_task.input_bytes),
+            ("inputRecords", logged_task.input_records),
+        ];
+        if let Some(&(field, _)) = sizes.iter().find(|(_, size)| negative_size(*size)) {
+            let line = places.task_line(logged_task.at, task_place, field);
+            report.skipped(line, Some(field), NEGATIVE_SIZE);
+            continue;
+        }
         let task_start = known_time(logged_task.start_time);
         let mut task = TraceTask {
             id: logged_task.task_id.unwrap_or_default(),
@@ -667,12 +679,34 @@ fn object_done(
                     report.skipped(line_of("finishTime"), Some("finishTime"), "missing field");
                     continue;
                 }
+                // It ended, and the log does not say how: not an attempt the log leaves
+                // running (whose end is unknown), but one missing its `result`.
+                Some(_) if outcome == AttemptOutcome::Unfinished => {
+                    report.skipped(line_of("result"), Some("result"), "missing field");
+                    continue;
+                }
                 Some(end) if end < start_secs => {
                     let line = line_of("finishTime");
                     report.skipped(line, Some("finishTime"), "attempt ends before it starts");
                     continue;
                 }
                 _ => {}
+            }
+            // The counters the task's input is read from, for a successful attempt.
+            let sizes = match (outcome, kind) {
+                (AttemptOutcome::Succeeded, StageKind::Map) => [
+                    ("hdfsBytesRead", logged_attempt.hdfs_bytes_read),
+                    ("mapInputRecords", logged_attempt.map_input_records),
+                ],
+                (AttemptOutcome::Succeeded, StageKind::Reduce) => [
+                    ("reduceShuffleBytes", logged_attempt.reduce_shuffle_bytes),
+                    ("reduceInputRecords", logged_attempt.reduce_input_records),
+                ],
+                _ => [("", None); 2],
+            };
+            if let Some(&(field, _)) = sizes.iter().find(|(_, size)| negative_size(*size)) {
+                report.skipped(line_of(field), Some(field), NEGATIVE_SIZE);
+                continue;
             }
             let id = logged_attempt.attempt_id.unwrap_or_default();
             if !id.is_empty() {
@@ -857,6 +891,10 @@ fn read_in_parts(
     report: &mut ReadReport,
 ) -> Option<LoggedJob> {
     let skip_job = |report: &mut ReadReport, error: &serde_json::Error| {
+        if let Some(key) = duplicate_key(error) {
+            report.skipped(error_line(start, error), Some(&key), "duplicate key");
+            return;
+        }
         let field = json_field_at(bytes, error);
         let reason = non_numbers.wrong_type_reason(0, bytes, error);
         report.skipped(error_line(start, error), field.as_deref(), reason);
@@ -996,6 +1034,10 @@ fn part_skipped(
 ) {
     let part = &lines.bytes[at..];
     let line = error_line(lines.line_at(at), error);
+    if let Some(key) = duplicate_key(error) {
+        report.skipped(line, Some(&key), "duplicate key");
+        return;
+    }
     let field = json_field_at(part, error);
     let reason = non_numbers.wrong_type_reason(at, part, error);
     report.skipped(line, field.as_deref(), reason);
@@ -1417,6 +1459,15 @@ fn known_time(value: Option<i64>) -> Option<i64> {
 
 /// A count Rumen knows (`inputBytes`, `hdfsBytesRead`...): Rumen writes `-1` (or any
 /// negative number) for unknown.
+/// The reason of a part skipped for a size (`inputBytes`, a counter) below zero other than
+/// Rumen's `-1` for unknown: damage, not an unknown size.
+const NEGATIVE_SIZE: &str = "negative size";
+
+/// Whether `value`, a size as Rumen writes it, is negative other than `-1` (unknown).
+fn negative_size(value: Option<i64>) -> bool {
+    value.is_some_and(|v| v < -1)
+}
+
 fn known_u64(value: Option<i64>) -> Option<u64> {
     value.and_then(|v| u64::try_from(v).ok())
 }

@@ -38,7 +38,8 @@
 //! one `None`. A `spark.speculation` Spark cannot read (`yes`, or not a string) makes the
 //! setting [`SettingSource::Unreadable`](crate::SettingSource::Unreadable), and its update
 //! is counted as a skip naming the field (`"not a boolean"`, `"field of the wrong type"`),
-//! its setting standing, as a bad `Submission Time` costs its field alone. A
+//! its setting standing, as a bad `Submission Time` costs its field alone; so is one
+//! that writes a speculation property twice (`"duplicate key"`, the last standing). A
 //! `spark.speculation.interval` is kept as written, whatever it holds: whether Spark can
 //! read it is judged where a replay chooses each job's interval
 //! ([`ScanInterval::engine`](crate::ScanInterval::engine)), for a run given one interval
@@ -322,6 +323,10 @@ pub(crate) struct SparkReader<F: FnMut(TraceJob)> {
     speculation: Option<SpeculationSetting>,
     /// The line (and file) of that update.
     speculation_line: Option<LogLine>,
+    /// The field of the skip an event just returned, when it is named at run time (a
+    /// property's key, which a [`Skip`]'s static field cannot hold): taken by `read_lines`
+    /// in place of the skip's own.
+    skip_field: Option<String>,
 }
 
 /// Where a task start filed its attempt.
@@ -420,6 +425,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             last_file: None,
             speculation: None,
             speculation_line: None,
+            skip_field: None,
         }
     }
 
@@ -501,7 +507,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             match serde_json::from_slice::<Event>(line.text) {
                 Ok(event) => match self.event(event, no) {
                     Ok(()) => report.parsed(),
-                    Err((reason, field)) => report.skipped(no, field, reason),
+                    Err((reason, field)) => {
+                        let named = self.skip_field.take();
+                        report.skipped(no, named.as_deref().or(field), reason);
+                    }
                 },
                 Err(error) => json_line_skipped(no, line.text, terminated, &error, report),
             }
@@ -572,7 +581,8 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
     /// one as its context starts, before any job, and again with the same properties when
     /// a jar or file is added. A `spark.speculation` that is not a string, or that Spark
     /// cannot read as a boolean, makes the setting unreadable, and the update is counted as
-    /// a skip naming it; a parameter that is not a string is kept as its JSON text. A
+    /// a skip naming it; else a speculation property written twice, the last standing (as
+    /// Spark reads the object into a map), is a skip as `"duplicate key"` naming it; a parameter that is not a string is kept as its JSON text. A
     /// `spark.speculation.interval` is kept as written, and judged where the interval is
     /// chosen (`ScanInterval::engine`), not here.
     fn environment_update(&mut self, event: Event) -> Result<(), Skip> {
@@ -581,7 +591,14 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         };
         let mut switch: Option<serde_json::Value> = None;
         let mut parameters = Vec::new();
+        // The first key written twice: the last value stands, as Spark's `JsonProtocol`
+        // reads the object into a map, and the update is counted as a skip naming it.
+        let mut seen = std::collections::HashSet::new();
+        let mut duplicate = None;
         for (key, value) in properties {
+            if !seen.insert(key.clone()) && duplicate.is_none() {
+                duplicate = Some(key.clone());
+            }
             if key == SPECULATION {
                 switch = Some(value);
             } else {
@@ -611,7 +628,13 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         match (wrong_type, unreadable) {
             (true, _) => Err(("field of the wrong type", Some(SPECULATION))),
             (false, true) => Err(("not a boolean", Some(SPECULATION))),
-            (false, false) => Ok(()),
+            (false, false) => match duplicate {
+                Some(key) => {
+                    self.skip_field = Some(key);
+                    Err(("duplicate key", None))
+                }
+                None => Ok(()),
+            },
         }
     }
 
