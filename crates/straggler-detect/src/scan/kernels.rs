@@ -722,6 +722,30 @@ fn plain_fill_rates(
     }
 }
 
+/// The last rows of a column of rates whose whole blocks of `LANES` rows are done (the
+/// first `whole` rows): their rates (exact) into `rest`, each added to the first lanes at
+/// its place in the block, and its square to the second if `N` is 2.
+#[inline(always)]
+fn fill_tail_adding<const N: usize>(
+    now: f64,
+    progress: &[f64],
+    weights: Option<&[f64]>,
+    start: &[f64],
+    whole: usize,
+    rest: &mut [f64],
+    lanes: &mut [&mut Lanes; N],
+) {
+    let tail = whole..whole + rest.len();
+    let weights = weights.map(|w| &w[tail.clone()]);
+    plain_fill_rates(now, &progress[tail.clone()], weights, &start[tail], rest);
+    for (lane, &v) in rest.iter().enumerate() {
+        add_one(lanes[0], lane, v);
+        if N > 1 {
+            add_one(lanes[1], lane, v * v);
+        }
+    }
+}
+
 /// The rate `amount / (now - start)` of a row, NaN (no rate) when the row started at `now`
 /// or later, or when the rate is not finite (a sub-normal elapsed time can overflow it).
 /// Without branches, so that a pass over every row runs as vectors.
@@ -1170,15 +1194,7 @@ mod avx2 {
             }
             add_checked_rates(now, progress, weights, start, blocks, lanes);
         }
-        let tail = whole..whole + rest.len();
-        let weights = weights.map(|w| &w[tail.clone()]);
-        super::plain_fill_rates(now, &progress[tail.clone()], weights, &start[tail], rest);
-        for (lane, &v) in rest.iter().enumerate() {
-            super::add_one(lanes[0], lane, v);
-            if N > 1 {
-                super::add_one(lanes[1], lane, v * v);
-            }
-        }
+        super::fill_tail_adding(now, progress, weights, start, whole, rest, lanes);
     }
 
     /// Adds a block's four-and-four rates (or any values) to the lanes of [`fill_adding`]:
@@ -1639,21 +1655,7 @@ mod avx512 {
             lanes[i].sum = sums[i];
             lanes[i].max = maxes[i];
         }
-        let tail = whole..whole + rest.len();
-        let weights = weights.map(|w| &w[tail.clone()]);
-        super::plain_fill_rates(
-            now_secs,
-            &progress[tail.clone()],
-            weights,
-            &start[tail],
-            rest,
-        );
-        for (lane, &v) in rest.iter().enumerate() {
-            super::add_one(lanes[0], lane, v);
-            if N > 1 {
-                super::add_one(lanes[1], lane, v * v);
-            }
-        }
+        super::fill_tail_adding(now_secs, progress, weights, start, whole, rest, lanes);
         true
     }
 

@@ -1229,13 +1229,19 @@ impl Rates<'_> {
     /// Writes the rates of `rows` into `slots` (as long).
     #[inline(always)]
     fn fill(&self, rows: std::ops::Range<usize>, slots: &mut [f64]) {
-        kernels::fill_rates(
-            self.now_secs,
+        let (progress, weights, start) = self.columns(rows);
+        kernels::fill_rates(self.now_secs, progress, weights, start, slots);
+    }
+
+    /// The progress, weights and starts of `rows`.
+    #[inline(always)]
+    fn columns(&self, rows: std::ops::Range<usize>) -> (&[f64], Option<&[f64]>, &[f64]) {
+        let weights = self.weights.map(|w| &w[rows.clone()]);
+        (
             &self.progress[rows.clone()],
-            self.weights.map(|w| &w[rows.clone()]),
+            weights,
             &self.start_secs[rows],
-            slots,
-        );
+        )
     }
 }
 
@@ -1261,11 +1267,12 @@ impl Values for Rates<'_> {
         lanes: &mut Lanes,
         squares: Option<&mut Lanes>,
     ) {
+        let (progress, weights, start) = self.columns(rows);
         kernels::fill_rates_adding(
             self.now_secs,
-            &self.progress[rows.clone()],
-            self.weights.map(|w| &w[rows.clone()]),
-            &self.start_secs[rows],
+            progress,
+            weights,
+            start,
             slots,
             lanes,
             squares,
@@ -1321,16 +1328,10 @@ impl Values for CloseRates<'_> {
         lanes: &mut Lanes,
         squares: Option<&mut Lanes>,
     ) {
-        let rates = &self.rates;
-        let approximated = kernels::fill_close_rates_adding(
-            rates.now_secs,
-            &rates.progress[rows.clone()],
-            rates.weights.map(|w| &w[rows.clone()]),
-            &rates.start_secs[rows],
-            slots,
-            lanes,
-            squares,
-        );
+        let (progress, weights, start) = self.rates.columns(rows);
+        let now = self.rates.now_secs;
+        let approximated =
+            kernels::fill_close_rates_adding(now, progress, weights, start, slots, lanes, squares);
         if approximated {
             self.approximated
                 .store(true, std::sync::atomic::Ordering::Relaxed);
