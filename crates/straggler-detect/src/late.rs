@@ -841,6 +841,43 @@ mod tests {
     }
 
     #[test]
+    fn close_bars_by_hand() {
+        // Each case: the stage's mean, count, sum of squares and alpha, and the magnitude
+        // of its rates; the bars are the bounds around the mean less and plus
+        // E = (4N + 32) u max(|mean|, sqrt(M2)) + 2^-1000, each moved out by
+        // 2 d |bar| + 2 e. Rates 1 and 3; a thousand rates near 2^-600 whose squares
+        // underflow to 0 (E scaled by the mean), with alpha 1 and 0; one rate.
+        let u = f64::EPSILON / 2.0;
+        let tiny = 1.5 * 2f64.powi(-600);
+        for (mean, count, square_sum, alpha, magnitude) in [
+            (2.0, 2, 10.0, 1.0, 5f64.sqrt()),
+            (tiny, 1000, 0.0, 1.0, tiny),
+            (tiny, 1000, 0.0, 0.0, tiny),
+            (0.5, 1, 0.25, 2.0, 0.5),
+        ] {
+            let n = count as f64;
+            let mean_error = (4.0 * n + 32.0) * u * magnitude + 2f64.powi(-1000);
+            let (low, high) = bounds_around(mean, n, square_sum, alpha, mean_error);
+            let widen = |bar: f64| 2.0 * CLOSE_RELATIVE * bar.abs() + 2.0 * CLOSE_ABSOLUTE;
+            let expected = (low - widen(low), high + widen(high));
+            let case = format!("mean {mean:e}, {count} rates, alpha {alpha}");
+            assert_eq!(
+                close_bars(mean, count, square_sum, alpha),
+                expected,
+                "{case}"
+            );
+            // With alpha 0, the bars lie strictly outside the mean plus or less its error.
+            if alpha == 0.0 {
+                let (below, above) = (mean - mean_error, mean + mean_error);
+                assert!(expected.0 < below && above < expected.1, "{case}");
+            }
+        }
+        // No rate: no threshold, as without close rates.
+        let none = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        assert_eq!(close_bars(f64::NAN, 0, 0.0, 1.0), none);
+    }
+
+    #[test]
     fn threshold_bounds_by_hand() {
         // Rates 1 and 3: mean 2, mean square 5, one-pass variance 1; margin
         // 16 x 6 x 2^-53 x 5 + 2^-1022; alpha 1.
