@@ -89,8 +89,12 @@
 //! - The mean. The stage's sums of exact and of close rates differ by at most
 //!   `d sum |PR| + N e` before rounding, and each rounds within `gamma_N sum |PR|`; so the
 //!   two means are within `(2N + 20) u M1 + e`, to first order, with
-//!   `M1 = (1/N) sum |PR| <= sqrt(M2)`. The bounds take the thresholds at the mean less and
-//!   plus `E = (4N + 32) u sqrt(M2) + 2^-1000`, over one and a half times that.
+//!   `M1 = (1/N) sum |PR|`. The rates are at least 0, so `M1` is their mean, within that
+//!   of the close mean; `sqrt(M2)` bounds it too, but only where the squares do not
+//!   underflow (rates near `2^-600` have squares of 0, and a mean tens of units in the last
+//!   place from the exact one, the tests check). The bounds take the thresholds at the mean
+//!   less and plus `E = (4N + 32) u max(|mean|, sqrt(M2)) + 2^-1000`, over one and a half
+//!   times that.
 //! - The variance. Moving each rate by at most `d |PR_i| + e` moves the exact variance by
 //!   at most `(d sqrt(M2) + e) 2 sqrt(M2)`, `16 u M2` to first order, which with the
 //!   `(5N + 10) u M2` of the rounding stays within a third of the margin.
@@ -297,8 +301,10 @@ fn bounds_around(mean: f64, n: f64, square_sum: f64, alpha: f64, mean_error: f64
 
 /// [`threshold_bounds`] for rates close to Eq. 7's: each within `d = CLOSE_RELATIVE` of
 /// the exact rate relatively, plus `e = CLOSE_ABSOLUTE` (see the module docs, "Close
-/// rates"). The stage's mean of exact rates is within `E = (4N + 32) u sqrt(M2) + 2^-1000`
-/// of `mean`, and the bounds are those of the thresholds at `mean - E` and `mean + E`;
+/// rates"). The stage's mean of exact rates is within `E = (4N + 32) u max(|mean|,
+/// sqrt(M2)) + 2^-1000` of `mean` (the rates are at least 0, so `|mean|` bounds the mean
+/// of their magnitudes where `sqrt(M2)` underflows), and the bounds are those of the
+/// thresholds at `mean - E` and `mean + E`;
 /// then the low bound is lowered and the high one raised by `2 d |bound| + 2 e`, so that a
 /// close rate below the first is an exact rate below the low bound, and one at or above
 /// the second an exact rate at or above the high bound.
@@ -309,8 +315,8 @@ fn close_bars(mean: f64, count: u64, square_sum: f64, alpha: f64) -> (f64, f64) 
         return (f64::NEG_INFINITY, f64::NEG_INFINITY);
     }
     let n = count as i64 as f64;
-    let mean_error =
-        (4.0 * n + 32.0) * (f64::EPSILON / 2.0) * (square_sum / n).sqrt() + MEAN_ABSOLUTE;
+    let magnitude = mean.abs().max((square_sum / n).sqrt());
+    let mean_error = (4.0 * n + 32.0) * (f64::EPSILON / 2.0) * magnitude + MEAN_ABSOLUTE;
     let (low, high) = bounds_around(mean, n, square_sum, alpha, mean_error);
     let widen = |bound: f64| 2.0 * CLOSE_RELATIVE * bound.abs() + 2.0 * CLOSE_ABSOLUTE;
     (low - widen(low), high + widen(high))
@@ -511,6 +517,7 @@ impl LateDetector {
 mod tests {
     use super::*;
     use crate::conformance::{Row, SplitMix64, build_snapshot, straggling_stage};
+    use crate::scan::originals_progress;
 
     fn late(alpha: f64, parallelism: Parallelism) -> LateDetector {
         LateDetector::new(LateParams { alpha, parallelism }.check().expect("alpha"))
@@ -593,6 +600,119 @@ mod tests {
         }
         // Where the rates are close, some of those rows were left unsettled.
         assert_eq!(redone > 0, crate::scan::close_rates_differ(), "{redone}");
+    }
+
+    /// 1024 rows of rates near `2^-600`, whose squares underflow to 0 (so that the sum of
+    /// squares says nothing of the rates' size), each chosen among rows whose close rate is
+    /// off the exact one so that, lane by lane, the sum of the close rates rounds one way
+    /// (`up`) where that of the exact ones rounds the other: the two means end up tens of
+    /// units in the last place apart.
+    fn rows_whose_close_sums_round_apart(seed: u64, up: bool) -> Vec<Row> {
+        let mut rng = SplitMix64(seed);
+        // Progress near 2^-301 over elapsed times near 2^299 (now 0, so that the elapsed
+        // times are exact).
+        let pool = 1 << 18;
+        let progress: Vec<f64> = (0..pool)
+            .map(|_| (1.0 + rng.unit()) * 2f64.powi(-301))
+            .collect();
+        let start: Vec<f64> = (0..pool)
+            .map(|_| -(1.0 + rng.unit()) * 2f64.powi(299))
+            .collect();
+        let rates = Rates {
+            now_secs: 0.0,
+            progress: &progress,
+            weights: None,
+            start_secs: &start,
+        };
+        let mut close = vec![0.0; pool];
+        crate::scan::fill_close_rates(&rates, &mut close);
+        let differing: Vec<usize> = (0..pool)
+            .filter(|&i| close[i] != progress[i] / -start[i])
+            .collect();
+        let direction = if up { 1.0 } else { -1.0 };
+        let (mut exact_lanes, mut close_lanes) = ([0.0f64; 8], [0.0f64; 8]);
+        (0..1024)
+            .map(|row| {
+                let lane = row % 8;
+                let (exact_sum, close_sum) = (exact_lanes[lane], close_lanes[lane]);
+                let apart = |i: usize| {
+                    direction * ((close_sum + close[i]) - (exact_sum + progress[i] / -start[i]))
+                };
+                let &best = differing
+                    .iter()
+                    .max_by(|&&a, &&b| apart(a).total_cmp(&apart(b)))
+                    .expect("rows whose close rate differs");
+                exact_lanes[lane] += progress[best] / -start[best];
+                close_lanes[lane] += close[best];
+                (0, 0, start[best], progress[best], 1.0)
+            })
+            .collect()
+    }
+
+    /// The stage's mean of exact rates and that of close ones, with `alpha` 0.
+    fn exact_and_close_means(snapshot: &Snapshot) -> (f64, f64) {
+        let mut detector = late(0.0, Parallelism::Sequential);
+        detector.scan_with(snapshot, &mut Findings::default(), false);
+        let exact = detector.means[0];
+        let mut originals = Vec::new();
+        let rates = Rates {
+            now_secs: snapshot.now_secs(),
+            progress: originals_progress(snapshot, &mut originals),
+            weights: None,
+            start_secs: snapshot.start_secs(),
+        };
+        let close = CloseRates::new(rates);
+        detector.first_pass(snapshot.stage_indices(), &close, 1, &mut Vec::new());
+        (exact, detector.means[0])
+    }
+
+    /// Rates whose squares underflow, where the mean of close rates lies far from that of
+    /// exact ones (`rows_whose_close_sums_round_apart`), and one more row whose rate lies
+    /// between the two means: with `alpha` 0 the threshold is the exact mean, and the row
+    /// is on the other side of the close one. The close bars must leave it unsettled: the
+    /// rows flagged are the two-pass rule's.
+    #[test]
+    fn a_rate_between_the_close_and_the_exact_mean_is_settled_exactly() {
+        if !crate::scan::close_rates_differ() {
+            return;
+        }
+        for (seed, up) in [(21, true), (22, false)] {
+            let mut rows = rows_whose_close_sums_round_apart(seed, up);
+            // The last row, in a segment of its own (rows are summed by 1024), moved
+            // between the two means as they move with it.
+            let elapsed = 1.5 * 2f64.powi(298);
+            rows.push((0, 0, -elapsed, 0.0, 1.0));
+            let make = |rows: &[Row]| build_snapshot(0.0, 1, 1, rows.to_vec()).expect("valid");
+            for _ in 0..8 {
+                let (exact, close) = exact_and_close_means(&make(&rows));
+                rows[1024].3 = 0.5 * (exact + close) * elapsed;
+            }
+            let snapshot = make(&rows);
+            // The means are further apart than the rows' widening (`2 d |bar|`) alone allows.
+            let (exact, close) = exact_and_close_means(&snapshot);
+            let case = format!("seed {seed}: means {exact:e}, {close:e}");
+            assert!(
+                (close - exact).abs() > 4.0 * CLOSE_RELATIVE * exact,
+                "{case}"
+            );
+            let rate = rows[1024].3 / elapsed;
+            assert!(
+                (exact.min(close)..exact.max(close)).contains(&rate),
+                "{case}"
+            );
+            for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+                let (bounded, two_pass) = both_ways(&mut late(0.0, parallelism), &snapshot);
+                let only = |a: &[u32], b: &[u32]| -> Vec<u32> {
+                    a.iter().copied().filter(|row| !b.contains(row)).collect()
+                };
+                assert!(
+                    bounded == two_pass,
+                    "{case}: flagged only with the bounds {:?}, only by the two-pass rule {:?}",
+                    only(&bounded, &two_pass),
+                    only(&two_pass, &bounded)
+                );
+            }
+        }
     }
 
     #[test]
@@ -718,6 +838,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn close_bars_by_hand() {
+        // Each case: the stage's mean, count, sum of squares and alpha, and the magnitude
+        // of its rates; the bars are the bounds around the mean less and plus
+        // E = (4N + 32) u max(|mean|, sqrt(M2)) + 2^-1000, each moved out by
+        // 2 d |bar| + 2 e. Rates 1 and 3; a thousand rates near 2^-600 whose squares
+        // underflow to 0 (E scaled by the mean), with alpha 1 and 0; one rate.
+        let u = f64::EPSILON / 2.0;
+        let tiny = 1.5 * 2f64.powi(-600);
+        for (mean, count, square_sum, alpha, magnitude) in [
+            (2.0, 2, 10.0, 1.0, 5f64.sqrt()),
+            (tiny, 1000, 0.0, 1.0, tiny),
+            (tiny, 1000, 0.0, 0.0, tiny),
+            (0.5, 1, 0.25, 2.0, 0.5),
+        ] {
+            let n = count as f64;
+            let mean_error = (4.0 * n + 32.0) * u * magnitude + 2f64.powi(-1000);
+            let (low, high) = bounds_around(mean, n, square_sum, alpha, mean_error);
+            let widen = |bar: f64| 2.0 * CLOSE_RELATIVE * bar.abs() + 2.0 * CLOSE_ABSOLUTE;
+            let expected = (low - widen(low), high + widen(high));
+            let case = format!("mean {mean:e}, {count} rates, alpha {alpha}");
+            assert_eq!(
+                close_bars(mean, count, square_sum, alpha),
+                expected,
+                "{case}"
+            );
+            // With alpha 0, the bars lie strictly outside the mean plus or less its error.
+            if alpha == 0.0 {
+                let (below, above) = (mean - mean_error, mean + mean_error);
+                assert!(expected.0 < below && above < expected.1, "{case}");
+            }
+        }
+        // No rate: no threshold, as without close rates.
+        let none = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        assert_eq!(close_bars(f64::NAN, 0, 0.0, 1.0), none);
     }
 
     #[test]

@@ -356,10 +356,13 @@ pub(crate) fn close_rates_differ() -> bool {
 /// `a / b` rounded, within `u`: the two are within `3.2 u`, `CLOSE_RELATIVE / 2.5`. That
 /// holds where no value along the way is too small to be normal or too large to be
 /// finite. The elapsed times are checked to lie in `[2^-300, 2^300]` (so the reciprocals
-/// are normal); a rate too small to be normal adds at most `2^-1075` by its rounding, far
-/// below `CLOSE_ABSOLUTE`; a rate that overflows, or a NaN, leaves its lane's sum infinite
-/// or NaN, and the rows are then done again exactly. Elsewhere (an elapsed time out of that
-/// range, a lane not finite, a CPU without AVX-512) the rates are `fill_rates_adding`'s.
+/// are normal), and the amounts to be at most `2^700` in magnitude, so that no quotient,
+/// close or exact, comes near overflow (`2^1000` at most): a quotient just past `f64::MAX`
+/// has no exact rate (NaN) where the close one may round to `f64::MAX`. A rate too small
+/// to be normal adds at most `2^-1075` by its rounding, far below `CLOSE_ABSOLUTE`; a NaN
+/// leaves its lane's sum NaN, and the rows are then done again exactly. Elsewhere (an
+/// elapsed time or an amount out of its range, a lane not finite, a CPU without AVX-512)
+/// the rates are `fill_rates_adding`'s.
 pub(crate) fn fill_close_rates_adding(
     now_secs: f64,
     progress: &[f64],
@@ -1464,10 +1467,10 @@ mod avx2 {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx512 {
     use std::arch::x86_64::{
-        __m512d, _CMP_LT_OQ, _CMP_ORD_Q, _mm512_add_epi32, _mm512_add_pd, _mm512_cmp_pd_mask,
-        _mm512_div_pd, _mm512_fmadd_pd, _mm512_fnmadd_pd, _mm512_mask_add_epi64,
-        _mm512_mask_blend_pd, _mm512_maskz_compress_epi32, _mm512_max_pd, _mm512_min_pd,
-        _mm512_mul_pd, _mm512_permutex2var_pd, _mm512_rcp14_pd, _mm512_set1_epi32,
+        __m512d, _CMP_LT_OQ, _CMP_ORD_Q, _mm512_abs_pd, _mm512_add_epi32, _mm512_add_pd,
+        _mm512_cmp_pd_mask, _mm512_div_pd, _mm512_fmadd_pd, _mm512_fnmadd_pd,
+        _mm512_mask_add_epi64, _mm512_mask_blend_pd, _mm512_maskz_compress_epi32, _mm512_max_pd,
+        _mm512_min_pd, _mm512_mul_pd, _mm512_permutex2var_pd, _mm512_rcp14_pd, _mm512_set1_epi32,
         _mm512_set1_epi64, _mm512_set1_pd, _mm512_setr_epi32, _mm512_setr_epi64, _mm512_setr_pd,
         _mm512_storeu_pd, _mm512_storeu_si512, _mm512_sub_pd,
     };
@@ -1550,8 +1553,9 @@ mod avx512 {
 
     /// [`super::fill_close_rates_adding`] over `slots.len()` rows (the columns at least as
     /// long): each block of `LANES` rates by [`close_quotients`], stored and added to the
-    /// lanes, the elapsed times' least and largest kept; then, if those lie in `[2^-300,
-    /// 2^300]` and the rates' lanes came out finite, the last rows (fewer than `LANES`)
+    /// lanes, the elapsed times' least and largest kept, and the amounts' largest
+    /// magnitude; then, if the elapsed times lie in `[2^-300, 2^300]`, the amounts in
+    /// `[-2^700, 2^700]` and the rates' lanes came out finite, the last rows (fewer than `LANES`)
     /// exactly, and `true`. If not, `false`, and the lanes are as they came (the slots are
     /// written over).
     #[target_feature(enable = "avx512f,popcnt")]
@@ -1587,6 +1591,8 @@ mod avx512 {
         /// The least and largest elapsed times where the bound holds: `2^-300`, `2^300`.
         const LEAST: f64 = f64::from_bits((1023 - 300) << 52);
         const MOST: f64 = f64::from_bits((1023 + 300) << 52);
+        /// The largest magnitude of an amount: `2^700`, so that no quotient overflows.
+        const AMOUNT_MOST: f64 = f64::from_bits((1023 + 700) << 52);
         let whole = slots.len() / LANES * LANES;
         let (blocks, rest) = slots.split_at_mut(whole);
         let eight = |v: &[f64]| _mm512_setr_pd(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
@@ -1595,6 +1601,7 @@ mod avx512 {
         let now_secs = now;
         let now = _mm512_set1_pd(now);
         let (mut least, mut most) = (_mm512_set1_pd(f64::INFINITY), _mm512_set1_pd(0.0));
+        let mut largest_amount = _mm512_set1_pd(0.0);
         let firsts = (0..blocks.len()).step_by(LANES);
         let mut add = |amount: __m512d, first: usize, out: &mut [f64]| {
             let elapsed = _mm512_sub_pd(now, eight(&start[first..first + LANES]));
@@ -1602,6 +1609,8 @@ mod avx512 {
             // its lane NaN.
             least = _mm512_min_pd(elapsed, least);
             most = _mm512_max_pd(elapsed, most);
+            // A NaN amount leaves it as it is, and its lane NaN.
+            largest_amount = _mm512_max_pd(_mm512_abs_pd(amount), largest_amount);
             let rates = close_quotients(amount, elapsed);
             let out: &mut [f64; LANES] = out.try_into().expect("a block");
             // SAFETY: `out` is eight writable `f64`, the 64 bytes the store writes (it
@@ -1637,7 +1646,7 @@ mod avx512 {
         }
         let mut sums = [[0.0; LANES]; N];
         let mut maxes = [[0.0; LANES]; N];
-        let (mut leasts, mut mosts) = ([0.0; LANES], [0.0; LANES]);
+        let (mut leasts, mut mosts, mut amounts) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
         // SAFETY: each array is eight writable `f64`, the 64 bytes a store writes.
         unsafe {
             for i in 0..N {
@@ -1646,8 +1655,11 @@ mod avx512 {
             }
             _mm512_storeu_pd(leasts.as_mut_ptr(), least);
             _mm512_storeu_pd(mosts.as_mut_ptr(), most);
+            _mm512_storeu_pd(amounts.as_mut_ptr(), largest_amount);
         }
-        let within = leasts.iter().all(|&e| e >= LEAST) && mosts.iter().all(|&e| e <= MOST);
+        let within = leasts.iter().all(|&e| e >= LEAST)
+            && mosts.iter().all(|&e| e <= MOST)
+            && amounts.iter().all(|&a| a <= AMOUNT_MOST);
         if !(within && sums[0].iter().all(|s| s.is_finite())) {
             return false;
         }
@@ -2289,6 +2301,73 @@ mod tests {
                     !assert_close_rates(now, &progress, None, &start, &case),
                     "{case}"
                 );
+            }
+        }
+    }
+
+    /// The worst distance of a close rate to the exact one, in units of `u = 2^-53` of the
+    /// exact rate, over 2^18 random rows per range of elapsed times (its edges, around 1,
+    /// the whole range) with normal amounts of every size that keeps the rates normal:
+    /// within the `3.2 u` that `fill_close_rates_adding`'s docs work out (`CLOSE_RELATIVE`
+    /// is `8 u`).
+    #[test]
+    fn close_rates_are_within_the_worked_bound_of_the_exact_ones() {
+        let mut rng = crate::conformance::SplitMix64(17);
+        let u = f64::EPSILON / 2.0;
+        let len = 1024;
+        for (least, most) in [(-300, -299), (-1, 1), (299, 300), (-300, 300)] {
+            let mut worst: f64 = 0.0;
+            for _ in 0..256 {
+                let mut power = |low: i32, high: i32| {
+                    let exponent = low + rng.below((high - low) as u32) as i32;
+                    (1.0 + rng.unit()) * 2f64.powi(exponent)
+                };
+                let elapsed: Vec<f64> = (0..len).map(|_| power(least, most)).collect();
+                let amounts: Vec<f64> = (0..len).map(|_| power(-600, 600)).collect();
+                let start: Vec<f64> = elapsed.iter().map(|e| -e).collect();
+                let (mut slots, mut lanes) = (vec![0.0; len], Lanes::EMPTY);
+                let close = fill_close_rates_adding(
+                    0.0, &amounts, None, &start, &mut slots, &mut lanes, None,
+                );
+                // Where the CPU has AVX-512, these are close rates, not the exact ones again.
+                assert_eq!(close, close_rates_differ());
+                for ((&c, &a), &e) in slots.iter().zip(&amounts).zip(&elapsed) {
+                    let exact = rate_or_nan(a, 0.0, -e);
+                    worst = worst.max((c - exact).abs() / (u * exact.abs()));
+                }
+            }
+            assert!(worst <= 3.2, "elapsed 2^{least} to 2^{most}: {worst} u");
+        }
+    }
+
+    /// Rows whose exact rate is just past `f64::MAX` (no rate, NaN), where a close rate may
+    /// round to `f64::MAX` instead and leave its lane finite: the amount `f64::MAX` over
+    /// the largest elapsed time below 1, either sign, with and without weights, in a block
+    /// of ordinary rows. Each must come out NaN, as the exact rate.
+    #[test]
+    fn close_rates_past_f64_max_are_no_rate() {
+        let below_one = f64::from_bits(1f64.to_bits() - 1);
+        for (case, amount, weight, elapsed) in [
+            ("MAX over 1 - 2^-53", f64::MAX, 1.0, below_one),
+            ("-MAX over 1 - 2^-53", -f64::MAX, 1.0, below_one),
+            (
+                "MAX/2 times 2 over 1 - 2^-53",
+                f64::MAX / 2.0,
+                2.0,
+                below_one,
+            ),
+            ("2^700 over 2^-300", 2f64.powi(700), 1.0, 2f64.powi(-300)),
+        ] {
+            // Rows of rate 0.5, the case at row 3 (of a block of eight) and at row 12.
+            let len = 16;
+            let (mut amounts, mut weights) = (vec![0.5; len], vec![1.0; len]);
+            let mut start = vec![-1.0; len];
+            for row in [3, 12] {
+                (amounts[row], weights[row], start[row]) = (amount, weight, -elapsed);
+            }
+            for weights in [None, Some(&weights[..])] {
+                let case = format!("{case}, weights {}", weights.is_some());
+                assert_close_rates(0.0, &amounts, weights, &start, &case);
             }
         }
     }

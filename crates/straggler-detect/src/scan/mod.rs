@@ -1286,6 +1286,22 @@ pub(crate) fn close_rates_differ() -> bool {
     kernels::close_rates_differ()
 }
 
+/// The rates [`CloseRates`] writes for the rows of `rates`, added as one run, into `slots`;
+/// returns whether they may differ from the exact ones.
+#[cfg(test)]
+pub(crate) fn fill_close_rates(rates: &Rates<'_>, slots: &mut [f64]) -> bool {
+    let Rates {
+        now_secs,
+        progress,
+        weights,
+        start_secs,
+    } = *rates;
+    let mut lanes = Lanes::EMPTY;
+    kernels::fill_close_rates_adding(
+        now_secs, progress, weights, start_secs, slots, &mut lanes, None,
+    )
+}
+
 /// [`Rates`] whose sums over one group may take each rate close to the exact one rather
 /// than equal to it ([`kernels::fill_close_rates_adding`]: within [`CLOSE_RELATIVE`] of it
 /// relatively, plus [`CLOSE_ABSOLUTE`]), where the CPU computes those faster;
