@@ -1185,7 +1185,8 @@ pub(crate) fn integer_read_as_float(value: f64) -> bool {
 
 /// Counts line `no` of a JSON Lines log, `text`, that did not parse: cut by the end of the
 /// input (an unterminated last line ending inside a value), a key read written twice
-/// (`"duplicate key"`, see [`duplicate_key`]), a value of the wrong type (its field named), a `NaN` or `Infinity` where a value should be (its field named, see
+/// (`"duplicate key"`, see [`duplicate_key`]), a value of the wrong type (its field
+/// named), a `NaN` or `Infinity` where a value should be (its field named, see
 /// [`non_number_at`]), a number too large for a double (`"number out of range"`, its field
 /// named, see [`out_of_range`]), or not JSON.
 pub(crate) fn json_line_skipped(
