@@ -83,21 +83,28 @@
 //! A scan of rates waits on its divisions: on Intel's cores a division of `f64` takes
 //! longer than reading its two operands (`docs/scan-measurements.md`). Where the CPU has
 //! AVX-512, the first pass of a stage of one group takes its rates from a reciprocal
-//! estimate refined by Newton-Raphson steps instead, each within `d = 2^-50` of Eq. 7's
+//! estimate refined by a Newton-Raphson step instead, each within `d = 2^-27` of Eq. 7's
 //! rate relatively, plus `e = 2^-1060` (the bound is worked in the kernel's docs,
 //! `scan/kernels.rs`, `fill_close_rates_adding`). The bounds then allow for it:
 //! - The mean. The stage's sums of exact and of close rates differ by at most
 //!   `d sum |PR| + N e` before rounding, and each rounds within `gamma_N sum |PR|`; so the
-//!   two means are within `(2N + 20) u M1 + e`, to first order, with
+//!   two means are within `(d + (2N + 3) u) M1 + e`, to first order, with
 //!   `M1 = (1/N) sum |PR|`. The rates are at least 0, so `M1` is their mean, within that
 //!   of the close mean; `sqrt(M2)` bounds it too, but only where the squares do not
 //!   underflow (rates near `2^-600` have squares of 0, and a mean tens of units in the last
 //!   place from the exact one, the tests check). The bounds take the thresholds at the mean
-//!   less and plus `E = (4N + 32) u max(|mean|, sqrt(M2)) + 2^-1000`, over one and a half
-//!   times that.
-//! - The variance. Moving each rate by at most `d |PR_i| + e` moves the exact variance by
-//!   at most `(d sqrt(M2) + e) 2 sqrt(M2)`, `16 u M2` to first order, which with the
-//!   `(5N + 10) u M2` of the rounding stays within a third of the margin.
+//!   less and plus `E = (2d + (4N + 32) u) max(|mean|, sqrt(M2)) + 2^-1000`, about twice
+//!   that.
+//! - The standard deviation. Moving each rate by at most `d |PR_i| + e` moves the
+//!   standard deviation by at most the root mean square of the moves (the triangle
+//!   inequality, for the rates' distances to their mean taken as one vector), at most
+//!   `d sqrt(M2) + e`. The bounds take the standard deviations at either end of the
+//!   variance's margin less and plus `S = 2 d sqrt(M2) + 2 e`, `M2` the close rates' mean
+//!   square. A bound on the variance instead, `2 d M2` to first order, would move a
+//!   threshold by up to `d M2 / SD`: by a hundredth of the mean where the standard
+//!   deviation is a millionth of it, and every row would be left to exact rates. Without
+//!   `S`, the bars of a stage whose rates are half exact and half as far below as a
+//!   Newton step puts them miss the exact threshold at `alpha` 1000 (the tests).
 //! - The rows. A close rate below `low - 2 d |low| - 2 e` is an exact rate below `low`, and
 //!   one at or above `high + 2 d |high| + 2 e` an exact rate at or above `high`.
 //!
@@ -277,37 +284,45 @@ fn threshold_bounds(mean: f64, count: u64, square_sum: f64, alpha: f64) -> (f64,
     if count == 0 {
         return (f64::NEG_INFINITY, f64::NEG_INFINITY);
     }
-    bounds_around(mean, count as i64 as f64, square_sum, alpha, 0.0)
+    bounds_around(mean, count as i64 as f64, square_sum, alpha, 0.0, 0.0)
 }
 
-/// [`threshold_bounds`] of `n > 0` rates whose mean is within `mean_error` of `mean`: the
-/// thresholds at `mean - mean_error` and the largest variance, and at `mean + mean_error`
-/// and the least.
-fn bounds_around(mean: f64, n: f64, square_sum: f64, alpha: f64, mean_error: f64) -> (f64, f64) {
+/// [`threshold_bounds`] of `n > 0` rates whose mean is within `mean_error` of `mean` and
+/// whose standard deviation is within `sd_error` of that of the one-pass variance: the
+/// thresholds at `mean - mean_error` and the largest standard deviation, and at
+/// `mean + mean_error` and the least.
+fn bounds_around(
+    mean: f64,
+    n: f64,
+    square_sum: f64,
+    alpha: f64,
+    mean_error: f64,
+    sd_error: f64,
+) -> (f64, f64) {
     let mean_square = square_sum / n;
     let variance = mean_square - mean * mean;
     // The relative errors, and the absolute ones of results too small to be normal.
     let margin = 16.0 * (n + 4.0) * (f64::EPSILON / 2.0) * mean_square + f64::MIN_POSITIVE;
     let (least, most) = ((variance - margin).max(0.0), variance + margin);
-    if !(mean.is_finite() && most.is_finite() && mean_error.is_finite()) {
+    if !(mean.is_finite() && most.is_finite() && mean_error.is_finite() && sd_error.is_finite()) {
         return (f64::NEG_INFINITY, f64::INFINITY);
     }
-    let threshold = |mean: f64, variance: f64| mean - alpha * variance.sqrt();
     (
-        threshold(mean - mean_error, most),
-        threshold(mean + mean_error, least),
+        mean - mean_error - alpha * (most.sqrt() + sd_error),
+        mean + mean_error - alpha * (least.sqrt() - sd_error).max(0.0),
     )
 }
 
 /// [`threshold_bounds`] for rates close to Eq. 7's: each within `d = CLOSE_RELATIVE` of
 /// the exact rate relatively, plus `e = CLOSE_ABSOLUTE` (see the module docs, "Close
-/// rates"). The stage's mean of exact rates is within `E = (4N + 32) u max(|mean|,
+/// rates"). The stage's mean of exact rates is within `E = (2d + (4N + 32) u) max(|mean|,
 /// sqrt(M2)) + 2^-1000` of `mean` (the rates are at least 0, so `|mean|` bounds the mean
-/// of their magnitudes where `sqrt(M2)` underflows), and the bounds are those of the
-/// thresholds at `mean - E` and `mean + E`;
-/// then the low bound is lowered and the high one raised by `2 d |bound| + 2 e`, so that a
-/// close rate below the first is an exact rate below the low bound, and one at or above
-/// the second an exact rate at or above the high bound.
+/// of their magnitudes where `sqrt(M2)` underflows), and its standard deviation within
+/// `S = 2 d sqrt(M2) + 2 e` of the close rates' (`M2` their mean square); the bounds are
+/// those of the thresholds at `mean - E` and `mean + E`, the standard deviations moved
+/// by `S`; then the low bound is lowered and the high one raised by `2 d |bound| + 2 e`, so
+/// that a close rate below the first is an exact rate below the low bound, and one at or
+/// above the second an exact rate at or above the high bound.
 fn close_bars(mean: f64, count: u64, square_sum: f64, alpha: f64) -> (f64, f64) {
     /// `2^-1000`.
     const MEAN_ABSOLUTE: f64 = f64::from_bits((1023 - 1000) << 52);
@@ -315,10 +330,14 @@ fn close_bars(mean: f64, count: u64, square_sum: f64, alpha: f64) -> (f64, f64) 
         return (f64::NEG_INFINITY, f64::NEG_INFINITY);
     }
     let n = count as i64 as f64;
-    let magnitude = mean.abs().max((square_sum / n).sqrt());
-    let mean_error = (4.0 * n + 32.0) * (f64::EPSILON / 2.0) * magnitude + MEAN_ABSOLUTE;
-    let (low, high) = bounds_around(mean, n, square_sum, alpha, mean_error);
-    let widen = |bound: f64| 2.0 * CLOSE_RELATIVE * bound.abs() + 2.0 * CLOSE_ABSOLUTE;
+    let (d, e) = (CLOSE_RELATIVE, CLOSE_ABSOLUTE);
+    let root_mean_square = (square_sum / n).sqrt();
+    let magnitude = mean.abs().max(root_mean_square);
+    let mean_error =
+        (2.0 * d + (4.0 * n + 32.0) * (f64::EPSILON / 2.0)) * magnitude + MEAN_ABSOLUTE;
+    let sd_error = 2.0 * d * root_mean_square + 2.0 * e;
+    let (low, high) = bounds_around(mean, n, square_sum, alpha, mean_error, sd_error);
+    let widen = |bound: f64| 2.0 * d * bound.abs() + 2.0 * e;
     (low - widen(low), high + widen(high))
 }
 
@@ -605,8 +624,8 @@ mod tests {
     /// 1024 rows of rates near `2^-600`, whose squares underflow to 0 (so that the sum of
     /// squares says nothing of the rates' size), each chosen among rows whose close rate is
     /// off the exact one so that, lane by lane, the sum of the close rates rounds one way
-    /// (`up`) where that of the exact ones rounds the other: the two means end up tens of
-    /// units in the last place apart.
+    /// (`up`) where that of the exact ones rounds the other: the two means end up further
+    /// apart than the sums' rounding alone would put them.
     fn rows_whose_close_sums_round_apart(seed: u64, up: bool) -> Vec<Row> {
         let mut rng = SplitMix64(seed);
         // Progress near 2^-301 over elapsed times near 2^299 (now 0, so that the elapsed
@@ -688,13 +707,17 @@ mod tests {
                 rows[1024].3 = 0.5 * (exact + close) * elapsed;
             }
             let snapshot = make(&rows);
-            // The means are further apart than the rows' widening (`2 d |bar|`) alone allows.
+            // The means differ: by a few units in the last place where the close sums
+            // round up (a Newton step's quotients are at most the exact ones but for their
+            // rounding), by more than the sums' rounding alone allows (`(4N + 32) u
+            // |mean|`) where they round down.
             let (exact, close) = exact_and_close_means(&snapshot);
             let case = format!("seed {seed}: means {exact:e}, {close:e}");
-            assert!(
-                (close - exact).abs() > 4.0 * CLOSE_RELATIVE * exact,
-                "{case}"
-            );
+            let rounding = (4.0 * 1025.0 + 32.0) * (f64::EPSILON / 2.0) * exact;
+            match up {
+                true => assert!(close > exact, "{case}"),
+                false => assert!(exact - close > rounding, "{case}"),
+            }
             let rate = rows[1024].3 / elapsed;
             assert!(
                 (exact.min(close)..exact.max(close)).contains(&rate),
@@ -713,6 +736,76 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A stage whose close rates have a smaller standard deviation than its exact ones
+    /// (the rates of one half exact, of the other as far below as a Newton step puts
+    /// them), with `alpha` 1000: the threshold of the close rates lies further from the
+    /// exact one than the mean's error, the rows' widening and the variance's rounding
+    /// cover, and the close bars must still hold the exact threshold (the standard
+    /// deviation's error `S` does).
+    #[test]
+    fn close_bars_hold_the_exact_threshold_where_the_standard_deviation_moves() {
+        if !crate::scan::close_rates_differ() {
+            return;
+        }
+        let (alpha, half) = (1000.0, 512);
+        // Elapsed times whose close rate is nearest the exact one, and those whose close
+        // rate is furthest below it (a Newton step's quotients are at most the exact
+        // ones).
+        let mut rng = SplitMix64(31);
+        let pool: Vec<f64> = (0..1 << 18).map(|_| 400.0 + 500.0 * rng.unit()).collect();
+        let ones = vec![1.0; pool.len()];
+        let start: Vec<f64> = pool.iter().map(|e| -e).collect();
+        let mut close = vec![0.0; pool.len()];
+        let rates = |progress, start| Rates {
+            now_secs: 0.0,
+            progress,
+            weights: None,
+            start_secs: start,
+        };
+        crate::scan::fill_close_rates(&rates(&ones, &start), &mut close);
+        let below = |i: usize| (1.0 / pool[i] - close[i]) * pool[i];
+        let mut by_error: Vec<usize> = (0..pool.len()).collect();
+        by_error.sort_by(|&a, &b| below(a).total_cmp(&below(b)));
+        let (nearest, furthest) = (&by_error[..half], &by_error[by_error.len() - half..]);
+        let errors = (below(nearest[half - 1]), below(furthest[0]));
+        assert!(errors.0 < 1e-3 * errors.1, "{errors:?}");
+        // Rates 1% below 1e-3 with the first, 1% above with the others.
+        let row = |i: usize, rate: f64| (0, 0, -pool[i], rate * pool[i], 1.0);
+        let rows = nearest.iter().map(|&i| row(i, 0.99e-3));
+        let rows: Vec<Row> = rows
+            .chain(furthest.iter().map(|&i| row(i, 1.01e-3)))
+            .collect();
+        let snapshot = build_snapshot(0.0, 1, 1, rows).expect("valid rows");
+        // The thresholds of the exact rates and of the close ones, in two passes.
+        let mut detector = late(alpha, Parallelism::Sequential);
+        detector.scan_with(&snapshot, &mut Findings::default(), false);
+        let exact = detector.thresholds[0];
+        let mut close = vec![0.0; snapshot.len()];
+        crate::scan::fill_close_rates(
+            &rates(snapshot.progress(), snapshot.start_secs()),
+            &mut close,
+        );
+        let n = close.len() as f64;
+        let mean = close.iter().sum::<f64>() / n;
+        let variance = close.iter().map(|c| (c - mean) * (c - mean)).sum::<f64>() / n;
+        let moved = mean - alpha * variance.sqrt() - exact;
+        // Further than the mean's error (`2 d` of about 1e-3), the widening (`2 d` of
+        // about 9e-3) and the variance's rounding (`alpha 16 (N + 4) u M2 / 2 SD`).
+        let (d, u) = (CLOSE_RELATIVE, f64::EPSILON / 2.0);
+        let rounding = alpha * 16.0 * (n + 4.0) * u * 1e-6 / (2.0 * 1e-5);
+        let case = format!("exact threshold {exact:e}, close one {moved:e} above it");
+        assert!(moved > 2.0 * d * 1e-3 + 2.0 * d * 9e-3 + rounding, "{case}");
+        // The close bars hold the exact threshold.
+        let close_rates = CloseRates::new(rates(snapshot.progress(), snapshot.start_secs()));
+        detector.first_pass(snapshot.stage_indices(), &close_rates, 1, &mut Vec::new());
+        assert!(close_rates.approximated(), "{case}");
+        let (low, high) = (detector.low[0], detector.high[0]);
+        assert!(
+            low <= exact && exact <= high,
+            "{case}: bars {low:e}, {high:e}"
+        );
     }
 
     #[test]
@@ -844,10 +937,14 @@ mod tests {
     fn close_bars_by_hand() {
         // Each case: the stage's mean, count, sum of squares and alpha, and the magnitude
         // of its rates; the bars are the bounds around the mean less and plus
-        // E = (4N + 32) u max(|mean|, sqrt(M2)) + 2^-1000, each moved out by
-        // 2 d |bar| + 2 e. Rates 1 and 3; a thousand rates near 2^-600 whose squares
-        // underflow to 0 (E scaled by the mean), with alpha 1 and 0; one rate.
+        // E = (2d + (4N + 32) u) max(|mean|, sqrt(M2)) + 2^-1000, the standard deviations
+        // moved by S = 2 d sqrt(M2) + 2 e, each bar moved out by 2 d |bar| + 2 e. Rates 1
+        // and 3; a thousand rates near 2^-600 whose squares underflow to 0 (E scaled by
+        // the mean), with alpha 1 and 0; one rate.
         let u = f64::EPSILON / 2.0;
+        let (d, e) = (2f64.powi(-27), 2f64.powi(-1060));
+        assert_eq!((CLOSE_RELATIVE, CLOSE_ABSOLUTE), (d, e));
+        let widen = |bar: f64| 2.0 * d * bar.abs() + 2.0 * e;
         let tiny = 1.5 * 2f64.powi(-600);
         for (mean, count, square_sum, alpha, magnitude) in [
             (2.0, 2, 10.0, 1.0, 5f64.sqrt()),
@@ -856,9 +953,9 @@ mod tests {
             (0.5, 1, 0.25, 2.0, 0.5),
         ] {
             let n = count as f64;
-            let mean_error = (4.0 * n + 32.0) * u * magnitude + 2f64.powi(-1000);
-            let (low, high) = bounds_around(mean, n, square_sum, alpha, mean_error);
-            let widen = |bar: f64| 2.0 * CLOSE_RELATIVE * bar.abs() + 2.0 * CLOSE_ABSOLUTE;
+            let mean_error = (2.0 * d + (4.0 * n + 32.0) * u) * magnitude + 2f64.powi(-1000);
+            let sd_error = 2.0 * d * (square_sum / n).sqrt() + 2.0 * e;
+            let (low, high) = bounds_around(mean, n, square_sum, alpha, mean_error, sd_error);
             let expected = (low - widen(low), high + widen(high));
             let case = format!("mean {mean:e}, {count} rates, alpha {alpha}");
             assert_eq!(
@@ -872,6 +969,20 @@ mod tests {
                 assert!(expected.0 < below && above < expected.1, "{case}");
             }
         }
+        // Rates 1 and 3, worked through: one-pass variance 1 within 16 x 6 u x 5 +
+        // 2^-1022, standard deviation within S = 2 d sqrt(5) + 2 e, mean 2 within
+        // E = (2 d + 40 u) sqrt(5) + 2^-1000.
+        let margin = 16.0 * 6.0 * u * 5.0 + f64::MIN_POSITIVE;
+        let sd_error = 2.0 * d * 5f64.sqrt() + 2.0 * e;
+        let mean_error = (2.0 * d + 40.0 * u) * 5f64.sqrt() + 2f64.powi(-1000);
+        let (low, high) = (
+            2.0 - mean_error - ((1.0 + margin).sqrt() + sd_error),
+            2.0 + mean_error - ((1.0 - margin).sqrt() - sd_error),
+        );
+        assert_eq!(
+            close_bars(2.0, 2, 10.0, 1.0),
+            (low - widen(low), high + widen(high))
+        );
         // No rate: no threshold, as without close rates.
         let none = (f64::NEG_INFINITY, f64::NEG_INFINITY);
         assert_eq!(close_bars(f64::NAN, 0, 0.0, 1.0), none);
