@@ -3245,6 +3245,91 @@ fn a_json_key_written_twice_is_a_duplicate_key_naming_it() {
     assert_eq!(attempts(&jobs).count(), 0);
 }
 
+/// A key the reader reads written twice in one object of a `.jhist` event's body (a field,
+/// or a count's `value` in its counters), or the event's class written twice in `event`, is
+/// skipped as `duplicate key` naming it, on its line, as in a Spark line: the record is
+/// lost, as to a value of the wrong type. Before, the reader's own visitor kept the last
+/// value without a word. A key it does not read written twice is passed over, as serde_json
+/// passes it over in a Spark line.
+#[test]
+fn a_jhist_body_key_written_twice_is_a_duplicate_key_naming_it() {
+    let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
+    let event = |kind: &str, body: &str| {
+        format!("{{\"type\":\"{kind}\",\"event\":{{\"e\":{{{body}}}}}}}\n")
+    };
+    let task = "\"taskid\":\"task_1_0001_m_000000\",\"taskType\":\"MAP\"";
+    let attempt = |n: u32| format!("{task},\"attemptId\":\"attempt_1_0001_m_000000_{n}\"");
+    let jhist = [
+        header.to_owned(),
+        // Line 3: a name written twice (the second an Avro union).
+        event(
+            "JOB_SUBMITTED",
+            "\"jobid\":\"job_1_0001\",\"jobName\":\"a\",\"jobName\":{\"string\":\"b\"}",
+        ),
+        // Line 4: a key not read written twice: parsed.
+        event(
+            "JOB_SUBMITTED",
+            "\"jobid\":\"job_1_0002\",\"userName\":\"u\",\"userName\":\"v\"",
+        ),
+        event("TASK_STARTED", task),
+        // Line 6: a start time written twice; line 7, a valid start.
+        event(
+            "MAP_ATTEMPT_STARTED",
+            &format!("{},\"startTime\":1000,\"startTime\":1500", attempt(0)),
+        ),
+        event(
+            "MAP_ATTEMPT_STARTED",
+            &format!("{},\"startTime\":1000", attempt(1)),
+        ),
+        // Line 8: splits written twice; line 9: the event's class written twice.
+        event(
+            "MAP_ATTEMPT_FINISHED",
+            &format!(
+                "{},\"finishTime\":9000,\"clockSplits\":[1],\"clockSplits\":[2]",
+                attempt(1)
+            ),
+        ),
+        format!(
+            "{{\"type\":\"MAP_ATTEMPT_FINISHED\",\"event\":{{\"e\":{{{},\"finishTime\":9000}},\
+             \"e\":{{{},\"finishTime\":8000}}}}}}\n",
+            attempt(1),
+            attempt(1)
+        ),
+        // Line 10: a count's value written twice, in a task's counters.
+        event(
+            "TASK_FINISHED",
+            &format!(
+                "{task},\"finishTime\":9000,\"counters\":{{\"name\":\"C\",\"groups\":[{{\"name\":\"g\",\
+                 \"counts\":[{{\"name\":\"HDFS_BYTES_READ\",\"value\":5,\"value\":6}}]}}]}}"
+            ),
+        ),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "duplicate key", Some("jobName")),
+            (6, "duplicate key", Some("startTime")),
+            (8, "duplicate key", Some("clockSplits")),
+            (9, "duplicate key", Some("e")),
+            (10, "duplicate key", Some("value")),
+        ]
+    );
+    assert_eq!(report.records_parsed, 5, "header, schema, lines 4, 5 and 7");
+    assert_eq!(job_ids(&jobs), ["job_1_0002", "job_1_0001"]);
+    assert_eq!(
+        attempt_rows(&jobs),
+        [(
+            "task_1_0001_m_000000",
+            "attempt_1_0001_m_000000_1",
+            1.0,
+            None,
+            AttemptOutcome::Unfinished
+        )]
+    );
+}
+
 /// A `.jhist` counter the task's input is read from (`HDFS_BYTES_READ` of a map) that is
 /// negative or no integer skips its event, named, as a Spark `Bytes Read` of the wrong type
 /// does; before, the size was taken for unknown without a word. The attempt's end skipped,
