@@ -1592,7 +1592,7 @@ fn a_cut_file_of_a_rolling_log_does_not_hide_the_next_ones() {
 /// 1–3 submit job 6251812952's tasks 0–2; 4–6 schedule them; 7 task 0 finishes (11 s);
 /// 8 task 1 is evicted, 9 rescheduled, 12 finishes (40 s); 10 task 2 fails, 11 is
 /// rescheduled and never ends; 13–15 job 6251999999 task 0 submitted, scheduled, killed;
-/// 16 a second kill (skipped: not scheduled), 17 four fields, 18 event type 11.
+/// 16 a second kill (skipped: already ended), 17 four fields, 18 event type 11.
 #[test]
 fn the_google_2011_fixture_is_read_as_counted_by_hand() {
     let (jobs, report) = read(
@@ -1604,7 +1604,7 @@ fn the_google_2011_fixture_is_read_as_counted_by_hand() {
     assert_eq!(
         reasons,
         [
-            (16, "end of a task not scheduled"),
+            (16, "end of a task already ended"),
             (17, "wrong number of fields"),
             (18, "unknown event type"),
         ]
@@ -2147,6 +2147,43 @@ fn a_google_end_after_a_skipped_one_still_ends_the_attempt() {
     assert_eq!(
         attempt_rows(&jobs),
         [("1/0", "1/0#1", 5.0, Some(9.0), AttemptOutcome::Succeeded)]
+    );
+}
+
+/// Google: an end of a task whose attempt has ended, no SCHEDULE since (a second FINISH, a
+/// kill after an eviction), is skipped as `end of a task already ended`, not as `end of a
+/// task not scheduled` (which it was before, though the task had been scheduled); the first
+/// end stands. An end after an end "after the trace" is one too: that attempt has ended,
+/// if after the trace.
+#[test]
+fn a_google_end_of_a_task_already_ended_is_its_own_skip() {
+    let google = concat!(
+        "1000000,,1,0,m1,1,u,0,0,0.1,0.1,0,0\n",
+        "5000000,,1,0,m1,4,u,0,0,0.1,0.1,0,0\n",
+        "6000000,,1,0,m1,4,u,0,0,0.1,0.1,0,0\n",
+        "6000000,,1,0,m1,5,u,0,0,0.1,0.1,0,0\n",
+        "7000000,,1,1,m1,5,u,0,0,0.1,0.1,0,0\n",
+        "8000000,,1,2,m1,1,u,0,0,0.1,0.1,0,0\n",
+        "9223372036854775807,,1,2,m1,4,u,0,0,0.1,0.1,0,0\n",
+        "9000000,,1,2,m1,3,u,0,0,0.1,0.1,0,0\n",
+    );
+    let (jobs, report) =
+        read_bytes(google.as_bytes(), TraceFormat::Google2011TaskEvents).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "end of a task already ended", Some("event type")),
+            (4, "end of a task already ended", Some("event type")),
+            (5, "end of a task not scheduled", Some("event type")),
+            (8, "end of a task already ended", Some("event type")),
+        ]
+    );
+    assert_eq!(
+        attempt_rows(&jobs),
+        [
+            ("1/0", "1/0#1", 1.0, Some(5.0), AttemptOutcome::Succeeded),
+            ("1/2", "1/2#1", 8.0, None, AttemptOutcome::Unfinished),
+        ]
     );
 }
 
