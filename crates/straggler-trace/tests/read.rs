@@ -2360,6 +2360,60 @@ fn jhist_submit_times_that_cannot_be_read_are_skipped() {
     );
 }
 
+/// A `.jhist` `JOB_SUBMITTED` of a job already submitted keeps the first event's name and
+/// submit time: one that restates them (as the application master of a later attempt
+/// writes it), or says nothing of them, is parsed; one that gives another is skipped as
+/// `contradicts the job's submission`, naming the field. A value the first event left
+/// unknown is taken from a later one. Before, each later event replaced the job's name and
+/// submit time, `None` for one it did not write, without a word.
+#[test]
+fn a_repeated_jhist_job_submitted_keeps_the_first_name_and_submit_time() {
+    let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
+    let event = |kind: &str, body: &str| {
+        format!("{{\"type\":\"{kind}\",\"event\":{{\"e\":{{{body}}}}}}}\n")
+    };
+    let submitted = |job: u32, rest: &str| {
+        event(
+            "JOB_SUBMITTED",
+            &format!("\"jobid\":\"job_1_000{job}\"{rest}"),
+        )
+    };
+    let jhist = [
+        header.to_owned(),
+        submitted(1, ",\"jobName\":\"n\",\"submitTime\":1000"),
+        submitted(1, ",\"jobName\":{\"string\":\"n\"},\"submitTime\":1000"),
+        submitted(1, ""),
+        submitted(1, ",\"jobName\":\"m\",\"submitTime\":1000"),
+        submitted(1, ",\"jobName\":\"n\",\"submitTime\":2000"),
+        event("JOB_FINISHED", "\"jobid\":\"job_1_0001\""),
+        // Line 9 gives no submit time: line 10 does.
+        submitted(2, ",\"jobName\":\"k\""),
+        submitted(2, ",\"jobName\":\"k\",\"submitTime\":3000"),
+        event("JOB_FINISHED", "\"jobid\":\"job_1_0002\""),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (6, "contradicts the job's submission", Some("jobName")),
+            (7, "contradicts the job's submission", Some("submitTime")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (11, 9));
+    let submissions: Vec<_> = jobs
+        .iter()
+        .map(|j| (j.id.as_str(), j.name.as_deref(), j.submit_secs))
+        .collect();
+    assert_eq!(
+        submissions,
+        [
+            ("job_1_0001", Some("n"), Some(1.0)),
+            ("job_1_0002", Some("k"), Some(3.0)),
+        ]
+    );
+}
+
 /// The optional strings of a `.jhist` event (`jobName`, `trackerName`, `avataar`, `hostname`)
 /// written as anything but a string or `null` skip their event, with its line and field,
 /// before it changes anything (before, they were taken for absent without a word).

@@ -35,7 +35,10 @@
 //! A job's `submitTime` (`JOB_SUBMITTED`), optional, is checked as the attempts' times are
 //! when written: of the wrong type, negative or implausible, it skips its event. So do the
 //! optional strings `jobName`, `trackerName`, `avataar` and `hostname` when written as
-//! anything but a string or `null`.
+//! anything but a string or `null`. A `JOB_SUBMITTED` of a job already submitted keeps the
+//! first's `jobName` and `submitTime`: one giving another is skipped as `"contradicts the
+//! job's submission"` naming it; one restating them, or leaving them out, is parsed, and a
+//! value the first left unknown is taken from it.
 //!
 //! Only the fields above are read from an event, each as a small typed value: the others
 //! are passed over as they are parsed, never built into a tree of JSON values, and
@@ -56,7 +59,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::assemble::{
-    Assembler, AttemptFields, ClockSplits, EndError, Skip, SplitsFault, plausible,
+    Assembler, AttemptFields, ClockSplits, EndError, JobFields, Skip, SplitsFault, plausible,
 };
 use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
@@ -71,6 +74,12 @@ struct Envelope {
     kind: Option<String>,
     event: Option<Wrapper>,
 }
+
+/// The fields of a job's `JOB_SUBMITTED`, as skips name them.
+const JOB_FIELDS: JobFields = JobFields {
+    name: "jobName",
+    submit: "submitTime",
+};
 
 /// The fields of an attempt's events, as skips name them.
 const FIELDS: AttemptFields = AttemptFields {
@@ -419,9 +428,9 @@ fn event(
                 Some(_) => Some(plausible(millis(body, "submitTime")?, "submitTime")?),
             };
             let name = optional_string(body, "jobName")?;
-            let job = jobs.job(id).job_mut();
-            job.name = name.map(str::to_owned);
-            job.submit_secs = submit;
+            // A job submitted again keeps its first name and submit time.
+            jobs.check_submission(id, name, submit, JOB_FIELDS)?;
+            jobs.job(id).fill_submission(name, submit);
         }
         "JOB_FINISHED" | "JOB_FAILED" | "JOB_KILLED" => {
             let id = string(body, "jobid")?;
