@@ -4160,6 +4160,59 @@ fn a_bad_spark_submission_time_costs_that_field_not_the_job() {
     }
 }
 
+/// A `SparkListenerJobStart` of a job already started keeps the first start's name and
+/// submission time (and its speculation setting, the one the job started under): a start
+/// that restates them, or says nothing of them, is parsed, and one that gives another is
+/// skipped as `contradicts the job's submission`, naming the field, and changes nothing. A
+/// value the first start left unknown is taken from a later one. Before, each later start
+/// replaced the job's name and submission time without a word.
+#[test]
+fn a_repeated_spark_job_start_keeps_the_first_name_and_submission_time() {
+    let start = |submit: u64, name: &str| {
+        format!(
+            "{{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Submission Time\":{submit},\
+             \"Stage Infos\":[{{\"Stage ID\":0,\"Stage Name\":\"{name}\"}}]}}"
+        )
+    };
+    let update = |switch: &str| {
+        format!(
+            "{{\"Event\":\"SparkListenerEnvironmentUpdate\",\
+             \"Spark Properties\":{{\"spark.speculation\":\"{switch}\"}}}}"
+        )
+    };
+    // Line 2 (`spark_job`'s start) gives neither: line 3 gives both.
+    let log = spark_job(&[
+        start(1000, "count at x"),
+        start(1000, "count at x"),
+        update("true"),
+        start(2000, "count at x"),
+        start(1000, "collect at y"),
+        start(3000, "collect at y"),
+        "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}".to_owned(),
+        spark_start(1, 0, 4000),
+        spark_end(1, 0, 4000, 5000, "Success"),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (
+                6,
+                "contradicts the job's submission",
+                Some("Submission Time")
+            ),
+            (7, "contradicts the job's submission", Some("Stage Name")),
+            (8, "contradicts the job's submission", Some("Stage Name")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (12, 9));
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].name.as_deref(), Some("count at x"));
+    assert_eq!(jobs[0].submit_secs, Some(1.0));
+    assert_eq!(jobs[0].speculation, None, "the setting of the first start");
+    assert_eq!(attempts(&jobs).count(), 1);
+}
+
 /// A time past the 64-bit integer range (which serde_json reads as a float) is an
 /// implausible or negative time, as any integer is; `-0` (read as a float too) is 0, as
 /// `Launch Time` 0 is; a float within the range (`1.5e3`) is of the wrong type: Spark
