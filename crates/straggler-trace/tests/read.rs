@@ -2571,6 +2571,47 @@ fn hadoop1_records_that_change_nothing_are_skipped_not_parsed() {
     );
 }
 
+/// A Hadoop 1 `Job` record that gives a job another `JOBNAME` or `SUBMIT_TIME` than an
+/// earlier one keeps the first: the record is counted as a skip `contradicts the job's
+/// submission` naming the field, and its other fields still apply (a `FINISH_TIME` closes
+/// the job). One that restates them (as the JobTracker writes the job again after a
+/// restart), or adds other fields, is parsed; a value the first record left unknown is
+/// taken from a later one. Before, the later record's values replaced the first's without
+/// a word.
+#[test]
+fn a_hadoop1_job_record_that_contradicts_the_first_keeps_the_first() {
+    let hadoop1 = concat!(
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" LAUNCH_TIME=\"1500\" .\n",
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"m\" .\n",
+        "Job JOBID=\"job_1_0001\" SUBMIT_TIME=\"2000\" FINISH_TIME=\"6000\" .\n",
+        "Job JOBID=\"job_1_0002\" JOB_PRIORITY=\"NORMAL\" .\n",
+        "Job JOBID=\"job_1_0002\" JOBNAME=\"k\" SUBMIT_TIME=\"3000\" .\n",
+        "Job JOBID=\"job_1_0002\" FINISH_TIME=\"7000\" .\n",
+    );
+    let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "contradicts the job's submission", Some("JOBNAME")),
+            (4, "contradicts the job's submission", Some("SUBMIT_TIME")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (7, 5));
+    assert!(report.truncated.is_none(), "both jobs closed");
+    let submissions: Vec<_> = jobs
+        .iter()
+        .map(|j| (j.id.as_str(), j.name.as_deref(), j.submit_secs))
+        .collect();
+    assert_eq!(
+        submissions,
+        [
+            ("job_1_0001", Some("n"), Some(1.0)),
+            ("job_1_0002", Some("k"), Some(3.0)),
+        ]
+    );
+}
+
 /// An event or task type that none of the format's is skipped as unknown, with its line and
 /// field; before, a misspelt event was counted as parsed and dropped, and a misspelt task
 /// type made a setup task of it. Events a format defines and the reader does not use are
