@@ -1592,7 +1592,7 @@ fn a_cut_file_of_a_rolling_log_does_not_hide_the_next_ones() {
 /// 1–3 submit job 6251812952's tasks 0–2; 4–6 schedule them; 7 task 0 finishes (11 s);
 /// 8 task 1 is evicted, 9 rescheduled, 12 finishes (40 s); 10 task 2 fails, 11 is
 /// rescheduled and never ends; 13–15 job 6251999999 task 0 submitted, scheduled, killed;
-/// 16 a second kill (skipped: not scheduled), 17 four fields, 18 event type 11.
+/// 16 a second kill (skipped: already ended), 17 four fields, 18 event type 11.
 #[test]
 fn the_google_2011_fixture_is_read_as_counted_by_hand() {
     let (jobs, report) = read(
@@ -1604,7 +1604,7 @@ fn the_google_2011_fixture_is_read_as_counted_by_hand() {
     assert_eq!(
         reasons,
         [
-            (16, "end of a task not scheduled"),
+            (16, "end of a task already ended"),
             (17, "wrong number of fields"),
             (18, "unknown event type"),
         ]
@@ -2150,6 +2150,43 @@ fn a_google_end_after_a_skipped_one_still_ends_the_attempt() {
     );
 }
 
+/// Google: an end of a task whose attempt has ended, no SCHEDULE since (a second FINISH, a
+/// kill after an eviction), is skipped as `end of a task already ended`, not as `end of a
+/// task not scheduled` (which it was before, though the task had been scheduled); the first
+/// end stands. An end after an end "after the trace" is one too: that attempt has ended,
+/// if after the trace.
+#[test]
+fn a_google_end_of_a_task_already_ended_is_its_own_skip() {
+    let google = concat!(
+        "1000000,,1,0,m1,1,u,0,0,0.1,0.1,0,0\n",
+        "5000000,,1,0,m1,4,u,0,0,0.1,0.1,0,0\n",
+        "6000000,,1,0,m1,4,u,0,0,0.1,0.1,0,0\n",
+        "6000000,,1,0,m1,5,u,0,0,0.1,0.1,0,0\n",
+        "7000000,,1,1,m1,5,u,0,0,0.1,0.1,0,0\n",
+        "8000000,,1,2,m1,1,u,0,0,0.1,0.1,0,0\n",
+        "9223372036854775807,,1,2,m1,4,u,0,0,0.1,0.1,0,0\n",
+        "9000000,,1,2,m1,3,u,0,0,0.1,0.1,0,0\n",
+    );
+    let (jobs, report) =
+        read_bytes(google.as_bytes(), TraceFormat::Google2011TaskEvents).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "end of a task already ended", Some("event type")),
+            (4, "end of a task already ended", Some("event type")),
+            (5, "end of a task not scheduled", Some("event type")),
+            (8, "end of a task already ended", Some("event type")),
+        ]
+    );
+    assert_eq!(
+        attempt_rows(&jobs),
+        [
+            ("1/0", "1/0#1", 1.0, Some(5.0), AttemptOutcome::Succeeded),
+            ("1/2", "1/2#1", 8.0, None, AttemptOutcome::Unfinished),
+        ]
+    );
+}
+
 /// A time no trace can hold (`i64::MAX` ms, a Google SCHEDULE "after the trace") is
 /// skipped with its line and field, rather than read and left to abort a replay.
 #[test]
@@ -2323,6 +2360,60 @@ fn jhist_submit_times_that_cannot_be_read_are_skipped() {
     );
 }
 
+/// A `.jhist` `JOB_SUBMITTED` of a job already submitted keeps the first event's name and
+/// submit time: one that restates them (as the application master of a later attempt
+/// writes it), or says nothing of them, is parsed; one that gives another is skipped as
+/// `contradicts the job's submission`, naming the field. A value the first event left
+/// unknown is taken from a later one. Before, each later event replaced the job's name and
+/// submit time, `None` for one it did not write, without a word.
+#[test]
+fn a_repeated_jhist_job_submitted_keeps_the_first_name_and_submit_time() {
+    let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
+    let event = |kind: &str, body: &str| {
+        format!("{{\"type\":\"{kind}\",\"event\":{{\"e\":{{{body}}}}}}}\n")
+    };
+    let submitted = |job: u32, rest: &str| {
+        event(
+            "JOB_SUBMITTED",
+            &format!("\"jobid\":\"job_1_000{job}\"{rest}"),
+        )
+    };
+    let jhist = [
+        header.to_owned(),
+        submitted(1, ",\"jobName\":\"n\",\"submitTime\":1000"),
+        submitted(1, ",\"jobName\":{\"string\":\"n\"},\"submitTime\":1000"),
+        submitted(1, ""),
+        submitted(1, ",\"jobName\":\"m\",\"submitTime\":1000"),
+        submitted(1, ",\"jobName\":\"n\",\"submitTime\":2000"),
+        event("JOB_FINISHED", "\"jobid\":\"job_1_0001\""),
+        // Line 9 gives no submit time: line 10 does.
+        submitted(2, ",\"jobName\":\"k\""),
+        submitted(2, ",\"jobName\":\"k\",\"submitTime\":3000"),
+        event("JOB_FINISHED", "\"jobid\":\"job_1_0002\""),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (6, "contradicts the job's submission", Some("jobName")),
+            (7, "contradicts the job's submission", Some("submitTime")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (11, 9));
+    let submissions: Vec<_> = jobs
+        .iter()
+        .map(|j| (j.id.as_str(), j.name.as_deref(), j.submit_secs))
+        .collect();
+    assert_eq!(
+        submissions,
+        [
+            ("job_1_0001", Some("n"), Some(1.0)),
+            ("job_1_0002", Some("k"), Some(3.0)),
+        ]
+    );
+}
+
 /// The optional strings of a `.jhist` event (`jobName`, `trackerName`, `avataar`, `hostname`)
 /// written as anything but a string or `null` skip their event, with its line and field,
 /// before it changes anything (before, they were taken for absent without a word).
@@ -2476,6 +2567,47 @@ fn hadoop1_records_that_change_nothing_are_skipped_not_parsed() {
                 None,
                 AttemptOutcome::Unfinished
             ),
+        ]
+    );
+}
+
+/// A Hadoop 1 `Job` record that gives a job another `JOBNAME` or `SUBMIT_TIME` than an
+/// earlier one keeps the first: the record is counted as a skip `contradicts the job's
+/// submission` naming the field, and its other fields still apply (a `FINISH_TIME` closes
+/// the job). One that restates them (as the JobTracker writes the job again after a
+/// restart), or adds other fields, is parsed; a value the first record left unknown is
+/// taken from a later one. Before, the later record's values replaced the first's without
+/// a word.
+#[test]
+fn a_hadoop1_job_record_that_contradicts_the_first_keeps_the_first() {
+    let hadoop1 = concat!(
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n",
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" LAUNCH_TIME=\"1500\" .\n",
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"m\" .\n",
+        "Job JOBID=\"job_1_0001\" SUBMIT_TIME=\"2000\" FINISH_TIME=\"6000\" .\n",
+        "Job JOBID=\"job_1_0002\" JOB_PRIORITY=\"NORMAL\" .\n",
+        "Job JOBID=\"job_1_0002\" JOBNAME=\"k\" SUBMIT_TIME=\"3000\" .\n",
+        "Job JOBID=\"job_1_0002\" FINISH_TIME=\"7000\" .\n",
+    );
+    let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "contradicts the job's submission", Some("JOBNAME")),
+            (4, "contradicts the job's submission", Some("SUBMIT_TIME")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (7, 5));
+    assert!(report.truncated.is_none(), "both jobs closed");
+    let submissions: Vec<_> = jobs
+        .iter()
+        .map(|j| (j.id.as_str(), j.name.as_deref(), j.submit_secs))
+        .collect();
+    assert_eq!(
+        submissions,
+        [
+            ("job_1_0001", Some("n"), Some(1.0)),
+            ("job_1_0002", Some("k"), Some(3.0)),
         ]
     );
 }
@@ -3245,6 +3377,91 @@ fn a_json_key_written_twice_is_a_duplicate_key_naming_it() {
     assert_eq!(attempts(&jobs).count(), 0);
 }
 
+/// A key the reader reads written twice in one object of a `.jhist` event's body (a field,
+/// or a count's `value` in its counters), or the event's class written twice in `event`, is
+/// skipped as `duplicate key` naming it, on its line, as in a Spark line: the record is
+/// lost, as to a value of the wrong type. Before, the reader's own visitor kept the last
+/// value without a word. A key it does not read written twice is passed over, as serde_json
+/// passes it over in a Spark line.
+#[test]
+fn a_jhist_body_key_written_twice_is_a_duplicate_key_naming_it() {
+    let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
+    let event = |kind: &str, body: &str| {
+        format!("{{\"type\":\"{kind}\",\"event\":{{\"e\":{{{body}}}}}}}\n")
+    };
+    let task = "\"taskid\":\"task_1_0001_m_000000\",\"taskType\":\"MAP\"";
+    let attempt = |n: u32| format!("{task},\"attemptId\":\"attempt_1_0001_m_000000_{n}\"");
+    let jhist = [
+        header.to_owned(),
+        // Line 3: a name written twice (the second an Avro union).
+        event(
+            "JOB_SUBMITTED",
+            "\"jobid\":\"job_1_0001\",\"jobName\":\"a\",\"jobName\":{\"string\":\"b\"}",
+        ),
+        // Line 4: a key not read written twice: parsed.
+        event(
+            "JOB_SUBMITTED",
+            "\"jobid\":\"job_1_0002\",\"userName\":\"u\",\"userName\":\"v\"",
+        ),
+        event("TASK_STARTED", task),
+        // Line 6: a start time written twice; line 7, a valid start.
+        event(
+            "MAP_ATTEMPT_STARTED",
+            &format!("{},\"startTime\":1000,\"startTime\":1500", attempt(0)),
+        ),
+        event(
+            "MAP_ATTEMPT_STARTED",
+            &format!("{},\"startTime\":1000", attempt(1)),
+        ),
+        // Line 8: splits written twice; line 9: the event's class written twice.
+        event(
+            "MAP_ATTEMPT_FINISHED",
+            &format!(
+                "{},\"finishTime\":9000,\"clockSplits\":[1],\"clockSplits\":[2]",
+                attempt(1)
+            ),
+        ),
+        format!(
+            "{{\"type\":\"MAP_ATTEMPT_FINISHED\",\"event\":{{\"e\":{{{},\"finishTime\":9000}},\
+             \"e\":{{{},\"finishTime\":8000}}}}}}\n",
+            attempt(1),
+            attempt(1)
+        ),
+        // Line 10: a count's value written twice, in a task's counters.
+        event(
+            "TASK_FINISHED",
+            &format!(
+                "{task},\"finishTime\":9000,\"counters\":{{\"name\":\"C\",\"groups\":[{{\"name\":\"g\",\
+                 \"counts\":[{{\"name\":\"HDFS_BYTES_READ\",\"value\":5,\"value\":6}}]}}]}}"
+            ),
+        ),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (3, "duplicate key", Some("jobName")),
+            (6, "duplicate key", Some("startTime")),
+            (8, "duplicate key", Some("clockSplits")),
+            (9, "duplicate key", Some("e")),
+            (10, "duplicate key", Some("value")),
+        ]
+    );
+    assert_eq!(report.records_parsed, 5, "header, schema, lines 4, 5 and 7");
+    assert_eq!(job_ids(&jobs), ["job_1_0002", "job_1_0001"]);
+    assert_eq!(
+        attempt_rows(&jobs),
+        [(
+            "task_1_0001_m_000000",
+            "attempt_1_0001_m_000000_1",
+            1.0,
+            None,
+            AttemptOutcome::Unfinished
+        )]
+    );
+}
+
 /// A `.jhist` counter the task's input is read from (`HDFS_BYTES_READ` of a map) that is
 /// negative or no integer skips its event, named, as a Spark `Bytes Read` of the wrong type
 /// does; before, the size was taken for unknown without a word. The attempt's end skipped,
@@ -3982,6 +4199,59 @@ fn a_bad_spark_submission_time_costs_that_field_not_the_job() {
         assert_eq!(jobs, expected, "{value}");
         assert_eq!(jobs[0].tasks.len(), 16);
     }
+}
+
+/// A `SparkListenerJobStart` of a job already started keeps the first start's name and
+/// submission time (and its speculation setting, the one the job started under): a start
+/// that restates them, or says nothing of them, is parsed, and one that gives another is
+/// skipped as `contradicts the job's submission`, naming the field, and changes nothing. A
+/// value the first start left unknown is taken from a later one. Before, each later start
+/// replaced the job's name and submission time without a word.
+#[test]
+fn a_repeated_spark_job_start_keeps_the_first_name_and_submission_time() {
+    let start = |submit: u64, name: &str| {
+        format!(
+            "{{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Submission Time\":{submit},\
+             \"Stage Infos\":[{{\"Stage ID\":0,\"Stage Name\":\"{name}\"}}]}}"
+        )
+    };
+    let update = |switch: &str| {
+        format!(
+            "{{\"Event\":\"SparkListenerEnvironmentUpdate\",\
+             \"Spark Properties\":{{\"spark.speculation\":\"{switch}\"}}}}"
+        )
+    };
+    // Line 2 (`spark_job`'s start) gives neither: line 3 gives both.
+    let log = spark_job(&[
+        start(1000, "count at x"),
+        start(1000, "count at x"),
+        update("true"),
+        start(2000, "count at x"),
+        start(1000, "collect at y"),
+        start(3000, "collect at y"),
+        "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}".to_owned(),
+        spark_start(1, 0, 4000),
+        spark_end(1, 0, 4000, 5000, "Success"),
+    ]);
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (
+                6,
+                "contradicts the job's submission",
+                Some("Submission Time")
+            ),
+            (7, "contradicts the job's submission", Some("Stage Name")),
+            (8, "contradicts the job's submission", Some("Stage Name")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (12, 9));
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].name.as_deref(), Some("count at x"));
+    assert_eq!(jobs[0].submit_secs, Some(1.0));
+    assert_eq!(jobs[0].speculation, None, "the setting of the first start");
+    assert_eq!(attempts(&jobs).count(), 1);
 }
 
 /// A time past the 64-bit integer range (which serde_json reads as a float) is an

@@ -120,10 +120,58 @@ impl EndError {
     }
 }
 
+/// The reason a reader gives for a job record that gives its job another name or submit
+/// time than an earlier record did (see [`OpenJob::check_submission`]).
+pub(crate) const CONTRADICTS_SUBMISSION: &str = "contradicts the job's submission";
+
+/// What a reader calls the fields of a job's name and submit time, to name them in its skips.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct JobFields {
+    /// The field of its name (or of what its name is taken from).
+    pub name: &'static str,
+    /// The field of its submit time.
+    pub submit: &'static str,
+}
+
 impl OpenJob {
     /// The job's own fields (name, submit time).
     pub(crate) fn job_mut(&mut self) -> &mut TraceJob {
         &mut self.job
+    }
+
+    /// The skip of a record that gives this job `name` or `submit_secs` other than an
+    /// earlier record gave it ([`CONTRADICTS_SUBMISSION`], naming the field, the name's
+    /// first): which is right cannot be told, and the first stands. A value the record
+    /// does not give, or one the job has none of yet, contradicts nothing, and a record
+    /// that restates them (Hadoop 1 writes a job's record again after a JobTracker
+    /// restart) is none.
+    pub(crate) fn check_submission(
+        &self,
+        name: Option<&str>,
+        submit_secs: Option<f64>,
+        fields: JobFields,
+    ) -> Result<(), Skip> {
+        fn differs<T: PartialEq>(first: Option<T>, later: Option<T>) -> bool {
+            first
+                .zip(later)
+                .is_some_and(|(first, later)| first != later)
+        }
+        if differs(self.job.name.as_deref(), name) {
+            return Err((CONTRADICTS_SUBMISSION, Some(fields.name)));
+        }
+        if differs(self.job.submit_secs, submit_secs) {
+            return Err((CONTRADICTS_SUBMISSION, Some(fields.submit)));
+        }
+        Ok(())
+    }
+
+    /// Gives the job `name` and `submit_secs` where it has none yet: a later record never
+    /// replaces what an earlier one gave (see [`OpenJob::check_submission`]).
+    pub(crate) fn fill_submission(&mut self, name: Option<&str>, submit_secs: Option<f64>) {
+        if self.job.name.is_none() {
+            self.job.name = name.map(str::to_owned);
+        }
+        self.job.submit_secs = self.job.submit_secs.or(submit_secs);
     }
 
     /// The index of task `id`, created with `stage` and `kind` on first sight. A kind learnt
@@ -381,6 +429,20 @@ impl Assembler {
     /// The start of attempt `attempt` of the open job `job`, if it has been seen.
     pub(crate) fn attempt_start(&self, job: &str, attempt: &str) -> Option<f64> {
         self.attempt(job, attempt).map(|a| a.start_secs)
+    }
+
+    /// [`OpenJob::check_submission`] on job `job`, open or not (a job not open has no name
+    /// or submit time to contradict).
+    pub(crate) fn check_submission(
+        &self,
+        job: &str,
+        name: Option<&str>,
+        submit_secs: Option<f64>,
+        fields: JobFields,
+    ) -> Result<(), Skip> {
+        self.jobs.get(job).map_or(Ok(()), |open| {
+            open.check_submission(name, submit_secs, fields)
+        })
     }
 
     /// [`OpenJob::check_start`] on job `job`, open or not (a job not open has no attempt).

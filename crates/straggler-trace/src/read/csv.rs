@@ -16,7 +16,9 @@
 //!   on an end leaves the attempt unfinished; on a SCHEDULE it is skipped as
 //!   `"scheduled after the trace"`. An end before its attempt's start is skipped and the
 //!   attempt still runs; so is a SCHEDULE while the task's attempt runs (`"attempt
-//!   started twice"`), the first standing.
+//!   started twice"`), the first standing. An end of a task never scheduled is skipped as
+//!   `"end of a task not scheduled"`, one of a task whose attempt has ended, no SCHEDULE
+//!   since (a second FINISH), as `"end of a task already ended"`, the first end standing.
 //!
 //! **Alibaba 2018 `batch_instance`** (schema `cluster-trace-v2018/schema.md`, §1.6):
 //! `instance_name`, `task_name`, `job_name`, `task_type`, `status`, `start_time` (s),
@@ -134,8 +136,15 @@ pub(crate) fn read_google(
         let task_id = format!("{job_id}/{index}");
         let state = tasks.entry((job_id, index)).or_insert((0, false));
         if (2..=6).contains(&event) && !state.1 {
-            // Checked before the job and task are opened: a skipped row leaves nothing.
-            return Err(("end of a task not scheduled", Some("event type")));
+            // Checked before the job and task are opened: a skipped row leaves nothing. A
+            // task whose attempt has ended, no SCHEDULE since (a second FINISH, a KILL
+            // after an EVICT), was scheduled: its end is not the end of a task never
+            // scheduled.
+            let reason = match state.0 {
+                0 => "end of a task not scheduled",
+                _ => "end of a task already ended",
+            };
+            return Err((reason, Some("event type")));
         }
         if event == 1 && state.1 {
             // A SCHEDULE while the task's attempt runs (no end between): the first stands,

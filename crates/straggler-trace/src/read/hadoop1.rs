@@ -63,7 +63,11 @@
 //! `TASK_STATUS`). Every time read (`SUBMIT_TIME`, `START_TIME`, `FINISH_TIME`) is checked
 //! as [`plausible`]; an empty one is `"missing field"`. A record that writes a key twice is
 //! skipped as `"duplicate key"` (Hadoop 1 writes each once; which value to take cannot be
-//! told).
+//! told). A `Job` record that gives its job another `JOBNAME` or `SUBMIT_TIME` than an
+//! earlier one did is counted as a skip, `"contradicts the job's submission"` naming the
+//! field, the first standing; its other fields apply all the same (a `FINISH_TIME` closes
+//! the job). One restating them (the JobTracker writes a job's record again after a
+//! restart) or adding other fields is parsed, and gives a value no earlier one did.
 //!
 //! Keys: a record may carry keys this reader does not use (each version of Hadoop 1 wrote
 //! a few more), which are passed over. Those outside Hadoop 1's `JobHistory.Keys` (see
@@ -75,7 +79,9 @@ use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
 
-use super::assemble::{Assembler, AttemptFields, Skip, plausible, reduce_phase_progress};
+use super::assemble::{
+    Assembler, AttemptFields, JobFields, Skip, plausible, reduce_phase_progress,
+};
 use super::conf_xml::{self, RootScan, conf_job_id};
 use super::hadoop_conf::HadoopVersion;
 use super::input::{Line, Lines, MAX_LINE_BYTES};
@@ -86,6 +92,12 @@ use crate::{AttemptOutcome, EmbeddedConf, JobConf, ReadReport, StageKind, TraceJ
 const MAX_RECORD_LINES: usize = 10_000;
 
 const RECORD_TYPES: [&str; 5] = ["Meta", "Job", "Task", "MapAttempt", "ReduceAttempt"];
+
+/// The fields of a `Job` record's name and submit time, as skips name them.
+const JOB_FIELDS: JobFields = JobFields {
+    name: "JOBNAME",
+    submit: "SUBMIT_TIME",
+};
 
 /// The fields of an attempt's records, as skips name them.
 const FIELDS: AttemptFields = AttemptFields {
@@ -704,16 +716,16 @@ fn apply(
                 .ok_or(("missing field", Some("JOBID")))?;
             let submit = millis(fields, "SUBMIT_TIME")?;
             let finish = millis(fields, "FINISH_TIME")?;
-            let job = jobs.job(id).job_mut();
-            if let Some(name) = fields.get("JOBNAME") {
-                job.name = Some(name.clone());
-            }
-            if submit.is_some() {
-                job.submit_secs = submit;
-            }
+            let name = fields.get("JOBNAME").map(String::as_str);
+            // A name or submit time other than an earlier record's: the first stands, and
+            // the record is counted as the skip, its other fields applied all the same (a
+            // `FINISH_TIME` still closes the job, which it alone can).
+            let contradiction = jobs.check_submission(id, name, submit, JOB_FIELDS);
+            jobs.job(id).fill_submission(name, submit);
             if finish.is_some() {
                 jobs.end_job(id, on_job);
             }
+            contradiction?;
         }
         "Task" => {
             let task_id = fields

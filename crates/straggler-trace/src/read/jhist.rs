@@ -35,15 +35,20 @@
 //! A job's `submitTime` (`JOB_SUBMITTED`), optional, is checked as the attempts' times are
 //! when written: of the wrong type, negative or implausible, it skips its event. So do the
 //! optional strings `jobName`, `trackerName`, `avataar` and `hostname` when written as
-//! anything but a string or `null`.
+//! anything but a string or `null`. A `JOB_SUBMITTED` of a job already submitted keeps the
+//! first's `jobName` and `submitTime`: one giving another is skipped as `"contradicts the
+//! job's submission"` naming it; one restating them, or leaving them out, is parsed, and a
+//! value the first left unknown is taken from it.
 //!
 //! Only the fields above are read from an event, each as a small typed value: the others
 //! are passed over as they are parsed, never built into a tree of JSON values, and
 //! `clockSplits` are read as integers up to a cap (see [`ClockSplits`]), so that an event
-//! takes about the memory of its text. Optional fields written as Avro unions
-//! (`{"string": "VIRGIN"}`) are unwrapped. An event whose `type` is none of the schema's is
-//! skipped as `"unknown event type"`; a task type none of Hadoop's as `"unknown task type"`
-//! (see [`kind_of`]).
+//! takes about the memory of its text. Optional fields written as Avro unions (`{"string":
+//! "VIRGIN"}`) are unwrapped. A key read written twice in one object (a field of the body,
+//! `groups`, `counts`, a count's `name` or `value`, the event's class) skips the line as
+//! `"duplicate key"` naming it, as serde_json has a Spark line's (see `once`). An event
+//! whose `type` is none of the schema's is skipped as `"unknown event type"`; a task type
+//! none of Hadoop's as `"unknown task type"` (see [`kind_of`]).
 
 use std::collections::HashSet;
 use std::fmt;
@@ -51,10 +56,10 @@ use std::io::BufRead;
 use std::path::Path;
 
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::assemble::{
-    Assembler, AttemptFields, ClockSplits, EndError, Skip, SplitsFault, plausible,
+    Assembler, AttemptFields, ClockSplits, EndError, JobFields, Skip, SplitsFault, plausible,
 };
 use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
@@ -69,6 +74,12 @@ struct Envelope {
     kind: Option<String>,
     event: Option<Wrapper>,
 }
+
+/// The fields of a job's `JOB_SUBMITTED`, as skips name them.
+const JOB_FIELDS: JobFields = JobFields {
+    name: "jobName",
+    submit: "submitTime",
+};
 
 /// The fields of an attempt's events, as skips name them.
 const FIELDS: AttemptFields = AttemptFields {
@@ -417,9 +428,9 @@ fn event(
                 Some(_) => Some(plausible(millis(body, "submitTime")?, "submitTime")?),
             };
             let name = optional_string(body, "jobName")?;
-            let job = jobs.job(id).job_mut();
-            job.name = name.map(str::to_owned);
-            job.submit_secs = submit;
+            // A job submitted again keeps its first name and submit time.
+            jobs.check_submission(id, name, submit, JOB_FIELDS)?;
+            jobs.job(id).fill_submission(name, submit);
         }
         "JOB_FINISHED" | "JOB_FAILED" | "JOB_KILLED" => {
             let id = string(body, "jobid")?;
@@ -706,7 +717,8 @@ const SCALAR_FIELDS: [&str; 12] = [
 ];
 
 /// The `event` of a line: `{"<class>": {...}}`, the first entry by name standing for the
-/// whole (as it would in a map sorted by key), each entry's body read as [`EventBody`].
+/// whole (as it would in a map sorted by key), each entry's body read as [`EventBody`]; that
+/// name written twice fails the line as a key read written twice in a body does ([`once`]).
 #[derive(Debug)]
 struct Wrapper {
     first: Option<EventBody>,
@@ -720,7 +732,8 @@ enum EventBody {
 }
 
 /// The fields of an event body the reader uses; every other field is passed over unread.
-/// A field written twice: the last stands.
+/// A field it uses written twice fails the line as serde_json fails a derived struct's
+/// (`duplicate field`), see [`once`].
 #[derive(Debug, Default)]
 struct Body {
     /// The values of [`SCALAR_FIELDS`], an Avro union unwrapped.
@@ -778,6 +791,18 @@ enum SplitsField {
     Null,
     NotArray,
     Splits(ClockSplits),
+}
+
+/// Fails an object whose key `name`, one the reader reads, is written again (`seen`
+/// holding its first value), with the error serde_json gives for a derived struct's field
+/// written twice (`duplicate field `name``): the line is then skipped as `"duplicate key"`
+/// naming it (`json_line_skipped`), as a Spark line is, which value to take not being
+/// known. Keys passed over unread are not checked, as in a derived struct.
+fn once<T, E: serde::de::Error>(seen: &Option<T>, name: &'static str) -> Result<(), E> {
+    match seen {
+        Some(_) => Err(E::duplicate_field(name)),
+        None => Ok(()),
+    }
 }
 
 /// Passes over the rest of a map.
@@ -975,6 +1000,7 @@ impl<'de> Visitor<'de> for CountersSeed {
         while let Some(key) = map.next_key::<String>()? {
             entries += 1;
             if key == "groups" {
+                once(&groups, "groups")?;
                 groups = Some(map.next_value_seed(GroupsSeed)?);
             } else if self.unwrap && entries == 1 {
                 union = Some(map.next_value_seed(CountersSeed { unwrap: false })?);
@@ -1028,8 +1054,11 @@ impl<'de> Visitor<'de> for GroupSeed {
     any_value_visitor!(object CounterValues, CounterValues::default());
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CounterValues, A::Error> {
         let mut values = CounterValues::default();
+        let mut counts = None;
         while let Some(key) = map.next_key::<String>()? {
             if key == "counts" {
+                once(&counts, "counts")?;
+                counts = Some(());
                 values = map.next_value_seed(CountsSeed)?;
             } else {
                 map.next_value::<IgnoredAny>()?;
@@ -1097,8 +1126,14 @@ impl<'de> Visitor<'de> for CountSeed {
         let (mut name, mut value) = (None, None);
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
-                "name" => name = Some(map.next_value_seed(plain)?),
-                "value" => value = Some(map.next_value_seed(plain)?),
+                "name" => {
+                    once(&name, "name")?;
+                    name = Some(map.next_value_seed(plain)?);
+                }
+                "value" => {
+                    once(&value, "value")?;
+                    value = Some(map.next_value_seed(plain)?);
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -1123,10 +1158,13 @@ impl<'de> Visitor<'de> for EventBodySeed {
         let mut body = Body::default();
         while let Some(key) = map.next_key::<String>()? {
             if let Some(index) = SCALAR_FIELDS.iter().position(|field| *field == key) {
+                once(&body.scalars[index], SCALAR_FIELDS[index])?;
                 body.scalars[index] = Some(map.next_value_seed(PlainSeed { unwrap: true })?);
             } else if key == "clockSplits" {
+                once(&body.clock_splits, "clockSplits")?;
                 body.clock_splits = Some(map.next_value_seed(SplitsSeed { unwrap: true })?);
             } else if key == "counters" {
+                once(&body.counters, "counters")?;
                 body.counters = Some(map.next_value_seed(CountersSeed { unwrap: true })?);
             } else {
                 map.next_value::<IgnoredAny>()?;
@@ -1145,17 +1183,29 @@ impl<'de> Deserialize<'de> for Wrapper {
                 f.write_str("an object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Wrapper, A::Error> {
-                // The first entry by name; of a name written twice, the last.
+                // The first entry by name. That name written twice fails the line, as a
+                // key read written twice in a body does (the other entries are not read).
                 let mut first: Option<(String, EventBody)> = None;
+                let mut first_twice = false;
                 while let Some(key) = map.next_key::<String>()? {
                     let body = map.next_value_seed(EventBodySeed)?;
-                    if first.as_ref().is_none_or(|(name, _)| key <= *name) {
-                        first = Some((key, body));
+                    match &first {
+                        Some((name, _)) if key == *name => first_twice = true,
+                        Some((name, _)) if key > *name => {}
+                        _ => {
+                            first = Some((key, body));
+                            first_twice = false;
+                        }
                     }
                 }
-                Ok(Wrapper {
-                    first: first.map(|(_, body)| body),
-                })
+                match first {
+                    Some((name, _)) if first_twice => {
+                        Err(A::Error::custom(format_args!("duplicate field `{name}`")))
+                    }
+                    first => Ok(Wrapper {
+                        first: first.map(|(_, body)| body),
+                    }),
+                }
             }
         }
         deserializer.deserialize_map(Entries)

@@ -4,7 +4,11 @@
 //! - A job is a `SparkListenerJobStart` (`Job ID`, `Submission Time`, `Stage IDs`); its name
 //!   is the name of its last stage, as Spark's UI shows it. A bad `Submission Time` (of the
 //!   wrong type, negative, implausible) costs that field alone: the job opens without it,
-//!   and its start is counted as a skip naming it.
+//!   and its start is counted as a skip naming it. A start of a job already started keeps
+//!   the first's name, submission time and speculation setting: one giving another name
+//!   or submission time is skipped as `"contradicts the job's submission"` naming it, one
+//!   restating them (or leaving them out) is parsed, giving a value the first left
+//!   unknown.
 //! - A task is a partition (`Index`) of a stage attempt (`Stage ID`, `Stage Attempt ID`):
 //!   its stage is `"<stage>.<stage attempt>"` and its id `"<stage>.<stage attempt>:<index>"`.
 //!   Its kind is [`StageKind::Map`] for `ShuffleMapTask`, [`StageKind::Reduce`] for
@@ -56,7 +60,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::assemble::{Assembler, AttemptFields, Change, Skip, plausible};
+use super::assemble::{Assembler, AttemptFields, Change, JobFields, Skip, plausible};
 use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, LogLine, ReadReport, SpeculationSetting, StageKind, TraceJob};
 
@@ -398,6 +402,12 @@ impl Started {
 /// The reason of a record whose `Task Info` contradicts its attempt's start.
 const CONTRADICTS_START: &str = "contradicts the task start";
 
+/// The fields of a job start, as skips name them: the name is its last stage's.
+const JOB_FIELDS: JobFields = JobFields {
+    name: "Stage Name",
+    submit: "Submission Time",
+};
+
 /// The fields of an attempt's events, as skips name them.
 const FIELDS: AttemptFields = AttemptFields {
     id: "Task ID",
@@ -641,7 +651,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
     /// Opens the job of a `SparkListenerJobStart`. A bad `Submission Time` (of the wrong
     /// type, negative, implausible) costs that field alone: the job opens without it, and
     /// the start is counted as a skip naming it (as a `.jhist` `JOB_SUBMITTED` is), for
-    /// without the start the job's tasks would have no job.
+    /// without the start the job's tasks would have no job. A start of a job already
+    /// started keeps the first's name, submission time and speculation setting (the one
+    /// the job started under); one that gives another name or submission time is skipped
+    /// whole, naming it (`OpenJob::check_submission`).
     fn job_start(&mut self, event: Event) -> Result<(), Skip> {
         let job_id = event.job_id.ok_or(("missing field", Some("Job ID")))?;
         let submit = match event.submission_time.filter(|v| !v.is_null()) {
@@ -662,11 +675,16 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             .max_by_key(|s| s.stage_id)
             .and_then(|s| s.stage_name.clone());
         let key = self.job_key(job_id);
-        let job = self.jobs.job(&key).job_mut();
-        job.name = name;
-        job.submit_secs = submit.unwrap_or(None);
-        job.speculation = self.speculation.clone();
-        job.speculation_line = self.speculation_line.clone();
+        let submit_secs = submit.unwrap_or(None);
+        (self.jobs).check_submission(&key, name.as_deref(), submit_secs, JOB_FIELDS)?;
+        let started = self.jobs.get(&key).is_some();
+        let job = self.jobs.job(&key);
+        job.fill_submission(name.as_deref(), submit_secs);
+        if !started {
+            let job = job.job_mut();
+            job.speculation = self.speculation.clone();
+            job.speculation_line = self.speculation_line.clone();
+        }
         // A stage that a running job runs stays that job's (Spark runs a stage that jobs
         // share for the earliest, `DAGScheduler.activeJobForStage`); it passes to this one
         // when that one ends (`pass_stages`).
