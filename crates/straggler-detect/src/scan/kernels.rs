@@ -1558,11 +1558,11 @@ mod avx512 {
 
     /// [`super::fill_close_rates_adding`] over `slots.len()` rows (the columns at least as
     /// long): each block of `LANES` rates by [`close_quotients`], stored and added to the
-    /// lanes, the elapsed times' least and largest kept, and the amounts' largest
-    /// magnitude; then, if the elapsed times lie in `[2^-300, 2^300]`, the amounts in
-    /// `[-2^700, 2^700]` and the rates' lanes came out finite, the last rows (fewer than `LANES`)
-    /// exactly, and `true`. If not, `false`, and the lanes are as they came (the slots are
-    /// written over).
+    /// lanes, the elapsed times' least and largest kept, and the amounts' largest bits (as
+    /// unsigned integers); then, if the elapsed times lie in `[2^-300, 2^300]`, the amounts
+    /// in `[+0, 2^700]` and the rates' lanes came out finite, the last rows (fewer than
+    /// `LANES`) exactly, and `true`. If not, `false`, and the lanes are as they came (the
+    /// slots are written over).
     #[target_feature(enable = "avx512f,popcnt")]
     pub(super) fn fill_close_rates_adding(
         now: f64,
@@ -1596,7 +1596,7 @@ mod avx512 {
         /// The least and largest elapsed times where the bound holds: `2^-300`, `2^300`.
         const LEAST: f64 = f64::from_bits((1023 - 300) << 52);
         const MOST: f64 = f64::from_bits((1023 + 300) << 52);
-        /// The largest magnitude of an amount: `2^700`, so that no quotient overflows.
+        /// The largest amount: `2^700`, so that no quotient overflows.
         const AMOUNT_MOST: f64 = f64::from_bits((1023 + 700) << 52);
         let whole = slots.len() / LANES * LANES;
         let (blocks, rest) = slots.split_at_mut(whole);
