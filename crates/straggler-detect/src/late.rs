@@ -113,9 +113,10 @@
 //! rows' answers come from the close rates, never a rate or a sum that a later pass uses.
 //! That happens where a rate lies within the bounds' width of its stage's threshold, as
 //! where the rates are all equal; the tests plant rates within a few units in the last
-//! place of the threshold, with `alpha = 0` among them (where the bounds are the mean, and
-//! only the widening settles rows right), and check that the rows flagged are the two-pass
-//! rule's.
+//! place of the threshold, with `alpha = 0` among them (where the bounds of exact rates
+//! are the mean itself, and the close bars the mean less and plus `E`, widened), and check
+//! that the rows flagged are the two-pass rule's; and stages whose close mean, or close
+//! standard deviation, lies as far from the exact one as a Newton step puts it.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::Snapshot;
@@ -735,6 +736,75 @@ mod tests {
                     only(&two_pass, &bounded)
                 );
             }
+        }
+    }
+
+    /// A stage whose close rates all lie as far below the exact ones as a Newton step puts
+    /// them, so that the close mean lies below the exact one by far more than the sums'
+    /// rounding, and one more row whose rate lies between the two means: with `alpha` 0
+    /// the threshold is the exact mean, which the close bars must hold (the mean's error
+    /// `E` allows for `d`, and the rows' widening does too), and the rows flagged are the
+    /// two-pass rule's.
+    #[test]
+    fn close_bars_hold_the_exact_mean_where_a_newton_step_moves_it() {
+        if !crate::scan::close_rates_differ() {
+            return;
+        }
+        // The 64 elapsed times, of 2^18, whose close rate is furthest below the exact one.
+        let mut rng = SplitMix64(41);
+        let pool: Vec<f64> = (0..1 << 18).map(|_| 400.0 + 500.0 * rng.unit()).collect();
+        let ones = vec![1.0; pool.len()];
+        let start: Vec<f64> = pool.iter().map(|e| -e).collect();
+        let rates = |progress, start| Rates {
+            now_secs: 0.0,
+            progress,
+            weights: None,
+            start_secs: start,
+        };
+        let mut close = vec![0.0; pool.len()];
+        crate::scan::fill_close_rates(&rates(&ones, &start), &mut close);
+        let below = |i: usize| (1.0 / pool[i] - close[i]) * pool[i];
+        let mut by_error: Vec<usize> = (0..pool.len()).collect();
+        by_error.sort_by(|&a, &b| below(b).total_cmp(&below(a)));
+        let furthest = &by_error[..64];
+        // 1024 rows of rate 1e-3 over those times; the last row, in a segment of its own
+        // (rows are summed by 1024, and a segment's last rows are exact), moved between
+        // the two means as they move with it.
+        let mut rows: Vec<Row> = (0..1024)
+            .map(|i| {
+                let elapsed = pool[furthest[i % 64]];
+                (0, 0, -elapsed, 1e-3 * elapsed, 1.0)
+            })
+            .collect();
+        let elapsed = 600.0;
+        rows.push((0, 0, -elapsed, 1e-3 * elapsed, 1.0));
+        let make = |rows: &[Row]| build_snapshot(0.0, 1, 1, rows.to_vec()).expect("valid");
+        for _ in 0..8 {
+            let (exact, close) = exact_and_close_means(&make(&rows));
+            rows[1024].3 = 0.5 * (exact + close) * elapsed;
+        }
+        let snapshot = make(&rows);
+        // The means lie further apart than the sums' rounding allows (`(4N + 32) u
+        // |mean|`), by most of a Newton step's error.
+        let (exact, close) = exact_and_close_means(&snapshot);
+        let case = format!("means {exact:e}, {close:e}");
+        assert!(exact - close > 2f64.powi(-30) * exact, "{case}");
+        let rate = rows[1024].3 / elapsed;
+        assert!(close < rate && rate < exact, "{case}");
+        // The close bars hold the exact threshold, the exact mean.
+        let mut detector = late(0.0, Parallelism::Sequential);
+        let close_rates = CloseRates::new(rates(snapshot.progress(), snapshot.start_secs()));
+        detector.first_pass(snapshot.stage_indices(), &close_rates, 1, &mut Vec::new());
+        assert!(close_rates.approximated(), "{case}");
+        let (low, high) = (detector.low[0], detector.high[0]);
+        assert!(
+            low <= exact && exact <= high,
+            "{case}: bars {low:e}, {high:e}"
+        );
+        for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+            let (bounded, two_pass) = both_ways(&mut late(0.0, parallelism), &snapshot);
+            assert!(two_pass.contains(&1024), "{case}");
+            assert_eq!(bounded, two_pass, "{case}");
         }
     }
 
