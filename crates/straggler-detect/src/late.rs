@@ -669,6 +669,41 @@ mod tests {
             .collect()
     }
 
+    /// 2^18 elapsed times from 400 to 900 s (from `seed`), sorted by how far below the
+    /// exact rate a close rate over them lies, relatively (a Newton step's quotients are at
+    /// most the exact ones, up to their rounding), the nearest first; `None` where the
+    /// CPU's reciprocal estimates are too close to the exact ones for the tests that take
+    /// the two ends to build their stages: the nearest 512 must lie within `2^-40` and
+    /// the furthest 512 more than `2^-30` below (Intel's manual allows `2^-14` for an
+    /// estimate, `2^-28` after the step; this Xeon's furthest lie near `0.8 x 2^-28`).
+    fn elapsed_by_newton_error(seed: u64) -> Option<Vec<f64>> {
+        let mut rng = SplitMix64(seed);
+        let mut elapsed: Vec<f64> = (0..1 << 18).map(|_| 400.0 + 500.0 * rng.unit()).collect();
+        let ones = vec![1.0; elapsed.len()];
+        let start: Vec<f64> = elapsed.iter().map(|e| -e).collect();
+        let rates = Rates {
+            now_secs: 0.0,
+            progress: &ones,
+            weights: None,
+            start_secs: &start,
+        };
+        let mut close = vec![0.0; elapsed.len()];
+        crate::scan::fill_close_rates(&rates, &mut close);
+        let below = |(e, c): (f64, f64)| (1.0 / e - c) * e;
+        let mut pairs: Vec<(f64, f64)> = elapsed.iter().copied().zip(close).collect();
+        pairs.sort_by(|&a, &b| below(a).total_cmp(&below(b)));
+        let len = pairs.len();
+        let usable =
+            below(pairs[511]) <= 2f64.powi(-40) && below(pairs[len - 512]) > 2f64.powi(-30);
+        if !usable {
+            eprintln!("this CPU's reciprocal estimates are too close to build the stage");
+            return None;
+        }
+        elapsed.clear();
+        elapsed.extend(pairs.iter().map(|&(e, _)| e));
+        Some(elapsed)
+    }
+
     /// The stage's mean of exact rates and that of close ones, with `alpha` 0.
     fn exact_and_close_means(snapshot: &Snapshot) -> (f64, f64) {
         let mut detector = late(0.0, Parallelism::Sequential);
@@ -751,28 +786,16 @@ mod tests {
             return;
         }
         // The 64 elapsed times, of 2^18, whose close rate is furthest below the exact one.
-        let mut rng = SplitMix64(41);
-        let pool: Vec<f64> = (0..1 << 18).map(|_| 400.0 + 500.0 * rng.unit()).collect();
-        let ones = vec![1.0; pool.len()];
-        let start: Vec<f64> = pool.iter().map(|e| -e).collect();
-        let rates = |progress, start| Rates {
-            now_secs: 0.0,
-            progress,
-            weights: None,
-            start_secs: start,
+        let Some(elapsed_times) = elapsed_by_newton_error(41) else {
+            return;
         };
-        let mut close = vec![0.0; pool.len()];
-        crate::scan::fill_close_rates(&rates(&ones, &start), &mut close);
-        let below = |i: usize| (1.0 / pool[i] - close[i]) * pool[i];
-        let mut by_error: Vec<usize> = (0..pool.len()).collect();
-        by_error.sort_by(|&a, &b| below(b).total_cmp(&below(a)));
-        let furthest = &by_error[..64];
+        let furthest = &elapsed_times[elapsed_times.len() - 64..];
         // 1024 rows of rate 1e-3 over those times; the last row, in a segment of its own
         // (rows are summed by 1024, and a segment's last rows are exact), moved between
         // the two means as they move with it.
         let mut rows: Vec<Row> = (0..1024)
             .map(|i| {
-                let elapsed = pool[furthest[i % 64]];
+                let elapsed = furthest[i % 64];
                 (0, 0, -elapsed, 1e-3 * elapsed, 1.0)
             })
             .collect();
@@ -793,7 +816,12 @@ mod tests {
         assert!(close < rate && rate < exact, "{case}");
         // The close bars hold the exact threshold, the exact mean.
         let mut detector = late(0.0, Parallelism::Sequential);
-        let close_rates = CloseRates::new(rates(snapshot.progress(), snapshot.start_secs()));
+        let close_rates = CloseRates::new(Rates {
+            now_secs: 0.0,
+            progress: snapshot.progress(),
+            weights: None,
+            start_secs: snapshot.start_secs(),
+        });
         detector.first_pass(snapshot.stage_indices(), &close_rates, 1, &mut Vec::new());
         assert!(close_rates.approximated(), "{case}");
         let (low, high) = (detector.low[0], detector.high[0]);
@@ -821,31 +849,25 @@ mod tests {
         }
         let (alpha, half) = (1000.0, 512);
         // Elapsed times whose close rate is nearest the exact one, and those whose close
-        // rate is furthest below it (a Newton step's quotients are at most the exact
-        // ones).
-        let mut rng = SplitMix64(31);
-        let pool: Vec<f64> = (0..1 << 18).map(|_| 400.0 + 500.0 * rng.unit()).collect();
-        let ones = vec![1.0; pool.len()];
-        let start: Vec<f64> = pool.iter().map(|e| -e).collect();
-        let mut close = vec![0.0; pool.len()];
+        // rate is furthest below it.
+        let Some(elapsed_times) = elapsed_by_newton_error(31) else {
+            return;
+        };
+        let (nearest, furthest) = (
+            &elapsed_times[..half],
+            &elapsed_times[elapsed_times.len() - half..],
+        );
         let rates = |progress, start| Rates {
             now_secs: 0.0,
             progress,
             weights: None,
             start_secs: start,
         };
-        crate::scan::fill_close_rates(&rates(&ones, &start), &mut close);
-        let below = |i: usize| (1.0 / pool[i] - close[i]) * pool[i];
-        let mut by_error: Vec<usize> = (0..pool.len()).collect();
-        by_error.sort_by(|&a, &b| below(a).total_cmp(&below(b)));
-        let (nearest, furthest) = (&by_error[..half], &by_error[by_error.len() - half..]);
-        let errors = (below(nearest[half - 1]), below(furthest[0]));
-        assert!(errors.0 < 1e-3 * errors.1, "{errors:?}");
         // Rates 1% below 1e-3 with the first, 1% above with the others.
-        let row = |i: usize, rate: f64| (0, 0, -pool[i], rate * pool[i], 1.0);
-        let rows = nearest.iter().map(|&i| row(i, 0.99e-3));
+        let row = |elapsed: f64, rate: f64| (0, 0, -elapsed, rate * elapsed, 1.0);
+        let rows = nearest.iter().map(|&e| row(e, 0.99e-3));
         let rows: Vec<Row> = rows
-            .chain(furthest.iter().map(|&i| row(i, 1.01e-3)))
+            .chain(furthest.iter().map(|&e| row(e, 1.01e-3)))
             .collect();
         let snapshot = build_snapshot(0.0, 1, 1, rows).expect("valid rows");
         // The thresholds of the exact rates and of the close ones, in two passes.
