@@ -704,21 +704,42 @@ mod tests {
         Some(elapsed)
     }
 
+    /// Adds to `rows` (1024 of one stage) a row over `elapsed` whose rate lies between
+    /// the mean of the stage's exact rates and that of its close ones, in a segment of its
+    /// own (rows are summed by 1024, and a segment's last rows are exact), moved there as
+    /// the means move with it; the snapshot, and the row's rate.
+    fn with_a_row_between_the_means(rows: &mut Vec<Row>, elapsed: f64) -> (Snapshot, f64) {
+        rows.push((0, 0, -elapsed, 0.0, 1.0));
+        let make = |rows: &[Row]| build_snapshot(0.0, 1, 1, rows.to_vec()).expect("valid");
+        for _ in 0..8 {
+            let (exact, close) = exact_and_close_means(&make(rows));
+            rows[1024].3 = 0.5 * (exact + close) * elapsed;
+        }
+        (make(rows), rows[1024].3 / elapsed)
+    }
+
     /// The stage's mean of exact rates and that of close ones, with `alpha` 0.
     fn exact_and_close_means(snapshot: &Snapshot) -> (f64, f64) {
         let mut detector = late(0.0, Parallelism::Sequential);
         detector.scan_with(snapshot, &mut Findings::default(), false);
         let exact = detector.means[0];
+        close_first_pass(&mut detector, snapshot);
+        (exact, detector.means[0])
+    }
+
+    /// `detector`'s first pass over `snapshot` (one stage) with close rates, which must
+    /// differ from the exact ones; the bars of the stage.
+    fn close_first_pass(detector: &mut LateDetector, snapshot: &Snapshot) -> (f64, f64) {
         let mut originals = Vec::new();
-        let rates = Rates {
+        let close = CloseRates::new(Rates {
             now_secs: snapshot.now_secs(),
             progress: originals_progress(snapshot, &mut originals),
             weights: None,
             start_secs: snapshot.start_secs(),
-        };
-        let close = CloseRates::new(rates);
+        });
         detector.first_pass(snapshot.stage_indices(), &close, 1, &mut Vec::new());
-        (exact, detector.means[0])
+        assert!(close.approximated(), "close rates");
+        (detector.low[0], detector.high[0])
     }
 
     /// Rates whose squares underflow, where the mean of close rates lies far from that of
@@ -736,13 +757,7 @@ mod tests {
             // The last row, in a segment of its own (rows are summed by 1024), moved
             // between the two means as they move with it.
             let elapsed = 1.5 * 2f64.powi(298);
-            rows.push((0, 0, -elapsed, 0.0, 1.0));
-            let make = |rows: &[Row]| build_snapshot(0.0, 1, 1, rows.to_vec()).expect("valid");
-            for _ in 0..8 {
-                let (exact, close) = exact_and_close_means(&make(&rows));
-                rows[1024].3 = 0.5 * (exact + close) * elapsed;
-            }
-            let snapshot = make(&rows);
+            let (snapshot, rate) = with_a_row_between_the_means(&mut rows, elapsed);
             // The means differ: by a few units in the last place where the close sums
             // round up (a Newton step's quotients are at most the exact ones but for their
             // rounding), by more than the sums' rounding alone allows (`(4N + 32) u
@@ -754,7 +769,6 @@ mod tests {
                 true => assert!(close > exact, "{case}"),
                 false => assert!(exact - close > rounding, "{case}"),
             }
-            let rate = rows[1024].3 / elapsed;
             assert!(
                 (exact.min(close)..exact.max(close)).contains(&rate),
                 "{case}"
@@ -799,32 +813,16 @@ mod tests {
                 (0, 0, -elapsed, 1e-3 * elapsed, 1.0)
             })
             .collect();
-        let elapsed = 600.0;
-        rows.push((0, 0, -elapsed, 1e-3 * elapsed, 1.0));
-        let make = |rows: &[Row]| build_snapshot(0.0, 1, 1, rows.to_vec()).expect("valid");
-        for _ in 0..8 {
-            let (exact, close) = exact_and_close_means(&make(&rows));
-            rows[1024].3 = 0.5 * (exact + close) * elapsed;
-        }
-        let snapshot = make(&rows);
+        let (snapshot, rate) = with_a_row_between_the_means(&mut rows, 600.0);
         // The means lie further apart than the sums' rounding allows (`(4N + 32) u
         // |mean|`), by most of a Newton step's error.
         let (exact, close) = exact_and_close_means(&snapshot);
         let case = format!("means {exact:e}, {close:e}");
         assert!(exact - close > 2f64.powi(-30) * exact, "{case}");
-        let rate = rows[1024].3 / elapsed;
         assert!(close < rate && rate < exact, "{case}");
         // The close bars hold the exact threshold, the exact mean.
         let mut detector = late(0.0, Parallelism::Sequential);
-        let close_rates = CloseRates::new(Rates {
-            now_secs: 0.0,
-            progress: snapshot.progress(),
-            weights: None,
-            start_secs: snapshot.start_secs(),
-        });
-        detector.first_pass(snapshot.stage_indices(), &close_rates, 1, &mut Vec::new());
-        assert!(close_rates.approximated(), "{case}");
-        let (low, high) = (detector.low[0], detector.high[0]);
+        let (low, high) = close_first_pass(&mut detector, &snapshot);
         assert!(
             low <= exact && exact <= high,
             "{case}: bars {low:e}, {high:e}"
@@ -890,10 +888,7 @@ mod tests {
         let case = format!("exact threshold {exact:e}, close one {moved:e} above it");
         assert!(moved > 2.0 * d * 1e-3 + 2.0 * d * 9e-3 + rounding, "{case}");
         // The close bars hold the exact threshold.
-        let close_rates = CloseRates::new(rates(snapshot.progress(), snapshot.start_secs()));
-        detector.first_pass(snapshot.stage_indices(), &close_rates, 1, &mut Vec::new());
-        assert!(close_rates.approximated(), "{case}");
-        let (low, high) = (detector.low[0], detector.high[0]);
+        let (low, high) = close_first_pass(&mut detector, &snapshot);
         assert!(
             low <= exact && exact <= high,
             "{case}: bars {low:e}, {high:e}"
