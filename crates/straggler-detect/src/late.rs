@@ -625,8 +625,10 @@ mod tests {
     /// 1024 rows of rates near `2^-600`, whose squares underflow to 0 (so that the sum of
     /// squares says nothing of the rates' size), each chosen among rows whose close rate is
     /// off the exact one so that, lane by lane, the sum of the close rates rounds one way
-    /// (`up`) where that of the exact ones rounds the other: the two means end up further
-    /// apart than the sums' rounding alone would put them.
+    /// (`up`) where that of the exact ones rounds the other: the two means end up a few
+    /// units in the last place apart where the close sums round up (a Newton step's
+    /// quotients are at most the exact ones but for their rounding), and further apart than
+    /// the sums' rounding alone would put them where they round down.
     fn rows_whose_close_sums_round_apart(seed: u64, up: bool) -> Vec<Row> {
         let mut rng = SplitMix64(seed);
         // Progress near 2^-301 over elapsed times near 2^299 (now 0, so that the elapsed

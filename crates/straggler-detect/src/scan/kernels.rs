@@ -355,7 +355,8 @@ pub(crate) fn close_rates_differ() -> bool {
 /// within `2^-28 + 2.02 u` of `a / b` relatively, and the exact rate, `a / b` rounded,
 /// within `u`: the two are within `2^-28 + 3.1 u`, about half of `CLOSE_RELATIVE`. (A
 /// second step would bring them within `3.2 u`, for two more instructions per eight rates;
-/// LATE's bounds allow for `2^-27` at no cost to the rows they settle, see `late.rs`.)
+/// LATE's bounds allow for `2^-27`, and leave to exact rates the rows within a few times
+/// `2^-26` of their stage's threshold, relatively, see `late.rs`.)
 /// That holds where no value along the way is too small to be normal or too large to be
 /// finite. The elapsed times are checked to lie in `[2^-300, 2^300]` (so the reciprocals
 /// are normal), and the amounts to lie in `[+0, 2^700]` (their bits compared as
