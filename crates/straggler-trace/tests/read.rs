@@ -2612,6 +2612,41 @@ fn a_hadoop1_job_record_that_contradicts_the_first_keeps_the_first() {
     );
 }
 
+/// A Hadoop 1 `Job` record whose `SUBMIT_TIME` cannot be read (negative, implausible, not a
+/// number) is counted as a skip naming it, and its other fields still apply, as for a
+/// `SUBMIT_TIME` that contradicts an earlier one: its `FINISH_TIME` closes the job, which
+/// no other record can, and its `JOBNAME` names it. Before, the whole record was skipped,
+/// and the job was left open to the end of the input and reported as possibly cut.
+#[test]
+fn a_hadoop1_job_record_with_a_bad_submit_time_still_closes_its_job() {
+    let hadoop1 = concat!(
+        "Job JOBID=\"job_1_0001\" SUBMIT_TIME=\"1000\" .\n",
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"-5\" FINISH_TIME=\"6000\" .\n",
+        "Job JOBID=\"job_1_0002\" JOBNAME=\"k\" SUBMIT_TIME=\"x\" FINISH_TIME=\"7000\" .\n",
+    );
+    let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (2, "negative time", Some("SUBMIT_TIME")),
+            (3, "field of the wrong type", Some("SUBMIT_TIME")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (3, 1));
+    assert!(report.truncated.is_none(), "both jobs closed");
+    let submissions: Vec<_> = jobs
+        .iter()
+        .map(|j| (j.id.as_str(), j.name.as_deref(), j.submit_secs))
+        .collect();
+    assert_eq!(
+        submissions,
+        [
+            ("job_1_0001", Some("n"), Some(1.0)),
+            ("job_1_0002", Some("k"), None)
+        ]
+    );
+}
+
 /// An event or task type that none of the format's is skipped as unknown, with its line and
 /// field; before, a misspelt event was counted as parsed and dropped, and a misspelt task
 /// type made a setup task of it. Events a format defines and the reader does not use are

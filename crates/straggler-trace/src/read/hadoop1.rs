@@ -66,7 +66,8 @@
 //! told). A `Job` record that gives its job another `JOBNAME` or `SUBMIT_TIME` than an
 //! earlier one did is counted as a skip, `"contradicts the job's submission"` naming the
 //! field, the first standing; its other fields apply all the same (a `FINISH_TIME` closes
-//! the job). One restating them (the JobTracker writes a job's record again after a
+//! the job). So do they where its `SUBMIT_TIME` cannot be read, the record counted as that
+//! skip (`negative time`, say). One restating them (the JobTracker writes a job's record again after a
 //! restart) or adding other fields is parsed, and gives a value no earlier one did.
 //!
 //! Keys: a record may carry keys this reader does not use (each version of Hadoop 1 wrote
@@ -714,18 +715,22 @@ fn apply(
             let id = fields
                 .get("JOBID")
                 .ok_or(("missing field", Some("JOBID")))?;
-            let submit = millis(fields, "SUBMIT_TIME")?;
             let finish = millis(fields, "FINISH_TIME")?;
             let name = fields.get("JOBNAME").map(String::as_str);
-            // A name or submit time other than an earlier record's: the first stands, and
-            // the record is counted as the skip, its other fields applied all the same (a
-            // `FINISH_TIME` still closes the job, which it alone can).
+            // A submit time that cannot be read, or a name or submit time other than an
+            // earlier record's: the record is counted as the skip (the first values
+            // standing), its other fields applied all the same (a `FINISH_TIME` still
+            // closes the job, which it alone can).
+            let (submit, unread) = match millis(fields, "SUBMIT_TIME") {
+                Ok(submit) => (submit, Ok(())),
+                Err(skip) => (None, Err(skip)),
+            };
             let contradiction = jobs.check_submission(id, name, submit, JOB_FIELDS);
             jobs.job(id).fill_submission(name, submit);
             if finish.is_some() {
                 jobs.end_job(id, on_job);
             }
-            contradiction?;
+            unread.and(contradiction)?;
         }
         "Task" => {
             let task_id = fields
