@@ -1819,6 +1819,13 @@ fn skips_with_fields(report: &ReadReport) -> Vec<(u64, &str, Option<&str>)> {
         .collect()
 }
 
+/// Each job of `jobs` as `(id, name, submit time)`.
+fn submissions(jobs: &[TraceJob]) -> Vec<(&str, Option<&str>, Option<f64>)> {
+    jobs.iter()
+        .map(|j| (j.id.as_str(), j.name.as_deref(), j.submit_secs))
+        .collect()
+}
+
 /// Each attempt of `jobs` as `(task, attempt, start, end, outcome)`.
 fn attempt_rows(jobs: &[TraceJob]) -> Vec<(&str, &str, f64, Option<f64>, AttemptOutcome)> {
     jobs.iter()
@@ -2401,12 +2408,8 @@ fn a_repeated_jhist_job_submitted_keeps_the_first_name_and_submit_time() {
         ]
     );
     assert_eq!((report.records_read, report.records_parsed), (11, 9));
-    let submissions: Vec<_> = jobs
-        .iter()
-        .map(|j| (j.id.as_str(), j.name.as_deref(), j.submit_secs))
-        .collect();
     assert_eq!(
-        submissions,
+        submissions(&jobs),
         [
             ("job_1_0001", Some("n"), Some(1.0)),
             ("job_1_0002", Some("k"), Some(3.0)),
@@ -2599,12 +2602,8 @@ fn a_hadoop1_job_record_that_contradicts_the_first_keeps_the_first() {
     );
     assert_eq!((report.records_read, report.records_parsed), (7, 5));
     assert!(report.truncated.is_none(), "both jobs closed");
-    let submissions: Vec<_> = jobs
-        .iter()
-        .map(|j| (j.id.as_str(), j.name.as_deref(), j.submit_secs))
-        .collect();
     assert_eq!(
-        submissions,
+        submissions(&jobs),
         [
             ("job_1_0001", Some("n"), Some(1.0)),
             ("job_1_0002", Some("k"), Some(3.0)),
@@ -2634,12 +2633,8 @@ fn a_hadoop1_job_record_with_a_bad_submit_time_still_closes_its_job() {
     );
     assert_eq!((report.records_read, report.records_parsed), (3, 1));
     assert!(report.truncated.is_none(), "both jobs closed");
-    let submissions: Vec<_> = jobs
-        .iter()
-        .map(|j| (j.id.as_str(), j.name.as_deref(), j.submit_secs))
-        .collect();
     assert_eq!(
-        submissions,
+        submissions(&jobs),
         [
             ("job_1_0001", Some("n"), Some(1.0)),
             ("job_1_0002", Some("k"), None)
