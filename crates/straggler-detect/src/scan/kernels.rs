@@ -523,7 +523,11 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
 /// OR of the groups is below `marks.len()` iff every group read is inside; if it is not,
 /// the rows are filtered again by [`plain_keep_marked`]. With each lookup clamped, the
 /// filter took a quarter of Hierarchical's scan of the bench's 10^4 tasks on 100 nodes,
-/// and a sixth like this (`perf record`; `docs/scan-measurements.md`).
+/// and a sixth like this (`perf record`; a fifth on the Xeon of 2026-11-28;
+/// `docs/scan-measurements.md`). With AVX-512 (and
+/// at least 4 marks), sixteen rows are looked up at once, by gathers, and their kept rows
+/// packed into one store ([`avx512::keep_marked`]); the rest, fewer than sixteen, as
+/// above (`docs/scan-measurements.md`, *The flagged rows' nodes by gathers*).
 pub(crate) fn keep_marked(
     rows: &[u32],
     groups: &[u32],
@@ -537,8 +541,19 @@ pub(crate) fn keep_marked(
         return plain_keep_marked(rows, groups, marks, tag, slots);
     }
     let low_bits = marks.len() - 1;
-    let (mut kept, mut seen) = (0, 0u32);
-    for rows in rows.chunks(64) {
+    let (mut kept, mut seen, mut done) = (0, 0u32, 0);
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if avx512::detected()
+        && marks.len() >= 4
+        && groups.len() <= 1 << 31
+        && slots.len() >= rows.len()
+    {
+        // SAFETY: the CPU has AVX-512F and POPCNT (just detected); every row is below
+        // `groups.len()`, itself at most 2^31, `marks.len()` is a power of two of at least
+        // 4, and `slots` is as long as the rows, as the body needs.
+        (kept, seen, done) = unsafe { avx512::keep_marked(rows, groups, marks, tag, slots) };
+    }
+    for rows in rows[done..].chunks(64) {
         let mut word = 0u64;
         for (i, &row) in rows.iter().enumerate() {
             // SAFETY: `row` is at most the largest row, which is below `groups.len()`
@@ -1473,15 +1488,84 @@ mod avx2 {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx512 {
     use std::arch::x86_64::{
-        __m512d, _CMP_LT_OQ, _CMP_ORD_Q, _mm512_add_epi32, _mm512_add_pd, _mm512_castpd_si512,
-        _mm512_cmp_pd_mask, _mm512_div_pd, _mm512_fmadd_pd, _mm512_fnmadd_pd,
+        __m512d, _CMP_LT_OQ, _CMP_ORD_Q, _mm512_add_epi32, _mm512_add_pd, _mm512_and_si512,
+        _mm512_castpd_si512, _mm512_cmp_pd_mask, _mm512_cmpeq_epi32_mask, _mm512_div_pd,
+        _mm512_fmadd_pd, _mm512_fnmadd_pd, _mm512_i32gather_epi32, _mm512_loadu_si512,
         _mm512_mask_add_epi64, _mm512_mask_blend_pd, _mm512_maskz_compress_epi32, _mm512_max_epu64,
-        _mm512_max_pd, _mm512_min_pd, _mm512_mul_pd, _mm512_permutex2var_pd, _mm512_rcp14_pd,
-        _mm512_set1_epi32, _mm512_set1_epi64, _mm512_set1_pd, _mm512_setr_epi32, _mm512_setr_epi64,
-        _mm512_setr_pd, _mm512_storeu_pd, _mm512_storeu_si512, _mm512_sub_pd,
+        _mm512_max_pd, _mm512_min_pd, _mm512_mul_pd, _mm512_or_si512, _mm512_permutex2var_pd,
+        _mm512_rcp14_pd, _mm512_reduce_or_epi32, _mm512_set1_epi32, _mm512_set1_epi64,
+        _mm512_set1_pd, _mm512_setr_epi32, _mm512_setr_epi64, _mm512_setr_pd, _mm512_setzero_si512,
+        _mm512_slli_epi32, _mm512_srli_epi32, _mm512_srlv_epi32, _mm512_storeu_pd,
+        _mm512_storeu_si512, _mm512_sub_pd,
     };
 
     use super::{LANES, Lanes};
+
+    /// [`super::keep_marked`] over the whole sixteens of `rows`, sixteen rows at a time:
+    /// their groups gathered (`vpgatherdd`), each mark read as the aligned 4-byte word
+    /// holding it (gathered too) and shifted out of it, and the kept rows packed by
+    /// `vpcompressd` and stored at once. Returns how many rows it kept, the OR of the
+    /// groups it read and how many rows it read.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512F and POPCNT; every row is below `groups.len()`, which is at most
+    /// 2^31 (the gather's indices are signed), and `marks.len()` is a power of two of at
+    /// least 4, so that the word holding a mark at a group's low bits lies inside `marks`;
+    /// `slots` is as long as `rows` at least.
+    #[target_feature(enable = "avx512f,popcnt")]
+    pub(super) unsafe fn keep_marked(
+        rows: &[u32],
+        groups: &[u32],
+        marks: &[u8],
+        tag: u8,
+        slots: &mut [u32],
+    ) -> (usize, u32, usize) {
+        let low_bits = _mm512_set1_epi32((marks.len() - 1) as i32);
+        let (threes, bytes, tags) = (
+            _mm512_set1_epi32(3),
+            _mm512_set1_epi32(0xff),
+            _mm512_set1_epi32(i32::from(tag)),
+        );
+        let mut seen = _mm512_setzero_si512();
+        let mut kept = 0;
+        let sixteens = rows.chunks_exact(16);
+        let done = rows.len() - sixteens.remainder().len();
+        for sixteen in sixteens {
+            // SAFETY: `sixteen` is sixteen `u32`, the 64 bytes the load reads.
+            let rows = unsafe { _mm512_loadu_si512(sixteen.as_ptr().cast()) };
+            // SAFETY: each row is below `groups.len()`, at most 2^31, so read as a signed
+            // index it is the row, and the 4 bytes at it are its group (the caller's
+            // promise).
+            let group = unsafe { _mm512_i32gather_epi32::<4>(rows, groups.as_ptr().cast()) };
+            seen = _mm512_or_si512(seen, group);
+            let at = _mm512_and_si512(group, low_bits);
+            // SAFETY: `at` is below `marks.len()`, a multiple of 4, so the word of 4 bytes
+            // from `4 (at / 4)` lies inside `marks`.
+            let word = unsafe {
+                _mm512_i32gather_epi32::<4>(_mm512_srli_epi32::<2>(at), marks.as_ptr().cast())
+            };
+            // The mark is the word's byte `at % 4` (x86 is little-endian).
+            let shift = _mm512_slli_epi32::<3>(_mm512_and_si512(at, threes));
+            let mark = _mm512_and_si512(_mm512_srlv_epi32(word, shift), bytes);
+            let keep = _mm512_cmpeq_epi32_mask(mark, tags);
+            // At most the rows read before these sixteen are kept, so the sixteen slots
+            // from `kept` lie within the rows' length, which `slots` has.
+            let out: &mut [u32; 16] = (&mut slots[kept..kept + 16])
+                .try_into()
+                .expect("room for sixteen");
+            // SAFETY: `out` is sixteen writable `u32`, the 64 bytes the store writes (it
+            // needs no alignment).
+            unsafe {
+                _mm512_storeu_si512(
+                    out.as_mut_ptr().cast(),
+                    _mm512_maskz_compress_epi32(keep, rows),
+                )
+            };
+            kept += keep.count_ones() as usize;
+        }
+        (kept, _mm512_reduce_or_epi32(seen) as u32, done)
+    }
 
     /// Whether the CPU has AVX-512F and POPCNT (detected once, then read from a cache).
     #[inline(always)]
@@ -2533,7 +2617,7 @@ mod tests {
         // marks, which send the rows to the checked body.
         let mut rng = crate::conformance::SplitMix64(17);
         let groups: Vec<u32> = (0..500).map(|_| rng.below(40)).collect();
-        for marked in [0usize, 1, 2, 3, 32, 37, 64] {
+        for marked in [0usize, 1, 2, 3, 4, 32, 37, 64] {
             let tag = 1 + (marked % 2) as u8;
             let mut marks: Vec<u8> = (0..marked).map(|_| rng.below(4) as u8).collect();
             // The first and last groups marked: the groups past the marks, masked or
@@ -2543,7 +2627,7 @@ mod tests {
                     *mark = tag;
                 }
             }
-            for (len, rows) in [0, 1, 63, 64, 65, 300]
+            for (len, rows) in [0, 1, 15, 16, 17, 63, 64, 65, 300]
                 .into_iter()
                 .zip([500, 520].into_iter().cycle())
             {
@@ -2585,6 +2669,15 @@ mod tests {
             1
         );
         assert_eq!(slots[0], 0);
+        // The same among sixteen rows and more, which AVX-512 looks up together: row 5's
+        // group 6 is past the four marks, and masked to group 2, marked.
+        let groups: Vec<u32> = (0..20)
+            .map(|row| if row == 5 { 6 } else { row % 2 })
+            .collect();
+        let rows: Vec<u32> = (0..20).collect();
+        let mut slots = [u32::MAX; 20];
+        assert_eq!(keep_marked(&rows, &groups, &[0, 1, 1, 0], 1, &mut slots), 9);
+        assert!(slots[..9].iter().all(|&row| row % 2 == 1 && row != 5));
     }
 
     #[test]
