@@ -524,10 +524,10 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
 /// the rows are filtered again by [`plain_keep_marked`]. With each lookup clamped, the
 /// filter took a quarter of Hierarchical's scan of the bench's 10^4 tasks on 100 nodes,
 /// and a sixth like this (`perf record`; a fifth on the Xeon of 2026-11-28;
-/// `docs/scan-measurements.md`). With AVX-512 (and
-/// at least 4 marks), sixteen rows are looked up at once, by gathers, and their kept rows
-/// packed into one store ([`avx512::keep_marked`]); the rest, fewer than sixteen, as
-/// above (`docs/scan-measurements.md`, *The flagged rows' nodes by gathers*).
+/// `docs/scan-measurements.md`). With AVX-512 (and at least 4 marks), sixteen rows are
+/// looked up at once, by gathers, and their kept rows packed into one store
+/// ([`avx512::keep_marked`]); the rest, fewer than sixteen, as above
+/// (`docs/scan-measurements.md`, *The flagged rows' nodes by gathers*).
 pub(crate) fn keep_marked(
     rows: &[u32],
     groups: &[u32],
