@@ -636,7 +636,7 @@ fn a_rumen_nan_costs_its_attempt_named_by_its_line_and_field() {
         let attempts: Vec<_> = jobs[0].tasks[0].attempts.iter().map(|a| &a.id).collect();
         assert_eq!(attempts, ["attempt_1_0001_m_000000_1"], "{word}");
         // A job before it is read: the skip's line counts from the file's start.
-        let text = rumen_job("1500", "3000") + &rumen_job("1500", word);
+        let text = rumen_job("1500", "3000") + &another_rumen_job(&rumen_job("1500", word));
         let (jobs, report) = read_rumen(&text);
         assert_eq!(
             skips(&report),
@@ -863,6 +863,12 @@ fn rumen_job(first_start: &str, second_finish: &str) -> String {
     )
 }
 
+/// `job` (of [`rumen_job`]) as job `job_1_0002`, its tasks and attempts renamed with it: a
+/// second object of one `jobID` would be skipped as `job read twice`.
+fn another_rumen_job(job: &str) -> String {
+    job.replace("_1_0001", "_1_0002")
+}
+
 fn read_rumen(text: &str) -> (Vec<TraceJob>, ReadReport) {
     read_bytes(text.as_bytes(), TraceFormat::Rumen).expect("Rumen reads")
 }
@@ -917,7 +923,7 @@ fn a_rumen_attempt_skip_names_its_line_and_field() {
     );
     assert_eq!(jobs[0].tasks[0].attempts.len(), 1);
     // Two jobs back to back: the lines are the second job's, counted from the file's start.
-    let text = rumen_job("1500", "3000") + &rumen_job("1500", "1500");
+    let text = rumen_job("1500", "3000") + &another_rumen_job(&rumen_job("1500", "1500"));
     let (_, report) = read_rumen(&text);
     assert_eq!(
         skips(&report),

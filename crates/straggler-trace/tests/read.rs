@@ -17,8 +17,9 @@
 //!   `grep -o 'HOSTNAME="[^"]*"' | sort -u | wc -l` = 260 hosts for the Yahoo! sample.
 //!   Records read = those + one per `!!FILE=` line (a form feed before it, stripped) + one
 //!   per `<property>` of the embedded configurations (`re.findall(r'<property>', text)`).
-//! - Rumen: `json.JSONDecoder.raw_decode` object after object; tasks from `mapTasks`,
-//!   `reduceTasks`, `otherTasks`; attempts and their `result`.
+//! - Rumen: `json.JSONDecoder.raw_decode` object after object; jobs = distinct `jobID`
+//!   (an object of a `jobID` seen before is a skip); tasks from `mapTasks`,
+//!   `reduceTasks`, `otherTasks` of each first object; attempts and their `result`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -415,12 +416,14 @@ const REAL: &[Row] = &[
         59,
         0,
     ),
+    // 89 objects of 59 jobs: 30 are copies of the object before them, byte for byte, each
+    // skipped as `job read twice`.
     (
         "hadoop-rumen-testdata/small-trace-test/goldFoldedTrace.json.gz",
         RUMEN,
-        [89, 1974, 1974, 1974, 0, 0, 0, 0],
+        [59, 1226, 1226, 1226, 0, 0, 0, 0],
         89,
-        0,
+        30,
     ),
     (
         "hadoop-rumen-testdata/small-trace-test/truncated-trace-output",
@@ -443,12 +446,14 @@ const REAL: &[Row] = &[
         1,
         0,
     ),
+    // The job of `wordcount.json` twice, byte for byte (Gridmix's test submits it twice):
+    // the second skipped as `job read twice`.
     (
         "hadoop-sls-gridmix-rumen/wordcount2.json",
         RUMEN,
-        [2, 12, 12, 12, 0, 0, 0, 0],
+        [1, 6, 6, 6, 0, 0, 0, 0],
         2,
-        0,
+        1,
     ),
 ];
 
@@ -1420,7 +1425,7 @@ fn impossible_records_are_skipped_whole_and_leave_nothing_behind() {
         [
             (4, "unknown status", Some("TASK_STATUS")),
             (5, "attempt ends before it starts", Some("FINISH_TIME")),
-            (8, "attempt end without start", Some("START_TIME")),
+            (8, "record of a job already ended", Some("TASKID")),
         ]
     );
     assert_eq!(jobs.len(), 1, "no job opened by the skipped end");
@@ -2642,6 +2647,167 @@ fn a_hadoop1_job_record_with_a_bad_submit_time_still_closes_its_job() {
     );
 }
 
+/// A Spark record of a job handed out already (ended, none of its attempts running) opens
+/// no second job of its id: a `SparkListenerJobStart` or `SparkListenerJobEnd` of it is
+/// skipped as `record of a job already ended`, naming `Job ID`, and its tasks' events as
+/// `stage of no open job` (the reader forgets a job's stages once it is handed out). The
+/// end of a copy killed after the job's end, which Spark writes, still applies: the job is
+/// open until none of its attempts runs. Before, the start opened a second job of the id.
+#[test]
+fn a_spark_job_start_after_the_job_ended_opens_no_second_job() {
+    let mut log = spark_job(&[
+        spark_start(1, 0, 1000),
+        spark_start(2, 0, 1500),
+        spark_end(1, 0, 1000, 2000, "Success"),
+    ]);
+    for event in [
+        spark_end(2, 0, 1500, 2500, "TaskKilled"),
+        "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Stage IDs\":[0]}".to_owned(),
+        spark_start(3, 1, 3000),
+        spark_end(3, 1, 3000, 4000, "Success"),
+        "{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":0}".to_owned(),
+    ] {
+        log.push_str(&event);
+        log.push('\n');
+    }
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (8, "record of a job already ended", Some("Job ID")),
+            (9, "stage of no open job", Some("Stage ID")),
+            (10, "stage of no open job", Some("Stage ID")),
+            (11, "record of a job already ended", Some("Job ID")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (11, 7));
+    assert_eq!(job_ids(&jobs), ["app-1/job 0"]);
+    assert_eq!(
+        attempt_rows(&jobs),
+        [
+            ("0.0:0", "1", 1.0, Some(2.0), AttemptOutcome::Succeeded),
+            ("0.0:0", "2", 1.5, Some(2.5), AttemptOutcome::Killed),
+        ]
+    );
+}
+
+/// A `.jhist` record of a job handed out already (its `JOB_FINISHED` read, none of its
+/// attempts running) opens no second job of its id: a `JOB_SUBMITTED`, a task's or an
+/// attempt's event, a second `JOB_FINISHED` of it, each is skipped as `record of a job
+/// already ended`, naming the field the job is read from. Before, the `JOB_SUBMITTED`
+/// opened a second job of the id, which took the events after it.
+#[test]
+fn jhist_records_after_the_job_ended_open_no_second_job() {
+    let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
+    let event = |kind: &str, body: &str| {
+        format!("{{\"type\":\"{kind}\",\"event\":{{\"e\":{{{body}}}}}}}\n")
+    };
+    let task = |n: u32| format!("\"taskid\":\"task_1_0001_m_00000{n}\",\"taskType\":\"MAP\"");
+    let attempt = |kind: &str, n: u32, time: &str| {
+        let body = format!(
+            "{},\"attemptId\":\"attempt_1_0001_m_00000{n}_0\",{time}",
+            task(n)
+        );
+        event(kind, &body)
+    };
+    let submitted = "\"jobid\":\"job_1_0001\",\"jobName\":\"n\",\"submitTime\":1000";
+    let finished = "\"jobid\":\"job_1_0001\"";
+    let jhist = [
+        header.to_owned(),
+        event("JOB_SUBMITTED", submitted),
+        event("TASK_STARTED", &task(0)),
+        attempt("MAP_ATTEMPT_STARTED", 0, "\"startTime\":1000"),
+        attempt("MAP_ATTEMPT_FINISHED", 0, "\"finishTime\":2000"),
+        event("JOB_FINISHED", finished),
+        event("JOB_SUBMITTED", submitted),
+        event("TASK_STARTED", &task(1)),
+        attempt("MAP_ATTEMPT_STARTED", 1, "\"startTime\":3000"),
+        attempt("MAP_ATTEMPT_FINISHED", 1, "\"finishTime\":4000"),
+        attempt("MAP_ATTEMPT_KILLED", 0, "\"finishTime\":5000"),
+        event("JOB_FINISHED", finished),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(jhist.as_bytes(), JHIST).expect("readable");
+    let ended = "record of a job already ended";
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (8, ended, Some("jobid")),
+            (9, ended, Some("taskid")),
+            (10, ended, Some("taskid")),
+            (11, ended, Some("taskid")),
+            (12, ended, Some("taskid")),
+            (13, ended, Some("jobid")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (13, 7));
+    assert_eq!(submissions(&jobs), [("job_1_0001", Some("n"), Some(1.0))]);
+    assert_eq!(
+        attempt_rows(&jobs),
+        [(
+            "task_1_0001_m_000000",
+            "attempt_1_0001_m_000000_0",
+            1.0,
+            Some(2.0),
+            AttemptOutcome::Succeeded
+        )]
+    );
+}
+
+/// A Hadoop 1 record of a job handed out already (its `Job` record with `FINISH_TIME` read,
+/// none of its attempts running) opens no second job of its id: a `Job`, `Task` or attempt
+/// record of it is skipped as `record of a job already ended`, naming the field the job is
+/// read from, and its fields are not applied. Before, the `Job` record opened a second job
+/// of the id.
+#[test]
+fn hadoop1_records_after_the_job_ended_open_no_second_job() {
+    let attempt = |n: u32, rest: &str| {
+        format!(
+            "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_00000{n}\" \
+             TASK_ATTEMPT_ID=\"attempt_1_0001_m_00000{n}_0\" {rest} .\n"
+        )
+    };
+    let task = |n: u32| format!("Task TASKID=\"task_1_0001_m_00000{n}\" TASK_TYPE=\"MAP\" .\n");
+    let hadoop1 = [
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n".to_owned(),
+        task(0),
+        attempt(0, "START_TIME=\"1000\""),
+        attempt(0, "TASK_STATUS=\"SUCCESS\" FINISH_TIME=\"2000\""),
+        "Job JOBID=\"job_1_0001\" FINISH_TIME=\"3000\" JOB_STATUS=\"SUCCESS\" .\n".to_owned(),
+        "Job JOBID=\"job_1_0001\" JOBNAME=\"n\" SUBMIT_TIME=\"1000\" .\n".to_owned(),
+        task(1),
+        attempt(1, "START_TIME=\"4000\""),
+        attempt(0, "TASK_STATUS=\"KILLED\" FINISH_TIME=\"5000\""),
+        "Job JOBID=\"job_1_0001\" FINISH_TIME=\"6000\" JOB_STATUS=\"SUCCESS\" .\n".to_owned(),
+    ]
+    .concat();
+    let (jobs, report) = read_bytes(hadoop1.as_bytes(), HADOOP1).expect("readable");
+    let ended = "record of a job already ended";
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (6, ended, Some("JOBID")),
+            (7, ended, Some("TASKID")),
+            (8, ended, Some("TASKID")),
+            (9, ended, Some("TASKID")),
+            (10, ended, Some("JOBID")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (10, 5));
+    assert!(report.truncated.is_none(), "the job closed");
+    assert_eq!(submissions(&jobs), [("job_1_0001", Some("n"), Some(1.0))]);
+    assert_eq!(
+        attempt_rows(&jobs),
+        [(
+            "task_1_0001_m_000000",
+            "attempt_1_0001_m_000000_0",
+            1.0,
+            Some(2.0),
+            AttemptOutcome::Succeeded
+        )]
+    );
+}
+
 /// An event or task type that none of the format's is skipped as unknown, with its line and
 /// field; before, a misspelt event was counted as parsed and dropped, and a misspelt task
 /// type made a setup task of it. Events a format defines and the reader does not use are
@@ -3120,6 +3286,40 @@ fn a_rumen_attempt_id_read_again_is_skipped() {
         [
             ("t0", "a0", 1.0, Some(5.0), AttemptOutcome::Succeeded),
             ("t1", "a1", 1.0, Some(8.0), AttemptOutcome::Succeeded),
+        ]
+    );
+}
+
+/// Rumen: a job object whose `jobID` a job read before has is skipped whole as `job read
+/// twice`, on the line of its `jobID`, the first standing; a job whose first object was
+/// skipped (here for a negative `submitTime`) is read from the next. Before, each object
+/// gave a job, two jobs of one id.
+#[test]
+fn a_rumen_job_read_twice_is_skipped_the_first_standing() {
+    let bad_submit = "{\"jobID\": \"job_3\", \"submitTime\": -5}";
+    let rumen = [
+        pretty_rumen_job("job_1"),
+        pretty_rumen_job("job_2"),
+        pretty_rumen_job("job_1").replace("\"n\"", "\"m\""),
+        bad_submit.to_owned(),
+        pretty_rumen_job("job_3"),
+    ]
+    .join("\n");
+    let (jobs, report) = read_bytes(rumen.as_bytes(), RUMEN).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [
+            (24, "job read twice", Some("jobID")),
+            (34, "negative time", Some("submitTime")),
+        ]
+    );
+    assert_eq!((report.records_read, report.records_parsed), (5, 3));
+    assert_eq!(
+        submissions(&jobs),
+        [
+            ("job_1", Some("n"), None),
+            ("job_2", Some("n"), None),
+            ("job_3", Some("n"), None),
         ]
     );
 }

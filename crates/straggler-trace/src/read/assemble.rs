@@ -1,7 +1,9 @@
 //! Jobs under construction: tasks and attempts added as events arrive, a job handed out as
-//! soon as the log has closed it and none of its attempts is still running.
+//! soon as the log has closed it and none of its attempts is still running. The ids of the
+//! jobs handed out so are kept, and a later record of one of them is skipped as
+//! [`JOB_ENDED`]: it opens no second job of the id.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -48,6 +50,8 @@ pub(crate) fn plausible(secs: f64, field: &'static str) -> Result<f64, Skip> {
 /// What a reader calls the fields of an attempt's records, to name them in its skips.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct AttemptFields {
+    /// The field the record's job is read from (a task id, for most formats).
+    pub job: &'static str,
     /// The field naming the attempt.
     pub id: &'static str,
     /// The field of its start time.
@@ -81,6 +85,8 @@ pub(crate) enum StartError {
     Twice,
     /// The attempt's end is recorded already.
     AfterEnd,
+    /// The attempt's job has been handed out already ([`JOB_ENDED`]).
+    JobEnded,
 }
 
 impl StartError {
@@ -90,6 +96,7 @@ impl StartError {
             StartError::OtherTask => ("attempt id of another task", Some(fields.id)),
             StartError::Twice => ("attempt started twice", Some(fields.start)),
             StartError::AfterEnd => ("attempt started after its end", Some(fields.start)),
+            StartError::JobEnded => (JOB_ENDED, Some(fields.job)),
         }
     }
 }
@@ -106,6 +113,8 @@ pub(crate) enum EndError {
     OtherTask,
     /// The attempt's end is recorded already: a second end.
     Twice,
+    /// The attempt's job has been handed out already ([`JOB_ENDED`]).
+    JobEnded,
 }
 
 impl EndError {
@@ -116,6 +125,7 @@ impl EndError {
             EndError::BeforeStart => ("attempt ends before it starts", Some(fields.end)),
             EndError::OtherTask => ("attempt id of another task", Some(fields.id)),
             EndError::Twice => ("attempt ended twice", Some(fields.end)),
+            EndError::JobEnded => (JOB_ENDED, Some(fields.job)),
         }
     }
 }
@@ -124,9 +134,16 @@ impl EndError {
 /// time than an earlier record did (see [`OpenJob::check_submission`]).
 pub(crate) const CONTRADICTS_SUBMISSION: &str = "contradicts the job's submission";
 
-/// What a reader calls the fields of a job's name and submit time, to name them in its skips.
+/// The reason a reader gives for a record of a job handed out already: the log closed it
+/// and none of its attempts ran any more (see [`Assembler::job`]).
+pub(crate) const JOB_ENDED: &str = "record of a job already ended";
+
+/// What a reader calls the fields of a job's id, name and submit time, to name them in its
+/// skips.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct JobFields {
+    /// The field of its id.
+    pub id: &'static str,
     /// The field of its name (or of what its name is taken from).
     pub name: &'static str,
     /// The field of its submit time.
@@ -369,17 +386,35 @@ impl OpenJob {
     }
 }
 
-/// The open jobs of one input, by id.
+/// The open jobs of one input, by id, and the ids of those handed out.
 #[derive(Debug, Default)]
 pub(crate) struct Assembler {
     jobs: HashMap<String, OpenJob>,
     order: BTreeMap<u64, String>,
     next_seq: u64,
+    /// The ids of the jobs handed out once the log closed them ([`Assembler::emit_if_done`]),
+    /// so that a later record of one opens no second job of its id: a few bytes a job.
+    handed_out: HashSet<String>,
 }
 
 impl Assembler {
-    /// Job `id`, opened on first sight.
-    pub(crate) fn job(&mut self, id: &str) -> &mut OpenJob {
+    /// The skip of a record of job `id` (read from the record's `field`) once the job has
+    /// been handed out ([`JOB_ENDED`]): the log closed it and none of its attempts ran any
+    /// more, so whatever the record says of it comes too late, and opening the job again
+    /// would give two jobs of one id. Until then (an attempt still running after the job's
+    /// end: Spark writes the end of a killed copy after the job's), the job is open and its
+    /// records apply.
+    fn check_not_handed_out(&self, id: &str, field: &'static str) -> Result<(), Skip> {
+        match self.handed_out.contains(id) {
+            true => Err((JOB_ENDED, Some(field))),
+            false => Ok(()),
+        }
+    }
+
+    /// Job `id`, opened on first sight; a record of a job handed out already (its id read
+    /// from `field`) is skipped ([`JOB_ENDED`]), and opens nothing.
+    pub(crate) fn job(&mut self, id: &str, field: &'static str) -> Result<&mut OpenJob, Skip> {
+        self.check_not_handed_out(id, field)?;
         if !self.jobs.contains_key(id) {
             let seq = self.next_seq;
             self.next_seq += 1;
@@ -404,7 +439,7 @@ impl Assembler {
             );
         }
         // Just inserted if absent.
-        self.jobs.get_mut(id).unwrap_or_else(|| unreachable!())
+        Ok(self.jobs.get_mut(id).unwrap_or_else(|| unreachable!()))
     }
 
     /// Job `id` if it is open.
@@ -432,7 +467,7 @@ impl Assembler {
     }
 
     /// [`OpenJob::check_submission`] on job `job`, open or not (a job not open has no name
-    /// or submit time to contradict).
+    /// or submit time to contradict), after [`JOB_ENDED`] for a job handed out.
     pub(crate) fn check_submission(
         &self,
         job: &str,
@@ -440,14 +475,16 @@ impl Assembler {
         submit_secs: Option<f64>,
         fields: JobFields,
     ) -> Result<(), Skip> {
+        self.check_not_handed_out(job, fields.id)?;
         self.jobs.get(job).map_or(Ok(()), |open| {
             open.check_submission(name, submit_secs, fields)
         })
     }
 
-    /// [`OpenJob::check_start`] on job `job`, open or not (a job not open has no attempt).
-    /// A reader checks a start record so before the record opens a job or a task, so that
-    /// a record skipped leaves nothing behind.
+    /// [`OpenJob::check_start`] on job `job`, open or not (a job not open has no attempt;
+    /// one handed out is [`StartError::JobEnded`]). A reader checks a start record so
+    /// before the record opens a job or a task, so that a record skipped leaves nothing
+    /// behind.
     pub(crate) fn check_start(
         &self,
         job: &str,
@@ -455,6 +492,9 @@ impl Assembler {
         attempt: &str,
         start_secs: f64,
     ) -> Result<Change, StartError> {
+        if self.handed_out.contains(job) {
+            return Err(StartError::JobEnded);
+        }
         self.jobs.get(job).map_or(Ok(Change::Applies), |open| {
             open.check_start(task_id, attempt, start_secs)
         })
@@ -463,7 +503,8 @@ impl Assembler {
     /// [`OpenJob::check_end`] on job `job`, open or not: an end at `end_secs` of attempt
     /// `attempt` of task `task_id`. `start_secs` is the start the record gives, used for an
     /// attempt not seen (a Hadoop 1 record with both times, a Spark end's launch time). A
-    /// reader checks an end record so before the record opens a job or a task.
+    /// reader checks an end record so before the record opens a job or a task. One of a job
+    /// handed out is [`EndError::JobEnded`].
     pub(crate) fn check_end(
         &self,
         job: &str,
@@ -472,6 +513,9 @@ impl Assembler {
         start_secs: Option<f64>,
         end: (f64, AttemptOutcome),
     ) -> Result<Change, EndError> {
+        if self.handed_out.contains(job) {
+            return Err(EndError::JobEnded);
+        }
         match self.jobs.get(job) {
             Some(open) => open.check_end(task_id, attempt, start_secs, end),
             None => match start_secs {
@@ -482,20 +526,30 @@ impl Assembler {
         }
     }
 
-    /// Marks job `id` as closed by the log; hands it out if nothing of it runs.
-    pub(crate) fn end_job(&mut self, id: &str, on_job: &mut impl FnMut(TraceJob)) {
+    /// Marks job `id` as closed by the log; hands it out if nothing of it runs. The end of a
+    /// job handed out already (its id read from `field`) is skipped ([`JOB_ENDED`]).
+    pub(crate) fn end_job(
+        &mut self,
+        id: &str,
+        field: &'static str,
+        on_job: &mut impl FnMut(TraceJob),
+    ) -> Result<(), Skip> {
+        self.check_not_handed_out(id, field)?;
         if let Some(job) = self.jobs.get_mut(id) {
             job.ended = true;
         }
         self.emit_if_done(id, on_job);
+        Ok(())
     }
 
-    /// Hands job `id` out if the log has closed it and nothing of it runs.
+    /// Hands job `id` out if the log has closed it and nothing of it runs, and keeps its id,
+    /// so that a later record of it opens no second job ([`JOB_ENDED`]).
     pub(crate) fn emit_if_done(&mut self, id: &str, on_job: &mut impl FnMut(TraceJob)) {
         if self.jobs.get(id).is_some_and(OpenJob::done)
             && let Some(job) = self.jobs.remove(id)
         {
             self.order.remove(&job.seq);
+            self.handed_out.insert(job.job.id.clone());
             on_job(job.into_job());
         }
     }
@@ -1038,11 +1092,13 @@ mod tests {
     fn a_job_is_handed_out_when_closed_and_idle() {
         let mut assembler = Assembler::default();
         let mut out = Vec::new();
-        let job = assembler.job("j");
+        let job = assembler.job("j", "id").expect("a new job");
         let t = job.task("t", "map", StageKind::Map);
         job.start_attempt(t, "a", 1.0, None, None, 1)
             .expect("a new attempt");
-        assembler.end_job("j", &mut |j| out.push(j));
+        assembler
+            .end_job("j", "id", &mut |j| out.push(j))
+            .expect("open");
         assert!(out.is_empty(), "an attempt still runs");
         let job = assembler.get("j").expect("open");
         job.end_attempt(t, "a", 2.0, AttemptOutcome::Killed, None, 3)

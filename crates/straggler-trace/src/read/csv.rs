@@ -49,6 +49,7 @@ use crate::{AttemptOutcome, ReadReport, StageKind, TraceJob};
 
 /// The fields of a Google attempt's events, as skips name them.
 const GOOGLE_FIELDS: AttemptFields = AttemptFields {
+    job: "job ID",
     id: "task index",
     start: "timestamp",
     end: "timestamp",
@@ -57,6 +58,7 @@ const GOOGLE_FIELDS: AttemptFields = AttemptFields {
 
 /// The fields of an Alibaba attempt's rows, as skips name them.
 const ALIBABA_FIELDS: AttemptFields = AttemptFields {
+    job: "job_name",
     id: "seq_no",
     start: "start_time",
     end: "end_time",
@@ -159,7 +161,7 @@ pub(crate) fn read_google(
         if !after_end {
             plausible(secs, "timestamp")?;
         }
-        let job = jobs.job(&job_id.to_string());
+        let job = jobs.job(&job_id.to_string(), GOOGLE_FIELDS.job)?;
         let task = job.task(&task_id, "tasks", StageKind::Map);
         match event {
             1 => {
@@ -299,7 +301,7 @@ pub(crate) fn read_alibaba(
             }
             _ => {}
         }
-        let job = jobs.job(job_name);
+        let job = jobs.job(job_name, ALIBABA_FIELDS.job)?;
         let task = job.task(&task_id, task_name, kind);
         if seen.is_none() {
             let host = (!machine.is_empty()).then(|| (*machine).to_owned());

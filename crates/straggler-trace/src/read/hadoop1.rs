@@ -5,7 +5,9 @@
 //!
 //! - `Job JOBID=...`: `JOBNAME`, `SUBMIT_TIME`; a `FINISH_TIME` closes the job (a job the
 //!   log never closes is noted in [`ReadReport::truncated`]: the log may be cut at a line
-//!   end, or written while the job ran).
+//!   end, or written while the job ran). A later `Job`, `Task` or attempt record of a job
+//!   handed out is skipped as `"record of a job already ended"`, naming `JOBID` or
+//!   `TASKID`, and opens no second job of its id.
 //! - `Task TASKID=... TASK_TYPE=...`: a task; stage `"map"`, `"reduce"`, `"setup"`,
 //!   `"cleanup"`.
 //! - `MapAttempt` / `ReduceAttempt` with `TASK_ATTEMPT_ID`: a record with `START_TIME`
@@ -96,12 +98,14 @@ const RECORD_TYPES: [&str; 5] = ["Meta", "Job", "Task", "MapAttempt", "ReduceAtt
 
 /// The fields of a `Job` record's name and submit time, as skips name them.
 const JOB_FIELDS: JobFields = JobFields {
+    id: "JOBID",
     name: "JOBNAME",
     submit: "SUBMIT_TIME",
 };
 
 /// The fields of an attempt's records, as skips name them.
 const FIELDS: AttemptFields = AttemptFields {
+    job: "TASKID",
     id: "TASK_ATTEMPT_ID",
     start: "START_TIME",
     end: "FINISH_TIME",
@@ -726,9 +730,9 @@ fn apply(
                 Err(skip) => (None, Err(skip)),
             };
             let contradiction = jobs.check_submission(id, name, submit, JOB_FIELDS);
-            jobs.job(id).fill_submission(name, submit);
+            jobs.job(id, JOB_FIELDS.id)?.fill_submission(name, submit);
             if finish.is_some() {
-                jobs.end_job(id, on_job);
+                jobs.end_job(id, JOB_FIELDS.id, on_job)?;
             }
             unread.and(contradiction)?;
         }
@@ -747,7 +751,7 @@ fn apply(
                 .filter(|&kind| kind != StageKind::Other)
                 .unwrap_or(stage_kind);
             let input = succeeded.then(|| input_of(fields, kind)).transpose()?;
-            let job = jobs.job(&job_id);
+            let job = jobs.job(&job_id, FIELDS.job)?;
             let task = job.task(task_id, &stage, stage_kind);
             if let Some((bytes, records)) = input {
                 let task = job.task_mut(task);
@@ -811,7 +815,7 @@ fn apply(
                     Some(end)
                 }
             };
-            let job = jobs.job(&job_id);
+            let job = jobs.job(&job_id, FIELDS.job)?;
             let task = job.task(&task_id, &stage, stage_kind);
             if let Some(start) = start {
                 let host = fields.get("TRACKER_NAME").map(|t| tracker_host(t));

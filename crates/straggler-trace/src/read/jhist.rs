@@ -30,7 +30,9 @@
 //! - The job is handed out at `JOB_FINISHED`, `JOB_FAILED` or `JOB_KILLED` once none of its
 //!   attempts runs, or at the end of the file; a job without any of them is noted in
 //!   [`ReadReport::truncated`] (the file may be cut at a line end, or written while the
-//!   job ran).
+//!   job ran). A later event of a job handed out (its `JOB_SUBMITTED`, its end again, a
+//!   task's or an attempt's) is skipped as `"record of a job already ended"`, naming
+//!   `jobid` or `taskid`, and opens no second job of its id.
 //!
 //! A job's `submitTime` (`JOB_SUBMITTED`), optional, is checked as the attempts' times are
 //! when written: of the wrong type, negative or implausible, it skips its event. So do the
@@ -77,12 +79,14 @@ struct Envelope {
 
 /// The fields of a job's `JOB_SUBMITTED`, as skips name them.
 const JOB_FIELDS: JobFields = JobFields {
+    id: "jobid",
     name: "jobName",
     submit: "submitTime",
 };
 
 /// The fields of an attempt's events, as skips name them.
 const FIELDS: AttemptFields = AttemptFields {
+    job: "taskid",
     id: "attemptId",
     start: "startTime",
     end: "finishTime",
@@ -430,19 +434,20 @@ fn event(
             let name = optional_string(body, "jobName")?;
             // A job submitted again keeps its first name and submit time.
             jobs.check_submission(id, name, submit, JOB_FIELDS)?;
-            jobs.job(id).fill_submission(name, submit);
+            jobs.job(id, JOB_FIELDS.id)?.fill_submission(name, submit);
         }
         "JOB_FINISHED" | "JOB_FAILED" | "JOB_KILLED" => {
             let id = string(body, "jobid")?;
-            jobs.job(id);
+            jobs.job(id, JOB_FIELDS.id)?;
             end_pending(&mut implied.pending, id, jobs, report);
-            jobs.end_job(id, on_job);
+            jobs.end_job(id, JOB_FIELDS.id, on_job)?;
         }
         "TASK_STARTED" => {
             let task_id = string(body, "taskid")?;
             let job_id = job_of(task_id).ok_or(("unrecognised task id", Some("taskid")))?;
             let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
-            jobs.job(&job_id).task(task_id, &stage, stage_kind);
+            jobs.job(&job_id, FIELDS.job)?
+                .task(task_id, &stage, stage_kind);
         }
         "TASK_FINISHED" => {
             let task_id = string(body, "taskid")?;
@@ -450,7 +455,7 @@ fn event(
             let (stage, stage_kind) = kind_of(string(body, "taskType")?, "taskType")?;
             let (bytes, records) = input_of(body, stage_kind)?;
             let recover = successful_attempt(body, jobs, implied, &job_id, task_id)?;
-            let job = jobs.job(&job_id);
+            let job = jobs.job(&job_id, FIELDS.job)?;
             let task = job.task(task_id, &stage, stage_kind);
             match recover {
                 Some((attempt_id, finish, true)) => {
@@ -505,7 +510,7 @@ fn attempt_started(body: &Body, line: u64, jobs: &mut Assembler) -> Result<(), S
         Some("VIRGIN") => Some(false),
         _ => None,
     };
-    let job = jobs.job(&job_id);
+    let job = jobs.job(&job_id, FIELDS.job)?;
     let task = job.task(task_id, &stage, stage_kind);
     job.start_attempt(task, attempt_id, start, host, speculative, line)
         .map_err(|e| e.skip(&FIELDS))?;
@@ -551,7 +556,7 @@ fn attempt_ended(
     }
     jobs.check_end(&job_id, task_id, attempt_id, None, (finish, outcome))
         .map_err(|e| e.skip(&FIELDS))?;
-    let job = jobs.job(&job_id);
+    let job = jobs.job(&job_id, FIELDS.job)?;
     let task = job.task(task_id, &stage, stage_kind);
     let ended = job
         .end_attempt(task, attempt_id, finish, outcome, None, line)
@@ -621,6 +626,7 @@ fn successful_attempt(
             Err(("attempt id of another task", Some("successfulAttemptId")))
         }
         Err(EndError::BeforeStart) => Err(("attempt ends before it starts", Some("finishTime"))),
+        Err(error @ EndError::JobEnded) => Err(error.skip(&FIELDS)),
         Err(EndError::Twice) => match jobs.attempt(job_id, attempt_id) {
             Some(a) if a.outcome != AttemptOutcome::Succeeded => {
                 Err((CONTRADICTS_END, Some("successfulAttemptId")))

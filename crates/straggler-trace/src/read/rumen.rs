@@ -47,7 +47,8 @@
 //! before the line's end, at the `}` that seems to close it, which is then no JSON; the
 //! next object starts at the first `} {` after the broken one's `{` (strings not told
 //! apart there: an object that is JSON is never broken for a `} {` in a string). An object without `jobID` is
-//! skipped as `"not a Rumen job"`; an attempt with no start time (its own or its task's)
+//! skipped as `"not a Rumen job"`, and one whose `jobID` a job read before has as `"job
+//! read twice"`, whole, the first standing; an attempt with no start time (its own or its task's)
 //! is left out and counted as a record of its own, skipped as
 //! `"attempt without start time"`. A value of the wrong type costs the smallest part that
 //! holds it: in an attempt, the attempt; in a task's own fields, the task (its attempts with
@@ -68,7 +69,7 @@
 //! well-formed so far is `"truncated record"` and sets [`ReadReport::truncated`].
 
 use std::cell::OnceCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 use std::ops::Range;
 
@@ -329,6 +330,8 @@ pub(crate) fn read(
 ) {
     let mut lines = Lines::new(input);
     let mut scan = Scanner::default();
+    // The ids of the jobs read, so that an object of one read before is skipped whole.
+    let mut read_ids = HashSet::new();
     while let Some(line) = lines.next_or_note(report) {
         let no = line.no;
         if line.too_long {
@@ -463,7 +466,8 @@ pub(crate) fn read(
                                 rescan = Some(next);
                                 break;
                             }
-                            object_done(&scan.object, scan.start, no, report, &mut on_job);
+                            let object = (&scan.object[..], scan.start, no);
+                            object_done(object, &mut read_ids, report, &mut on_job);
                             scan.reset();
                         }
                     }
@@ -542,10 +546,15 @@ fn broken(bytes: &[u8], start: u64, no: u64, report: &mut ReadReport) {
     }
 }
 
+/// The reason of a job object whose `jobID` a job read before has.
+const JOB_READ_TWICE: &str = "job read twice";
+
+/// Reads the job object `bytes` (from line `start` to line `end`) and hands its job out,
+/// unless it is skipped; `read_ids` holds the ids of the jobs read before, and gets this
+/// one's.
 fn object_done(
-    bytes: &[u8],
-    start: u64,
-    end: u64,
+    (bytes, start, end): (&[u8], u64, u64),
+    read_ids: &mut HashSet<String>,
     report: &mut ReadReport,
     on_job: &mut impl FnMut(TraceJob),
 ) {
@@ -581,6 +590,17 @@ fn object_done(
         return;
     };
     let mut places = Places::new(bytes, start);
+    // A job read before (two objects of one job, say two traces concatenated): the first
+    // stands, and this one is skipped whole, as one record; which of the two is right
+    // cannot be told, and two jobs of one id would be replayed twice.
+    if read_ids.contains(&id) {
+        report.skipped(
+            places.field_line(Some(0), "jobID"),
+            Some("jobID"),
+            JOB_READ_TWICE,
+        );
+        return;
+    }
     // A submit time other than Rumen's `-1` is checked as the attempts' times are; it is a
     // field of the job's own, and costs the job.
     let submit_secs = known_time(logged.submit_time).map(ms_to_secs);
@@ -784,6 +804,7 @@ fn object_done(
         job.tasks.push(task);
     }
     report.parsed();
+    read_ids.insert(job.id.clone());
     on_job(job);
 }
 

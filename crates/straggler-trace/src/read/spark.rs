@@ -35,6 +35,10 @@
 //! a job without its end is then noted in [`ReadReport::truncated`] (the log may be cut at
 //! a line end, or written while the job ran), unless `SparkListenerApplicationEnd` came,
 //! on the last line read (in a rolling directory, naming its file, as skips do).
+//! A `SparkListenerJobStart` or `SparkListenerJobEnd` of a job handed out already is
+//! skipped as `"record of a job already ended"` (the [`Assembler`] keeps the ids), and
+//! opens no second job of its id; a task event of it finds its stage forgotten, `"stage of
+//! no open job"`.
 //! The speculation setting: a `SparkListenerEnvironmentUpdate`'s `Spark Properties` give
 //! `spark.speculation` (read as Spark reads a boolean, [`SpeculationSetting::spark`];
 //! absent, Spark's default false) and every `spark.speculation.*` parameter, as written;
@@ -404,12 +408,14 @@ const CONTRADICTS_START: &str = "contradicts the task start";
 
 /// The fields of a job start, as skips name them: the name is its last stage's.
 const JOB_FIELDS: JobFields = JobFields {
+    id: "Job ID",
     name: "Stage Name",
     submit: "Submission Time",
 };
 
 /// The fields of an attempt's events, as skips name them.
 const FIELDS: AttemptFields = AttemptFields {
+    job: "Stage ID",
     id: "Task ID",
     start: "Launch Time",
     end: "Finish Time",
@@ -575,7 +581,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                     order.1 = true;
                 }
                 self.pass_stages(&key, false);
-                self.jobs.end_job(&key, &mut self.on_job);
+                self.jobs.end_job(&key, "Job ID", &mut self.on_job)?;
                 self.forget_if_gone(&key);
                 Ok(())
             }
@@ -678,7 +684,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         let submit_secs = submit.unwrap_or(None);
         (self.jobs).check_submission(&key, name.as_deref(), submit_secs, JOB_FIELDS)?;
         let started = self.jobs.get(&key).is_some();
-        let job = self.jobs.job(&key);
+        let job = self.jobs.job(&key, JOB_FIELDS.id)?;
         job.fill_submission(name.as_deref(), submit_secs);
         if !started {
             let job = job.job_mut();
