@@ -2691,6 +2691,42 @@ fn a_spark_job_start_after_the_job_ended_opens_no_second_job() {
     );
 }
 
+/// A Spark task event of a stage of no open job (here of a job handed out already) is
+/// skipped and leaves nothing behind: the stage attempt it names is not taken for the
+/// stage's latest, which a later job's task event of stage attempt `-1` is filed under.
+/// Before, the skipped event recorded its stage attempt (3), and the later job's task was
+/// filed under stage attempt 3 rather than 0.
+#[test]
+fn a_spark_task_event_of_no_open_job_leaves_its_stage_attempt_unrecorded() {
+    let job_start = |job: u64| {
+        format!("{{\"Event\":\"SparkListenerJobStart\",\"Job ID\":{job},\"Stage IDs\":[0]}}")
+    };
+    let job_end = |job: u64| format!("{{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":{job}}}");
+    let log = [
+        "{\"Event\":\"SparkListenerApplicationStart\",\"App ID\":\"app-1\"}".to_owned(),
+        job_start(0),
+        spark_task(1, 0, 0, 0, 1000, None),
+        spark_task(1, 0, 0, 0, 2000, Some("Success")),
+        job_end(0),
+        spark_task(2, 0, 3, 0, 3000, None),
+        job_start(1),
+        spark_task(3, 0, -1, 0, 4000, None),
+        spark_task(3, 0, -1, 0, 5000, Some("Success")),
+        job_end(1),
+    ]
+    .join("\n")
+        + "\n";
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(6, "stage of no open job", Some("Stage ID"))]
+    );
+    let tasks: Vec<(&str, &str)> = (jobs.iter())
+        .flat_map(|j| j.tasks.iter().map(|t| (j.id.as_str(), t.id.as_str())))
+        .collect();
+    assert_eq!(tasks, [("app-1/job 0", "0.0:0"), ("app-1/job 1", "0.0:0")]);
+}
+
 /// A `.jhist` record of a job handed out already (its `JOB_FINISHED` read, none of its
 /// attempts running) opens no second job of its id: a `JOB_SUBMITTED`, a task's or an
 /// attempt's event, a second `JOB_FINISHED` of it, each is skipped as `record of a job
