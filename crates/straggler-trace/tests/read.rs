@@ -1390,9 +1390,9 @@ fn bad_lines_are_counted_with_their_line_and_never_dropped() {
 }
 
 /// Records whose times or statuses cannot be true are skipped, with their line, field and
-/// reason, before they open anything: an end without a start after its job closed opens no
-/// second job, an end before its start keeps nothing of the record, an unknown status is
-/// not guessed.
+/// reason, before they open anything: an end without a start opens no task, nor, after its
+/// job closed, a second job; an end before its start keeps nothing of the record, an unknown
+/// status is not guessed.
 #[test]
 fn impossible_records_are_skipped_whole_and_leave_nothing_behind() {
     let hadoop1 = concat!(
@@ -1409,6 +1409,9 @@ fn impossible_records_are_skipped_whole_and_leave_nothing_behind() {
         "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
         "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" TASK_STATUS=\"SUCCESS\" ",
         "FINISH_TIME=\"4000\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000002\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000002_0\" TASK_STATUS=\"KILLED\" ",
+        "FINISH_TIME=\"4500\" .\n",
         "Job JOBID=\"job_1_0001\" FINISH_TIME=\"5000\" .\n",
         "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000001\" ",
         "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000001_0\" TASK_STATUS=\"KILLED\" ",
@@ -1425,7 +1428,8 @@ fn impossible_records_are_skipped_whole_and_leave_nothing_behind() {
         [
             (4, "unknown status", Some("TASK_STATUS")),
             (5, "attempt ends before it starts", Some("FINISH_TIME")),
-            (8, "record of a job already ended", Some("TASKID")),
+            (7, "attempt end without start", Some("START_TIME")),
+            (9, "record of a job already ended", Some("TASKID")),
         ]
     );
     assert_eq!(jobs.len(), 1, "no job opened by the skipped end");
