@@ -1390,9 +1390,9 @@ fn bad_lines_are_counted_with_their_line_and_never_dropped() {
 }
 
 /// Records whose times or statuses cannot be true are skipped, with their line, field and
-/// reason, before they open anything: an end without a start after its job closed opens no
-/// second job, an end before its start keeps nothing of the record, an unknown status is
-/// not guessed.
+/// reason, before they open anything: an end without a start opens no task, nor, after its
+/// job closed, a second job; an end before its start keeps nothing of the record, an unknown
+/// status is not guessed.
 #[test]
 fn impossible_records_are_skipped_whole_and_leave_nothing_behind() {
     let hadoop1 = concat!(
@@ -1409,6 +1409,9 @@ fn impossible_records_are_skipped_whole_and_leave_nothing_behind() {
         "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000000\" ",
         "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000000_0\" TASK_STATUS=\"SUCCESS\" ",
         "FINISH_TIME=\"4000\" .\n",
+        "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000002\" ",
+        "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000002_0\" TASK_STATUS=\"KILLED\" ",
+        "FINISH_TIME=\"4500\" .\n",
         "Job JOBID=\"job_1_0001\" FINISH_TIME=\"5000\" .\n",
         "MapAttempt TASK_TYPE=\"MAP\" TASKID=\"task_1_0001_m_000001\" ",
         "TASK_ATTEMPT_ID=\"attempt_1_0001_m_000001_0\" TASK_STATUS=\"KILLED\" ",
@@ -1425,7 +1428,8 @@ fn impossible_records_are_skipped_whole_and_leave_nothing_behind() {
         [
             (4, "unknown status", Some("TASK_STATUS")),
             (5, "attempt ends before it starts", Some("FINISH_TIME")),
-            (8, "record of a job already ended", Some("TASKID")),
+            (7, "attempt end without start", Some("START_TIME")),
+            (9, "record of a job already ended", Some("TASKID")),
         ]
     );
     assert_eq!(jobs.len(), 1, "no job opened by the skipped end");
@@ -2689,6 +2693,42 @@ fn a_spark_job_start_after_the_job_ended_opens_no_second_job() {
             ("0.0:0", "2", 1.5, Some(2.5), AttemptOutcome::Killed),
         ]
     );
+}
+
+/// A Spark task event of a stage of no open job (here of a job handed out already) is
+/// skipped and leaves nothing behind: the stage attempt it names is not taken for the
+/// stage's latest, which a later job's task event of stage attempt `-1` is filed under.
+/// Before, the skipped event recorded its stage attempt (3), and the later job's task was
+/// filed under stage attempt 3 rather than 0.
+#[test]
+fn a_spark_task_event_of_no_open_job_leaves_its_stage_attempt_unrecorded() {
+    let job_start = |job: u64| {
+        format!("{{\"Event\":\"SparkListenerJobStart\",\"Job ID\":{job},\"Stage IDs\":[0]}}")
+    };
+    let job_end = |job: u64| format!("{{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":{job}}}");
+    let log = [
+        "{\"Event\":\"SparkListenerApplicationStart\",\"App ID\":\"app-1\"}".to_owned(),
+        job_start(0),
+        spark_task(1, 0, 0, 0, 1000, None),
+        spark_task(1, 0, 0, 0, 2000, Some("Success")),
+        job_end(0),
+        spark_task(2, 0, 3, 0, 3000, None),
+        job_start(1),
+        spark_task(3, 0, -1, 0, 4000, None),
+        spark_task(3, 0, -1, 0, 5000, Some("Success")),
+        job_end(1),
+    ]
+    .join("\n")
+        + "\n";
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    assert_eq!(
+        skips_with_fields(&report),
+        [(6, "stage of no open job", Some("Stage ID"))]
+    );
+    let tasks: Vec<(&str, &str)> = (jobs.iter())
+        .flat_map(|j| j.tasks.iter().map(|t| (j.id.as_str(), t.id.as_str())))
+        .collect();
+    assert_eq!(tasks, [("app-1/job 0", "0.0:0"), ("app-1/job 1", "0.0:0")]);
 }
 
 /// A `.jhist` record of a job handed out already (its `JOB_FINISHED` read, none of its

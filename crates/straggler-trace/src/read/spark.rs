@@ -478,9 +478,10 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
         }
     }
 
-    /// The stage and stage attempt of a task event: a stage attempt of `-1` (or none) is
-    /// the stage's latest seen, 0 if none was; any other is recorded as seen.
-    fn stage_of(&mut self, event: &Event) -> Result<(u64, u64), Skip> {
+    /// The stage and stage attempt of a task event: a stage attempt of `-1` is the stage's
+    /// latest seen (in an event applied: [`SparkReader::saw_stage_attempt`]), 0 if none
+    /// was, and none is 0.
+    fn stage_of(&self, event: &Event) -> Result<(u64, u64), Skip> {
         let stage = event.stage_id.ok_or(("missing field", Some("Stage ID")))?;
         let latest = self.latest_attempt.get(&stage).copied();
         let attempt = match event.stage_attempt_id {
@@ -489,10 +490,21 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             Some(_) => return Err(("field of the wrong type", Some("Stage Attempt ID"))),
             None => 0,
         };
+        Ok((stage, attempt))
+    }
+
+    /// Records stage attempt `attempt` of `stage` as seen, once a task event of it has
+    /// been applied: a skipped event leaves the stage's latest attempt as it was. A stage
+    /// that no open job runs any more (its job handed out by the event) is not recorded:
+    /// [`SparkReader::forget_if_gone`] has forgotten it whole.
+    fn saw_stage_attempt(&mut self, stage: u64, attempt: u64) {
+        if !self.stage_job.contains_key(&stage) {
+            return;
+        }
+        let latest = self.latest_attempt.get(&stage).copied();
         if latest.is_none_or(|l| attempt > l) {
             self.latest_attempt.insert(stage, attempt);
         }
-        Ok((stage, attempt))
     }
 
     /// Reads every line of `lines`, counting each in `report`; `file` names their file in
@@ -585,8 +597,17 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                 self.forget_if_gone(&key);
                 Ok(())
             }
-            "SparkListenerTaskStart" => self.task_start(event, line),
-            "SparkListenerTaskEnd" => self.task_end(event, line),
+            "SparkListenerTaskStart" | "SparkListenerTaskEnd" => {
+                let start = name == "SparkListenerTaskStart";
+                let (stage, attempt) = self.stage_of(&event)?;
+                if start {
+                    self.task_start(event, line)?;
+                } else {
+                    self.task_end(event, line)?;
+                }
+                self.saw_stage_attempt(stage, attempt);
+                Ok(())
+            }
             name if CORE_EVENTS.contains(&name) || name.contains('.') => Ok(()),
             _ => Err(("unknown event type", Some("Event"))),
         }
@@ -711,7 +732,7 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
 
     /// The stage, stage attempt ([`SparkReader::stage_of`]), task info (taken out of the
     /// event), task id and index of a task start or end event.
-    fn task_of(&mut self, event: &mut Event) -> Result<(u64, u64, TaskInfo, u64, u64), Skip> {
+    fn task_of(&self, event: &mut Event) -> Result<(u64, u64, TaskInfo, u64, u64), Skip> {
         let (stage, stage_attempt) = self.stage_of(event)?;
         let info = event
             .task_info
