@@ -510,9 +510,11 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
 }
 
 /// Writes the rows of `rows` whose group is marked (`marks[groups[row]] == tag`;
-/// Hierarchical's marks are 1 or 0, or the tag of the scan that wrote them), in order, at the start of `slots` (as long at
-/// least), and returns how many. A row past `groups` is not kept, nor is a row of a group
-/// past `marks`. Hierarchical keeps its wrapped detector's rows on slow nodes with it.
+/// Hierarchical's marks are 1 or 0, or the tag of the scan that wrote them), in order, at
+/// the start of `slots` (as long at least), and returns how many; the slots past the count
+/// may be written with rows of no meaning. A row past `groups` is not kept, nor is a row
+/// of a group past `marks`. Hierarchical keeps its wrapped detector's rows on slow nodes
+/// with it.
 ///
 /// The answers for 64 rows are gathered as the bits of a word, then the kept rows (few)
 /// written out, so that the lookups wait on no store. Where `marks` is as long as a power
@@ -535,6 +537,19 @@ pub(crate) fn keep_marked(
     tag: u8,
     slots: &mut [u32],
 ) -> usize {
+    keep_marked_with(Vectors::of_cpu(), rows, groups, marks, tag, slots)
+}
+
+/// [`keep_marked`] with `vectors` at most: sixteen rows at a time with AVX-512, one after
+/// another otherwise.
+fn keep_marked_with(
+    vectors: Vectors,
+    rows: &[u32],
+    groups: &[u32],
+    marks: &[u8],
+    tag: u8,
+    slots: &mut [u32],
+) -> usize {
     let largest = with_widest_vectors(|| rows.iter().copied().max());
     let rows_inside = largest.is_none_or(|row| (row as usize) < groups.len());
     if !(rows_inside && marks.len().is_power_of_two()) {
@@ -543,12 +558,12 @@ pub(crate) fn keep_marked(
     let low_bits = marks.len() - 1;
     let (mut kept, mut seen, mut done) = (0, 0u32, 0);
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if avx512::detected()
+    if vectors.min(Vectors::of_cpu()) == Vectors::Avx512
         && marks.len() >= 4
         && groups.len() <= 1 << 31
         && slots.len() >= rows.len()
     {
-        // SAFETY: the CPU has AVX-512F and POPCNT (just detected); every row is below
+        // SAFETY: the CPU has AVX-512F and POPCNT (no wider than `of_cpu`); every row is below
         // `groups.len()`, itself at most 2^31, `marks.len()` is a power of two of at least
         // 4, and `slots` is as long as the rows, as the body needs.
         (kept, seen, done) = unsafe { avx512::keep_marked(rows, groups, marks, tag, slots) };
@@ -2645,12 +2660,16 @@ mod tests {
                             .is_some_and(|&mark| mark == tag)
                     })
                     .collect();
-                let (mut slots, mut plain) = (vec![u32::MAX; len + 1], vec![u32::MAX; len + 1]);
-                let kept = keep_marked(&flagged, &groups, &marks, tag, &mut slots);
+                for vectors in Vectors::up_to_cpu() {
+                    let mut slots = vec![u32::MAX; len + 1];
+                    let kept =
+                        keep_marked_with(vectors, &flagged, &groups, &marks, tag, &mut slots);
+                    let case = format!("{len} flagged of {rows}, {marked} marks, {vectors:?}");
+                    assert_eq!(slots[..kept], expected[..], "{case}");
+                }
+                let mut plain = vec![u32::MAX; len + 1];
                 let plain_kept = plain_keep_marked(&flagged, &groups, &marks, tag, &mut plain);
-                let case = format!("{len} flagged of {rows}, {marked} marks");
-                assert_eq!(slots[..kept], expected[..], "{case}");
-                assert_eq!(plain[..plain_kept], expected[..], "{case}");
+                assert_eq!(plain[..plain_kept], expected[..], "{len} flagged of {rows}");
             }
         }
         assert_eq!(keep_marked(&[0, 1], &[], &[1], 1, &mut [0; 2]), 0);
@@ -2685,10 +2704,11 @@ mod tests {
     #[test]
     fn rows_of_groups_inside_the_marks_agree_with_a_plain_filter() {
         // Every group inside the marks, so that no row is filtered again and the answers
-        // of the sixteens looked up at once (AVX-512, where the CPU has it) stand: marks
-        // of any byte, among them the tag with one bit changed (a mark compared on some
-        // of its bits only would be kept), as Hierarchical's tags go up to 255; rows in
-        // any order, some repeated.
+        // stand: of the sixteens looked up at once (AVX-512, where the CPU has it), and of
+        // the rows looked up one after another (every narrower width). Marks of any byte,
+        // among them the tag with one bit changed (a mark compared on some of its bits
+        // only would be kept), as Hierarchical's tags go up to 255; rows in any order,
+        // some repeated.
         let mut rng = crate::conformance::SplitMix64(29);
         for marked in [4u32, 8, 16, 64, 256] {
             let groups: Vec<u32> = (0..600).map(|_| rng.below(marked)).collect();
@@ -2706,10 +2726,13 @@ mod tests {
                     let expected: Vec<u32> = (flagged.iter().copied())
                         .filter(|&row| marks[groups[row as usize] as usize] == tag)
                         .collect();
-                    let mut slots = vec![u32::MAX; len];
-                    let kept = keep_marked(&flagged, &groups, &marks, tag, &mut slots);
-                    let case = format!("{len} flagged, {marked} marks, tag {tag}");
-                    assert_eq!(slots[..kept], expected[..], "{case}");
+                    for vectors in Vectors::up_to_cpu() {
+                        let mut slots = vec![u32::MAX; len];
+                        let kept =
+                            keep_marked_with(vectors, &flagged, &groups, &marks, tag, &mut slots);
+                        let case = format!("{len} flagged, {marked} marks, tag {tag}, {vectors:?}");
+                        assert_eq!(slots[..kept], expected[..], "{case}");
+                    }
                 }
             }
         }
