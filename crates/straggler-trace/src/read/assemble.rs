@@ -393,7 +393,7 @@ pub(crate) struct Assembler {
     order: BTreeMap<u64, String>,
     next_seq: u64,
     /// The ids of the jobs handed out once the log closed them ([`Assembler::emit_if_done`]),
-    /// so that a later record of one opens no second job of its id: a few bytes a job.
+    /// so that a later record of one opens no second job of its id: one string a job.
     handed_out: HashSet<String>,
 }
 
@@ -404,7 +404,7 @@ impl Assembler {
     /// would give two jobs of one id. Until then (an attempt still running after the job's
     /// end: Spark writes the end of a killed copy after the job's), the job is open and its
     /// records apply.
-    fn check_not_handed_out(&self, id: &str, field: &'static str) -> Result<(), Skip> {
+    pub(crate) fn check_not_handed_out(&self, id: &str, field: &'static str) -> Result<(), Skip> {
         match self.handed_out.contains(id) {
             true => Err((JOB_ENDED, Some(field))),
             false => Ok(()),

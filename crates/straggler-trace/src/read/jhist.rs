@@ -61,7 +61,8 @@ use serde::Deserialize;
 use serde::de::{Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::assemble::{
-    Assembler, AttemptFields, ClockSplits, EndError, JobFields, Skip, SplitsFault, plausible,
+    Assembler, AttemptFields, ClockSplits, EndError, JOB_ENDED, JobFields, Skip, SplitsFault,
+    plausible,
 };
 use super::input::{Lines, integer_read_as_float, is_blank, json_line_skipped};
 use crate::{AttemptOutcome, ReadReport, StageKind, TraceError, TraceJob};
@@ -201,9 +202,10 @@ impl Implied {
     /// names no attempt of that task seen starting (its `attemptId` unreadable included):
     /// an attempt start lost, an end without start (`attempt end without start`), a start
     /// or end of an attempt id of another task. A record without a readable `taskid` names
-    /// no task; an attempt killed before launch never ran, and is no lost attempt.
+    /// no task; an attempt killed before launch never ran, and is no lost attempt; nor is
+    /// one of a job handed out already ([`JOB_ENDED`]), whose task no later record reads.
     fn note_skipped(&mut self, body: &Body, jobs: &Assembler, reason: &str) {
-        if reason == KILLED_BEFORE_LAUNCH {
+        if reason == KILLED_BEFORE_LAUNCH || reason == JOB_ENDED {
             return;
         }
         let Ok(task_id) = string(body, "taskid") else {

@@ -38,7 +38,7 @@
 //! A `SparkListenerJobStart` or `SparkListenerJobEnd` of a job handed out already is
 //! skipped as `"record of a job already ended"` (the [`Assembler`] keeps the ids), and
 //! opens no second job of its id; a task event of it finds its stage forgotten, `"stage of
-//! no open job"`.
+//! no open job"`, unless an open job lists the stage too, which then takes it.
 //! The speculation setting: a `SparkListenerEnvironmentUpdate`'s `Spark Properties` give
 //! `spark.speculation` (read as Spark reads a boolean, [`SpeculationSetting::spark`];
 //! absent, Spark's default false) and every `spark.speculation.*` parameter, as written;
@@ -589,6 +589,9 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
             "SparkListenerJobEnd" => {
                 let job_id = event.job_id.ok_or(("missing field", Some("Job ID")))?;
                 let key = self.job_key(job_id);
+                // Checked before anything of the job is touched, so that the skip leaves
+                // nothing behind.
+                self.jobs.check_not_handed_out(&key, "Job ID")?;
                 if let Some(order) = self.job_order.get_mut(&key) {
                     order.1 = true;
                 }
