@@ -1853,6 +1853,22 @@ fn attempt_rows(jobs: &[TraceJob]) -> Vec<(&str, &str, f64, Option<f64>, Attempt
         .collect()
 }
 
+/// The one job of the tests of records after a job's end, as handed out at its end: job
+/// `job_1_0001` named `n`, submitted at 1 s, its one map attempt run from 1 to 2 s.
+fn assert_only_the_job_as_handed_out(jobs: &[TraceJob]) {
+    assert_eq!(submissions(jobs), [("job_1_0001", Some("n"), Some(1.0))]);
+    assert_eq!(
+        attempt_rows(jobs),
+        [(
+            "task_1_0001_m_000000",
+            "attempt_1_0001_m_000000_0",
+            1.0,
+            Some(2.0),
+            AttemptOutcome::Succeeded
+        )]
+    );
+}
+
 /// The kind of each task of `jobs`.
 fn task_kinds(jobs: &[TraceJob]) -> Vec<StageKind> {
     jobs.iter().flat_map(|j| &j.tasks).map(|t| t.kind).collect()
@@ -2781,17 +2797,7 @@ fn jhist_records_after_the_job_ended_open_no_second_job() {
         ]
     );
     assert_eq!((report.records_read, report.records_parsed), (13, 7));
-    assert_eq!(submissions(&jobs), [("job_1_0001", Some("n"), Some(1.0))]);
-    assert_eq!(
-        attempt_rows(&jobs),
-        [(
-            "task_1_0001_m_000000",
-            "attempt_1_0001_m_000000_0",
-            1.0,
-            Some(2.0),
-            AttemptOutcome::Succeeded
-        )]
-    );
+    assert_only_the_job_as_handed_out(&jobs);
 }
 
 /// A Hadoop 1 record of a job handed out already (its `Job` record with `FINISH_TIME` read,
@@ -2835,17 +2841,7 @@ fn hadoop1_records_after_the_job_ended_open_no_second_job() {
     );
     assert_eq!((report.records_read, report.records_parsed), (10, 5));
     assert!(report.truncated.is_none(), "the job closed");
-    assert_eq!(submissions(&jobs), [("job_1_0001", Some("n"), Some(1.0))]);
-    assert_eq!(
-        attempt_rows(&jobs),
-        [(
-            "task_1_0001_m_000000",
-            "attempt_1_0001_m_000000_0",
-            1.0,
-            Some(2.0),
-            AttemptOutcome::Succeeded
-        )]
-    );
+    assert_only_the_job_as_handed_out(&jobs);
 }
 
 /// An event or task type that none of the format's is skipped as unknown, with its line and

@@ -1503,15 +1503,15 @@ mod avx2 {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx512 {
     use std::arch::x86_64::{
-        __m512d, _CMP_LT_OQ, _CMP_ORD_Q, _mm512_add_epi32, _mm512_add_pd, _mm512_and_si512,
-        _mm512_castpd_si512, _mm512_cmp_pd_mask, _mm512_cmpeq_epi32_mask, _mm512_div_pd,
-        _mm512_fmadd_pd, _mm512_fnmadd_pd, _mm512_i32gather_epi32, _mm512_loadu_si512,
-        _mm512_mask_add_epi64, _mm512_mask_blend_pd, _mm512_maskz_compress_epi32, _mm512_max_epu64,
-        _mm512_max_pd, _mm512_min_pd, _mm512_mul_pd, _mm512_or_si512, _mm512_permutex2var_pd,
-        _mm512_rcp14_pd, _mm512_reduce_or_epi32, _mm512_set1_epi32, _mm512_set1_epi64,
-        _mm512_set1_pd, _mm512_setr_epi32, _mm512_setr_epi64, _mm512_setr_pd, _mm512_setzero_si512,
-        _mm512_slli_epi32, _mm512_srli_epi32, _mm512_srlv_epi32, _mm512_storeu_pd,
-        _mm512_storeu_si512, _mm512_sub_pd,
+        __m512d, __m512i, _CMP_LT_OQ, _CMP_ORD_Q, _mm512_add_epi32, _mm512_add_pd,
+        _mm512_and_si512, _mm512_castpd_si512, _mm512_cmp_pd_mask, _mm512_cmpeq_epi32_mask,
+        _mm512_div_pd, _mm512_fmadd_pd, _mm512_fnmadd_pd, _mm512_i32gather_epi32,
+        _mm512_loadu_si512, _mm512_mask_add_epi64, _mm512_mask_blend_pd,
+        _mm512_maskz_compress_epi32, _mm512_max_epu64, _mm512_max_pd, _mm512_min_pd, _mm512_mul_pd,
+        _mm512_or_si512, _mm512_permutex2var_pd, _mm512_rcp14_pd, _mm512_reduce_or_epi32,
+        _mm512_set1_epi32, _mm512_set1_epi64, _mm512_set1_pd, _mm512_setr_epi32, _mm512_setr_epi64,
+        _mm512_setr_pd, _mm512_setzero_si512, _mm512_slli_epi32, _mm512_srli_epi32,
+        _mm512_srlv_epi32, _mm512_storeu_pd, _mm512_storeu_si512, _mm512_sub_pd,
     };
 
     use super::{LANES, Lanes};
@@ -1568,20 +1568,26 @@ mod avx512 {
             let keep = _mm512_cmpeq_epi32_mask(mark, tags);
             // At most the rows read before these sixteen are kept, so the sixteen slots
             // from `kept` lie within the rows' length, which `slots` has.
-            let out: &mut [u32; 16] = (&mut slots[kept..kept + 16])
-                .try_into()
-                .expect("room for sixteen");
-            // SAFETY: `out` is sixteen writable `u32`, the 64 bytes the store writes (it
-            // needs no alignment).
-            unsafe {
-                _mm512_storeu_si512(
-                    out.as_mut_ptr().cast(),
-                    _mm512_maskz_compress_epi32(keep, rows),
-                )
-            };
+            store_packed(&mut slots[kept..kept + 16], keep, rows);
             kept += keep.count_ones() as usize;
         }
         (kept, _mm512_reduce_or_epi32(seen) as u32, done)
+    }
+
+    /// Writes the lanes of `rows` that `keep` marks, packed in order (`vpcompressd`), at the
+    /// start of `slots`, sixteen slots, in one store; the slots past them get zeros.
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    fn store_packed(slots: &mut [u32], keep: u16, rows: __m512i) {
+        let out: &mut [u32; 16] = slots.try_into().expect("sixteen slots");
+        // SAFETY: `out` is sixteen writable `u32`, the 64 bytes the store writes (it needs
+        // no alignment).
+        unsafe {
+            _mm512_storeu_si512(
+                out.as_mut_ptr().cast(),
+                _mm512_maskz_compress_epi32(keep, rows),
+            )
+        }
     }
 
     /// Whether the CPU has AVX-512F and POPCNT (detected once, then read from a cache).
@@ -1838,17 +1844,7 @@ mod avx512 {
             }
             let rows = _mm512_add_epi32(_mm512_set1_epi32((first + 16 * k as u32) as i32), offsets);
             let at = count.min(last);
-            let out: &mut [u32; 16] = (&mut slots[at..at + 16])
-                .try_into()
-                .expect("room for sixteen");
-            // SAFETY: `out` is sixteen writable `u32`, the 64 bytes the store writes (it
-            // needs no alignment).
-            unsafe {
-                _mm512_storeu_si512(
-                    out.as_mut_ptr().cast(),
-                    _mm512_maskz_compress_epi32(below, rows),
-                )
-            };
+            store_packed(&mut slots[at..at + 16], below, rows);
             count = at + below.count_ones() as usize;
         }
         // The last rows (fewer than sixteen) as the other bodies take them.
