@@ -2711,6 +2711,26 @@ fn a_spark_job_start_after_the_job_ended_opens_no_second_job() {
     );
 }
 
+/// A Spark `SparkListenerJobEnd` of a job no `SparkListenerJobStart` opened (a log that
+/// starts after it, or whose start was skipped) is skipped as `end of a job not started`,
+/// naming `Job ID`. Before, it was counted as parsed and changed nothing.
+#[test]
+fn a_spark_end_of_a_job_never_started_is_skipped() {
+    let mut log = spark_job(&[
+        spark_start(1, 0, 1000),
+        spark_end(1, 0, 1000, 2000, "Success"),
+    ]);
+    log.push_str("{\"Event\":\"SparkListenerJobEnd\",\"Job ID\":7}\n");
+    let (jobs, report) = read_bytes(log.as_bytes(), SPARK).expect("readable");
+    let last = report.records_read;
+    assert_eq!(
+        skips_with_fields(&report),
+        [(last, "end of a job not started", Some("Job ID"))]
+    );
+    assert_eq!(report.records_parsed, last - 1);
+    assert_eq!(job_ids(&jobs), ["app-1/job 0"]);
+}
+
 /// A Spark task event of a stage of no open job (here of a job handed out already) is
 /// skipped and leaves nothing behind: the stage attempt it names is not taken for the
 /// stage's latest, which a later job's task event of stage attempt `-1` is filed under.

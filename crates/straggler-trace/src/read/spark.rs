@@ -38,7 +38,9 @@
 //! A `SparkListenerJobStart` or `SparkListenerJobEnd` of a job handed out already is
 //! skipped as `"record of a job already ended"` (the [`Assembler`] keeps the ids), and
 //! opens no second job of its id; a task event of it finds its stage forgotten, `"stage of
-//! no open job"`, unless an open job lists the stage too, which then takes it.
+//! no open job"`, unless an open job lists the stage too, which then takes it. A
+//! `SparkListenerJobEnd` of a job no `SparkListenerJobStart` opened is `"end of a job not
+//! started"`.
 //! The speculation setting: a `SparkListenerEnvironmentUpdate`'s `Spark Properties` give
 //! `spark.speculation` (read as Spark reads a boolean, [`SpeculationSetting::spark`];
 //! absent, Spark's default false) and every `spark.speculation.*` parameter, as written;
@@ -406,6 +408,9 @@ impl Started {
 /// The reason of a record whose `Task Info` contradicts its attempt's start.
 const CONTRADICTS_START: &str = "contradicts the task start";
 
+/// The reason of a `SparkListenerJobEnd` of a job that no `SparkListenerJobStart` opened.
+const END_NOT_STARTED: &str = "end of a job not started";
+
 /// The fields of a job start, as skips name them: the name is its last stage's.
 const JOB_FIELDS: JobFields = JobFields {
     id: "Job ID",
@@ -592,6 +597,9 @@ impl<F: FnMut(TraceJob)> SparkReader<F> {
                 // Checked before anything of the job is touched, so that the skip leaves
                 // nothing behind.
                 self.jobs.check_not_handed_out(&key, "Job ID")?;
+                if self.jobs.get(&key).is_none() {
+                    return Err((END_NOT_STARTED, Some("Job ID")));
+                }
                 if let Some(order) = self.job_order.get_mut(&key) {
                     order.1 = true;
                 }
