@@ -509,8 +509,7 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
     }
 }
 
-/// Writes the rows of `rows` whose group is marked (`marks[groups[row]] == tag`;
-/// Hierarchical's marks are 1 or 0, or the tag of the scan that wrote them), in order, at
+/// Writes the rows of `rows` whose group is marked (`marks[groups[row]] != 0`), in order, at
 /// the start of `slots` (as long at least), and returns how many; the slots past the count
 /// may be written with rows of no meaning. A row past `groups` is not kept, nor is a row
 /// of a group past `marks`. Hierarchical keeps its wrapped detector's rows on slow nodes
@@ -530,14 +529,8 @@ fn plain_count_below(keys: &[i64], key: i64, or_equal: bool) -> usize {
 /// looked up at once, by gathers, and their kept rows packed into one store
 /// ([`avx512::keep_marked`]); the rest, fewer than sixteen, as above
 /// (`docs/scan-measurements.md`, *The flagged rows' nodes by gathers*).
-pub(crate) fn keep_marked(
-    rows: &[u32],
-    groups: &[u32],
-    marks: &[u8],
-    tag: u8,
-    slots: &mut [u32],
-) -> usize {
-    keep_marked_with(Vectors::of_cpu(), rows, groups, marks, tag, slots)
+pub(crate) fn keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mut [u32]) -> usize {
+    keep_marked_with(Vectors::of_cpu(), rows, groups, marks, slots)
 }
 
 /// [`keep_marked`] with `vectors` at most: sixteen rows at a time with AVX-512, one after
@@ -547,13 +540,12 @@ fn keep_marked_with(
     rows: &[u32],
     groups: &[u32],
     marks: &[u8],
-    tag: u8,
     slots: &mut [u32],
 ) -> usize {
     let largest = with_widest_vectors(|| rows.iter().copied().max());
     let rows_inside = largest.is_none_or(|row| (row as usize) < groups.len());
     if !(rows_inside && marks.len().is_power_of_two()) {
-        return plain_keep_marked(rows, groups, marks, tag, slots);
+        return plain_keep_marked(rows, groups, marks, slots);
     }
     let low_bits = marks.len() - 1;
     let (mut kept, mut seen, mut done) = (0, 0u32, 0);
@@ -566,7 +558,7 @@ fn keep_marked_with(
         // SAFETY: the CPU has AVX-512F and POPCNT (no wider than `of_cpu`); every row is below
         // `groups.len()`, itself at most 2^31, `marks.len()` is a power of two of at least
         // 4, and `slots` is as long as the rows, as the body needs.
-        (kept, seen, done) = unsafe { avx512::keep_marked(rows, groups, marks, tag, slots) };
+        (kept, seen, done) = unsafe { avx512::keep_marked(rows, groups, marks, slots) };
     }
     for rows in rows[done..].chunks(64) {
         let mut word = 0u64;
@@ -578,7 +570,7 @@ fn keep_marked_with(
             // SAFETY: `marks.len()` is a power of two, so not zero, and `low_bits` keeps
             // an index below it.
             let mark = unsafe { *marks.get_unchecked(group as usize & low_bits) };
-            word |= u64::from(mark == tag) << i;
+            word |= u64::from(mark != 0) << i;
         }
         for i in super::set_bits(word) {
             slots[kept] = rows[i];
@@ -586,7 +578,7 @@ fn keep_marked_with(
         }
     }
     if seen as usize > low_bits {
-        return plain_keep_marked(rows, groups, marks, tag, slots);
+        return plain_keep_marked(rows, groups, marks, slots);
     }
     kept
 }
@@ -597,13 +589,7 @@ const _: () = assert!(usize::BITS >= u32::BITS);
 
 /// [`keep_marked`] with each lookup checked: indices are clamped and answers masked rather
 /// than checked, so that the loop has no branch.
-fn plain_keep_marked(
-    rows: &[u32],
-    groups: &[u32],
-    marks: &[u8],
-    tag: u8,
-    slots: &mut [u32],
-) -> usize {
+fn plain_keep_marked(rows: &[u32], groups: &[u32], marks: &[u8], slots: &mut [u32]) -> usize {
     let (Some(last_row), Some(last_group)) =
         (groups.len().checked_sub(1), marks.len().checked_sub(1))
     else {
@@ -616,7 +602,7 @@ fn plain_keep_marked(
             let row = row as usize;
             let group = groups[row.min(last_row)] as usize;
             let inside = (row <= last_row) & (group <= last_group);
-            let marked = marks[group.min(last_group)] == tag;
+            let marked = marks[group.min(last_group)] != 0;
             word |= u64::from(marked & inside) << i;
         }
         for i in super::set_bits(word) {
@@ -1504,14 +1490,14 @@ mod avx2 {
 mod avx512 {
     use std::arch::x86_64::{
         __m512d, __m512i, _CMP_LT_OQ, _CMP_ORD_Q, _mm512_add_epi32, _mm512_add_pd,
-        _mm512_and_si512, _mm512_castpd_si512, _mm512_cmp_pd_mask, _mm512_cmpeq_epi32_mask,
-        _mm512_div_pd, _mm512_fmadd_pd, _mm512_fnmadd_pd, _mm512_i32gather_epi32,
-        _mm512_loadu_si512, _mm512_mask_add_epi64, _mm512_mask_blend_pd,
-        _mm512_maskz_compress_epi32, _mm512_max_epu64, _mm512_max_pd, _mm512_min_pd, _mm512_mul_pd,
-        _mm512_or_si512, _mm512_permutex2var_pd, _mm512_rcp14_pd, _mm512_reduce_or_epi32,
-        _mm512_set1_epi32, _mm512_set1_epi64, _mm512_set1_pd, _mm512_setr_epi32, _mm512_setr_epi64,
-        _mm512_setr_pd, _mm512_setzero_si512, _mm512_slli_epi32, _mm512_srli_epi32,
-        _mm512_srlv_epi32, _mm512_storeu_pd, _mm512_storeu_si512, _mm512_sub_pd,
+        _mm512_and_si512, _mm512_castpd_si512, _mm512_cmp_pd_mask, _mm512_div_pd, _mm512_fmadd_pd,
+        _mm512_fnmadd_pd, _mm512_i32gather_epi32, _mm512_loadu_si512, _mm512_mask_add_epi64,
+        _mm512_mask_blend_pd, _mm512_maskz_compress_epi32, _mm512_max_epu64, _mm512_max_pd,
+        _mm512_min_pd, _mm512_mul_pd, _mm512_or_si512, _mm512_permutex2var_pd, _mm512_rcp14_pd,
+        _mm512_reduce_or_epi32, _mm512_set1_epi32, _mm512_set1_epi64, _mm512_set1_pd,
+        _mm512_setr_epi32, _mm512_setr_epi64, _mm512_setr_pd, _mm512_setzero_si512,
+        _mm512_slli_epi32, _mm512_srli_epi32, _mm512_srlv_epi32, _mm512_storeu_pd,
+        _mm512_storeu_si512, _mm512_sub_pd, _mm512_test_epi32_mask,
     };
 
     use super::{LANES, Lanes};
@@ -1533,17 +1519,12 @@ mod avx512 {
         rows: &[u32],
         groups: &[u32],
         marks: &[u8],
-        tag: u8,
         slots: &mut [u32],
     ) -> (usize, u32, usize) {
         // The low 32 bits of `marks.len() - 1`: the mask itself below 2^32 marks, all ones
         // from 2^32 on, where every group (a `u32`) is inside the marks.
         let low_bits = _mm512_set1_epi32((marks.len() - 1) as i32);
-        let (threes, bytes, tags) = (
-            _mm512_set1_epi32(3),
-            _mm512_set1_epi32(0xff),
-            _mm512_set1_epi32(i32::from(tag)),
-        );
+        let (threes, bytes) = (_mm512_set1_epi32(3), _mm512_set1_epi32(0xff));
         let mut seen = _mm512_setzero_si512();
         let mut kept = 0;
         let sixteens = rows.chunks_exact(16);
@@ -1562,10 +1543,10 @@ mod avx512 {
             let word = unsafe {
                 _mm512_i32gather_epi32::<4>(_mm512_srli_epi32::<2>(at), marks.as_ptr().cast())
             };
-            // The mark is the word's byte `at % 4` (x86 is little-endian).
+            // The mark is the word's byte `at % 4` (x86 is little-endian), shifted down to
+            // the low byte, and the row is kept if that byte is not 0.
             let shift = _mm512_slli_epi32::<3>(_mm512_and_si512(at, threes));
-            let mark = _mm512_and_si512(_mm512_srlv_epi32(word, shift), bytes);
-            let keep = _mm512_cmpeq_epi32_mask(mark, tags);
+            let keep = _mm512_test_epi32_mask(_mm512_srlv_epi32(word, shift), bytes);
             // At most the rows read before these sixteen are kept, so the sixteen slots
             // from `kept` lie within the rows' length, which `slots` has.
             store_packed(&mut slots[kept..kept + 16], keep, rows);
@@ -2626,18 +2607,17 @@ mod tests {
     fn rows_of_marked_groups_agree_with_a_plain_filter() {
         // Flagged lists over several words of 64, against the rule and the checked body:
         // marks as long as a power of two (each lookup unchecked) and not (each checked),
-        // of bytes 0 to 3, the tag 1 or 2; rows past the groups, and groups past the
-        // marks, which send the rows to the checked body.
+        // of bytes 0 to 3; rows past the groups, and groups past the marks, which send the
+        // rows to the checked body.
         let mut rng = crate::conformance::SplitMix64(17);
         let groups: Vec<u32> = (0..500).map(|_| rng.below(40)).collect();
         for marked in [0usize, 1, 2, 3, 4, 32, 37, 64] {
-            let tag = 1 + (marked % 2) as u8;
             let mut marks: Vec<u8> = (0..marked).map(|_| rng.below(4) as u8).collect();
             // The first and last groups marked: the groups past the marks, masked or
             // clamped to them, would be kept.
             for at in [0, marked.saturating_sub(1)] {
                 if let Some(mark) = marks.get_mut(at) {
-                    *mark = tag;
+                    *mark = 1 + (marked % 2) as u8;
                 }
             }
             for (len, rows) in [0, 1, 15, 16, 17, 63, 64, 65, 300]
@@ -2653,38 +2633,34 @@ mod tests {
                         groups
                             .get(row as usize)
                             .and_then(|&g| marks.get(g as usize))
-                            .is_some_and(|&mark| mark == tag)
+                            .is_some_and(|&mark| mark != 0)
                     })
                     .collect();
                 for vectors in Vectors::up_to_cpu() {
                     let mut slots = vec![u32::MAX; len + 1];
-                    let kept =
-                        keep_marked_with(vectors, &flagged, &groups, &marks, tag, &mut slots);
+                    let kept = keep_marked_with(vectors, &flagged, &groups, &marks, &mut slots);
                     let case = format!("{len} flagged of {rows}, {marked} marks, {vectors:?}");
                     assert_eq!(slots[..kept], expected[..], "{case}");
                 }
                 let mut plain = vec![u32::MAX; len + 1];
-                let plain_kept = plain_keep_marked(&flagged, &groups, &marks, tag, &mut plain);
+                let plain_kept = plain_keep_marked(&flagged, &groups, &marks, &mut plain);
                 assert_eq!(plain[..plain_kept], expected[..], "{len} flagged of {rows}");
             }
         }
-        assert_eq!(keep_marked(&[0, 1], &[], &[1], 1, &mut [0; 2]), 0);
-        assert_eq!(keep_marked(&[0, 1], &[0, 0], &[], 1, &mut [0; 2]), 0);
-        assert_eq!(keep_marked(&[0, 1], &[0, 1], &[0, 1], 1, &mut [0; 2]), 1);
-        assert_eq!(keep_marked(&[0, 1], &[0, 1], &[3, 1], 3, &mut [0; 2]), 1);
+        assert_eq!(keep_marked(&[0, 1], &[], &[1], &mut [0; 2]), 0);
+        assert_eq!(keep_marked(&[0, 1], &[0, 0], &[], &mut [0; 2]), 0);
+        assert_eq!(keep_marked(&[0, 1], &[0, 1], &[0, 1], &mut [0; 2]), 1);
+        assert_eq!(keep_marked(&[0, 1], &[0, 1], &[3, 0], &mut [0; 2]), 1);
         // A row past the groups, whose group would be read past their end and found
         // marked: not kept.
         let groups = [0u32; 4];
         let mut slots = [u32::MAX; 3];
-        assert_eq!(keep_marked(&[0, 2], &groups[..2], &[1], 1, &mut slots), 1);
+        assert_eq!(keep_marked(&[0, 2], &groups[..2], &[1], &mut slots), 1);
         assert_eq!(slots[0], 0);
         // A group past the marks after one inside, marks as long as a power of two: the
         // group read unchecked is masked to a marked one, and the rows filtered again.
         let mut slots = [u32::MAX; 3];
-        assert_eq!(
-            keep_marked(&[0, 1, 2], &[1, 3, 5], &[0, 1], 1, &mut slots),
-            1
-        );
+        assert_eq!(keep_marked(&[0, 1, 2], &[1, 3, 5], &[0, 1], &mut slots), 1);
         assert_eq!(slots[0], 0);
         // The same among sixteen rows and more, which AVX-512 looks up together: row 5's
         // group 6 is past the four marks, and masked to group 2, marked.
@@ -2693,7 +2669,7 @@ mod tests {
             .collect();
         let rows: Vec<u32> = (0..20).collect();
         let mut slots = [u32::MAX; 20];
-        assert_eq!(keep_marked(&rows, &groups, &[0, 1, 1, 0], 1, &mut slots), 9);
+        assert_eq!(keep_marked(&rows, &groups, &[0, 1, 1, 0], &mut slots), 9);
         assert!(slots[..9].iter().all(|&row| row % 2 == 1 && row != 5));
     }
 
@@ -2702,33 +2678,29 @@ mod tests {
         // Every group inside the marks, so that no row is filtered again and the answers
         // stand: of the sixteens looked up at once (AVX-512, where the CPU has it), and of
         // the rows looked up one after another (every narrower width). Marks of any byte,
-        // among them the tag with one bit changed (a mark compared on some of its bits
-        // only would be kept), as Hierarchical's tags go up to 255; rows in any order,
-        // some repeated.
+        // among them each of the eight with one bit set (a mark tested on some of its bits
+        // only would drop some) and 0; rows in any order, some repeated.
         let mut rng = crate::conformance::SplitMix64(29);
         for marked in [4u32, 8, 16, 64, 256] {
             let groups: Vec<u32> = (0..600).map(|_| rng.below(marked)).collect();
-            for tag in [1u8, 0x81, 0xff] {
-                let mut marks: Vec<u8> = (0..marked).map(|_| rng.below(256) as u8).collect();
-                for (at, mark) in marks.iter_mut().enumerate() {
-                    match at % 3 {
-                        0 => *mark = tag,
-                        1 => *mark = tag ^ (1 << (at % 8)),
-                        _ => {}
-                    }
+            let mut marks: Vec<u8> = (0..marked).map(|_| rng.below(256) as u8).collect();
+            for (at, mark) in marks.iter_mut().enumerate() {
+                match at % 3 {
+                    0 => *mark = 0,
+                    1 => *mark = 1 << (at / 3 % 8),
+                    _ => {}
                 }
-                for len in [16, 17, 31, 32, 48, 63, 64, 65, 300] {
-                    let flagged: Vec<u32> = (0..len).map(|_| rng.below(600)).collect();
-                    let expected: Vec<u32> = (flagged.iter().copied())
-                        .filter(|&row| marks[groups[row as usize] as usize] == tag)
-                        .collect();
-                    for vectors in Vectors::up_to_cpu() {
-                        let mut slots = vec![u32::MAX; len];
-                        let kept =
-                            keep_marked_with(vectors, &flagged, &groups, &marks, tag, &mut slots);
-                        let case = format!("{len} flagged, {marked} marks, tag {tag}, {vectors:?}");
-                        assert_eq!(slots[..kept], expected[..], "{case}");
-                    }
+            }
+            for len in [16, 17, 31, 32, 48, 63, 64, 65, 300] {
+                let flagged: Vec<u32> = (0..len).map(|_| rng.below(600)).collect();
+                let expected: Vec<u32> = (flagged.iter().copied())
+                    .filter(|&row| marks[groups[row as usize] as usize] != 0)
+                    .collect();
+                for vectors in Vectors::up_to_cpu() {
+                    let mut slots = vec![u32::MAX; len];
+                    let kept = keep_marked_with(vectors, &flagged, &groups, &marks, &mut slots);
+                    let case = format!("{len} flagged, {marked} marks, {vectors:?}");
+                    assert_eq!(slots[..kept], expected[..], "{case}");
                 }
             }
         }

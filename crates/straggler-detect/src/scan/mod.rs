@@ -530,10 +530,8 @@ pub(crate) struct RateTotals {
     /// One array of totals per chunk, when there are several chunks.
     chunks: Vec<Vec<[f64; 2]>>,
     total: Vec<[f64; 2]>,
-    /// The totals of the groups with a rate, taken from `total` ([`RateTotals::touched_means`]).
-    gathered: Vec<[f64; 2]>,
     /// Whether every total, in `total` and in `chunks`, is `[+0.0, +0.0]`: after
-    /// [`RateTotals::means`] or [`RateTotals::touched_means`], not after
+    /// [`RateTotals::means`], not after
     /// [`RateTotals::compute`] (nor after a call interrupted by a panic).
     cleared: bool,
 }
@@ -543,7 +541,6 @@ impl Default for RateTotals {
         RateTotals {
             chunks: Vec::new(),
             total: Vec::new(),
-            gathered: Vec::new(),
             cleared: true,
         }
     }
@@ -564,46 +561,6 @@ impl RateTotals {
         self.compute(groups, rates, group_count, parallelism);
         let sums = total_means(&mut self.total, out);
         self.cleared = true;
-        sums
-    }
-
-    /// [`RateTotals::means`] for the groups that `groups` names only, found by reading the
-    /// rows, not the groups: where the groups outnumber the rows, the rest are empty, and a
-    /// pass over every group would cost more than the rows' ([`total_means`] of 10^4
-    /// nodes, most empty, took longer than Hierarchical's pass over 10^3 rows). Each group
-    /// with a rate goes into `touched`, in the order of its first row, its mean at the same
-    /// place in `out`; the sums are those of the means in that order. One thread; the
-    /// totals are left at zero for the next call.
-    pub(crate) fn touched_means(
-        &mut self,
-        groups: &[u32],
-        rates: &Rates<'_>,
-        group_count: usize,
-        touched: &mut Vec<u32>,
-        out: &mut Vec<f64>,
-    ) -> GroupSum {
-        self.compute(groups, rates, group_count, Parallelism::Sequential);
-        let rows = groups.len().min(rates.len());
-        let mut gathered = std::mem::take(&mut self.gathered);
-        // As long as the rows, what they held written over before it is read.
-        touched.resize(rows, 0);
-        gathered.resize(rows, [0.0; 2]);
-        // A group without a rate has total `[+0.0, +0.0]`, and a group's total cleared as
-        // its first row is read is so for its next rows: each group with a rate is taken
-        // once. Without a branch: each row's group and total go at the next place, which
-        // only a group with a rate keeps.
-        let mut taken = 0;
-        for &group in &groups[..rows] {
-            let total = std::mem::take(&mut self.total[group as usize]);
-            touched[taken] = group;
-            gathered[taken] = total;
-            taken += usize::from(total[1] != 0.0);
-        }
-        touched.truncate(taken);
-        gathered.truncate(taken);
-        self.cleared = true;
-        let sums = total_means(&mut gathered, out);
-        self.gathered = gathered;
         sums
     }
 
@@ -666,6 +623,60 @@ impl RateTotals {
             }
         }
         &self.total
+    }
+}
+
+/// Groups renumbered densely: each group that a row names gets the next number, in the
+/// order of its first row, so that the rows' numbers name as many groups as there are
+/// distinct groups in the rows. Where the groups far outnumber the rows (10^3 attempts on
+/// 10^4 nodes), sums by number stay in the first-level cache, where sums by group are
+/// scattered over every group's, and a pass over the numbers reads the groups that the
+/// rows name only.
+///
+/// Each group's entry holds the call that numbered it (a stamp, in the high 32 bits) and
+/// its number (the low 32 bits): an entry of an earlier call has an older stamp, so the
+/// entries are not cleared between calls, only once every `2^32 - 1` calls, as the stamps
+/// start again. A row costs one read and one write of its group's entry, and no branch.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Renumbering {
+    /// Each group's stamp and number.
+    entries: Vec<u64>,
+    /// The stamp of the last call; 0, which no call's is, in a cleared entry.
+    stamp: u32,
+    /// Each row's number.
+    numbers: Vec<u32>,
+}
+
+impl Renumbering {
+    /// Numbers the groups of the rows, `groups[row]` each, every one below `group_count`,
+    /// and returns how many numbers it gave; [`Renumbering::numbers`] holds each row's.
+    pub(crate) fn renumber(&mut self, groups: &[u32], group_count: usize) -> usize {
+        self.stamp = match self.stamp {
+            u32::MAX => {
+                self.entries.fill(0);
+                1
+            }
+            stamp => stamp + 1,
+        };
+        let stamp = u64::from(self.stamp);
+        self.entries.resize(self.entries.len().max(group_count), 0);
+        self.numbers.resize(groups.len(), 0);
+        let entries = &mut self.entries[..];
+        // At most the rows, fewer than 2^32 (a row is a `u32`).
+        let mut given = 0u32;
+        for (number, &group) in self.numbers.iter_mut().zip(groups) {
+            let entry = entries[group as usize];
+            let seen = entry >> 32 == stamp;
+            *number = if seen { entry as u32 } else { given };
+            entries[group as usize] = stamp << 32 | u64::from(*number);
+            given += u32::from(!seen);
+        }
+        given as usize
+    }
+
+    /// Each row's number, from the last [`Renumbering::renumber`].
+    pub(crate) fn numbers(&self) -> &[u32] {
+        &self.numbers
     }
 }
 
@@ -1909,6 +1920,34 @@ mod tests {
         // Rows past the shorter column are not read, nor checked.
         let by_group = sums.sums(&[0, 1, 9], &[1.0, 2.0], 2, Parallelism::Sequential);
         assert_eq!(by_group.iter().map(|g| g.count).collect::<Vec<_>>(), [1, 1]);
+    }
+
+    #[test]
+    fn groups_are_numbered_in_the_order_of_their_first_row() {
+        let mut renumbering = Renumbering::default();
+        assert_eq!(renumbering.renumber(&[5, 2, 5, 7, 2, 2], 8), 3);
+        assert_eq!(renumbering.numbers(), [0, 1, 0, 2, 1, 1]);
+        // Group 7's entry of the first call (number 2) and group 2's (number 1) are
+        // stale: 7 is new here, and 2 is not named.
+        assert_eq!(renumbering.renumber(&[7, 3, 7, 0], 8), 3);
+        assert_eq!(renumbering.numbers(), [0, 1, 0, 2]);
+        // More groups than before, and no rows.
+        assert_eq!(renumbering.renumber(&[11, 5, 11], 12), 2);
+        assert_eq!(renumbering.numbers(), [0, 1, 0]);
+        assert_eq!(renumbering.renumber(&[], 12), 0);
+        assert_eq!(renumbering.numbers(), [] as [u32; 0]);
+        // As the stamps start again, the entries are cleared: an entry of stamp 1 would
+        // otherwise pass for the next call's.
+        let mut renumbering = Renumbering::default();
+        assert_eq!(renumbering.renumber(&[4, 1], 5), 2);
+        renumbering.stamp = u32::MAX - 1;
+        assert_eq!(renumbering.renumber(&[1], 5), 1);
+        assert_eq!(renumbering.stamp, u32::MAX);
+        assert_eq!(renumbering.renumber(&[1, 4, 1], 5), 2);
+        assert_eq!(renumbering.numbers(), [0, 1, 0]);
+        assert_eq!(renumbering.stamp, 1);
+        assert_eq!(renumbering.renumber(&[4, 2, 1], 5), 3);
+        assert_eq!(renumbering.numbers(), [0, 1, 2]);
     }
 
     #[test]
