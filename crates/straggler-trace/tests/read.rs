@@ -2769,9 +2769,10 @@ fn a_spark_task_event_of_no_open_job_leaves_its_stage_attempt_unrecorded() {
 
 /// A `.jhist` record of a job handed out already (its `JOB_FINISHED` read, none of its
 /// attempts running) opens no second job of its id: a `JOB_SUBMITTED`, a task's or an
-/// attempt's event, a second `JOB_FINISHED` of it, each is skipped as `record of a job
-/// already ended`, naming the field the job is read from. Before, the `JOB_SUBMITTED`
-/// opened a second job of the id, which took the events after it.
+/// attempt's event (a kill before launch too), a second `JOB_FINISHED` of it, each is
+/// skipped as `record of a job already ended`, naming the field the job is read from.
+/// Before, the `JOB_SUBMITTED` opened a second job of the id, which took the events after
+/// it, and the kill before launch was skipped as `attempt killed before launch`.
 #[test]
 fn jhist_records_after_the_job_ended_open_no_second_job() {
     let header = "Avro-Json\n{\"type\":\"record\",\"name\":\"Event\",\"fields\":[]}\n";
@@ -2800,6 +2801,8 @@ fn jhist_records_after_the_job_ended_open_no_second_job() {
         attempt("MAP_ATTEMPT_STARTED", 1, "\"startTime\":3000"),
         attempt("MAP_ATTEMPT_FINISHED", 1, "\"finishTime\":4000"),
         attempt("MAP_ATTEMPT_KILLED", 0, "\"finishTime\":5000"),
+        // A kill before launch (no start, `finishTime` 0) comes too late as well.
+        attempt("MAP_ATTEMPT_KILLED", 2, "\"finishTime\":0"),
         event("JOB_FINISHED", finished),
     ]
     .concat();
@@ -2813,17 +2816,19 @@ fn jhist_records_after_the_job_ended_open_no_second_job() {
             (10, ended, Some("taskid")),
             (11, ended, Some("taskid")),
             (12, ended, Some("taskid")),
-            (13, ended, Some("jobid")),
+            (13, ended, Some("taskid")),
+            (14, ended, Some("jobid")),
         ]
     );
-    assert_eq!((report.records_read, report.records_parsed), (13, 7));
+    assert_eq!((report.records_read, report.records_parsed), (14, 7));
     assert_only_the_job_as_handed_out(&jobs);
 }
 
 /// A Hadoop 1 record of a job handed out already (its `Job` record with `FINISH_TIME` read,
 /// none of its attempts running) opens no second job of its id: a `Job`, `Task` or attempt
 /// record of it is skipped as `record of a job already ended`, naming the field the job is
-/// read from, and its fields are not applied. Before, the `Job` record opened a second job
+/// read from (`TASK_ATTEMPT_ID` for an attempt record without `TASKID`), and its fields are
+/// not applied. Before, the `Job` record opened a second job
 /// of the id.
 #[test]
 fn hadoop1_records_after_the_job_ended_open_no_second_job() {
@@ -2844,6 +2849,9 @@ fn hadoop1_records_after_the_job_ended_open_no_second_job() {
         task(1),
         attempt(1, "START_TIME=\"4000\""),
         attempt(0, "TASK_STATUS=\"KILLED\" FINISH_TIME=\"5000\""),
+        // Without `TASKID`: the job is read from the attempt's id, which the skip names.
+        "MapAttempt TASK_ATTEMPT_ID=\"attempt_1_0001_m_000002_0\" START_TIME=\"5000\" .\n"
+            .to_owned(),
         "Job JOBID=\"job_1_0001\" FINISH_TIME=\"6000\" JOB_STATUS=\"SUCCESS\" .\n".to_owned(),
     ]
     .concat();
@@ -2856,10 +2864,11 @@ fn hadoop1_records_after_the_job_ended_open_no_second_job() {
             (7, ended, Some("TASKID")),
             (8, ended, Some("TASKID")),
             (9, ended, Some("TASKID")),
-            (10, ended, Some("JOBID")),
+            (10, ended, Some("TASK_ATTEMPT_ID")),
+            (11, ended, Some("JOBID")),
         ]
     );
-    assert_eq!((report.records_read, report.records_parsed), (10, 5));
+    assert_eq!((report.records_read, report.records_parsed), (11, 5));
     assert!(report.truncated.is_none(), "the job closed");
     assert_only_the_job_as_handed_out(&jobs);
 }

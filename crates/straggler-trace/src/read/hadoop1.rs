@@ -6,8 +6,9 @@
 //! - `Job JOBID=...`: `JOBNAME`, `SUBMIT_TIME`; a `FINISH_TIME` closes the job (a job the
 //!   log never closes is noted in [`ReadReport::truncated`]: the log may be cut at a line
 //!   end, or written while the job ran). A later `Job`, `Task` or attempt record of a job
-//!   handed out is skipped as `"record of a job already ended"`, naming `JOBID` or
-//!   `TASKID`, and opens no second job of its id.
+//!   handed out is skipped as `"record of a job already ended"`, naming `JOBID`,
+//!   `TASKID` or, for an attempt record without `TASKID`, `TASK_ATTEMPT_ID`, and opens no
+//!   second job of its id.
 //! - `Task TASKID=... TASK_TYPE=...`: a task; stage `"map"`, `"reduce"`, `"setup"`,
 //!   `"cleanup"`.
 //! - `MapAttempt` / `ReduceAttempt` with `TASK_ATTEMPT_ID`: a record with `START_TIME`
@@ -763,11 +764,20 @@ fn apply(
             let attempt_id = fields
                 .get("TASK_ATTEMPT_ID")
                 .ok_or(("missing field", Some("TASK_ATTEMPT_ID")))?;
-            let task_id = match fields.get("TASKID") {
-                Some(id) => id.clone(),
-                None => task_of(attempt_id).ok_or(("missing field", Some("TASKID")))?,
+            // The task, and so the job, from `TASKID`, or else from the attempt's id: the
+            // skips name the field it was read from.
+            let (task_id, attempt_fields) = match fields.get("TASKID") {
+                Some(id) => (id.clone(), FIELDS),
+                None => (
+                    task_of(attempt_id).ok_or(("missing field", Some("TASKID")))?,
+                    AttemptFields {
+                        job: "TASK_ATTEMPT_ID",
+                        ..FIELDS
+                    },
+                ),
             };
-            let job_id = job_of(&task_id).ok_or(("unrecognised task id", Some("TASKID")))?;
+            let job_id =
+                job_of(&task_id).ok_or(("unrecognised task id", Some(attempt_fields.job)))?;
             let task_type = fields.get("TASK_TYPE").map_or(
                 if kind == "MapAttempt" {
                     "MAP"
@@ -803,7 +813,7 @@ fn apply(
             // that repeats or contradicts one applied before is skipped and leaves nothing.
             if let Some(start) = start {
                 jobs.check_start(&job_id, &task_id, attempt_id, start)
-                    .map_err(|e| e.skip(&FIELDS))?;
+                    .map_err(|e| e.skip(&attempt_fields))?;
             }
             let end = match status {
                 None => None,
@@ -811,21 +821,21 @@ fn apply(
                     let finish = finish.ok_or(("missing field", Some("FINISH_TIME")))?;
                     let end = (finish, outcome_of(status)?);
                     jobs.check_end(&job_id, &task_id, attempt_id, start, end)
-                        .map_err(|e| e.skip(&FIELDS))?;
+                        .map_err(|e| e.skip(&attempt_fields))?;
                     Some(end)
                 }
             };
-            let job = jobs.job(&job_id, FIELDS.job)?;
+            let job = jobs.job(&job_id, attempt_fields.job)?;
             let task = job.task(&task_id, &stage, stage_kind);
             if let Some(start) = start {
                 let host = fields.get("TRACKER_NAME").map(|t| tracker_host(t));
                 job.start_attempt(task, attempt_id, start, host, None, line)
-                    .map_err(|e| e.skip(&FIELDS))?;
+                    .map_err(|e| e.skip(&attempt_fields))?;
             }
             let ended = match end {
                 Some((finish, outcome)) => job
                     .end_attempt(task, attempt_id, finish, outcome, start, line)
-                    .map_err(|e| e.skip(&FIELDS))?
+                    .map_err(|e| e.skip(&attempt_fields))?
                     .map(|attempt| (attempt, outcome)),
                 None => None,
             };

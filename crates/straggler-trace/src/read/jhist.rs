@@ -547,6 +547,8 @@ fn attempt_ended(
         AttemptOutcome::Succeeded => Some(input_of(body, stage_kind)?),
         _ => None,
     };
+    // A record of a job handed out comes too late, whatever it says.
+    jobs.check_not_handed_out(&job_id, FIELDS.job)?;
     // An attempt killed before it had a container: Hadoop (2.7.2 on, MAPREDUCE-5982)
     // logs its kill with no start, a finish time of 0 (set only once launched) and
     // no host. Not damage: a copy or a pending attempt given up on.
