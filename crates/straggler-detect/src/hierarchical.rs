@@ -299,8 +299,8 @@ impl<D: Detector> Hierarchical<D> {
 /// How [`Hierarchical`]'s scan judges the nodes (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Judging {
-    /// From sums and counts, by the nodes' numbers where the rows are fewer than a fifth
-    /// of the nodes and the scan runs on one thread, by every node otherwise.
+    /// From sums and counts, by the nodes' numbers where the rows are fewer than half the
+    /// nodes and the scan runs on one thread, by every node otherwise.
     Auto,
     /// From sums and counts, by every node.
     AllNodes,
