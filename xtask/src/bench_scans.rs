@@ -12,7 +12,9 @@
 //! For Hierarchical, which sums its rows by node, a second floor is measured too
 //! (`"floor_and_scatter_ns_per_task"`): the floor's pass followed by the one update of a
 //! node's sum per row that such a sum needs (`sums[node] += progress`, in row order) and
-//! one read of each node's sum, the least that grouping rows whose nodes are mixed costs.
+//! one read of each node's sum, the least that grouping rows whose nodes are mixed costs
+//! with one sum for every node (with far more nodes than rows, Hierarchical numbers the
+//! nodes its rows name instead, and can cost less than this).
 //!
 //! The snapshot is the kit's `conformance::straggling_stage`: one stage of maps at `now` =
 //! 3000 s: progress = elapsed x 1/600 per second x a +-10% jitter (capped at 0.999), starts
