@@ -633,16 +633,19 @@ impl RateTotals {
 /// scattered over every group's, and a pass over the numbers reads the groups that the
 /// rows name only.
 ///
-/// Each group's entry holds the call that numbered it (a stamp, in the high 32 bits) and
-/// its number (the low 32 bits): an entry of an earlier call has an older stamp, so the
-/// entries are not cleared between calls, only once every `2^32 - 1` calls, as the stamps
-/// start again. A row costs one read and one write of its group's entry, and no branch.
+/// Each call writes a group's entry as `base + number`, from a `base` past every entry
+/// the calls before wrote (the last call's base plus the numbers it gave): an entry at or
+/// above the base was written by this call, and one below it, by an earlier call or
+/// cleared, is stale. So the entries are not cleared between calls, only when a base
+/// would pass `u32::MAX` (once in some 2^32 numbers given). A row costs one read and one
+/// write of its group's entry, 4 bytes, and no branch.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Renumbering {
-    /// Each group's stamp and number.
-    entries: Vec<u64>,
-    /// The stamp of the last call; 0, which no call's is, in a cleared entry.
-    stamp: u32,
+    /// Each group's entry (see above).
+    entries: Vec<u32>,
+    /// The next call's base, past every entry written; 0 when the entries are to be
+    /// cleared first (before the first call, and once a base would pass `u32::MAX`).
+    base: u32,
     /// Each row's number.
     numbers: Vec<u32>,
 }
@@ -651,26 +654,27 @@ impl Renumbering {
     /// Numbers the groups of the rows, `groups[row]` each, every one below `group_count`,
     /// and returns how many numbers it gave; [`Renumbering::numbers`] holds each row's.
     pub(crate) fn renumber(&mut self, groups: &[u32], group_count: usize) -> usize {
-        self.stamp = match self.stamp {
-            u32::MAX => {
-                self.entries.fill(0);
-                1
-            }
-            stamp => stamp + 1,
-        };
-        let stamp = u64::from(self.stamp);
+        // Fewer than 2^32 rows (a row is a `u32`); the numbers are below it.
+        let rows = u32::try_from(groups.len()).unwrap_or(u32::MAX);
+        // Every entry of this call, `base + number`, is at most `base + rows - 1`.
+        if self.base == 0 || self.base.checked_add(rows).is_none() {
+            self.entries.fill(0);
+            self.base = 1;
+        }
+        let base = self.base;
         self.entries.resize(self.entries.len().max(group_count), 0);
         self.numbers.resize(groups.len(), 0);
         let entries = &mut self.entries[..];
-        // At most the rows, fewer than 2^32 (a row is a `u32`).
-        let mut given = 0u32;
+        let mut given = 0;
         for (number, &group) in self.numbers.iter_mut().zip(groups) {
             let entry = entries[group as usize];
-            let seen = entry >> 32 == stamp;
-            *number = if seen { entry as u32 } else { given };
-            entries[group as usize] = stamp << 32 | u64::from(*number);
+            let seen = entry >= base;
+            *number = if seen { entry - base } else { given };
+            entries[group as usize] = base + *number;
             given += u32::from(!seen);
         }
+        // Within `base + rows`, which fits, unless the rows are `2^32 - 1` and the base 1.
+        self.base = base.checked_add(given).unwrap_or(0);
         given as usize
     }
 
@@ -1936,16 +1940,17 @@ mod tests {
         assert_eq!(renumbering.numbers(), [0, 1, 0]);
         assert_eq!(renumbering.renumber(&[], 12), 0);
         assert_eq!(renumbering.numbers(), [] as [u32; 0]);
-        // As the stamps start again, the entries are cleared: an entry of stamp 1 would
-        // otherwise pass for the next call's.
+        // Once a base would pass `u32::MAX`, the entries are cleared: group 4's entry of
+        // the first call, 1, would otherwise pass for one of the base 1 that follows.
         let mut renumbering = Renumbering::default();
         assert_eq!(renumbering.renumber(&[4, 1], 5), 2);
-        renumbering.stamp = u32::MAX - 1;
+        assert_eq!(renumbering.base, 3);
+        renumbering.base = u32::MAX - 3;
         assert_eq!(renumbering.renumber(&[1], 5), 1);
-        assert_eq!(renumbering.stamp, u32::MAX);
+        assert_eq!(renumbering.base, u32::MAX - 2);
         assert_eq!(renumbering.renumber(&[1, 4, 1], 5), 2);
         assert_eq!(renumbering.numbers(), [0, 1, 0]);
-        assert_eq!(renumbering.stamp, 1);
+        assert_eq!(renumbering.base, 3);
         assert_eq!(renumbering.renumber(&[4, 2, 1], 5), 3);
         assert_eq!(renumbering.numbers(), [0, 1, 2]);
     }
