@@ -255,7 +255,7 @@ impl<D: Detector> Hierarchical<D> {
         let judging = match judging {
             Judging::Auto => {
                 let rows = snapshot.len();
-                if !self.params.parallelism.is_parallel(rows) && rows.saturating_mul(2) < node_count
+                if !self.params.parallelism.is_parallel(rows) && Renumbering::pays(rows, node_count)
                 {
                     Judging::RenumberedNodes
                 } else {

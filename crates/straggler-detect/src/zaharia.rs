@@ -62,13 +62,17 @@
 //! The scan is sequential: the ranking is one sort over the candidates of every stage and
 //! the percentiles need sorted copies of each stage's rates, so there is no per-row work
 //! worth handing out; the [`Parallelism`] a caller may have is not
-//! needed. Sums run in row order, so the result does not depend on threads.
+//! needed. Sums run in row order, so the result does not depend on threads. Where the rows
+//! are fewer than half the nodes, the node scores are summed by the numbers of the nodes
+//! the rows name (`scan::Renumbering`, as Hierarchical's speeds), so that no pass reads or
+//! clears every node's score: the same sums in the same order, and the slow nodes reported
+//! in node order as before.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, NodeId, Snapshot, TaskId};
 
 use crate::error::check_param;
-use crate::scan::{IdSet, Parallelism, elapsed_secs, filter_rows};
+use crate::scan::{IdSet, Parallelism, Renumbering, elapsed_secs, filter_rows};
 use crate::{DetectError, Detector, Findings, SlowNodeRule};
 
 /// Parameters of [`ZahariaLate`], the knobs of LATE's Section 4.
@@ -129,12 +133,16 @@ pub struct ZahariaLate {
     params: ZahariaLateParams,
     /// Scratch, kept between scans (a buffer per scan cost page faults at 10^6 rows): the
     /// rate of every row (NaN: none), the rates grouped by stage, the slow rows, the
-    /// candidates, each node's score.
+    /// candidates, each node's score (or each number's), the slow nodes; with far more
+    /// nodes than rows, the numbers of the nodes the rows name and the node of each.
     rates: Vec<f64>,
     by_stage: Vec<f64>,
     slow: Vec<u32>,
     candidates: Vec<(f64, u32)>,
     node_scores: Vec<Mean>,
+    slow_nodes: Vec<u32>,
+    renumbering: Renumbering,
+    node_of_number: Vec<u32>,
 }
 
 impl ZahariaLate {
@@ -336,9 +344,20 @@ impl Detector for ZahariaLate {
             }
         }
         let stage_means: Vec<Option<f64>> = stage_means.into_iter().map(Mean::get).collect();
+        // Scores by node, or, with far more nodes than rows, by the numbers of the nodes
+        // the rows name (`Renumbering`): the same scores, without a pass over every node.
+        let node_count = snapshot.node_count() as usize;
+        let numbered = Renumbering::pays(tasks.len(), node_count);
+        let (groups, group_count) = match numbered {
+            true => {
+                let given = self.renumbering.renumber(nodes, node_count);
+                (self.renumbering.numbers(), given)
+            }
+            false => (nodes, node_count),
+        };
         let node_scores = &mut self.node_scores;
         node_scores.clear();
-        node_scores.resize(snapshot.node_count() as usize, Mean::default());
+        node_scores.resize(group_count, Mean::default());
         for row in 0..tasks.len() {
             let relative = Some(rates[row])
                 .filter(|r| !r.is_nan())
@@ -346,17 +365,32 @@ impl Detector for ZahariaLate {
                 .filter(|&(_, mean)| mean > 0.0)
                 .map(|(rate, mean)| rate / mean);
             if let Some(relative) = relative {
-                node_scores[nodes[row] as usize].add(relative);
+                node_scores[groups[row] as usize].add(relative);
             }
         }
         let node_scores: Vec<Option<f64>> = node_scores.iter().map(|m| m.get()).collect();
         let mut scores: Vec<f64> = node_scores.iter().flatten().copied().collect();
         if let Some(bar) = quantile_unsorted(&mut scores, self.params.slow_node_percentile / 100.0)
         {
-            for (node, score) in node_scores.iter().enumerate() {
-                if score.is_some_and(|s| s < bar) {
-                    findings.push_slow_node(NodeId(node as u32));
+            let slow = node_scores
+                .iter()
+                .enumerate()
+                .filter(|(_, score)| score.is_some_and(|s| s < bar))
+                .map(|(group, _)| group as u32);
+            self.slow_nodes.clear();
+            self.slow_nodes.extend(slow);
+            if numbered {
+                // The nodes of the slow numbers, reported in node order as by node.
+                let node_of = &mut self.node_of_number;
+                self.renumbering
+                    .groups_of_numbers(nodes, group_count, node_of);
+                for number in &mut self.slow_nodes {
+                    *number = node_of[*number as usize];
                 }
+                self.slow_nodes.sort_unstable();
+            }
+            for &node in &self.slow_nodes {
+                findings.push_slow_node(NodeId(node));
             }
         }
     }
@@ -477,9 +511,26 @@ mod tests {
     #[test]
     fn selection_matches_sorting() {
         let mut rng = SplitMix64(0x2a);
+        // One detector per parameters over every case, so that the numbers of a case's
+        // nodes are given over the entries an earlier case left.
+        let params = [
+            (25.0, 25.0, 0.1),
+            (0.0, 100.0, 1.0),
+            (100.0, 0.0, 0.01),
+            (50.0, 50.0, 0.5),
+        ]
+        .map(|(task, node, cap)| ZahariaLateParams {
+            slow_task_percentile: task,
+            speculative_cap: cap,
+            slow_node_percentile: node,
+        });
+        let mut detectors = params.map(|p| ZahariaLate::new(p.check().expect("valid")));
         for case in 0..60u32 {
             let rows = 1 + rng.below(3_000) as usize;
-            let (stage_count, node_count) = (1 + rng.below(4), 1 + rng.below(50));
+            // In a third of the cases, up to 20,000 nodes: most often more than twice the
+            // rows, where the scan numbers the nodes the rows name.
+            let most_nodes = if case % 3 == 1 { 20_000 } else { 50 };
+            let (stage_count, node_count) = (1 + rng.below(4), 1 + rng.below(most_nodes));
             let now = 1_000.0;
             // Repeated values (a few progress levels and start times) make ties, some
             // rows start at `now`, some have zero progress.
@@ -509,23 +560,12 @@ mod tests {
                     snapshot.push(copy).expect("valid");
                 }
             }
-            for (task, node, cap) in [
-                (25.0, 25.0, 0.1),
-                (0.0, 100.0, 1.0),
-                (100.0, 0.0, 0.01),
-                (50.0, 50.0, 0.5),
-            ] {
-                let params = ZahariaLateParams {
-                    slow_task_percentile: task,
-                    speculative_cap: cap,
-                    slow_node_percentile: node,
-                };
-                let mut detector = ZahariaLate::new(params.check().expect("valid"));
+            for (params, detector) in params.iter().zip(&mut detectors) {
                 let mut fast = Findings::default();
                 detector.scan(&snapshot, &mut fast);
                 assert_eq!(
                     fast,
-                    reference_scan(&params, &snapshot),
+                    reference_scan(params, &snapshot),
                     "case {case}, {params:?}"
                 );
             }

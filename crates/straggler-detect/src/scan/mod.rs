@@ -682,6 +682,25 @@ impl Renumbering {
     pub(crate) fn numbers(&self) -> &[u32] {
         &self.numbers
     }
+
+    /// Replaces `out` with the group of each of the `given` numbers of the last
+    /// [`Renumbering::renumber`] of `groups` (the same rows), from a pass over the rows:
+    /// for a detector that names the groups it found, not only their numbers.
+    pub(crate) fn groups_of_numbers(&self, groups: &[u32], given: usize, out: &mut Vec<u32>) {
+        out.clear();
+        out.resize(given, 0);
+        for (&number, &group) in self.numbers.iter().zip(groups) {
+            out[number as usize] = group;
+        }
+    }
+
+    /// Whether numbering the groups pays: where the rows are fewer than half the groups,
+    /// most groups are empty, and sums by group spread over more memory than the
+    /// first-level cache holds (a cautious bound: `docs/scan-measurements.md`, *The nodes
+    /// numbered*).
+    pub(crate) fn pays(rows: usize, group_count: usize) -> bool {
+        rows.saturating_mul(2) < group_count
+    }
 }
 
 /// Replaces `out` with each group's `sum / count` from its [`RateTotals`], NaN for an
