@@ -142,13 +142,19 @@
 //! of each attempt's progress; an attempt's last report is kept until it ends, keyed by
 //! its id (any `u32`). The scan is sequential
 //! (three passes over the rows, no allocation once the buffers have grown), so it does
-//! not depend on the number of threads.
+//! not depend on the number of threads. Where the rows are fewer than half the nodes, the
+//! straggler values are summed by the numbers of the nodes the rows name
+//! (`scan::Renumbering`, as Hierarchical's speeds), and `C(m)` is each level's count of
+//! nodes (counted once per classification) less its straggler nodes, so that no pass reads
+//! every node: the same values in the same order, and the straggler nodes reported in
+//! node order.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, NodeId, Observation, Snapshot};
 
 use crate::error::check_param;
 use crate::id_table::IdTable;
+use crate::scan::Renumbering;
 use crate::{DetectError, Detector, Findings, SlowNodeRule};
 
 /// Parameters of [`ESplash`].
@@ -548,6 +554,31 @@ const RETIRED_COLUMNS: usize = 16;
 /// A stage index without a column.
 const NO_COLUMN: u32 = u32::MAX;
 
+/// How many of the first `node_count` nodes each of `level_count` levels has in
+/// `node_level`, from `cache` if it counted them for that many nodes and levels: counted
+/// once per classification (which clears `cache`) and node count, so that a scan need not
+/// read every node's level.
+fn level_nodes<'a>(
+    cache: &'a mut Option<(usize, Vec<u32>)>,
+    node_level: &[u32],
+    level_count: usize,
+    node_count: usize,
+) -> &'a [u32] {
+    let counted = cache
+        .as_ref()
+        .is_some_and(|(count, per_level)| *count == node_count && per_level.len() == level_count);
+    if !counted {
+        let mut per_level = vec![0; level_count];
+        for &level in node_level.iter().take(node_count) {
+            if level != NO_LEVEL {
+                per_level[level as usize] += 1;
+            }
+        }
+        *cache = Some((node_count, per_level));
+    }
+    cache.as_ref().map_or(&[], |(_, per_level)| per_level)
+}
+
 /// eSplash (seed 001): levels of nodes by group-based k-means over their performance
 /// vectors, a straggler value per node against its level's statistics, and the tasks on
 /// straggler nodes that a copy on a node of level `minL` or above would speed up. The
@@ -596,6 +627,15 @@ pub struct ESplash {
     node_sv: Vec<(f64, u32)>,
     straggler: Vec<bool>,
     hosts: Vec<u32>,
+    /// The straggler nodes of the last scan, in node order.
+    slow_nodes: Vec<u32>,
+    /// With far more nodes than rows, the numbers of the nodes the rows name and the node
+    /// of each number (see `scan`).
+    renumbering: Renumbering,
+    node_of_number: Vec<u32>,
+    /// The nodes of each level among the first `.0` nodes, as the last classification
+    /// left the levels (`None` since a classification: counted again at the next scan).
+    level_nodes: Option<(usize, Vec<u32>)>,
     exp_bar: Vec<(f64, u32)>,
     /// `(time, progress)` of the last progress report of each running attempt, by id.
     reports: IdTable<(f64, f64)>,
@@ -653,6 +693,7 @@ impl ESplash {
 
     /// Algorithms 1-2: the level of every node with history.
     fn classify(&mut self) {
+        self.level_nodes = None;
         self.node_level.clear();
         self.node_level.resize(self.history.len(), NO_LEVEL);
         self.level_count = 0;
@@ -928,16 +969,27 @@ impl Detector for ESplash {
             }
         }
         // Pass 2: the straggler value of each node. PR(i, d) / PR_j = PR(i, d) * EstT_j; at
-        // zero progress, +infinity past the usual time and nothing before.
+        // zero progress, +infinity past the usual time and nothing before. By node, or,
+        // with far more nodes than rows, by the numbers of the nodes the rows name
+        // (`Renumbering`): a node no row names has no term, so a value of 0, never above
+        // the threshold (at least 0), and counts among its level's hosts without being read.
         let node_count = snapshot.node_count() as usize;
+        let numbered = Renumbering::pays(snapshot.len(), node_count);
+        let (groups, group_count) = match numbered {
+            true => {
+                let given = self.renumbering.renumber(nodes, node_count);
+                (self.renumbering.numbers(), given)
+            }
+            false => (nodes, node_count),
+        };
         self.node_sv.clear();
-        self.node_sv.resize(node_count, (0.0, 0));
+        self.node_sv.resize(group_count, (0.0, 0));
         let rows = self
             .row_cell
             .iter()
             .zip(&self.row_est)
             .zip(&self.row_elapsed);
-        for (((&cell, &est), &elapsed), &node) in rows.zip(nodes) {
+        for (((&cell, &est), &elapsed), &node) in rows.zip(groups) {
             if cell == NO_CELL {
                 continue;
             }
@@ -962,25 +1014,51 @@ impl Detector for ESplash {
             sv.0 += term;
             sv.1 += 1;
         }
+        // The straggler nodes (or numbers), and the hosts of each level: its nodes, less
+        // its straggler nodes.
         self.straggler.clear();
-        self.straggler.resize(node_count, false);
-        self.hosts.clear();
-        self.hosts.resize(levels, 0);
-        for node in 0..node_count {
-            let (sum, count) = self.node_sv[node];
+        self.straggler.resize(group_count, false);
+        self.slow_nodes.clear();
+        for group in 0..group_count {
+            let (sum, count) = self.node_sv[group];
             let sv = if count > 0 {
                 sum / f64::from(count)
             } else {
                 0.0
             };
             if sv > self.params.straggler_threshold {
-                self.straggler[node] = true;
-                findings.push_slow_node(NodeId(node as u32));
-            } else if let Some(&level) = self.node_level.get(node).filter(|&&l| l != NO_LEVEL) {
-                self.hosts[level as usize] += 1;
+                self.straggler[group] = true;
+                self.slow_nodes.push(group as u32);
             }
         }
-        if !self.straggler.iter().any(|&s| s) {
+        if numbered {
+            // The nodes of the straggler numbers, in node order as by node.
+            let node_of = &mut self.node_of_number;
+            self.renumbering
+                .groups_of_numbers(nodes, group_count, node_of);
+            for number in &mut self.slow_nodes {
+                *number = node_of[*number as usize];
+            }
+            self.slow_nodes.sort_unstable();
+        }
+        self.hosts.clear();
+        self.hosts.extend_from_slice(level_nodes(
+            &mut self.level_nodes,
+            &self.node_level,
+            self.level_count,
+            node_count,
+        ));
+        for &node in &self.slow_nodes {
+            findings.push_slow_node(NodeId(node));
+            if let Some(&level) = self
+                .node_level
+                .get(node as usize)
+                .filter(|&&l| l != NO_LEVEL)
+            {
+                self.hosts[level as usize] -= 1;
+            }
+        }
+        if self.slow_nodes.is_empty() {
             return;
         }
         // Algorithm 3, per level i and stage d: ExpT of minL, and minL.
@@ -997,7 +1075,7 @@ impl Detector for ESplash {
         // Pass 3: flag the originals on straggler nodes with a positive value.
         let rows = findings.rows_mut();
         for row in 0..snapshot.len() {
-            if roles[row] != AttemptRole::Original || !self.straggler[nodes[row] as usize] {
+            if roles[row] != AttemptRole::Original || !self.straggler[groups[row] as usize] {
                 continue;
             }
             let Some(level) = level_of(row) else { continue };

@@ -315,6 +315,29 @@ fn esplash_excludes_straggler_nodes_from_hosting() {
     assert_eq!(detector.min_levels(), &[(3, 0)]);
 }
 
+/// With far more nodes than rows, eSplash sums the straggler values by the numbers of the
+/// nodes its rows name: the findings are those of the same rows on as few nodes. The same
+/// history; node 3 runs a task started at 50 (PR 0.01, EstT 100, time left 50), nodes 0
+/// and 1 one each at 90 with progress 0.25 (SV 21.5: stragglers), and node 2 (level 0)
+/// runs nothing. SV(3) = 0.01 x 100 + (100 - 21) / sqrt 2 = 56.9: a straggler. Node 2,
+/// though no row names it, is level 0's one host (C(0) = 1, C(1) = 0): minL = 0, bar 21 <
+/// 50, and row 0 (node 3, listed first, so that the nodes' numbers are not their order)
+/// is flagged, on level 0.
+#[test]
+fn esplash_on_many_more_nodes_than_rows_finds_what_it_finds_on_few() {
+    let rows = [(3, O, 50.0, 0.5), (0, O, 90.0, 0.25), (1, O, 90.0, 0.25)];
+    // 4 nodes: by node; 7 and 10^5: by number (3 rows x 2 < nodes).
+    for node_count in [4, 7, 100_000] {
+        let mut detector = esplash_with_history();
+        for _ in 0..2 {
+            let findings = scan(&mut detector, &snapshot(100.0, node_count, &rows));
+            assert_eq!(findings.rows(), &[0], "{node_count} nodes");
+            assert_eq!(findings.slow_nodes(), nodes(&[0, 1, 3]).as_slice());
+            assert_eq!(detector.min_levels(), &[(0, 0)]);
+        }
+    }
+}
+
 #[test]
 fn esplash_classifies_nodes_again_at_most_every_interval() {
     // Levels at 100 s as in `esplash_levels_straggler_values_and_min_levels`: node 2 in
