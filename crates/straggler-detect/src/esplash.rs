@@ -629,10 +629,8 @@ pub struct ESplash {
     hosts: Vec<u32>,
     /// The straggler nodes of the last scan, in node order.
     slow_nodes: Vec<u32>,
-    /// With far more nodes than rows, the numbers of the nodes the rows name and the node
-    /// of each number (see `scan`).
+    /// With far more nodes than rows, the numbers of the nodes the rows name (see `scan`).
     renumbering: Renumbering,
-    node_of_number: Vec<u32>,
     /// The nodes of each level among the first `.0` nodes, as the last classification
     /// left the levels (`None` since a classification: counted again at the next scan).
     level_nodes: Option<(usize, Vec<u32>)>,
@@ -974,14 +972,8 @@ impl Detector for ESplash {
         // (`Renumbering`): a node no row names has no term, so a value of 0, never above
         // the threshold (at least 0), and counts among its level's hosts without being read.
         let node_count = snapshot.node_count() as usize;
-        let numbered = Renumbering::pays(snapshot.len(), node_count);
-        let (groups, group_count) = match numbered {
-            true => {
-                let given = self.renumbering.renumber(nodes, node_count);
-                (self.renumbering.numbers(), given)
-            }
-            false => (nodes, node_count),
-        };
+        let group_count = self.renumbering.number_if_it_pays(nodes, node_count);
+        let groups = self.renumbering.sum_groups(nodes);
         self.node_sv.clear();
         self.node_sv.resize(group_count, (0.0, 0));
         let rows = self
@@ -1031,16 +1023,8 @@ impl Detector for ESplash {
                 self.slow_nodes.push(group as u32);
             }
         }
-        if numbered {
-            // The nodes of the straggler numbers, in node order as by node.
-            let node_of = &mut self.node_of_number;
-            self.renumbering
-                .groups_of_numbers(nodes, group_count, node_of);
-            for number in &mut self.slow_nodes {
-                *number = node_of[*number as usize];
-            }
-            self.slow_nodes.sort_unstable();
-        }
+        // In node order, by node or by number.
+        self.renumbering.found_groups(nodes, &mut self.slow_nodes);
         self.hosts.clear();
         self.hosts.extend_from_slice(level_nodes(
             &mut self.level_nodes,

@@ -134,7 +134,7 @@ pub struct ZahariaLate {
     /// Scratch, kept between scans (a buffer per scan cost page faults at 10^6 rows): the
     /// rate of every row (NaN: none), the rates grouped by stage, the slow rows, the
     /// candidates, each node's score (or each number's), the slow nodes; with far more
-    /// nodes than rows, the numbers of the nodes the rows name and the node of each.
+    /// nodes than rows, the numbers of the nodes the rows name.
     rates: Vec<f64>,
     by_stage: Vec<f64>,
     slow: Vec<u32>,
@@ -142,7 +142,6 @@ pub struct ZahariaLate {
     node_scores: Vec<Mean>,
     slow_nodes: Vec<u32>,
     renumbering: Renumbering,
-    node_of_number: Vec<u32>,
 }
 
 impl ZahariaLate {
@@ -347,14 +346,8 @@ impl Detector for ZahariaLate {
         // Scores by node, or, with far more nodes than rows, by the numbers of the nodes
         // the rows name (`Renumbering`): the same scores, without a pass over every node.
         let node_count = snapshot.node_count() as usize;
-        let numbered = Renumbering::pays(tasks.len(), node_count);
-        let (groups, group_count) = match numbered {
-            true => {
-                let given = self.renumbering.renumber(nodes, node_count);
-                (self.renumbering.numbers(), given)
-            }
-            false => (nodes, node_count),
-        };
+        let group_count = self.renumbering.number_if_it_pays(nodes, node_count);
+        let groups = self.renumbering.sum_groups(nodes);
         let node_scores = &mut self.node_scores;
         node_scores.clear();
         node_scores.resize(group_count, Mean::default());
@@ -379,16 +372,8 @@ impl Detector for ZahariaLate {
                 .map(|(group, _)| group as u32);
             self.slow_nodes.clear();
             self.slow_nodes.extend(slow);
-            if numbered {
-                // The nodes of the slow numbers, reported in node order as by node.
-                let node_of = &mut self.node_of_number;
-                self.renumbering
-                    .groups_of_numbers(nodes, group_count, node_of);
-                for number in &mut self.slow_nodes {
-                    *number = node_of[*number as usize];
-                }
-                self.slow_nodes.sort_unstable();
-            }
+            // In node order, by node or by number.
+            self.renumbering.found_groups(nodes, &mut self.slow_nodes);
             for &node in &self.slow_nodes {
                 findings.push_slow_node(NodeId(node));
             }

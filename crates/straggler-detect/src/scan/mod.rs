@@ -648,6 +648,8 @@ pub(crate) struct Renumbering {
     base: u32,
     /// Each row's number.
     numbers: Vec<u32>,
+    /// Whether the last [`Renumbering::number_if_it_pays`] numbered the groups.
+    numbered: bool,
 }
 
 impl Renumbering {
@@ -683,15 +685,44 @@ impl Renumbering {
         &self.numbers
     }
 
-    /// Replaces `out` with the group of each of the `given` numbers of the last
-    /// [`Renumbering::renumber`] of `groups` (the same rows), from a pass over the rows:
-    /// for a detector that names the groups it found, not only their numbers.
-    pub(crate) fn groups_of_numbers(&self, groups: &[u32], given: usize, out: &mut Vec<u32>) {
-        out.clear();
-        out.resize(given, 0);
-        for (&number, &group) in self.numbers.iter().zip(groups) {
-            out[number as usize] = group;
+    /// Numbers the groups of the rows, `groups[row]` each, every one below `group_count`,
+    /// where that pays ([`Renumbering::pays`]), for a detector that sums its rows by
+    /// group; returns how many groups it sums by: the numbers given, or `group_count`.
+    /// [`Renumbering::sum_groups`] gives each row's, and [`Renumbering::found_groups`]
+    /// turns what the detector found by them back into groups.
+    pub(crate) fn number_if_it_pays(&mut self, groups: &[u32], group_count: usize) -> usize {
+        self.numbered = Renumbering::pays(groups.len(), group_count);
+        match self.numbered {
+            true => self.renumber(groups, group_count),
+            false => group_count,
         }
+    }
+
+    /// The group each row is summed by after [`Renumbering::number_if_it_pays`] of
+    /// `groups` (the same rows): its number, or its group as it is.
+    pub(crate) fn sum_groups<'a>(&'a self, groups: &'a [u32]) -> &'a [u32] {
+        match self.numbered {
+            true => &self.numbers,
+            false => groups,
+        }
+    }
+
+    /// Turns `found`, in increasing order and none twice, of the groups of the last
+    /// [`Renumbering::number_if_it_pays`] of `groups` (the same rows) into the groups
+    /// they are, in increasing order. Numbers are given in the order of their first rows,
+    /// so one pass over the rows meets the first row of each number found in turn.
+    pub(crate) fn found_groups(&self, groups: &[u32], found: &mut [u32]) {
+        if !self.numbered {
+            return;
+        }
+        let mut next = 0;
+        for (&number, &group) in self.numbers.iter().zip(groups) {
+            if found.get(next) == Some(&number) {
+                found[next] = group;
+                next += 1;
+            }
+        }
+        found.sort_unstable();
     }
 
     /// Whether numbering the groups pays: where the rows are fewer than half the groups,
@@ -1972,6 +2003,31 @@ mod tests {
         assert_eq!(renumbering.base, 3);
         assert_eq!(renumbering.renumber(&[4, 2, 1], 5), 3);
         assert_eq!(renumbering.numbers(), [0, 1, 2]);
+    }
+
+    #[test]
+    fn groups_found_by_number_are_turned_back_into_groups() {
+        let groups = [5, 2, 5, 7, 2];
+        let mut renumbering = Renumbering::default();
+        // 5 rows of 100 groups: numbered, 5, 2 and 7 as 0, 1 and 2.
+        assert_eq!(renumbering.number_if_it_pays(&groups, 100), 3);
+        assert_eq!(renumbering.sum_groups(&groups), [0, 1, 0, 2, 1]);
+        for (found, expected) in [
+            (vec![0, 2], [5, 7].as_slice()),
+            (vec![1, 2], &[2, 7]),
+            (vec![0, 1, 2], &[2, 5, 7]),
+            (vec![], &[]),
+        ] {
+            let mut found = found;
+            renumbering.found_groups(&groups, &mut found);
+            assert_eq!(found, expected);
+        }
+        // 5 rows of 8 groups: summed by group, and what is found is a group already.
+        assert_eq!(renumbering.number_if_it_pays(&groups, 8), 8);
+        assert_eq!(renumbering.sum_groups(&groups), groups);
+        let mut found = vec![2, 7];
+        renumbering.found_groups(&groups, &mut found);
+        assert_eq!(found, [2, 7]);
     }
 
     #[test]
