@@ -140,14 +140,14 @@
 //! last classification (the paper does not say how often; on 10^4 nodes a classification
 //! costs tens of milliseconds). Progress reports ([`Observation::Progress`]) give the time
 //! of each attempt's progress; an attempt's last report is kept until it ends, keyed by
-//! its id (any `u32`). The scan is sequential
-//! (three passes over the rows, no allocation once the buffers have grown), so it does
-//! not depend on the number of threads. Where the rows are fewer than half the nodes, the
-//! straggler values are summed by the numbers of the nodes the rows name
-//! (`scan::Renumbering`, as Hierarchical's speeds), and `C(m)` is each level's count of
-//! nodes (counted once per classification) less its straggler nodes, so that no pass reads
-//! every node: the same values in the same order, and the straggler nodes reported in
-//! node order.
+//! its id (any `u32`). The scan is sequential (three passes over the rows; where the nodes
+//! are numbered as below, one more, and another to name the straggler nodes if there are
+//! any; no allocation once the buffers have grown), so it does not depend on the number of
+//! threads. Where the rows are fewer than half the nodes, the straggler values are summed
+//! by the numbers of the nodes the rows name (`scan::Renumbering`, as Hierarchical's
+//! speeds), and `C(m)` is each level's count of nodes (counted once per classification and
+//! node count) less its straggler nodes, so that no pass reads every node: the same values
+//! in the same order, and the straggler nodes reported in node order.
 
 use serde::{Deserialize, Serialize};
 use straggler_model::{AttemptRole, AttemptStatus, NodeId, Observation, Snapshot};

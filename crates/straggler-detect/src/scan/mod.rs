@@ -712,7 +712,7 @@ impl Renumbering {
     /// they are, in increasing order. Numbers are given in the order of their first rows,
     /// so one pass over the rows meets the first row of each number found in turn.
     pub(crate) fn found_groups(&self, groups: &[u32], found: &mut [u32]) {
-        if !self.numbered {
+        if !self.numbered || found.is_empty() {
             return;
         }
         let mut next = 0;
